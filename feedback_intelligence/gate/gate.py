@@ -1,0 +1,160 @@
+"""The LLM gate: every LLM call in the product passes through here.
+
+Shed, not queue: a call waits at most the acquire timeout for a slot, then raises
+:class:`LlmBusy`. Holding a slot, the work runs under a deadline; the slot is released on
+success, error, deadline and cancellation alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
+from feedback_intelligence.metrics import Metrics
+
+T = TypeVar("T")
+
+_RETRY_AFTER_CAP_S = 30
+
+
+class HoldTimeEstimator:
+    """An exponentially weighted mean of slot hold times, for an honest ``Retry-After``."""
+
+    def __init__(self, initial_s: float = 1.0, weight: float = 0.2) -> None:
+        self.mean_s = initial_s
+        self._weight = weight
+
+    def observe(self, seconds: float) -> None:
+        self.mean_s += self._weight * (seconds - self.mean_s)
+
+
+class LlmGate:
+    def __init__(
+        self,
+        pool: SlotPool,
+        *,
+        acquire_timeout_s: float,
+        call_timeout_s: float,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.pool = pool
+        self.acquire_timeout_s = acquire_timeout_s
+        self.call_timeout_s = call_timeout_s
+        self.metrics = metrics or Metrics(call_timeout_s, acquire_timeout_s)
+        self.hold_time = HoldTimeEstimator()
+        self.metrics.gate_slots.set(pool.slots)
+
+    @property
+    def slots(self) -> int:
+        return self.pool.slots
+
+    def retry_after_s(self, occupancy: Occupancy | None = None) -> int:
+        """Seconds until a slot is likely free: the mean hold time, scaled by the queue ahead."""
+        waiting = occupancy.waiting if occupancy else 0
+        estimate = self.hold_time.mean_s * (1 + waiting / max(1, self.pool.slots))
+        return max(1, min(_RETRY_AFTER_CAP_S, math.ceil(estimate)))
+
+    async def run(
+        self,
+        work: Callable[[], Awaitable[T]],
+        *,
+        priority: Priority = Priority.INTERACTIVE,
+        route: str = "other",
+        deadline_s: float | None = None,
+    ) -> T:
+        """Wait up to the acquire timeout for a slot, then run ``work`` under the deadline."""
+        started = time.perf_counter()
+        self.metrics.gate_waiting.labels(priority.value).inc()
+        try:
+            lease = await self.pool.acquire(priority, self.acquire_timeout_s)
+        except PoolUnavailable as exc:
+            # The shared gate cannot be consulted: fail safe, as busy, never unbounded.
+            self._shed(route, priority, "gate_unavailable")
+            raise LlmBusy("gate_unavailable", self.retry_after_s(), str(exc)) from exc
+        finally:
+            self.metrics.gate_waiting.labels(priority.value).dec()
+            self.metrics.gate_acquire_wait.labels(priority.value).observe(time.perf_counter() - started)
+        if lease is None:
+            self._shed(route, priority, "acquire_timeout")
+            raise LlmBusy("acquire_timeout", self.retry_after_s(await self._safe_occupancy()))
+        return await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s)
+
+    async def try_run(
+        self,
+        work: Callable[[], Awaitable[T]],
+        *,
+        priority: Priority = Priority.INTERACTIVE,
+        route: str = "health",
+        deadline_s: float | None = None,
+    ) -> tuple[bool, T | None]:
+        """Run ``work`` only if a slot is free right now; ``(False, None)`` without running otherwise."""
+        lease = await self.pool.try_acquire(priority)
+        if lease is None:
+            return False, None
+        result = await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s)
+        return True, result
+
+    async def _hold(
+        self,
+        lease: object,
+        work: Callable[[], Awaitable[T]],
+        *,
+        priority: Priority,
+        route: str,
+        deadline_s: float | None,
+    ) -> T:
+        self.metrics.gate_admitted.labels(route, priority.value).inc()
+        self.metrics.gate_in_use.inc()
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            async with asyncio.timeout(deadline_s or self.call_timeout_s) as deadline:
+                result = await work()
+            outcome = "ok"
+            return result
+        except TimeoutError as exc:
+            if deadline.expired():
+                outcome = "deadline"
+                raise LlmDeadlineExceeded(
+                    f"LLM call exceeded its {deadline_s or self.call_timeout_s:g} s deadline"
+                ) from exc
+            raise
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        except LlmBusy:
+            outcome = "backend_busy"
+            self._shed(route, priority, "backend_busy")
+            raise
+        finally:
+            held = time.perf_counter() - started
+            self.metrics.gate_in_use.dec()
+            self.metrics.llm_call_duration.labels(route, outcome).observe(held)
+            self.metrics.gate_busy_seconds.inc(held)
+            if outcome == "ok":
+                self.hold_time.observe(held)
+            await self._release(lease)
+
+    async def _release(self, lease: object) -> None:
+        # Shielded so a second cancellation during release cannot strand the slot.
+        await asyncio.shield(self.pool.release(lease))
+
+    def _shed(self, route: str, priority: Priority, reason: str) -> None:
+        self.metrics.gate_sheds.labels(route, priority.value, reason).inc()
+
+    async def _safe_occupancy(self) -> Occupancy | None:
+        try:
+            return await self.pool.occupancy()
+        except PoolUnavailable:
+            return None
+
+    async def occupancy(self) -> Occupancy:
+        return await self.pool.occupancy()
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()

@@ -1,0 +1,120 @@
+"""The in-process slot pool: a counter and FIFO waiter queues, one per priority.
+
+Release hands the slot straight to the next admissible waiter, synchronously, so no await
+sits between "slot freed" and "slot taken" — a cancelled releaser can never strand a waiter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+
+from feedback_intelligence.gate.slots import Occupancy, Priority, admits
+
+
+@dataclass(eq=False, slots=True)
+class LocalLease:
+    priority: Priority
+    released: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    priority: Priority
+    future: asyncio.Future[LocalLease] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+class LocalSlotPool:
+    def __init__(self, slots: int, background_reserve: int = 1) -> None:
+        if slots < 1:
+            raise ValueError("a gate needs at least one slot")
+        self.slots = slots
+        self.background_reserve = background_reserve
+        self._in_use = 0
+        self._queues: dict[Priority, deque[_Waiter]] = {p: deque() for p in Priority}
+
+    def _admits(self, priority: Priority) -> bool:
+        return admits(
+            priority,
+            slots=self.slots,
+            in_use=self._in_use,
+            reserve=self.background_reserve,
+            interactive_waiting=len(self._queues[Priority.INTERACTIVE]),
+        )
+
+    def _take(self, priority: Priority) -> LocalLease:
+        self._in_use += 1
+        return LocalLease(priority)
+
+    async def try_acquire(self, priority: Priority) -> LocalLease | None:
+        # Never jump a waiter of the same priority: FIFO among equals.
+        if self._queues[priority] or not self._admits(priority):
+            return None
+        return self._take(priority)
+
+    async def acquire(self, priority: Priority, timeout_s: float) -> LocalLease | None:
+        lease = await self.try_acquire(priority)
+        if lease is not None or timeout_s <= 0:
+            return lease
+        waiter = _Waiter(priority)
+        self._queues[priority].append(waiter)
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await asyncio.shield(waiter.future)
+        except TimeoutError:
+            return self._settle_abandoned(waiter)
+        except asyncio.CancelledError:
+            handed = self._settle_abandoned(waiter)
+            if handed is not None:
+                self._give_back(handed)
+            raise
+
+    def _settle_abandoned(self, waiter: _Waiter) -> LocalLease | None:
+        """A waiter gave up; if a release handed it the slot in the meantime, return that lease."""
+        if waiter.future.done() and not waiter.future.cancelled():
+            return waiter.future.result()
+        waiter.future.cancel()
+        try:
+            self._queues[waiter.priority].remove(waiter)
+        except ValueError:
+            pass
+        # Our leaving may unblock background waiters that deferred to us.
+        self._dispatch()
+        return None
+
+    async def release(self, lease: LocalLease) -> None:  # type: ignore[override]
+        self._give_back(lease)
+
+    def _give_back(self, lease: LocalLease) -> None:
+        if lease.released:
+            return
+        lease.released = True
+        self._in_use -= 1
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand free slots to waiters: visitors first, then background work if the rule allows."""
+        for priority in (Priority.INTERACTIVE, Priority.BACKGROUND):
+            queue = self._queues[priority]
+            while queue and self._admits_head(priority):
+                waiter = queue.popleft()
+                if waiter.future.done():
+                    continue
+                waiter.future.set_result(self._take(priority))
+
+    def _admits_head(self, priority: Priority) -> bool:
+        if priority is Priority.INTERACTIVE:
+            return self._in_use < self.slots
+        return self._admits(priority)
+
+    async def occupancy(self) -> Occupancy:
+        return Occupancy(
+            slots=self.slots,
+            in_use=self._in_use,
+            waiting_interactive=len(self._queues[Priority.INTERACTIVE]),
+            waiting_background=len(self._queues[Priority.BACKGROUND]),
+        )
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,73 @@
+"""Slot pools: where the gate's slots live (this process, or Redis for several replicas).
+
+A pool only hands out and takes back slots. Deadlines, metrics and release-on-every-path
+live once, in :class:`feedback_intelligence.gate.gate.LlmGate`, above any pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+
+class Priority(StrEnum):
+    INTERACTIVE = "interactive"  # a person is waiting: interpret, ingest
+    BACKGROUND = "background"  # nobody is waiting on this exact call: report prose, restructure
+
+
+@dataclass(frozen=True, slots=True)
+class Occupancy:
+    slots: int
+    in_use: int
+    waiting_interactive: int
+    waiting_background: int
+    healthy: bool = True  # False when the pool's own store (Redis) cannot be reached
+    detail: str = ""
+
+    @property
+    def waiting(self) -> int:
+        return self.waiting_interactive + self.waiting_background
+
+    @property
+    def free(self) -> int:
+        return max(0, self.slots - self.in_use)
+
+
+class Lease(Protocol):
+    """A held slot. Released exactly once through its pool."""
+
+
+class PoolUnavailable(Exception):
+    """The pool's shared store cannot be reached; callers must fail safe (treat as busy)."""
+
+
+class SlotPool(Protocol):
+    slots: int
+    background_reserve: int
+
+    async def acquire(self, priority: Priority, timeout_s: float) -> Lease | None:
+        """Wait at most ``timeout_s`` for a slot; ``None`` when none came free in time."""
+        ...
+
+    async def try_acquire(self, priority: Priority) -> Lease | None:
+        """Take a slot only if one is free right now; never waits."""
+        ...
+
+    async def release(self, lease: Lease) -> None: ...
+
+    async def occupancy(self) -> Occupancy: ...
+
+    async def aclose(self) -> None: ...
+
+
+def admits(priority: Priority, *, slots: int, in_use: int, reserve: int, interactive_waiting: int) -> bool:
+    """The one admission rule, shared by every pool.
+
+    Interactive work takes any free slot. Background work takes a slot only while more than
+    ``reserve`` slots stay free for live visitors, and never ahead of a waiting visitor.
+    """
+    free = slots - in_use
+    if priority is Priority.INTERACTIVE:
+        return free > 0
+    return free > reserve and interactive_waiting == 0

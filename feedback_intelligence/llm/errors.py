@@ -1,0 +1,37 @@
+"""The failure vocabulary every LLM caller speaks.
+
+Two families matter to callers, because each endpoint degrades differently
+(design.md invariant 5): a *shed* (the GPU is busy: answer 503, store nothing) and a
+*failure* (the LLM is down, broken or too slow: store as structure_failed, fall back).
+"""
+
+from __future__ import annotations
+
+
+class LlmError(Exception):
+    """Base of every LLM-path error."""
+
+
+class LlmBusy(LlmError):
+    """Shed: no slot within the acquire timeout, or the backend said it is busy."""
+
+    def __init__(self, reason: str, retry_after_s: int = 1, detail: str = "") -> None:
+        self.reason = reason
+        self.retry_after_s = max(1, int(retry_after_s))
+        super().__init__(detail or f"LLM busy ({reason})")
+
+
+class LlmFailure(LlmError):
+    """The backend could not produce an answer (down, error, bad reply, deadline)."""
+
+
+class LlmUnavailable(LlmFailure):
+    """The backend cannot be reached at all."""
+
+
+class LlmWarming(LlmFailure):
+    """The backend answers but its model is still loading."""
+
+
+class LlmDeadlineExceeded(LlmFailure):
+    """The call ran past its deadline; an LLM failure, never a client disconnect."""

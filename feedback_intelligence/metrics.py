@@ -1,0 +1,57 @@
+"""Prometheus collectors, one registry per app instance (tests build many apps in one process)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+
+def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
+    """Buckets that reach the call deadline; the library's default stops at 10 s."""
+    base = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 90, 120, 180, 300, 600, 1800]
+    buckets = [b for b in base if b < ceiling_s] + [ceiling_s]
+    return tuple(sorted(set(buckets)))
+
+
+class Metrics:
+    def __init__(self, call_deadline_s: float = 120.0, acquire_timeout_s: float = 0.5) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.gate_slots = Gauge("fi_gate_slots", "LLM gate slots (= backend parallelism)", registry=r)
+        self.gate_in_use = Gauge("fi_gate_in_use", "LLM gate slots held right now", registry=r)
+        self.gate_waiting = Gauge("fi_gate_waiting", "Calls waiting for a slot", ["priority"], registry=r)
+        self.gate_admitted = Counter(
+            "fi_gate_admitted_total", "Calls admitted into a slot", ["route", "priority"], registry=r
+        )
+        self.gate_sheds = Counter(
+            "fi_gate_sheds_total", "Calls shed instead of queued", ["route", "priority", "reason"], registry=r
+        )
+        self.gate_acquire_wait = Histogram(
+            "fi_gate_acquire_wait_seconds",
+            "Time spent waiting for a slot (admitted or shed)",
+            ["priority"],
+            buckets=_seconds_buckets(max(acquire_timeout_s * 2, 1.0)),
+            registry=r,
+        )
+        self.llm_call_duration = Histogram(
+            "fi_llm_call_duration_seconds",
+            "Slot hold time of one LLM call, by outcome",
+            ["route", "outcome"],
+            buckets=_seconds_buckets(call_deadline_s),
+            registry=r,
+        )
+        self.llm_tokens = Counter("fi_llm_tokens_total", "Tokens reported by the backend", ["kind"], registry=r)
+        self.gate_busy_seconds = Counter(
+            "fi_gate_busy_slot_seconds_total", "Slot-seconds held (busy fraction = rate / slots)", registry=r
+        )
+        self.health_probes = Counter(
+            "fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r
+        )
+        self.http_rate_limited = Counter(
+            "fi_http_rate_limited_total", "Requests answered 429", ["reason"], registry=r
+        )
+        self.feedback_ingested = Counter(
+            "fi_feedback_ingested_total", "Feedback rows stored", ["channel", "path"], registry=r
+        )
+        self.report_llm_fallbacks = Counter(
+            "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
+        )

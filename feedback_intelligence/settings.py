@@ -1,0 +1,176 @@
+"""Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
+
+A bad value stops the boot with a message that names the variable (design.md invariant 10).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "FI_"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
+
+    # listen address
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=1, le=65535)
+
+    # LLM backend and gate
+    llm_backend: Literal["embedded", "ollama", "openai"] = "embedded"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_slots: int = Field(2, ge=1, le=64)
+    llm_background_reserve: int = Field(1, ge=0, le=64)
+    llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
+    llm_call_timeout_s: float = Field(120, gt=0, le=3600)
+    llm_max_output_tokens: int = Field(512, ge=1, le=8192)
+    llm_keep_alive: str = "30m"
+    llm_context_tokens: int = Field(2048, ge=256, le=131_072)
+    llm_threads: int | None = Field(None, ge=1, le=256)
+    health_timeout_s: float = Field(10, gt=0, le=600)
+
+    # storage
+    database_url: str = "sqlite+aiosqlite:///data/feedback.db"
+    live_database_url: str = "sqlite+aiosqlite:///data/desk-live.db"
+    snapshot_dir: Path = Path("data/snapshots")
+
+    # edge
+    redis_url: str | None = None
+    trusted_proxies: list[str] = Field(default_factory=list)
+    operator_token: str | None = None
+    cors_origins: list[str] = Field(default_factory=list)
+    rate_limit: str = "30/60seconds"
+    audience_rate_limit: str = "240/60seconds"
+    rate_limit_exempt_loopback: bool = True
+    max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
+    visitor_secret: str | None = None
+    max_body_bytes: int = Field(16_384, ge=1024, le=1_048_576)
+
+    # domain and input rules
+    domain: str = "retail"
+    domains_root: Path | None = None
+    input_max_chars: int = Field(800, ge=1, le=100_000)
+    id_max_length: int = Field(100, ge=1, le=1000)
+    query_default_limit: int = Field(200, ge=1)
+    query_max_limit: int = Field(1000, ge=1)
+
+    # report
+    report_default_window_days: int = Field(7, ge=1)
+    report_max_window_days: int = Field(92, ge=1)
+    report_max_items: int = Field(2000, ge=1)
+    report_llm_budget: int = Field(4, ge=0, le=200)
+    report_alert_verify_budget: int = Field(80, ge=0)
+    report_alert_nomination: bool = True
+    report_cache_seconds: int = Field(900, ge=0)
+    report_max_items_per_llm_call: int = Field(60, ge=1)
+    report_excerpt_chars: int = Field(120, ge=20)
+    report_min_items_for_trend: int = Field(6, ge=3)
+    report_trend_z: float = Field(1.6, ge=0)
+    synthesis_max_output_tokens: int = Field(700, ge=1)
+    synthesis_temperature: float = Field(0.3, ge=0, le=2)
+
+    restructure_limit: int = Field(500, ge=1)
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _absolute_http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parsed = urlparse(value)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError("must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError as exc:
+                raise ValueError(f"'{entry}' is not an IP address or CIDR") from exc
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            parsed = urlparse(origin)
+            if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.path not in ("",):
+                raise ValueError(f"'{origin}' must be an origin like https://shop.example (no path)")
+        return value
+
+    @field_validator("rate_limit", "audience_rate_limit")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        from limits import parse
+
+        try:
+            parse(value)
+        except ValueError as exc:
+            raise ValueError(f"'{value}' is not a rate such as 30/60seconds") from exc
+        return value
+
+    @field_validator("database_url", "live_database_url")
+    @classmethod
+    def _db_url(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        if value.startswith("postgresql://") or value.startswith("postgres://"):
+            # Accept the plain form operators copy from psql and use the async driver.
+            value = "postgresql+asyncpg://" + value.split("://", 1)[1]
+        if value.startswith("sqlite://"):
+            value = "sqlite+aiosqlite://" + value.split("://", 1)[1]
+        if not (value.startswith("sqlite+aiosqlite://") or value.startswith("postgresql+asyncpg://")):
+            raise ValueError("must be a sqlite:// or postgresql:// URL")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> Settings:
+        if self.query_default_limit > self.query_max_limit:
+            raise ValueError("FI_QUERY_DEFAULT_LIMIT must not exceed FI_QUERY_MAX_LIMIT")
+        if self.report_default_window_days > self.report_max_window_days:
+            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS must not exceed FI_REPORT_MAX_WINDOW_DAYS")
+        if self.database_url == self.live_database_url:
+            raise ValueError("FI_DATABASE_URL and FI_LIVE_DATABASE_URL must name different databases")
+        if self.max_body_bytes < self.input_max_chars:
+            raise ValueError("FI_MAX_BODY_BYTES must be at least FI_INPUT_MAX_CHARS")
+        return self
+
+    @property
+    def acquire_timeout_s(self) -> float:
+        return self.llm_acquire_timeout_ms / 1000
+
+    def backend_base_url(self) -> str:
+        if self.llm_base_url:
+            return self.llm_base_url
+        return "http://127.0.0.1:11434" if self.llm_backend == "ollama" else "http://127.0.0.1:8000"
+
+
+class ConfigurationError(Exception):
+    """Raised at boot when a setting is invalid; the message names each bad setting."""
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        location = "_".join(str(part) for part in item["loc"]).upper()
+        name = f"{ENV_PREFIX}{location}" if location else "configuration"
+        lines.append(f"{name}: {item['msg']} (got {item.get('input')!r})")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def load_settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise ConfigurationError(describe_validation_error(exc)) from exc
