@@ -7,6 +7,7 @@ sits between "slot freed" and "slot taken" — a cancelled releaser can never st
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -75,10 +76,8 @@ class LocalSlotPool:
         if waiter.future.done() and not waiter.future.cancelled():
             return waiter.future.result()
         waiter.future.cancel()
-        try:
+        with contextlib.suppress(ValueError):
             self._queues[waiter.priority].remove(waiter)
-        except ValueError:
-            pass
         # Our leaving may unblock background waiters that deferred to us.
         self._dispatch()
         return None

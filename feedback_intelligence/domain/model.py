@@ -1,0 +1,69 @@
+"""The domain module as the code sees it: taxonomy, lexicons and prompts, loaded from data only.
+
+A domain is a folder (``domain.json`` + lexicon JSON files + prompt files); see
+:mod:`feedback_intelligence.domain.loader`. Nothing in this module knows a particular domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_FIELDS: tuple[str, ...] = ("category", "theme", "severity", "type", "language")
+OPTIONAL_FIELDS: tuple[str, ...] = ("sentiment",)
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryKeywordRule:
+    category: str
+    terms: tuple[str, ...]
+    exclude_if_contains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VulgarityLexicon:
+    mild: tuple[str, ...] = ()
+    strong: tuple[str, ...] = ()
+    demote_to_category: str | None = None
+    demote_ratio: float = 0.4
+    demote_min_distinct_stems: int = 2
+
+    @property
+    def empty(self) -> bool:
+        return not (self.mild or self.strong)
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """Everything domain-specific; keys and labels keep their declaration order (dicts are ordered)."""
+
+    name: str
+    language: str
+    category_field_label: str
+    categories: dict[str, str]  # key -> label
+    category_hints: dict[str, str]
+    catch_all_category: str | None
+    demoted_categories: tuple[str, ...]
+    severities: dict[str, str]  # least -> most severe
+    types: dict[str, str]
+    sentiments: dict[str, str]
+    type_sentiment: dict[str, str]
+    sources: tuple[str, ...]
+    alert_keywords: dict[str, tuple[str, ...]]  # alert category -> patterns, file order
+    category_keywords: tuple[CategoryKeywordRule, ...] = ()
+    vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
+    prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
+
+    def is_demoted(self, category: str | None) -> bool:
+        return category is not None and category in self.demoted_categories
+
+    def severity_rank(self, severity: str | None) -> int:
+        """1-based rank in declaration order; unknown severities rank as the middle ("medium")."""
+        keys = list(self.severities)
+        if severity in keys:
+            return keys.index(severity) + 1
+        return max(1, (len(keys) + 1) // 2)
+
+    def sentiment_for(self, type_: str | None, explicit: str | None = None) -> str | None:
+        if explicit:
+            return explicit
+        return self.type_sentiment.get(type_ or "")

@@ -1,0 +1,85 @@
+"""Plain records that cross layer boundaries (store <-> services <-> report). No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    category: str
+    theme: str
+    severity: str
+    type: str
+    language: str
+    sentiment: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """camelCase JSON; ``sentiment`` omitted when null (the reference's wire shape)."""
+        data: dict[str, Any] = {
+            "category": self.category,
+            "theme": self.theme,
+            "severity": self.severity,
+            "type": self.type,
+            "language": self.language,
+        }
+        if self.sentiment is not None:
+            data["sentiment"] = self.sentiment
+        return data
+
+    def with_category(self, category: str) -> Structure:
+        return Structure(category, self.theme, self.severity, self.type, self.language, self.sentiment)
+
+
+@dataclass(frozen=True, slots=True)
+class AlertHit:
+    category: str
+    pattern: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"category": self.category, "pattern": self.pattern}
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    field: str
+    model_value: str | None
+    human_value: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "modelValue": self.model_value, "humanValue": self.human_value}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFeedback:
+    id: str
+    source: str
+    text: str
+    timestamp: str  # normalised UTC, fixed width (see deterministic.timestamps)
+    created_at: str
+    structure: Structure | None
+    structure_failed: bool = False
+    model_failed: bool = False
+    salvage_notes: tuple[str, ...] = ()
+    alerts: tuple[AlertHit, ...] = ()
+    corrections: tuple[Correction, ...] | None = None
+    needs_review: bool = False
+    review_flags: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": self.source,
+            "text": self.text,
+            "timestamp": self.timestamp,
+            "createdAt": self.created_at,
+            "structure": self.structure.to_json() if self.structure else None,
+            "structureFailed": self.structure_failed,
+            "modelFailed": self.model_failed,
+            "salvageNotes": list(self.salvage_notes),
+            "alerts": [a.to_json() for a in self.alerts],
+            "corrections": [c.to_json() for c in self.corrections] if self.corrections is not None else None,
+            "needsReview": self.needs_review,
+            "reviewFlags": list(self.review_flags),
+        }
