@@ -1,0 +1,48 @@
+"""The one road from a prompt to a backend: through the gate, with a priority and a deadline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend
+
+
+class PromptRunner:
+    """Sends single-turn prompts to the backend, each call admitted by the gate.
+
+    Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
+    :class:`~feedback_intelligence.llm.errors.LlmFailure` (or a subclass) when the backend fails.
+    """
+
+    def __init__(self, gate: LlmGate, backend: LlmBackend) -> None:
+        self.gate = gate
+        self.backend = backend
+
+    async def complete(
+        self,
+        prompt: str,
+        *,
+        priority: Priority,
+        route: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+        deadline_s: float | None = None,
+    ) -> str:
+        request = CompletionRequest(
+            messages=[ChatMessage("user", prompt)],
+            max_tokens=max_tokens,
+            temperature=temperature,
+            json_schema=json_schema,
+            deadline_s=deadline_s or self.gate.call_timeout_s,
+        )
+
+        async def call() -> Completion:
+            return await self.backend.complete(request)
+
+        completion = await self.gate.run(call, priority=priority, route=route, deadline_s=deadline_s)
+        self.gate.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)
+        self.gate.metrics.llm_tokens.labels("completion").inc(completion.completion_tokens)
+        return completion.text
