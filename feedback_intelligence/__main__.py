@@ -1,0 +1,3 @@
+from feedback_intelligence.cli.main import main
+
+main()

@@ -1,0 +1,42 @@
+"""The FastAPI application: routes, middleware and the runtime's lifespan."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from feedback_intelligence import __version__
+from feedback_intelligence.api.errors import install_error_handlers
+from feedback_intelligence.api.routes import health, interpret
+from feedback_intelligence.api.runtime import build_runtime
+from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
+from feedback_intelligence.llm.backend import LlmBackend
+from feedback_intelligence.settings import Settings, load_settings
+
+
+def create_app(settings: Settings | None = None, *, backend: LlmBackend | None = None) -> FastAPI:
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.runtime = await build_runtime(settings, backend)
+        try:
+            yield
+        finally:
+            await app.state.runtime.aclose()
+
+    app = FastAPI(
+        title="Feedback Intelligence",
+        version=__version__,
+        summary="Structured shop-floor feedback behind an LLM gate that sheds instead of queueing.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(interpret.router)
+    # Outermost: the body cap runs before anything parses the body.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    return app

@@ -1,0 +1,93 @@
+"""How failures become HTTP answers: clear 4xx for bad input, honest 503 for a busy GPU, never a 500."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse, Response
+
+from feedback_intelligence.api.disconnect import ClientDisconnected
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+
+log = logging.getLogger(__name__)
+
+CLIENT_CLOSED_REQUEST = 499  # nginx's code; nobody reads it, it only shows in logs
+
+
+class InputError(Exception):
+    """Rule violations in a request: answered 400 {"errors": [...]}, each message naming its rule."""
+
+    def __init__(self, errors: list[str], status_code: int = 400) -> None:
+        self.errors = errors
+        self.status_code = status_code
+        super().__init__("; ".join(errors))
+
+
+def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def busy_response(exc: LlmBusy) -> JSONResponse:
+    return error_response(
+        503,
+        {"error": "busy", "reason": exc.reason, "retryAfterSeconds": exc.retry_after_s,
+         "message": "The language model is busy right now; try again shortly."},
+        {"Retry-After": str(exc.retry_after_s)},
+    )
+
+
+def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONResponse:
+    return error_response(
+        503,
+        {"error": "llm_unavailable", "detail": str(exc), "retryAfterSeconds": retry_after_s,
+         "message": "The language model could not answer; try again later."},
+        {"Retry-After": str(retry_after_s)},
+    )
+
+
+def _describe(error: dict[str, Any]) -> str:
+    location = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
+    where = ".".join(location)
+    if error.get("type") == "json_invalid":
+        return f"body is not valid JSON: {error.get('ctx', {}).get('error', error.get('msg'))}"
+    if not where and error.get("type") in ("model_attributes_type", "dict_type", "missing"):
+        return "body must be a JSON object (content-type: application/json)"
+    message = error.get("msg", "invalid value")
+    return f"{where}: {message}" if where else f"body: {message}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> Response:
+        return error_response(400, {"errors": [_describe(e) for e in exc.errors()]})
+
+    @app.exception_handler(InputError)
+    async def _input(_: Request, exc: InputError) -> Response:
+        return error_response(exc.status_code, {"errors": exc.errors})
+
+    @app.exception_handler(LlmBusy)
+    async def _busy(_: Request, exc: LlmBusy) -> Response:
+        return busy_response(exc)
+
+    @app.exception_handler(LlmFailure)
+    async def _failure(_: Request, exc: LlmFailure) -> Response:
+        return llm_failure_response(exc)
+
+    @app.exception_handler(ClientDisconnected)
+    async def _gone(_: Request, __: ClientDisconnected) -> Response:
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> Response:
+        body: dict[str, Any] = {"error": exc.detail if isinstance(exc.detail, str) else "error"}
+        return error_response(exc.status_code, body, getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        # A bug, not the client's fault: log it loudly, answer without internals.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, {"error": "internal error"})

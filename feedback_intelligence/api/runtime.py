@@ -1,0 +1,76 @@
+"""The objects one running service is made of, built once at start-up and closed at shutdown."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from feedback_intelligence.gate.factory import build_gate
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.llm.backend import LlmBackend
+from feedback_intelligence.llm.factory import build_backend
+from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.services.health import HealthService
+from feedback_intelligence.services.interpret import InterpretService
+from feedback_intelligence.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    metrics: Metrics
+    backend: LlmBackend
+    gate: LlmGate
+    runner: PromptRunner
+    health: HealthService
+    interpret: InterpretService
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        await self.gate.aclose()
+
+
+async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -> Runtime:
+    metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
+    backend = backend or build_backend(settings)
+    gate = build_gate(settings, metrics)
+    runner = PromptRunner(gate, backend)
+    await backend.start()
+    await _announce_parallelism(settings, backend)
+    return Runtime(
+        settings=settings,
+        metrics=metrics,
+        backend=backend,
+        gate=gate,
+        runner=runner,
+        health=HealthService(gate, backend, settings.health_timeout_s),
+        interpret=InterpretService(runner, settings),
+    )
+
+
+async def _announce_parallelism(settings: Settings, backend: LlmBackend) -> None:
+    """Say what parallelism the gate expects of the backend, and check it where the backend can tell."""
+    log.info(
+        "LLM gate: %d slot(s), %d kept free from background work, %d ms acquire timeout, %g s call deadline; "
+        "the %s backend must run exactly %d call(s) in parallel",
+        settings.llm_slots, settings.llm_background_reserve, settings.llm_acquire_timeout_ms,
+        settings.llm_call_timeout_s, backend.kind, settings.llm_slots,
+    )
+    if settings.llm_background_reserve >= settings.llm_slots:
+        log.warning(
+            "FI_LLM_BACKGROUND_RESERVE=%d keeps every slot for live visitors: report prose and restructure "
+            "will always fall back", settings.llm_background_reserve,
+        )
+    try:
+        info = await backend.info()
+    except Exception as exc:  # informational only; never blocks the boot
+        log.info("could not ask the backend for its parallelism: %s", exc)
+        return
+    if info.parallelism is not None and info.parallelism != settings.llm_slots:
+        log.warning(
+            "the backend reports %d parallel slot(s) but the gate admits %d: set them equal",
+            info.parallelism, settings.llm_slots,
+        )

@@ -1,0 +1,69 @@
+"""Request body cap, enforced before anything parses the body (pure ASGI, no buffering beyond the cap)."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class BodyLimitMiddleware:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await self._reject(send)
+            return
+        # Read the body up to the cap, then replay it; the original receive stays in place after the
+        # body so that a later client disconnect is still seen by the route.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                chunks = []
+                replay: list[Message] = [message]
+                break
+            body = message.get("body", b"")
+            size += len(body)
+            if size > self.max_bytes:
+                await self._reject(send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                replay = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+                break
+
+        async def replaying_receive() -> Message:
+            if replay:
+                return replay.pop(0)
+            return await receive()
+
+        await self.app(scope, replaying_receive, send)
+
+    async def _reject(self, send: Send) -> None:
+        body = json.dumps({"errors": [f"request body exceeds the {self.max_bytes}-byte cap"]}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

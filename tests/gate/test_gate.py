@@ -1,0 +1,243 @@
+"""The gate's contract: shed not queue, release on every path, two priorities."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
+from tests.support.waiting import until
+
+
+def make_gate(slots: int = 2, acquire_ms: int = 500, call_timeout_s: float = 120, reserve: int = 1) -> LlmGate:
+    return LlmGate(LocalSlotPool(slots, reserve), acquire_timeout_s=acquire_ms / 1000, call_timeout_s=call_timeout_s)
+
+
+class Holder:
+    """Holds a slot until told to let go; tells when it has the slot."""
+
+    def __init__(self, gate: LlmGate, priority: Priority = Priority.INTERACTIVE) -> None:
+        self.holding = asyncio.Event()
+        self.let_go = asyncio.Event()
+        self.task = asyncio.create_task(gate.run(self._work, priority=priority))
+
+    async def _work(self) -> str:
+        self.holding.set()
+        await self.let_go.wait()
+        return "done"
+
+
+async def test_try_run_runs_when_a_slot_is_free() -> None:
+    gate = make_gate()
+    ran = []
+
+    async def probe() -> str:
+        ran.append(True)
+        return "pong"
+
+    assert await gate.try_run(probe) == (True, "pong")
+    assert ran == [True]
+
+
+async def test_try_run_returns_false_at_once_without_running_when_all_slots_are_held() -> None:
+    gate = make_gate(slots=2, acquire_ms=10_000)
+    holders = [Holder(gate), Holder(gate)]
+    await asyncio.gather(*(h.holding.wait() for h in holders))
+    ran = []
+
+    async def probe() -> None:
+        ran.append(True)
+
+    started = time.perf_counter()
+    admitted, _ = await gate.try_run(probe)
+    assert admitted is False
+    assert time.perf_counter() - started < 1.0
+    assert ran == []
+    for h in holders:
+        h.let_go.set()
+    await asyncio.gather(*(h.task for h in holders))
+    assert (await gate.try_run(probe))[0] is True
+    assert ran == [True]
+
+
+async def test_try_run_releases_its_slot_when_the_work_raises() -> None:
+    gate = make_gate(slots=1, acquire_ms=50)
+
+    async def boom() -> None:
+        raise RuntimeError("model exploded")
+
+    with pytest.raises(RuntimeError):
+        await gate.try_run(boom)
+
+    async def ok() -> str:
+        return "ok"
+
+    assert await gate.run(ok) == "ok"
+    assert (await gate.occupancy()).in_use == 0
+
+
+async def test_run_sheds_within_the_acquire_timeout_while_the_slot_is_held() -> None:
+    gate = make_gate(slots=1, acquire_ms=50)
+    holder = Holder(gate)
+    await holder.holding.wait()
+
+    async def never() -> None:
+        raise AssertionError("must not run")
+
+    started = time.perf_counter()
+    with pytest.raises(LlmBusy) as shed:
+        await gate.run(never)
+    elapsed = time.perf_counter() - started
+    assert 0.04 <= elapsed < 0.5
+    assert shed.value.reason == "acquire_timeout"
+    assert shed.value.retry_after_s >= 1
+    holder.let_go.set()
+    await holder.task
+
+
+async def test_a_waiter_gets_the_slot_when_it_is_released_in_time() -> None:
+    gate = make_gate(slots=1, acquire_ms=2000)
+    holder = Holder(gate)
+    await holder.holding.wait()
+
+    async def work() -> str:
+        return "second"
+
+    waiter = asyncio.create_task(gate.run(work))
+    await until(lambda: _occupied('waiting_interactive', gate))
+    holder.let_go.set()
+    assert await waiter == "second"
+    assert (await gate.occupancy()).in_use == 0
+
+
+async def test_deadline_releases_the_slot_and_reads_as_an_llm_failure() -> None:
+    gate = make_gate(slots=1, call_timeout_s=0.05)
+
+    async def hang() -> None:
+        await asyncio.Event().wait()
+
+    with pytest.raises(LlmDeadlineExceeded):
+        await gate.run(hang)
+    assert (await gate.occupancy()).in_use == 0
+    assert not issubclass(LlmDeadlineExceeded, asyncio.CancelledError)
+
+
+async def test_cancellation_releases_the_slot_and_cancels_the_work() -> None:
+    gate = make_gate(slots=1)
+    started = asyncio.Event()
+    work_cancelled = asyncio.Event()
+
+    async def long_call() -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            work_cancelled.set()
+            raise
+
+    task = asyncio.create_task(gate.run(long_call))
+    await started.wait()
+    assert (await gate.occupancy()).in_use == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert work_cancelled.is_set()
+    assert (await gate.occupancy()).in_use == 0
+
+
+async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot() -> None:
+    gate = make_gate(slots=1, acquire_ms=5000)
+    holder = Holder(gate)
+    await holder.holding.wait()
+
+    async def work() -> None:
+        raise AssertionError("must not run")
+
+    waiter = asyncio.create_task(gate.run(work))
+    await until(lambda: _occupied('waiting', gate))
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert (await gate.occupancy()).waiting == 0
+    holder.let_go.set()
+    await holder.task
+    assert (await gate.occupancy()).in_use == 0
+
+
+async def test_background_work_never_takes_the_last_free_slot() -> None:
+    gate = make_gate(slots=2, acquire_ms=50)
+    clerk = Holder(gate, Priority.INTERACTIVE)
+    await clerk.holding.wait()
+
+    async def batch() -> None:
+        raise AssertionError("background must not run while only one slot is free")
+
+    with pytest.raises(LlmBusy):
+        await gate.run(batch, priority=Priority.BACKGROUND)
+    assert (await gate.try_run(batch, priority=Priority.BACKGROUND))[0] is False
+    # ...while a second clerk still gets the free slot at once.
+    second = Holder(gate, Priority.INTERACTIVE)
+    await second.holding.wait()
+    for h in (clerk, second):
+        h.let_go.set()
+        await h.task
+
+
+async def test_background_runs_on_an_idle_gate_and_a_waiting_clerk_goes_first() -> None:
+    gate = make_gate(slots=2, acquire_ms=2000)
+    report = Holder(gate, Priority.BACKGROUND)
+    await report.holding.wait()
+    clerk = Holder(gate, Priority.INTERACTIVE)
+    await clerk.holding.wait()  # the clerk takes the slot the background work left free
+    order: list[str] = []
+
+    async def record(name: str) -> None:
+        order.append(name)
+
+    background = asyncio.create_task(gate.run(lambda: record("background"), priority=Priority.BACKGROUND))
+    await until(lambda: _occupied('waiting_background', gate))
+    interactive = asyncio.create_task(gate.run(lambda: record("interactive"), priority=Priority.INTERACTIVE))
+    await until(lambda: _occupied('waiting_interactive', gate))
+    report.let_go.set()
+    await report.task
+    await interactive
+    clerk.let_go.set()
+    await clerk.task
+    await background
+    assert order == ["interactive", "background"]
+
+
+async def test_retry_after_follows_observed_hold_times() -> None:
+    gate = make_gate(slots=1)
+    for _ in range(30):
+        gate.hold_time.observe(4.0)
+    assert gate.retry_after_s() == 4
+    gate.hold_time.observe(1000)
+    assert gate.retry_after_s() == 30  # capped
+
+
+async def test_metrics_count_sheds_by_route_priority_and_reason() -> None:
+    gate = make_gate(slots=1, acquire_ms=10)
+    holder = Holder(gate)
+    await holder.holding.wait()
+
+    async def work() -> None:
+        return None
+
+    with pytest.raises(LlmBusy):
+        await gate.run(work, route="interpret")
+    value = gate.metrics.registry.get_sample_value(
+        "fi_gate_sheds_total", {"route": "interpret", "priority": "interactive", "reason": "acquire_timeout"}
+    )
+    assert value == 1
+    holder.let_go.set()
+    await holder.task
+
+
+async def _occupied(field: str, gate: LlmGate) -> bool:
+    return getattr(await gate.occupancy(), field) > 0
