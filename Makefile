@@ -1,0 +1,17 @@
+# The two commands of the README. Everything else is a convenience.
+.PHONY: run test lint bench
+
+run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp, one process)
+	scripts/bootstrap.sh run
+	.venv/bin/feedctl serve
+
+test:  ## set up and run the whole test suite (unit, API over real servers, browser, PostgreSQL, Redis, nginx)
+	scripts/bootstrap.sh test
+	.venv/bin/ruff check feedback_intelligence tests bench
+	.venv/bin/python -m pytest -q -p no:cacheprovider
+
+lint:
+	.venv/bin/ruff check feedback_intelligence tests bench
+
+bench:
+	.venv/bin/python -m bench.gate_overhead

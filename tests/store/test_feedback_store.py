@@ -1,0 +1,114 @@
+"""The store's contract, on SQLite and on this machine's PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from feedback_intelligence.store.feedback_store import DuplicateId, FeedbackStore
+from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
+from tests.support.databases import postgres_database, sqlite_url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
+    if request.param == "sqlite":
+        s = FeedbackStore(sqlite_url(tmp_path))
+        await s.migrate()
+        yield s
+        await s.aclose()
+    else:
+        async with postgres_database() as url:
+            s = FeedbackStore(url)
+            await s.migrate()
+            yield s
+            await s.aclose()
+
+
+def record(id_: str, ts: str, **kw: object) -> StoredFeedback:
+    defaults: dict[str, object] = {
+        "source": "desk", "text": f"teksti {id_} — ääkköset ok", "timestamp": ts,
+        "created_at": "2026-11-30T10:00:00.0000000+00:00",
+        "structure": Structure("maito_kylma", "hapan maito", "high", "complaint", "fi"),
+    }
+    return StoredFeedback(id=id_, **{**defaults, **kw})  # type: ignore[arg-type]
+
+
+async def test_round_trip_keeps_every_field(store: FeedbackStore) -> None:
+    original = record(
+        "a-1", "2026-11-01T08:00:00.0000000+00:00",
+        structure=Structure("hevi", "homeiset mansikat", "medium", "complaint", "fi", sentiment="negative"),
+        salvage_notes=("'category' normalized from 'Hevi' to 'hevi'",),
+        alerts=(AlertHit("injury_safety", "haava"),),
+        corrections=(Correction("category", "muu", "hevi"),),
+        needs_review=True, review_flags=("override",), model_failed=True,
+    )
+    await store.insert(original)
+    assert await store.get("a-1") == original
+    assert await store.exists("a-1")
+    assert await store.get("missing") is None
+
+
+async def test_duplicate_id_is_refused(store: FeedbackStore) -> None:
+    await store.insert(record("dup", "2026-11-01T08:00:00.0000000+00:00"))
+    with pytest.raises(DuplicateId):
+        await store.insert(record("dup", "2026-11-02T08:00:00.0000000+00:00"))
+    assert await store.count() == 1
+
+
+async def test_query_is_newest_first_within_an_inclusive_window(store: FeedbackStore) -> None:
+    stamps = [f"2026-11-0{d}T12:00:00.0000000+00:00" for d in range(1, 8)]
+    for i, ts in enumerate(stamps):
+        await store.insert(record(f"r{i}", ts, source="email" if i % 2 else "desk"))
+    rows = await store.query(stamps[1], stamps[4], limit=10)
+    assert [r.id for r in rows] == ["r4", "r3", "r2", "r1"]
+    assert [r.id for r in await store.query(limit=2)] == ["r6", "r5"]
+    assert [r.id for r in await store.query(source="email", limit=10)] == ["r5", "r3", "r1"]
+    assert await store.count(stamps[1], stamps[4]) == 4
+
+
+async def test_update_structure_clears_the_human_audit_and_update_alerts_touches_only_alerts(
+    store: FeedbackStore,
+) -> None:
+    await store.insert(record("u", "2026-11-01T08:00:00.0000000+00:00", corrections=(Correction("theme", "a", "b"),),
+                              model_failed=True))
+    changed = await store.update_structure(
+        "u", Structure("leipa", "kuiva leipä", "low", "complaint", "fi"),
+        structure_failed=False, salvage_notes=["n"], needs_review=True, review_flags=["override"],
+    )
+    assert changed == 1
+    row = await store.get("u")
+    assert row is not None
+    assert row.structure and row.structure.category == "leipa"
+    assert row.corrections is None and row.model_failed is False and row.needs_review is True
+    assert await store.update_alerts("u", [AlertHit("payment", "veloit")]) == 1
+    again = await store.get("u")
+    assert again is not None and again.alerts == (AlertHit("payment", "veloit"),)
+    assert again.structure == row.structure
+    assert await store.update_alerts("nobody", []) == 0
+
+
+async def test_needs_review_count(store: FeedbackStore) -> None:
+    await store.insert(record("x", "2026-11-01T08:00:00.0000000+00:00", needs_review=True))
+    await store.insert(record("y", "2026-11-01T09:00:00.0000000+00:00"))
+    assert await store.count(needs_review=True) == 1
+
+
+async def test_version_counter_is_atomic_and_survives_a_new_store_object(store: FeedbackStore) -> None:
+    assert await store.read_counter() == 0
+    values = await asyncio.gather(*(store.bump_counter() for _ in range(10)))
+    assert sorted(values) == list(range(1, 11))
+    reopened = FeedbackStore(store.url)
+    try:
+        assert await reopened.read_counter() == 10
+    finally:
+        await reopened.aclose()
+
+
+async def test_migrations_are_idempotent(store: FeedbackStore) -> None:
+    await store.insert(record("keep", "2026-11-01T08:00:00.0000000+00:00"))
+    await store.migrate()
+    assert await store.exists("keep")
