@@ -5,15 +5,22 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from feedback_intelligence.domain.loader import DomainError, load_domain
+from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backend
 from feedback_intelligence.llm.runner import PromptRunner
 from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.health import HealthService
+from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.services.restructure import RestructureService
+from feedback_intelligence.settings import ConfigurationError, Settings
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.structuring.service import StructuringService
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +33,39 @@ class Runtime:
     gate: LlmGate
     runner: PromptRunner
     health: HealthService
+    domain: Domain
+    channels: dict[str, Channel]
     interpret: InterpretService
+    ingest: IngestService
+    restructure: RestructureService
 
     async def aclose(self) -> None:
+        for channel in self.channels.values():
+            await channel.store.aclose()
         await self.backend.aclose()
         await self.gate.aclose()
 
 
+def load_configured_domain(settings: Settings) -> Domain:
+    try:
+        return load_domain(settings.domain, settings.domains_root)
+    except DomainError as exc:
+        raise ConfigurationError(f"FI_DOMAIN={settings.domain!r}: {exc}") from exc
+
+
 async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -> Runtime:
+    domain = load_configured_domain(settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     backend = backend or build_backend(settings)
     gate = build_gate(settings, metrics)
     runner = PromptRunner(gate, backend)
+    channels = {
+        CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
+        LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),
+    }
+    for channel in channels.values():
+        await channel.store.migrate()
+    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens)
     await backend.start()
     await _announce_parallelism(settings, backend)
     return Runtime(
@@ -47,7 +75,11 @@ async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -
         gate=gate,
         runner=runner,
         health=HealthService(gate, backend, settings.health_timeout_s),
-        interpret=InterpretService(runner, settings),
+        domain=domain,
+        channels=channels,
+        interpret=InterpretService(domain, structuring),
+        ingest=IngestService(domain, structuring),
+        restructure=RestructureService(domain, structuring, settings.restructure_limit),
     )
 
 

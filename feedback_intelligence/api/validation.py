@@ -1,6 +1,14 @@
-"""Input rules shared by the routes; every message names the rule it enforces."""
+"""Input rules shared by the routes; every message names the rule it enforces (reference §1.1)."""
 
 from __future__ import annotations
+
+import re
+
+from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.store.records import Correction, Structure
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
 def text_errors(text: str | None, max_chars: int) -> list[str]:
@@ -9,3 +17,60 @@ def text_errors(text: str | None, max_chars: int) -> list[str]:
     if len(text) > max_chars:
         return [f"text exceeds the {max_chars}-character cap ({len(text)})."]
     return []
+
+
+def source_errors(source: str, domain: Domain) -> list[str]:
+    if source in domain.sources:
+        return []
+    return [f"source must be one of [{', '.join(domain.sources)}], got '{source}'."]
+
+
+def timestamp_errors(timestamp: str | None) -> list[str]:
+    if timestamp is None:
+        return []
+    try:
+        normalize_timestamp(timestamp)
+    except ValueError:
+        return [f"timestamp must be a parseable ISO-8601 instant, got '{timestamp}'."]
+    return []
+
+
+def id_errors(feedback_id: str | None, max_length: int) -> list[str]:
+    if feedback_id is None:
+        return []
+    if len(feedback_id) > max_length or not ID_PATTERN.match(feedback_id):
+        return [f"id must match [A-Za-z0-9._-], max {max_length} chars."]
+    return []
+
+
+def structure_errors(structure: Structure, domain: Domain) -> list[str]:
+    errors = []
+    for name, allowed in (("category", domain.categories), ("severity", domain.severities), ("type", domain.types)):
+        value = getattr(structure, name)
+        if value not in allowed:
+            errors.append(f"{name} '{value}' is not a domain taxonomy value")
+    if not structure.theme.strip():
+        errors.append("theme must be a non-empty string")
+    if not structure.language.strip():
+        errors.append("language must be a non-empty string")
+    if structure.sentiment is not None and structure.sentiment not in domain.sentiments:
+        errors.append(f"sentiment '{structure.sentiment}' is not a domain taxonomy value")
+    return errors
+
+
+def correction_errors(
+    corrections: tuple[Correction, ...] | None, has_structure: bool, model_failed: bool
+) -> list[str]:
+    if corrections is None:
+        return []
+    errors = []
+    if not has_structure:
+        errors.append("corrections require an acceptedStructure.")
+    if model_failed:
+        errors.append("corrections cannot be combined with modelInterpretationFailed.")
+    for correction in corrections:
+        if correction.field not in SCHEMA_FIELDS:
+            errors.append(
+                f"correction field '{correction.field}' is not a schema field ({', '.join(SCHEMA_FIELDS)})."
+            )
+    return errors

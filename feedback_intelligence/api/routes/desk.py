@@ -1,0 +1,192 @@
+"""Feedback in and out: ingest (both channels), interpret, lists, schema, live version, restructure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.responses import JSONResponse, Response
+
+from feedback_intelligence.api import models as m
+from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.disconnect import cancel_on_disconnect
+from feedback_intelligence.api.errors import InputError, busy_response
+from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.domain.loader import schema_json
+from feedback_intelligence.services.channels import CORPUS, LIVE
+from feedback_intelligence.services.ingest import IngestCommand
+from feedback_intelligence.services.restructure import RestructureInterrupted
+from feedback_intelligence.store.feedback_store import DuplicateId
+from feedback_intelligence.store.records import Correction, Structure
+
+router = APIRouter()
+
+_INGEST_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": m.ErrorsBody, "description": "a validation rule was broken (each message names it)"},
+    409: {"model": m.DuplicateBody, "description": "an entry with this id is already stored"},
+    413: {"model": m.ErrorsBody, "description": "body over the size cap"},
+    503: {"model": m.BusyBody, "description": "LLM busy: nothing stored, retry with the same id (Retry-After)"},
+}
+_LIST_RESPONSES: dict[int | str, dict[str, Any]] = {400: {"model": m.ErrorsBody}}
+
+
+def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
+    settings, domain = rt.settings, rt.domain
+    accepted = (
+        Structure(**body.acceptedStructure.model_dump()) if body.acceptedStructure is not None else None
+    )
+    corrections = (
+        tuple(Correction(c.field, c.modelValue, c.humanValue) for c in body.corrections)
+        if body.corrections is not None
+        else None
+    )
+    errors = [
+        *v.text_errors(body.text, settings.input_max_chars),
+        *v.source_errors(body.source, domain),
+        *v.timestamp_errors(body.timestamp),
+        *v.id_errors(body.id, settings.id_max_length),
+        *(v.structure_errors(accepted, domain) if accepted else []),
+        *v.correction_errors(corrections, accepted is not None, bool(body.modelInterpretationFailed)),
+    ]
+    if errors:
+        raise InputError(errors)
+    return IngestCommand(
+        source=body.source, text=body.text, timestamp=body.timestamp, id=body.id,
+        accepted_structure=accepted, corrections=corrections,
+        model_interpretation_failed=bool(body.modelInterpretationFailed),
+    )
+
+
+async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
+    command = _command(body, rt)
+    channel = rt.channels[channel_name]
+    try:
+        stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))
+    except DuplicateId as dup:
+        return JSONResponse({"error": "duplicate id", "id": dup.feedback_id}, status_code=409)
+    rt.metrics.feedback_ingested.labels(channel_name, "desk" if command.accepted_structure else "llm").inc()
+    prefix = "/live" if channel_name == LIVE else ""
+    body_out = {
+        "id": stored.id,
+        "structure": stored.structure.to_json() if stored.structure else None,
+        "structureFailed": stored.structure_failed,
+        "salvageNotes": list(stored.salvage_notes),
+        "alerts": [a.to_json() for a in stored.alerts],
+        "needsReview": stored.needs_review,
+        "reviewFlags": list(stored.review_flags),
+    }
+    return JSONResponse(body_out, status_code=201, headers={"Location": f"{prefix}/feedback/{stored.id}"})
+
+
+@router.post("/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
+             tags=["feedback"], summary="Ingest one item into the corpus channel")
+async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
+    return await _ingest(CORPUS, body, request, rt)
+
+
+@router.post("/live/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
+             tags=["desk"], summary="Save one desk entry; with acceptedStructure no LLM is involved")
+async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
+    return await _ingest(LIVE, body, request, rt)
+
+
+@router.post("/interpret", response_model=m.InterpretOut, tags=["desk"],
+             responses={400: {"model": m.ErrorsBody}, 413: {"model": m.ErrorsBody},
+                        503: {"model": m.BusyBody, "description": "LLM busy (shed) or unavailable; see Retry-After"}},
+             summary="Preview the structure of a text (stores nothing)")
+async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    errors = v.text_errors(body.text, rt.settings.input_max_chars)
+    if errors:
+        raise InputError(errors)
+    result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text))
+    return result.to_json()
+
+
+def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
+    errors = []
+    bounds: list[str | None] = []
+    for name, raw in (("from", from_), ("to", to)):
+        if raw is None:
+            bounds.append(None)
+            continue
+        try:
+            bounds.append(normalize_timestamp(raw))
+        except ValueError:
+            errors.append(f"{name} must be ISO-8601, got '{raw}'.")
+            bounds.append(None)
+    if errors:
+        raise InputError(errors)
+    return bounds[0], bounds[1]
+
+
+async def _list(channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None) -> list[dict]:
+    lo, hi = _window(from_, to)
+    settings = rt.settings
+    clamped = max(1, min(settings.query_max_limit, limit if limit is not None else settings.query_default_limit))
+    rows = await rt.channels[channel_name].store.query(lo, hi, clamped)
+    return [r.to_json() for r in rows]
+
+
+@router.get("/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["feedback"])
+async def list_feedback(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+    limit: int | None = None,
+) -> list[dict]:
+    return await _list(CORPUS, rt, from_, to, limit)
+
+
+@router.get("/live/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["desk"])
+async def list_live_feedback(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+    limit: int | None = None,
+) -> list[dict]:
+    return await _list(LIVE, rt, from_, to, limit)
+
+
+async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
+    row = await rt.channels[channel_name].store.get(feedback_id)
+    if row is None:
+        return JSONResponse({"error": "not found", "id": feedback_id}, status_code=404)
+    return JSONResponse(row.to_json())
+
+
+@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["feedback"])
+async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
+    return await _get(CORPUS, feedback_id, rt)
+
+
+@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["desk"])
+async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
+    return await _get(LIVE, feedback_id, rt)
+
+
+@router.get("/live/version", response_model=m.VersionOut, tags=["desk"],
+            summary="The live channel's change counter (survives restarts)")
+async def live_version(rt: Runtime = Depends(runtime)) -> dict[str, int]:
+    return {"version": await rt.channels[LIVE].version()}
+
+
+@router.get("/schema", tags=["desk"], summary="The active domain's taxonomy and labels")
+async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    return schema_json(rt.domain)
+
+
+@router.post("/live/restructure", response_model=m.RestructureOut, tags=["operator"],
+             responses={503: {"description": "shed part-way; the work done before is kept (counts in body)"}},
+             summary="Re-structure live rows without a usable structure (background priority)")
+async def restructure(rt: Runtime = Depends(runtime)) -> Response:
+    try:
+        outcome = await rt.restructure.run(rt.channels[LIVE])
+    except RestructureInterrupted as stop:
+        response = busy_response(stop.busy)
+        return JSONResponse(
+            {**stop.outcome.to_json(), "error": "busy", "retryAfterSeconds": stop.busy.retry_after_s},
+            status_code=503, headers={"Retry-After": response.headers["Retry-After"]},
+        )
+    return JSONResponse(outcome.to_json())

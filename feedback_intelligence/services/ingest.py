@@ -1,0 +1,97 @@
+"""Ingest: validated feedback becomes a stored row, whatever the LLM does.
+
+Order of operations (reference §3.2): duplicate check before any LLM work → timestamp →
+deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
+category override → injection scan → insert → the channel's change counter moves.
+
+Degradation (design.md invariant 5): a shed (LlmBusy) propagates and nothing is stored;
+any other LLM failure stores the row ``structure_failed`` with its raw text and its alerts.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmFailure
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.store.feedback_store import DuplicateId
+from feedback_intelligence.store.records import Correction, StoredFeedback, Structure
+from feedback_intelligence.structuring.service import StructuringService
+
+
+@dataclass(frozen=True, slots=True)
+class IngestCommand:
+    """A request that has already passed validation (see api.validation)."""
+
+    source: str
+    text: str
+    timestamp: str | None
+    id: str | None = None
+    accepted_structure: Structure | None = None
+    corrections: tuple[Correction, ...] | None = None
+    model_interpretation_failed: bool = False
+
+
+class IngestService:
+    def __init__(self, domain: Domain, structuring: StructuringService) -> None:
+        self.domain = domain
+        self.structuring = structuring
+
+    async def ingest(self, channel: Channel, command: IngestCommand) -> StoredFeedback:
+        if command.id is not None and await channel.store.exists(command.id):
+            raise DuplicateId(command.id)
+        timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()
+        alerts = match_alerts(command.text, self.domain)
+
+        corrections = command.corrections
+        notes: tuple[str, ...] = ()
+        failed = False
+        if command.accepted_structure is not None:
+            structure: Structure | None = command.accepted_structure
+        else:
+            try:
+                result = await self.structuring.structure(
+                    command.text, priority=Priority.INTERACTIVE, route=f"{channel.name}-ingest"
+                )
+            except LlmFailure as exc:  # down, broken, too slow: keep the feedback anyway
+                structure, failed, notes = None, True, (f"llm call failed: {exc}",)
+            else:
+                structure, notes = result.structure, tuple(result.notes)
+                failed = structure is None
+
+        forced = forced_category(command.text, structure, alerts, self.domain)
+        overridden = apply_override(structure, forced)
+        if command.accepted_structure is not None and overridden != structure and corrections:
+            # The rule decided the category; a clerk's category correction no longer describes the row.
+            corrections = tuple(c for c in corrections if c.field != "category")
+        structure = overridden
+
+        flags: list[str] = []
+        if command.accepted_structure is None:
+            flags = review_flags(detect_injection_signals(command.text), structure)
+
+        record = StoredFeedback(
+            id=command.id or uuid.uuid4().hex,
+            source=command.source,
+            text=command.text,
+            timestamp=timestamp,
+            created_at=utc_now_normalized(),
+            structure=structure,
+            structure_failed=failed,
+            model_failed=command.model_interpretation_failed,
+            salvage_notes=notes,
+            alerts=tuple(alerts),
+            corrections=corrections,
+            needs_review=bool(flags),
+            review_flags=tuple(flags),
+        )
+        await channel.store.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
+        await channel.changed()
+        return record

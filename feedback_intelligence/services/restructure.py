@@ -1,0 +1,114 @@
+"""Operator batch: re-structure the live channel's rows that lack a usable structure.
+
+Runs at background priority, one item at a time, so it only ever uses a slot that a live
+visitor does not need; a shed stops the pass, and the work done before it is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.store.records import StoredFeedback
+from feedback_intelligence.structuring.service import StructuringService
+
+
+@dataclass(slots=True)
+class RestructureOutcome:
+    restructured: int = 0
+    failed: int = 0
+    alerts_updated: int = 0
+    total: int = 0
+
+    @property
+    def skipped(self) -> int:
+        return self.total - self.restructured - self.failed
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "restructured": self.restructured,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "alertsUpdated": self.alerts_updated,
+            "total": self.total,
+        }
+
+
+class RestructureInterrupted(Exception):
+    """The gate shed the pass part-way; ``outcome`` holds what was done (and kept) before."""
+
+    def __init__(self, outcome: RestructureOutcome, busy: LlmBusy) -> None:
+        self.outcome = outcome
+        self.busy = busy
+        super().__init__(str(busy))
+
+
+class RestructureService:
+    def __init__(self, domain: Domain, structuring: StructuringService, limit: int = 500) -> None:
+        self.domain = domain
+        self.structuring = structuring
+        self.limit = limit
+
+    def _needs_pass(self, item: StoredFeedback) -> bool:
+        s = item.structure
+        return s is None or s.category == self.domain.catch_all_category or s.category not in self.domain.categories
+
+    async def run(self, channel: Channel) -> RestructureOutcome:
+        items = await channel.store.query(limit=self.limit)
+        outcome = RestructureOutcome(total=len(items))
+        changed = False
+        try:
+            for item in items:
+                alerts = match_alerts(item.text, self.domain)
+                if tuple(alerts) != item.alerts and await channel.store.update_alerts(item.id, alerts):
+                    outcome.alerts_updated += 1
+                    changed = True
+                if self._needs_pass(item):
+                    changed |= await self._restructure(channel, item, alerts, outcome)
+                else:
+                    changed |= await self._reapply_override(channel, item, alerts, outcome)
+        except LlmBusy as busy:
+            raise RestructureInterrupted(outcome, busy) from busy
+        finally:
+            if changed:
+                await channel.changed()
+        return outcome
+
+    async def _reapply_override(self, channel: Channel, item: StoredFeedback, alerts: list, outcome: RestructureOutcome) -> bool:
+        """A valid named category (perhaps a clerk's) is kept unless a deterministic rule now forces another."""
+        forced = apply_override(item.structure, forced_category(item.text, item.structure, alerts, self.domain))
+        if forced == item.structure:
+            return False
+        rows = await channel.store.update_structure(
+            item.id, forced, structure_failed=item.structure_failed, salvage_notes=item.salvage_notes,
+            needs_review=item.needs_review, review_flags=item.review_flags,
+        )
+        if rows:
+            outcome.restructured += 1
+        return bool(rows)
+
+    async def _restructure(self, channel: Channel, item: StoredFeedback, alerts: list, outcome: RestructureOutcome) -> bool:
+        try:
+            result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route="restructure")
+            structure, notes = result.structure, list(result.notes)
+        except LlmFailure as exc:
+            structure, notes = None, [f"llm call failed: {exc}"]
+        structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
+        flags = review_flags(detect_injection_signals(item.text), structure)
+        rows = await channel.store.update_structure(
+            item.id, structure, structure_failed=structure is None, salvage_notes=notes,
+            needs_review=bool(flags), review_flags=flags,
+        )
+        if not rows:
+            return False  # the row vanished meanwhile: neither counted
+        if structure is None:
+            outcome.failed += 1
+        else:
+            outcome.restructured += 1
+        return True
