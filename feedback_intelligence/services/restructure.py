@@ -15,7 +15,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store.records import StoredFeedback
+from feedback_intelligence.store.records import AlertHit, StoredFeedback
 from feedback_intelligence.structuring.service import StructuringService
 
 
@@ -80,7 +80,9 @@ class RestructureService:
                 await channel.changed()
         return outcome
 
-    async def _reapply_override(self, channel: Channel, item: StoredFeedback, alerts: list, outcome: RestructureOutcome) -> bool:
+    async def _reapply_override(
+        self, channel: Channel, item: StoredFeedback, alerts: list[AlertHit], outcome: RestructureOutcome
+    ) -> bool:
         """A valid named category (perhaps a clerk's) is kept unless a deterministic rule now forces another."""
         forced = apply_override(item.structure, forced_category(item.text, item.structure, alerts, self.domain))
         if forced == item.structure:
@@ -93,7 +95,9 @@ class RestructureService:
             outcome.restructured += 1
         return bool(rows)
 
-    async def _restructure(self, channel: Channel, item: StoredFeedback, alerts: list, outcome: RestructureOutcome) -> bool:
+    async def _restructure(
+        self, channel: Channel, item: StoredFeedback, alerts: list[AlertHit], outcome: RestructureOutcome
+    ) -> bool:
         try:
             result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route="restructure")
             structure, notes = result.structure, list(result.notes)
