@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import typer
 
+from feedback_intelligence.cli import ops
 from feedback_intelligence.settings import ConfigurationError, load_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Operate a Feedback Intelligence service.")
+for command in (ops.status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
+    app.command()(command)
 
 
 @app.command()
@@ -64,6 +68,24 @@ def sim_ollama(
         host=host,
         port=port,
     )
+
+
+@app.command()
+def crowd(
+    clerks: int = typer.Option(40, min=1, help="Simulated clerks."),
+    duration: float = typer.Option(60.0, min=1, help="Seconds the crowd lasts."),
+    think_min: float = typer.Option(1.0, help="Shortest think time between presses (s)."),
+    think_max: float = typer.Option(6.0, help="Longest think time between presses (s)."),
+    seed: int | None = typer.Option(None, help="Random seed for a repeatable crowd."),
+    output: Path | None = typer.Option(None, help="Write the result as JSON here."),
+) -> None:
+    """N clerks for D seconds against a running server, following the desk's 503 policy."""
+    from rich.console import Console
+
+    from feedback_intelligence.cli.crowd import crowd_command
+
+    summary = crowd_command(clerks, duration, think_min, think_max, seed, output)
+    Console().print_json(data=summary)
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -48,6 +49,7 @@ class LlmGate:
         self.metrics = metrics or Metrics(call_timeout_s, acquire_timeout_s)
         self.hold_time = HoldTimeEstimator()
         self.metrics.gate_slots.set(pool.slots)
+        self._recent_sheds: deque[float] = deque(maxlen=100_000)
 
     @property
     def slots(self) -> int:
@@ -146,6 +148,14 @@ class LlmGate:
 
     def _shed(self, route: str, priority: Priority, reason: str) -> None:
         self.metrics.gate_sheds.labels(route, priority.value, reason).inc()
+        self._recent_sheds.append(time.monotonic())
+
+    def sheds_in_last(self, seconds: float = 60.0) -> int:
+        """How many calls this process shed recently (for the operator's status board)."""
+        horizon = time.monotonic() - seconds
+        while self._recent_sheds and self._recent_sheds[0] < horizon:
+            self._recent_sheds.popleft()
+        return len(self._recent_sheds)
 
     async def _safe_occupancy(self) -> Occupancy | None:
         try:

@@ -1,0 +1,60 @@
+"""Operator views of the running service: the status board's data and model warm-up."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Depends
+
+from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.gate.slots import PoolUnavailable
+from feedback_intelligence.llm.errors import LlmError
+
+router = APIRouter(prefix="/admin", tags=["operator"])
+
+
+@router.get("/status", summary="Backend, gate and channel state for the operator's board (no LLM call)")
+async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
+    try:
+        occupancy = await rt.gate.occupancy()
+        gate: dict[str, Any] = {
+            "slots": occupancy.slots, "inUse": occupancy.in_use, "waitingInteractive": occupancy.waiting_interactive,
+            "waitingBackground": occupancy.waiting_background, "healthy": True,
+        }
+    except PoolUnavailable as exc:
+        gate = {"slots": rt.gate.slots, "healthy": False, "detail": str(exc)}
+    gate.update({
+        "shedsLastMinute": rt.gate.sheds_in_last(60),
+        "acquireTimeoutMs": rt.settings.llm_acquire_timeout_ms,
+        "backgroundReserve": rt.settings.llm_background_reserve,
+        "shared": rt.settings.redis_url is not None,
+        "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
+    })
+    channels = {}
+    for name, channel in rt.channels.items():
+        channels[name] = {"rows": await channel.store.count(), "version": await channel.version()}
+    return {
+        "backend": {
+            "kind": info.kind, "model": info.model, "baseUrl": info.base_url, "readiness": readiness.value,
+            "parallelism": info.parallelism, **info.extra,
+        },
+        "gate": gate,
+        "channels": channels,
+        "domain": rt.domain.name,
+    }
+
+
+@router.post("/warm", summary="Load the model and keep it loaded (no completion through the gate)")
+async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    warm_up = getattr(rt.backend, "warm", None) or getattr(rt.backend, "wait_loaded", None)
+    detail = ""
+    if warm_up is not None:
+        try:
+            await warm_up()
+        except LlmError as exc:
+            detail = str(exc)
+    readiness = await rt.backend.readiness()
+    return {"readiness": readiness.value, "detail": detail}

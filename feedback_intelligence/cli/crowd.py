@@ -1,0 +1,171 @@
+"""A roomful of clerks against a running server: each presses "Tulkitse" after a random think time
+and follows the desk's 503 policy (two jittered retries, then "busy").
+
+Measures what people feel: admitted and shed latencies, shed rate, throughput, errors other
+than 503, and how busy the gate kept the backend (from ``/metrics``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+SAMPLE_TEXTS = [
+    "Maito oli happanutta vaikka päiväys oli vasta huomenna.",
+    "Kassajono oli tosi pitkä ja vain yksi kassa auki.",
+    "Leipähylly tyhjä taas illalla, ei ruisleipää ollenkaan.",
+    "Kiitos mukavasta palvelusta lihatiskillä!",
+    "Voisitteko tuoda gluteenittomia vaihtoehtoja enemmän?",
+    "Pakastealtaan kansi rikki ja jäätelöt sulaneet.",
+]
+
+
+def retry_delay_s(attempt: int, retry_after: str | None, rng: random.Random, cap_s: float = 4.0) -> float:
+    """The desk's policy: 300 + attempt·400 + random·500 ms, or the server's Retry-After when longer."""
+    jitter = (300 + attempt * 400 + rng.random() * 500) / 1000
+    server = float(retry_after) if retry_after and retry_after.isdigit() else 0.0
+    return min(cap_s, max(jitter, server))
+
+
+@dataclass
+class CrowdResult:
+    clerks: int
+    duration_s: float
+    presses: int = 0
+    results: int = 0  # presses that ended with an interpretation
+    busy: int = 0  # presses that ended with the busy message
+    attempts: int = 0
+    admitted_latencies_ms: list[float] = field(default_factory=list)
+    shed_latencies_ms: list[float] = field(default_factory=list)
+    press_latencies_ms: list[float] = field(default_factory=list)
+    other_errors: dict[str, int] = field(default_factory=dict)
+    busy_slot_fraction: float | None = None
+    slots: int | None = None
+
+    def summary(self) -> dict[str, Any]:
+        shed = len(self.shed_latencies_ms)
+        return {
+            "clerks": self.clerks,
+            "durationS": round(self.duration_s, 1),
+            "presses": self.presses,
+            "results": self.results,
+            "busyMessages": self.busy,
+            "attempts": self.attempts,
+            "shedRate": round(shed / self.attempts, 3) if self.attempts else 0.0,
+            "throughputPerS": round(len(self.admitted_latencies_ms) / self.duration_s, 3) if self.duration_s else 0,
+            "admittedMs": percentiles(self.admitted_latencies_ms),
+            "shedMs": percentiles(self.shed_latencies_ms),
+            "pressMs": percentiles(self.press_latencies_ms),
+            "otherErrors": self.other_errors,
+            "busySlotFraction": None if self.busy_slot_fraction is None else round(self.busy_slot_fraction, 3),
+        }
+
+
+def percentiles(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "p90": None, "p99": None, "max": None, "n": 0}
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+    return {"p50": at(0.50), "p90": at(0.90), "p99": at(0.99), "max": round(ordered[-1], 1), "n": len(ordered)}
+
+
+def _metric_value(text: str, name: str) -> float | None:
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name:
+                return sample.value
+    return None
+
+
+async def _gate_busy_seconds(http: httpx.AsyncClient) -> tuple[float | None, float | None]:
+    try:
+        response = await http.get("/metrics")
+    except httpx.HTTPError:
+        return None, None
+    if response.status_code != 200:
+        return None, None
+    return (_metric_value(response.text, "fi_gate_busy_slot_seconds_total"),
+            _metric_value(response.text, "fi_gate_slots"))
+
+
+async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result: CrowdResult,
+                 rng: random.Random, max_retries: int) -> None:
+    async with httpx.AsyncClient(base_url=url, timeout=600) as http:
+        await asyncio.sleep(rng.uniform(0, think_s[1]))  # clerks don't all arrive at second zero
+        while time.monotonic() < deadline:
+            pressed = time.perf_counter()
+            result.presses += 1
+            outcome = "busy"
+            for attempt in range(max_retries + 1):
+                started = time.perf_counter()
+                result.attempts += 1
+                try:
+                    response = await http.post("/interpret", json={"text": rng.choice(SAMPLE_TEXTS)})
+                except httpx.HTTPError as exc:
+                    key = type(exc).__name__
+                    result.other_errors[key] = result.other_errors.get(key, 0) + 1
+                    outcome = "error"
+                    break
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                if response.status_code == 200:
+                    result.admitted_latencies_ms.append(elapsed_ms)
+                    outcome = "result"
+                    break
+                if response.status_code != 503:
+                    key = str(response.status_code)
+                    result.other_errors[key] = result.other_errors.get(key, 0) + 1
+                    outcome = "error"
+                    break
+                result.shed_latencies_ms.append(elapsed_ms)
+                if attempt < max_retries:
+                    await asyncio.sleep(retry_delay_s(attempt, response.headers.get("retry-after"), rng))
+            result.press_latencies_ms.append((time.perf_counter() - pressed) * 1000)
+            if outcome == "result":
+                result.results += 1
+            elif outcome == "busy":
+                result.busy += 1
+            await asyncio.sleep(rng.uniform(*think_s))
+
+
+async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[float, float] = (1.0, 6.0),
+                    seed: int | None = None, max_retries: int = 2) -> CrowdResult:
+    rng = random.Random(seed)
+    result = CrowdResult(clerks=clerks, duration_s=duration_s)
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        busy_before, slots = await _gate_busy_seconds(http)
+        started = time.monotonic()
+        deadline = started + duration_s
+        await asyncio.gather(*(
+            _clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries) for _ in range(clerks)
+        ))
+        result.duration_s = time.monotonic() - started
+        busy_after, _ = await _gate_busy_seconds(http)
+    if busy_before is not None and busy_after is not None and slots:
+        result.slots = int(slots)
+        result.busy_slot_fraction = (busy_after - busy_before) / (result.duration_s * slots)
+    return result
+
+
+def crowd_command(
+    clerks: int = 40, duration: float = 60.0, think_min: float = 1.0, think_max: float = 6.0,
+    seed: int | None = None, output: Path | None = None, url: str | None = None,
+) -> dict[str, Any]:
+    from feedback_intelligence.cli.ops import base_url
+
+    result = asyncio.run(run_crowd(url or base_url(), clerks, duration, (think_min, think_max), seed))
+    summary = result.summary()
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps({"summary": summary, "raw": asdict(result)}, indent=2), encoding="utf-8")
+    return summary
