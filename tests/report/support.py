@@ -169,7 +169,8 @@ class ScriptedBackend:
     ) -> None:
         self.handlers = {"SYNTH": synth, "VERIFY": verify, "NOMINATE": nominate}
         self.requests: list[CompletionRequest] = []
-        self.hold: asyncio.Event | None = None
+        self.arrived = asyncio.Event()  # set by the first request
+        self.hold: asyncio.Event | None = None  # when set by a test, requests wait for it
 
     def prompts(self, kind: str | None = None) -> list[str]:
         texts = [r.messages[0].content for r in self.requests]
@@ -180,6 +181,7 @@ class ScriptedBackend:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         self.requests.append(request)
+        self.arrived.set()
         if self.hold is not None:
             await self.hold.wait()
         prompt = request.messages[0].content
