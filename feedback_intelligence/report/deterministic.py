@@ -31,10 +31,6 @@ class Group:
     items: list[StoredFeedback]  # item order (newest first)
     unrated: bool
 
-    @property
-    def ids(self) -> list[str]:
-        return [item.id for item in self.items]
-
 
 def excerpt(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[:chars] + "…"

@@ -64,7 +64,3 @@ def parse_instant(raw: str | None) -> int | None:
 
 def utc_date(ticks: int) -> date:
     return from_ticks(ticks).date()
-
-
-def now_ticks() -> int:
-    return to_ticks(datetime.now(UTC))

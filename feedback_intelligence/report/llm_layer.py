@@ -8,8 +8,9 @@ Saturation policy (a product decision, not the reference's): the report stops ca
 for the rest of its generation as soon as one call is shed (the gate had no slot for a background
 caller within the acquire timeout, or the backend said it is busy) or the backend is plainly
 unable to serve (unreachable, still loading, or a call ran into its deadline). Every synthesis
-part still ahead is then counted as a fallback without a call, and the alert screen stops with
-the rest of its candidates unscreened (the screen fails closed). So under a saturated gate a
+part still ahead (and the nomination call, if items were already confirmed) is then counted as a
+fallback without a call, and the alert screen stops with the rest of its candidates unscreened
+(the screen fails closed; confirmed items keep their alert with the generic reason). So under a saturated gate a
 report costs about one acquire timeout of LLM waiting instead of one per part, and a report
 never keeps knocking on a gate that live visitors are using. A model that answers badly
 (unparseable, ungrounded, directive prose, or a plain backend error) does not stop the report:
@@ -176,6 +177,7 @@ class ReportLlm:
     # -- alert screen (may add alerts, never removes one) --------------------------------------
 
     def _is_praise(self, item: StoredFeedback) -> bool:
+        """``praise``, or any type the domain maps to a positive sentiment (domains name types freely)."""
         structure = item.structure
         if structure is None:
             return False

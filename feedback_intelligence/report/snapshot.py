@@ -13,6 +13,7 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _atomic_write(path: Path, render: Any) -> bool:
+def _atomic_write(path: Path, render: Callable[[], str]) -> bool:
     temp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         data = render().encode("utf-8")
