@@ -33,10 +33,10 @@ from feedback_intelligence.llm.runner import PromptRunner
 from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.options import ReportOptions
-from feedback_intelligence.report.replies import json_object
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
 from feedback_intelligence.store.records import StoredFeedback
+from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
 
 log = logging.getLogger(__name__)
@@ -246,7 +246,7 @@ class ReportLlm:
             log.info("report: alert nomination fell back: %s", exc)
             ledger.fallbacks += 1
             return {}
-        parsed = json_object(raw)
+        parsed = extract_json_object(raw or "").obj
         if parsed is None:
             ledger.fallbacks += 1
             return {}
@@ -313,7 +313,7 @@ class ReportLlm:
         return "\n".join(lines)
 
     def _checked_prose(self, raw: str, ids: Sequence[str], ledger: LlmLedger) -> tuple[str, str] | None:
-        parsed = json_object(raw)
+        parsed = extract_json_object(raw or "").obj
         if parsed is None or not (
             isinstance(parsed.get("title"), str)
             and isinstance(parsed.get("narrative"), str)
