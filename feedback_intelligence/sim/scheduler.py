@@ -200,6 +200,8 @@ class SimScheduler:
 
     def _start_load(self, request: PendingRequest) -> None:
         session = request.keep_alive_s if request.keep_alive_s is not None else self.config.keep_alive_s
+        if session < 0:
+            session = math.inf  # OLLAMA_KEEP_ALIVE below zero: never unload
         runner = Runner(session_s=session, names=[request.model])
         self.runner = runner
         self.stats.loads += 1
