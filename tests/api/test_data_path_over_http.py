@@ -37,7 +37,7 @@ def down_app() -> Iterator[ServerProcess]:
         yield app
 
 
-def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> None:  # noqa: ANN001
+def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> None:
     sim, app = stack
 
     async def scenario() -> httpx.Response:
@@ -62,7 +62,7 @@ def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> N
                       timeout=30).status_code == 409
 
 
-def test_a_desk_save_with_an_accepted_structure_never_reaches_the_backend(stack) -> None:  # noqa: ANN001
+def test_a_desk_save_with_an_accepted_structure_never_reaches_the_backend(stack) -> None:
     sim, app = stack
     before = sim_stats(sim)["requestsSeen"]
     entry = desk_entry(corrections=[{"field": "theme", "modelValue": "maito", "humanValue": "hapan maito"}])
@@ -77,7 +77,7 @@ def test_a_desk_save_with_an_accepted_structure_never_reaches_the_backend(stack)
     assert httpx.post(app.url + "/live/feedback", json=entry, timeout=10).status_code == 409
 
 
-def test_live_version_moves_with_every_live_save(stack) -> None:  # noqa: ANN001
+def test_live_version_moves_with_every_live_save(stack) -> None:
     _, app = stack
     before = httpx.get(app.url + "/live/version", timeout=5).json()["version"]
     assert httpx.post(app.url + "/live/feedback", json=desk_entry(), timeout=10).status_code == 201
@@ -113,7 +113,7 @@ def test_interpret_with_the_backend_down_is_a_503_with_retry_after(down_app: Ser
     assert int(response.headers["Retry-After"]) >= 1
 
 
-def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:  # noqa: ANN001
+def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:
     _, app = stack
     response = httpx.post(app.url + "/feedback", json={"id": "bad id!", "source": "fax", "text": " ",
                                                       "timestamp": "yesterday-ish"}, timeout=10)
@@ -137,7 +137,7 @@ def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:  # noqa: ANN0
     assert long_text.json()["errors"] == ["text exceeds the 800-character cap (801)."]
 
 
-def test_restructure_never_takes_the_slot_a_clerk_leaves_free(stack) -> None:  # noqa: ANN001
+def test_restructure_never_takes_the_slot_a_clerk_leaves_free(stack) -> None:
     sim, app = stack
     catch_all = desk_entry(acceptedStructure={**ACCEPTED, "category": "muu"})
     assert httpx.post(app.url + "/live/feedback", json=catch_all, timeout=10).status_code == 201
