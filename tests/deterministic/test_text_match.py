@@ -3,6 +3,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from feedback_intelligence.deterministic.text_match import FoldedText, contains, find_all, fold
 
@@ -71,3 +73,18 @@ def test_fold_is_stable_and_idempotent() -> None:
     assert fold("Äiti") == fold(unicodedata.normalize("NFD", "ÄITI"))
     assert fold("ﬁlee") == "filee"
     assert fold("x\u200by") == "xy"
+
+
+_ALPHABET = "aAäÄoöÖsSß\u0301\u0308\u200b\u00adİi \u1100\u1161\u11a8"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=_ALPHABET, max_size=30), needle=st.text(alphabet=_ALPHABET, min_size=1, max_size=4))
+def test_every_span_found_folds_back_to_the_needle(text: str, needle: str) -> None:
+    folded = FoldedText.of(text)
+    assert len(folded.starts) == len(folded.ends) == len(folded.folded)
+    for start, end in find_all(text, needle):
+        assert 0 <= start < end <= len(text)
+        assert fold(needle) in fold(text[start:end])
+    assert contains(text, needle) == bool(find_all(text, needle))
+    assert fold(fold(text)) == fold(text)
