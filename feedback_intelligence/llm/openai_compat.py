@@ -8,7 +8,7 @@ import httpx
 
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
-from feedback_intelligence.llm.http_errors import raise_for_backend_status, transport_failure
+from feedback_intelligence.llm.http_errors import post_json
 
 
 class OpenAICompatibleBackend:
@@ -43,16 +43,11 @@ class OpenAICompatibleBackend:
                 # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
                 "json_schema": {"name": "reply", "schema": request.json_schema, "strict": False},
             }
+        body = await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
         try:
-            response = await self._client.post("/v1/chat/completions", json=payload)
-        except httpx.TransportError as exc:
-            raise transport_failure(exc, "OpenAI-compatible server", self.base_url) from exc
-        raise_for_backend_status(response, "OpenAI-compatible server")
-        try:
-            body = response.json()
             text = body["choices"][0]["message"]["content"] or ""
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise LlmFailure(f"reply had no choices[0].message.content: {response.text[:200]}") from exc
+        except (KeyError, IndexError, TypeError) as exc:
+            raise LlmFailure(f"reply had no choices[0].message.content: {str(body)[:200]}") from exc
         usage = body.get("usage") or {}
         return Completion(
             text=str(text),
