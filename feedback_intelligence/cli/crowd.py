@@ -2,7 +2,11 @@
 and follows the desk's 503 policy (two jittered retries, then "busy").
 
 Measures what people feel: admitted and shed latencies, shed rate, throughput, errors other
-than 503, and how busy the gate kept the backend (from ``/metrics``).
+than 503, and how busy the gate kept the backend while the crowd lasted (from ``/metrics``).
+
+At the deadline no clerk starts a new press; presses under way finish (retries included), for at
+most ``drain_timeout_s`` when one is given, after which the rest are cancelled and counted as
+unfinished (the result says it was capped).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +52,12 @@ class CrowdResult:
     shed_latencies_ms: list[float] = field(default_factory=list)
     press_latencies_ms: list[float] = field(default_factory=list)
     other_errors: dict[str, int] = field(default_factory=dict)
-    busy_slot_fraction: float | None = None
+    busy_slot_fraction: float | None = None  # gate's busy slot-seconds over the active window
     slots: int | None = None
+    active_s: float | None = None  # start to deadline: the window in which presses were made
+    drain_s: float = 0.0  # deadline to the last press's end
+    unfinished: int = 0  # presses cancelled by the drain cap
+    capped: bool = False
 
     def summary(self) -> dict[str, Any]:
         shed = len(self.shed_latencies_ms)
@@ -66,6 +75,10 @@ class CrowdResult:
             "pressMs": percentiles(self.press_latencies_ms),
             "otherErrors": self.other_errors,
             "busySlotFraction": None if self.busy_slot_fraction is None else round(self.busy_slot_fraction, 3),
+            "activeS": None if self.active_s is None else round(self.active_s, 1),
+            "drainS": round(self.drain_s, 1),
+            "unfinished": self.unfinished,
+            "capped": self.capped,
         }
 
 
@@ -99,10 +112,15 @@ async def _gate_busy_seconds(http: httpx.AsyncClient) -> tuple[float | None, flo
             _metric_value(response.text, "fi_gate_slots"))
 
 
+async def _sleep_until_at_most(seconds: float, deadline: float) -> None:
+    """Think, but not past the deadline: a clerk whose think time runs over it makes no more presses."""
+    await asyncio.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
+
+
 async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result: CrowdResult,
-                 rng: random.Random, max_retries: int) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=600) as http:
-        await asyncio.sleep(rng.uniform(0, think_s[1]))  # clerks don't all arrive at second zero
+                 rng: random.Random, max_retries: int, http_timeout_s: float) -> None:
+    async with httpx.AsyncClient(base_url=url, timeout=http_timeout_s) as http:
+        await _sleep_until_at_most(rng.uniform(0, think_s[1]), deadline)  # clerks don't all arrive at second zero
         while time.monotonic() < deadline:
             pressed = time.perf_counter()
             result.presses += 1
@@ -135,25 +153,44 @@ async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result
                 result.results += 1
             elif outcome == "busy":
                 result.busy += 1
-            await asyncio.sleep(rng.uniform(*think_s))
+            await _sleep_until_at_most(rng.uniform(*think_s), deadline)
 
 
 async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[float, float] = (1.0, 6.0),
-                    seed: int | None = None, max_retries: int = 2) -> CrowdResult:
+                    seed: int | None = None, max_retries: int = 2, *, http_timeout_s: float = 600.0,
+                    drain_timeout_s: float | None = None,
+                    at_deadline: Callable[[], Awaitable[None]] | None = None) -> CrowdResult:
+    """Run the crowd; ``at_deadline`` (if given) is awaited when the active window closes, for a caller that
+    samples its own counters over exactly that window."""
     rng = random.Random(seed)
     result = CrowdResult(clerks=clerks, duration_s=duration_s)
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         busy_before, slots = await _gate_busy_seconds(http)
         started = time.monotonic()
         deadline = started + duration_s
-        await asyncio.gather(*(
-            _clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries) for _ in range(clerks)
-        ))
+        tasks = [
+            asyncio.create_task(_clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries,
+                                       http_timeout_s))
+            for _ in range(clerks)
+        ]
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        busy_at_deadline, _ = await _gate_busy_seconds(http)
+        result.active_s = time.monotonic() - started
+        if at_deadline is not None:
+            await at_deadline()
+        done, pending = await asyncio.wait(tasks, timeout=drain_timeout_s)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in done:
+            task.result()  # a clerk that crashed is a bug in the crowd: let it show
+        result.unfinished = len(pending)
+        result.capped = bool(pending)
         result.duration_s = time.monotonic() - started
-        busy_after, _ = await _gate_busy_seconds(http)
-    if busy_before is not None and busy_after is not None and slots:
+        result.drain_s = max(0.0, time.monotonic() - deadline)
+    if busy_before is not None and busy_at_deadline is not None and slots:
         result.slots = int(slots)
-        result.busy_slot_fraction = (busy_after - busy_before) / (result.duration_s * slots)
+        result.busy_slot_fraction = (busy_at_deadline - busy_before) / (result.active_s * slots)
     return result
 
 
