@@ -38,4 +38,4 @@ def print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
     table = Table("measure", "value", "target", title=title)
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    Console(width=120).print(table)
