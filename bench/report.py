@@ -1,0 +1,286 @@
+"""What a report costs: the deterministic layer at 200, 2,000 and 20,000 items, and a report end to end
+with the embedded model.
+
+1. Deterministic layer (no LLM: ``runner=None``): ``ReportService.generate`` over synthetic stored
+   feedback in the retail domain (skewed categories, realistic severities, types, alerts, review flags,
+   failed structures, a growing story, timestamps over a 7-day window, texts from the demo corpus),
+   standard and live-summary modes. Target: the 2,000-item standard report under 200 ms.
+2. End to end with the embedded backend (the packaged SmolLM2 through llama.cpp) behind a real
+   ``LlmGate`` and ``PromptRunner``, in process: budget 4 with the alert screen off, and the product's
+   defaults (budget 4 plus the alert screen's 80 yes/no calls).
+
+Run: .venv/bin/python -m bench.report [--skip-embedded] [--sizes 200,2000,20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from bench.common import print_table, write_result
+from feedback_intelligence.demo.corpus import load_corpus
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.report.instants import format_instant
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.window import Window, build_window
+from feedback_intelligence.store.records import AlertHit, StoredFeedback, Structure
+
+NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
+WINDOW_DAYS = 7
+SIZES = (200, 2_000, 20_000)
+TARGET_ITEMS = 2_000
+TARGET_MS = 200.0
+SEVERITIES = (("low", 0.45), ("medium", 0.33), ("high", 0.17), ("critical", 0.05))
+TYPES = (("complaint", 0.55), ("praise", 0.15), ("suggestion", 0.15), ("question", 0.10), ("other", 0.05))
+SOURCES = (("desk", 0.5), ("google_review", 0.2), ("email", 0.15), ("web_form", 0.15))
+THEME_WORDS = ("hinta", "laatu", "saatavuus", "tuoreus", "palvelu", "jono", "hylly", "pakkaus", "takuu", "opasteet")
+
+
+def _pick(rng: random.Random, weighted: Sequence[tuple[str, float]]) -> str:
+    return rng.choices([v for v, _ in weighted], weights=[w for _, w in weighted])[0]
+
+
+def report_window(days: int = WINDOW_DAYS) -> Window:
+    return build_window(None, None, NOW, ReportOptions(default_window_days=days, max_window_days=max(days, 92)))
+
+
+def synthetic_items(count: int, domain: Domain, *, seed: int = 7, window: Window | None = None) -> list[StoredFeedback]:
+    """``count`` stored items over ``window`` (default: the 7 days to :data:`NOW`), newest first.
+
+    Categories follow a Zipf-like spread over the domain's rated categories, with one "story"
+    category growing in the window's second half; about 4 % carry a keyword alert, 1.5 % fall in a
+    demoted category, 2 % failed structuring and 1 % are flagged for review.
+    """
+    rng = random.Random(seed)
+    window = window or report_window()
+    texts = [entry["text"] for entry in load_corpus(now=NOW)]
+    rated = [c for c in domain.categories if not domain.is_demoted(c)]
+    rng.shuffle(rated)
+    weights = [1 / (rank + 1) for rank in range(len(rated))]
+    story = rated[3]
+    themes = {c: [f"{c.split('_')[0]} {w}" for w in rng.sample(THEME_WORDS, 6)] for c in domain.categories}
+    alert_pool = [(cat, pats[0]) for cat, pats in domain.alert_keywords.items() if pats and not domain.is_demoted(cat)]
+    demoted = list(domain.demoted_categories)
+    span = window.to_ticks - window.from_ticks
+    items: list[StoredFeedback] = []
+    for n in range(count):
+        ticks = window.from_ticks + rng.randrange(span)
+        roll = rng.random()
+        if roll < 0.015 and demoted:
+            category = rng.choice(demoted)
+        elif roll < 0.06 and ticks - window.from_ticks > span // 2:
+            category = story
+        else:
+            category = rng.choices(rated, weights=weights)[0]
+        type_ = _pick(rng, TYPES)
+        structure = None
+        if rng.random() >= 0.02:
+            structure = Structure(
+                category=category,
+                theme=rng.choices(themes[category], weights=(6, 4, 3, 2, 1, 1))[0],
+                severity=_pick(rng, SEVERITIES),
+                type=type_,
+                language="fi",
+                sentiment=rng.choice(("negative", "neutral", "positive")) if rng.random() < 0.2 else None,
+            )
+        alerts: tuple[AlertHit, ...] = ()
+        if alert_pool and rng.random() < 0.04:
+            alerts = (AlertHit(*rng.choice(alert_pool)),)
+        flagged = rng.random() < 0.01
+        stamp = format_instant(ticks)
+        items.append(
+            StoredFeedback(
+                id=f"syn-{n:06d}",
+                source=_pick(rng, SOURCES),
+                text=rng.choice(texts),
+                timestamp=stamp,
+                created_at=stamp,
+                structure=structure,
+                structure_failed=structure is None,
+                alerts=alerts,
+                needs_review=flagged,
+                review_flags=("override",) if flagged else (),
+            )
+        )
+    items.sort(key=lambda i: (i.timestamp, i.id), reverse=True)
+    return items
+
+
+def list_fetch(items: list[StoredFeedback]):
+    """The store's fetch over a newest-first list (inclusive window, limited)."""
+
+    async def fetch(from_norm: str, to_norm: str, limit: int) -> list[StoredFeedback]:
+        return [i for i in items if from_norm <= i.timestamp <= to_norm][:limit]
+
+    return fetch
+
+
+def deterministic_service(items: list[StoredFeedback], domain: Domain) -> ReportService:
+    options = ReportOptions(llm_budget=0, alert_verify_budget=0, cache_seconds=0, max_items=max(len(items), 1))
+    return ReportService(domain, options, None, list_fetch(items), now=lambda: NOW)
+
+
+async def time_layer(service: ReportService, window: Window, mode: str, rounds: int) -> list[float]:
+    await service.generate(window, mode=mode)  # warm caches of the domain and the interpreter
+    timings = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        report = await service.generate(window, mode=mode)
+        timings.append((time.perf_counter() - started) * 1000)
+    assert report["llm"]["calls"] == 0
+    return timings
+
+
+async def deterministic_layer(sizes: Sequence[int], domain: Domain) -> dict[str, Any]:
+    window = report_window()
+    results: dict[str, Any] = {}
+    for size in sizes:
+        items = synthetic_items(size, domain)
+        service = deterministic_service(items, domain)
+        rounds = max(3, min(30, 40_000 // size))
+        entry: dict[str, Any] = {"items": size, "rounds": rounds}
+        for mode in ("standard", "summary"):
+            timings = await time_layer(service, window, mode, rounds)
+            entry[mode] = {"medianMs": round(statistics.median(timings), 2), "minMs": round(min(timings), 2),
+                           "maxMs": round(max(timings), 2)}
+        report = await service.generate(window)
+        entry["themes"] = len(report["themes"])
+        entry["alerts"] = len(report["alerts"])
+        results[str(size)] = entry
+    return results
+
+
+async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dict[str, Any]:
+    """A fresh report over ``items`` with the packaged SmolLM2 behind a real gate (2 slots, reserve 1)."""
+    from feedback_intelligence.gate.gate import LlmGate
+    from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.llm.embedded import EmbeddedBackend
+    from feedback_intelligence.llm.runner import PromptRunner
+    from feedback_intelligence.settings import Settings
+
+    settings = Settings(_env_file=None)
+    backend = TimedBackend(EmbeddedBackend(None, slots=settings.llm_slots, context_tokens=settings.llm_context_tokens))
+    gate = LlmGate(
+        LocalSlotPool(settings.llm_slots, settings.llm_background_reserve),
+        acquire_timeout_s=settings.acquire_timeout_s,
+        call_timeout_s=settings.llm_call_timeout_s,
+    )
+    runner = PromptRunner(gate, backend)
+    base = ReportOptions.from_settings(settings)
+    options = dataclasses.replace(base, llm_budget=4, alert_verify_budget=verify_budget, cache_seconds=0)
+    stored = synthetic_items(items, domain, seed=11)
+    service = ReportService(domain, options, runner, list_fetch(stored), now=lambda: NOW)
+    window = report_window()
+    await backend.start()
+    load_started = time.perf_counter()
+    await backend.wait_loaded()
+    load_s = time.perf_counter() - load_started
+    try:
+        deterministic = deterministic_service(stored, domain)
+        det_started = time.perf_counter()
+        await deterministic.generate(window)
+        det_ms = (time.perf_counter() - det_started) * 1000
+        started = time.perf_counter()
+        report = await service.generate(window)
+        total_s = time.perf_counter() - started
+    finally:
+        await backend.aclose()
+        await gate.aclose()
+    return {
+        "items": items,
+        "llmBudget": 4,
+        "verifyBudget": verify_budget,
+        "modelLoadS": round(load_s, 2),
+        "reportS": round(total_s, 2),
+        "deterministicOnlyMs": round(det_ms, 2),
+        "llm": report["llm"],
+        "fallbacks": report["llmFallbackCount"],
+        "themesFromLlm": sum(1 for t in report["themes"] if t["narrativeFromLlm"]),
+        "themes": len(report["themes"]),
+        "droppedClaims": report["droppedClaimCount"],
+        "actionDropped": report["actionDroppedCount"],
+        "callTimings": backend.calls,
+    }
+
+
+class TimedBackend:
+    """Delegates to a backend and records each completion's seconds, output tokens and token cap."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.kind = inner.kind
+        self.calls: list[dict[str, Any]] = []
+
+    async def complete(self, request: Any) -> Any:
+        started = time.perf_counter()
+        completion = await self.inner.complete(request)
+        self.calls.append({"seconds": round(time.perf_counter() - started, 2), "maxTokens": request.max_tokens,
+                           "outputTokens": completion.completion_tokens, "promptTokens": completion.prompt_tokens})
+        return completion
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES), help="item counts, comma separated")
+    parser.add_argument("--embedded-items", type=int, default=200)
+    parser.add_argument("--skip-embedded", action="store_true", help="deterministic layer only")
+    parser.add_argument("--skip-screen", action="store_true", help="embedded: only the run without the alert screen")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    domain = load_domain("retail")
+
+    layer = asyncio.run(deterministic_layer(sizes, domain))
+    result: dict[str, Any] = {"deterministic": layer, "targetMs": TARGET_MS, "targetItems": TARGET_ITEMS}
+    rows = []
+    target_ok: bool | None = None
+    for size, entry in layer.items():
+        target = ""
+        if int(size) == TARGET_ITEMS:
+            target_ok = entry["standard"]["medianMs"] < TARGET_MS
+            target = f"< {TARGET_MS:g} ms  {verdict(target_ok)}"
+        rows.append((f"deterministic layer, {int(size):,} items, standard (median / min)",
+                     f"{entry['standard']['medianMs']} / {entry['standard']['minMs']} ms", target))
+        rows.append((f"  live summary (median / min), {entry['themes']} themes, {entry['alerts']} alerts",
+                     f"{entry['summary']['medianMs']} / {entry['summary']['minMs']} ms", ""))
+    result["targetPass"] = target_ok
+
+    if not args.skip_embedded:
+        runs = [0] if args.skip_screen else [0, ReportOptions().alert_verify_budget]
+        result["embedded"] = []
+        for verify_budget in runs:
+            run = asyncio.run(embedded_report(args.embedded_items, verify_budget, domain))
+            result["embedded"].append(run)
+            llm = run["llm"]
+            rows.append((f"embedded SmolLM2 report, {run['items']} items, budget 4, screen {verify_budget}",
+                         f"{run['reportS']} s", ""))
+            rows.append(("  calls / verify calls / shed / failed / fallbacks",
+                         f"{llm['calls']} / {llm['verifyCalls']} / {llm['shed']} / {llm['failed']} / "
+                         f"{run['fallbacks']}", ""))
+            rows.append(("  themes with model prose / themes; model load",
+                         f"{run['themesFromLlm']} / {run['themes']}; {run['modelLoadS']} s", ""))
+
+    path = write_result("report", result)
+    print_table("report: deterministic layer and embedded end to end", rows)
+    print(f"written: {path}")
+    return 0 if target_ok in (True, None) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
