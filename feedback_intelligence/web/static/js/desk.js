@@ -284,6 +284,11 @@ function refreshMarks() {
     const model = modelValue(name);
     const corrected = model !== null && fieldValue(name) !== model;
     wrapper.classList.toggle("corrected", corrected);
+    // Rebuild the note only when it changes: replacing a button under the pointer (a blur-triggered
+    // "change" between mousedown and mouseup) would swallow the click on it.
+    const key = corrected ? `${t.lang}|${model}` : "";
+    if (note.dataset.key === key) continue;
+    note.dataset.key = key;
     if (!corrected) {
       note.replaceChildren();
       continue;
@@ -309,6 +314,7 @@ function endEntry({ clearText }) {
   for (const name of FIELDS) {
     el.input(name).closest(".field").classList.remove("corrected");
     el.note(name).replaceChildren();
+    delete el.note(name).dataset.key;
   }
   updateCounter();
   updateInterpretButton();
@@ -454,40 +460,40 @@ function rerenderSegment() {
   else if (state.lastItems) renderItems(state.lastItems);
 }
 
+/** A promise's outcome as a value, so a failure that is awaited later is never an unhandled rejection. */
+function settle(promise) {
+  return promise.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+}
+
 async function loadSegmentOnce() {
   const t = () => state.t;
   const from = new Date(Date.now() - LIVE_WINDOW_DAYS * 86400000).toISOString();
   // The version is asked before the report, so an entry saved meanwhile shows up as a change later.
-  const versionP = getJson("/live/version").catch(() => null);
-  const itemsP = getJson("/live/feedback", { params: { from, limit: 1000 } });
-  const reportP = getJson("/live/report", { params: { from } });
-  let itemsShown = false;
-  try {
-    const items = await itemsP;
-    state.lastItems = items;
-    if (!state.lastReport && items.length === 0) el.liveTotals.textContent = t()("live.empty");
-    else renderItems(items);
-    itemsShown = true;
+  const versionP = settle(getJson("/live/version"));
+  const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000 } }));
+  const reportP = settle(getJson("/live/report", { params: { from } }));
+  const items = await itemsP;
+  if (items.ok) {
+    state.lastItems = items.value;
+    if (!state.lastReport && items.value.length === 0) el.liveTotals.textContent = t()("live.empty");
+    else renderItems(items.value);
     say(el.livePending, t()("live.pending"));
     show(el.livePending, true);
-  } catch {
-    itemsShown = false;
   }
-  try {
-    const report = await reportP;
-    const version = await versionP;
-    if (report && report.language && !state.schema) setLanguage(report.language);
-    state.lastReport = report;
-    renderReport(report);
+  const report = await reportP;
+  const version = await versionP;
+  show(el.livePending, false);
+  if (report.ok && report.value) {
+    if (report.value.language && !state.schema) setLanguage(report.value.language);
+    state.lastReport = report.value;
+    renderReport(report.value);
     state.reportRendered = true;
     state.segmentFailed = false;
-    if (version && typeof version.version === "number") state.liveVersion = version.version;
+    if (version.ok && typeof version.value.version === "number") state.liveVersion = version.value.version;
     say(el.liveStatus, t()("live.updated", { time: formatTime(new Date(), t(), false) }), "ok");
-  } catch {
+  } else {
     state.segmentFailed = true;
-    say(el.liveStatus, t()(itemsShown ? "live.reportFailed" : "live.unavailable"), "warn");
-  } finally {
-    show(el.livePending, false);
+    say(el.liveStatus, t()(items.ok ? "live.reportFailed" : "live.unavailable"), "warn");
   }
 }
 
