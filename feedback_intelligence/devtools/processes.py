@@ -1,4 +1,4 @@
-"""Real server processes for tests: the app (``feedctl serve``) and the simulated Ollama."""
+"""Real server processes for tests and benchmarks: the app (``feedctl serve``) and the simulated Ollama."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[2]  # the checkout (PYTHONPATH for children)
 
 
 def free_port() -> int:

@@ -1,0 +1,103 @@
+"""The structuring prompt: a domain-neutral template, filled once per domain, then once per call.
+
+The template is the packaged ``prompts/structuring.txt`` unless the domain ships its own under the
+``structuring`` role of its ``prompts`` map, or the caller passes one explicitly. Domain values are
+filled in a single pass, so nothing a domain declares can introduce a placeholder; the feedback text
+is spliced last, fenced and neutralised, into the slots where the template said ``{{text}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.structuring.untrusted import fence
+
+log = logging.getLogger(__name__)
+
+PROMPT_ROLE = "structuring"
+TEXT_PLACEHOLDER = "{{text}}"
+_PACKAGED_PROMPT = "structuring.txt"
+_DOMAIN_PLACEHOLDERS = re.compile(r"\{\{(categories|severities|types|sentiments)\}\}")
+
+
+class PromptTemplateError(ValueError):
+    """The structuring template is unusable (it has no ``{{text}}`` slot, or cannot be read)."""
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR become LF: a prompt must reach the model the same whatever the file's origin."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@lru_cache(maxsize=1)
+def packaged_template() -> str:
+    """The default template, read once from the package data."""
+    source = resources.files("feedback_intelligence.structuring").joinpath("prompts", _PACKAGED_PROMPT)
+    return normalize_newlines(source.read_text(encoding="utf-8"))
+
+
+def read_template(path: str | Path) -> str:
+    try:
+        return normalize_newlines(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PromptTemplateError(f"cannot read the structuring prompt {path}: {exc}") from exc
+
+
+def render_categories(domain: Domain) -> str:
+    """One line per category, ``"<key>" (<Label>)`` or ``"<key>" (<Label> — <hint>)``."""
+    lines = []
+    for key, label in domain.categories.items():
+        hint = (domain.category_hints.get(key) or "").strip()
+        detail = f"{label} — {hint}" if hint else label
+        lines.append(f"{json.dumps(key, ensure_ascii=False)} ({detail})")
+    return "\n  ".join(lines)
+
+
+def render_enum(keys: Iterable[str]) -> str:
+    """``["low", "medium", ...]`` from an ordered collection of keys."""
+    return "[" + ", ".join(json.dumps(k, ensure_ascii=False) for k in keys) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class StructuringPrompt:
+    """A template filled for one domain; :meth:`render` splices one feedback text into it."""
+
+    segments: tuple[str, ...]  # the filled template, split where the feedback text goes
+
+    @classmethod
+    def for_domain(
+        cls, domain: Domain, *, template: str | None = None, path: str | Path | None = None
+    ) -> StructuringPrompt:
+        """Fill ``template`` (else the file at ``path``, else the domain's own, else the packaged one)."""
+        if template is None:
+            if path is not None:
+                template = read_template(path)
+            else:
+                template = domain.prompts.get(PROMPT_ROLE) or packaged_template()
+        template = normalize_newlines(template)
+        if TEXT_PLACEHOLDER not in template:
+            raise PromptTemplateError(f"the structuring prompt has no {TEXT_PLACEHOLDER} placeholder")
+        if "{{categories}}" not in template:
+            log.warning("the structuring prompt for domain %r has no {{categories}} placeholder", domain.name)
+        values = {
+            "categories": render_categories(domain),
+            "severities": render_enum(domain.severities),
+            "types": render_enum(domain.types),
+            "sentiments": render_enum(domain.sentiments),
+        }
+        segments = tuple(
+            _DOMAIN_PLACEHOLDERS.sub(lambda m: values[m.group(1)], part) for part in template.split(TEXT_PLACEHOLDER)
+        )
+        return cls(segments)
+
+    def render(self, text: str) -> str:
+        """The prompt for one feedback text: fenced between markers the text cannot forge."""
+        return fence(text).join(self.segments)

@@ -1,0 +1,107 @@
+"""Structure one feedback text through the gate: prompt, parse, at most one corrective re-prompt.
+
+Model misbehaviour never raises: after two unusable replies the result carries no structure,
+the reasons as notes and the last raw reply. Transport outcomes do raise, because each caller
+degrades its own way: :class:`~feedback_intelligence.llm.errors.LlmBusy` (shed: 503, store
+nothing) and :class:`~feedback_intelligence.llm.errors.LlmFailure` (down/broken: structure_failed).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.store.records import Structure
+from feedback_intelligence.structuring.parser import ParseResult, parse_structure
+from feedback_intelligence.structuring.prompt import StructuringPrompt
+from feedback_intelligence.structuring.schema import structure_json_schema
+from feedback_intelligence.structuring.untrusted import neutralize
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class StructuringResult:
+    structure: Structure | None  # None = structure_failed
+    raw_response: str  # the last reply, kept for diagnosis (not stored with the feedback)
+    salvaged: bool  # the accepted (or last) reply needed unwrapping
+    normalized: bool  # a field value was trimmed, lowercased or taken from an array
+    retried: bool
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.structure is None
+
+
+def correction_prompt(prompt: str, violations: list[str]) -> str:
+    """The original prompt plus what was wrong; the violations quote model output, so neutralised."""
+    listed = "; ".join(neutralize(v) for v in violations)
+    return (
+        f"{prompt}\n\nYour previous reply was rejected: {listed}\n"
+        "Reply with ONLY the corrected JSON object, nothing else."
+    )
+
+
+class StructuringService:
+    def __init__(
+        self,
+        runner: PromptRunner,
+        domain: Domain,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        use_schema: bool = True,
+        prompt: StructuringPrompt | None = None,
+        deadline_s: float | None = None,
+    ) -> None:
+        """Fills the prompt now, so a broken template stops the boot rather than every call."""
+        self.runner = runner
+        self.domain = domain
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.deadline_s = deadline_s
+        self.prompt = prompt or StructuringPrompt.for_domain(domain)
+        self.json_schema = structure_json_schema(domain) if use_schema else None
+
+    async def _ask(self, prompt: str, priority: Priority, route: str) -> str:
+        return await self.runner.complete(
+            prompt,
+            priority=priority,
+            route=route,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            json_schema=self.json_schema,
+            deadline_s=self.deadline_s,
+        )
+
+    async def structure(self, text: str, *, priority: Priority, route: str) -> StructuringResult:
+        prompt = self.prompt.render(text)
+        raw = await self._ask(prompt, priority, route)
+        first = parse_structure(raw, self.domain)
+        if first.valid:
+            return _result(first, raw, retried=False, notes=first.notes)
+
+        log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
+        raw = await self._ask(correction_prompt(prompt, first.violations), priority, route)
+        second = parse_structure(raw, self.domain)
+        notes = [f"first attempt: {v}" for v in first.violations]
+        if second.valid:
+            return _result(second, raw, retried=True, notes=notes + second.notes)
+        log.warning("structuring failed after a re-prompt: %s", "; ".join(second.violations))
+        notes += [f"retry: {v}" for v in second.violations]
+        return _result(second, raw, retried=True, notes=notes + second.notes)
+
+
+def _result(parsed: ParseResult, raw: str, *, retried: bool, notes: list[str]) -> StructuringResult:
+    return StructuringResult(
+        structure=parsed.structure,
+        raw_response=raw,
+        salvaged=parsed.salvaged,
+        normalized=parsed.normalized,
+        retried=retried,
+        notes=tuple(notes),
+    )
