@@ -327,3 +327,17 @@ def test_keyboard_only_flow(pages, fake):
     assert outline != "none"
     page.keyboard.press("Enter")
     expect(page.locator("#entry-message")).to_have_text("Tallennettu ✓ Kiitos!")
+
+
+def test_a_long_section_shows_the_first_five_and_folds_the_rest(pages, fake):
+    fake.script.live_items = [sample_data.stored(f"desk-l{n}", f"Jono numero {n} oli pitkä.", "kassa_palvelu", "jonot",
+                                                 hours_ago=n + 1) for n in range(8)]
+    page = open_desk(pages, fake)
+    card = page.locator("#live-sections .theme[data-category='kassa_palvelu']")
+    expect(card.locator(":scope > .items > .item")).to_have_count(5)
+    more = card.locator("details.more-items")
+    expect(more.locator("summary")).to_have_text("3 merkintää lisää")
+    expect(more.locator(".item").first).to_be_hidden()
+    more.locator("summary").click()
+    expect(more.locator(".item")).to_have_count(3)
+    expect(more.locator(".item").first).to_be_visible()

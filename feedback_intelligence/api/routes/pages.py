@@ -15,6 +15,10 @@ from starlette.staticfiles import StaticFiles
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "web" / "static"
 
+# For the edge's route table: these are public (GET only) and load no LLM.
+PUBLIC_PAGE_PATHS: tuple[str, ...] = ("/", "/index.html", "/desk", "/desk.html")
+PUBLIC_STATIC_PREFIX = "/static/"
+
 # Pages are small and change with each release: revalidate every time (ETag makes that cheap).
 _PAGE_HEADERS = {"Cache-Control": "no-cache"}
 

@@ -4,6 +4,8 @@
 import { h } from "./dom.js";
 import { formatShortTime } from "./i18n.js";
 
+const INLINE_ITEMS = 5;
+
 /** Entries grouped by category as the server orders the live view: rated first, the demoted
  *  (moderation) categories last in declared order, then biggest first, then key. */
 export function groupItems(items, labels) {
@@ -124,7 +126,15 @@ export function themeCard(theme, ctx, mode = "inline") {
       button, theme.unrated));
     card.append(h("p", { class: "theme-actions" }, button));
   } else {
-    card.append(h("ul", { class: "items" }, sources.map((src) => sourceItem(src, ctx, { unrated: theme.unrated }))));
+    // Inline (desk): the first few at once, the rest one click away, so a busy week stays readable.
+    const item = (src) => sourceItem(src, ctx, { unrated: theme.unrated });
+    const first = sources.slice(0, INLINE_ITEMS);
+    const rest = sources.slice(INLINE_ITEMS);
+    card.append(h("ul", { class: "items" }, first.map(item)));
+    if (rest.length) {
+      card.append(h("details", { class: "more-items" }, h("summary", null, t("section.more", { n: rest.length })),
+        h("ul", { class: "items" }, rest.map(item))));
+    }
   }
   return card;
 }
