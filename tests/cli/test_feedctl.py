@@ -31,7 +31,7 @@ def feedctl(app: ServerProcess, *args: str, timeout: float = 120) -> subprocess.
                           text=True, timeout=timeout)
 
 
-def test_status_shows_the_board(stack) -> None:  # noqa: ANN001
+def test_status_shows_the_board(stack) -> None:
     _, app = stack
     result = feedctl(app, "status")
     assert result.returncode == 0, result.stderr
@@ -40,7 +40,7 @@ def test_status_shows_the_board(stack) -> None:  # noqa: ANN001
     assert "0/2 slots in use" in result.stdout
 
 
-def test_warm_loads_the_model_and_waits_for_health(stack) -> None:  # noqa: ANN001
+def test_warm_loads_the_model_and_waits_for_health(stack) -> None:
     sim, app = stack
     result = feedctl(app, "warm", "--wait-s", "30")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -48,14 +48,14 @@ def test_warm_loads_the_model_and_waits_for_health(stack) -> None:  # noqa: ANN0
     assert httpx.get(sim.url + "/sim/stats").json()["loaded"] is True
 
 
-def test_interpret_prints_the_timed_structure(stack) -> None:  # noqa: ANN001
+def test_interpret_prints_the_timed_structure(stack) -> None:
     _, app = stack
     result = feedctl(app, "interpret", "Maito oli hapanta.")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "200 in" in result.stdout and '"structure"' in result.stdout
 
 
-def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path) -> None:  # noqa: ANN001
+def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path) -> None:
     _, app = stack
     items = load_corpus()[:12]
     corpus = tmp_path / "corpus.jsonl"
@@ -67,7 +67,7 @@ def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path)
     assert "'already': 12" in again.stdout
 
 
-def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:  # noqa: ANN001
+def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
     _, app = stack
     result = feedctl(app, "report", "--days", "30", "--snapshot")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -79,7 +79,7 @@ def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:  # noq
     assert "dairy-freshness-worsening" in verdict.stdout
 
 
-def test_restructure_prints_its_counters(stack) -> None:  # noqa: ANN001
+def test_restructure_prints_its_counters(stack) -> None:
     _, app = stack
     result = feedctl(app, "restructure")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -87,7 +87,7 @@ def test_restructure_prints_its_counters(stack) -> None:  # noqa: ANN001
         assert key in result.stdout
 
 
-def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:  # noqa: ANN001
+def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:
     _, app = stack
     out = tmp_path / "crowd.json"
     result = feedctl(app, "crowd", "--clerks", "4", "--duration", "3", "--think-min", "0.1", "--think-max", "0.5",
