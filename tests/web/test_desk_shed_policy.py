@@ -155,3 +155,28 @@ def test_six_desks_against_a_saturated_two_slot_backend_do_not_retry_in_lockstep
     busy = [p for p in desks if BUSY_FI in p.locator("#entry-message").inner_text()]
     assert results + len(busy) == 6
     assert results >= 2
+
+
+def test_the_policy_module_as_the_browser_loads_it(pages, fake):
+    """The same pure checks as under node, in Chromium: the served module, real Response objects."""
+    page = pages.open(fake.url + "/desk")
+    result = page.evaluate("""async () => {
+        const p = await import('/static/js/retry-policy.js');
+        const busy = () => new Response(JSON.stringify({error: 'busy'}), {status: 503});
+        const seq = [busy(), busy(), new Response('{}', {status: 200})];
+        const slept = [];
+        const ok = await p.fetchWithShedRetry(async () => seq.shift(),
+            {random: () => 0.5, sleep: async (ms) => { slept.push(ms); }});
+        const r429 = await p.fetchWithShedRetry(async () => new Response(null, {status: 429}),
+            {sleep: async () => { throw new Error('must not sleep'); }});
+        let spread = new Set();
+        for (let i = 0; i < 50; i++) spread.add(Math.round(p.shedDelay(0, Math.random(), 1000)));
+        return {outcome: ok.outcome, attempts: ok.attempts, slept, r429: r429.outcome, r429Attempts: r429.attempts,
+                bounds: [p.shedDelay(0, 0), p.shedDelay(0, 1), p.shedDelay(1, 0), p.shedDelay(1, 1)],
+                distinct: spread.size};
+    }""")
+    assert result["outcome"] == "ok" and result["attempts"] == 3
+    assert result["slept"] == [550, 950]
+    assert result["r429"] == "rate_limited" and result["r429Attempts"] == 1
+    assert result["bounds"] == [300, 800, 700, 1200]
+    assert result["distinct"] > 10
