@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import install_error_handlers
-from feedback_intelligence.edge.stack import Edge, install_edge
+from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
+from feedback_intelligence.edge.stack import Edge, build_edge, install_edge
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.settings import Settings, load_settings
 
@@ -53,7 +55,7 @@ class EdgeApp:
         return self.metrics.registry.get_sample_value("fi_http_rate_limited_total", {"reason": reason}) or 0.0
 
 
-def build_edge_app(**overrides: Any) -> EdgeApp:
+def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -> EdgeApp:
     settings = load_settings(**{
         "trusted_proxies": [PROXY], "operator_token": OPERATOR_TOKEN, "visitor_secret": "test-visitor-secret",
         **overrides,
@@ -124,7 +126,11 @@ def build_edge_app(**overrides: Any) -> EdgeApp:
     async def admin_status() -> JSONResponse:
         return JSONResponse({"gate": {}})
 
-    edge = install_edge(app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3)
+    limiter = None
+    if clock is not None:
+        limiter = EdgeRateLimiter(build_storage(None), settings.rate_limit, settings.audience_rate_limit, clock)
+    edge = install_edge(app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3,
+                        edge=build_edge(settings, limiter=limiter))
     return EdgeApp(app, edge, metrics, settings, llm)
 
 
@@ -136,6 +142,22 @@ OPERATOR_CALLS = [
 ]
 
 
-def via_proxy(client_ip: str, **extra: str) -> dict[str, str]:
-    """Headers a trusted proxy in front of the app would add for ``client_ip``."""
-    return {"X-Forwarded-For": client_ip, "X-Forwarded-Proto": "https", **extra}
+def via_proxy(client_ip: str, visitor_cookie: str | None = None, **extra: str) -> dict[str, str]:
+    """Headers a trusted proxy in front of the app would pass on for ``client_ip``."""
+    headers = {"X-Forwarded-For": client_ip, "X-Forwarded-Proto": "https", **extra}
+    if visitor_cookie:
+        headers["Cookie"] = f"fi_visitor={visitor_cookie}"
+    return headers
+
+
+class FakeClock:
+    """Wall-clock time for the ``limits`` memory storage and the limiter, moved by the test."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def time(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
