@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     llm_call_timeout_s: float = Field(120, gt=0, le=3600)
     llm_max_output_tokens: int = Field(512, ge=1, le=8192)
     llm_keep_alive: str = "30m"
-    llm_context_tokens: int = Field(2048, ge=256, le=131_072)
+    llm_context_tokens: int = Field(4096, ge=256, le=131_072)
     llm_threads: int | None = Field(None, ge=1, le=256)
     health_timeout_s: float = Field(10, gt=0, le=600)
 

@@ -13,7 +13,9 @@ from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backend
 from feedback_intelligence.llm.runner import PromptRunner
 from feedback_intelligence.metrics import Metrics
-from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
@@ -38,6 +40,8 @@ class Runtime:
     interpret: InterpretService
     ingest: IngestService
     restructure: RestructureService
+    report_options: ReportOptions
+    reports: dict[str, ReportService]
 
     async def aclose(self) -> None:
         for channel in self.channels.values():
@@ -66,6 +70,14 @@ async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -
     for channel in channels.values():
         await channel.store.migrate()
     structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens)
+    report_options = ReportOptions.from_settings(settings)
+    reports = {
+        name: ReportService(
+            domain, report_options, runner, channel.store.query, count=channel.store.count,
+            epochs=ChannelEpochs(channel),
+        )
+        for name, channel in channels.items()
+    }
     await backend.start()
     await _announce_parallelism(settings, backend)
     return Runtime(
@@ -80,6 +92,8 @@ async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -
         interpret=InterpretService(domain, structuring),
         ingest=IngestService(domain, structuring),
         restructure=RestructureService(domain, structuring, settings.restructure_limit),
+        report_options=report_options,
+        reports=reports,
     )
 
 

@@ -146,7 +146,8 @@ class EmbeddedBackend:
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammar_cache.get(key)
         if grammar is None:
-            grammar = LlamaGrammar.from_json_schema(key, verbose=False)
+            # Built from the schema as written: the grammar follows its property order, which the prompt uses.
+            grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             self._grammar_cache[key] = grammar
         return grammar
 

@@ -40,7 +40,8 @@ class OpenAICompatibleBackend:
         if request.json_schema is not None:
             payload["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": True},
+                # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
+                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": False},
             }
         try:
             response = await self._client.post("/v1/chat/completions", json=payload)

@@ -34,3 +34,16 @@ class Channel:
 
     def on_change(self, listener: Callable[[int], Awaitable[None]]) -> None:
         self._listeners.append(listener)
+
+
+class ChannelEpochs:
+    """The channel's change counter seen as the report cache's epoch (shared, persistent)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    async def current(self) -> int:
+        return await self.channel.version()
+
+    async def bump(self) -> int:
+        return await self.channel.changed()

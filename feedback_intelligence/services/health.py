@@ -59,7 +59,9 @@ class HealthService:
         except LlmWarming as exc:
             return await self._report("warming", "failed", str(exc))
         except LlmDeadlineExceeded as exc:
-            return await self._judge_by_readiness("timeout", str(exc))
+            # A probe that times out while the server still answers is a model being loaded
+            # (Ollama lists a loading model in /api/ps already): warming, not down.
+            return await self._judge_by_readiness("timeout", str(exc), answering_means_warming=True)
         except LlmBusy as exc:
             # The backend itself said busy: it is up; whether the model is loaded decides.
             return await self._judge_by_readiness("backend_busy", str(exc), ready_means_ok=True)
@@ -69,9 +71,11 @@ class HealthService:
             return await self._report("ok", "skipped_gate_saturated")
         return await self._report("ok", "completed", latency_ms=(time.perf_counter() - started) * 1000)
 
-    async def _judge_by_readiness(self, probe: str, detail: str, *, ready_means_ok: bool = False) -> HealthReport:
+    async def _judge_by_readiness(
+        self, probe: str, detail: str, *, ready_means_ok: bool = False, answering_means_warming: bool = False
+    ) -> HealthReport:
         readiness = await self.backend.readiness()
-        if readiness is Readiness.WARMING:
+        if readiness is Readiness.WARMING or (answering_means_warming and readiness is Readiness.READY):
             return await self._report("warming", probe, detail)
         if readiness is Readiness.READY and ready_means_ok:
             return await self._report("ok", probe, detail)

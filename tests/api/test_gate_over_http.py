@@ -28,7 +28,7 @@ def gate_in_use(app: ServerProcess) -> int:
     return httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]["inUse"]
 
 
-def wait_for(predicate, timeout_s: float = 10.0, what: str = "condition") -> None:  # noqa: ANN001
+def wait_for(predicate, timeout_s: float = 10.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
         if time.monotonic() > deadline:
@@ -51,7 +51,7 @@ def _reset(request: pytest.FixtureRequest) -> None:
         httpx.post(sim.url + "/sim/reset", timeout=5)
 
 
-def test_two_concurrent_interprets_both_succeed_and_the_sim_ran_two_at_once(slow_stack) -> None:  # noqa: ANN001
+def test_two_concurrent_interprets_both_succeed_and_the_sim_ran_two_at_once(slow_stack) -> None:
     sim, app = slow_stack
 
     async def both() -> list[httpx.Response]:
@@ -64,7 +64,7 @@ def test_two_concurrent_interprets_both_succeed_and_the_sim_ran_two_at_once(slow
     assert sim_stats(sim)["maxConcurrency"] == 2
 
 
-def test_a_third_concurrent_interpret_is_shed_in_about_the_acquire_timeout(slow_stack) -> None:  # noqa: ANN001
+def test_a_third_concurrent_interpret_is_shed_in_about_the_acquire_timeout(slow_stack) -> None:
     sim, app = slow_stack
 
     async def three() -> tuple[list[httpx.Response], float]:
@@ -85,7 +85,7 @@ def test_a_third_concurrent_interpret_is_shed_in_about_the_acquire_timeout(slow_
     assert sim_stats(sim)["maxConcurrency"] == 2
 
 
-def test_health_while_both_slots_are_held_is_ok_at_once_without_a_probe(slow_stack) -> None:  # noqa: ANN001
+def test_health_while_both_slots_are_held_is_ok_at_once_without_a_probe(slow_stack) -> None:
     sim, app = slow_stack
 
     async def scenario() -> tuple[httpx.Response, int, int, float]:
@@ -108,7 +108,7 @@ def test_health_while_both_slots_are_held_is_ok_at_once_without_a_probe(slow_sta
     assert elapsed < 0.5
 
 
-def test_idle_health_probes_with_one_real_completion(slow_stack) -> None:  # noqa: ANN001
+def test_idle_health_probes_with_one_real_completion(slow_stack) -> None:
     sim, app = slow_stack
     health = httpx.get(app.url + "/health", timeout=30)
     assert health.status_code == 200 and health.json()["probe"] == "completed"
@@ -116,7 +116,7 @@ def test_idle_health_probes_with_one_real_completion(slow_stack) -> None:  # noq
 
 
 def test_a_client_that_disconnects_mid_interpret_frees_its_slot_and_cancels_the_backend_call(
-    slow_stack,  # noqa: ANN001
+    slow_stack,
 ) -> None:
     sim, app = slow_stack
     host, port = app.url.removeprefix("http://").split(":")

@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from feedback_intelligence.devtools.processes import free_port
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import LlmBusy
-from feedback_intelligence.devtools.processes import free_port
 
 pytestmark = pytest.mark.redis
 REDIS = "redis://127.0.0.1:6379/0"

@@ -1,0 +1,111 @@
+"""One cached report per channel: TTL, single flight, and an epoch that ingest bumps.
+
+Every entry remembers the epoch it was generated under. It is stored only if the epoch did not
+move during generation (compare-and-set), and served only while the epoch is still the same, so
+a report never outlives an ingest — also when the epoch lives in a shared store and another
+replica bumped it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Report = dict[str, Any]
+
+
+class EpochSource(Protocol):
+    """A channel's data version. In memory here; the store or Redis can back it across restarts/replicas."""
+
+    async def current(self) -> int: ...
+
+    async def bump(self) -> int: ...
+
+
+class MemoryEpochSource:
+    """Starts at 0 with the process (what the reference does)."""
+
+    def __init__(self, start: int = 0) -> None:
+        self._value = start
+
+    async def current(self) -> int:
+        return self._value
+
+    async def bump(self) -> int:
+        self._value += 1
+        return self._value
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    key: str
+    expires: float
+    epoch: int
+    report: Report
+
+
+class ReportCache:
+    def __init__(
+        self,
+        ttl_s: float,
+        epochs: EpochSource | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ttl_s = ttl_s
+        self.epochs: EpochSource = epochs or MemoryEpochSource()
+        self._clock = clock
+        self._entry: _Entry | None = None
+        self._lock = asyncio.Lock()
+
+    async def get(self, key: str) -> Report | None:
+        entry = self._entry
+        if entry is None or entry.key != key or self._clock() >= entry.expires:
+            return None
+        if await self.epochs.current() != entry.epoch:
+            return None
+        return entry.report
+
+    async def set(self, key: str, report: Report, epoch: int) -> bool:
+        """Store ``report`` generated under ``epoch`` unless the epoch has moved since."""
+        if self.ttl_s <= 0 or await self.epochs.current() != epoch:
+            return False
+        self._entry = _Entry(key, self._clock() + self.ttl_s, epoch, report)
+        return True
+
+    async def invalidate(self) -> int:
+        """Bump the epoch and drop the entry; returns the new epoch."""
+        epoch = await self.epochs.bump()
+        self._entry = None
+        return epoch
+
+    async def epoch(self) -> int:
+        return await self.epochs.current()
+
+    async def get_or_create(
+        self,
+        key: str,
+        factory: Callable[[], Awaitable[Report]],
+        *,
+        cacheable: Callable[[Report], bool] = lambda _report: True,
+    ) -> Report:
+        """The cached report for ``key``, or one generation at a time (double-checked under a lock).
+
+        The returned dict may be shared between callers: treat it as read-only.
+        """
+        if self.ttl_s <= 0:
+            return await factory()
+        hit = await self.get(key)
+        if hit is not None:
+            return hit
+        async with self._lock:
+            hit = await self.get(key)
+            if hit is not None:
+                return hit
+            epoch = await self.epochs.current()
+            report = await factory()
+            if cacheable(report):
+                await self.set(key, report, epoch)
+            return report

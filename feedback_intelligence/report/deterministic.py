@@ -1,0 +1,258 @@
+"""The deterministic layer: alerts, groups, counts, sentiment, trends and fallback prose.
+
+Everything here renders without a model and is authoritative; the LLM layer may only add alert
+rows and replace a rated theme's title and narrative with grounded prose.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
+from feedback_intelligence.report.window import Mode, Window
+from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.store.records import AlertHit, StoredFeedback
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_SEVERITY = "unknown"
+OVERALL_CATEGORY = "overall"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    category: str
+    items: list[StoredFeedback]  # item order (newest first)
+    unrated: bool
+
+
+def excerpt(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
+def alert_row(item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportOptions) -> dict:
+    return {
+        "feedbackId": item.id,
+        "source": item.source,
+        "timestamp": item.timestamp,
+        "textExcerpt": excerpt(item.text, options.excerpt_chars),
+        "text": item.text,
+        "deterministicHits": [hit.to_json() for hit in hits],
+        "llmReason": reason,
+    }
+
+
+def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportOptions) -> list[dict]:
+    """Items with a keyword hit outside the demoted (moderation) categories, newest first.
+
+    A hit only in a demoted category (e.g. a slur) is moderation work, not an operational alert;
+    an item that also has an operational hit keeps all its hits listed.
+    """
+    alerting = [i for i in items if any(not domain.is_demoted(hit.category) for hit in i.alerts)]
+    alerting.sort(key=lambda i: i.timestamp, reverse=True)
+    return [alert_row(i, i.alerts, None, options) for i in alerting]
+
+
+def group_items(items: Iterable[StoredFeedback], domain: Domain, mode: Mode) -> list[Group]:
+    """Structured items by category.
+
+    Standard: biggest first, then key. Live summary: rated categories first, the demoted ones last
+    in the domain's declared order, then biggest first, then key.
+    """
+    by_category: dict[str, list[StoredFeedback]] = {}
+    for item in items:
+        if item.structure is not None:
+            by_category.setdefault(item.structure.category, []).append(item)
+    demoted = domain.demoted_categories
+
+    def order(entry: tuple[str, list[StoredFeedback]]) -> tuple[Any, ...]:
+        category, members = entry
+        if mode == "summary":
+            rank = demoted.index(category) if category in demoted else -1
+            return (rank, -len(members), category)
+        return (-len(members), category)
+
+    return [
+        Group(category, members, domain.is_demoted(category))
+        for category, members in sorted(by_category.items(), key=order)
+    ]
+
+
+def item_sentiment(item: StoredFeedback, domain: Domain) -> str | None:
+    """The model's sentiment if it gave one, else the type's; none for unstructured or demoted items."""
+    structure = item.structure
+    if structure is None or domain.is_demoted(structure.category):
+        return None
+    return domain.sentiment_for(structure.type, structure.sentiment)
+
+
+def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[str, int]:
+    """Counts of non-null sentiments, in the domain's declared order (zero keys omitted)."""
+    counts = Counter(s for s in (item_sentiment(i, domain) for i in items) if s is not None)
+    ordered = {key: counts[key] for key in domain.sentiments if counts[key]}
+    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
+    return ordered
+
+
+def source_entry(item: StoredFeedback, domain: Domain) -> dict:
+    categories = list(dict.fromkeys(hit.category for hit in item.alerts))
+    return {
+        "feedbackId": item.id,
+        "source": item.source,
+        "timestamp": item.timestamp,
+        "text": item.text,
+        "severity": item.structure.severity if item.structure else UNKNOWN_SEVERITY,
+        "needsReview": item.needs_review,
+        "alertCategories": categories or None,
+        "sentiment": item_sentiment(item, domain),
+    }
+
+
+def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list[dict]:
+    """Most severe first, then newest first."""
+    ranked = sorted(
+        items,
+        key=lambda i: (domain.severity_rank(i.structure.severity if i.structure else None), i.timestamp),
+        reverse=True,
+    )
+    return [source_entry(i, domain) for i in ranked]
+
+
+def direction_of(items: Iterable[StoredFeedback], window: Window, domain: Domain, options: ReportOptions) -> str:
+    """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
+    return halves_direction(
+        ((i.timestamp, i.structure.severity if i.structure else None) for i in items),
+        window.midpoint_norm,
+        domain.severity_rank,
+        options.min_items_for_trend,
+        options.trend_z,
+    )
+
+
+def ranked_counts(values: Iterable[str]) -> list[tuple[str, int]]:
+    """Counts, most frequent first; ties keep first-encountered order (``most_common`` sorts stably)."""
+    return Counter(values).most_common()
+
+
+def theme_counts(items: Iterable[StoredFeedback]) -> list[tuple[str, int]]:
+    return ranked_counts(i.structure.theme for i in items if i.structure is not None)
+
+
+def fallback_title(label: str, items: Sequence[StoredFeedback]) -> str:
+    themes = theme_counts(items)
+    return f"{label}: {themes[0][0]}" if themes else label
+
+
+def fallback_narrative(items: Sequence[StoredFeedback], direction: str, domain: Domain) -> str:
+    top = ", ".join(f"{theme} ({n})" for theme, n in theme_counts(items)[:3])
+    return wording_for(domain.language).fallback_narrative.format(
+        count=len(items), themes=top, trend=direction_label(direction, domain.language)
+    )
+
+
+def theme(
+    category: str,
+    items: Sequence[StoredFeedback],
+    *,
+    title: str,
+    narrative: str,
+    direction: str,
+    direction_text: str,
+    from_llm: bool,
+    sources: list[dict],
+    counts: dict[str, int],
+    unrated: bool,
+) -> dict:
+    return {
+        "category": category,
+        "title": title,
+        "narrative": narrative,
+        "count": len(items),
+        "direction": direction,
+        "directionLabel": direction_text,
+        "feedbackIds": [i.id for i in items],
+        "narrativeFromLlm": from_llm,
+        "sources": sources,
+        "flaggedCount": sum(1 for i in items if i.needs_review),
+        "sentimentCounts": counts,
+        "unrated": unrated,
+    }
+
+
+def moderation_theme(group: Group, domain: Domain) -> dict:
+    """A demoted category: counted and listed for moderation, never rated, trended or narrated."""
+    return theme(
+        group.category,
+        group.items,
+        title=fallback_title(group.category, group.items),
+        narrative=wording_for(domain.language).moderation_narrative.format(count=len(group.items)),
+        direction=STABLE,
+        direction_text="",
+        from_llm=False,
+        sources=sources_by_severity(group.items, domain),
+        counts=sentiment_counts(group.items, domain),
+        unrated=True,
+    )
+
+
+def rated_theme(group: Group, direction: str, domain: Domain, prose: tuple[str, str] | None = None) -> dict:
+    """A rated category; ``prose`` is the checked model (title, narrative), else the fallback is used."""
+    title, narrative = prose or (
+        fallback_title(group.category, group.items),
+        fallback_narrative(group.items, direction, domain),
+    )
+    return theme(
+        group.category,
+        group.items,
+        title=title,
+        narrative=narrative,
+        direction=direction,
+        direction_text=direction_label(direction, domain.language),
+        from_llm=prose is not None,
+        sources=sources_by_severity(group.items, domain),
+        counts=sentiment_counts(group.items, domain),
+        unrated=False,
+    )
+
+
+def rated_items(items: Iterable[StoredFeedback], domain: Domain) -> list[StoredFeedback]:
+    return [i for i in items if i.structure is not None and not domain.is_demoted(i.structure.category)]
+
+
+def overall_theme(
+    rated: Sequence[StoredFeedback],
+    direction: str,
+    domain: Domain,
+    report_counts: dict[str, int],
+    prose: tuple[str, str] | None = None,
+) -> dict:
+    """The live summary's whole-window theme over rated items; sources are the sections' business."""
+    title, narrative = prose or (
+        fallback_title(wording_for(domain.language).overall_scope, rated),
+        fallback_narrative(rated, direction, domain),
+    )
+    return theme(
+        OVERALL_CATEGORY,
+        rated,
+        title=title,
+        narrative=narrative,
+        direction=direction,
+        direction_text=direction_label(direction, domain.language),
+        from_llm=prose is not None,
+        sources=[],
+        counts=dict(report_counts),
+        unrated=False,
+    )
+
+
+def warn_unknown_severities(items: Iterable[StoredFeedback], domain: Domain) -> None:
+    """Once per report: severities outside the domain rank as the middle, which may mislead trends."""
+    unknown = sorted({i.structure.severity for i in items if i.structure} - set(domain.severities))
+    if unknown:
+        log.warning("report: severities %s are not declared by domain %s; ranked as middle", unknown, domain.name)

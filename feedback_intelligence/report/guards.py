@@ -1,0 +1,74 @@
+"""What model prose must pass before a manager reads it: grounding, no directives, no echoed ids."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+from typing import Any
+
+# First-person recommendations and imperatives addressed to management (fi + en). A substring list
+# cannot catch paraphrases; it stops the plain cases of the model stepping out of its describing role.
+ACTION_PHRASES: tuple[str, ...] = (
+    "suosittelen",
+    "suosittelemme",
+    "suosittelisin",
+    "suosittelisimme",
+    "ehdotan",
+    "ehdotamme",
+    "vaadin",
+    "vaadimme",
+    "irtisanokaa",
+    "sulkekaa",
+    "sulje osasto",
+    "hyvittäkää",
+    "antakaa hyvitys",
+    "korvatkaa asiakkaille",
+    "ryhtykää toimiin",
+    "we recommend",
+    "i recommend",
+    "we suggest",
+    "i suggest",
+    "we should",
+    "we must",
+    "we need to",
+)
+
+_ID_CHARS = "A-Za-z0-9._-"
+_EMPTY_BRACKETS = re.compile(r"[\[(][\s,;·]*[\])]")
+_SPACE_RUNS = re.compile(r"\s{2,}")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+(?=[,.;:!?])")
+
+
+def looks_action_bearing(text: str | None) -> bool:
+    """True when the text recommends, demands or orders something (case-insensitive)."""
+    if not text:
+        return False
+    folded = unicodedata.normalize("NFC", text).lower()
+    return any(phrase in folded for phrase in ACTION_PHRASES)
+
+
+def strip_id_echo(text: str, ids: Iterable[str]) -> str:
+    """Remove feedback ids the model echoed into prose.
+
+    Longest ids first; ``[id]`` / ``(id)`` always go; a bare id goes only when it is not a plain
+    word (an id like ``on`` must not eat the Finnish word) and stands apart from other id characters.
+    Then empty bracket residue, doubled spaces and spaces before punctuation are tidied.
+    """
+    present = sorted({i for i in ids if i and i in text}, key=len, reverse=True)
+    for feedback_id in present:
+        escaped = re.escape(feedback_id)
+        text = re.sub(rf"[\[(]{escaped}[\])]", "", text)
+        if not feedback_id.isalpha():
+            text = re.sub(rf"(?<![{_ID_CHARS}]){escaped}(?![{_ID_CHARS}])", "", text)
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACE_RUNS.sub(" ", text)
+    text = _SPACE_BEFORE_PUNCT.sub("", text)
+    return text.strip()
+
+
+def is_grounded(cited: Any, allowed: Collection[str]) -> bool:
+    """Citations are a non-empty list of strings, each the id of an item the prose is about."""
+    if not isinstance(cited, list) or not cited:
+        return False
+    return all(isinstance(c, str) and c in allowed for c in cited)

@@ -1,0 +1,66 @@
+"""The report's private view of instants: integer ticks and the normalised UTC text form.
+
+A tick is 100 ns since 0001-01-01T00:00:00 UTC, so the seven fractional digits of the stored
+form (``yyyy-MM-ddTHH:mm:ss.fffffff+00:00``) round-trip exactly and window arithmetic (midpoints,
+10-minute cache buckets) stays in integers. Kept here, small and private, so the report package
+does not depend on the ingest side's timestamp module.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+
+TICKS_PER_SECOND = 10_000_000
+TICKS_PER_DAY = 86_400 * TICKS_PER_SECOND
+
+_ORIGIN = datetime(1, 1, 1, tzinfo=UTC)
+# Fractional seconds of any length; Python keeps six digits, the seventh is kept as a tick.
+_FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
+
+
+def to_ticks(moment: datetime) -> int:
+    """Ticks of an aware datetime; a naive one is taken as UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    delta = moment - _ORIGIN
+    return delta.days * TICKS_PER_DAY + delta.seconds * TICKS_PER_SECOND + delta.microseconds * 10
+
+
+def from_ticks(ticks: int) -> datetime:
+    """The UTC datetime of ``ticks`` (the sub-microsecond tick is dropped)."""
+    return _ORIGIN + timedelta(microseconds=ticks // 10)
+
+
+def format_instant(ticks: int) -> str:
+    """The normalised text form: fixed width, seven fractional digits, literal ``+00:00``."""
+    moment = from_ticks(ticks)
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}."
+        f"{moment.microsecond:06d}{ticks % 10}+00:00"
+    )
+
+
+def parse_instant(raw: str | None) -> int | None:
+    """Ticks of an ISO-8601 instant; offset-less and date-only inputs are UTC. ``None`` if unparseable."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not text:
+        return None
+    extra = 0
+    match = _FRACTION.search(text)
+    if match:
+        digits = match.group(1)
+        extra = int(digits[6]) if len(digits) > 6 else 0
+        text = f"{text[: match.start()]}.{digits[:6].ljust(6, '0')}{text[match.end() :]}"
+    try:
+        moment = datetime.fromisoformat(text)
+        return to_ticks(moment.astimezone(UTC) if moment.tzinfo else moment) + extra
+    except (ValueError, OverflowError):
+        return None
+
+
+def utc_date(ticks: int) -> date:
+    return from_ticks(ticks).date()

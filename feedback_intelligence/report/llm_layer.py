@@ -1,0 +1,335 @@
+"""The LLM layer of the report: a yes/no alert screen, alert reasons and cited theme prose.
+
+Everything here is optional decoration on the deterministic report. Each model answer passes
+the guards before it is used; anything that fails, is shed or runs out of budget falls back to
+the deterministic text and is counted, never raised.
+
+Saturation policy (a product decision, not the reference's): the report stops calling the model
+for the rest of its generation as soon as one call is shed (the gate had no slot for a background
+caller within the acquire timeout, or the backend said it is busy) or the backend is plainly
+unable to serve (unreachable, still loading, or a call ran into its deadline). Every synthesis
+part still ahead (and the nomination call, if items were already confirmed) is then counted as a
+fallback without a call, and the alert screen stops with the rest of its candidates unscreened
+(the screen fails closed; confirmed items keep their alert with the generic reason). So under a saturated gate a
+report costs about one acquire timeout of LLM waiting instead of one per part, and a report
+never keeps knocking on a gate that live visitors are using. A model that answers badly
+(unparseable, ungrounded, directive prose, or a plain backend error) does not stop the report:
+the next part may well succeed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable, LlmWarming
+from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
+from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.trends import direction_label
+from feedback_intelligence.report.wording import Wording, wording_for
+from feedback_intelligence.store.records import StoredFeedback
+from feedback_intelligence.structuring.extract import extract_json_object
+from feedback_intelligence.structuring.untrusted import neutralize
+
+log = logging.getLogger(__name__)
+
+ROUTE = "report"
+SYNTHESIS_ROLE, NOMINATION_ROLE, VERIFY_ROLE = "synthesis", "alertNomination", "alertVerify"
+VERIFY_MAX_TOKENS = 12
+NOMINATION_MAX_TOKENS = 700
+MAX_EXCERPTS_PER_THEME = 8
+
+_UNSERVICEABLE = (LlmUnavailable, LlmWarming, LlmDeadlineExceeded)
+_VERDICT_SPLIT = re.compile(r"[\s.,!?:;\"'\-—()]+")
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class LlmLedger:
+    """One report's LLM budget and what became of it."""
+
+    budget: int  # synthesis + nomination calls allowed
+    verify_budget: int  # yes/no screen calls allowed
+    calls: int = 0  # calls that took from ``budget`` (attempted, whatever the outcome)
+    verify_calls: int = 0
+    shed: int = 0  # calls the gate or backend shed (busy)
+    failed: int = 0  # calls that raised anything else
+    fallbacks: int = 0  # parts that used deterministic text: infrastructure, budget, unusable reply
+    dropped_claims: int = 0  # ungrounded citations
+    action_dropped: int = 0  # directive prose
+    stopped: str | None = None  # "busy" / "unavailable": the report stopped calling the model
+
+    @property
+    def remaining(self) -> int:
+        return self.budget - self.calls
+
+    @property
+    def verify_remaining(self) -> int:
+        return self.verify_budget - self.verify_calls
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "budget": self.budget,
+            "verifyCalls": self.verify_calls,
+            "verifyBudget": self.verify_budget,
+            "shed": self.shed,
+            "failed": self.failed,
+            "stopped": self.stopped,
+        }
+
+
+def alert_verdict(reply: str, wording: Wording) -> bool:
+    """A yes/no screen reply: any "no" token wins, then a "yes" token; anything else is no."""
+    text = unicodedata.normalize("NFC", _THINK.sub(" ", reply)).lower()
+    tokens = set(_VERDICT_SPLIT.split(text))
+    if wording.no_word in tokens:
+        return False
+    return wording.yes_word in tokens
+
+
+def synthesis_schema(shown_ids: Sequence[str]) -> dict[str, Any]:
+    """Constrained output: cited ids can only be ids the model was shown (the gate still checks)."""
+    return {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "narrative": {"type": "string"},
+            "citedIds": {"type": "array", "items": {"type": "string", "enum": list(shown_ids)}, "minItems": 1},
+        },
+        "required": ["title", "narrative", "citedIds"],
+        "additionalProperties": False,
+    }
+
+
+def nomination_schema(ids: Sequence[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "alerts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string", "enum": list(ids)}, "reason": {"type": "string"}},
+                    "required": ["id", "reason"],
+                },
+            }
+        },
+        "required": ["alerts"],
+    }
+
+
+class ReportLlm:
+    """Runs the report's model calls at background priority; ``runner=None`` means no model at all."""
+
+    def __init__(self, domain: Domain, options: ReportOptions, runner: PromptRunner | None) -> None:
+        self.domain = domain
+        self.options = options
+        self.runner = runner
+        self.wording = wording_for(domain.language)
+
+    def new_ledger(self) -> LlmLedger:
+        if self.runner is None:
+            return LlmLedger(budget=0, verify_budget=0)
+        return LlmLedger(budget=self.options.llm_budget, verify_budget=self.options.alert_verify_budget)
+
+    # -- calls -------------------------------------------------------------------------------
+
+    async def _complete(
+        self,
+        ledger: LlmLedger,
+        prompt: str,
+        *,
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None = None,
+    ) -> str:
+        assert self.runner is not None
+        try:
+            return await self.runner.complete(
+                prompt,
+                priority=Priority.BACKGROUND,
+                route=ROUTE,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                json_schema=json_schema,
+            )
+        except LlmBusy:
+            ledger.shed += 1
+            ledger.stopped = ledger.stopped or "busy"
+            raise
+        except _UNSERVICEABLE:
+            ledger.failed += 1
+            ledger.stopped = ledger.stopped or "unavailable"
+            raise
+        except Exception:
+            ledger.failed += 1
+            raise
+
+    # -- alert screen (may add alerts, never removes one) --------------------------------------
+
+    def _is_praise(self, item: StoredFeedback) -> bool:
+        """``praise``, or any type the domain maps to a positive sentiment (domains name types freely)."""
+        structure = item.structure
+        if structure is None:
+            return False
+        return structure.type == "praise" or self.domain.type_sentiment.get(structure.type) == "positive"
+
+    async def screen_alerts(self, items: Sequence[StoredFeedback], ledger: LlmLedger) -> list[dict]:
+        """Ask yes/no per keyword-silent, non-praise item; confirmed items become model alert rows.
+
+        Fails closed: an error, a shed or an unclear reply means "not an alert". The screen runs
+        only while the report still has synthesis budget, and has a budget of its own.
+        """
+        template = self.domain.prompts.get(VERIFY_ROLE)
+        if not self.options.alert_nomination or ledger.remaining <= 0 or ledger.verify_budget <= 0:
+            return []
+        if template is None:
+            log.warning("report: domain %s has no %s prompt; alert screen skipped", self.domain.name, VERIFY_ROLE)
+            return []
+        candidates = [i for i in items if not i.alerts and not self._is_praise(i)]
+        confirmed: list[StoredFeedback] = []
+        for index, item in enumerate(candidates):
+            if ledger.verify_remaining <= 0 or ledger.stopped:
+                why = ledger.stopped or "verify budget spent"
+                log.info("report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index)
+                break
+            ledger.verify_calls += 1
+            prompt = template.replace("{{text}}", neutralize(item.text))
+            try:
+                reply = await self._complete(ledger, prompt, max_tokens=VERIFY_MAX_TOKENS, temperature=0.0)
+            except Exception as exc:
+                log.info("report: alert screen call failed closed for %s: %s", item.id, exc)
+                continue
+            if alert_verdict(reply, self.wording):
+                confirmed.append(item)
+        if not confirmed:
+            return []
+        reasons = await self._nominate(confirmed, ledger)
+        ids = [i.id for i in confirmed]
+        return [alert_row(i, (), self._reason(reasons.get(i.id), ids), self.options) for i in confirmed]
+
+    async def _nominate(self, confirmed: Sequence[StoredFeedback], ledger: LlmLedger) -> dict[str, Any]:
+        """One call for the reasons of (at most ``max_items_per_llm_call``) confirmed items."""
+        template = self.domain.prompts.get(NOMINATION_ROLE)
+        if ledger.stopped:
+            ledger.fallbacks += 1
+            return {}
+        if template is None or ledger.remaining <= 0:
+            return {}
+        batch = confirmed[: self.options.max_items_per_llm_call]
+        lines = [
+            f"- [{neutralize(i.id)}] ({neutralize(i.structure.category) if i.structure else '?'}"
+            f"/{neutralize(i.structure.severity) if i.structure else '?'}) "
+            f'"{neutralize(excerpt(i.text, self.options.excerpt_chars))}"'
+            for i in batch
+        ]
+        ids = [i.id for i in batch]
+        ledger.calls += 1
+        try:
+            raw = await self._complete(
+                ledger,
+                template.replace("{{data}}", "\n".join(lines)),
+                max_tokens=NOMINATION_MAX_TOKENS,
+                temperature=0.0,
+                json_schema=nomination_schema(ids),
+            )
+        except Exception as exc:
+            log.info("report: alert nomination fell back: %s", exc)
+            ledger.fallbacks += 1
+            return {}
+        parsed = extract_json_object(raw or "").obj
+        if parsed is None:
+            ledger.fallbacks += 1
+            return {}
+        reasons: dict[str, Any] = {}
+        entries = parsed.get("alerts")
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"] in ids:
+                reasons.setdefault(entry["id"], entry.get("reason"))
+        return reasons
+
+    def _reason(self, reason: Any, ids: Collection[str]) -> str:
+        if isinstance(reason, str) and reason.strip() and not looks_action_bearing(reason):
+            stripped = strip_id_echo(reason.strip(), ids)
+            if stripped:
+                return stripped
+        return self.wording.generic_alert_reason
+
+    # -- theme synthesis ----------------------------------------------------------------------
+
+    async def synthesize(
+        self, ledger: LlmLedger, *, scope: str, items: Sequence[StoredFeedback], direction: str
+    ) -> tuple[str, str] | None:
+        """Checked (title, narrative) for ``items``, or ``None`` after counting why it fell back."""
+        template = self.domain.prompts.get(SYNTHESIS_ROLE)
+        if ledger.stopped or ledger.remaining <= 0 or template is None:
+            if template is None:
+                log.warning("report: domain %s has no %s prompt", self.domain.name, SYNTHESIS_ROLE)
+            ledger.fallbacks += 1
+            return None
+        shown = list(items[: min(MAX_EXCERPTS_PER_THEME, self.options.max_items_per_llm_call)])
+        ledger.calls += 1
+        try:
+            raw = await self._complete(
+                ledger,
+                template.replace("{{data}}", self._data_block(scope, items, direction, shown)),
+                max_tokens=self.options.synthesis_max_tokens,
+                temperature=self.options.synthesis_temperature,
+                json_schema=synthesis_schema([i.id for i in shown]),
+            )
+        except Exception as exc:
+            log.info("report: synthesis for %s fell back: %s", scope, exc)
+            ledger.fallbacks += 1
+            return None
+        return self._checked_prose(raw, [i.id for i in items], ledger)
+
+    def _data_block(
+        self, scope: str, items: Sequence[StoredFeedback], direction: str, shown: Sequence[StoredFeedback]
+    ) -> str:
+        w = self.wording
+        severities = ranked_counts(i.structure.severity for i in items if i.structure)
+        themes = theme_counts(items)[:6]
+        lines = [
+            f"{self.domain.category_field_label}: {scope}",
+            f"{w.data_count}: {len(items)}",
+            f"{w.data_trend}: {direction_label(direction, self.domain.language)}",
+            f"{w.data_severities}: " + ", ".join(f"{neutralize(s)} {n}" for s, n in severities),
+            f"{w.data_themes}: " + ", ".join(f"{neutralize(t)} ({n})" for t, n in themes),
+            f"{w.data_excerpts}:",
+        ]
+        for item in shown:
+            severity = item.structure.severity if item.structure else "?"
+            text = neutralize(excerpt(item.text, self.options.excerpt_chars))
+            lines.append(f'- [{neutralize(item.id)}] "{text}" ({neutralize(severity)})')
+        return "\n".join(lines)
+
+    def _checked_prose(self, raw: str, ids: Sequence[str], ledger: LlmLedger) -> tuple[str, str] | None:
+        parsed = extract_json_object(raw or "").obj
+        if parsed is None or not (
+            isinstance(parsed.get("title"), str)
+            and isinstance(parsed.get("narrative"), str)
+            and isinstance(parsed.get("citedIds"), list)
+        ):
+            ledger.fallbacks += 1
+            return None
+        if not is_grounded(parsed["citedIds"], set(ids)):
+            ledger.dropped_claims += 1
+            return None
+        title, narrative = parsed["title"].strip(), parsed["narrative"].strip()
+        if looks_action_bearing(title) or looks_action_bearing(narrative):
+            ledger.action_dropped += 1
+            return None
+        title, narrative = strip_id_echo(title, ids), strip_id_echo(narrative, ids)
+        if not title or not narrative:
+            ledger.fallbacks += 1
+            return None
+        return title, narrative

@@ -1,0 +1,227 @@
+"""Builders for report tests: a small domain, feedback items, and a scripted backend behind a real gate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.window import Window, build_window
+from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
+
+WINDOW_FROM = "2026-06-01T00:00:00Z"
+WINDOW_TO = "2026-06-08T00:00:00Z"
+NOW = datetime(2026, 6, 8, tzinfo=UTC)
+
+SYNTH_PROMPT = "SYNTH\nKirjoita kuvaus.\n{{data}}"
+NOMINATE_PROMPT = "NOMINATE\nArvioi turvallisuus.\n{{data}}"
+VERIFY_PROMPT = 'VERIFY\nVastaa kyllä tai ei.\nPalaute: "{{text}}"\nVastaus:'
+
+
+def make_domain(language: str = "fi", *, prompts: dict[str, str] | None = None, categories: int = 0) -> Domain:
+    names = {
+        "maito_kylma": "Maito & kylmä",
+        "hevi": "Hevi",
+        "kassa_palvelu": "Kassa & palvelu",
+        "rasismi": "Rasistinen palaute",
+        "asiaton": "Asiaton palaute",
+        "muu": "Muu",
+    }
+    names.update({f"cat{i:02d}": f"Category {i}" for i in range(categories)})
+    return Domain(
+        name="test",
+        language=language,
+        category_field_label="osasto" if language == "fi" else "category",
+        categories=names,
+        category_hints={},
+        catch_all_category="muu",
+        demoted_categories=("rasismi", "asiaton"),
+        severities={"low": "Matala", "medium": "Keskitaso", "high": "Korkea", "critical": "Kriittinen"},
+        types={
+            "complaint": "Valitus",
+            "praise": "Kehu",
+            "suggestion": "Ehdotus",
+            "question": "Kysymys",
+            "other": "Muu",
+        },
+        sentiments={"positive": "Myönteinen", "negative": "Kielteinen", "neutral": "Neutraali"},
+        type_sentiment={
+            "complaint": "negative",
+            "praise": "positive",
+            "suggestion": "neutral",
+            "question": "neutral",
+            "other": "neutral",
+        },
+        sources=("google_review", "email", "web_form", "desk"),
+        alert_keywords={"injury_safety": ("loukkaantu",), "rasismi": ("ryssä",)},
+        prompts=(
+            prompts
+            if prompts is not None
+            else {"synthesis": SYNTH_PROMPT, "alertNomination": NOMINATE_PROMPT, "alertVerify": VERIFY_PROMPT}
+        ),
+    )
+
+
+def window(from_raw: str = WINDOW_FROM, to_raw: str = WINDOW_TO, options: ReportOptions | None = None) -> Window:
+    return build_window(from_raw, to_raw, NOW, options or ReportOptions())
+
+
+def stamp(day: float) -> str:
+    """Normalised timestamp ``day`` days after the test window opens (0 <= day < 7)."""
+    whole = int(day)
+    seconds = round((day - whole) * 86_400)
+    return f"2026-06-{1 + whole:02d}T{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}.0000000+00:00"
+
+
+def item(
+    id_: str,
+    day: float = 3.0,
+    *,
+    category: str | None = "maito_kylma",
+    theme: str = "vanha maito",
+    severity: str = "medium",
+    type_: str = "complaint",
+    sentiment: str | None = None,
+    text: str | None = None,
+    source: str = "web_form",
+    alerts: Sequence[tuple[str, str]] = (),
+    needs_review: bool = False,
+    structure_failed: bool = False,
+    model_failed: bool = False,
+    corrections: Sequence[tuple[str, str, str]] | None = None,
+    timestamp: str | None = None,
+) -> StoredFeedback:
+    structure = (
+        Structure(category, theme, severity, type_, "fi", sentiment)
+        if category is not None and not structure_failed
+        else None
+    )
+    return StoredFeedback(
+        id=id_,
+        source=source,
+        text=text if text is not None else f"palaute {id_}: {theme}",
+        timestamp=timestamp or stamp(day),
+        created_at=timestamp or stamp(day),
+        structure=structure,
+        structure_failed=structure_failed,
+        model_failed=model_failed,
+        alerts=tuple(AlertHit(c, p) for c, p in alerts),
+        corrections=tuple(Correction(f, m, h) for f, m, h in corrections) if corrections is not None else None,
+        needs_review=needs_review,
+    )
+
+
+def newest_first(items: Sequence[StoredFeedback]) -> list[StoredFeedback]:
+    return sorted(items, key=lambda i: i.timestamp, reverse=True)
+
+
+@dataclass
+class StoreFake:
+    """``fetch`` over a list, like the store: inclusive window, newest first, limited."""
+
+    items: list[StoredFeedback]
+    fetches: list[tuple[str, str, int]] = field(default_factory=list)
+
+    async def fetch(self, from_norm: str, to_norm: str, limit: int) -> list[StoredFeedback]:
+        self.fetches.append((from_norm, to_norm, limit))
+        return newest_first([i for i in self.items if from_norm <= i.timestamp <= to_norm])[:limit]
+
+    async def count(self, from_norm: str, to_norm: str) -> int:
+        return sum(1 for i in self.items if from_norm <= i.timestamp <= to_norm)
+
+
+Reply = str | BaseException
+EXCERPT_ID = re.compile(r"^- \[([^\]]+)\]", re.MULTILINE)
+
+
+def shown_ids(prompt: str) -> list[str]:
+    return EXCERPT_ID.findall(prompt)
+
+
+def good_synthesis(prompt: str) -> str:
+    ids = shown_ids(prompt)
+    return json.dumps(
+        {"title": "Maidon tuoreus", "narrative": "Asiakkaat kuvaavat vanhaa maitoa.", "citedIds": ids[:2]}
+    )
+
+
+class ScriptedBackend:
+    """A backend whose replies a test scripts per prompt kind (the prompt's first line)."""
+
+    kind = "fake"
+
+    def __init__(
+        self,
+        *,
+        synth: Callable[[str], Reply] = good_synthesis,
+        verify: Callable[[str], Reply] = lambda _p: "ei",
+        nominate: Callable[[str], Reply] = lambda _p: '{"alerts": []}',
+    ) -> None:
+        self.handlers = {"SYNTH": synth, "VERIFY": verify, "NOMINATE": nominate}
+        self.requests: list[CompletionRequest] = []
+        self.arrived = asyncio.Event()  # set by the first request
+        self.hold: asyncio.Event | None = None  # when set by a test, requests wait for it
+
+    def prompts(self, kind: str | None = None) -> list[str]:
+        texts = [r.messages[0].content for r in self.requests]
+        return [t for t in texts if kind is None or t.startswith(kind)]
+
+    async def start(self) -> None:
+        return None
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        self.arrived.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        prompt = request.messages[0].content
+        reply = self.handlers[prompt.split("\n", 1)[0]](prompt)
+        if isinstance(reply, BaseException):
+            raise reply
+        return Completion(reply)
+
+    async def readiness(self) -> Readiness:
+        return Readiness.READY
+
+    async def info(self) -> BackendInfo:
+        return BackendInfo(kind=self.kind, model="scripted", base_url=None)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def real_runner(backend: ScriptedBackend, *, slots: int = 2, acquire_timeout_s: float = 0.05) -> PromptRunner:
+    gate = LlmGate(LocalSlotPool(slots, background_reserve=1), acquire_timeout_s=acquire_timeout_s, call_timeout_s=5)
+    return PromptRunner(gate, backend)
+
+
+def service(
+    items: Sequence[StoredFeedback],
+    backend: ScriptedBackend | None = None,
+    *,
+    options: ReportOptions | None = None,
+    domain: Domain | None = None,
+    runner: PromptRunner | None = None,
+) -> tuple[ReportService, StoreFake]:
+    store = StoreFake(list(items))
+    if runner is None and backend is not None:
+        runner = real_runner(backend)
+    svc = ReportService(
+        domain or make_domain(),
+        options or ReportOptions(),
+        runner,
+        store.fetch,
+        count=store.count,
+        now=lambda: NOW,
+    )
+    return svc, store

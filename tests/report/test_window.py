@@ -1,0 +1,63 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from feedback_intelligence.report.instants import format_instant, parse_instant
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.window import WindowError, build_window, cache_key
+
+NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
+
+
+def test_instants_round_trip_seven_digits_and_offsets():
+    ticks = parse_instant("2026-06-01T12:00:00.1234567+03:00")
+    assert format_instant(ticks) == "2026-06-01T09:00:00.1234567+00:00"
+    assert format_instant(parse_instant("2026-06-01")) == "2026-06-01T00:00:00.0000000+00:00"
+    assert format_instant(parse_instant("2026-06-01T10:00Z")) == "2026-06-01T10:00:00.0000000+00:00"
+    assert parse_instant("2026-06-01T10:00+03:00") < parse_instant("2026-06-01T09:00:00Z")
+    assert parse_instant("eilen") is None
+    assert parse_instant("") is None
+
+
+def test_defaults_to_last_seven_days_ending_now():
+    w = build_window(None, None, NOW, ReportOptions())
+    assert w.to_norm == "2026-06-08T12:00:00.0000000+00:00"
+    assert w.from_norm == "2026-06-01T12:00:00.0000000+00:00"
+    assert w.midpoint_norm == "2026-06-05T00:00:00.0000000+00:00"
+
+
+def test_from_defaults_relative_to_given_to():
+    w = build_window("", "2026-05-10T00:00:00Z", NOW, ReportOptions(default_window_days=3))
+    assert w.from_norm == "2026-05-07T00:00:00.0000000+00:00"
+
+
+@pytest.mark.parametrize(
+    ("from_raw", "to_raw", "message"),
+    [
+        (None, "huomenna", "to must be ISO-8601, got 'huomenna'."),
+        ("eilen", None, "from must be ISO-8601, got 'eilen'."),
+        ("eilen", "huomenna", "to must be ISO-8601, got 'huomenna'."),
+        ("2026-06-02", "2026-06-01", "window must be positive and at most 92 days."),
+        ("2026-06-01", "2026-06-01", "window must be positive and at most 92 days."),
+        ("2026-01-01", "2026-06-01", "window must be positive and at most 92 days."),
+    ],
+)
+def test_window_errors(from_raw, to_raw, message):
+    with pytest.raises(WindowError) as caught:
+        build_window(from_raw, to_raw, NOW, ReportOptions())
+    assert caught.value.message == message
+
+
+def test_exactly_max_days_is_allowed():
+    w = build_window("2026-01-01T00:00:00Z", "2026-04-03T00:00:00Z", NOW, ReportOptions())
+    assert w.to_norm.startswith("2026-04-03")
+
+
+def test_cache_key_buckets_ten_minutes_and_separates_modes():
+    opts = ReportOptions()
+    a = build_window(None, "2026-06-08T12:01:00Z", NOW, opts)
+    b = build_window(None, "2026-06-08T12:09:59Z", NOW, opts)
+    c = build_window(None, "2026-06-08T12:10:00Z", NOW, opts)
+    assert cache_key(a, "standard") == cache_key(b, "standard")
+    assert cache_key(a, "standard") != cache_key(c, "standard")
+    assert cache_key(a, "summary") == cache_key(a, "standard") + "|summary"
