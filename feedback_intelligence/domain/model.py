@@ -7,9 +7,18 @@ A domain is a folder (``domain.json`` + lexicon JSON files + prompt files); see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 SCHEMA_FIELDS: tuple[str, ...] = ("category", "theme", "severity", "type", "language")
 OPTIONAL_FIELDS: tuple[str, ...] = ("sentiment",)
+
+# Prompt roles the API needs from every domain (reference §1.8).
+SYNTHESIS_ROLE = "synthesis"
+ALERT_NOMINATION_ROLE = "alertNomination"
+ALERT_VERIFY_ROLE = "alertVerify"
+
+# The one-word answers the alert-verify prompt asks for, by domain language: (yes, no).
+ALERT_VERIFY_WORDS: dict[str, tuple[str, str]] = {"fi": ("kyllä", "ei"), "en": ("yes", "no")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,15 @@ class Domain:
     category_keywords: tuple[CategoryKeywordRule, ...] = ()
     vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
     prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
+    directory: Path | None = None  # the module folder it was loaded from (None when built in code)
+
+    def category_label(self, key: str) -> str:
+        return self.categories.get(key, key)
+
+    @property
+    def verify_words(self) -> tuple[str, str]:
+        """(yes, no) for the alert-verify answer in this domain's language; English when unknown."""
+        return ALERT_VERIFY_WORDS.get(self.language, ALERT_VERIFY_WORDS["en"])
 
     def is_demoted(self, category: str | None) -> bool:
         return category is not None and category in self.demoted_categories

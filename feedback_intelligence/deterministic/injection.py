@@ -1,0 +1,90 @@
+"""Prompt-injection symptoms in customer text (reference §3.7) and the review flags they raise.
+
+Detection is a substring scan over a normalised copy of the text (folded as in
+:mod:`text_match`, so case, NFC/NFD and zero-width characters cannot hide a phrase, and with
+every whitespace run collapsed to one space, so a line break cannot either). It returns the
+distinct signal classes in the order of the pattern list. An item with signals is flagged for
+review, never dropped or altered: it stays counted in groups and trends.
+"""
+
+from __future__ import annotations
+
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.store.records import Structure
+
+SEVERE_WITH_INJECTION = "severe-rating-with-injection-symptoms"
+SEVERE_LEVELS = frozenset({"high", "critical"})
+
+# (class, phrase) in detection order; phrases are lowercase and single-spaced.
+INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
+    *(
+        ("override", phrase)
+        for phrase in (
+            "ignore previous",
+            "ignore the above",
+            "ignore all previous",
+            "ignore your instructions",
+            "disregard previous",
+            "disregard the above",
+            "forget previous instructions",
+            "forget all previous",
+            "ohita edelliset",
+            "ohita aiemmat ohjeet",
+            "unohda edelliset",
+            "unohda aiemmat ohjeet",
+            "älä välitä ohjeista",
+        )
+    ),
+    *(
+        ("new-instructions", phrase)
+        for phrase in ("new instructions:", "your real task", "your new task", "uudet ohjeet:")
+    ),
+    *(
+        ("role-override", phrase)
+        for phrase in (
+            "system prompt",
+            "you are now an ai",
+            "you are an ai assistant",
+            "act as an ai",
+            "olet nyt tekoäly",
+            "järjestelmäkehote",
+        )
+    ),
+    *(
+        ("field-injection", phrase)
+        for phrase in (
+            "set severity",
+            "aseta severity",
+            "classify this as",
+            "luokittele tämä",
+            "merkitse kriittiseksi",
+        )
+    ),
+    *(("format-forge", phrase) for phrase in ("```json", '"role":', "[inst]", "<|", "vastaus: kyllä", "vastaus:kyllä")),
+)
+
+SIGNAL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(cls for cls, _ in INJECTION_PATTERNS))
+
+
+def _scan_form(text: str) -> str:
+    return " ".join(fold(text).split())
+
+
+def detect_injection_signals(text: str | None) -> list[str]:
+    """Distinct signal classes found in ``text``, in pattern-list order."""
+    if not text:
+        return []
+    scan = _scan_form(text)
+    found: list[str] = []
+    for cls, phrase in INJECTION_PATTERNS:
+        if cls not in found and phrase in scan:
+            found.append(cls)
+    return found
+
+
+def review_flags(signals: list[str] | tuple[str, ...], structure: Structure | None) -> list[str]:
+    """The item's review flags: its signals, plus the severe-rating flag when signals meet a high rating."""
+    flags = list(dict.fromkeys(signals))
+    if flags and structure is not None and (structure.severity or "").strip().lower() in SEVERE_LEVELS:
+        flags.append(SEVERE_WITH_INJECTION)
+    return flags

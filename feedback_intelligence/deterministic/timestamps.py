@@ -1,0 +1,116 @@
+"""Instants in one fixed-width UTC form, so that string order is instant order.
+
+Every stored or queried instant is ``yyyy-MM-ddTHH:mm:ss.fffffff+00:00``: seven fractional
+digits (100 ns ticks, as the reference) and a literal ``+00:00``, never ``Z``. Because the width
+never varies, SQL string comparison on this form compares instants.
+
+Input is parsed leniently within ISO-8601: ``T``, ``t`` or a space between date and time; seconds
+and fractions optional (any number of fractional digits, ``.`` or ``,``; digits past the seventh
+are truncated); ``Z`` or a numeric offset (``+03:00``, ``+0300``, ``+03``); no offset means UTC;
+a bare date means midnight UTC. The basic format (``20240501T101500Z``) is accepted too.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
+_TICKS_PER_SECOND = 10_000_000
+_MAX_OFFSET = timedelta(hours=14)
+
+_EXTENDED = re.compile(
+    r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"
+    r"(?:[Tt ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?)?"
+    r"\s*(?P<tz>[Zz]|[+-]\d{2}(?::?\d{2})?)?"
+)
+_BASIC = re.compile(
+    r"(?P<y>\d{4})(?P<mo>\d{2})(?P<d>\d{2})"
+    r"(?:[Tt](?P<h>\d{2})(?P<mi>\d{2})(?:(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?)?"
+    r"(?P<tz>[Zz]|[+-]\d{2}(?::?\d{2})?)?"
+)
+
+
+def _parse(raw: str) -> tuple[datetime, int]:
+    """(UTC instant at whole seconds, extra 100 ns ticks) or ValueError."""
+    if not isinstance(raw, str):
+        raise ValueError(f"not an ISO-8601 instant: {raw!r}")
+    text = raw.strip()
+    match = _EXTENDED.fullmatch(text) or _BASIC.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not an ISO-8601 instant: {raw!r}")
+    parts = match.groupdict()
+    fraction = (parts["f"] or "")[:7].ljust(7, "0")
+    try:
+        local = datetime(
+            int(parts["y"]),
+            int(parts["mo"]),
+            int(parts["d"]),
+            int(parts["h"] or 0),
+            int(parts["mi"] or 0),
+            int(parts["s"] or 0),
+            tzinfo=_offset(parts["tz"]),
+        )
+        instant = local.astimezone(UTC)
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"not an ISO-8601 instant: {raw!r} ({exc})") from None
+    return instant, int(fraction)
+
+
+def _offset(tz: str | None) -> timezone:
+    if tz is None or tz in ("Z", "z"):
+        return UTC
+    sign = -1 if tz[0] == "-" else 1
+    digits = tz[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:] or 0)
+    if minutes >= 60:
+        raise ValueError(f"offset minutes out of range in {tz!r}")
+    delta = timedelta(hours=hours, minutes=minutes)
+    if delta > _MAX_OFFSET:
+        raise ValueError(f"offset out of range in {tz!r}")
+    return timezone(sign * delta)
+
+
+def _format(instant: datetime, ticks: int) -> str:
+    return (
+        f"{instant.year:04d}-{instant.month:02d}-{instant.day:02d}"
+        f"T{instant.hour:02d}:{instant.minute:02d}:{instant.second:02d}.{ticks:07d}+00:00"
+    )
+
+
+def normalize_timestamp(raw: str) -> str:
+    """Parse a lenient ISO-8601 instant and return the fixed-width UTC form; ValueError on garbage."""
+    instant, ticks = _parse(raw)
+    return _format(instant, ticks)
+
+
+def is_valid_timestamp(raw: str) -> bool:
+    try:
+        _parse(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def format_instant(moment: datetime) -> str:
+    """The fixed-width UTC form of a datetime (a naive datetime is taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    instant = moment.astimezone(UTC)
+    return _format(instant.replace(microsecond=0), instant.microsecond * 10)
+
+
+def utc_now_normalized() -> str:
+    return format_instant(datetime.now(UTC))
+
+
+def parse_normalized(value: str) -> datetime:
+    """An aware UTC datetime for a normalised (or any accepted) instant; the 7th digit is dropped."""
+    instant, ticks = _parse(value)
+    return instant + timedelta(microseconds=ticks // 10)
+
+
+def ticks_of(value: str) -> int:
+    """Whole 100 ns ticks since 0001-01-01T00:00Z (the .NET ``UtcTicks``), for exact arithmetic."""
+    instant, ticks = _parse(value)
+    seconds = (instant - datetime(1, 1, 1, tzinfo=UTC)) // timedelta(seconds=1)
+    return seconds * _TICKS_PER_SECOND + ticks

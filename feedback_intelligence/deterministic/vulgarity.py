@@ -1,0 +1,66 @@
+"""Vulgarity density (reference §3.8): is this text mostly swearing, with no feedback substance?
+
+Every occurrence of every distinct stem is marked on a per-character coverage mask; the ratio is
+covered characters over non-whitespace characters. A text is demoted (routed to the lexicon's
+``demoteToCategory``) only when it is both dense (ratio >= ``demoteRatio``) and varied (at least
+``demoteMinDistinctStems`` different stems), so a lone or repeated swear word inside real
+feedback keeps its rating.
+
+Coverage is computed on the folded text (see :mod:`text_match`): casefolding can change a
+text's length ("ß" -> "ss") and ignorable characters vanish, and counting matches and the
+denominator in the same string keeps the ratio consistent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from feedback_intelligence.deterministic.text_match import FoldedText, fold
+from feedback_intelligence.domain.model import VulgarityLexicon
+
+
+@dataclass(frozen=True, slots=True)
+class VulgarityAssessment:
+    level: int  # 0 none, 1 mild only, 2 some strong, 3 demote
+    ratio: float
+    distinct_stems: int
+    demote: bool
+    matched_stems: tuple[str, ...] = ()
+
+
+NONE = VulgarityAssessment(level=0, ratio=0.0, distinct_stems=0, demote=False)
+
+
+def assess_vulgarity(text: str | None, lexicon: VulgarityLexicon) -> VulgarityAssessment:
+    if lexicon.empty or not text or not text.strip():
+        return NONE
+    folded = FoldedText.of(text)
+    letters = sum(1 for ch in folded.folded if not ch.isspace())
+    if letters == 0:
+        return NONE
+
+    covered = bytearray(len(folded.folded))
+    seen: set[str] = set()
+    matched: list[str] = []
+    strong_hit = False
+    for is_strong, stems in ((False, lexicon.mild), (True, lexicon.strong)):
+        for stem in stems:
+            key = fold(stem)
+            if not key.strip() or key in seen:
+                continue
+            seen.add(key)
+            spans = folded.find_folded(key)
+            if not spans:
+                continue
+            matched.append(stem)
+            strong_hit = strong_hit or is_strong
+            for start, end in spans:
+                covered[start:end] = b"\x01" * (end - start)
+
+    if not matched:
+        return NONE
+    hits = sum(1 for ch, mark in zip(folded.folded, covered, strict=True) if mark and not ch.isspace())
+    ratio = hits / letters
+    demote = ratio >= lexicon.demote_ratio and len(matched) >= lexicon.demote_min_distinct_stems
+    level = 3 if demote else 2 if strong_hit else 1
+    return VulgarityAssessment(level, ratio, len(matched), demote, tuple(matched))

@@ -1,0 +1,443 @@
+"""Load a domain module (a folder of JSON + prompt files) into a :class:`Domain`, validating everything.
+
+A domain is data only. Adding one is adding a folder::
+
+    <name>/domain.json               taxonomy, sources, prompt map              (required)
+    <name>/alert-keywords.json       deterministic alert lexicon                (required)
+    <name>/category-keywords.json    category keyword rules                     (optional)
+    <name>/vulgarity-lexicon.json    vulgarity density lexicon                  (optional)
+    <name>/prompts/*                 files named by domain.json's "prompts" map
+
+Every problem raises :class:`DomainError` with a message naming the file and the offending key,
+so a bad domain stops the boot with a message an operator can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from feedback_intelligence.domain.model import (
+    ALERT_NOMINATION_ROLE,
+    ALERT_VERIFY_ROLE,
+    ALERT_VERIFY_WORDS,
+    SYNTHESIS_ROLE,
+    CategoryKeywordRule,
+    Domain,
+    VulgarityLexicon,
+)
+
+DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
+
+DOMAIN_FILE = "domain.json"
+ALERT_FILE = "alert-keywords.json"
+CATEGORY_KEYWORD_FILE = "category-keywords.json"
+VULGARITY_FILE = "vulgarity-lexicon.json"
+
+DESK_SOURCE = "desk"
+
+DEFAULT_SEVERITIES = {s: s for s in ("low", "medium", "high", "critical")}
+DEFAULT_TYPES = {t: t for t in ("complaint", "praise", "suggestion", "question", "other")}
+DEFAULT_SENTIMENTS = {s: s for s in ("positive", "negative", "neutral")}
+DEFAULT_TYPE_SENTIMENT = {
+    "complaint": "negative",
+    "praise": "positive",
+    "suggestion": "neutral",
+    "question": "neutral",
+    "other": "neutral",
+}
+
+# Placeholders each API prompt role must contain (the report fills them).
+PROMPT_PLACEHOLDERS = {SYNTHESIS_ROLE: "{{data}}", ALERT_NOMINATION_ROLE: "{{data}}", ALERT_VERIFY_ROLE: "{{text}}"}
+
+_DOMAIN_KEYS = frozenset(
+    {
+        "name",
+        "language",
+        "categoryFieldLabel",
+        "categories",
+        "categoryHints",
+        "catchAllCategory",
+        "demotedCategories",
+        "severities",
+        "types",
+        "sentiments",
+        "typeSentiment",
+        "sources",
+        "prompts",
+    }
+)
+_DOC_KEYS = frozenset({"description", "$schema", "comment", "notes"})
+
+
+class DomainError(Exception):
+    """A domain module that cannot be used; the message names the file and the key."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _File:
+    """One JSON file of a domain and the error vocabulary for it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def error(self, key: str | None, problem: str) -> DomainError:
+        where = f"{self.path}: '{key}'" if key else str(self.path)
+        return DomainError(f"{where}: {problem}")
+
+    def load(self) -> dict[str, Any]:
+        try:
+            raw = self.path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise self.error(None, "file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise self.error(None, f"cannot be read ({exc})") from None
+
+        def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            result: dict[str, Any] = {}
+            for key, value in pairs:
+                if key in result:
+                    raise self.error(key, "appears twice in the same object")
+                result[key] = value
+            return result
+
+        try:
+            data = json.loads(raw, object_pairs_hook=no_duplicates)
+        except json.JSONDecodeError as exc:
+            raise self.error(None, f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        if not isinstance(data, dict):
+            raise self.error(None, "must contain a JSON object at the top level")
+        return data
+
+    # typed accessors -------------------------------------------------------
+
+    def text(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(key, f"must be a non-blank string, got {_show(value)}")
+        return value.strip()
+
+    def optional_text(self, data: dict[str, Any], key: str, default: str) -> str:
+        value = data.get(key)
+        return default if value is None else self.text(value, key)
+
+    def obj(self, value: Any, key: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(key, f"must be a JSON object, got {_show(value)}")
+        return value
+
+    def array(self, value: Any, key: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.error(key, f"must be a JSON array, got {_show(value)}")
+        return value
+
+    def string_list(self, value: Any, key: str, *, drop_blank: bool = False) -> list[str]:
+        """A list of strings, trimmed, duplicates removed (case-sensitive) in first order."""
+        items: list[str] = []
+        for index, item in enumerate(self.array(value, key)):
+            if drop_blank and (not isinstance(item, str) or not item.strip()):
+                continue
+            items.append(self.text(item, f"{key}[{index}]"))
+        return list(dict.fromkeys(items))
+
+    def labels(self, value: Any, key: str) -> dict[str, str]:
+        """key -> label; a non-string label falls back to the key itself."""
+        result: dict[str, str] = {}
+        for k, label in self.obj(value, key).items():
+            name = self.text(k, f"{key}.{k}")
+            if name != k:
+                raise self.error(f"{key}.{k}", "keys must not have surrounding whitespace")
+            result[name] = label.strip() if isinstance(label, str) and label.strip() else name
+        return result
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _given(data: dict[str, Any], key: str, default: Any) -> Any:
+    """The value of an optional field; ``default`` only when the key is absent or null."""
+    value = data.get(key)
+    return default if value is None else value
+
+
+def _number(file: _File, data: dict[str, Any], key: str, default: float) -> float:
+    if key not in data:
+        return float(default)
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise file.error(key, f"must be a number, got {_show(value)}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def resolve_domain_dir(name: str, root: Path | str | None = None) -> Path:
+    """The folder of domain ``name``: a plain name under ``root``, or a name that is itself a path."""
+    if not isinstance(name, str) or not name.strip():
+        raise DomainError("domain name must be a non-blank string")
+    name = name.strip()
+    as_path = Path(name).expanduser()
+    looks_like_path = as_path.is_absolute() or len(as_path.parts) > 1 or name.startswith((".", "~"))
+    folder = as_path if looks_like_path else Path(root or DOMAINS_ROOT) / name
+    if not folder.is_dir():
+        known = ", ".join(available_domains(root)) if not looks_like_path else ""
+        hint = f" (available: {known})" if known else ""
+        raise DomainError(f"domain '{name}': folder {folder} does not exist{hint}")
+    if not (folder / DOMAIN_FILE).is_file():
+        raise DomainError(f"domain '{name}': {folder / DOMAIN_FILE} not found")
+    return folder
+
+
+def available_domains(root: Path | str | None = None) -> list[str]:
+    """Names of the folders under ``root`` that hold a ``domain.json``, sorted."""
+    base = Path(root or DOMAINS_ROOT)
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and (p / DOMAIN_FILE).is_file())
+
+
+def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: bool = True) -> Domain:
+    """Load and validate domain ``name`` (a folder under ``root``, default the packaged ``domains/``).
+
+    ``alert_nomination`` mirrors the report's alert screen switch: when on (the default) the
+    ``alertNomination`` and ``alertVerify`` prompts are required and the language must be fi or en.
+    """
+    folder = resolve_domain_dir(name, root)
+    spec = _File(folder / DOMAIN_FILE)
+    data = spec.load()
+
+    for key in data:
+        if key not in _DOMAIN_KEYS and key not in _DOC_KEYS and not key.startswith("_"):
+            raise spec.error(key, f"is not a domain.json field (known: {', '.join(sorted(_DOMAIN_KEYS))})")
+
+    domain_name = spec.optional_text(data, "name", folder.name)
+    language = spec.optional_text(data, "language", "en")
+    category_label = spec.optional_text(data, "categoryFieldLabel", "category")
+
+    if "categories" not in data:
+        raise spec.error("categories", "is required")
+    categories = spec.labels(data["categories"], "categories")
+    if not categories:
+        raise spec.error("categories", "must declare at least one category")
+
+    hints: dict[str, str] = {}
+    for key, hint in spec.obj(_given(data, "categoryHints", {}), "categoryHints").items():
+        if key not in categories:
+            raise spec.error(f"categoryHints.{key}", "is not a declared category")
+        hints[key] = spec.text(hint, f"categoryHints.{key}")
+
+    catch_all = data.get("catchAllCategory")
+    if catch_all is not None:
+        catch_all = spec.text(catch_all, "catchAllCategory")
+        if catch_all not in categories:
+            raise spec.error("catchAllCategory", f"'{catch_all}' is not a declared category")
+
+    demoted = spec.string_list(_given(data, "demotedCategories", []), "demotedCategories")
+    for key in demoted:
+        if key not in categories:
+            raise spec.error("demotedCategories", f"'{key}' is not a declared category")
+
+    severities = spec.labels(_given(data, "severities", {}), "severities") or dict(DEFAULT_SEVERITIES)
+    types = spec.labels(_given(data, "types", {}), "types") or dict(DEFAULT_TYPES)
+    sentiments = spec.labels(_given(data, "sentiments", {}), "sentiments") or dict(DEFAULT_SENTIMENTS)
+
+    raw_map = data.get("typeSentiment")
+    if raw_map is None:
+        type_sentiment = {t: s for t, s in DEFAULT_TYPE_SENTIMENT.items() if t in types and s in sentiments}
+    else:
+        type_sentiment = {}
+        for type_key, sentiment in spec.obj(raw_map, "typeSentiment").items():
+            if type_key not in types:
+                raise spec.error(f"typeSentiment.{type_key}", "is not a declared type")
+            sentiment = spec.text(sentiment, f"typeSentiment.{type_key}")
+            if sentiment not in sentiments:
+                raise spec.error(f"typeSentiment.{type_key}", f"'{sentiment}' is not a declared sentiment")
+            type_sentiment[type_key] = sentiment
+
+    if "sources" not in data:
+        raise spec.error("sources", "is required")
+    sources = spec.string_list(data["sources"], "sources")
+    if not sources:
+        raise spec.error("sources", "must list at least one source")
+    if DESK_SOURCE not in sources:
+        raise spec.error("sources", f"must contain '{DESK_SOURCE}' (the clerk desk posts with that source)")
+
+    prompt_files = {
+        role: spec.text(path, f"prompts.{role}")
+        for role, path in spec.obj(_given(data, "prompts", {}), "prompts").items()
+    }
+    required = [SYNTHESIS_ROLE] + ([ALERT_NOMINATION_ROLE, ALERT_VERIFY_ROLE] if alert_nomination else [])
+    for role in required:
+        if role not in prompt_files:
+            raise spec.error(f"prompts.{role}", "is required (declare the prompt file for this role)")
+    if alert_nomination and language not in ALERT_VERIFY_WORDS:
+        raise spec.error(
+            "language", f"must be one of {sorted(ALERT_VERIFY_WORDS)} while the alert screen is on, got '{language}'"
+        )
+    prompts = {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
+
+    alert_keywords = _load_alert_keywords(folder)
+    category_keywords = _load_category_keywords(folder, categories)
+    vulgarity = _load_vulgarity(folder, categories, demoted)
+
+    return Domain(
+        name=domain_name,
+        language=language,
+        category_field_label=category_label,
+        categories=categories,
+        category_hints=hints,
+        catch_all_category=catch_all,
+        demoted_categories=tuple(demoted),
+        severities=severities,
+        types=types,
+        sentiments=sentiments,
+        type_sentiment=type_sentiment,
+        sources=tuple(sources),
+        alert_keywords=alert_keywords,
+        category_keywords=category_keywords,
+        vulgarity=vulgarity,
+        prompts=prompts,
+        directory=folder,
+    )
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR -> LF (load-bearing: a CRLF prompt once flipped a safety judgment)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_prompt_file(path: Path) -> str:
+    """A prompt or template file as LF-normalised UTF-8 text (a BOM is dropped)."""
+    return normalize_newlines(path.read_text(encoding="utf-8-sig"))
+
+
+def _read_prompt(spec: _File, folder: Path, role: str, relative: str) -> str:
+    key = f"prompts.{role}"
+    candidate = Path(relative)
+    if candidate.is_absolute():
+        raise spec.error(key, f"must be a path relative to the domain folder, got '{relative}'")
+    path = (folder / candidate).resolve()
+    if not path.is_relative_to(folder.resolve()):
+        raise spec.error(key, f"'{relative}' points outside the domain folder")
+    if not path.is_file():
+        raise spec.error(key, f"prompt file {path} does not exist")
+    try:
+        text = read_prompt_file(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise spec.error(key, f"prompt file {path} cannot be read ({exc})") from None
+    if not text.strip():
+        raise spec.error(key, f"prompt file {path} is empty")
+    placeholder = PROMPT_PLACEHOLDERS.get(role)
+    if placeholder and placeholder not in text:
+        raise spec.error(key, f"prompt file {path} must contain the placeholder {placeholder}")
+    return text
+
+
+def _load_alert_keywords(folder: Path) -> dict[str, tuple[str, ...]]:
+    file = _File(folder / ALERT_FILE)
+    data = file.load()
+    if "categories" not in data:
+        raise file.error("categories", "is required")
+    result: dict[str, tuple[str, ...]] = {}
+    for category, patterns in file.obj(data["categories"], "categories").items():
+        key = f"categories.{category}"
+        name = file.text(category, key)
+        kept = file.string_list(patterns, key, drop_blank=True)
+        if not kept:
+            raise file.error(key, "must keep at least one non-blank pattern")
+        result[name] = tuple(kept)
+    if not result:
+        raise file.error("categories", "must declare at least one alert category")
+    return result
+
+
+def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[CategoryKeywordRule, ...]:
+    path = folder / CATEGORY_KEYWORD_FILE
+    if not path.exists():
+        return ()
+    file = _File(path)
+    data = file.load()
+    if "categories" not in data:
+        raise file.error("categories", "is required")
+    rules: list[CategoryKeywordRule] = []
+    for category, rule in file.obj(data["categories"], "categories").items():
+        key = f"categories.{category}"
+        if category not in categories:
+            raise file.error(key, "is not a declared category in domain.json")
+        body = file.obj(rule, key)
+        for field_name in body:
+            if field_name not in ("terms", "excludeIfContains", "description"):
+                raise file.error(f"{key}.{field_name}", "is not a rule field (terms, excludeIfContains)")
+        terms = file.string_list(_given(body, "terms", []), f"{key}.terms", drop_blank=True)
+        if not terms:
+            raise file.error(f"{key}.terms", "must contain at least one non-blank term")
+        exclusions = file.string_list(
+            _given(body, "excludeIfContains", []), f"{key}.excludeIfContains", drop_blank=True
+        )
+        rules.append(CategoryKeywordRule(category, tuple(terms), tuple(exclusions)))
+    return tuple(rules)
+
+
+def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]) -> VulgarityLexicon:
+    path = folder / VULGARITY_FILE
+    if not path.exists():
+        return VulgarityLexicon()
+    file = _File(path)
+    data = file.load()
+
+    tiers = file.obj(data.get("tiers"), "tiers")
+    for tier in tiers:
+        if tier not in ("mild", "strong"):
+            raise file.error(f"tiers.{tier}", "is not a tier (mild, strong)")
+    mild = file.string_list(_given(tiers, "mild", []), "tiers.mild", drop_blank=True)
+    strong = file.string_list(_given(tiers, "strong", []), "tiers.strong", drop_blank=True)
+    if not mild and not strong:
+        raise file.error("tiers", "must contain at least one stem across mild and strong")
+
+    target = file.text(data.get("demoteToCategory"), "demoteToCategory")
+    if target not in categories:
+        raise file.error("demoteToCategory", f"'{target}' is not a declared category in domain.json")
+    if target not in demoted:
+        raise file.error("demoteToCategory", f"'{target}' must be one of domain.json's demotedCategories")
+
+    ratio = _number(file, data, "demoteRatio", 0.4)
+    if not 0 < ratio <= 1:
+        raise file.error("demoteRatio", f"must be in (0, 1], got {ratio}")
+    key_min = "demoteMinDistinctStems"
+    min_distinct = _number(file, data, key_min, 2.0)
+    if not min_distinct.is_integer() or min_distinct < 1:
+        raise file.error("demoteMinDistinctStems", f"must be a whole number >= 1, got {_show(data.get(key_min))}")
+
+    return VulgarityLexicon(
+        mild=tuple(mild),
+        strong=tuple(strong),
+        demote_to_category=target,
+        demote_ratio=ratio,
+        demote_min_distinct_stems=int(min_distinct),
+    )
+
+
+def schema_json(domain: Domain) -> dict[str, Any]:
+    """The ``GET /schema`` body (reference §1.3): camelCase keys, everything in declaration order."""
+    return {
+        "language": domain.language,
+        "categoryField": domain.category_field_label,
+        "catchAllCategory": domain.catch_all_category,
+        "demotedCategories": list(domain.demoted_categories),
+        "categories": list(domain.categories),
+        "severities": list(domain.severities),
+        "types": list(domain.types),
+        "sources": list(domain.sources),
+        "categoryLabels": dict(domain.categories),
+        "severityLabels": dict(domain.severities),
+        "typeLabels": dict(domain.types),
+        "sentiments": list(domain.sentiments),
+        "sentimentLabels": dict(domain.sentiments),
+        "typeSentiment": dict(domain.type_sentiment),
+    }

@@ -1,0 +1,122 @@
+"""Deterministic alert layer (reference §3.4; AlertMatcherTests)."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import replace
+
+import pytest
+
+from feedback_intelligence.deterministic.alerts import alert_categories, match_alerts
+from feedback_intelligence.deterministic.category_override import forced_category
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.store.records import AlertHit, Structure
+
+
+def categories(text: str, domain: Domain) -> list[str]:
+    return alert_categories(match_alerts(text, domain))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lapsi loukkaantui kun hylly kaatui.",
+        "Olisin voinut loukkaantua pahasti.",
+        "Asiakas on loukkaantunut ja hänet vietiin sairaalaan.",
+        "Loukkasin käteni rikkinäiseen kärryyn.",
+    ],
+)
+def test_stem_catches_inflections(text: str, retail: Domain) -> None:
+    assert "injury_safety" in categories(text, retail)
+
+
+def test_case_insensitive_and_pattern_reported_as_written(retail: Domain) -> None:
+    assert match_alerts("LIUKASTUIN MÄRÄLLÄ LATTIALLA", retail) == [AlertHit("injury_safety", "liukastu")]
+
+
+def test_nfd_and_zero_width_text_still_matches(retail: Domain) -> None:
+    text = unicodedata.normalize("NFD", "Sähkö\u200biskun vaara kassalla")
+    assert match_alerts(text, retail) == [AlertHit("injury_safety", "sähköisku")]
+
+
+def test_multiple_categories_and_patterns_in_file_order(retail: Domain) -> None:
+    text = "Liukastuin ja tuli verta. Lisäksi minua veloitettiin kahdesti, otan yhteyttä lakimieheen."
+    assert match_alerts(text, retail) == [
+        AlertHit("injury_safety", "liukastu"),
+        AlertHit("injury_safety", "verta"),
+        AlertHit("payment", "veloit"),
+    ]
+    assert categories("Harkitsen oikeustoimia ja ilmoitan ruokavirastoon, liukastuin.", retail) == [
+        "injury_safety",
+        "legal_threat",
+    ]
+
+
+def test_real_retail_config_fires_on_injury_text(retail: Domain) -> None:
+    text = "Lapsi liukastui hedelmäosastolla ja sai haavan päähän, ensiapu tuli paikalle."
+    hits = match_alerts(text, retail)
+    assert [h.pattern for h in hits] == ["liukastu", "haava", "ensiapu"]
+    assert alert_categories(hits) == ["injury_safety"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Structural failure without any keyword: deliberately left to the model's safety screen.
+        "Hyllyn kiinnike petti ja koko hylly romahti käytävälle juuri kun ohitin sen.",
+        "Ostamani tikkaat antoivat periksi toisella askelmalla.",
+        "Parvekkeen kaide irtosi heti asennuksen jälkeen.",
+        "Rakennustarvikkeissa lavapino sortui, onneksi kukaan ei ollut alla.",
+        "Leipä oli homehtunut ja tein reklamaation.",
+        "Mitä sattui kassalla? Ei mitään erikoista.",
+    ],
+)
+def test_real_retail_config_is_silent_on_no_keyword_safety_texts(text: str, retail: Domain) -> None:
+    assert match_alerts(text, retail) == []
+
+
+@pytest.mark.parametrize("text", ["Myyjä huusi minulle neekeri", "Kassalla oli nekruja", "Sanoi minua ryssäksi"])
+def test_rasismi_stems_match_inflections(text: str, retail: Domain) -> None:
+    assert categories(text, retail) == ["rasismi"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tuliaisia Brysselistä ei löytynyt.",  # 'ryss' is excluded on purpose
+        "Matu-osastolla oli siistiä.",
+        "Manne kassalla oli mukava, mamu-kommentteja ei kuulunut.",
+        "Ruotsinkielinen hurri-vitsi ei naurattanut.",
+    ],
+)
+def test_rasismi_stems_do_not_match_documented_exclusions(text: str, retail: Domain) -> None:
+    assert "rasismi" not in categories(text, retail)
+
+
+def test_category_override_picks_first_declared_category_hit(retail: Domain) -> None:
+    hits = match_alerts("Vartija haukkui minua ryssäksi ja kaaduin, satutti polveen.", retail)
+    assert alert_categories(hits) == ["injury_safety", "rasismi"]
+    structure = Structure("kassa_palvelu", "vartijan käytös", "high", "complaint", "fi")
+    assert forced_category("", structure, hits, retail) == "rasismi"  # injury_safety is not a category
+
+
+def test_blank_text_has_no_hits(retail: Domain) -> None:
+    assert match_alerts("", retail) == []
+    assert match_alerts(None, retail) == []
+
+
+def test_game_alert_lexicon(game: Domain) -> None:
+    assert categories("After the patch I lost my progress and the game crashes on startup", game) == [
+        "data_loss",
+        "blocking_bug",
+    ]
+    assert categories("Someone logged into my account and I was CHARGED TWICE", game) == [
+        "security_account",
+        "payment_failure",
+    ]
+    assert categories("Balance is off, snipers are too strong", game) == []
+
+
+def test_matcher_reads_only_the_domain_lexicon(retail: Domain) -> None:
+    custom = replace(retail, alert_keywords={"custom": ("Straße",)})
+    assert match_alerts("STRASSE gesperrt", custom) == [AlertHit("custom", "Straße")]

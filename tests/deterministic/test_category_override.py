@@ -1,0 +1,116 @@
+"""The one category override (reference §3.6; CategoryOverrideResolverTests)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import apply_override, forced_category, override_structure
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.store.records import AlertHit, Structure
+
+
+def structure(category: str, severity: str = "medium") -> Structure:
+    return Structure(category, "jokin teema", severity, "complaint", "fi", "negative")
+
+
+def force(text: str, s: Structure | None, domain: Domain) -> str | None:
+    return forced_category(text, s, match_alerts(text, domain), domain)
+
+
+def test_declared_category_alert_outranks_model_and_keywords(retail: Domain) -> None:
+    text = "Myyjä kutsui minua ryssäksi, kun kysyin nektariineista."
+    assert force(text, structure("hevi"), retail) == "rasismi"
+
+
+def test_declared_category_alert_outranks_a_demoted_structure(retail: Domain) -> None:
+    text = "Vittu mitä neekereitä"
+    assert force(text, structure("asiaton"), retail) == "rasismi"
+
+
+def test_racism_beats_dense_vulgarity(retail: Domain) -> None:
+    text = "Paskapillupersepornolehtiryssä"
+    assert force(text, structure("muu"), retail) == "rasismi"
+
+
+def test_alert_forces_even_without_a_structure_but_apply_keeps_null(retail: Domain) -> None:
+    text = "nekru"
+    forced = force(text, None, retail)
+    assert forced == "rasismi"
+    assert apply_override(None, forced) is None  # a failed structure never gets a category
+
+
+def test_non_category_alerts_do_not_force(retail: Domain) -> None:
+    text = "Liukastuin pakastealtaan edessä."  # injury_safety is an alert, not a category
+    assert force(text, structure("tilat_siisteys"), retail) == "pakasteet"  # keyword rule instead
+
+
+def test_demoted_structure_keeps_its_category(retail: Domain) -> None:
+    # keyword (nektariini) and vulgarity would both fire, but the model already demoted it
+    assert force("Paskapillupersenektariini", structure("asiaton"), retail) is None
+    assert force("nektariini", structure("rasismi"), retail) is None
+
+
+def test_null_structure_gets_no_vulgarity_or_keyword_category(retail: Domain) -> None:
+    assert force("Paskapillupersepornolehtipaviaani", None, retail) is None
+    assert force("nektariini", None, retail) is None
+
+
+def test_dense_vulgarity_demotes_before_keywords(retail: Domain) -> None:
+    assert force("Paska pillu perse nektariini", structure("hevi"), retail) == "asiaton"
+
+
+def test_lone_swear_stays_rated_and_keywords_still_apply(retail: Domain) -> None:
+    assert force("Möivät paskaa.", structure("kassa_palvelu"), retail) is None
+    assert force("Paskat banaanit taas.", structure("muu"), retail) == "hevi"
+
+
+def test_keyword_rule_overrides_the_model(retail: Domain) -> None:
+    assert force("Omenamehu oli pilaantunut.", structure("hevi"), retail) == "juomat"
+
+
+def test_nothing_applies(retail: Domain) -> None:
+    assert force("Porakone hajosi.", structure("tyokalut"), retail) is None
+
+
+def test_vulgarity_without_a_target_never_demotes(retail: Domain) -> None:
+    no_target = replace(retail, vulgarity=replace(retail.vulgarity, demote_to_category=None))
+    assert force("Paskapillupersepornolehtipaviaani", structure("muu"), no_target) is None
+
+
+def test_first_declared_category_hit_wins_in_hit_order(retail: Domain) -> None:
+    hits = [AlertHit("payment", "veloit"), AlertHit("asiaton", "x"), AlertHit("rasismi", "ryssä")]
+    assert forced_category("", structure("muu"), hits, retail) == "asiaton"
+
+
+@pytest.mark.parametrize(
+    ("forced", "expected_category"),
+    [(None, "hevi"), ("hevi", "hevi"), ("juomat", "juomat")],
+)
+def test_apply_override(forced: str | None, expected_category: str) -> None:
+    original = structure("hevi", severity="high")
+    result = apply_override(original, forced)
+    assert result is not None
+    assert result.category == expected_category
+    assert (result.theme, result.severity, result.type, result.language, result.sentiment) == (
+        original.theme,
+        original.severity,
+        original.type,
+        original.language,
+        original.sentiment,
+    )
+    if forced in (None, "hevi"):
+        assert result is original
+
+
+def test_override_structure_convenience(retail: Domain) -> None:
+    text = "omenamehu"
+    assert override_structure(text, structure("hevi"), match_alerts(text, retail), retail).category == "juomat"
+    assert override_structure(text, None, [], retail) is None
+
+
+def test_game_domain_has_only_the_alert_rule(game: Domain) -> None:
+    text = "I lost my progress, this game is shit"
+    assert force(text, structure("other"), game) is None
