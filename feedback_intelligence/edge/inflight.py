@@ -23,7 +23,7 @@ from typing import Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from feedback_intelligence.edge.asgi import send_json
-from feedback_intelligence.edge.ratelimit import ClientPolicy, CountHook, client_key
+from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ class RedisInflight:
         self.limit = limit
         self.expiry_s = expiry_s
         self.prefix = prefix
-        self._redis = aioredis.from_url(url)
+        self._redis = aioredis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._release = self._redis.register_script(_RELEASE)
 

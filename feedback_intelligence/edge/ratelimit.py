@@ -47,12 +47,15 @@ from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 log = logging.getLogger(__name__)
 
 CountHook = Callable[[str], None]
+REDIS_TIMEOUT_S = 0.5
 
 
 def build_storage(redis_url: str | None) -> Storage:
     """Memory, or the Redis at ``FI_REDIS_URL`` through redis-py (the client the gate uses too)."""
     if redis_url:
-        storage = storage_from_string(f"async+{redis_url}", implementation="redispy", key_prefix="fi-edge")
+        # short timeouts: an unreachable Redis must fail fast (and open), not stall every request
+        storage = storage_from_string(f"async+{redis_url}", implementation="redispy", key_prefix="fi-edge",
+                                      socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
     else:
         storage = storage_from_string("async+memory://")
     assert isinstance(storage, Storage)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+import uuid
 from collections.abc import Iterator
 
 import limits.aio.storage.memory
@@ -158,3 +159,21 @@ async def test_a_storage_failure_lets_requests_through(clock: FakeClock) -> None
         for _ in range(3):
             response = await http.get("/health")
             assert response.status_code == 200 and "ratelimit-limit" not in response.headers
+
+
+@pytest.mark.redis
+async def test_replicas_share_windows_through_redis() -> None:
+    from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
+
+    replicas = [EdgeRateLimiter(build_storage("redis://127.0.0.1:6379/0"), "3/60seconds", "240/60seconds")
+                for _ in range(2)]
+    key = f"client:test-{uuid.uuid4().hex}"
+    try:
+        first = await replicas[0].charge(key, None)
+    except Exception as exc:  # the limits library wraps redis-py's connection errors in its own types
+        pytest.skip(f"no Redis at 127.0.0.1:6379: {exc}")
+    assert first.allowed and first.remaining == 2
+    assert (await replicas[1].charge(key, None)).remaining == 1  # the other replica sees the same window
+    assert (await replicas[0].charge(key, None)).allowed
+    refused = await replicas[1].charge(key, None)
+    assert not refused.allowed and 1 <= refused.reset_s <= 60
