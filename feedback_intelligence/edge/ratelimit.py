@@ -128,9 +128,6 @@ class EdgeRateLimiter:
             return ceiling
         return own if own.remaining <= ceiling.remaining else ceiling
 
-    async def reset(self) -> None:
-        await self.storage.reset()
-
 
 class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, limiter: EdgeRateLimiter, policy: ClientPolicy,
