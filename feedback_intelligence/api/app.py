@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.routes import admin, desk, health, report
-from feedback_intelligence.api.runtime import build_runtime
+from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
 from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.settings import Settings, load_settings
@@ -19,10 +19,11 @@ from feedback_intelligence.settings import Settings, load_settings
 
 def create_app(settings: Settings | None = None, *, backend: LlmBackend | None = None) -> FastAPI:
     settings = settings or load_settings()
+    domain = load_configured_domain(settings)  # a bad domain folder stops the boot here, naming the problem
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = await build_runtime(settings, backend)
+        app.state.runtime = await build_runtime(settings, backend, domain=domain)
         try:
             yield
         finally:

@@ -57,8 +57,10 @@ def load_configured_domain(settings: Settings) -> Domain:
         raise ConfigurationError(f"FI_DOMAIN={settings.domain!r}: {exc}") from exc
 
 
-async def build_runtime(settings: Settings, backend: LlmBackend | None = None) -> Runtime:
-    domain = load_configured_domain(settings)
+async def build_runtime(
+    settings: Settings, backend: LlmBackend | None = None, *, domain: Domain | None = None
+) -> Runtime:
+    domain = domain or load_configured_domain(settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     backend = backend or build_backend(settings)
     gate = build_gate(settings, metrics)
