@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.routes import admin, desk, health, report
+from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
 from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     app.include_router(health.router)
     app.include_router(desk.router)
     app.include_router(report.router)
+    include_pages(app)
     app.include_router(admin.router)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
     # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.

@@ -40,3 +40,19 @@ def transport_failure(exc: httpx.TransportError, backend: str, base_url: str) ->
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
         return LlmUnavailable(f"{backend} at {base_url} is unreachable: {exc.__class__.__name__}")
     return LlmFailure(f"{backend} transport error: {exc.__class__.__name__}: {exc}")
+
+
+async def post_json(client: httpx.AsyncClient, path: str, payload: dict, backend: str) -> dict:
+    """POST and return the JSON reply, every failure already translated (busy, unreachable, broken)."""
+    try:
+        response = await client.post(path, json=payload)
+    except httpx.TransportError as exc:
+        raise transport_failure(exc, backend, str(client.base_url)) from exc
+    raise_for_backend_status(response, backend)
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise LlmFailure(f"{backend} replied with something that is not JSON: {response.text[:200]}") from exc
+    if not isinstance(body, dict):
+        raise LlmFailure(f"{backend} replied with JSON that is not an object: {response.text[:200]}")
+    return body

@@ -9,7 +9,7 @@ import httpx
 
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
-from feedback_intelligence.llm.http_errors import raise_for_backend_status, transport_failure
+from feedback_intelligence.llm.http_errors import post_json, raise_for_backend_status, transport_failure
 
 log = logging.getLogger(__name__)
 
@@ -54,16 +54,11 @@ class OllamaBackend:
         }
         if request.json_schema is not None:
             payload["format"] = request.json_schema
+        body = await post_json(self._client, "/api/chat", payload, "Ollama")
         try:
-            response = await self._client.post("/api/chat", json=payload)
-        except httpx.TransportError as exc:
-            raise transport_failure(exc, "Ollama", self.base_url) from exc
-        raise_for_backend_status(response, "Ollama")
-        try:
-            body = response.json()
             text = body["message"]["content"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise LlmFailure(f"Ollama reply had no message content: {response.text[:200]}") from exc
+        except (KeyError, TypeError) as exc:
+            raise LlmFailure(f"Ollama reply had no message content: {str(body)[:200]}") from exc
         return Completion(
             text=str(text),
             prompt_tokens=int(body.get("prompt_eval_count") or 0),

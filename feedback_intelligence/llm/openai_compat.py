@@ -8,7 +8,7 @@ import httpx
 
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
-from feedback_intelligence.llm.http_errors import raise_for_backend_status, transport_failure
+from feedback_intelligence.llm.http_errors import post_json
 
 
 class OpenAICompatibleBackend:
@@ -18,6 +18,7 @@ class OpenAICompatibleBackend:
         root = base_url.rstrip("/")
         self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
         self.model = model or "default"
+        self._schema_style = "json_schema"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
@@ -37,28 +38,36 @@ class OpenAICompatibleBackend:
             "temperature": request.temperature,
             "stream": False,
         }
-        if request.json_schema is not None:
-            payload["response_format"] = {
-                "type": "json_schema",
-                # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
-                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": False},
-            }
+        body = await self._post_with_schema(payload, request.json_schema)
         try:
-            response = await self._client.post("/v1/chat/completions", json=payload)
-        except httpx.TransportError as exc:
-            raise transport_failure(exc, "OpenAI-compatible server", self.base_url) from exc
-        raise_for_backend_status(response, "OpenAI-compatible server")
-        try:
-            body = response.json()
             text = body["choices"][0]["message"]["content"] or ""
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise LlmFailure(f"reply had no choices[0].message.content: {response.text[:200]}") from exc
+        except (KeyError, IndexError, TypeError) as exc:
+            raise LlmFailure(f"reply had no choices[0].message.content: {str(body)[:200]}") from exc
         usage = body.get("usage") or {}
         return Completion(
             text=str(text),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
         )
+
+    async def _post_with_schema(self, payload: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+        """Structured output as OpenAI words it (``json_schema``); servers that only know the older
+        ``json_object`` + ``schema`` form (llama-cpp-python's server) are detected once and remembered."""
+        if schema is None:
+            return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
+        if self._schema_style == "json_schema":
+            # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
+            payload["response_format"] = {
+                "type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": False},
+            }
+            try:
+                return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
+            except LlmFailure as exc:
+                if "response_format" not in str(exc):
+                    raise
+                self._schema_style = "json_object"
+        payload["response_format"] = {"type": "json_object", "schema": schema}
+        return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
 
     async def readiness(self) -> Readiness:
         """llama.cpp server answers ``/health`` 503 while loading; others at least list ``/v1/models``."""

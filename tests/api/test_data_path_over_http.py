@@ -162,3 +162,14 @@ def test_restructure_never_takes_the_slot_a_clerk_leaves_free(stack) -> None:
     done = httpx.post(app.url + "/live/restructure", timeout=60)
     assert done.status_code == 200
     assert done.json()["restructured"] + done.json()["failed"] >= 1
+
+
+def test_live_version_survives_a_restart(tmp_path) -> None:
+    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}"}
+    with app_server(env, data_dir=tmp_path) as app:
+        for _ in range(3):
+            assert httpx.post(app.url + "/live/feedback", json=desk_entry(), timeout=10).status_code == 201
+        before = httpx.get(app.url + "/live/version", timeout=5).json()["version"]
+    with app_server(env, data_dir=tmp_path) as app:
+        assert httpx.get(app.url + "/live/version", timeout=5).json()["version"] == before == 3
+        assert rows(app) == 3
