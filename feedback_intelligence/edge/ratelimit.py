@@ -41,7 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.identity import identity_of
-from feedback_intelligence.edge.surface import OperatorAuth
+from feedback_intelligence.edge.surface import Kind, OperatorAuth, classify_scope
 from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,11 @@ class ClientPolicy:
 
     def exempt(self, scope: Scope) -> bool:
         if self.exempt_loopback and identity_of(scope).is_direct_loopback:
+            return True
+        route = classify_scope(scope)
+        if route.public and route.kind is Kind.ASSET:
+            # Static files are cheap and cached; counting them would let one page load of a dozen
+            # assets spend a third of a visitor's window before the first API call.
             return True
         return self.auth.token_ok(scope)
 

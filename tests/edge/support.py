@@ -94,6 +94,10 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
     async def desk() -> HTMLResponse:
         return HTMLResponse("<!doctype html><title>desk</title><script src='/static/desk.js'></script>")
 
+    @app.get("/static/app.js")
+    async def asset() -> Response:
+        return Response("export {};", media_type="text/javascript")
+
     @app.get("/report/snapshot.html")
     async def snapshot_html() -> HTMLResponse:
         return HTMLResponse("<!doctype html><style>p{}</style><p>saved</p>")

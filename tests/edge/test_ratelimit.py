@@ -34,6 +34,15 @@ async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(cl
     assert edge.rate_limited("client") == 1
 
 
+async def test_static_assets_do_not_spend_a_visitors_window(clock: FakeClock) -> None:
+    edge = build_edge_app(clock.time, rate_limit="2/60seconds")
+    async with edge.client(PUBLIC_PEER) as http:
+        assets = [(await http.get("/static/app.js")).status_code for _ in range(6)]
+        api = [(await http.get("/health")).status_code for _ in range(3)]
+    assert assets == [200] * 6
+    assert api == [200, 200, 429]
+
+
 async def test_retry_after_is_the_time_left_in_the_window(clock: FakeClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
