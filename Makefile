@@ -1,5 +1,6 @@
 # The two commands of the README. Everything else is a convenience.
-.PHONY: run test lint bench
+BENCHES := gate_overhead ingest report crowd
+.PHONY: run test lint bench $(BENCHES)
 
 run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp, one process)
 	scripts/bootstrap.sh run
@@ -13,5 +14,7 @@ test:  ## set up and run the whole test suite (unit, API over real servers, brow
 lint:
 	.venv/bin/ruff check feedback_intelligence tests bench
 
-bench:
-	.venv/bin/python -m bench.gate_overhead
+bench: $(BENCHES)  ## every benchmark; each prints a table, writes bench/results/<name>.json, exits 1 on a FAIL
+
+$(BENCHES):
+	.venv/bin/python -m bench.$@

@@ -1,0 +1,89 @@
+"""The benchmarks cannot rot: each module imports and its cheapest piece runs on tiny inputs.
+
+Behaviour only, never timing: figures belong to ``make bench`` on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from feedback_intelligence.domain.loader import load_domain
+
+BENCHES = ["gate_overhead", "ingest", "report", "crowd"]
+
+
+@pytest.fixture(scope="module")
+def retail():
+    return load_domain("retail")
+
+
+@pytest.mark.parametrize("name", BENCHES)
+def test_every_bench_imports_and_has_a_main(name: str) -> None:
+    module = importlib.import_module(f"bench.{name}")
+    assert callable(module.main)
+
+
+def test_results_are_written_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench import common
+
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    path = common.write_result("smoke", {"figure": common.summary_ms([1.0, 2.0, 3.0])})
+    assert json.loads(path.read_text())["figure"]["p50"] == 2.0
+
+
+async def test_report_layer_on_50_items(retail) -> None:
+    from bench.report import deterministic_layer, report_window, synthetic_items
+
+    items = synthetic_items(50, retail)
+    assert len(items) == 50 and len({i.id for i in items}) == 50
+    window = report_window()
+    assert all(window.from_norm <= i.timestamp <= window.to_norm for i in items)
+    assert [i.timestamp for i in items] == sorted((i.timestamp for i in items), reverse=True)
+    layer = await deterministic_layer([50], retail)
+    entry = layer["50"]
+    assert entry["themes"] >= 1 and entry["standard"]["medianMs"] > 0 and entry["summary"]["medianMs"] > 0
+
+
+async def test_ingest_of_20_rows_into_sqlite(tmp_path: Path, retail) -> None:
+    from bench.ingest import store_rows_per_s
+
+    result = await store_rows_per_s(f"sqlite+aiosqlite:///{tmp_path / 'live.db'}", 20, 2, retail)
+    assert result["rows"] == 20 and result["rowsPerS"] > 0 and result["saveMs"]["n"] == 20
+
+
+def test_ingest_layers_on_a_few_texts(retail) -> None:
+    from bench.ingest import deterministic_layers
+
+    result = deterministic_layers(retail, 10)
+    assert set(result["us"]) == {"timestamp", "alerts", "override", "injection", "total"}
+    assert result["us"]["total"]["p50"] > 0
+
+
+def test_gate_overhead_sends_the_apps_own_chat_request() -> None:
+    from bench.gate_overhead import TEXT, same_chat_request_as_the_app
+
+    payload = same_chat_request_as_the_app(TEXT)
+    assert TEXT in payload["messages"][0]["content"] and payload["format"]["type"] == "object"
+
+
+def _phase(admitted_p99: float, shed_p99: float | None, busy: float, **extra) -> dict:
+    crowd = {"admittedMs": {"p99": admitted_p99}, "shedMs": {"p99": shed_p99}, "otherErrors": {}, "capped": False}
+    return {"crowd": crowd, "simBusyFraction": busy, "edgeCheck": {"rejected": []},
+            "leak": {"gateInUse": 0, "simInFlight": 0}, **extra}
+
+
+def test_crowd_targets_are_judged_as_specified() -> None:
+    from bench.crowd import evaluate, targets_for
+
+    targets = targets_for(service_ms=1500, acquire_ms=500)
+    assert targets["admittedP99MaxMs"] == 2300 and targets["shedP99MaxMs"] == 600
+    good = evaluate(_phase(2000, 520, 0.95), _phase(25_000, None, 0.97), targets)
+    assert all(v is not False for v in good.values())
+    bad = evaluate(_phase(2400, 700, 0.80), _phase(15_000, None, 0.97), targets)
+    assert not bad["admittedP99"] and not bad["shedP99"] and not bad["backendBusy"] and not bad["deepQueueRatio"]
+    leaked = _phase(2000, 520, 0.95, leak={"gateInUse": 1, "simInFlight": 0})
+    assert evaluate(leaked, _phase(25_000, None, 0.97), targets)["noSlotLeaked"] is False
