@@ -14,10 +14,10 @@ import asyncio
 import time
 
 import httpx
-from feedback_intelligence.domain.loader import load_domain
 
 from bench.common import print_table, summary_ms, write_result
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
+from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.structuring.prompt import StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema
 

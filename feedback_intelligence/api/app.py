@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.routes import admin, desk, health, report
+from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.llm.backend import LlmBackend
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     app.include_router(health.router)
     app.include_router(desk.router)
     app.include_router(report.router)
+    include_pages(app)
     app.include_router(admin.router)
     # Outermost: the body cap runs before anything parses the body.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

@@ -18,6 +18,7 @@ class OpenAICompatibleBackend:
         root = base_url.rstrip("/")
         self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
         self.model = model or "default"
+        self._schema_style = "json_schema"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
@@ -37,13 +38,7 @@ class OpenAICompatibleBackend:
             "temperature": request.temperature,
             "stream": False,
         }
-        if request.json_schema is not None:
-            payload["response_format"] = {
-                "type": "json_schema",
-                # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
-                "json_schema": {"name": "reply", "schema": request.json_schema, "strict": False},
-            }
-        body = await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
+        body = await self._post_with_schema(payload, request.json_schema)
         try:
             text = body["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError) as exc:
@@ -54,6 +49,25 @@ class OpenAICompatibleBackend:
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
         )
+
+    async def _post_with_schema(self, payload: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+        """Structured output as OpenAI words it (``json_schema``); servers that only know the older
+        ``json_object`` + ``schema`` form (llama-cpp-python's server) are detected once and remembered."""
+        if schema is None:
+            return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
+        if self._schema_style == "json_schema":
+            # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
+            payload["response_format"] = {
+                "type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": False},
+            }
+            try:
+                return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
+            except LlmFailure as exc:
+                if "response_format" not in str(exc):
+                    raise
+                self._schema_style = "json_object"
+        payload["response_format"] = {"type": "json_object", "schema": schema}
+        return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")
 
     async def readiness(self) -> Readiness:
         """llama.cpp server answers ``/health`` 503 while loading; others at least list ``/v1/models``."""

@@ -1,0 +1,54 @@
+// Talking to the API. Same origin by default; a deployment that serves the pages elsewhere can name
+// the API root in <meta name="fi-api-base" content="/api"> (no inline script needed).
+
+export function apiBase(doc = document) {
+  const meta = doc.querySelector('meta[name="fi-api-base"]');
+  const value = meta ? meta.getAttribute("content") || "" : "";
+  return value.replace(/\/+$/, "");
+}
+
+export function apiUrl(path, params) {
+  let url = apiBase() + path;
+  if (params) {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== null && value !== undefined && value !== "") query.set(key, String(value));
+    }
+    const text = query.toString();
+    if (text) url += (url.includes("?") ? "&" : "?") + text;
+  }
+  return url;
+}
+
+/** fetch with JSON in and out; credentials stay same-origin (the edge's visitor cookie rides along). */
+export function request(path, { method = "GET", body, params, signal } = {}) {
+  const init = { method, signal, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  return fetch(apiUrl(path, params), init);
+}
+
+/** GET → parsed JSON; throws an Error with .status on a non-2xx answer (and the fetch error on no answer). */
+export async function getJson(path, options = {}) {
+  const response = await request(path, options);
+  if (!response.ok) {
+    const error = new Error(`GET ${path} → ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return response.json();
+}
+
+/** The first message of a {"errors": [...]} body, or null. */
+export async function errorDetail(response) {
+  try {
+    const body = await response.clone().json();
+    if (body && Array.isArray(body.errors) && body.errors.length) return body.errors.join(" ");
+    if (body && typeof body.message === "string") return body.message;
+  } catch {
+    /* not JSON */
+  }
+  return null;
+}

@@ -1,0 +1,124 @@
+// Hand-made charts shared by the desk's live segment and the management view.
+//
+// The numbers are always visible as text (labels, values, legend); the SVG shapes are decoration
+// for the eye and hidden from screen readers. Bars are SVG presentation attributes, so a strict
+// Content-Security-Policy (no inline styles) is respected.
+
+import { h, s } from "./dom.js";
+
+export const SEVERITY_COLOURS = { low: "#4e8ac8", medium: "#d97706", high: "#ef5350", critical: "#a02c2c" };
+export const SENTIMENT_COLOURS = { positive: "#1e7e34", negative: "#b3261e", neutral: "#9aa4af" };
+const FALLBACK_COLOUR = "#9aa4af";
+const EXTRA_COLOURS = ["#7b61a8", "#2e8b8b", "#8a6d3b", "#5f6b7a"];
+const MAX_BARS = 10;
+const LABEL_CHARS = 17;
+
+export function shortLabel(text, max = LABEL_CHARS) {
+  const value = String(text ?? "");
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/** Keys in the declared order, then any undeclared keys seen in the data (in first-seen order). */
+export function orderedKeys(declared, counts) {
+  const keys = declared.filter((k) => (counts[k] || 0) > 0);
+  for (const key of Object.keys(counts)) if (!declared.includes(key) && counts[key] > 0) keys.push(key);
+  return keys;
+}
+
+function sumCounts(sections, field) {
+  const total = {};
+  for (const section of sections) {
+    for (const [key, n] of Object.entries(section[field] || {})) total[key] = (total[key] || 0) + n;
+  }
+  return total;
+}
+
+function colourFor(palette, key, index) {
+  return palette[key] || EXTRA_COLOURS[index % EXTRA_COLOURS.length] || FALLBACK_COLOUR;
+}
+
+function kpi(label, value, warn = false) {
+  return h("div", { class: ["kpi", warn && "kpi-warn"] }, h("span", { class: "kpi-value" }, String(value)),
+    h("span", { class: "kpi-label" }, label));
+}
+
+function barsChart(title, rows, t) {
+  const max = Math.max(1, ...rows.map((r) => r.value));
+  const shown = rows.slice(0, MAX_BARS);
+  const list = h("ol", { class: "bars" });
+  for (const row of shown) {
+    const width = (row.value / max) * 100;
+    list.append(h("li", { class: "bar-row", title: row.label },
+      h("span", { class: "bar-label" }, shortLabel(row.label)),
+      s("svg", { class: "bar-track", viewBox: "0 0 100 10", preserveAspectRatio: "none", "aria-hidden": "true",
+        focusable: "false" },
+      s("rect", { x: 0, y: 0, width: width.toFixed(2), height: 10, rx: 1, class: "bar-fill" })),
+      h("span", { class: "bar-value" }, String(row.value))));
+  }
+  const more = rows.length - shown.length;
+  return h("figure", { class: "chart chart-bars" }, h("figcaption", null, title), list,
+    more > 0 ? h("p", { class: "chart-note" }, t("chart.more", { n: more })) : null);
+}
+
+function stackedChart(title, keys, counts, labelOf, palette, cssPrefix) {
+  const total = keys.reduce((acc, k) => acc + counts[k], 0);
+  if (!total) return null;
+  const svg = s("svg", { class: "stack-track", viewBox: "0 0 100 10", preserveAspectRatio: "none",
+    "aria-hidden": "true", focusable: "false" });
+  const legend = h("ul", { class: "legend" });
+  let x = 0;
+  keys.forEach((key, index) => {
+    const share = (counts[key] / total) * 100;
+    const colour = colourFor(palette, key, index);
+    svg.append(s("rect", { x: x.toFixed(3), y: 0, width: share.toFixed(3), height: 10, fill: colour,
+      class: `${cssPrefix}-${key}` }));
+    x += share;
+    legend.append(h("li", null,
+      s("svg", { class: "swatch", viewBox: "0 0 10 10", "aria-hidden": "true", focusable: "false" },
+        s("rect", { width: 10, height: 10, rx: 2, fill: colour })),
+      h("span", null, `${labelOf(key)} ${counts[key]} (${Math.round(share)} %)`)));
+  });
+  return h("figure", { class: "chart chart-stack" }, h("figcaption", null, title), svg, legend);
+}
+
+/**
+ * Paint the charts into `container` (emptied first). Nothing is drawn when there is no rated entry.
+ * sections: [{label, count, severityCounts, sentimentCounts, flaggedCount}] — rated sections only.
+ * Returns true when something was drawn.
+ */
+export function renderCharts(container, { sections, labels, t, directionLabel = null, sentimentCounts = null }) {
+  container.replaceChildren();
+  const rated = (sections || []).filter((sec) => sec.count > 0);
+  const total = rated.reduce((acc, sec) => acc + sec.count, 0);
+  if (!total) {
+    container.hidden = true;
+    return false;
+  }
+  container.hidden = false;
+  const severityCounts = sumCounts(rated, "severityCounts");
+  const sentiments = sentimentCounts || sumCounts(rated, "sentimentCounts");
+  const flagged = rated.reduce((acc, sec) => acc + (sec.flaggedCount || 0), 0);
+  const order = labels.severityOrder;
+  const topTwo = order.slice(-2);
+  const severe = topTwo.reduce((acc, k) => acc + (severityCounts[k] || 0), 0);
+
+  const tiles = h("div", { class: "kpis" },
+    kpi(t("kpi.entries"), total),
+    topTwo.length ? kpi(topTwo.map((k) => labels.severity(k)).join(" + "), severe, severe > 0) : null,
+    kpi(t("kpi.review"), flagged, flagged > 0),
+    directionLabel ? kpi(t("kpi.trend"), directionLabel) : null);
+
+  const rows = rated.map((sec) => ({ label: sec.label, value: sec.count }))
+    .sort((a, b) => b.value - a.value);
+  const severityKeys = orderedKeys(order, severityCounts);
+  const sentimentKeys = orderedKeys(labels.sentimentOrder, sentiments);
+  container.append(
+    tiles,
+    h("div", { class: "chart-grid" },
+      barsChart(t("chart.sections", { field: labels.categoryFieldWord }), rows, t),
+      h("div", { class: "chart-stacks" },
+        stackedChart(t("chart.severity"), severityKeys, severityCounts, labels.severity, SEVERITY_COLOURS, "sev"),
+        stackedChart(t("chart.sentiment"), sentimentKeys, sentiments, labels.sentiment, SENTIMENT_COLOURS, "snt"))),
+  );
+  return true;
+}

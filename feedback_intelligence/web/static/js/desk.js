@@ -1,0 +1,559 @@
+// The clerk's desk: type → Tulkitse (interpret) → accept or correct → save; and the live segment.
+
+import { errorDetail, getJson, request } from "./api.js";
+import { renderCharts } from "./charts.js";
+import { byId, h, replace, show } from "./dom.js";
+import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
+import { makeLabels } from "./labels.js";
+import {
+  alertsBlock, chartSections, moderationBlock, sentimentPills, themeCard, themesFromItems,
+} from "./report-view.js";
+import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js";
+
+const SCHEMA_RETRY_MS = 3000;
+const LIVE_WINDOW_DAYS = 7;
+const FIELDS = ["category", "theme", "severity", "type"];
+
+const state = {
+  t: translator(initialLanguage()),
+  schema: null,
+  labels: null,
+  maxChars: 800,
+  entry: null, // {id, text, model: structure|null, manual, language, alertCategories}
+  interpreting: false,
+  saving: false,
+  // live segment
+  segmentLoading: false,
+  segmentQueued: false,
+  liveVersion: null,
+  reportRendered: false,
+  segmentFailed: false,
+  lastItems: null,
+  lastReport: null,
+};
+
+const el = {
+  conn: byId("conn-status"),
+  text: byId("feedback-text"),
+  counter: byId("char-counter"),
+  entryForm: byId("entry-form"),
+  interpret: byId("interpret-btn"),
+  manual: byId("manual-btn"),
+  entryMessage: byId("entry-message"),
+  review: byId("review"),
+  reviewHeading: byId("review-heading"),
+  reviewText: byId("review-text"),
+  reviewAlerts: byId("review-alerts"),
+  reviewForm: byId("review-form"),
+  save: byId("save-btn"),
+  cancel: byId("cancel-btn"),
+  saveMessage: byId("save-message"),
+  liveStatus: byId("live-status"),
+  liveTotals: byId("live-totals"),
+  livePending: byId("live-pending"),
+  liveSummary: byId("live-summary"),
+  liveAlerts: byId("live-alerts"),
+  liveCharts: byId("live-charts"),
+  liveSections: byId("live-sections"),
+  input: (name) => byId(`f-${name}`),
+  note: (name) => byId(`n-${name}`),
+};
+
+// ---------------------------------------------------------------- small helpers
+
+function say(target, text, kind = "info") {
+  target.textContent = text || "";
+  target.dataset.kind = kind;
+}
+
+function newEntryId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return `desk-${c.randomUUID()}`;
+  // randomUUID needs a secure context; a desk on plain http inside a shop LAN still gets a v4 UUID.
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `desk-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function setLanguage(language) {
+  state.t = translator(language);
+  applyStatic(document, state.t);
+  document.title = `${state.t("desk.title")} — ${state.t("app.name")}`;
+  state.labels = makeLabels(state.schema, state.t);
+  byId("l-category").textContent = state.labels.categoryFieldTitle;
+  updateCounter();
+}
+
+function updateCounter() {
+  const n = el.text.value.length;
+  el.counter.textContent = state.t("entry.counter", { n, max: state.maxChars });
+  el.counter.classList.toggle("near", n >= state.maxChars * 0.9);
+}
+
+function updateInterpretButton() {
+  el.interpret.disabled = !state.schema || state.interpreting || !!state.entry;
+}
+
+// ---------------------------------------------------------------- schema (boot)
+
+function fillSelect(select, keys, labelOf, placeholder) {
+  const options = [];
+  if (placeholder) options.push(h("option", { value: "" }, placeholder));
+  for (const key of keys) options.push(h("option", { value: key }, labelOf(key)));
+  select.replaceChildren(...options);
+}
+
+function applySchema(schema) {
+  state.schema = schema;
+  setLanguage(schema.language);
+  const { labels, t } = state;
+  fillSelect(el.input("category"), schema.categories || [], labels.category, t("field.choose"));
+  fillSelect(el.input("severity"), schema.severities || [], labels.severity);
+  fillSelect(el.input("type"), schema.types || [], labels.type);
+  rerenderSegment();
+}
+
+async function loadSchema() {
+  try {
+    const schema = await getJson("/schema");
+    const wasDown = el.conn.dataset.state === "down";
+    applySchema(schema);
+    say(el.conn, state.t("status.ready"), "ok");
+    el.conn.dataset.state = "ok";
+    updateInterpretButton();
+    if (wasDown) loadSegment(); // the server is back: heal the live segment at once
+  } catch {
+    el.conn.dataset.state = "down";
+    say(el.conn, state.t("status.schemaRetry"), "warn");
+    updateInterpretButton();
+    setTimeout(loadSchema, SCHEMA_RETRY_MS);
+  }
+}
+
+// ---------------------------------------------------------------- interpret
+
+async function onInterpret(event) {
+  event.preventDefault();
+  if (!state.schema || state.interpreting || state.entry) return;
+  const text = el.text.value.trim();
+  show(el.manual, false);
+  if (!text) {
+    say(el.entryMessage, state.t("msg.empty"), "warn");
+    el.text.focus();
+    return;
+  }
+  state.interpreting = true;
+  updateInterpretButton();
+  el.text.readOnly = true;
+  say(el.entryMessage, state.t("msg.working"), "busy");
+  let result;
+  try {
+    result = await fetchWithShedRetry(() => request("/interpret", { method: "POST", body: { text } }), {
+      onRetry: ({ attempt }) => say(el.entryMessage,
+        state.t("msg.retrying", { n: attempt, max: SHED_DEFAULTS.maxRetries }), "busy"),
+    });
+  } finally {
+    state.interpreting = false;
+  }
+  el.text.readOnly = false;
+  const t = state.t;
+  switch (result.outcome) {
+    case "ok": {
+      let body = null;
+      try {
+        body = await result.response.json();
+      } catch {
+        body = null;
+      }
+      if (!body) {
+        say(el.entryMessage, t("msg.failed", { status: result.response.status }), "error");
+        break;
+      }
+      startEntry(text, body);
+      break;
+    }
+    case "busy":
+      say(el.entryMessage, t("msg.busy"), "warn");
+      show(el.manual, true);
+      break;
+    case "unavailable":
+      say(el.entryMessage, t("msg.unavailable"), "warn");
+      show(el.manual, true);
+      break;
+    case "rate_limited":
+      say(el.entryMessage, t("msg.rateLimited"), "warn");
+      break;
+    case "network":
+      say(el.entryMessage, t("msg.network"), "error");
+      break;
+    default: {
+      const detail = result.response.status === 400 ? await errorDetail(result.response) : null;
+      say(el.entryMessage, detail ? t("msg.rejected", { detail }) : t("msg.failed", { status: result.response.status }),
+        "error");
+    }
+  }
+  updateInterpretButton();
+}
+
+function onManual() {
+  const text = el.text.value.trim();
+  if (!text) {
+    say(el.entryMessage, state.t("msg.empty"), "warn");
+    el.text.focus();
+    return;
+  }
+  startEntry(text, null);
+}
+
+/** Begin reviewing one entry. `interpretation` is the /interpret body, or null for manual entry. */
+function startEntry(text, interpretation) {
+  const schema = state.schema;
+  const structure = interpretation && !interpretation.failed && interpretation.structure ? interpretation.structure : null;
+  state.entry = {
+    id: newEntryId(),
+    text,
+    model: structure,
+    manual: !structure,
+    language: (structure && structure.language) || schema.language,
+    alertCategories: (interpretation && interpretation.alertCategories) || [],
+  };
+  const pick = (keys, wanted) => (keys.includes(wanted) ? wanted : keys[0] || "");
+  const values = structure
+    ? {
+      category: structure.category, theme: structure.theme || "",
+      severity: structure.severity, type: structure.type,
+    }
+    : {
+      category: "", theme: "",
+      severity: pick(schema.severities || [], "medium"), type: pick(schema.types || [], "other"),
+    };
+  for (const name of FIELDS) {
+    const input = el.input(name);
+    if (input.tagName === "SELECT" && values[name] && ![...input.options].some((o) => o.value === values[name])) {
+      // A model value the form does not list (should not happen: the server validates) — keep it visible.
+      input.append(h("option", { value: values[name] }, values[name]));
+    }
+    input.value = values[name];
+  }
+  el.text.readOnly = true;
+  el.reviewText.textContent = text;
+  const t = state.t;
+  el.reviewHeading.textContent = structure ? t("form.heading") : t("form.manualHeading");
+  const alerts = state.entry.alertCategories;
+  el.reviewAlerts.textContent = alerts.length
+    ? `⚑ ${t("form.alerts", { list: alerts.map(state.labels.alert).join(", ") })}` : "";
+  show(el.reviewAlerts, alerts.length > 0);
+  say(el.saveMessage, "");
+  show(el.manual, false);
+  show(el.review, true);
+  refreshMarks();
+  if (structure) say(el.entryMessage, t("msg.interpreted"), "ok");
+  else if (interpretation) say(el.entryMessage, t("msg.modelFailed"), "warn");
+  else say(el.entryMessage, t("msg.manual"), "info");
+  updateInterpretButton();
+  el.reviewHeading.focus();
+}
+
+function fieldValue(name) {
+  const value = el.input(name).value;
+  return name === "theme" ? value.trim() : value;
+}
+
+function modelValue(name) {
+  const model = state.entry && state.entry.model;
+  if (!model) return null;
+  return name === "theme" ? String(model.theme || "").trim() : model[name];
+}
+
+function displayValue(name, value) {
+  const labels = state.labels;
+  if (name === "category") return labels.category(value);
+  if (name === "severity") return labels.severity(value);
+  if (name === "type") return labels.type(value);
+  return value;
+}
+
+/** Outline and annotate every field whose value differs from the model's suggestion. */
+function refreshMarks() {
+  const t = state.t;
+  for (const name of FIELDS) {
+    const wrapper = el.input(name).closest(".field");
+    const note = el.note(name);
+    const model = modelValue(name);
+    const corrected = model !== null && fieldValue(name) !== model;
+    wrapper.classList.toggle("corrected", corrected);
+    // Rebuild the note only when it changes: replacing a button under the pointer (a blur-triggered
+    // "change" between mousedown and mouseup) would swallow the click on it.
+    const key = corrected ? `${t.lang}|${model}` : "";
+    if (note.dataset.key === key) continue;
+    note.dataset.key = key;
+    if (!corrected) {
+      note.replaceChildren();
+      continue;
+    }
+    const label = name === "category" ? state.labels.categoryFieldTitle : t(`field.${name}`);
+    const undo = h("button", { type: "button", class: "btn btn-small", "aria-label": t("field.restoreLabel",
+      { field: label }) }, t("field.restore"));
+    undo.addEventListener("click", () => {
+      el.input(name).value = state.entry.model[name];
+      refreshMarks();
+      el.input(name).focus();
+    });
+    note.replaceChildren(h("span", { class: "badge badge-corrected" }, t("field.corrected")),
+      h("span", { class: "muted" }, t("field.model", { value: displayValue(name, model) || "—" })), undo);
+  }
+}
+
+function endEntry({ clearText }) {
+  state.entry = null;
+  show(el.review, false);
+  el.text.readOnly = false;
+  if (clearText) el.text.value = "";
+  for (const name of FIELDS) {
+    el.input(name).closest(".field").classList.remove("corrected");
+    el.note(name).replaceChildren();
+    delete el.note(name).dataset.key;
+  }
+  updateCounter();
+  updateInterpretButton();
+}
+
+// ---------------------------------------------------------------- save
+
+async function onSave(event) {
+  event.preventDefault();
+  const entry = state.entry;
+  if (!entry || state.saving) return;
+  const t = state.t;
+  const accepted = {
+    category: fieldValue("category"),
+    theme: fieldValue("theme"),
+    severity: fieldValue("severity"),
+    type: fieldValue("type"),
+    language: entry.language,
+  };
+  if (!accepted.category) {
+    say(el.saveMessage, t("save.chooseCategory", { field: state.labels.categoryFieldWord }), "warn");
+    el.input("category").focus();
+    return;
+  }
+  if (!accepted.severity || !accepted.type) {
+    say(el.saveMessage, t("save.missing"), "error");
+    return;
+  }
+  if (!accepted.theme) {
+    say(el.saveMessage, t("save.themeEmpty"), "warn");
+    el.input("theme").focus();
+    return;
+  }
+  let corrections = null;
+  if (entry.model) {
+    corrections = FIELDS.filter((name) => accepted[name] !== modelValue(name))
+      .map((name) => ({ field: name, modelValue: entry.model[name] ?? null, humanValue: accepted[name] }));
+    if (!corrections.length) corrections = null;
+  }
+  if (entry.model && entry.model.sentiment && !corrections) accepted.sentiment = entry.model.sentiment;
+  const body = {
+    id: entry.id,
+    source: "desk",
+    text: entry.text,
+    timestamp: new Date().toISOString(),
+    acceptedStructure: accepted,
+    corrections,
+    modelInterpretationFailed: !entry.model,
+  };
+  state.saving = true;
+  el.save.disabled = true;
+  say(el.saveMessage, t("save.saving"), "busy");
+  let response;
+  try {
+    response = await request("/live/feedback", { method: "POST", body });
+  } catch {
+    say(el.saveMessage, t("save.network"), "error");
+    return;
+  } finally {
+    state.saving = false;
+    el.save.disabled = false;
+  }
+  if (response.status === 201 || response.status === 409) {
+    endEntry({ clearText: true });
+    say(el.entryMessage, t(response.status === 409 ? "save.dup" : "save.ok"), "ok");
+    el.text.focus();
+    loadSegment();
+    return;
+  }
+  if (response.status === 503) say(el.saveMessage, t("save.busy"), "warn");
+  else if (response.status === 429) say(el.saveMessage, t("msg.rateLimited"), "warn");
+  else {
+    const detail = response.status === 400 ? await errorDetail(response) : null;
+    say(el.saveMessage, detail ? t("save.rejected", { detail }) : t("save.failed", { status: response.status }), "error");
+  }
+}
+
+function onCancel() {
+  endEntry({ clearText: false });
+  say(el.entryMessage, state.t("save.cancelled"), "info");
+  el.text.focus();
+}
+
+// ---------------------------------------------------------------- live segment
+
+function segmentCtx() {
+  if (!state.labels) state.labels = makeLabels(state.schema, state.t);
+  return { t: state.t, labels: state.labels, openSources: null };
+}
+
+function renderTotals(total, unstructured) {
+  const t = state.t;
+  el.liveTotals.textContent = total ? t("live.totals", { n: total, m: unstructured }) : t("live.empty");
+}
+
+function renderSections(themes, ctx) {
+  const rated = themes.filter((th) => !th.unrated);
+  const unrated = themes.filter((th) => th.unrated);
+  replace(el.liveSections, rated.map((th) => themeCard(th, ctx, "inline")), moderationBlock(unrated, ctx, "inline"));
+}
+
+/** Phase A: the stored entries, grouped at once (no model involved). */
+function renderItems(items) {
+  const ctx = segmentCtx();
+  const themes = themesFromItems(items, ctx.labels);
+  renderTotals(items.length, items.filter((i) => !i.structure || i.structureFailed).length);
+  renderCharts(el.liveCharts, { sections: chartSections(themes, ctx.labels), labels: ctx.labels, t: ctx.t });
+  renderSections(themes, ctx);
+}
+
+/** Phase B: the live report (authoritative). */
+function renderReport(report) {
+  const ctx = segmentCtx();
+  const t = ctx.t;
+  renderTotals(report.totalItems || 0, report.structureFailedCount || 0);
+  const overall = report.overall;
+  if (overall) {
+    el.liveSummary.replaceChildren(h("section", { class: "summary-box", "aria-label": t("live.summary") },
+      h("h3", null, t("live.summary")),
+      overall.title ? h("p", { class: "summary-title" }, overall.title) : null,
+      h("p", { class: "theme-meta" }, [t("section.count", { n: overall.count || 0 }),
+        overall.directionLabel ? t("section.trend", { label: overall.directionLabel }) : null].filter(Boolean).join(" · ")),
+      sentimentPills(overall.sentimentCounts || report.sentimentCounts, ctx),
+      overall.flaggedCount ? h("p", { class: "flag-warn" }, t("section.flagged", { n: overall.flaggedCount })) : null,
+      h("div", { class: "narrative" },
+        h("span", { class: ["origin", overall.narrativeFromLlm ? "origin-model" : "origin-auto"] },
+          t(overall.narrativeFromLlm ? "narrative.model" : "narrative.auto")),
+        h("p", null, overall.narrative || ""))));
+  } else {
+    el.liveSummary.replaceChildren();
+  }
+  el.liveAlerts.replaceChildren(report.totalItems ? alertsBlock(report.alerts, ctx) : "");
+  const themes = report.themes || [];
+  renderCharts(el.liveCharts, {
+    sections: chartSections(themes, ctx.labels), labels: ctx.labels, t,
+    directionLabel: overall ? overall.directionLabel : null,
+  });
+  renderSections(themes, ctx);
+}
+
+function rerenderSegment() {
+  if (state.lastReport) renderReport(state.lastReport);
+  else if (state.lastItems) renderItems(state.lastItems);
+}
+
+/** A promise's outcome as a value, so a failure that is awaited later is never an unhandled rejection. */
+function settle(promise) {
+  return promise.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+}
+
+async function loadSegmentOnce() {
+  const t = () => state.t;
+  const from = new Date(Date.now() - LIVE_WINDOW_DAYS * 86400000).toISOString();
+  // The version is asked before the report, so an entry saved meanwhile shows up as a change later.
+  const versionP = settle(getJson("/live/version"));
+  const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000 } }));
+  const reportP = settle(getJson("/live/report", { params: { from } }));
+  const items = await itemsP;
+  if (items.ok) {
+    state.lastItems = items.value;
+    if (!state.lastReport && items.value.length === 0) el.liveTotals.textContent = t()("live.empty");
+    else renderItems(items.value);
+    say(el.livePending, t()("live.pending"));
+    show(el.livePending, true);
+  }
+  const report = await reportP;
+  const version = await versionP;
+  show(el.livePending, false);
+  if (report.ok && report.value) {
+    if (report.value.language && !state.schema) setLanguage(report.value.language);
+    state.lastReport = report.value;
+    renderReport(report.value);
+    state.reportRendered = true;
+    state.segmentFailed = false;
+    if (version.ok && typeof version.value.version === "number") state.liveVersion = version.value.version;
+    say(el.liveStatus, t()("live.updated", { time: formatTime(new Date(), t(), false) }), "ok");
+  } else {
+    state.segmentFailed = true;
+    say(el.liveStatus, t()(items.ok ? "live.reportFailed" : "live.unavailable"), "warn");
+  }
+}
+
+/** Single flight: a request arriving during a load is remembered and run once afterwards. */
+async function loadSegment() {
+  if (state.segmentLoading) {
+    state.segmentQueued = true;
+    return;
+  }
+  state.segmentLoading = true;
+  try {
+    do {
+      state.segmentQueued = false;
+      await loadSegmentOnce();
+    } while (state.segmentQueued);
+  } finally {
+    state.segmentLoading = false;
+  }
+}
+
+async function checkVersion() {
+  if (document.hidden || state.segmentLoading) return;
+  try {
+    const { version } = await getJson("/live/version");
+    const moved = state.liveVersion !== null && version !== state.liveVersion;
+    if (moved || !state.reportRendered || state.segmentFailed) await loadSegment();
+  } catch {
+    /* the next tick tries again */
+  }
+}
+
+function schedulePoll() {
+  setTimeout(async () => {
+    try {
+      await checkVersion();
+    } finally {
+      schedulePoll();
+    }
+  }, pollDelay(Math.random()));
+}
+
+// ---------------------------------------------------------------- boot
+
+function boot() {
+  state.maxChars = Number(el.text.getAttribute("maxlength")) || 800;
+  setLanguage(state.t.lang);
+  say(el.conn, state.t("status.connecting"), "busy");
+  el.text.addEventListener("input", updateCounter);
+  el.entryForm.addEventListener("submit", onInterpret);
+  el.manual.addEventListener("click", onManual);
+  el.reviewForm.addEventListener("submit", onSave);
+  el.reviewForm.addEventListener("input", refreshMarks);
+  el.reviewForm.addEventListener("change", refreshMarks);
+  el.cancel.addEventListener("click", onCancel);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) checkVersion();
+  });
+  loadSchema();
+  loadSegment();
+  schedulePoll();
+}
+
+boot();

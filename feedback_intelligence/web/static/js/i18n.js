@@ -1,0 +1,378 @@
+// UI text in Finnish and English. The language follows the domain (/schema `language`) or the
+// report's `language`; anything else falls back to English. Values are plain strings with {name}
+// placeholders, or functions of the parameters where a count changes the wording.
+
+const plural = (one, many) => (p) => (p.n === 1 ? one : many).replace("{n}", String(p.n));
+
+const en = {
+  "app.name": "Feedback Intelligence",
+  "nav.toReport": "Report",
+  "nav.toDesk": "Feedback desk",
+  "nav.main": "Pages",
+
+  "desk.title": "Feedback desk",
+  "desk.lead": "Type what the customer said, let the model suggest the fields, check them and save.",
+  "status.connecting": "Connecting to the server…",
+  "status.schemaRetry": "The server is not answering — trying again every few seconds.",
+  "status.ready": "Connected.",
+
+  "entry.heading": "New feedback",
+  "entry.label": "What did the customer say?",
+  "entry.hint": "In the customer's own words. Names and contact details are not needed.",
+  "entry.counter": "{n} / {max} characters",
+  "entry.interpret": "Interpret",
+  "entry.manual": "Fill in by hand",
+  "entry.waitServer": "Waiting for the server…",
+
+  "msg.empty": "Write the feedback first.",
+  "msg.working": "Interpreting…",
+  "msg.retrying": "The model is busy — trying again ({n}/{max})…",
+  "msg.busy": "The model is busy right now. Try again in a moment, or fill in the fields by hand.",
+  "msg.unavailable": "The language model is not answering. Fill in the fields by hand — the feedback is saved all the same.",
+  "msg.rateLimited": "Too many requests in a short time. Wait a moment before trying again.",
+  "msg.network": "No connection to the server. Check the network and try again.",
+  "msg.failed": "The interpretation did not succeed (error {status}).",
+  "msg.rejected": "The server did not accept this: {detail}",
+  "msg.modelFailed": "The model could not read this one. Fill in the fields by hand.",
+  "msg.interpreted": "Check the fields. Change whatever is wrong, then save.",
+  "msg.manual": "Fill in the fields, then save.",
+
+  "form.heading": "Interpretation",
+  "form.manualHeading": "Fields by hand",
+  "field.category": "Category",
+  "field.theme": "Theme",
+  "field.severity": "Severity",
+  "field.type": "Type",
+  "field.choose": "— choose —",
+  "field.model": "Model suggested: {value}",
+  "field.corrected": "Corrected",
+  "field.restore": "Undo",
+  "field.restoreLabel": "Put back the model's value for {field}",
+  "form.alerts": "Alert words found: {list}",
+  "form.save": "Save",
+  "form.cancel": "Cancel",
+
+  "save.saving": "Saving…",
+  "save.chooseCategory": "Choose the {field} before saving.",
+  "save.missing": "Some choices are missing. Reload the page and try again.",
+  "save.themeEmpty": "The theme cannot be empty.",
+  "save.busy": "The server is busy. Press Save again in a moment.",
+  "save.ok": "Saved ✓ Thank you!",
+  "save.dup": "Saved ✓ (it was already stored)",
+  "save.failed": "Saving failed (error {status}).",
+  "save.rejected": "The server did not accept the entry: {detail}",
+  "save.network": "The connection dropped, so it is not certain the entry was saved. Press Save again — it will not be stored twice.",
+  "save.cancelled": "Entry discarded.",
+
+  "live.heading": "Situation now",
+  "live.window": "Desk entries of the last 7 days",
+  "live.totals": (p) =>
+    `${p.n === 1 ? "1 entry" : `${p.n} entries`}` + (p.m ? ` · ${p.m} without a structure (interpretation failed)` : ""),
+  "live.empty": "No entries yet — the first one you save appears here.",
+  "live.pending": "The summary is being written…",
+  "live.reportFailed": "The summary could not be refreshed — the entries below are up to date.",
+  "live.unavailable": "The situation view is not available — the server is not answering.",
+  "live.updated": "Updated {time}",
+  "live.summary": "Summary",
+
+  "alerts.heading": "Alerts ({n})",
+  "alerts.none": "No alerts in this period.",
+  "alerts.keyword": "Keyword match",
+  "alerts.model": "Language model",
+  "alerts.show": "Show message",
+
+  "narrative.model": "Written by the language model",
+  "narrative.auto": "Automated summary",
+  "section.count": plural("1 entry", "{n} entries"),
+  "section.trend": "trend: {label}",
+  "section.flagged": (p) => `⚠ ${p.n} to check — possibly manipulated, still counted`,
+  "section.show": plural("Show the message", "Show {n} messages"),
+  "section.moderation": "Content to moderate ({n})",
+  "section.more": plural("1 more entry", "{n} more entries"),
+  "item.review": "⚠ check",
+  "item.noStructure": "no structure",
+  "item.source": "Source: {source}",
+
+  "kpi.entries": "Entries",
+  "kpi.review": "To check ⚠",
+  "kpi.trend": "Trend",
+  "chart.sections": "Entries by {field}",
+  "chart.severity": "Severity",
+  "chart.sentiment": "Tone",
+  "chart.more": "{n} more",
+
+  "report.title": "Feedback report",
+  "window.label": "Period",
+  "window.today": "Today",
+  "window.d7": "Last 7 days",
+  "window.d30": "Last 30 days",
+  "window.custom": "Custom period",
+  "window.from": "From",
+  "window.to": "To",
+  "window.refresh": "Refresh",
+  "window.needDates": "Pick both dates for a custom period.",
+  "window.order": "The start date must not be after the end date.",
+  "badge.live": "Live",
+  "badge.snapshot": "Saved snapshot",
+  "status.snapshotFirst": "Showing the saved snapshot of {time} while the current report is compiled…",
+  "status.compiling": "Compiling the report. The language model writes the summaries, so this can take a minute…",
+  "status.live": "The report is up to date.",
+  "status.fallback": "The server did not deliver the report — showing the saved snapshot of {time}.",
+  "status.nothing": "No report and no saved snapshot yet. Check the connection and press Refresh.",
+  "status.badWindow": "The server refused the period: {detail}",
+  "meta.window": "{from} – {to}",
+  "meta.items": plural("1 entry", "{n} entries"),
+  "meta.unstructured": "{n} without a structure",
+  "meta.truncated": "only the newest {n} of {m} included",
+  "meta.truncatedUnknown": "only the newest {n} included",
+  "meta.dropped": plural("1 unsupported claim removed", "{n} unsupported claims removed"),
+  "meta.actions": plural("1 instruction removed from a summary", "{n} instructions removed from summaries"),
+  "meta.fallbacks": plural("1 summary written without the model", "{n} summaries written without the model"),
+  "meta.review": "{n} to check",
+  "themes.heading": "Themes and trends ({n})",
+  "themes.none": "No structured entries in this period.",
+  "dialog.close": "Close",
+  "dialog.sources": "{title} — messages",
+
+  "severity.low": "Low",
+  "severity.medium": "Medium",
+  "severity.high": "High",
+  "severity.critical": "Critical",
+  "severity.unknown": "Unknown",
+  "sentiment.positive": "Positive",
+  "sentiment.negative": "Negative",
+  "sentiment.neutral": "Neutral",
+  "source.google_review": "Google review",
+  "source.email": "Email",
+  "source.web_form": "Web form",
+  "source.desk": "Desk",
+  "alert.injury_safety": "injury or safety",
+  "alert.payment": "payment",
+  "alert.legal_threat": "legal threat",
+  "alert.rasismi": "racism",
+  "alert.data_loss": "data loss",
+  "alert.security_account": "account security",
+  "alert.payment_failure": "payment failure",
+  "alert.blocking_bug": "blocking bug",
+  "meta.generated": "compiled {time}",
+};
+
+const fi = {
+  "app.name": "Feedback Intelligence",
+  "nav.toReport": "Raportti",
+  "nav.toDesk": "Palautepiste",
+  "nav.main": "Sivut",
+
+  "desk.title": "Palautepiste",
+  "desk.lead": "Kirjoita, mitä asiakas sanoi, anna mallin ehdottaa kentät, tarkista ne ja tallenna.",
+  "status.connecting": "Yhdistetään palvelimeen…",
+  "status.schemaRetry": "Palvelin ei vastaa — yritetään uudelleen muutaman sekunnin välein.",
+  "status.ready": "Yhteys toimii.",
+
+  "entry.heading": "Uusi palaute",
+  "entry.label": "Mitä asiakas sanoi?",
+  "entry.hint": "Asiakkaan omin sanoin. Nimiä tai yhteystietoja ei tarvita.",
+  "entry.counter": "{n} / {max} merkkiä",
+  "entry.interpret": "Tulkitse",
+  "entry.manual": "Täytä itse",
+  "entry.waitServer": "Odotetaan palvelinta…",
+
+  "msg.empty": "Kirjoita palaute ensin.",
+  "msg.working": "Tulkitaan…",
+  "msg.retrying": "Malli on varattu — yritetään uudelleen ({n}/{max})…",
+  "msg.busy": "Kielimalli on juuri nyt varattu. Yritä hetken päästä uudelleen tai täytä kentät itse.",
+  "msg.unavailable": "Kielimalli ei vastaa. Täytä kentät itse — palaute tallentuu silti.",
+  "msg.rateLimited": "Liian monta pyyntöä lyhyessä ajassa. Odota hetki ennen uutta yritystä.",
+  "msg.network": "Palvelimeen ei saada yhteyttä. Tarkista verkko ja yritä uudelleen.",
+  "msg.failed": "Tulkinta ei onnistunut (virhe {status}).",
+  "msg.rejected": "Palvelin ei hyväksynyt tätä: {detail}",
+  "msg.modelFailed": "Malli ei saanut tästä selvää. Täytä kentät itse.",
+  "msg.interpreted": "Tarkista kentät. Korjaa väärät ja tallenna.",
+  "msg.manual": "Täytä kentät ja tallenna.",
+
+  "form.heading": "Tulkinta",
+  "form.manualHeading": "Kentät käsin",
+  "field.category": "Osasto",
+  "field.theme": "Aihe",
+  "field.severity": "Vakavuus",
+  "field.type": "Tyyppi",
+  "field.choose": "— valitse —",
+  "field.model": "Mallin ehdotus: {value}",
+  "field.corrected": "Korjattu",
+  "field.restore": "Kumoa",
+  "field.restoreLabel": "Palauta mallin arvo kenttään {field}",
+  "form.alerts": "Hälytyssanoja: {list}",
+  "form.save": "Tallenna",
+  "form.cancel": "Peruuta",
+
+  "save.saving": "Tallennetaan…",
+  "save.chooseCategory": "Valitse {field} ennen tallentamista.",
+  "save.missing": "Valintoja puuttuu. Lataa sivu uudelleen ja yritä taas.",
+  "save.themeEmpty": "Aihe ei voi olla tyhjä.",
+  "save.busy": "Palvelin on kiireinen. Paina Tallenna hetken päästä uudelleen.",
+  "save.ok": "Tallennettu ✓ Kiitos!",
+  "save.dup": "Tallennettu ✓ (oli jo tallessa)",
+  "save.failed": "Tallennus epäonnistui (virhe {status}).",
+  "save.rejected": "Palvelin ei hyväksynyt merkintää: {detail}",
+  "save.network": "Yhteys katkesi, joten tallennus jäi epävarmaksi. Paina Tallenna uudelleen — merkintä ei tallennu kahdesti.",
+  "save.cancelled": "Merkintä hylättiin.",
+
+  "live.heading": "Tilanne nyt",
+  "live.window": "Palautepisteen merkinnät viimeiseltä 7 päivältä",
+  "live.totals": (p) =>
+    `${p.n === 1 ? "1 merkintä" : `${p.n} merkintää`}` + (p.m ? ` · ${p.m} ilman rakennetta (tulkinta epäonnistui)` : ""),
+  "live.empty": "Ei vielä merkintöjä — ensimmäinen tallentamasi näkyy tässä.",
+  "live.pending": "Yhteenvetoa kirjoitetaan…",
+  "live.reportFailed": "Yhteenvetoa ei saatu päivitettyä — alla olevat merkinnät ovat ajan tasalla.",
+  "live.unavailable": "Tilannenäkymä ei ole saatavilla — palvelin ei vastaa.",
+  "live.updated": "Päivitetty {time}",
+  "live.summary": "Yhteenveto",
+
+  "alerts.heading": "Hälytykset ({n})",
+  "alerts.none": "Ei hälytyksiä tällä aikavälillä.",
+  "alerts.keyword": "Sanahaku",
+  "alerts.model": "Kielimalli",
+  "alerts.show": "Näytä viesti",
+
+  "narrative.model": "Kielimallin kirjoittama",
+  "narrative.auto": "Automaattinen kooste",
+  "section.count": plural("1 merkintä", "{n} merkintää"),
+  "section.trend": "suunta: {label}",
+  "section.flagged": (p) => `⚠ ${p.n} tarkistettavaa — mahdollisesti manipuloitu, mukana luvuissa`,
+  "section.show": plural("Näytä viesti", "Näytä {n} viestiä"),
+  "section.moderation": "Moderoitava sisältö ({n})",
+  "section.more": plural("1 merkintä lisää", "{n} merkintää lisää"),
+  "item.review": "⚠ tarkista",
+  "item.noStructure": "ei rakennetta",
+  "item.source": "Lähde: {source}",
+
+  "kpi.entries": "Merkinnät",
+  "kpi.review": "Tarkistettavat ⚠",
+  "kpi.trend": "Suunta",
+  "chart.sections": "Merkinnät: {field}",
+  "chart.severity": "Vakavuus",
+  "chart.sentiment": "Sävy",
+  "chart.more": "{n} muuta",
+
+  "report.title": "Palauteraportti",
+  "window.label": "Aikaväli",
+  "window.today": "Tänään",
+  "window.d7": "7 päivää",
+  "window.d30": "30 päivää",
+  "window.custom": "Oma aikaväli",
+  "window.from": "Alkaen",
+  "window.to": "Asti",
+  "window.refresh": "Päivitä",
+  "window.needDates": "Valitse oman aikavälin molemmat päivät.",
+  "window.order": "Alkupäivä ei voi olla loppupäivän jälkeen.",
+  "badge.live": "Ajantasainen",
+  "badge.snapshot": "Tallennettu tilannekuva",
+  "status.snapshotFirst": "Näytetään tallennettu tilannekuva ({time}), kun ajantasaista raporttia kootaan…",
+  "status.compiling": "Raporttia kootaan. Kielimalli kirjoittaa tiivistelmät, joten tämä voi kestää minuutin…",
+  "status.live": "Raportti on ajan tasalla.",
+  "status.fallback": "Palvelin ei toimittanut raporttia — näytetään tallennettu tilannekuva ({time}).",
+  "status.nothing": "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.",
+  "status.badWindow": "Palvelin ei hyväksynyt aikaväliä: {detail}",
+  "meta.window": "{from} – {to}",
+  "meta.items": plural("1 merkintä", "{n} merkintää"),
+  "meta.unstructured": "{n} ilman rakennetta",
+  "meta.truncated": "mukana vain uusimmat {n}/{m}",
+  "meta.truncatedUnknown": "mukana vain uusimmat {n}",
+  "meta.dropped": plural("1 perusteeton väite poistettu", "{n} perusteetonta väitettä poistettu"),
+  "meta.actions": plural("1 toimintaohje poistettu tiivistelmästä", "{n} toimintaohjetta poistettu tiivistelmistä"),
+  "meta.fallbacks": plural("1 tiivistelmä ilman kielimallia", "{n} tiivistelmää ilman kielimallia"),
+  "meta.review": "{n} tarkistettavaa",
+  "themes.heading": "Teemat ja trendit ({n})",
+  "themes.none": "Tällä aikavälillä ei ole rakenteistettuja merkintöjä.",
+  "dialog.close": "Sulje",
+  "dialog.sources": "{title} — viestit",
+
+  "severity.low": "Matala",
+  "severity.medium": "Keskitaso",
+  "severity.high": "Korkea",
+  "severity.critical": "Kriittinen",
+  "severity.unknown": "Tuntematon",
+  "sentiment.positive": "Myönteinen",
+  "sentiment.negative": "Kielteinen",
+  "sentiment.neutral": "Neutraali",
+  "source.google_review": "Google-arvio",
+  "source.email": "Sähköposti",
+  "source.web_form": "Verkkolomake",
+  "source.desk": "Palautepiste",
+  "alert.injury_safety": "loukkaantuminen tai turvallisuus",
+  "alert.payment": "maksaminen",
+  "alert.legal_threat": "oikeudellinen uhka",
+  "alert.rasismi": "rasismi",
+  "alert.data_loss": "tietojen menetys",
+  "alert.security_account": "tilin turvallisuus",
+  "alert.payment_failure": "maksu epäonnistui",
+  "alert.blocking_bug": "estävä vika",
+  "meta.generated": "koottu {time}",
+};
+
+const BUNDLES = { en, fi };
+const LOCALES = { en: "en-GB", fi: "fi-FI" };
+
+export function pickLanguage(language) {
+  const key = typeof language === "string" ? language.trim().toLowerCase().slice(0, 2) : "";
+  return Object.prototype.hasOwnProperty.call(BUNDLES, key) ? key : "en";
+}
+
+export function initialLanguage(nav = globalThis.navigator) {
+  const wanted = nav && (nav.language || (nav.languages && nav.languages[0]));
+  return pickLanguage(wanted);
+}
+
+/** A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key). */
+export function translator(language) {
+  const lang = pickLanguage(language);
+  const bundle = BUNDLES[lang];
+  const t = (key, params = {}) => {
+    const value = bundle[key] ?? en[key];
+    if (value === undefined) return key;
+    if (typeof value === "function") return value(params);
+    return value.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  };
+  t.lang = lang;
+  t.locale = LOCALES[lang];
+  t.has = (key) => key in bundle || key in en;
+  return t;
+}
+
+/** Fill every element carrying data-i18n (text) or data-i18n-aria (aria-label) with the bundle's text. */
+export function applyStatic(root, t) {
+  root.documentElement && (root.documentElement.lang = t.lang);
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-aria]")) el.setAttribute("aria-label", t(el.dataset.i18nAria));
+}
+
+/** A Date from a Date or an ISO text; the server's seven fractional digits are cut to milliseconds. */
+export function toDate(value) {
+  if (value instanceof Date) return value;
+  if (typeof value === "string") return new Date(value.replace(/(\.\d{3})\d+/, "$1"));
+  return new Date(Number.NaN);
+}
+
+export function formatTime(value, t, withDate = true) {
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return String(value ?? "");
+  const options = withDate
+    ? { day: "numeric", month: "numeric", year: "numeric", hour: "2-digit", minute: "2-digit" }
+    : { hour: "2-digit", minute: "2-digit" };
+  return new Intl.DateTimeFormat(t.locale, options).format(date);
+}
+
+export function formatShortTime(value, t, now = new Date()) {
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return String(value ?? "");
+  const sameDay = date.toDateString() === now.toDateString();
+  if (sameDay) return formatTime(date, t, false);
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit" })
+    .format(date);
+}
+
+export function formatDate(value, t) {
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return String(value ?? "");
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", year: "numeric" }).format(date);
+}

@@ -1,0 +1,243 @@
+// The management view: the report for a chosen window; the saved snapshot first, then the live one.
+
+import { errorDetail, getJson, request } from "./api.js";
+import { renderCharts } from "./charts.js";
+import { byId, h, show } from "./dom.js";
+import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
+import { makeLabels } from "./labels.js";
+import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { reportWindow } from "./window.js";
+
+const state = {
+  t: translator(initialLanguage()),
+  schema: null,
+  labels: null,
+  firstLiveDone: false,
+  controller: null,
+  shown: null, // {report, mode}
+};
+
+const el = {
+  form: byId("window-form"),
+  select: byId("window-select"),
+  fromWrap: byId("custom-from-wrap"),
+  toWrap: byId("custom-to-wrap"),
+  from: byId("custom-from"),
+  to: byId("custom-to"),
+  refresh: byId("refresh-btn"),
+  badge: byId("mode-badge"),
+  status: byId("report-status"),
+  report: byId("report"),
+  meta: byId("report-meta"),
+  alerts: byId("report-alerts"),
+  charts: byId("report-charts"),
+  themes: byId("report-themes"),
+  themesHeading: byId("themes-heading"),
+  themesList: byId("themes-list"),
+  moderation: byId("themes-moderation"),
+  dialog: byId("sources-dialog"),
+  dialogTitle: byId("sources-title"),
+  dialogList: byId("sources-list"),
+  dialogClose: byId("sources-close"),
+};
+
+function say(text, kind = "info") {
+  el.status.textContent = text || "";
+  el.status.dataset.kind = kind;
+}
+
+function setLanguage(language) {
+  if (state.t.lang === language && state.labels) return;
+  state.t = translator(language);
+  state.labels = makeLabels(state.schema, state.t);
+  applyStatic(document, state.t);
+  document.title = `${state.t("report.title")} — ${state.t("app.name")}`;
+}
+
+// ---------------------------------------------------------------- dialog with a theme's messages
+
+let dialogOpener = null;
+
+function openSources(title, sources, opener, unrated) {
+  const ctx = { t: state.t, labels: state.labels };
+  dialogOpener = opener;
+  el.dialogTitle.textContent = state.t("dialog.sources", { title });
+  el.dialogList.replaceChildren(...sources.map((src) => sourceItem(src, ctx, { unrated })));
+  el.dialog.showModal();
+  el.dialogClose.focus();
+}
+
+function closeSources() {
+  if (el.dialog.open) el.dialog.close();
+}
+
+// ---------------------------------------------------------------- rendering
+
+function metaLine(report) {
+  const t = state.t;
+  const parts = [
+    t("meta.window", { from: formatDate(report.windowFrom, t), to: formatDate(report.windowTo, t) }),
+    t("meta.items", { n: report.totalItems || 0 }),
+  ];
+  if (report.truncated) {
+    parts.push(typeof report.itemsInWindow === "number" && report.itemsInWindow > report.totalItems
+      ? t("meta.truncated", { n: report.totalItems, m: report.itemsInWindow })
+      : t("meta.truncatedUnknown", { n: report.totalItems }));
+  }
+  if (report.structureFailedCount) parts.push(t("meta.unstructured", { n: report.structureFailedCount }));
+  if (report.needsReviewCount) parts.push(t("meta.review", { n: report.needsReviewCount }));
+  if (report.droppedClaimCount) parts.push(t("meta.dropped", { n: report.droppedClaimCount }));
+  if (report.actionDroppedCount) parts.push(t("meta.actions", { n: report.actionDroppedCount }));
+  if (report.llmFallbackCount) parts.push(t("meta.fallbacks", { n: report.llmFallbackCount }));
+  return parts;
+}
+
+function render(report, mode) {
+  if (report.language) setLanguage(report.language);
+  state.shown = { report, mode };
+  const t = state.t;
+  const ctx = { t, labels: state.labels, openSources };
+  el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
+  el.badge.dataset.mode = mode;
+  show(el.badge, true);
+  el.report.dataset.mode = mode;
+
+  const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
+  el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
+    generated ? h("span", { class: "meta-part" }, t("meta.generated", { time: generated })) : null);
+  el.alerts.replaceChildren(alertsBlock(report.alerts, ctx));
+
+  const themes = (report.themes || []).filter((th) => th.category !== "overall");
+  const rated = themes.filter((th) => !th.unrated);
+  const unrated = themes.filter((th) => th.unrated);
+  renderCharts(el.charts, {
+    sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
+  });
+  el.themesHeading.textContent = t("themes.heading", { n: rated.length });
+  el.themesList.replaceChildren(...(rated.length
+    ? rated.map((th) => themeCard(th, ctx, "dialog"))
+    : [h("p", { class: "muted" }, t("themes.none"))]));
+  el.moderation.replaceChildren(moderationBlock(unrated, ctx, "dialog") || "");
+  show(el.themes, true);
+  show(el.report, true);
+}
+
+function renderNothing() {
+  state.shown = null;
+  show(el.badge, false);
+  el.meta.replaceChildren();
+  el.alerts.replaceChildren();
+  el.charts.replaceChildren();
+  show(el.charts, false);
+  show(el.themes, false);
+  el.report.dataset.mode = "none";
+}
+
+// ---------------------------------------------------------------- loading
+
+async function fetchSnapshot() {
+  try {
+    const snapshot = await getJson("/report/snapshot");
+    return snapshot && typeof snapshot === "object" ? snapshot : null;
+  } catch {
+    return null;
+  }
+}
+
+async function loadReport() {
+  const t = () => state.t;
+  const win = reportWindow(el.select.value, { fromDay: el.from.value, toDay: el.to.value });
+  if (win.error) {
+    say(t()(win.error), "warn");
+    (el.select.value === "custom" ? (el.from.value ? el.to : el.from) : el.select).focus();
+    return;
+  }
+  if (state.controller) state.controller.abort();
+  const controller = new AbortController();
+  state.controller = controller;
+  el.refresh.disabled = true;
+  el.report.setAttribute("aria-busy", "true");
+
+  let snapshot = null;
+  if (!state.firstLiveDone && !state.shown) {
+    snapshot = await fetchSnapshot();
+    if (controller.signal.aborted) return;
+    if (snapshot) {
+      render(snapshot, "snapshot");
+      say(t()("status.snapshotFirst", { time: formatTime(snapshot.generatedAt, t()) }), "busy");
+    }
+  }
+  if (!snapshot) say(t()("status.compiling"), "busy");
+  try {
+    const response = await request("/report", {
+      params: { from: win.from.toISOString(), to: win.to.toISOString() }, signal: controller.signal,
+    });
+    if (response.status === 400) {
+      const detail = await errorDetail(response);
+      if (!state.shown) renderNothing();
+      say(t()("status.badWindow", { detail: detail || "400" }), "warn");
+      return;
+    }
+    if (!response.ok) throw new Error(`report ${response.status}`);
+    const report = await response.json();
+    if (controller.signal.aborted) return;
+    render(report, "live");
+    state.firstLiveDone = true;
+    say(t()("status.live"), "ok");
+  } catch (error) {
+    if (controller.signal.aborted || (error && error.name === "AbortError")) return;
+    const fallback = snapshot || (await fetchSnapshot());
+    if (controller.signal.aborted) return;
+    if (fallback) {
+      render(fallback, "snapshot");
+      say(t()("status.fallback", { time: formatTime(fallback.generatedAt, t()) }), "warn");
+    } else {
+      renderNothing();
+      say(t()("status.nothing"), "warn");
+    }
+  } finally {
+    if (state.controller === controller) {
+      state.controller = null;
+      el.refresh.disabled = false;
+      el.report.removeAttribute("aria-busy");
+    }
+  }
+}
+
+function syncCustom() {
+  const custom = el.select.value === "custom";
+  show(el.fromWrap, custom);
+  show(el.toWrap, custom);
+}
+
+async function boot() {
+  setLanguage(state.t.lang);
+  el.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadReport();
+  });
+  el.select.addEventListener("change", () => {
+    syncCustom();
+    if (el.select.value === "custom") el.from.focus();
+    else loadReport();
+  });
+  el.dialogClose.addEventListener("click", closeSources);
+  el.dialog.addEventListener("close", () => {
+    if (dialogOpener && dialogOpener.isConnected) dialogOpener.focus();
+    dialogOpener = null;
+  });
+  el.dialog.addEventListener("click", (event) => {
+    if (event.target === el.dialog) closeSources(); // a click on the backdrop
+  });
+  syncCustom();
+  try {
+    state.schema = await getJson("/schema");
+  } catch {
+    state.schema = null;
+  }
+  state.labels = null;
+  setLanguage(state.schema ? state.schema.language : state.t.lang);
+  loadReport();
+}
+
+boot();

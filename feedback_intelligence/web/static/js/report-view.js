@@ -1,0 +1,181 @@
+// Report pieces shared by the desk's live segment and the management view.
+// ctx = { t, labels, openSources(title, sources, opener) | null }
+
+import { h } from "./dom.js";
+import { formatShortTime } from "./i18n.js";
+
+const INLINE_ITEMS = 5;
+
+/** Entries grouped by category as the server orders the live view: rated first, the demoted
+ *  (moderation) categories last in declared order, then biggest first, then key. */
+export function groupItems(items, labels) {
+  const groups = new Map();
+  for (const item of items || []) {
+    if (!item || !item.structure) continue;
+    const key = item.structure.category;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(item);
+  }
+  const rank = (key) => (labels.demoted.includes(key) ? labels.demoted.indexOf(key) : -1);
+  return [...groups.entries()]
+    .sort(([ka, a], [kb, b]) => rank(ka) - rank(kb) || b.length - a.length || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .map(([category, members]) => ({ category, members, unrated: labels.demoted.includes(category) }));
+}
+
+function itemSentiment(item, labels) {
+  const st = item.structure;
+  if (!st || labels.demoted.includes(st.category)) return null;
+  return st.sentiment || labels.typeSentiment[st.type] || null;
+}
+
+/** Phase A of the desk: pseudo-themes built from the stored entries alone (no model, instant). */
+export function themesFromItems(items, labels) {
+  return groupItems(items, labels).map(({ category, members, unrated }) => {
+    const sentimentCounts = {};
+    const sources = members.map((item) => {
+      const sentiment = itemSentiment(item, labels);
+      if (sentiment) sentimentCounts[sentiment] = (sentimentCounts[sentiment] || 0) + 1;
+      const alertCategories = [...new Set((item.alerts || []).map((a) => a.category))];
+      return {
+        feedbackId: item.id, source: item.source, timestamp: item.timestamp, text: item.text,
+        severity: item.structure.severity || "unknown", needsReview: !!item.needsReview,
+        alertCategories: alertCategories.length ? alertCategories : null, sentiment,
+      };
+    });
+    return {
+      category, title: labels.category(category), narrative: null, count: members.length, direction: "stable",
+      directionLabel: "", narrativeFromLlm: false, sources, unrated,
+      flaggedCount: members.filter((i) => i.needsReview).length, sentimentCounts,
+    };
+  });
+}
+
+/** Chart input from report themes (rated only). */
+export function chartSections(themes, labels) {
+  return (themes || []).filter((th) => !th.unrated && th.category !== "overall").map((th) => {
+    const severityCounts = {};
+    for (const src of th.sources || []) {
+      const key = src.severity || "unknown";
+      severityCounts[key] = (severityCounts[key] || 0) + 1;
+    }
+    return { label: labels.category(th.category), count: th.count || 0, severityCounts,
+      sentimentCounts: th.sentimentCounts || {}, flaggedCount: th.flaggedCount || 0 };
+  });
+}
+
+export function sentimentPills(counts, ctx) {
+  const keys = Object.keys(counts || {}).filter((k) => counts[k] > 0);
+  if (!keys.length) return null;
+  const order = ctx.labels.sentimentOrder;
+  keys.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  return h("ul", { class: "pills" },
+    keys.map((k) => h("li", { class: ["pill", `snt-${k}`] }, `${ctx.labels.sentiment(k)} ${counts[k]}`)));
+}
+
+export function severityTag(severity, ctx) {
+  return h("span", { class: ["sev", `sev-${severity || "unknown"}`] },
+    h("span", { class: "dot", "aria-hidden": "true" }), ctx.labels.severity(severity || "unknown"));
+}
+
+export function sourceItem(src, ctx, { unrated = false } = {}) {
+  const t = ctx.t;
+  const meta = h("p", { class: "item-meta" },
+    unrated ? null : severityTag(src.severity, ctx),
+    src.sentiment ? h("span", { class: ["badge", `snt-${src.sentiment}`] }, ctx.labels.sentiment(src.sentiment)) : null,
+    src.needsReview ? h("span", { class: "badge badge-warn" }, t("item.review")) : null,
+    src.alertCategories && src.alertCategories.length
+      ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
+    h("span", { class: "muted" }, ctx.labels.source(src.source)),
+    h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
+  return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
+}
+
+function narrativeOrigin(theme, ctx) {
+  const fromModel = !!theme.narrativeFromLlm;
+  return h("span", { class: ["origin", fromModel ? "origin-model" : "origin-auto"] },
+    ctx.t(fromModel ? "narrative.model" : "narrative.auto"));
+}
+
+function themeMeta(theme, ctx) {
+  const parts = [];
+  if (theme.category && theme.category !== "overall") parts.push(ctx.labels.category(theme.category));
+  parts.push(ctx.t("section.count", { n: theme.count || 0 }));
+  if (!theme.unrated && theme.directionLabel) parts.push(ctx.t("section.trend", { label: theme.directionLabel }));
+  return h("p", { class: "theme-meta" }, parts.join(" · "));
+}
+
+/**
+ * One theme card. mode "inline": its entries listed under it (desk);
+ * "dialog": a button opening them in a dialog (management view).
+ */
+export function themeCard(theme, ctx, mode = "inline") {
+  const t = ctx.t;
+  const sources = theme.sources || [];
+  const card = h("article", { class: ["theme", theme.unrated && "theme-unrated"], dataset: { category: theme.category } },
+    h("h3", { class: "theme-title" }, theme.title || ctx.labels.category(theme.category)),
+    themeMeta(theme, ctx),
+    theme.unrated ? null : sentimentPills(theme.sentimentCounts, ctx),
+    theme.flaggedCount ? h("p", { class: "flag-warn" }, t("section.flagged", { n: theme.flaggedCount })) : null);
+  if (theme.narrative) {
+    card.append(h("div", { class: "narrative" }, narrativeOrigin(theme, ctx), h("p", null, theme.narrative)));
+  }
+  if (!sources.length) return card;
+  if (mode === "dialog" && ctx.openSources) {
+    const button = h("button", { type: "button", class: "btn btn-link" }, t("section.show", { n: sources.length }));
+    button.addEventListener("click", () => ctx.openSources(theme.title || ctx.labels.category(theme.category), sources,
+      button, theme.unrated));
+    card.append(h("p", { class: "theme-actions" }, button));
+  } else {
+    // Inline (desk): the first few at once, the rest one click away, so a busy week stays readable.
+    const item = (src) => sourceItem(src, ctx, { unrated: theme.unrated });
+    const first = sources.slice(0, INLINE_ITEMS);
+    const rest = sources.slice(INLINE_ITEMS);
+    card.append(h("ul", { class: "items" }, first.map(item)));
+    if (rest.length) {
+      card.append(h("details", { class: "more-items" }, h("summary", null, t("section.more", { n: rest.length })),
+        h("ul", { class: "items" }, rest.map(item))));
+    }
+  }
+  return card;
+}
+
+export function moderationBlock(unratedThemes, ctx, mode = "inline") {
+  if (!unratedThemes.length) return null;
+  const total = unratedThemes.reduce((acc, th) => acc + (th.count || 0), 0);
+  return h("details", { class: "moderation" },
+    h("summary", null, ctx.t("section.moderation", { n: total })),
+    h("div", { class: "moderation-body" }, unratedThemes.map((th) => themeCard(th, ctx, mode))));
+}
+
+function alertOrigin(alert, ctx) {
+  const hits = alert.deterministicHits || [];
+  if (hits.length) {
+    const categories = [...new Set(hits.map((hit) => hit.category))];
+    const patterns = [...new Set(hits.map((hit) => hit.pattern))];
+    return h("p", { class: "alert-origin" },
+      h("span", { class: "badge badge-alert" }, `⚑ ${categories.map(ctx.labels.alert).join(", ")}`),
+      ` ${ctx.t("alerts.keyword")}: ${patterns.join(", ")}`);
+  }
+  return h("p", { class: "alert-origin" }, h("span", { class: "badge badge-alert" }, `⚑ ${ctx.t("alerts.model")}`),
+    alert.llmReason ? ` ${alert.llmReason}` : null);
+}
+
+export function alertsBlock(alerts, ctx) {
+  const t = ctx.t;
+  const list = alerts || [];
+  const block = h("section", { class: "alerts", "aria-label": t("alerts.heading", { n: list.length }) },
+    h("h3", null, t("alerts.heading", { n: list.length })));
+  if (!list.length) {
+    block.append(h("p", { class: "muted" }, t("alerts.none")));
+    return block;
+  }
+  block.append(h("ul", { class: "alert-list" }, list.map((alert) => h("li", { class: "alert-card" },
+    h("p", { class: "item-meta" },
+      h("time", { class: "muted", datetime: alert.timestamp }, formatShortTime(alert.timestamp, t)),
+      h("span", { class: "muted" }, ctx.labels.source(alert.source))),
+    alertOrigin(alert, ctx),
+    h("p", { class: "alert-excerpt" }, alert.textExcerpt || alert.text || ""),
+    h("details", { class: "alert-message" }, h("summary", null, t("alerts.show")),
+      h("p", { class: "item-text" }, alert.text || alert.textExcerpt || ""))))));
+  return block;
+}
