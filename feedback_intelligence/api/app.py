@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -12,7 +13,7 @@ from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.routes import admin, desk, health, report
 from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
-from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
+from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.settings import Settings, load_settings
 
@@ -28,6 +29,7 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
             yield
         finally:
             await app.state.runtime.aclose()
+            await edge.aclose()
 
     app = FastAPI(
         title="Feedback Intelligence",
@@ -42,6 +44,20 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     app.include_router(report.router)
     include_pages(app)
     app.include_router(admin.router)
-    # Outermost: the body cap runs before anything parses the body.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
+    # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.
+    edge = install_edge(app, settings, metrics=lambda: _runtime_part(app, "metrics"),
+                        retry_after_s=lambda: _gate_retry_after(app))
+    app.state.edge = edge
     return app
+
+
+def _runtime_part(app: FastAPI, name: str) -> Any:
+    runtime = getattr(app.state, "runtime", None)
+    return getattr(runtime, name, None)
+
+
+def _gate_retry_after(app: FastAPI) -> int:
+    """How long a client's previous LLM request will likely still run: the gate's estimate."""
+    gate = _runtime_part(app, "gate")
+    return gate.retry_after_s() if gate is not None else 1

@@ -46,6 +46,9 @@ def serve(
     uvicorn.run(
         application, host=settings.host, port=settings.port, workers=1, log_level=log_level.lower(),
         timeout_graceful_shutdown=5,
+        # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
+        # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.
+        proxy_headers=False,
     )
 
 

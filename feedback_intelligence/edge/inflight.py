@@ -1,0 +1,150 @@
+"""At most ``FI_MAX_INFLIGHT_LLM_PER_CLIENT`` LLM requests in flight per client (default 1).
+
+The gate has a couple of slots for the whole room; without this, one clerk double-clicking
+"Interpret" takes both and the rest of the room is shed. A second concurrent LLM request from the same
+client (visitor key behind a trusted proxy, else address; the key the rate limit uses) is answered
+429 at once, ``{"error": "too_many_inflight", ...}`` with ``Retry-After``; it never waits.
+
+Which requests count: the POST routes the surface table marks ``llm`` (``/interpret``,
+``/live/feedback``, ``/feedback``). A desk save with an accepted structure does not call the LLM but
+counts too: telling the two apart would mean parsing the body out here, and a save is over in
+milliseconds. Exempt like the rate limit: direct loopback operators and operator-token holders.
+
+The counter sits behind :class:`InflightLimiter`: in-process now, and :class:`RedisInflight` for
+replicas sharing a Redis (a counter per client with an expiry, so a crashed replica's count lapses).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from feedback_intelligence.edge.asgi import send_json
+from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
+from feedback_intelligence.edge.surface import classify_scope
+
+log = logging.getLogger(__name__)
+
+
+class InflightLimiter(Protocol):
+    async def acquire(self, key: str) -> bool:
+        """Take one in-flight place for ``key`` if one is free; never waits."""
+        ...
+
+    async def release(self, key: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LocalInflight:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._held: dict[str, int] = {}
+
+    async def acquire(self, key: str) -> bool:
+        held = self._held.get(key, 0)
+        if held >= self.limit:
+            return False
+        self._held[key] = held + 1
+        return True
+
+    async def release(self, key: str) -> None:
+        held = self._held.get(key, 0) - 1
+        if held > 0:
+            self._held[key] = held
+        else:
+            self._held.pop(key, None)
+
+    def held(self, key: str) -> int:
+        return self._held.get(key, 0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+_ACQUIRE = """
+local held = redis.call('INCR', KEYS[1])
+if held > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return 0
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+_RELEASE = """
+local held = redis.call('DECR', KEYS[1])
+if held <= 0 then redis.call('DEL', KEYS[1]) end
+return held
+"""
+
+
+class RedisInflight:
+    """The same counter in Redis. Each acquire refreshes the expiry (longer than one LLM call's
+    deadline), so a replica that dies holding a place cannot block its client for longer than that."""
+
+    def __init__(self, url: str, limit: int, expiry_s: int, prefix: str = "fi-edge:inflight:") -> None:
+        import redis.asyncio as aioredis
+
+        self.limit = limit
+        self.expiry_s = expiry_s
+        self.prefix = prefix
+        self._redis = aioredis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+        self._acquire = self._redis.register_script(_ACQUIRE)
+        self._release = self._redis.register_script(_RELEASE)
+
+    async def acquire(self, key: str) -> bool:
+        return bool(await self._acquire(keys=[self.prefix + key], args=[self.limit, self.expiry_s]))
+
+    async def release(self, key: str) -> None:
+        await self._release(keys=[self.prefix + key])
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+
+class InflightLimitMiddleware:
+    def __init__(self, app: ASGIApp, inflight: InflightLimiter, policy: ClientPolicy,
+                 retry_after_s: Callable[[], int] = lambda: 1, count: CountHook = lambda reason: None) -> None:
+        self.app = app
+        self.inflight = inflight
+        self.policy = policy
+        self.retry_after_s = retry_after_s
+        self.count = count
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        rule = classify_scope(scope).rule
+        if rule is None or not rule.llm or self.policy.exempt(scope):
+            await self.app(scope, receive, send)
+            return
+        key = client_key(scope)
+        try:
+            admitted = await self.inflight.acquire(key)
+        except Exception as exc:  # shared counter down: fail open, the gate still sheds
+            log.warning("in-flight counter unavailable, request passes: %s", exc)
+            await self.app(scope, receive, send)
+            return
+        if not admitted:
+            self.count("inflight")
+            retry = max(1, int(self.retry_after_s()))
+            await send_json(
+                send, 429,
+                {"error": "too_many_inflight", "retryAfterSeconds": retry,
+                 "message": "Your previous request to the language model is still running; "
+                            "wait for it before sending another."},
+                [("Retry-After", str(retry))],
+            )
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            try:
+                await self.inflight.release(key)
+            except Exception as exc:
+                log.warning("could not release the in-flight place of %s: %s", key, exc)

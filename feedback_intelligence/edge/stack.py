@@ -1,0 +1,124 @@
+"""The edge, composed in one place. All layers are pure ASGI (BaseHTTPMiddleware would break the
+routes' client-disconnect detection), listed here from the outside in:
+
+1. ClientIdentity   who is calling: the TCP peer, or behind a trusted proxy its forwarded-for; the
+                    rest of the stack reads the result from ``scope["state"]``.
+2. SecurityHeaders  nosniff, referrer policy, frame denial and a CSP by route kind, on every answer
+                    below it, the edge's own 404/413/429 included.
+3. CORS             (only when ``FI_CORS_ORIGINS`` is set) answers preflights, and puts the allow /
+                    expose headers on everything below it, so a browser on an allowed origin can read
+                    ``Retry-After`` and the RateLimit fields of a 429.
+4. VisitorKey       reads the signed visitor key; page responses hand out a new one when missing.
+5. RateLimit        per-client / per-visitor fixed window under the audience ceiling; 429 here.
+                    Before the surface check, so probing hidden paths is charged like anything else.
+6. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
+                    anything else is the app's ordinary 404.
+7. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
+                    inside the cheap refusals above so they never read a body at all.
+8. InflightLimit    one LLM request in flight per client; released when the route finishes, fails
+                    or is cancelled by a client disconnect.
+→ the FastAPI app (its exception handlers, then the router).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+
+from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
+from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
+from feedback_intelligence.edge.identity import ClientIdentityMiddleware, TrustedProxies
+from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
+from feedback_intelligence.edge.ratelimit import (
+    ClientPolicy,
+    EdgeRateLimiter,
+    RateLimitMiddleware,
+    build_storage,
+)
+from feedback_intelligence.edge.surface import OperatorAuth, RouteSurfaceMiddleware
+from feedback_intelligence.edge.visitor import VisitorKeyMiddleware, VisitorKeys
+from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.settings import Settings
+
+log = logging.getLogger(__name__)
+
+RATE_LIMIT_HEADERS = ("Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy")
+
+
+@dataclass
+class Edge:
+    trusted: TrustedProxies
+    auth: OperatorAuth
+    policy: ClientPolicy
+    visitors: VisitorKeys
+    limiter: EdgeRateLimiter
+    inflight: InflightLimiter
+
+    async def aclose(self) -> None:
+        await self.inflight.aclose()
+
+
+def build_edge(settings: Settings, *, inflight: InflightLimiter | None = None,
+               limiter: EdgeRateLimiter | None = None) -> Edge:
+    auth = OperatorAuth(settings.operator_token)
+    if inflight is None:
+        if settings.redis_url:
+            expiry = int(settings.llm_call_timeout_s) + 30
+            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client, expiry)
+        else:
+            inflight = LocalInflight(settings.max_inflight_llm_per_client)
+    return Edge(
+        trusted=TrustedProxies(settings.trusted_proxies),
+        auth=auth,
+        policy=ClientPolicy(auth, settings.rate_limit_exempt_loopback),
+        visitors=VisitorKeys(settings.visitor_secret),
+        limiter=limiter or EdgeRateLimiter(build_storage(settings.redis_url), settings.rate_limit,
+                                           settings.audience_rate_limit),
+        inflight=inflight,
+    )
+
+
+def install_edge(
+    app: Starlette,
+    settings: Settings,
+    *,
+    metrics: Callable[[], Metrics | None] = lambda: None,
+    retry_after_s: Callable[[], int] = lambda: 1,
+    edge: Edge | None = None,
+) -> Edge:
+    """Wrap ``app`` in the edge layers, in the order documented above; returns the parts (tests reset them)."""
+    edge = edge or build_edge(settings)
+
+    def count_rate_limited(reason: str) -> None:
+        registry = metrics()
+        if registry is not None:
+            registry.http_rate_limited.labels(reason).inc()
+
+    cors: list[tuple[type, dict[str, Any]]] = []
+    if settings.cors_origins:
+        cors = [(CORSMiddleware, {
+            "allow_origins": settings.cors_origins, "allow_methods": ["GET", "POST"],
+            "allow_headers": ["Content-Type"], "allow_credentials": False,
+            "expose_headers": list(RATE_LIMIT_HEADERS), "max_age": 600,
+        })]
+    layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
+        (ClientIdentityMiddleware, {"trusted": edge.trusted}),
+        (SecurityHeadersMiddleware, {}),
+        *cors,
+        (VisitorKeyMiddleware, {"keys": edge.visitors}),
+        (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
+        (RouteSurfaceMiddleware, {"auth": edge.auth}),
+        (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
+        (InflightLimitMiddleware, {"inflight": edge.inflight, "policy": edge.policy,
+                                   "retry_after_s": retry_after_s, "count": count_rate_limited}),
+    ]
+    # Starlette puts each added middleware outside the ones added before it: add innermost first.
+    for cls, options in reversed(layers):
+        app.add_middleware(cls, **options)
+    return edge
+

@@ -1,0 +1,223 @@
+"""The route surface: the ONE table that says which routes the public may reach (design.md invariant 7).
+
+Anything the table does not list as public is operator-only: a route added without an entry here is
+hidden from the public until someone decides otherwise (fail closed). Operator routes answer only to
+a direct loopback caller (see :mod:`feedback_intelligence.edge.identity`) or to a request carrying
+``FI_OPERATOR_TOKEN``; to anyone else they answer the same 404 as a path that does not exist, so the
+surface is not advertised. The operator entries are listed too, so that a test can walk the real
+app's routes and fail on any route nobody has classified.
+
+Decisions recorded here:
+
+- ``/openapi.json``, ``/docs`` and ``/redoc`` are operator-only: FastAPI's document lists every
+  route, operator ones included, so publishing it would advertise exactly what this table hides.
+- ``GET /report?snapshot=true`` writes the saved snapshot, so it is an operator write even though
+  ``GET /report`` is public. Any ``snapshot`` value that is not plainly false counts (fail closed).
+- Static assets live under one prefix (``STATIC_PREFIX``), served to the public as a whole.
+"""
+
+from __future__ import annotations
+
+import enum
+import hmac
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from feedback_intelligence.edge.asgi import header, send_json
+from feedback_intelligence.edge.identity import identity_of
+
+
+class Access(enum.Enum):
+    PUBLIC = "public"
+    OPERATOR = "operator"
+
+
+class Kind(enum.Enum):
+    API = "api"  # JSON (or text) for programs
+    PAGE = "page"  # an HTML page with scripts from 'self'
+    ASSET = "asset"  # static files the pages load
+    SNAPSHOT_HTML = "snapshot_html"  # the saved, script-free report page (inline style)
+    DOCS = "docs"  # FastAPI's interactive docs (inline script; operator-only)
+
+
+@dataclass(frozen=True)
+class RouteRule:
+    """One row of the surface table.
+
+    ``path`` is written exactly as the route declares it (``/live/feedback/{feedback_id}``), or, with
+    ``prefix=True``, a prefix ending in ``/`` that covers a mounted tree.
+    """
+
+    methods: frozenset[str]
+    path: str
+    access: Access
+    kind: Kind = Kind.API
+    llm: bool = False  # may call the LLM: one in-flight request per client (POST only)
+    visitor: bool = False  # its response issues the signed visitor key when the caller has none
+    operator_query: str | None = None  # a query flag that turns the request into an operator write
+    prefix: bool = False
+    _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pattern = re.escape(self.path)
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", pattern)
+        object.__setattr__(self, "_regex", re.compile(pattern + (".*" if self.prefix else "")))
+
+    def matches(self, method: str, path: str) -> bool:
+        return method in self.methods and self._regex.fullmatch(path) is not None
+
+    def matches_path(self, path: str) -> bool:
+        return self._regex.fullmatch(path) is not None
+
+
+def _rule(methods: str, path: str, access: Access, **kw: object) -> RouteRule:
+    return RouteRule(frozenset(methods.split()), path, access, **kw)  # type: ignore[arg-type]
+
+
+PUBLIC, OPERATOR = Access.PUBLIC, Access.OPERATOR
+STATIC_PREFIX = "/static/"
+
+# ── The table ────────────────────────────────────────────────────────────────────────────────────
+ROUTES: tuple[RouteRule, ...] = (
+    # public: what the desk page and the management view need, and the probes
+    _rule("GET", "/health", PUBLIC),
+    _rule("GET", "/livez", PUBLIC),
+    _rule("GET", "/schema", PUBLIC, visitor=True),
+    _rule("POST", "/interpret", PUBLIC, llm=True),
+    _rule("POST", "/live/feedback", PUBLIC, llm=True),
+    _rule("GET", "/live/feedback", PUBLIC),
+    _rule("GET", "/live/feedback/{feedback_id}", PUBLIC),
+    _rule("GET", "/live/report", PUBLIC),
+    _rule("GET", "/live/version", PUBLIC),
+    _rule("GET", "/report", PUBLIC, operator_query="snapshot"),
+    _rule("GET", "/report/snapshot", PUBLIC),
+    _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML),
+    _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True),
+    _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True),
+    _rule("GET", "/desk", PUBLIC, kind=Kind.PAGE, visitor=True),
+    _rule("GET", "/desk.html", PUBLIC, kind=Kind.PAGE, visitor=True),
+    _rule("GET", STATIC_PREFIX, PUBLIC, kind=Kind.ASSET, prefix=True),
+    _rule("GET", "/favicon.ico", PUBLIC, kind=Kind.ASSET),
+    # operator: corpus channel, maintenance, telemetry, metrics, the operator board, the docs
+    _rule("POST", "/feedback", OPERATOR, llm=True),
+    _rule("GET", "/feedback", OPERATOR),
+    _rule("GET", "/feedback/{feedback_id}", OPERATOR),
+    _rule("POST", "/live/restructure", OPERATOR),
+    _rule("GET", "/telemetry/corrections", OPERATOR),
+    _rule("GET", "/metrics", OPERATOR),
+    _rule("GET", "/admin/status", OPERATOR),
+    _rule("POST", "/admin/warm", OPERATOR),
+    _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
+    _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
+    _rule("GET", "/docs/oauth2-redirect", OPERATOR, kind=Kind.DOCS),
+    _rule("GET", "/redoc", OPERATOR, kind=Kind.DOCS),
+)
+# ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+_FALSE = frozenset({"", "0", "false", "f", "no", "n", "off"})
+
+
+@dataclass(frozen=True)
+class Classified:
+    access: Access
+    rule: RouteRule | None  # None: a path the table does not know (operator, i.e. hidden)
+
+    @property
+    def kind(self) -> Kind:
+        return self.rule.kind if self.rule else Kind.API
+
+    @property
+    def public(self) -> bool:
+        return self.access is Access.PUBLIC
+
+
+def classify(method: str, path: str, query_string: bytes | str = b"", routes: tuple[RouteRule, ...] = ROUTES
+             ) -> Classified:
+    """Public or operator, and the rule that says so. HEAD is GET; OPTIONS goes with the path."""
+    method = "GET" if method == "HEAD" else method
+    for rule in routes:
+        if method == "OPTIONS":
+            if not rule.matches_path(path):
+                continue
+        elif not rule.matches(method, path):
+            continue
+        if rule.access is Access.PUBLIC and rule.operator_query and _flag_set(query_string, rule.operator_query):
+            return Classified(Access.OPERATOR, rule)
+        return Classified(rule.access, rule)
+    return Classified(Access.OPERATOR, None)
+
+
+def _flag_set(query_string: bytes | str, name: str) -> bool:
+    text = query_string.decode("latin-1") if isinstance(query_string, bytes) else query_string
+    return any(key == name and value.strip().lower() not in _FALSE
+               for key, value in parse_qsl(text, keep_blank_values=True))
+
+
+def route_path(scope: Scope) -> str:
+    """The path the router matches on (without the root path, as Starlette does)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root):] or "/"
+    return path
+
+
+def classify_scope(scope: Scope) -> Classified:
+    """Classify once per request; kept on ``scope["state"]`` for the layers further in."""
+    state = scope.setdefault("state", {})
+    cached = state.get("edge_route")
+    if cached is None:
+        cached = classify(scope["method"], route_path(scope), scope.get("query_string", b""))
+        state["edge_route"] = cached
+    return cached
+
+
+class OperatorAuth:
+    """Direct loopback, or the operator token (``Authorization: Bearer`` or ``X-Operator-Token``)."""
+
+    def __init__(self, token: str | None) -> None:
+        self._token = token.encode() if token else None
+
+    def token_ok(self, scope: Scope) -> bool:
+        if self._token is None:
+            return False
+        offered: list[bytes] = []
+        bearer = header(scope, b"authorization")
+        if bearer is not None:
+            scheme, _, credentials = bearer.partition(b" ")
+            if scheme.lower() == b"bearer":
+                offered.append(credentials.strip())
+        explicit = header(scope, b"x-operator-token")
+        if explicit is not None:
+            offered.append(explicit.strip())
+        # compare every offer in constant time; no early exit on the first match either
+        return any([hmac.compare_digest(candidate, self._token) for candidate in offered])
+
+    def is_operator(self, scope: Scope) -> bool:
+        state = scope.setdefault("state", {})
+        if "is_operator" not in state:
+            state["is_operator"] = identity_of(scope).is_direct_loopback or self.token_ok(scope)
+        return state["is_operator"]
+
+
+NOT_FOUND_BODY = {"error": "Not Found"}  # the body the app answers for a path it does not have
+
+
+class RouteSurfaceMiddleware:
+    """Public routes pass; operator routes pass for operators; everything else is an ordinary 404."""
+
+    def __init__(self, app: ASGIApp, auth: OperatorAuth) -> None:
+        self.app = app
+        self.auth = auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if classify_scope(scope).public or self.auth.is_operator(scope):
+            await self.app(scope, receive, send)
+            return
+        await send_json(send, 404, NOT_FOUND_BODY)

@@ -1,0 +1,112 @@
+"""A signed visitor key, so visitors behind one shared proxy address keep buckets of their own.
+
+The pages (and ``/schema``) hand each browser a random id signed with HMAC-SHA256 under a server
+secret (``FI_VISITOR_SECRET``; generated at start-up when unset, in which case keys die with the
+process and replicas behind one balancer must share a configured secret). A key that is absent or
+does not verify is simply not used: the request falls back to its address bucket. The key only earns
+a bucket of its own behind a trusted proxy, and always under the audience ceiling of its address
+(see :mod:`feedback_intelligence.edge.ratelimit`), so minting many keys buys no more than that ceiling.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import logging
+import secrets
+from http.cookies import SimpleCookie
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from feedback_intelligence.edge.asgi import header
+from feedback_intelligence.edge.identity import identity_of
+from feedback_intelligence.edge.surface import classify_scope
+
+log = logging.getLogger(__name__)
+
+COOKIE_NAME = "fi_visitor"
+COOKIE_MAX_AGE_S = 30 * 24 * 3600
+_VERSION = "v1"
+STATE_KEY = "visitor_id"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class VisitorKeys:
+    def __init__(self, secret: str | None) -> None:
+        if secret:
+            self._secret = secret.encode()
+            self.generated = False
+        else:
+            self._secret = secrets.token_bytes(32)
+            self.generated = True
+            log.warning("FI_VISITOR_SECRET is unset: visitor keys are signed with a secret generated at start-up; "
+                        "they end with this process, and replicas must share a configured FI_VISITOR_SECRET")
+
+    def _sign(self, visitor_id: str) -> str:
+        mac = hmac.new(self._secret, f"fi-visitor:{_VERSION}:{visitor_id}".encode(), hashlib.sha256).digest()
+        return _b64(mac[:18])
+
+    def issue(self) -> tuple[str, str]:
+        """A fresh ``(visitor_id, cookie_value)``."""
+        visitor_id = _b64(secrets.token_bytes(16))
+        return visitor_id, f"{_VERSION}.{visitor_id}.{self._sign(visitor_id)}"
+
+    def verify(self, value: str | None) -> str | None:
+        """The visitor id a cookie value carries, or None if it is absent, malformed or forged."""
+        if not value:
+            return None
+        parts = value.split(".")
+        if len(parts) != 3 or parts[0] != _VERSION or not parts[1] or len(parts[1]) > 64:
+            return None
+        if not hmac.compare_digest(parts[2].encode(), self._sign(parts[1]).encode()):
+            return None
+        return parts[1]
+
+
+def cookie_value(scope: Scope, name: str = COOKIE_NAME) -> str | None:
+    raw = header(scope, b"cookie")
+    if raw is None:
+        return None
+    jar = SimpleCookie()
+    try:
+        jar.load(raw.decode("latin-1"))
+    except Exception:  # a mangled Cookie header is the visitor's problem, not a 500
+        return None
+    morsel = jar.get(name)
+    return morsel.value if morsel else None
+
+
+class VisitorKeyMiddleware:
+    """Reads the visitor key into ``scope["state"]``; pages hand out a new one when the caller has none."""
+
+    def __init__(self, app: ASGIApp, keys: VisitorKeys) -> None:
+        self.app = app
+        self.keys = keys
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        visitor_id = self.keys.verify(cookie_value(scope))
+        scope.setdefault("state", {})[STATE_KEY] = visitor_id
+        rule = classify_scope(scope).rule
+        if visitor_id is not None or rule is None or not rule.visitor or scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+
+        _, value = self.keys.issue()
+        attributes = f"{COOKIE_NAME}={value}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax"
+        if identity_of(scope).scheme == "https":
+            attributes += "; Secure"
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 400:
+                message = {**message, "headers": [*message.get("headers", []),
+                                                   (b"set-cookie", attributes.encode("latin-1"))]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)

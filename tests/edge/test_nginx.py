@@ -1,0 +1,156 @@
+"""deploy/nginx in front of the real app (a real nginx, the app and the simulated Ollama as processes).
+
+Test clients connect to nginx from distinct loopback addresses (127.0.0.x), so nginx sees a different
+$remote_addr for each; nginx itself connects to the app from 127.0.0.1, the only trusted proxy. The app
+must tell "relayed by nginx" (a forwarded header from the trusted peer) from "the operator on the host"
+(127.0.0.1 with no forwarded header), although both come from 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from tests.edge import nginx
+from tests.edge.test_real_app import rate_limited
+
+pytestmark = [
+    pytest.mark.nginx,
+    pytest.mark.skipif(not nginx.available(), reason=f"{nginx.NGINX} is not installed"),
+]
+
+RATE = 4
+OPERATOR_TARGETS = [
+    ("GET", "/metrics"), ("GET", "/feedback"), ("POST", "/feedback"), ("GET", "/feedback/x1"),
+    ("POST", "/live/restructure"), ("GET", "/telemetry/corrections"), ("GET", "/admin/status"),
+    ("POST", "/admin/warm"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/report?snapshot=true"),
+    ("GET", "/report?snapshot=1&from=2026-01-01"), ("GET", "/no-such-route"),
+]
+_addresses = (f"127.0.0.{n}" for n in itertools.count(10))
+_documentation_addresses = (f"198.51.100.{n}" for n in itertools.count(1))
+
+
+def visitor(address: str | None = None) -> httpx.Client:
+    """A client with a loopback address of its own (not 127.0.0.1, which is the trusted proxy)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address or next(_addresses)), timeout=30)
+
+
+def async_visitor(address: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address=address), timeout=30)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[tuple[ServerProcess, ServerProcess, nginx.Nginx]]:
+    with sim_ollama(parallel=2, max_queue=8, service_ms=800) as sim, app_server({
+        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
+        "FI_TRUSTED_PROXIES": '["127.0.0.1/32"]', "FI_RATE_LIMIT": f"{RATE}/60seconds",
+        "FI_REPORT_LLM_BUDGET": "0",
+    }) as app:
+        port = int(app.url.rsplit(":", 1)[1])
+        with nginx.nginx_edge(port) as edge:
+            yield sim, app, edge
+
+
+def test_public_routes_pass_through_nginx(stack: tuple[ServerProcess, ServerProcess, nginx.Nginx]) -> None:
+    _, _, edge = stack
+    for path, status in [("/livez", 200), ("/health", 200), ("/schema", 200), ("/live/version", 200)]:
+        with visitor() as http:
+            response = http.get(edge.url + path)
+            assert response.status_code == status, (path, response.text)
+            assert response.headers["ratelimit-limit"] == str(RATE)  # the app answered, and limited it
+    with visitor() as http:
+        assert http.get(edge.url + "/live/feedback", params={"limit": 5}).json() == []
+        assert http.get(edge.url + "/live/feedback/nope").status_code == 404  # the app's own 404
+        interpreted = http.post(edge.url + "/interpret", json={"text": "Maito oli hapanta."})
+        assert interpreted.status_code == 200, interpreted.text
+    with visitor() as http:
+        schema = http.get(edge.url + "/schema", headers={"X-Forwarded-Proto": "https"})  # nginx overwrites it
+        cookie = schema.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie  # plain http
+
+
+@pytest.mark.parametrize(("method", "target"), OPERATOR_TARGETS)
+def test_operator_routes_are_refused_through_nginx(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx], method: str, target: str,
+) -> None:
+    _, app, edge = stack
+    with visitor() as http:
+        for headers in ({}, {"X-Forwarded-For": "127.0.0.1", "X-Real-IP": "127.0.0.1", "Forwarded": "for=127.0.0.1"}):
+            refused = http.request(method, edge.url + target, headers=headers)
+            assert refused.status_code == 404 and refused.json() == {"error": "Not Found"}, refused.text
+    # and were nginx to forward everything, the app itself refuses a relayed request
+    relayed = httpx.request(method, app.url + target, headers={"X-Forwarded-For": next(_documentation_addresses)},
+                            timeout=30)
+    assert relayed.status_code == 404 and relayed.json() == {"error": "Not Found"}
+
+
+def test_the_operator_on_the_host_still_reaches_operator_routes(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],
+) -> None:
+    _, app, _ = stack
+    for path in ("/metrics", "/admin/status", "/feedback", "/openapi.json"):
+        response = httpx.get(app.url + path, timeout=30)
+        assert response.status_code == 200, path
+        assert "ratelimit-limit" not in response.headers  # exempt
+
+
+def test_the_app_sees_each_client_address_behind_nginx(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],
+) -> None:
+    _, app, edge = stack
+    before = rate_limited(httpx.get(app.url + "/metrics", timeout=10).text, "client")
+    alice_address = next(_addresses)
+    with visitor(alice_address) as alice, visitor() as bob, visitor() as mallory:
+        started = time.time()
+        for n in range(RATE):
+            served = alice.get(edge.url + "/live/version")
+            assert served.status_code == 200 and served.headers["ratelimit-remaining"] == str(RATE - 1 - n)
+        refused = alice.get(edge.url + "/live/version")
+        assert refused.status_code == 429 and refused.json()["reason"] == "client"
+        retry_after = int(refused.headers["retry-after"])
+        assert 60 - (time.time() - started) - 1 <= retry_after <= 60
+        # a forged X-Forwarded-For does not get Alice out of her bucket ...
+        assert alice.get(edge.url + "/live/version", headers={"X-Forwarded-For": "198.51.100.77"}).status_code == 429
+        # ... Bob, another address behind the same nginx, is served ...
+        assert bob.get(edge.url + "/live/version").headers["ratelimit-remaining"] == str(RATE - 1)
+        # ... and Mallory cannot spend Alice's bucket (or hide in it) by claiming her address
+        claimed = mallory.get(edge.url + "/live/version", headers={"X-Forwarded-For": alice_address})
+        assert claimed.status_code == 200 and claimed.headers["ratelimit-remaining"] == str(RATE - 1)
+    after = rate_limited(httpx.get(app.url + "/metrics", timeout=10).text, "client")
+    assert after - before == 2
+
+
+def test_a_visitor_double_click_through_nginx(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],
+) -> None:
+    sim, _, edge = stack
+    address = next(_addresses)
+
+    async def double_click() -> tuple[httpx.Response, httpx.Response]:
+        async with async_visitor(address) as http:
+            first = asyncio.create_task(http.post(edge.url + "/interpret", json={"text": "Kassajono oli pitkä."}))
+            deadline = time.monotonic() + 10
+            while (await http.get(sim.url + "/sim/stats")).json()["inFlight"] < 1:  # the first is at the LLM
+                assert time.monotonic() < deadline, "the first interpret never reached the LLM"
+                await asyncio.sleep(0.01)
+            second = await http.post(edge.url + "/interpret", json={"text": "Kassajono oli pitkä."})
+            return await first, second
+
+    first, second = asyncio.run(double_click())
+    assert second.status_code == 429 and second.json()["error"] == "too_many_inflight"
+    assert int(second.headers["retry-after"]) >= 1
+    assert first.status_code == 200
+
+
+def test_nginx_caps_the_body(stack: tuple[ServerProcess, ServerProcess, nginx.Nginx]) -> None:
+    _, _, edge = stack
+    with visitor() as http:
+        response = http.post(edge.url + "/interpret", content=b"x" * 20_000,
+                             headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "16384-byte cap" in response.json()["errors"][0]
