@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -149,3 +150,21 @@ def test_a_replica_killed_holding_a_slot_gives_it_back_within_the_lease(idle_tri
     assert httpx.post(c.url + "/interpret", json=INTERPRET, timeout=30).status_code == 200
     stats = sim_stats(sim)
     assert stats["maxConcurrency"] <= 2 and stats["maxWaitMs"] < 100, stats
+
+
+def test_one_clients_rate_window_holds_across_the_three_replicas(idle_trio: Trio) -> None:
+    """Behind a trusted proxy (127.0.0.1 here) the forwarded address is the client, and its window is in Redis."""
+    apps = idle_trio.apps
+    # a fresh address per run: the window outlives the test in the shared Redis
+    proxied = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    with httpx.Client(timeout=10, headers=proxied) as http:
+        for n in range(30):
+            answer = http.get(apps[n % 3].url + "/live/version")
+            assert answer.status_code == 200, answer.text
+            assert int(answer.headers["RateLimit-Remaining"]) == 29 - n  # one count, whichever replica
+        for app in apps:
+            refused = http.get(app.url + "/live/version")
+            assert refused.status_code == 429, f"{app.url}: {refused.status_code}"
+            assert refused.json()["error"] == "rate_limited" and int(refused.headers["Retry-After"]) >= 1
+        # the operator on the host itself is not that client
+        assert httpx.get(apps[0].url + "/live/version", timeout=10).status_code == 200
