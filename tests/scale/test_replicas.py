@@ -168,3 +168,30 @@ def test_one_clients_rate_window_holds_across_the_three_replicas(idle_trio: Trio
             assert refused.json()["error"] == "rate_limited" and int(refused.headers["Retry-After"]) >= 1
         # the operator on the host itself is not that client
         assert httpx.get(apps[0].url + "/live/version", timeout=10).status_code == 200
+
+
+def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_dead_in_flight_place(
+    idle_trio: Trio,
+) -> None:
+    """The per-client in-flight place of a killed replica lapses within the lease, like its gate slot."""
+    sim, b = idle_trio.sim, idle_trio.apps[1]
+    proxied = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    with app_server(idle_trio.env) as doomed, ThreadPoolExecutor(1) as pool:
+        httpx.post(sim.url + "/sim/config", json={"serviceMs": 20_000}, timeout=5)
+        lost = pool.submit(httpx.post, doomed.url + "/interpret", json=INTERPRET, headers=proxied, timeout=60)
+        wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the proxied client's call in the sim")
+        httpx.post(sim.url + "/sim/config", json={"serviceMs": SERVICE_MS}, timeout=5)
+        while_alive = httpx.post(b.url + "/interpret", json=INTERPRET, headers=proxied, timeout=30)
+        assert while_alive.status_code == 429 and while_alive.json()["error"] == "too_many_inflight"
+
+        doomed.kill()
+        killed_at = time.monotonic()
+        with pytest.raises(httpx.TransportError):
+            lost.result(10)
+        # the client retries (the desk does so on its own schedule); within the lease it is served again
+        while (retry := httpx.post(b.url + "/interpret", json=INTERPRET, headers=proxied, timeout=30)).status_code \
+                != 200:
+            assert retry.status_code == 429, retry.text
+            assert time.monotonic() - killed_at < LEASE_S + 3, "the dead replica's in-flight place never lapsed"
+            time.sleep(0.2)
+    assert time.monotonic() - killed_at <= LEASE_S + 2
