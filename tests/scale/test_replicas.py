@@ -19,6 +19,7 @@ import pytest
 
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from tests.edge.nginx import available as nginx_available
 from tests.scale.conftest import (
     INTERPRET,
     desk_entry,
@@ -30,6 +31,7 @@ from tests.scale.conftest import (
     unique_gate_name,
     wait_for,
 )
+from tests.scale.nginx_replicas import nginx_over
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
@@ -195,3 +197,19 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
             assert time.monotonic() - killed_at < LEASE_S + 3, "the dead replica's in-flight place never lapsed"
             time.sleep(0.2)
     assert time.monotonic() - killed_at <= LEASE_S + 2
+
+
+@pytest.mark.nginx
+def test_nginx_over_the_replicas_routes_around_a_killed_one(idle_trio: Trio) -> None:
+    if not nginx_available():
+        pytest.skip("nginx not installed")
+    visitor = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    with app_server(idle_trio.env) as doomed:
+        ports = [int(app.url.rsplit(":", 1)[1]) for app in [*idle_trio.apps, doomed]]
+        with nginx_over(ports) as edge, httpx.Client(base_url=edge.url, headers=visitor, timeout=30) as http:
+            assert [http.get("/live/version").status_code for _ in range(8)] == [200] * 8
+            doomed.kill()
+            after = [http.get("/live/version").status_code for _ in range(12)]
+            after += [http.post("/interpret", json=INTERPRET).status_code for _ in range(4)]
+            assert after == [200] * 16, after  # a refused connection goes to the next replica, never a 502
+            assert "connect() failed" in edge.error_log()  # nginx did meet the dead replica
