@@ -14,7 +14,7 @@ from sqlalchemy import event, func, insert, select, update
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.store.schema import counters, feedback
@@ -177,6 +177,18 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
     }
 
 
+async def _bump(conn: AsyncConnection, name: str) -> int:
+    """Increment a named counter inside the caller's transaction (created at 1 on first use)."""
+    increment = update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
+    if (await conn.execute(increment)).rowcount == 0:
+        try:
+            async with conn.begin_nested():
+                await conn.execute(insert(counters).values(name=name, value=1))
+        except IntegrityError:  # another writer created it meanwhile
+            await conn.execute(increment)
+    return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
+
+
 class FeedbackStore:
     def __init__(self, url: str, *, name: str = "corpus") -> None:
         self.url = url
@@ -192,10 +204,13 @@ class FeedbackStore:
         await self.engine.dispose()
 
     @_translate_unavailability
-    async def insert(self, record: StoredFeedback) -> None:
+    async def insert(self, record: StoredFeedback, *, bump: str | None = None) -> int | None:
+        """Insert a row; with ``bump``, also move that counter in the same transaction (so a saved row
+        and the version that announces it can never part) and return its new value."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(feedback).values(**_record_to_row(record)))
+                return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
 
@@ -288,15 +303,4 @@ class FeedbackStore:
     async def bump_counter(self, name: str = VERSION_COUNTER) -> int:
         """Increment atomically and return the new value; survives restarts and is shared by replicas."""
         async with self.engine.begin() as conn:
-            changed = await conn.execute(
-                update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
-            )
-            if changed.rowcount == 0:
-                try:
-                    async with conn.begin_nested():
-                        await conn.execute(insert(counters).values(name=name, value=1))
-                except IntegrityError:
-                    await conn.execute(
-                        update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
-                    )
-            return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
+            return await _bump(conn, name)
