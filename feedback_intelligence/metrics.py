@@ -18,6 +18,11 @@ class Metrics:
         r = self.registry
         self.gate_slots = Gauge("fi_gate_slots", "LLM gate slots (= backend parallelism)", registry=r)
         self.gate_in_use = Gauge("fi_gate_in_use", "LLM gate slots held right now", registry=r)
+        self.gate_store_up = Gauge(
+            "fi_gate_store_up", "1 while the gate's slot store answers (always 1 in-process; Redis when shared)",
+            registry=r,
+        )
+        self.gate_store_up.set(1)
         self.gate_waiting = Gauge("fi_gate_waiting", "Calls waiting for a slot", ["priority"], registry=r)
         self.gate_admitted = Counter(
             "fi_gate_admitted_total", "Calls admitted into a slot", ["route", "priority"], registry=r

@@ -43,8 +43,12 @@ class Settings(BaseSettings):
     live_database_url: str = "sqlite+aiosqlite:///data/desk-live.db"
     snapshot_dir: Path = Path("data/snapshots")
 
-    # edge
+    # shared state across replicas (gate leases, rate-limit windows): unset = in-process
     redis_url: str | None = None
+    gate_name: str = Field("llm", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    redis_lease_s: float = Field(10, ge=1, le=300)
+
+    # edge
     trusted_proxies: list[str] = Field(default_factory=list)
     operator_token: str | None = None
     cors_origins: list[str] = Field(default_factory=list)
@@ -89,6 +93,16 @@ class Settings(BaseSettings):
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None  # FI_REDIS_URL= (empty) means unset: the in-process gate
+        parsed = urlparse(value)
+        if parsed.scheme not in ("redis", "rediss") or not parsed.hostname:
+            raise ValueError("must be a redis:// or rediss:// URL with a host")
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod

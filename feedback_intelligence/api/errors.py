@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.store.feedback_store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,19 @@ def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONRespons
     )
 
 
+STORE_RETRY_AFTER_S = 5
+
+
+def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
+    return error_response(
+        503,
+        {"error": "store_unavailable", "store": exc.store, "detail": exc.detail,
+         "retryAfterSeconds": STORE_RETRY_AFTER_S,
+         "message": "The feedback database cannot be reached right now; nothing was saved, try again shortly."},
+        {"Retry-After": str(STORE_RETRY_AFTER_S)},
+    )
+
+
 def _describe(error: dict[str, Any]) -> str:
     location = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
     where = ".".join(location)
@@ -76,6 +90,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LlmFailure)
     async def _failure(_: Request, exc: LlmFailure) -> Response:
         return llm_failure_response(exc)
+
+    @app.exception_handler(StoreUnavailable)
+    async def _store(request: Request, exc: StoreUnavailable) -> Response:
+        log.warning("%s %s: %s", request.method, request.url.path, exc)
+        return store_unavailable_response(exc)
 
     @app.exception_handler(ClientDisconnected)
     async def _gone(_: Request, __: ClientDisconnected) -> Response:

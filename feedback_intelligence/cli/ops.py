@@ -79,7 +79,10 @@ def status_board() -> Panel:
     health_status = health.get("status", health) if isinstance(health, dict) else health
     table.add_row("/health", f"[{health_colour}]{health_code} {health_status}[/] ({probe})")
     for name, channel in channels.items():
-        table.add_row(f"Rows: {name}", f"{channel['rows']} (version {channel['version']})")
+        if channel.get("healthy", True):
+            table.add_row(f"Rows: {name}", f"{channel['rows']} (version {channel['version']})")
+        else:
+            table.add_row(f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}")
     return Panel(table, title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
 
 

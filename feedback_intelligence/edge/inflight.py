@@ -11,12 +11,18 @@ counts too: telling the two apart would mean parsing the body out here, and a sa
 milliseconds. Exempt like the rate limit: direct loopback operators and operator-token holders.
 
 The counter sits behind :class:`InflightLimiter`: in-process now, and :class:`RedisInflight` for
-replicas sharing a Redis (a counter per client with an expiry, so a crashed replica's count lapses).
+replicas sharing a Redis: per client, a set of places that are leases (``FI_REDIS_LEASE_S``),
+renewed while their request runs, so a replica killed mid-request frees its client's place within
+the lease, the way the gate's slots come back (the client's retry through another replica is then
+served, not refused as "still running").
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import uuid
 from collections.abc import Callable
 from typing import Protocol
 
@@ -65,44 +71,91 @@ class LocalInflight:
         return None
 
 
+# KEYS: the client's places (a sorted set of place id -> expiry in ms). ARGV: limit, lease ms, place id.
 _ACQUIRE = """
-local held = redis.call('INCR', KEYS[1])
-if held > tonumber(ARGV[1]) then
-  redis.call('DECR', KEYS[1])
+local now_t = redis.call('TIME')
+local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   return 0
 end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
+# KEYS: the client's places. ARGV: lease ms, place id. Extends a place that still exists.
+_RENEW = """
+local now_t = redis.call('TIME')
+local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# KEYS: the client's places. ARGV: place id.
 _RELEASE = """
-local held = redis.call('DECR', KEYS[1])
-if held <= 0 then redis.call('DEL', KEYS[1]) end
-return held
+redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
+return 1
 """
 
 
 class RedisInflight:
-    """The same counter in Redis. Each acquire refreshes the expiry (longer than one LLM call's
-    deadline), so a replica that dies holding a place cannot block its client for longer than that."""
+    """The same limit in Redis, shared by replicas. Each place is a lease of ``expiry_s`` that this
+    process renews while its request runs; a replica that dies stops renewing, and its places lapse
+    within ``expiry_s`` (``FI_REDIS_LEASE_S``), not a whole call deadline later."""
 
-    def __init__(self, url: str, limit: int, expiry_s: int, prefix: str = "fi-edge:inflight:") -> None:
+    def __init__(self, url: str, limit: int, expiry_s: float, prefix: str = "fi-edge:inflight:") -> None:
         import redis.asyncio as aioredis
 
         self.limit = limit
         self.expiry_s = expiry_s
         self.prefix = prefix
+        self._lease_ms = max(1, int(expiry_s * 1000))
         self._redis = aioredis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
         self._acquire = self._redis.register_script(_ACQUIRE)
+        self._renew = self._redis.register_script(_RENEW)
         self._release = self._redis.register_script(_RELEASE)
+        self._held: dict[str, list[str]] = {}  # client key -> ids of the places this process holds
+        self._renewer: asyncio.Task[None] | None = None
 
     async def acquire(self, key: str) -> bool:
-        return bool(await self._acquire(keys=[self.prefix + key], args=[self.limit, self.expiry_s]))
+        place = uuid.uuid4().hex
+        if not await self._acquire(keys=[self.prefix + key], args=[self.limit, self._lease_ms, place]):
+            return False
+        self._held.setdefault(key, []).append(place)
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.create_task(self._keep_alive(), name="inflight-lease-renewer")
+        return True
 
     async def release(self, key: str) -> None:
-        await self._release(keys=[self.prefix + key])
+        places = self._held.get(key)
+        if not places:
+            return
+        place = places.pop()  # a client's places in one process are interchangeable
+        if not places:
+            del self._held[key]
+        await self._release(keys=[self.prefix + key], args=[place])
+
+    async def _keep_alive(self) -> None:
+        while self._held:
+            await asyncio.sleep(self.expiry_s / 3)
+            for key, places in list(self._held.items()):
+                for place in list(places):
+                    try:
+                        await self._renew(keys=[self.prefix + key], args=[self._lease_ms, place])
+                    except Exception as exc:  # a lapsed place only lets the client in sooner
+                        log.warning("could not renew the in-flight place of %s: %s", key, exc)
 
     async def aclose(self) -> None:
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewer
         await self._redis.aclose()
 
 

@@ -68,8 +68,9 @@ def build_edge(settings: Settings, *, inflight: InflightLimiter | None = None,
     auth = OperatorAuth(settings.operator_token)
     if inflight is None:
         if settings.redis_url:
-            expiry = int(settings.llm_call_timeout_s) + 30
-            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client, expiry)
+            # leases renewed while a request runs: a killed replica's places lapse like its gate slots
+            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client,
+                                     settings.redis_lease_s)
         else:
             inflight = LocalInflight(settings.max_inflight_llm_per_client)
     return Edge(

@@ -14,7 +14,8 @@ def build_pool(settings: Settings) -> SlotPool:
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
-            settings.redis_url, slots=settings.llm_slots, background_reserve=settings.llm_background_reserve
+            settings.redis_url, slots=settings.llm_slots, background_reserve=settings.llm_background_reserve,
+            name=settings.gate_name, lease_s=settings.redis_lease_s,
         )
     return LocalSlotPool(settings.llm_slots, settings.llm_background_reserve)
 

@@ -7,10 +7,10 @@ epoch that invalidates cached reports.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore
+from feedback_intelligence.store.records import StoredFeedback
 
 CORPUS = "corpus"
 LIVE = "live"
@@ -20,20 +20,19 @@ LIVE = "live"
 class Channel:
     name: str
     store: FeedbackStore
-    _listeners: list[Callable[[int], Awaitable[None]]] = field(default_factory=list)
 
     async def version(self) -> int:
         return await self.store.read_counter()
 
-    async def changed(self) -> int:
-        """Record that the channel's data changed; returns the new version."""
-        version = await self.store.bump_counter()
-        for listener in self._listeners:
-            await listener(version)
+    async def insert(self, record: StoredFeedback) -> int:
+        """Store a new row and move the version in one transaction; returns the new version."""
+        version = await self.store.insert(record, bump=VERSION_COUNTER)
+        assert version is not None
         return version
 
-    def on_change(self, listener: Callable[[int], Awaitable[None]]) -> None:
-        self._listeners.append(listener)
+    async def changed(self) -> int:
+        """Record that the channel's data changed; returns the new version."""
+        return await self.store.bump_counter()
 
 
 class ChannelEpochs:

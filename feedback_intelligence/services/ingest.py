@@ -92,6 +92,5 @@ class IngestService:
             needs_review=bool(flags),
             review_flags=tuple(flags),
         )
-        await channel.store.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
-        await channel.changed()
+        await channel.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
         return record

@@ -2,28 +2,93 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event, func, insert, select, update
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.store.schema import counters, feedback
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 VERSION_COUNTER = "version"
+#: A PostgreSQL that does not answer must not hold a request for asyncpg's default minute.
+CONNECT_TIMEOUT_S = 5.0
+#: A statement on a connection whose server went silent (no RST) gives up after this long.
+COMMAND_TIMEOUT_S = 30.0
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class DuplicateId(Exception):
     def __init__(self, feedback_id: str) -> None:
         self.feedback_id = feedback_id
         super().__init__(f"duplicate id {feedback_id!r}")
+
+
+class StoreUnavailable(Exception):
+    """The channel's database cannot be reached right now (refused, reset, timed out, shutting down).
+
+    Not a bug and not the client's fault: the API answers 503 with ``Retry-After`` and nothing is
+    written, so a client that retries with the same id loses nothing.
+    """
+
+    def __init__(self, store: str, detail: str) -> None:
+        self.store = store
+        self.detail = detail
+        super().__init__(f"{store} store unavailable: {detail}")
+
+
+def _is_unavailability(exc: BaseException) -> bool:
+    """Does ``exc`` (or anything it wraps) say "the database is not there", rather than "bad query"?"""
+    try:
+        import asyncpg.exceptions as pg
+    except ImportError:  # pragma: no cover - asyncpg is a dependency
+        pg = None
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError | PoolTimeout | OperationalError | InterfaceError):
+            return True  # refused, reset, timed out (TimeoutError is an OSError), pool exhausted
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        if pg is not None and isinstance(current, pg.PostgresConnectionError | pg.OperatorInterventionError
+                                         | pg.TooManyConnectionsError | pg.InterfaceError):
+            return True  # connection lost, server shutting down or starting up, no connection slots
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return False
+
+
+def _translate_unavailability(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(*args, **kwargs)
+        except (StoreUnavailable, DuplicateId):
+            raise
+        except Exception as exc:
+            if _is_unavailability(exc):
+                store = args[0]
+                raise StoreUnavailable(getattr(store, "name", "feedback"), _short(exc)) from exc
+            raise
+
+    return wrapper
+
+
+def _short(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return (lines[0] if lines else type(exc).__name__)[:200]
 
 
 def _upgrade_to_head(connection: Connection) -> None:
@@ -49,7 +114,10 @@ def create_engine_for(url: str) -> AsyncEngine:
         engine = create_async_engine(url)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+    return create_async_engine(
+        url, pool_size=10, max_overflow=10, pool_pre_ping=True, pool_timeout=10,
+        connect_args={"timeout": CONNECT_TIMEOUT_S, "command_timeout": COMMAND_TIMEOUT_S},
+    )
 
 
 def _dumps(value: Any) -> str:
@@ -109,12 +177,25 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
     }
 
 
+async def _bump(conn: AsyncConnection, name: str) -> int:
+    """Increment a named counter inside the caller's transaction (created at 1 on first use)."""
+    increment = update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
+    if (await conn.execute(increment)).rowcount == 0:
+        try:
+            async with conn.begin_nested():
+                await conn.execute(insert(counters).values(name=name, value=1))
+        except IntegrityError:  # another writer created it meanwhile
+            await conn.execute(increment)
+    return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
+
+
 class FeedbackStore:
     def __init__(self, url: str, *, name: str = "corpus") -> None:
         self.url = url
         self.name = name
         self.engine = create_engine_for(url)
 
+    @_translate_unavailability
     async def migrate(self) -> None:
         async with self.engine.begin() as conn:
             await conn.run_sync(_upgrade_to_head)
@@ -122,23 +203,30 @@ class FeedbackStore:
     async def aclose(self) -> None:
         await self.engine.dispose()
 
-    async def insert(self, record: StoredFeedback) -> None:
+    @_translate_unavailability
+    async def insert(self, record: StoredFeedback, *, bump: str | None = None) -> int | None:
+        """Insert a row; with ``bump``, also move that counter in the same transaction (so a saved row
+        and the version that announces it can never part) and return its new value."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(feedback).values(**_record_to_row(record)))
+                return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
 
+    @_translate_unavailability
     async def exists(self, feedback_id: str) -> bool:
         async with self.engine.connect() as conn:
             found = await conn.scalar(select(feedback.c.id).where(feedback.c.id == feedback_id))
         return found is not None
 
+    @_translate_unavailability
     async def get(self, feedback_id: str) -> StoredFeedback | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(feedback).where(feedback.c.id == feedback_id))).first()
         return _row_to_record(row) if row else None
 
+    @_translate_unavailability
     async def query(
         self, from_: str | None = None, to: str | None = None, limit: int = 200, source: str | None = None
     ) -> list[StoredFeedback]:
@@ -155,6 +243,7 @@ class FeedbackStore:
             rows = (await conn.execute(statement)).all()
         return [_row_to_record(r) for r in rows]
 
+    @_translate_unavailability
     async def count(self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False) -> int:
         statement = select(func.count()).select_from(feedback)
         if from_ is not None:
@@ -166,6 +255,7 @@ class FeedbackStore:
         async with self.engine.connect() as conn:
             return int(await conn.scalar(statement) or 0)
 
+    @_translate_unavailability
     async def update_structure(
         self,
         feedback_id: str,
@@ -193,6 +283,7 @@ class FeedbackStore:
         async with self.engine.begin() as conn:
             return (await conn.execute(statement)).rowcount
 
+    @_translate_unavailability
     async def update_alerts(self, feedback_id: str, alerts: list[AlertHit] | tuple[AlertHit, ...]) -> int:
         statement = (
             update(feedback)
@@ -202,23 +293,14 @@ class FeedbackStore:
         async with self.engine.begin() as conn:
             return (await conn.execute(statement)).rowcount
 
+    @_translate_unavailability
     async def read_counter(self, name: str = VERSION_COUNTER) -> int:
         async with self.engine.connect() as conn:
             value = await conn.scalar(select(counters.c.value).where(counters.c.name == name))
         return int(value or 0)
 
+    @_translate_unavailability
     async def bump_counter(self, name: str = VERSION_COUNTER) -> int:
         """Increment atomically and return the new value; survives restarts and is shared by replicas."""
         async with self.engine.begin() as conn:
-            changed = await conn.execute(
-                update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
-            )
-            if changed.rowcount == 0:
-                try:
-                    async with conn.begin_nested():
-                        await conn.execute(insert(counters).values(name=name, value=1))
-                except IntegrityError:
-                    await conn.execute(
-                        update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
-                    )
-            return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
+            return await _bump(conn, name)

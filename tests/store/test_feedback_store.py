@@ -112,3 +112,11 @@ async def test_migrations_are_idempotent(store: FeedbackStore) -> None:
     await store.insert(record("keep", "2026-11-01T08:00:00.0000000+00:00"))
     await store.migrate()
     assert await store.exists("keep")
+
+
+async def test_an_insert_and_its_version_bump_commit_together(store: FeedbackStore) -> None:
+    assert await store.insert(record("v1", "2026-11-01T08:00:00.0000000+00:00"), bump="version") == 1
+    assert await store.insert(record("v2", "2026-11-01T09:00:00.0000000+00:00"), bump="version") == 2
+    with pytest.raises(DuplicateId):
+        await store.insert(record("v2", "2026-11-01T10:00:00.0000000+00:00"), bump="version")
+    assert await store.read_counter("version") == 2  # the refused row moved nothing

@@ -11,6 +11,7 @@ from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.errors import LlmError
+from feedback_intelligence.store.feedback_store import StoreUnavailable
 
 router = APIRouter(prefix="/admin", tags=["operator"])
 
@@ -33,9 +34,13 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "shared": rt.settings.redis_url is not None,
         "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
     })
-    channels = {}
+    channels: dict[str, dict[str, Any]] = {}
     for name, channel in rt.channels.items():
-        channels[name] = {"rows": await channel.store.count(), "version": await channel.version()}
+        try:
+            channels[name] = {"rows": await channel.store.count(), "version": await channel.version(),
+                              "healthy": True}
+        except StoreUnavailable as exc:
+            channels[name] = {"healthy": False, "detail": str(exc)}
     return {
         "backend": {
             "kind": info.kind, "model": info.model, "baseUrl": info.base_url, "readiness": readiness.value,

@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.gate.slots import PoolUnavailable
 
 router = APIRouter(tags=["health"])
 
@@ -41,6 +42,11 @@ async def livez() -> dict[str, str]:
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(rt: Runtime = Depends(runtime)) -> Response:
-    occupancy = await rt.gate.occupancy()
-    rt.metrics.gate_in_use.set(occupancy.in_use)
+    try:
+        occupancy = await rt.gate.occupancy()
+    except PoolUnavailable:
+        rt.metrics.gate_store_up.set(0)  # the gate sheds everything meanwhile; the rest still reports
+    else:
+        rt.metrics.gate_store_up.set(1)
+        rt.metrics.gate_in_use.set(occupancy.in_use)
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

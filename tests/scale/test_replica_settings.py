@@ -1,0 +1,61 @@
+"""The settings replicas must agree on reach the shared gate, and bad values stop the boot."""
+
+from __future__ import annotations
+
+import pytest
+
+from feedback_intelligence.gate.factory import build_pool
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.redis_pool import RedisSlotPool
+from feedback_intelligence.settings import ConfigurationError, load_settings
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("FI_"):
+            monkeypatch.delenv(name)
+
+
+def test_defaults_keep_the_in_process_gate() -> None:
+    settings = load_settings()
+    assert (settings.redis_url, settings.gate_name, settings.redis_lease_s) == (None, "llm", 10)
+    assert isinstance(build_pool(settings), LocalSlotPool)
+
+
+def test_an_empty_redis_url_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FI_REDIS_URL", "")
+    assert load_settings().redis_url is None
+
+
+async def test_gate_name_and_lease_reach_the_redis_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FI_REDIS_URL", "redis://127.0.0.1:6379/0")
+    monkeypatch.setenv("FI_GATE_NAME", "shop-7")
+    monkeypatch.setenv("FI_REDIS_LEASE_S", "2.5")
+    monkeypatch.setenv("FI_LLM_SLOTS", "3")
+    pool = build_pool(load_settings())
+    try:
+        assert isinstance(pool, RedisSlotPool)
+        assert (pool.slots, pool.lease_ms) == (3, 2500)
+        assert pool._leases == "fi:gate:shop-7:leases"  # replicas with one name share one set of leases
+    finally:
+        await pool.aclose()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("FI_REDIS_URL", "localhost:6379"),
+        ("FI_REDIS_URL", "http://127.0.0.1:6379"),
+        ("FI_GATE_NAME", "has space"),
+        ("FI_GATE_NAME", ""),
+        ("FI_REDIS_LEASE_S", "0.2"),
+        ("FI_REDIS_LEASE_S", "soon"),
+    ],
+)
+def test_a_bad_value_names_its_variable(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigurationError, match=variable):
+        load_settings()
