@@ -97,13 +97,19 @@ def alert_verdict(reply: str, wording: Wording) -> bool:
 
 
 def synthesis_schema(shown_ids: Sequence[str]) -> dict[str, Any]:
-    """Constrained output: cited ids can only be ids the model was shown (the gate still checks)."""
+    """Constrained output: cited ids can only be ids the model was shown (the gate still checks).
+
+    The length caps matter for small models, which otherwise repeat a word inside ``narrative``
+    until the token cap and never close the object (seen with SmolLM2-135M).
+    """
     return {
         "type": "object",
         "properties": {
-            "title": {"type": "string"},
-            "narrative": {"type": "string"},
-            "citedIds": {"type": "array", "items": {"type": "string", "enum": list(shown_ids)}, "minItems": 1},
+            "title": {"type": "string", "minLength": 1, "maxLength": 80},
+            "narrative": {"type": "string", "minLength": 1, "maxLength": 600},
+            "citedIds": {
+                "type": "array", "items": {"type": "string", "enum": list(shown_ids)}, "minItems": 1, "maxItems": 12,
+            },
         },
         "required": ["title", "narrative", "citedIds"],
         "additionalProperties": False,
@@ -118,7 +124,10 @@ def nomination_schema(ids: Sequence[str]) -> dict[str, Any]:
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": {"id": {"type": "string", "enum": list(ids)}, "reason": {"type": "string"}},
+                    "properties": {
+                        "id": {"type": "string", "enum": list(ids)},
+                        "reason": {"type": "string", "maxLength": 240},
+                    },
                     "required": ["id", "reason"],
                 },
             }
