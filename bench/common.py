@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,26 +41,3 @@ def print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
     Console(width=120).print(table)
 
 
-PG_ADMIN_DSN = os.environ.get("BENCH_PG_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
-
-
-@asynccontextmanager
-async def postgres_database(prefix: str = "fi_bench") -> AsyncIterator[str]:
-    """A throwaway database on the local PostgreSQL (``BENCH_PG_ADMIN_DSN``); yields its SQLAlchemy URL."""
-    import asyncpg
-
-    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(PG_ADMIN_DSN)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    host = PG_ADMIN_DSN.split("://", 1)[1].rsplit("/", 1)[0]
-    try:
-        yield f"postgresql+asyncpg://{host}/{name}"
-    finally:
-        admin = await asyncpg.connect(PG_ADMIN_DSN)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()

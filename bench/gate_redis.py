@@ -22,8 +22,7 @@ import asyncio
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from contextlib import ExitStack
 from typing import Any
 
 import httpx
@@ -31,13 +30,13 @@ import redis.asyncio as aioredis
 
 from bench.common import print_table, summary_ms, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
+from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
 REDIS = "redis://127.0.0.1:6379/0"
-PG_ADMIN_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REPLICAS = 3
 PARALLEL = 2
 SERVICE_MS = 1500
@@ -101,36 +100,6 @@ async def gate_overhead(iterations: int) -> dict[str, Any]:
 # -- 2. the crowd over three replicas -----------------------------------------------------------------
 
 
-@asynccontextmanager
-async def _postgres_database() -> AsyncIterator[str]:
-    import asyncpg
-
-    name = f"fi_bench_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(PG_ADMIN_DSN)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    try:
-        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        admin = await asyncpg.connect(PG_ADMIN_DSN)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-
-@contextmanager
-def postgres_pair() -> Iterator[tuple[str, str]]:
-    with asyncio.Runner() as runner:
-        corpus, live = _postgres_database(), _postgres_database()
-        urls = (runner.run(corpus.__aenter__()), runner.run(live.__aenter__()))
-        try:
-            yield urls
-        finally:
-            runner.run(live.__aexit__(None, None, None))
-            runner.run(corpus.__aexit__(None, None, None))
 
 
 def split(clerks: int, parts: int) -> list[int]:

@@ -28,12 +28,13 @@ from typing import Any
 
 import httpx
 
-from bench.common import postgres_database, print_table, summary_ms, write_result
+from bench.common import print_table, summary_ms, write_result
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.services.channels import LIVE, Channel

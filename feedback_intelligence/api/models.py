@@ -28,7 +28,7 @@ class DuplicateBody(BaseModel):
     id: str
 
 
-class StructureIn(_Wire):
+class StructureBody(_Wire):
     category: str
     theme: str
     severity: str
@@ -48,7 +48,7 @@ class FeedbackIn(_Wire):
     source: str
     text: str
     timestamp: str | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
-    acceptedStructure: StructureIn | None = None
+    acceptedStructure: StructureBody | None = None
     corrections: list[CorrectionIn] | None = None
     modelInterpretationFailed: bool | None = None
 
@@ -57,13 +57,6 @@ class InterpretIn(_Wire):
     text: str
 
 
-class StructureOut(BaseModel):
-    category: str
-    theme: str
-    severity: str
-    type: str
-    language: str
-    sentiment: str | None = None
 
 
 class AlertOut(BaseModel):
@@ -73,7 +66,7 @@ class AlertOut(BaseModel):
 
 class FeedbackCreated(BaseModel):
     id: str
-    structure: StructureOut | None
+    structure: StructureBody | None
     structureFailed: bool
     salvageNotes: list[str]
     alerts: list[AlertOut]
@@ -87,7 +80,7 @@ class FeedbackItem(BaseModel):
     text: str
     timestamp: str
     createdAt: str
-    structure: StructureOut | None
+    structure: StructureBody | None
     structureFailed: bool
     modelFailed: bool
     salvageNotes: list[str]
@@ -98,7 +91,7 @@ class FeedbackItem(BaseModel):
 
 
 class InterpretOut(BaseModel):
-    structure: StructureOut | None
+    structure: StructureBody | None
     failed: bool
     salvaged: bool
     notes: list[str]

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,9 +68,17 @@ def available() -> bool:
 
 @contextmanager
 def nginx_edge(upstream_port: int) -> Iterator[Nginx]:
+    """The deployed site in front of one app process."""
+    with run_nginx(lambda port: site_config(port, upstream_port)) as edge:
+        yield edge
+
+
+@contextmanager
+def run_nginx(site_for: Callable[[int], str]) -> Iterator[Nginx]:
+    """Start nginx on a free loopback port with the site ``site_for(port)``; stop it afterwards."""
     tmp = Path(tempfile.mkdtemp(prefix="fi-nginx-"))
     port = free_port()
-    (tmp / "site.conf").write_text(site_config(port, upstream_port))
+    (tmp / "site.conf").write_text(site_for(port))
     user = "user root;" if os.geteuid() == 0 else ""  # workers need the temp dirs the test created
     (tmp / "nginx.conf").write_text(_MAIN.format(tmp=tmp, user=user))
     args = [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-e", str(tmp / "error.log")]

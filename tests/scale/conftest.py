@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 import time
@@ -14,8 +13,8 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 import httpx
 import pytest
 
+from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port
-from tests.support.databases import postgres_database
 
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
 VISITOR_SECRET = "replicas-share-this-visitor-secret"
@@ -66,22 +65,9 @@ def replicas(count: int, env: dict[str, str]) -> Iterator[list[ServerProcess]]:
         yield servers
 
 
-@contextmanager
-def fresh_pg_databases() -> Iterator[tuple[str, str]]:
-    """Two fresh PostgreSQL databases (corpus, live) on the local server, dropped afterwards."""
-    with asyncio.Runner() as runner:
-        corpus_db, live_db = postgres_database(), postgres_database()
-        urls = (runner.run(corpus_db.__aenter__()), runner.run(live_db.__aenter__()))
-        try:
-            yield urls
-        finally:
-            runner.run(live_db.__aexit__(None, None, None))
-            runner.run(corpus_db.__aexit__(None, None, None))
-
-
 @pytest.fixture
 def pg_databases() -> Iterator[tuple[str, str]]:
-    with fresh_pg_databases() as urls:
+    with postgres_pair() as urls:
         yield urls
 
 

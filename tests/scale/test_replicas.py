@@ -18,12 +18,12 @@ import httpx
 import pytest
 
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
+from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.edge.nginx import available as nginx_available
 from tests.scale.conftest import (
     INTERPRET,
     desk_entry,
-    fresh_pg_databases,
     gate_status,
     replica_env,
     replicas,
@@ -52,7 +52,7 @@ def trio() -> Iterator[Trio]:
 
     Leases of 2 s (FI_REDIS_LEASE_S) so that a killed replica's slot comes back within a test's patience.
     """
-    with fresh_pg_databases() as databases, sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as sim:
+    with postgres_pair() as databases, sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as sim:
         env = replica_env(sim, databases, gate_name=unique_gate_name(), FI_REDIS_LEASE_S=str(LEASE_S),
                           FI_TRUSTED_PROXIES='["127.0.0.1/32"]')
         with replicas(3, env) as apps:
