@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -100,3 +102,34 @@ def test_management_view_live_then_snapshot_then_model_down(pages, real):
     expect(down.locator("#themes-list .origin-model")).to_have_count(0)
     expect(down.locator("#themes-list .origin-auto")).to_have_count(4)
     expect(down.locator("#report-meta")).to_contain_text("ilman kielimallia")
+
+
+def test_six_desks_against_the_real_saturated_gate_spread_their_retries(pages):
+    """Six clerks press Tulkitse at one instant against the real app: 2 gate slots, a sim taking 1.5 s."""
+    with sim_ollama(parallel=2, service_ms=1500) as sim, app_server({
+        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model", "FI_LLM_SLOTS": "2",
+    }) as app:
+        starts: dict[int, list[float]] = {}
+        desks = []
+        for n in range(6):
+            page = pages.open(app.url + "/desk")
+            expect(page.locator("#interpret-btn")).to_be_enabled(timeout=10000)
+            page.fill("#feedback-text", f"Kassa {n}: jono oli pitkä ja vain yksi kassa auki.")
+            page.on("requestfinished", lambda request, n=n: request.url.endswith("/interpret")
+                    and starts.setdefault(n, []).append(request.timing["startTime"]))
+            desks.append(page)
+        at_ms = int(time.time() * 1000) + 500
+        for page in desks:
+            page.evaluate("(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())",
+                          at_ms)
+        outcome = re.compile("Tarkista kentät|Kielimalli on juuri nyt varattu")
+        for page in desks:  # none hangs: each ends in a result or the busy message
+            expect(page.locator("#entry-message")).to_contain_text(outcome, timeout=20000)
+        assert httpx.get(sim.url + "/sim/stats", timeout=5).json()["maxConcurrency"] == 2
+
+    assert sorted(starts) == list(range(6))
+    assert all(1 <= len(times) <= 3 for times in starts.values())
+    retried = [times for times in starts.values() if len(times) > 1]
+    assert len(retried) >= 3  # two slots: at most two could be admitted at first
+    second = sorted(times[1] for times in retried)
+    assert second[-1] - second[0] >= 30, f"retries came back in lockstep: {second}"
