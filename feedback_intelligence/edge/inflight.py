@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
+from feedback_intelligence.redis_time import LUA_NOW_MS
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +73,7 @@ class LocalInflight:
 
 
 # KEYS: the client's places (a sorted set of place id -> expiry in ms). ARGV: limit, lease ms, place id.
-_ACQUIRE = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_ACQUIRE = LUA_NOW_MS + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   return 0
@@ -85,9 +84,7 @@ return 1
 """
 
 # KEYS: the client's places. ARGV: lease ms, place id. Extends a place that still exists.
-_RENEW = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_RENEW = LUA_NOW_MS + """
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
   redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[1])

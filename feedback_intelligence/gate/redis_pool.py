@@ -24,14 +24,13 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
+from feedback_intelligence.redis_time import LUA_NOW_MS
 
 log = logging.getLogger(__name__)
 
 # KEYS: leases, interactive waiters, background waiters.  ARGV: lease id, priority, slots, reserve,
 # lease ms, own waiter id (or "").  Returns 1 when the lease was granted.
-_ACQUIRE = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_ACQUIRE = LUA_NOW_MS + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -57,9 +56,7 @@ return 0
 """
 
 # KEYS: leases. ARGV: lease id, lease ms. Extends a lease that still exists; 0 if it was lost.
-_RENEW = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_RENEW = LUA_NOW_MS + """
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
   return 1
@@ -75,17 +72,13 @@ return removed
 """
 
 # KEYS: waiters set. ARGV: waiter id, expiry ms from now.
-_REGISTER_WAITER = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_REGISTER_WAITER = LUA_NOW_MS + """
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 return 1
 """
 
 # KEYS: leases, interactive waiters, background waiters. Counts only what has not expired.
-_OCCUPANCY = """
-local now_t = redis.call('TIME')
-local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
+_OCCUPANCY = LUA_NOW_MS + """
 return {
   redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'),
   redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'),

@@ -243,14 +243,7 @@ class OllamaSim:
         finally:
             slots.release()
         self.stats.finished(trace, "completed")
-        stats = done_fields(
-            reason,
-            total_s=time.monotonic() - trace.arrival,
-            load_s=load_s,
-            prompt_tokens=request.prompt_tokens,
-            eval_tokens=len(tokens),
-            service_s=service_s,
-        )
+        stats = _done_stats(request, trace, reason, load_s, service_s, tokens)
         await _send_json(send, 200, {**self._head(request, "".join(tokens)), **stats})
 
     async def _stream(
@@ -280,14 +273,7 @@ class OllamaSim:
                     }
                 )
             await send({"type": "http.response.body", "body": _line(self._chunk(request, token)), "more_body": True})
-        stats = done_fields(
-            reason,
-            total_s=time.monotonic() - trace.arrival,
-            load_s=load_s,
-            prompt_tokens=request.prompt_tokens,
-            eval_tokens=len(tokens),
-            service_s=service_s,
-        )
+        stats = _done_stats(request, trace, reason, load_s, service_s, tokens)
         await send({"type": "http.response.body", "body": _line({**self._head(request, ""), **stats})})
 
     def _service_s(self, request: CompletionRequest) -> float:
@@ -397,6 +383,19 @@ def _config_value(name: str, value: Any) -> Any:
 
 
 # -- ASGI plumbing -----------------------------------------------------------------------------------
+
+
+def _done_stats(request: CompletionRequest, trace: Trace, reason: str, load_s: float, service_s: float,
+                tokens: list[str]) -> dict[str, Any]:
+    """The closing fields Ollama puts on a finished reply (durations and token counts)."""
+    return done_fields(
+        reason,
+        total_s=time.monotonic() - trace.arrival,
+        load_s=load_s,
+        prompt_tokens=request.prompt_tokens,
+        eval_tokens=len(tokens),
+        service_s=service_s,
+    )
 
 
 async def _read_body(receive: Receive) -> bytes | None:
