@@ -37,10 +37,10 @@ from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import LIVE, Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from feedback_intelligence.store.records import Structure
 
 CONCURRENCY = (1, 8)
 SEVERITIES = ("low", "medium", "high", "critical")

@@ -29,11 +29,11 @@ from bench.common import print_table, write_result
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
-from feedback_intelligence.store.records import AlertHit, StoredFeedback, Structure
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
 WINDOW_DAYS = 7
@@ -165,7 +165,7 @@ async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dic
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
     from feedback_intelligence.llm.embedded import EmbeddedBackend
-    from feedback_intelligence.llm.runner import PromptRunner
+    from feedback_intelligence.prompting.runner import PromptRunner
     from feedback_intelligence.settings import Settings
 
     settings = Settings(_env_file=None)

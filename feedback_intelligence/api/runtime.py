@@ -11,8 +11,8 @@ from feedback_intelligence.gate.factory import build_gate
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backend
-from feedback_intelligence.llm.runner import PromptRunner
 from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs

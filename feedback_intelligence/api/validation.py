@@ -6,7 +6,7 @@ import re
 
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
-from feedback_intelligence.store.records import Correction, Structure
+from feedback_intelligence.records import Correction, Structure
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
 

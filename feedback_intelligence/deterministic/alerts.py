@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from feedback_intelligence.deterministic.text_match import FoldedText
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.store.records import AlertHit
+from feedback_intelligence.records import AlertHit
 
 
 def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from feedback_intelligence.deterministic.category_keywords import match_category_keywords
 from feedback_intelligence.deterministic.vulgarity import assess_vulgarity
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.store.records import AlertHit, Structure
+from feedback_intelligence.records import AlertHit, Structure
 
 
 def forced_category(

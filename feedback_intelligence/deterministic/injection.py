@@ -10,7 +10,7 @@ review, never dropped or altered: it stays counted in groups and trends.
 from __future__ import annotations
 
 from feedback_intelligence.deterministic.text_match import fold
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.records import Structure
 
 SEVERE_WITH_INJECTION = "severe-rating-with-injection-symptoms"
 SEVERE_LEVELS = frozenset({"high", "critical"})

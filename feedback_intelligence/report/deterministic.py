@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
 from feedback_intelligence.report.wording import wording_for
-from feedback_intelligence.store.records import AlertHit, StoredFeedback
 
 log = logging.getLogger(__name__)
 

@@ -29,13 +29,13 @@ from typing import Any
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable, LlmWarming
-from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.prompting.runner import PromptRunner
+from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
-from feedback_intelligence.store.records import StoredFeedback
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
 

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.prompting.runner import PromptRunner
+from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.cache import EpochSource, Report, ReportCache
 from feedback_intelligence.report.deterministic import (
     deterministic_alerts,
@@ -26,7 +27,6 @@ from feedback_intelligence.report.llm_layer import ReportLlm
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
-from feedback_intelligence.store.records import StoredFeedback
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 from typing import Any
 
 from feedback_intelligence.domain.model import SCHEMA_FIELDS
+from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.instants import parse_instant, utc_date
 from feedback_intelligence.report.window import Window
-from feedback_intelligence.store.records import StoredFeedback
 
 DESK_SOURCE = "desk"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore
-from feedback_intelligence.store.records import StoredFeedback
 
 CORPUS = "corpus"
 LIVE = "live"

@@ -20,9 +20,9 @@ from feedback_intelligence.deterministic.timestamps import normalize_timestamp, 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmFailure
+from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.feedback_store import DuplicateId
-from feedback_intelligence.store.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.structuring.service import StructuringService
 
 

@@ -14,8 +14,8 @@ from feedback_intelligence.deterministic.injection import detect_injection_signa
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store.records import AlertHit, StoredFeedback
 from feedback_intelligence.structuring.service import StructuringService
 
 

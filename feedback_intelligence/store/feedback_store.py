@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
+from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.store.schema import counters, feedback
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"

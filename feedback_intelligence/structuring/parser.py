@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.extract import extract_json_object
 
 ENUM_FIELDS: tuple[str, ...] = ("category", "severity", "type")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.runner import PromptRunner
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.prompting.runner import PromptRunner
+from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.parser import ParseResult, parse_structure
 from feedback_intelligence.structuring.prompt import StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema

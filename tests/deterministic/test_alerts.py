@@ -10,7 +10,7 @@ import pytest
 from feedback_intelligence.deterministic.alerts import alert_categories, match_alerts
 from feedback_intelligence.deterministic.category_override import forced_category
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.store.records import AlertHit, Structure
+from feedback_intelligence.records import AlertHit, Structure
 
 
 def categories(text: str, domain: Domain) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category, override_structure
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.store.records import AlertHit, Structure
+from feedback_intelligence.records import AlertHit, Structure
 
 
 def structure(category: str, severity: str = "medium") -> Structure:

@@ -11,7 +11,7 @@ from feedback_intelligence.deterministic.injection import (
     detect_injection_signals,
     review_flags,
 )
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.records import Structure
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,11 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
-from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.prompting.runner import PromptRunner
+from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
-from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"
 WINDOW_TO = "2026-06-08T00:00:00Z"

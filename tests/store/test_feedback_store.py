@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.store.feedback_store import DuplicateId, FeedbackStore
-from feedback_intelligence.store.records import AlertHit, Correction, StoredFeedback, Structure
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

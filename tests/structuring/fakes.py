@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
-from feedback_intelligence.llm.runner import PromptRunner
+from feedback_intelligence.prompting.runner import PromptRunner
 
 Step = str | BaseException | Callable[[CompletionRequest], Awaitable[str]]
 

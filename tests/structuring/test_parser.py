@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.parser import NO_OBJECT, parse_structure, validate_structure
 from tests.structuring import domains

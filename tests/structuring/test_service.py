@@ -10,7 +10,7 @@ import pytest
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmUnavailable
-from feedback_intelligence.store.records import Structure
+from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.prompt import StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema
 from feedback_intelligence.structuring.service import StructuringService

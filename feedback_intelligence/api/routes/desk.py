@@ -15,11 +15,11 @@ from feedback_intelligence.api.errors import InputError, busy_response
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.loader import schema_json
+from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.restructure import RestructureInterrupted
 from feedback_intelligence.store.feedback_store import DuplicateId
-from feedback_intelligence.store.records import Correction, Structure
 
 router = APIRouter()
 
