@@ -1,6 +1,6 @@
 """Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
 
-A bad value stops the boot with a message that names the variable (design.md invariant 10).
+A bad value stops the boot with a message that names the variable (docs/invariants.md, invariant 10).
 """
 
 from __future__ import annotations

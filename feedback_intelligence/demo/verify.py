@@ -1,6 +1,6 @@
 """ReportVerifier: does a management report surface the planted stories of a ground truth?
 
-Per story (reference §8):
+Per story (docs/rules.md, "Report verifier"):
 
 - **window** — the report window covers the story window: report ``windowFrom`` ≤ story from and ``windowTo`` ≥
   story to, compared by UTC date. An unparseable report window is tolerated (counts as covered, with a warning).

@@ -1,4 +1,4 @@
-"""Category keyword rules (reference §6.6): the first firing rule, in file order, names the category.
+"""Category keyword rules (docs/rules.md, "Category override", step 4): the first firing rule names the category.
 
 A rule is skipped when any of its ``excludeIfContains`` terms occurs in the text; otherwise it
 fires when any of its ``terms`` occurs. Rule order is load-bearing: product rules come before the

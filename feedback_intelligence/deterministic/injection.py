@@ -1,4 +1,4 @@
-"""Prompt-injection symptoms in customer text (reference §3.7) and the review flags they raise.
+"""Prompt-injection symptoms in customer text (docs/rules.md, "Injection signals") and the review flags they raise.
 
 Detection is a substring scan over a normalised copy of the text (folded as in
 :mod:`text_match`, so case, NFC/NFD and zero-width characters cannot hide a phrase, and with

@@ -424,7 +424,7 @@ def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]
 
 
 def schema_json(domain: Domain) -> dict[str, Any]:
-    """The ``GET /schema`` body (reference §1.3): camelCase keys, everything in declaration order."""
+    """The ``GET /schema`` body (docs/rules.md, "Schema body"): camelCase keys, everything in declaration order."""
     return {
         "language": domain.language,
         "categoryField": domain.category_field_label,

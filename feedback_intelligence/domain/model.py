@@ -12,7 +12,7 @@ from pathlib import Path
 SCHEMA_FIELDS: tuple[str, ...] = ("category", "theme", "severity", "type", "language")
 OPTIONAL_FIELDS: tuple[str, ...] = ("sentiment",)
 
-# Prompt roles the API needs from every domain (reference §1.8).
+# Prompt roles the API needs from every domain (docs/rules.md, "Domain folder").
 SYNTHESIS_ROLE = "synthesis"
 ALERT_NOMINATION_ROLE = "alertNomination"
 ALERT_VERIFY_ROLE = "alertVerify"

@@ -1,6 +1,6 @@
 """Who is calling: the TCP peer, or, behind a configured trusted proxy, the address the proxy saw.
 
-Rules (design.md invariant 7):
+Rules (docs/invariants.md, invariant 7):
 
 - The client is the TCP peer, unless the peer is one of ``FI_TRUSTED_PROXIES``. Then the client is the
   right-most address of ``X-Forwarded-For`` that is not itself a trusted proxy (each trusted hop

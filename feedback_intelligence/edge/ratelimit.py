@@ -1,4 +1,4 @@
-"""Fair request limits (design.md invariant 8), on the ``limits`` library's async fixed window.
+"""Fair request limits (docs/invariants.md, invariant 8), on the ``limits`` library's async fixed window.
 
 Buckets, per request that is not exempt:
 

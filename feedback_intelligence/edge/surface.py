@@ -1,4 +1,4 @@
-"""The route surface: the ONE table that says which routes the public may reach (design.md invariant 7).
+"""The route surface: the ONE table that says which routes the public may reach (docs/invariants.md, invariant 7).
 
 Anything the table does not list as public is operator-only: a route added without an entry here is
 hidden from the public until someone decides otherwise (fail closed). Operator routes answer only to

@@ -1,4 +1,4 @@
-"""Honest health that adds no load (design.md invariant 3).
+"""Honest health that adds no load (docs/invariants.md, invariant 3).
 
 Idle gate: a real 1-token completion under the health budget. Saturated gate: "ok" at once,
 because a gate whose every slot is busy is itself proof that the model answers.

@@ -1,10 +1,10 @@
 """Ingest: validated feedback becomes a stored row, whatever the LLM does.
 
-Order of operations (reference §3.2): duplicate check before any LLM work → timestamp →
+Order of operations (docs/rules.md, "Ingest order"): duplicate check before any LLM work → timestamp →
 deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
 category override → injection scan → insert → the channel's change counter moves.
 
-Degradation (design.md invariant 5): a shed (LlmBusy) propagates and nothing is stored;
+Degradation (docs/invariants.md, invariant 5): a shed (LlmBusy) propagates and nothing is stored;
 any other LLM failure stores the row ``structure_failed`` with its raw text and its alerts.
 """
 

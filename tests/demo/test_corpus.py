@@ -19,7 +19,7 @@ from feedback_intelligence.demo.corpus import (
     load_ground_truth,
 )
 
-# Reference §6.3: the 30 retail category keys and the ingest sources.
+# The 30 retail category keys and the ingest sources.
 RETAIL_CATEGORIES = {
     "maito_kylma", "hevi", "kuiva_elintarvike", "liha_kala", "leipa", "makeiset", "juomat", "pakasteet",
     "einekset", "oluet_siiderit", "koti_taloustavara", "hygienia_kauneus", "lastentarvikkeet", "lemmikki",
@@ -29,7 +29,7 @@ RETAIL_CATEGORIES = {
 }
 RETAIL_SOURCES = {"google_review", "email", "web_form", "desk"}
 
-# Reference §6.4: every retail alert stem (case-insensitive substring match).
+# Every retail alert stem (case-insensitive substring match).
 ALERT_STEMS = {
     "injury_safety": [
         "loukkaantu", "loukkas", "satutti", "vahingoittu", "tapaturma", "vaaratilanne", "hengenvaara", "vaarall",
