@@ -64,7 +64,7 @@ async def build_runtime(
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     backend = backend or build_backend(settings)
     gate = build_gate(settings, metrics)
-    runner = PromptRunner(gate, backend)
+    runner = PromptRunner(gate, backend, metrics)
     channels = {
         CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
         LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),
@@ -76,7 +76,7 @@ async def build_runtime(
     reports = {
         name: ReportService(
             domain, report_options, runner, channel.store.query, count=channel.store.count,
-            epochs=ChannelEpochs(channel),
+            epochs=ChannelEpochs(channel), metrics=metrics,
         )
         for name, channel in channels.items()
     }
@@ -88,7 +88,7 @@ async def build_runtime(
         backend=backend,
         gate=gate,
         runner=runner,
-        health=HealthService(gate, backend, settings.health_timeout_s),
+        health=HealthService(gate, backend, settings.health_timeout_s, metrics),
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),

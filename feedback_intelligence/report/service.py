@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.cache import EpochSource, Report, ReportCache
@@ -57,8 +58,10 @@ class ReportService:
         epochs: EpochSource | None = None,
         cache: ReportCache | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        metrics: Metrics | None = None,
     ) -> None:
         self.domain = domain
+        self.metrics = metrics or Metrics()
         self.options = options
         self.runner = runner
         self.llm = ReportLlm(domain, options, runner)
@@ -126,7 +129,7 @@ class ReportService:
                 overall = overall_theme(rated, direction, domain, report_sentiments, prose)
 
         if self.runner is not None and ledger.fallbacks:
-            self.runner.gate.metrics.report_llm_fallbacks.inc(ledger.fallbacks)
+            self.metrics.report_llm_fallbacks.inc(ledger.fallbacks)
         return {
             "windowFrom": window.from_norm,
             "windowTo": window.to_norm,

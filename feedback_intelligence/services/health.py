@@ -14,6 +14,7 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend, Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmWarming
+from feedback_intelligence.metrics import Metrics
 
 
 @dataclass(slots=True)
@@ -38,10 +39,11 @@ class HealthReport:
 
 
 class HealthService:
-    def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float) -> None:
+    def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, metrics: Metrics | None = None) -> None:
         self.gate = gate
         self.backend = backend
         self.timeout_s = timeout_s
+        self.metrics = metrics or Metrics()
 
     async def check(self) -> HealthReport:
         request = CompletionRequest([ChatMessage("user", "ping")], max_tokens=1, deadline_s=self.timeout_s)
@@ -82,7 +84,7 @@ class HealthService:
         return await self._report("llm_unavailable", probe, detail)
 
     async def _report(self, status: str, probe: str, detail: str = "", latency_ms: float | None = None) -> HealthReport:
-        self.gate.metrics.health_probes.labels(probe).inc()
+        self.metrics.health_probes.labels(probe).inc()
         try:
             occupancy = await self.gate.occupancy()
             gate = {
