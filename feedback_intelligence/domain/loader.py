@@ -23,10 +23,12 @@ from feedback_intelligence.domain.model import (
     ALERT_NOMINATION_ROLE,
     ALERT_VERIFY_ROLE,
     ALERT_VERIFY_WORDS,
+    PROMPT_PLACEHOLDERS,
     SYNTHESIS_ROLE,
     CategoryKeywordRule,
     Domain,
     VulgarityLexicon,
+    normalize_newlines,
 )
 
 DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
@@ -50,7 +52,6 @@ DEFAULT_TYPE_SENTIMENT = {
 }
 
 # Placeholders each API prompt role must contain (the report fills them).
-PROMPT_PLACEHOLDERS = {SYNTHESIS_ROLE: "{{data}}", ALERT_NOMINATION_ROLE: "{{data}}", ALERT_VERIFY_ROLE: "{{text}}"}
 
 _DOMAIN_KEYS = frozenset(
     {
@@ -305,11 +306,6 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         prompts=prompts,
         directory=folder,
     )
-
-
-def normalize_newlines(text: str) -> str:
-    """CRLF and lone CR -> LF (load-bearing: a CRLF prompt once flipped a safety judgment)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_prompt_file(path: Path) -> str:

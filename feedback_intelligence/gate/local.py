@@ -96,16 +96,11 @@ class LocalSlotPool:
         """Hand free slots to waiters: visitors first, then background work if the rule allows."""
         for priority in (Priority.INTERACTIVE, Priority.BACKGROUND):
             queue = self._queues[priority]
-            while queue and self._admits_head(priority):
+            while queue and self._admits(priority):
                 waiter = queue.popleft()
                 if waiter.future.done():
                     continue
                 waiter.future.set_result(self._take(priority))
-
-    def _admits_head(self, priority: Priority) -> bool:
-        if priority is Priority.INTERACTIVE:
-            return self._in_use < self.slots
-        return self._admits(priority)
 
     async def occupancy(self) -> Occupancy:
         return Occupancy(
