@@ -70,6 +70,7 @@ class RedisSlotPool:
         self._occupancy = self._redis.register_script(_OCCUPANCY)
         self._released = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
+        self._closed = False
 
     def _keys(self) -> list[str]:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
@@ -135,7 +136,7 @@ class RedisSlotPool:
             self._listener = asyncio.create_task(self._listen(), name="gate-release-listener")
 
     async def _listen(self) -> None:
-        while True:
+        while not self._closed:
             try:
                 pubsub = self._redis.pubsub()
                 await pubsub.subscribe(self._channel)
@@ -145,7 +146,8 @@ class RedisSlotPool:
             except asyncio.CancelledError:
                 raise
             except RedisError:
-                await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
+                if not self._closed:
+                    await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
 
     async def occupancy(self) -> Occupancy:
         try:
@@ -155,9 +157,18 @@ class RedisSlotPool:
         return Occupancy(self.slots, int(in_use), int(interactive), int(background))
 
     async def aclose(self) -> None:
+        self._closed = True
         await self.keeper.aclose()
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RedisError):
-                await self._listener
+        listener = self._listener
+        if listener is not None:
+            listener.cancel()
+            # redis-py can turn a cancellation inside its pub/sub read into a reconnect and read on;
+            # closing the client's connections below ends that read, and the closed flag ends the loop.
+            await asyncio.wait({listener}, timeout=1.0)
         await self._redis.aclose()
+        if listener is not None:
+            await asyncio.wait({listener}, timeout=1.0)
+            if not listener.done():
+                log.warning("the gate's release listener did not stop")
+            elif not listener.cancelled() and listener.exception() is not None:
+                log.debug("release listener ended with %r", listener.exception())
