@@ -45,6 +45,7 @@ class InflightLimiter(Protocol):
 
 
 class LocalInflight:
+    """In-flight places per client in this process: ``acquire`` takes one if fewer than ``limit`` are held."""
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._held: dict[str, int] = {}

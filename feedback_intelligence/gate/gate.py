@@ -35,6 +35,16 @@ class HoldTimeEstimator:
 
 
 class LlmGate:
+    """Admits LLM work into the slots of a pool: shed, not queue (docs/invariants.md, invariants 1, 2, 6).
+
+    ``run`` waits at most ``acquire_timeout_s`` for a slot, then raises
+    :class:`~feedback_intelligence.llm.errors.LlmBusy` (reason ``acquire_timeout``, or ``gate_unavailable``
+    when the pool's store cannot be reached); once admitted, the work runs under a deadline whose expiry
+    raises :class:`~feedback_intelligence.llm.errors.LlmDeadlineExceeded`. ``try_run`` never waits. On
+    every way out (result, error, deadline, cancellation) the slot is released exactly once. The gate
+    records admissions, sheds, waits and hold times in ``metrics`` and estimates ``Retry-After`` from
+    the observed hold times and the queue ahead.
+    """
     def __init__(
         self,
         pool: SlotPool,

@@ -27,6 +27,13 @@ class _Waiter:
 
 
 class LocalSlotPool:
+    """The slots of one process: a counter and a FIFO queue of waiters per priority.
+
+    Admission follows :func:`~feedback_intelligence.gate.slots.admits`; waiters of one priority are
+    served in arrival order, visitors before background work. ``acquire`` returns ``None`` when no slot
+    came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
+    holding anything. Each lease must be released exactly once; a second release is ignored.
+    """
     def __init__(self, slots: int, background_reserve: int = 1) -> None:
         if slots < 1:
             raise ValueError("a gate needs at least one slot")

@@ -43,6 +43,16 @@ class RedisLease:
 
 
 class RedisSlotPool:
+    """The slots of a gate shared by every replica that uses the same Redis and gate ``name``.
+
+    Same contract as :class:`~feedback_intelligence.gate.local.LocalSlotPool`, across processes: at most
+    ``slots`` unexpired leases exist at any moment, admitted by the Lua twin of ``admits``; a held lease
+    is renewed by ``keeper`` and lapses ``lease_s`` after its holder stops renewing (a dead replica).
+    Waiting visitors are announced in Redis, so background work on any replica defers to them. Every
+    Redis failure while acquiring or reading occupancy raises
+    :class:`~feedback_intelligence.gate.slots.PoolUnavailable` (the gate sheds); a failed release is
+    logged and left to the lease's expiry.
+    """
     def __init__(
         self,
         url: str,

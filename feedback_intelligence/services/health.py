@@ -39,6 +39,12 @@ class HealthReport:
 
 
 class HealthService:
+    """Answers ``/health`` without adding load (docs/invariants.md, invariant 3).
+
+    Probes the backend with a one-token completion only when a gate slot is free right now, within
+    ``timeout_s``; a saturated gate is reported ``ok`` without a probe. Tells ``warming`` from
+    ``llm_unavailable`` by asking the backend's readiness. Counts each probe outcome in ``metrics``.
+    """
     def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, metrics: Metrics | None = None) -> None:
         self.gate = gate
         self.backend = backend

@@ -40,6 +40,13 @@ class IngestCommand:
 
 
 class IngestService:
+    """Turns one validated feedback item into a stored row of a channel, in the order the module states.
+
+    Raises :class:`~feedback_intelligence.store.feedback_store.DuplicateId` for an id the channel has
+    already (before any LLM work) and :class:`~feedback_intelligence.llm.errors.LlmBusy` when the gate
+    shed the structuring call, storing nothing in both cases; every other LLM failure is stored as
+    ``structureFailed``. Returns the row as stored.
+    """
     def __init__(self, domain: Domain, structuring: StructuringService) -> None:
         self.domain = domain
         self.structuring = structuring
