@@ -102,7 +102,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> Response:
-        body: dict[str, Any] = {"error": exc.detail if isinstance(exc.detail, str) else "error"}
+        detail = exc.detail if isinstance(exc.detail, str) else "error"
+        # A 400 is bad input, answered in the one documented shape for it (a body that is not JSON lands here).
+        body: dict[str, Any] = {"errors": [detail]} if exc.status_code == 400 else {"error": detail}
         return error_response(exc.status_code, body, getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)

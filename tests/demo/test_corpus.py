@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -18,6 +19,7 @@ from feedback_intelligence.demo.corpus import (
     load_corpus,
     load_ground_truth,
 )
+from tests.prerequisites import require
 
 # The 30 retail category keys and the ingest sources.
 RETAIL_CATEGORIES = {
@@ -208,11 +210,8 @@ def test_story_windows_resolved_against_anchor(stories: dict[str, dict]) -> None
 
 
 def test_finland_offset_matches_tzdata() -> None:
-    zoneinfo = pytest.importorskip("zoneinfo")
-    try:
-        helsinki = zoneinfo.ZoneInfo("Europe/Helsinki")
-    except zoneinfo.ZoneInfoNotFoundError:
-        pytest.skip("no tzdata")
+    require("tzdata")
+    helsinki = ZoneInfo("Europe/Helsinki")
     instant = datetime(2025, 1, 1, tzinfo=UTC)
     while instant < datetime(2027, 1, 1, tzinfo=UTC):
         assert finland_utc_offset(instant) == instant.astimezone(helsinki).utcoffset(), instant

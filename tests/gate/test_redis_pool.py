@@ -16,6 +16,7 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import LlmBusy
+from tests.prerequisites import require
 
 pytestmark = pytest.mark.redis
 REDIS = "redis://127.0.0.1:6379/0"
@@ -117,9 +118,10 @@ async def test_a_held_lease_is_renewed_beyond_its_ttl(pools: list[RedisSlotPool]
 
 @pytest.fixture
 def private_redis() -> Iterator[tuple[str, int]]:
+    require("redis-server")
+    require("redis-cli")
     binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server binary not installed")
+    assert binary is not None
     port = free_port()
     yield binary, port
     subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, check=False)

@@ -20,7 +20,6 @@ import pytest
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
-from tests.edge.nginx import available as nginx_available
 from tests.scale.conftest import (
     INTERPRET,
     desk_entry,
@@ -201,8 +200,6 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
 
 @pytest.mark.nginx
 def test_nginx_over_the_replicas_routes_around_a_killed_one(idle_trio: Trio) -> None:
-    if not nginx_available():
-        pytest.skip("nginx not installed")
     visitor = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
     with app_server(idle_trio.env) as doomed:
         ports = [int(app.url.rsplit(":", 1)[1]) for app in [*idle_trio.apps, doomed]]
