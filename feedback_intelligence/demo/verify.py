@@ -98,7 +98,7 @@ def exit_code(result: VerifyResult) -> int:
 
 
 def _data_error(message: str, report: Any = None) -> VerifyResult:
-    window = (None, None)
+    window: tuple[str | None, str | None] = (None, None)
     if isinstance(report, dict):
         window = (_str_or_none(report.get("windowFrom")), _str_or_none(report.get("windowTo")))
     return VerifyResult(passed=False, error=message, report_window=window)

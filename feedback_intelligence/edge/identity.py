@@ -24,6 +24,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -138,4 +139,4 @@ class ClientIdentityMiddleware:
 
 def identity_of(scope: Scope) -> ClientIdentity:
     """The identity resolved by :class:`ClientIdentityMiddleware` (which must sit outside the caller)."""
-    return scope["state"][STATE_KEY]
+    return cast(ClientIdentity, scope["state"][STATE_KEY])

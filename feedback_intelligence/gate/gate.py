@@ -12,7 +12,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
@@ -47,7 +47,7 @@ class LlmGate:
     """
     def __init__(
         self,
-        pool: SlotPool,
+        pool: SlotPool[Any],
         *,
         acquire_timeout_s: float,
         call_timeout_s: float,

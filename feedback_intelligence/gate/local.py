@@ -89,7 +89,7 @@ class LocalSlotPool:
         self._dispatch()
         return None
 
-    async def release(self, lease: LocalLease) -> None:  # type: ignore[override]
+    async def release(self, lease: LocalLease) -> None:
         self._give_back(lease)
 
     def _give_back(self, lease: LocalLease) -> None:

@@ -130,7 +130,7 @@ class RedisSlotPool:
             with contextlib.suppress(RedisError, asyncio.CancelledError):
                 await self._redis.zrem(waiters, waiter_id)
 
-    async def release(self, lease: RedisLease) -> None:  # type: ignore[override]
+    async def release(self, lease: RedisLease) -> None:
         if lease.released:
             return
         lease.released = True

@@ -93,7 +93,7 @@ class HealthService:
         self.metrics.health_probes.labels(probe).inc()
         try:
             occupancy = await self.gate.occupancy()
-            gate = {
+            gate: dict[str, Any] = {
                 "slots": occupancy.slots,
                 "inUse": occupancy.in_use,
                 "waiting": occupancy.waiting,
