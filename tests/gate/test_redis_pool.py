@@ -76,7 +76,8 @@ async def test_a_release_on_one_replica_wakes_a_waiter_on_another(pools: list[Re
     started = time.perf_counter()
     let_go.set()
     assert await waiter == "got it"
-    assert time.perf_counter() - started < 0.5
+    # Woken by the release, well inside its 2 s acquire timeout (a margin a loaded machine keeps).
+    assert time.perf_counter() - started < 1.5
     await asyncio.gather(*holders)
 
 
@@ -103,7 +104,7 @@ async def test_a_lease_of_a_dead_replica_expires(pools: list[RedisSlotPool]) -> 
     started = time.perf_counter()
     lease = await pools[1].acquire(Priority.INTERACTIVE, timeout_s=3.0)
     assert lease is not None
-    assert time.perf_counter() - started <= 1.5  # within the 1 s lease (+ re-check slack)
+    assert time.perf_counter() - started <= 2.5  # about the 1 s lease, not the 3 s acquire timeout
     await pools[1].release(lease)
 
 
