@@ -198,7 +198,7 @@ class FakeApi:
         @app.get("/report/snapshot")
         async def snapshot() -> Response:
             if fake.script.snapshot is None:
-                return JSONResponse({"error": "no snapshot"}, status_code=404)
+                return Response(status_code=204)
             return JSONResponse(fake.script.snapshot)
 
         return app
