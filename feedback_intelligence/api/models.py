@@ -217,3 +217,5 @@ class SchemaOut(ApiModel):
     sentiments: list[str] = Field(description="Sentiment keys.")
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
+    textMaxChars: int = Field(description="The longest text accepted (FI_INPUT_MAX_CHARS); the desk marks a longer "
+                                          "one instead of cutting it.")

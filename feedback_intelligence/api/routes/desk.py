@@ -197,7 +197,7 @@ async def live_version(rt: Runtime = Depends(runtime)) -> dict[str, int]:
             description="Categories, severities, types, sentiments and sources with their display labels, in "
                         "the domain's language. Pages build their forms from it.")
 async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    return schema_json(rt.domain)
+    return {**schema_json(rt.domain), "textMaxChars": rt.settings.input_max_chars}
 
 
 @router.post("/live/restructure", response_model=m.RestructureOut, tags=["operator"],
