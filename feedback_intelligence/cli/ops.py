@@ -130,7 +130,8 @@ def interpret(
         rows.append(("alerts", ", ".join(body.get("alertCategories", [])) or "–"))
         if body.get("failed"):
             rows.insert(0, ("result", "[yellow]the model's answer was unusable; fill in by hand[/yellow]"))
-        console.print(key_value_table(rows, title=f"200 in {elapsed_ms:.0f} ms"))
+        console.print(f"[green]200[/green] in {elapsed_ms:.0f} ms")
+        console.print(key_value_table(rows))
     else:
         console.print(f"[yellow]{response.status_code} in {elapsed_ms:.0f} ms[/yellow]: "
                       f"{escape(server_errors(response))}")
@@ -267,7 +268,10 @@ def restructure(json_output: JsonFlag = False) -> None:
     else:
         if busy:
             console.print("[yellow]LLM busy — the pass stopped early; the work done so far is kept.[/yellow]")
-        console.print(counts_table("restructure (live channel)", counters))
+        console.print(counts_table("restructure (live channel)", {
+            "re-structured": counters["restructured"], "still failed": counters["failed"],
+            "skipped": counters["skipped"], "alerts updated": counters["alertsUpdated"],
+            "looked at": counters["total"]}))
     if busy or counters["failed"]:
         raise typer.Exit(int(ExitCode.DEGRADED))
 

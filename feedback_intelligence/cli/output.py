@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,6 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 console = Console(highlight=False)
 # Progress goes to stderr so that `--json > file` and pipes keep only the result on stdout.
@@ -34,24 +35,23 @@ def emit_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def key_value_table(rows: list[tuple[str, str]], title: str | None = None) -> Table:
+def key_value_table(rows: list[tuple[str, str]]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     for key, value in rows:
         table.add_row(key, value)
-    if title:
-        table.title = title
     return table
 
 
-def counts_table(title: str, counts: dict[str, int]) -> Table:
-    table = Table(title=title, title_justify="left", show_header=True)
+def counts_table(title: str, counts: dict[str, int]) -> Group:
+    """A heading line, then outcome → count (a title inside the table would wrap to the table's width)."""
+    table = Table(show_header=True)
     table.add_column("outcome")
     table.add_column("items", justify="right")
     for key, value in counts.items():
         table.add_row(key, str(value))
-    return table
+    return Group(Text(title, style="bold"), table)
 
 
 def bar(label: str, *, quiet: bool = False) -> Progress:

@@ -120,8 +120,8 @@ def test_restructure_prints_its_counters(stack) -> None:
     _, app = stack
     result = feedctl(app, "restructure")
     assert result.returncode == 0, result.stdout + result.stderr
-    for key in ("restructured", "failed", "skipped", "alertsUpdated", "total"):
-        assert key in result.stdout
+    for label in ("re-structured", "still failed", "skipped", "alerts updated", "looked at"):
+        assert label in result.stdout
     counters = json.loads(feedctl(app, "restructure", "--json").stdout)
     assert counters["stoppedEarly"] is False and counters["failed"] == 0
 
