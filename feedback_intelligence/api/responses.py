@@ -6,7 +6,7 @@ from typing import Any
 
 from feedback_intelligence.api import models as m
 
-_ERRORS: dict[int, tuple[type[m.BaseModel], str]] = {
+_ERRORS: dict[int, tuple[type[m.ApiModel], str]] = {
     400: (m.ErrorsBody, "A rule was broken (each message names it; `codes` for translation). Nothing was stored."),
     404: (m.NotFoundBody, "Not found."),
     409: (m.DuplicateBody, "An item with this id is already stored (a retried save): nothing changed."),

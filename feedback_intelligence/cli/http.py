@@ -41,9 +41,10 @@ def send(http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Res
 def _is_hidden_route(response: httpx.Response) -> bool:
     """The edge answers an operator route to a non-operator with the same 404 as an unknown path."""
     try:
-        return response.json() == {"error": "Not Found"}
+        body: Any = response.json()
     except ValueError:
         return False
+    return bool(body == {"error": "Not Found"})
 
 
 def body_of(response: httpx.Response) -> Any:
