@@ -149,7 +149,7 @@ def load(
 
     Every line is checked first (a bad one stops the load before anything is sent, naming its line).
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
-    (`feedctl restructure` retries those), 2 for a bad file or a service that cannot be reached.
+    (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
     lines = _demo_lines() if file is None else read_items(file)
     path = "/live/feedback" if channel is Channel.live else "/feedback"
