@@ -46,6 +46,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "sentiments": list(SENTIMENTS),
         "sentimentLabels": dict(SENTIMENTS),
         "typeSentiment": dict(TYPE_SENTIMENT),
+        "textMaxChars": 800,
     }
 
 
