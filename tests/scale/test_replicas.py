@@ -8,6 +8,7 @@ ever waits in its queue (with a gate per replica, 3 × 2 admitted calls would qu
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 import uuid
 from collections.abc import Iterator
@@ -81,8 +82,10 @@ def test_a_crowd_over_three_replicas_never_runs_more_than_the_two_shared_slots(i
         assert result.other_errors == {}, f"{app.url} answered something other than 200/503: {result.other_errors}"
         assert result.admitted_latencies_ms, f"{app.url} admitted nothing"
         assert result.shed_latencies_ms, f"{app.url} shed nothing: the crowd was too light to show sharing"
-        # a shed is fast: the acquire timeout, not a queue
-        assert max(result.shed_latencies_ms) < 2000
+        # a shed is fast: typically the 500 ms acquire timeout, not a queue; the maximum gets a margin that a
+        # loaded, shared 2-core machine keeps (three replicas, the sim and the crowd share it)
+        assert statistics.median(result.shed_latencies_ms) < 1000
+        assert max(result.shed_latencies_ms) < 3000
     assert stats["maxConcurrency"] == 2
     assert stats["maxWaitMs"] < 100, f"calls queued inside the backend: {stats}"
     assert stats["rejectedBusy"] == 0
