@@ -42,9 +42,10 @@ def busy_response(exc: LlmBusy) -> JSONResponse:
 
 
 def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONResponse:
+    log.warning("LLM failure answered 503: %s", exc)  # the detail (addresses included) for the operator
     return error_response(
         503,
-        {"error": "llm_unavailable", "detail": str(exc), "retryAfterSeconds": retry_after_s,
+        {"error": "llm_unavailable", "detail": exc.public, "retryAfterSeconds": retry_after_s,
          "message": "The language model could not answer; try again later."},
         {"Retry-After": str(retry_after_s)},
     )
@@ -56,7 +57,7 @@ STORE_RETRY_AFTER_S = 5
 def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     return error_response(
         503,
-        {"error": "store_unavailable", "store": exc.store, "detail": exc.detail,
+        {"error": "store_unavailable", "store": exc.store, "detail": f"the {exc.store} database cannot be reached",
          "retryAfterSeconds": STORE_RETRY_AFTER_S,
          "message": "The feedback database cannot be reached right now; nothing was saved, try again shortly."},
         {"Retry-After": str(STORE_RETRY_AFTER_S)},
@@ -71,6 +72,8 @@ def _describe(error: dict[str, Any]) -> str:
     if not where and error.get("type") in ("model_attributes_type", "dict_type", "missing"):
         return "body must be a JSON object (content-type: application/json)"
     message = error.get("msg", "invalid value")
+    if error.get("type") == "value_error":  # our own rules (text normalisation, bounds): the rule itself
+        message = message.removeprefix("Value error, ")
     return f"{where}: {message}" if where else f"body: {message}"
 
 

@@ -2,9 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from feedback_intelligence.text import bounds
+from feedback_intelligence.text.normalize import normalize_text, single_line
+
+# Client text enters the domain here: every string field of a request body is normalised
+# (feedback_intelligence.text.normalize) and bounded (feedback_intelligence.text.bounds) before any
+# route, gate or store sees it. A refusal is a 400 whose message names the rule.
+
+
+def _one_line(value: str) -> str:
+    return single_line(value)
+
+
+def _language(value: str) -> str:
+    value = single_line(value)
+    if not re.fullmatch(bounds.LANGUAGE_PATTERN, value):
+        raise ValueError("must be a language tag such as 'fi' or 'en-GB' (letters, digits and '-')")
+    return value
+
+
+Text = Annotated[str, AfterValidator(normalize_text)]
+Key = Annotated[str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(_one_line)]
+Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(_one_line)]
+Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS), AfterValidator(_language)]
+FieldValue = Annotated[str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS),
+                       AfterValidator(_one_line)]
+Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(_one_line)]
 
 
 class _Wire(BaseModel):
@@ -29,6 +57,15 @@ class DuplicateBody(BaseModel):
 
 
 class StructureBody(_Wire):
+    category: Key
+    theme: Theme
+    severity: Key
+    type: Key
+    language: Language
+    sentiment: Key | None = None
+
+
+class StructureOut(BaseModel):
     category: str
     theme: str
     severity: str
@@ -38,23 +75,23 @@ class StructureBody(_Wire):
 
 
 class CorrectionIn(_Wire):
-    field: str
-    modelValue: str | None = None
-    humanValue: str | None = None
+    field: Key
+    modelValue: FieldValue | None = None
+    humanValue: FieldValue | None = None
 
 
 class FeedbackIn(_Wire):
     id: str | None = Field(None, description="Client-made id; a retried save with the same id never duplicates.")
-    source: str
-    text: str
-    timestamp: str | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
+    source: Key
+    text: Text
+    timestamp: Instant | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
     acceptedStructure: StructureBody | None = None
     corrections: list[CorrectionIn] | None = None
     modelInterpretationFailed: bool | None = None
 
 
 class InterpretIn(_Wire):
-    text: str
+    text: Text
 
 
 
@@ -66,7 +103,7 @@ class AlertOut(BaseModel):
 
 class FeedbackCreated(BaseModel):
     id: str
-    structure: StructureBody | None
+    structure: StructureOut | None
     structureFailed: bool
     salvageNotes: list[str]
     alerts: list[AlertOut]
@@ -80,7 +117,7 @@ class FeedbackItem(BaseModel):
     text: str
     timestamp: str
     createdAt: str
-    structure: StructureBody | None
+    structure: StructureOut | None
     structureFailed: bool
     modelFailed: bool
     salvageNotes: list[str]
@@ -91,7 +128,7 @@ class FeedbackItem(BaseModel):
 
 
 class InterpretOut(BaseModel):
-    structure: StructureBody | None
+    structure: StructureOut | None
     failed: bool
     salvaged: bool
     notes: list[str]

@@ -66,6 +66,9 @@ def status_board() -> Panel:
     table.add_row("Model", f"{backend['model']} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]")
     in_use, slots = gate.get("inUse", "?"), gate["slots"]
     gate_state = "[green]healthy[/green]" if gate.get("healthy") else f"[red]unhealthy[/red] {gate.get('detail', '')}"
+    if gate.get("stalled"):
+        gate_state = (f"[red]stalled[/red]: every slot held {gate.get('newestHoldSeconds') or 0:.0f} s with no call "
+                      f"finished (threshold {gate.get('stallThresholdSeconds', '?')} s)")
     table.add_row(
         "Gate",
         f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "

@@ -69,3 +69,10 @@ def is_blank(text: str | None) -> bool:
         ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Mn", "Me")
         for ch in text
     )
+
+
+def printable(text: str) -> str:
+    """A never-failing display form for echoing untrusted text in a message or a stored note:
+    refused characters become U+FFFD, line breaks and tabs spaces, the rest as :func:`normalize_text`."""
+    text = _SURROGATE.sub("\ufffd", text.replace("\x00", "\ufffd"))
+    return normalize_text(text).replace("\n", " ").replace("\t", " ")

@@ -150,18 +150,23 @@ async def list_live_feedback(
 
 
 async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
+    errors = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
+    if errors:
+        raise InputError(errors)
     row = await rt.channels[channel_name].store.get(feedback_id)
     if row is None:
         return JSONResponse({"error": "not found", "id": feedback_id}, status_code=404)
     return JSONResponse(row.to_json())
 
 
-@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["feedback"])
+@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={400: {"model": m.ErrorsBody}, 404: {}},
+            tags=["feedback"])
 async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(CORPUS, feedback_id, rt)
 
 
-@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["desk"])
+@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem,
+            responses={400: {"model": m.ErrorsBody}, 404: {}}, tags=["desk"])
 async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(LIVE, feedback_id, rt)
 

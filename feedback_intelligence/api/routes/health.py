@@ -27,8 +27,8 @@ class HealthBody(BaseModel):
 @router.get(
     "/health",
     response_model=HealthBody,
-    responses={503: {"model": HealthBody, "description": "llm_unavailable or warming"}},
-    summary="Is the LLM answering? Probes only when a gate slot is free.",
+    responses={503: {"model": HealthBody, "description": "warming, stalled or llm_unavailable"}},
+    summary="Is the LLM answering? Probes only when a gate slot is free, one probe at a time.",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
     report = await rt.health.check()
@@ -40,6 +40,12 @@ async def livez() -> dict[str, str]:
     return {"status": "alive"}
 
 
+# HEAD on the probes too: uptime checkers often send HEAD. Same status and headers as GET, no body
+# (the server drops it); kept out of the schema, where it would duplicate the GET operations.
+router.add_api_route("/health", health, methods=["HEAD"], include_in_schema=False)
+router.add_api_route("/livez", livez, methods=["HEAD"], include_in_schema=False)
+
+
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(rt: Runtime = Depends(runtime)) -> Response:
     try:
@@ -49,4 +55,5 @@ async def metrics(rt: Runtime = Depends(runtime)) -> Response:
     else:
         rt.metrics.gate_store_up.set(1)
         rt.metrics.gate_in_use.set(occupancy.in_use)
+        rt.gate.stalled(occupancy)  # the gate records fi_gate_stalled as it judges
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)
