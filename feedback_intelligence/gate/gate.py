@@ -32,8 +32,9 @@ class HoldTimeEstimator:
         self._weight = weight
 
     def observe(self, seconds: float) -> None:
+        # the first observation replaces the guess: the mean is of observed hold times only
+        self.mean_s = seconds if not self.observed else self.mean_s + self._weight * (seconds - self.mean_s)
         self.observed += 1
-        self.mean_s += self._weight * (seconds - self.mean_s)
 
 
 class LlmGate:

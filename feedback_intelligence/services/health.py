@@ -143,6 +143,7 @@ class HealthService:
     async def _report(self, status: str, probe: str, detail: str = "", latency_ms: float | None = None) -> HealthReport:
         try:
             occupancy = await self.gate.occupancy()
+            self.gate.stalled(occupancy)  # keeps fi_gate_stalled current whatever the probe did
             gate = {
                 "slots": occupancy.slots,
                 "inUse": occupancy.in_use,
