@@ -8,6 +8,7 @@ names are case-sensitive. The rules and the wording of the messages follow the r
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,10 @@ class _Checker:
             return None
         if len(clean) > TEXT_MAX_CHARS[name]:
             self.violations.append(f"'{name}' is longer than {TEXT_MAX_CHARS[name]} characters: {_clip(value)}")
+            return None
+        if name == "language" and not re.fullmatch(bounds.LANGUAGE_PATTERN, clean):
+            # the same shape a desk save must have, so an accepted interpretation can always be saved
+            self.violations.append(f"'language' must be a language tag such as 'fi', got '{_clip(value)}'")
             return None
         return self._normalize(name, value, clean.lower() if lower else clean)
 
