@@ -66,6 +66,6 @@ def lookalikes(ch: str) -> str:
     """``ch`` and every character this module folds to the same prototype (for building patterns)."""
     proto = skeleton(ch) or ch
     same = {proto, ch, ch.upper(), proto.upper()}
-    same.update(c for c, p in ((chr(k), v) for k, v in FOLD.items()) if p == proto)
+    same.update(chr(code) for code, folded in FOLD.items() if folded == proto)
     same.update(c.upper() for c in list(same) if c.upper() != c and len(c.upper()) == 1)
     return "".join(sorted(same))

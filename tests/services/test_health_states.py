@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import httpx
 import pytest
@@ -190,3 +191,37 @@ async def test_gate_records_admission_age_of_the_newest_holder() -> None:
     assert age is not None and age >= 0
     done.set()
     await task
+
+
+@pytest.mark.redis
+async def test_the_shared_gate_judges_stalls_by_the_newest_lease_on_redis_clock() -> None:
+    import uuid
+
+    from feedback_intelligence.gate.redis_pool import RedisSlotPool
+
+    name = f"stall-{uuid.uuid4().hex[:8]}"
+    replicas = [RedisSlotPool("redis://127.0.0.1:6379/0", slots=2, name=name, lease_s=5) for _ in range(2)]
+    try:
+        assert (await replicas[1].occupancy()).newest_hold_s is None
+        first = await replicas[0].try_acquire(Priority.INTERACTIVE)
+        await asyncio.sleep(0.3)
+        before_second = time.monotonic()
+        second = await replicas[0].try_acquire(Priority.INTERACTIVE)
+        seen = await replicas[1].occupancy()  # another replica sees the shared gate's stall clock
+        assert seen.in_use == 2 and seen.newest_hold_s is not None
+        assert seen.newest_hold_s <= time.monotonic() - before_second + 0.05  # the second lease, not the first
+        gate = LlmGate(replicas[1], acquire_timeout_s=0.05, call_timeout_s=60, stall_floor_s=2.0)
+        gate.hold_time.observe(0.01)
+
+        async def stalled() -> bool:
+            return gate.stalled(await replicas[1].occupancy())
+
+        assert not gate.stalled(seen) or time.monotonic() - before_second > 2.0
+        await until(stalled, timeout_s=10, what="the shared gate to count as stalled")
+        for lease in (first, second):
+            assert lease is not None
+            await replicas[0].release(lease)
+        assert (await replicas[1].occupancy()).newest_hold_s is None
+    finally:
+        for pool in replicas:
+            await pool.aclose()
