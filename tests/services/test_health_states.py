@@ -58,10 +58,10 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
 
 
 async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_the_threshold() -> None:
-    gate, backend, health = stack(floor_s=0.3)
+    gate, backend, health = stack(floor_s=1.0)
     for _ in range(3):  # calls that finish: the gate learns a (short) mean hold time
         await gate.run(lambda: backend.complete(REQUEST), route="interpret")
-    assert gate.stall_threshold_s() == pytest.approx(0.3)  # 3 x a tiny mean is under the floor
+    assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
     backend.frozen = True
     stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret"))
              for _ in range(2)]
@@ -103,12 +103,12 @@ async def test_without_any_observed_call_the_threshold_is_the_call_deadline() ->
 
 
 async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
-    gate, backend, health = stack(floor_s=0.2)
+    gate, backend, health = stack(floor_s=1.0)
     await gate.run(lambda: backend.complete(REQUEST))
     backend.frozen = True
     first = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
     await until(lambda: _in_use(gate, 1), what="one slot held")
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(1.2)  # the first holder is past the threshold
     second = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
     await until(lambda: _in_use(gate, 2), what="both slots held")
     # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled
