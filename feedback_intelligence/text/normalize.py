@@ -34,23 +34,28 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class TextRuleError(ValueError):
-    """A text broke a rule that normalisation cannot repair; the message names the rule."""
+    """A text broke a rule that normalisation cannot repair; the message names the rule, ``code`` is
+    its stable name (the API's 400 bodies carry it for pages to translate)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
-def refusal(text: str) -> str | None:
+def refusal(text: str) -> TextRuleError | None:
     """The rule ``text`` breaks beyond repair, or ``None``."""
     if "\x00" in text:
-        return NUL_RULE
+        return TextRuleError(NUL_RULE, "text_nul_character")
     if _SURROGATE.search(text):
-        return SURROGATE_RULE
+        return TextRuleError(SURROGATE_RULE, "text_lone_surrogate")
     return None
 
 
 def normalize_text(text: str) -> str:
     """The stored form of a client or model text; raises :class:`TextRuleError` for NUL or a lone surrogate."""
-    rule = refusal(text)
-    if rule is not None:
-        raise TextRuleError(rule)
+    refused = refusal(text)
+    if refused is not None:
+        raise refused
     text = _LINE_BREAKS.sub("\n", text)
     text = _DROPPED.sub("", text)
     return unicodedata.normalize("NFC", text)

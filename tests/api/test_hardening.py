@@ -101,6 +101,8 @@ async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(t
     assert answer.status_code == 400
     (message,) = answer.json()["errors"]
     assert message.startswith("text: must not contain") and "U+" in message
+    assert answer.json()["codes"] == [{"code": "text_nul_character" if "0000" in raw else "text_lone_surrogate",
+                                       "field": "text"}]
     assert backend.calls == 0
 
 
