@@ -32,7 +32,7 @@ async def test_the_runner_counts_tokens_in_its_own_metrics() -> None:
 async def test_health_counts_its_probes_in_its_own_metrics() -> None:
     gate = make_runner(ScriptedBackend()).gate
     metrics = Metrics()
-    health = HealthService(gate, ScriptedBackend("pong"), 1.0, metrics)  # type: ignore[arg-type]
+    health = HealthService(gate, ScriptedBackend("pong"), 1.0, metrics=metrics)  # type: ignore[arg-type]
 
     report = await health.check()
 

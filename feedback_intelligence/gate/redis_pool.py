@@ -86,16 +86,16 @@ class RedisSlotPool:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
 
     async def _try(self, priority: Priority, waiter_id: str = "") -> RedisLease | None:
-        lease_id = uuid.uuid4().hex
         try:
             granted = await self._acquire(
                 keys=self._keys(),
-                args=[lease_id, self.lease_ms, priority.value, self.slots, self.background_reserve, waiter_id],
+                args=[uuid.uuid4().hex, self.lease_ms, priority.value, self.slots, self.background_reserve, waiter_id],
             )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         if not granted:
             return None
+        lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)  # "<admitted ms>:<id>"
         self.keeper.hold(self._leases, lease_id)
         return RedisLease(lease_id, priority)
 
@@ -161,10 +161,11 @@ class RedisSlotPool:
 
     async def occupancy(self) -> Occupancy:
         try:
-            in_use, interactive, background = await self._occupancy(keys=self._keys())
+            in_use, interactive, background, newest_ms = await self._occupancy(keys=self._keys())
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
-        return Occupancy(self.slots, int(in_use), int(interactive), int(background))
+        newest = int(newest_ms) / 1000 if int(newest_ms) >= 0 else None
+        return Occupancy(self.slots, int(in_use), int(interactive), int(background), newest_hold_s=newest)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -81,7 +81,8 @@ async def test_an_llm_outage_stores_the_text_and_its_alerts_as_structure_failed(
     stored = await service(retail, backend).ingest(channel, IngestCommand("email", text, WHEN, id="down-1"))
 
     assert stored.structure is None and stored.structure_failed is True
-    assert stored.salvage_notes == ("llm call failed: connection refused",)
+    # the note says what failed in words for people, never the backend's internals
+    assert stored.salvage_notes == ("llm call failed: the language model backend cannot be reached",)
     assert [a.category for a in stored.alerts] == ["injury_safety"]
     assert await channel.store.get("down-1") == stored
 

@@ -65,7 +65,7 @@ async def test_a_failed_llm_call_is_counted_as_failed_and_the_pass_goes_on(retai
     assert (outcome.restructured, outcome.failed) == (1, 1)
     failed, done = await channel.store.get("new"), await channel.store.get("old")
     assert failed is not None and failed.structure_failed and failed.salvage_notes == (
-        "llm call failed: connection refused",)
+        "llm call failed: the language model backend cannot be reached",)
     assert done is not None and done.structure is not None and done.structure.category == "maito_kylma"
 
 
