@@ -2,7 +2,7 @@
 
 The detector is lingua (``lingua-language-detector``) in its high-accuracy mode, restricted to the
 domain's languages, which is what makes it right on a clerk's three-word note (measured against the
-alternatives: docs/adr/0009-language-detection.md, ``bench/language_detection.py``). Its models take
+alternatives: docs/adr/0009-guards-and-the-prior.md, ``bench/language_detection.py``). Its models take
 ~1.5-2.5 s and ~125 MB to load and the load holds the GIL, so the service loads them at start-up
 (:func:`warm`), never inside a request. Whether a text supports a language the domain does not expect
 is asked of a low-accuracy detector (trigram models: ~75 ms and a few MB per language), so an

@@ -12,7 +12,7 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
 * sentiment — the domain's ``typeSentiment`` of that type;
 * language — deterministic detection among the domain's languages, else the domain's language;
 * theme — the text's word that carried the category evidence (else an alert's, else the longest
-  content word), lowercase.
+  content word, else the longest word), lowercase and without invisible characters.
 """
 
 from __future__ import annotations
@@ -173,9 +173,10 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
         if word:
             return word
     stop = {fold(s) for s in domain.prior.stopwords}
-    content = [w for w in _WORDS.findall(text) if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
-    if content:
-        return _clean(max(content, key=len))
+    every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
+    content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
+    if content or every:
+        return max(content or every, key=len)
     return domain.category_label(category).lower()
 
 
