@@ -152,8 +152,10 @@ def _word_at(text: str, start: int, end: int) -> str:
 
 def _clean(word: str) -> str:
     """Lowercase, without invisible characters or edge punctuation (a theme must read as it renders)."""
-    visible = "".join(ch for ch in word if unicodedata.category(ch)[0] in "LNM" or ch in "-'’")
-    return unicodedata.normalize("NFC", visible.strip("'’-").lower())
+    visible = "".join(
+        ch if unicodedata.category(ch)[0] in "LNM" or ch in "-'’" else " " if ch.isspace() else "" for ch in word
+    )
+    return unicodedata.normalize("NFC", " ".join(visible.split()).strip("'’-").lower())
 
 
 def _word_with(text: str, term: str) -> str | None:
