@@ -54,8 +54,9 @@ def severity_verdict(
         return None
     positive = domain.type_sentiment.get(type_) == POSITIVE
     top_half = domain.severity_rank(model_severity) > len(domain.severities) // 2
-    if positive and top_half and prior_severity != model_severity:
-        return CONTRADICTS_TYPE, prior_severity
+    usual = domain.prior.severity_by_type.get(type_, prior_severity)  # this type's severity, not the prior's type's
+    if positive and top_half and usual != model_severity:
+        return CONTRADICTS_TYPE, usual
     return None
 
 
