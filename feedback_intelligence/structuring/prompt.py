@@ -101,7 +101,7 @@ class StructuringPrompt:
         The category list is left out on purpose: its labels and hints are the domain's vocabulary,
         words a real theme may use; what remains is instruction text a theme must never echo.
         """
-        template = normalize_newlines(domain.prompts.get(PROMPT_ROLE) or packaged_template())
+        template = normalize_newlines(domain.prompts.get(STRUCTURING_ROLE) or packaged_template())
         values = {
             "categories": "",
             "severities": render_enum(domain.severities),
