@@ -59,6 +59,18 @@ class Metrics:
             "1 while every slot is held and none has been freed for longer than the stall threshold",
             registry=r,
         )
+        # One series per backend of the pool, labelled by its public name (never its address).
+        self.backend_slots = Gauge("fi_backend_slots", "Slots of each LLM backend", ["backend"], registry=r)
+        self.backend_in_use = Gauge("fi_backend_in_use", "Slots of each backend held by this process", ["backend"],
+                                    registry=r)
+        self.backend_admitted = Counter("fi_backend_admitted_total", "Calls sent to each backend", ["backend"],
+                                        registry=r)
+        self.backend_failures = Counter(
+            "fi_backend_failures_total", "Calls a backend failed to answer, by outcome", ["backend", "outcome"],
+            registry=r,
+        )
+        self.backend_up = Gauge("fi_backend_up", "1 while a backend serves, 0 while its breaker holds it out",
+                                ["backend"], registry=r)
         self.health_probes = Counter(
             "fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r
         )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
@@ -55,6 +57,87 @@ def _split_list(value: Any) -> Any:
 # NoDecode: pydantic-settings would otherwise insist on JSON for a list and fail with a traceback.
 StringList = Annotated[list[str], NoDecode, BeforeValidator(_split_list)]
 
+BackendKind = Literal["embedded", "ollama", "openai"]
+_BACKEND_FIELDS = frozenset({"name", "kind", "url", "model", "slots"})
+
+
+@dataclass(frozen=True, slots=True)
+class BackendSpec:
+    """One LLM backend of the pool: its public ``name`` (bodies, metrics, the status board; never its
+    address), its kind, where it answers, its model, and how many calls it runs at once."""
+
+    name: str
+    kind: BackendKind
+    url: str | None
+    model: str | None
+    slots: int
+
+
+def _absolute_url(value: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError("must be an absolute http(s) URL")
+    return value.rstrip("/")
+
+
+def _backend_entry(index: int, item: Any) -> BackendSpec:
+    where = f"backend {index + 1}"
+    if not isinstance(item, dict):
+        raise ValueError(f"{where} must be an object with name, kind, url, model, slots")
+    unknown = sorted(set(item) - _BACKEND_FIELDS)
+    if unknown:
+        raise ValueError(f"{where}: unknown field '{unknown[0]}' (known: kind, model, name, slots, url)")
+    name = item.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", name):
+        raise ValueError(f"{where}: name must be 1-32 letters, digits, '_', '.' or '-'")
+    where = f"backend '{name}'"
+    kind = item.get("kind")
+    if kind not in ("embedded", "ollama", "openai"):
+        raise ValueError(f"{where}: kind must be one of ollama, openai, embedded")
+    url = item.get("url")
+    if kind == "embedded":
+        if url is not None:
+            raise ValueError(f"{where}: an embedded backend has no url")
+    elif not isinstance(url, str):
+        raise ValueError(f"{where}: url is required for kind {kind}")
+    else:
+        try:
+            url = _absolute_url(url)
+        except ValueError as exc:
+            raise ValueError(f"{where}: url {exc}") from None
+    model = item.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ValueError(f"{where}: model must be a non-empty string when given")
+    slots = item.get("slots", 2)
+    if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= 64:
+        raise ValueError(f"{where}: slots must be a whole number from 1 to 64")
+    return BackendSpec(name, kind, url, model, slots)
+
+
+def _backend_list(value: Any) -> Any:
+    """``FI_LLM_BACKENDS``: a JSON list of backend objects → validated :class:`BackendSpec` s."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ValueError('must be a JSON list such as [{"name": "gpu1", "kind": "ollama", '
+                             '"url": "http://gpu1:11434", "slots": 2}]') from None
+    if not isinstance(value, list) or not value:
+        raise ValueError("must be a non-empty JSON list of backends")
+    specs = [item if isinstance(item, BackendSpec) else _backend_entry(i, item) for i, item in enumerate(value)]
+    names = [spec.name for spec in specs]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"backend name '{name}' is used twice; names must be unique")
+    if sum(spec.kind == "embedded" for spec in specs) > 1:
+        raise ValueError("at most one embedded backend per process (it runs on this machine's CPU)")
+    return specs
+
+
+BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
@@ -69,6 +152,8 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: str | None = None
     llm_slots: int = Field(2, ge=1, le=64)
+    # Several backends behind one gate; when set it replaces the four one-backend settings above.
+    llm_backends: BackendList = None
     llm_background_reserve: int = Field(1, ge=0, le=64)
     llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
     llm_call_timeout_s: float = Field(120, gt=0, le=3600)
@@ -249,6 +334,18 @@ class Settings(BaseSettings):
     @property
     def acquire_timeout_s(self) -> float:
         return self.llm_acquire_timeout_ms / 1000
+
+    @property
+    def backend_specs(self) -> list[BackendSpec]:
+        """The backend pool: FI_LLM_BACKENDS, or the one-backend shorthand as a pool of one."""
+        if self.llm_backends:
+            return list(self.llm_backends)
+        url = None if self.llm_backend == "embedded" else self.backend_base_url()
+        return [BackendSpec(self.llm_backend, self.llm_backend, url, self.llm_model, self.llm_slots)]
+
+    @property
+    def total_slots(self) -> int:
+        return sum(spec.slots for spec in self.backend_specs)
 
     def backend_base_url(self) -> str:
         if self.llm_base_url:

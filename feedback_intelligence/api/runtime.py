@@ -12,7 +12,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.llm.backend import LlmBackend
-from feedback_intelligence.llm.factory import build_backend
+from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.options import ReportOptions
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 class Runtime:
     settings: Settings
     metrics: Metrics
-    backend: LlmBackend
+    backend: LlmBackend  # the first of the pool (the only one under the one-backend shorthand)
     gate: LlmGate
     runner: PromptRunner
     health: HealthService
@@ -48,7 +48,8 @@ class Runtime:
     async def aclose(self) -> None:
         for channel in self.channels.values():
             await channel.store.aclose()
-        await self.backend.aclose()
+        for backend in self.runner.backends.values() or [self.backend]:
+            await backend.aclose()
         await self.gate.aclose()
 
 
@@ -64,9 +65,11 @@ async def build_runtime(
 ) -> Runtime:
     domain = domain or load_configured_domain(settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
-    backend = backend or build_backend(settings)
-    gate = build_gate(settings, metrics)
-    runner = PromptRunner(gate, backend, metrics)
+    # A backend handed in (tests, tools) stands for the whole pool under the first backend's name.
+    backends = {settings.backend_specs[0].name: backend} if backend is not None else build_backends(settings)
+    backend = next(iter(backends.values()))
+    gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
+    runner = PromptRunner(gate, backend, metrics, backends)
     channels = {
         CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
         LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),
@@ -84,7 +87,8 @@ async def build_runtime(
         )
         for name, channel in channels.items()
     }
-    await backend.start()
+    for each in backends.values():
+        await each.start()
     await _announce_parallelism(settings, backend)
     return Runtime(
         settings=settings,
@@ -93,7 +97,7 @@ async def build_runtime(
         gate=gate,
         runner=runner,
         health=HealthService(gate, backend, settings.health_timeout_s, metrics=metrics,
-                             cache_s=settings.health_cache_s),
+                             cache_s=settings.health_cache_s, backends=backends),
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),

@@ -76,8 +76,8 @@ def _spawn(args: list[str], env: dict[str, str], log_name: str) -> tuple[subproc
 
 @contextmanager
 def sim_ollama(parallel: int = 2, max_queue: int = 8, service_ms: int = 300, load_ms: int = 0,
-               extra: list[str] | None = None) -> Iterator[ServerProcess]:
-    port = free_port()
+               extra: list[str] | None = None, port: int | None = None) -> Iterator[ServerProcess]:
+    port = port or free_port()  # a fixed port brings a killed sim back where the app looks for it
     proc, log_path = _spawn(
         ["-m", "feedback_intelligence.sim", "--port", str(port), "--parallel", str(parallel),
          "--max-queue", str(max_queue), "--service-ms", str(service_ms), "--load-ms", str(load_ms), *(extra or [])],

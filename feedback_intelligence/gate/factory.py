@@ -1,30 +1,55 @@
-"""Build the gate over the pool the configuration asks for: in-process, or Redis for replicas."""
+"""Build the gate over the pools the configuration asks for: one per backend, in-process or on Redis."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
 from feedback_intelligence.gate.slots import SlotPool
+from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.settings import Settings
 
+BREAKER_COOLDOWN_S = 5.0
 
-def build_pool(settings: Settings) -> SlotPool[Any]:
+
+def build_member(settings: Settings, name: str, slots: int, reserve: int) -> SlotPool[Any]:
     if settings.redis_url:
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
-            settings.redis_url, slots=settings.llm_slots, background_reserve=settings.llm_background_reserve,
-            name=settings.gate_name, lease_s=settings.redis_lease_s,
+            settings.redis_url, slots=slots, background_reserve=reserve, name=name, lease_s=settings.redis_lease_s,
         )
-    return LocalSlotPool(settings.llm_slots, settings.llm_background_reserve)
+    return LocalSlotPool(slots, reserve)
 
 
-def build_gate(settings: Settings, metrics: Metrics) -> LlmGate:
+def build_pool(
+    settings: Settings, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
+) -> PooledSlotPool:
+    specs = settings.backend_specs
+    reserves = spread_reserve([spec.slots for spec in specs], settings.llm_background_reserve)
+    if len(specs) == 1 and not settings.llm_backends:
+        reserves = [settings.llm_background_reserve]  # the one-backend shorthand: exactly as before
+    # The shorthand keeps the gate's Redis keys of before (fi:gate:<FI_GATE_NAME>); a pool names each.
+    keys = [settings.gate_name] if not settings.llm_backends else [f"{settings.gate_name}:{s.name}" for s in specs]
+    members = {
+        spec.name: build_member(settings, key, spec.slots, reserve)
+        for spec, key, reserve in zip(specs, keys, reserves, strict=True)
+    }
+    return PooledSlotPool(
+        members, background_reserve=settings.llm_background_reserve, cooldown_s=BREAKER_COOLDOWN_S,
+        readiness=readiness,
+    )
+
+
+def build_gate(
+    settings: Settings, metrics: Metrics, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
+) -> LlmGate:
     return LlmGate(
-        build_pool(settings),
+        build_pool(settings, readiness),
         acquire_timeout_s=settings.acquire_timeout_s,
         call_timeout_s=settings.llm_call_timeout_s,
         metrics=metrics,

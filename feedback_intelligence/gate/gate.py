@@ -14,8 +14,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
-from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
+from feedback_intelligence.llm.backend import Readiness
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable
 from feedback_intelligence.metrics import Metrics
 
 T = TypeVar("T")
@@ -64,6 +66,10 @@ class LlmGate:
         self.metrics = metrics or Metrics(call_timeout_s, acquire_timeout_s)
         self.hold_time = HoldTimeEstimator()
         self.metrics.gate_slots.set(pool.slots)
+        if isinstance(pool, PooledSlotPool):
+            for name, member in pool.members.items():
+                self.metrics.backend_slots.labels(name).set(member.slots)
+                self.metrics.backend_up.labels(name).set(1)
         self._recent_sheds: deque[float] = deque(maxlen=100_000)
 
     @property
@@ -148,6 +154,11 @@ class LlmGate:
     ) -> T:
         self.metrics.gate_admitted.labels(route, priority.value).inc()
         self.metrics.gate_in_use.inc()
+        backend = lease.backend if isinstance(lease, PooledLease) else None
+        token = granted_backend.set(backend)  # the work sends its call to the backend whose slot this is
+        if backend is not None:
+            self.metrics.backend_admitted.labels(backend).inc()
+            self.metrics.backend_in_use.labels(backend).inc()
         started = time.perf_counter()
         outcome = "error"
         try:
@@ -155,6 +166,14 @@ class LlmGate:
                 result = await work()
             outcome = "ok"
             return result
+        except LlmUnavailable as exc:
+            # The backend's transport failed: the call fails as an LLM failure, and the breaker
+            # takes that backend out so the next calls go to the others.
+            outcome = "unavailable"
+            if backend is not None and isinstance(self.pool, PooledSlotPool):
+                self.pool.trip(backend, str(exc))
+                self.metrics.backend_up.labels(backend).set(0)
+            raise
         except TimeoutError as exc:
             if deadline.expired():
                 outcome = "deadline"
@@ -170,12 +189,19 @@ class LlmGate:
             self._shed(route, priority, "backend_busy")
             raise
         finally:
+            granted_backend.reset(token)
             held = time.perf_counter() - started
             self.metrics.gate_in_use.dec()
+            if backend is not None:
+                self.metrics.backend_in_use.labels(backend).dec()
+                if outcome not in ("ok", "cancelled", "backend_busy"):
+                    self.metrics.backend_failures.labels(backend, outcome).inc()
             self.metrics.llm_call_duration.labels(route, outcome).observe(held)
             self.metrics.gate_busy_seconds.inc(held)
             if outcome == "ok":
                 self.hold_time.observe(held)
+                if backend is not None and isinstance(self.pool, PooledSlotPool):
+                    self.pool.note_readiness(backend, Readiness.READY)  # it answered: warm now
             await self._release(lease)
 
     async def _release(self, lease: object) -> None:
@@ -201,6 +227,22 @@ class LlmGate:
 
     async def occupancy(self) -> Occupancy:
         return await self.pool.occupancy()
+
+    async def backends(self) -> list[dict[str, Any]]:
+        """Per backend, by name: its state (ok, warming, down), slots and slots held, for /health and
+        the status board; empty when the pool is not one of backends."""
+        if not isinstance(self.pool, PooledSlotPool):
+            return []
+        occupancy = await self.pool.member_occupancy()
+        rows = []
+        for name, state in self.pool.states.items():
+            self.metrics.backend_up.labels(name).set(1 if state.serving else 0)
+            rows.append({"name": name, "state": state.state, "slots": occupancy[name].slots,
+                         "inUse": occupancy[name].in_use})
+        return rows
+
+    def degraded(self) -> bool:
+        return isinstance(self.pool, PooledSlotPool) and self.pool.degraded()
 
     async def aclose(self) -> None:
         await self.pool.aclose()

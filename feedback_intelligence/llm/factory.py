@@ -1,30 +1,37 @@
-"""Build the configured backend. The only place that knows all three kinds."""
+"""Build the configured backends. The only place that knows all three kinds."""
 
 from __future__ import annotations
 
 from feedback_intelligence.llm.backend import LlmBackend
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.settings import BackendSpec, Settings
+
+
+def build_backends(settings: Settings) -> dict[str, LlmBackend]:
+    """One backend per entry of the pool (FI_LLM_BACKENDS, or the one-backend shorthand), by name."""
+    return {spec.name: build_one(spec, settings) for spec in settings.backend_specs}
 
 
 def build_backend(settings: Settings) -> LlmBackend:
-    if settings.llm_backend == "ollama":
+    """The first backend of the pool (the only one under the one-backend shorthand)."""
+    return build_one(settings.backend_specs[0], settings)
+
+
+def build_one(spec: BackendSpec, settings: Settings) -> LlmBackend:
+    if spec.kind == "ollama":
         from feedback_intelligence.llm.ollama import OllamaBackend
 
-        return OllamaBackend(
-            settings.backend_base_url(), settings.llm_model, keep_alive=settings.llm_keep_alive,
-            slots=settings.llm_slots,
-        )
-    if settings.llm_backend == "openai":
+        assert spec.url is not None
+        return OllamaBackend(spec.url, spec.model, keep_alive=settings.llm_keep_alive, slots=spec.slots)
+    if spec.kind == "openai":
         from feedback_intelligence.llm.openai_compat import OpenAICompatibleBackend
 
-        return OpenAICompatibleBackend(
-            settings.backend_base_url(), settings.llm_model, api_key=settings.llm_api_key, slots=settings.llm_slots
-        )
+        assert spec.url is not None
+        return OpenAICompatibleBackend(spec.url, spec.model, api_key=settings.llm_api_key, slots=spec.slots)
     from feedback_intelligence.llm.embedded import EmbeddedBackend
 
     return EmbeddedBackend(
-        settings.llm_model,
-        slots=settings.llm_slots,
+        spec.model,
+        slots=spec.slots,
         context_tokens=settings.llm_context_tokens,
         threads=settings.llm_threads,
     )

@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.pooled import granted_backend
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend
 from feedback_intelligence.metrics import Metrics
 
 
 class PromptRunner:
-    """Sends single-turn prompts to the backend, each call admitted by the gate.
+    """Sends single-turn prompts to the backend whose slot the gate granted, each call admitted by the gate.
 
     Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
     :class:`~feedback_intelligence.llm.errors.LlmFailure` (or a subclass) when the backend fails.
     Counts the tokens of every completion in ``metrics`` (a private registry when none is given).
     """
 
-    def __init__(self, gate: LlmGate, backend: LlmBackend, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, gate: LlmGate, backend: LlmBackend, metrics: Metrics | None = None,
+        backends: Mapping[str, LlmBackend] | None = None,
+    ) -> None:
         self.gate = gate
-        self.backend = backend
+        self.backend = backend  # the first of the pool; the only one under the one-backend shorthand
+        self.backends = dict(backends or {})
         self.metrics = metrics or Metrics()
+
+    def granted(self) -> LlmBackend:
+        """The backend whose slot the current call holds (inside the gate's work)."""
+        name = granted_backend.get()
+        return self.backends.get(name, self.backend) if name is not None else self.backend
 
     async def complete(
         self,
@@ -43,7 +54,7 @@ class PromptRunner:
         )
 
         async def call() -> Completion:
-            return await self.backend.complete(request)
+            return await self.granted().complete(request)
 
         completion = await self.gate.run(call, priority=priority, route=route, deadline_s=deadline_s)
         self.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)

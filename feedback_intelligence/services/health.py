@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.pooled import granted_backend
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend, Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmWarming
@@ -39,6 +40,7 @@ class HealthReport:
     detail: str = ""
     latency_ms: float | None = None
     gate: dict[str, Any] = field(default_factory=dict)
+    backends: list[dict[str, Any]] = field(default_factory=list)  # per backend, by name, when several
 
     @property
     def http_status(self) -> int:
@@ -50,6 +52,9 @@ class HealthReport:
             body["detail"] = self.detail
         if self.latency_ms is not None:
             body["probeLatencyMs"] = round(self.latency_ms, 1)
+        if len(self.backends) > 1:
+            body["degraded"] = any(row["state"] == "down" for row in self.backends)
+            body["backends"] = self.backends
         return body
 
 
@@ -63,9 +68,12 @@ class HealthService:
     """
 
     def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, *,
-                 metrics: Metrics | None = None, cache_s: float = 0.0) -> None:
+                 metrics: Metrics | None = None, cache_s: float = 0.0,
+                 backends: dict[str, LlmBackend] | None = None) -> None:
         self.gate = gate
         self.backend = backend
+        self.backends = backends or {}
+        self._probed: str | None = None
         self.timeout_s = timeout_s
         self.metrics = metrics or Metrics()
         self.cache_s = cache_s
@@ -90,11 +98,30 @@ class HealthService:
             self.metrics.health_status.labels(status).set(1 if status == report.status else 0)
         return report
 
+    def _granted(self) -> LlmBackend:
+        """The backend the probe's slot belongs to (remembered for the readiness check after it)."""
+        name = granted_backend.get()
+        if name is not None:
+            self._probed = name
+        return self.backends.get(self._probed or "", self.backend)
+
     async def _probe(self) -> HealthReport:
+        # A backend that fails the probe is taken out by the gate's breaker; while others serve,
+        # probe again on one of them: /health is ok while any backend serves.
+        for _ in range(max(1, len(self.backends))):
+            report = await self._probe_once()
+            if report.status == "ok" or not self.gate.degraded():
+                break
+            if not any(row["state"] == "ok" for row in await self.gate.backends()):
+                break
+        return report
+
+    async def _probe_once(self) -> HealthReport:
+        self._probed = None
         request = CompletionRequest([ChatMessage("user", "ping")], max_tokens=1, deadline_s=self.timeout_s)
 
         async def probe() -> Completion:
-            return await self.backend.complete(request)
+            return await self._granted().complete(request)
 
         started = time.perf_counter()
         try:
@@ -141,7 +168,7 @@ class HealthService:
         answering_means_warming: bool = False,
     ) -> HealthReport:
         detail = exc.public if isinstance(exc, LlmFailure) else "the language model backend says it is busy"
-        readiness = await self.backend.readiness()
+        readiness = await self._granted().readiness()
         if readiness is Readiness.WARMING or (answering_means_warming and readiness is Readiness.READY):
             return await self._report("warming", probe, detail)
         if readiness is Readiness.READY and ready_means_ok:
@@ -160,4 +187,8 @@ class HealthService:
             }
         except PoolUnavailable as exc:
             gate = {"slots": self.gate.slots, "healthy": False, "detail": exc.public}
-        return HealthReport(status, probe, detail, latency_ms, gate)
+        try:
+            backends = await self.gate.backends()
+        except PoolUnavailable:
+            backends = []
+        return HealthReport(status, probe, detail, latency_ms, gate, backends)

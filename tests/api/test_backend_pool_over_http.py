@@ -1,0 +1,104 @@
+"""Several backends behind one gate, shown with the app and two sim-ollama processes over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+
+INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
+
+
+def pool_env(*sims: ServerProcess, **extra: str) -> dict[str, str]:
+    backends = [{"name": f"gpu{i + 1}", "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 2}
+                for i, sim in enumerate(sims)]
+    return {"FI_LLM_BACKENDS": json.dumps(backends), "FI_LLM_ACQUIRE_TIMEOUT_MS": "500", "FI_HEALTH_CACHE_S": "0",
+            **extra}
+
+
+def stats(sim: ServerProcess) -> dict:
+    return httpx.get(sim.url + "/sim/stats", timeout=5).json()
+
+
+def health(app: ServerProcess) -> httpx.Response:
+    return httpx.get(app.url + "/health", timeout=30)
+
+
+def wait_for(predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+async def interprets(app: ServerProcess, count: int) -> list[httpx.Response]:
+    async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
+        return await asyncio.gather(*(http.post("/interpret", json=INTERPRET) for _ in range(count)))
+
+
+@pytest.fixture()
+def two_sims() -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    with sim_ollama(parallel=2, max_queue=8, service_ms=1500) as one, \
+         sim_ollama(parallel=2, max_queue=8, service_ms=1500) as two:
+        yield one, two
+
+
+def test_two_backends_of_two_slots_admit_four_and_shed_the_fifth(two_sims) -> None:
+    one, two = two_sims
+    with app_server(pool_env(one, two)) as app:
+
+        async def five() -> tuple[list[httpx.Response], httpx.Response]:
+            async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
+                held = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(4)]
+                await asyncio.to_thread(
+                    wait_for, lambda: stats(one)["inFlight"] + stats(two)["inFlight"] == 4, 20, "four calls in flight"
+                )
+                fifth = await http.post("/interpret", json=INTERPRET)
+                return list(await asyncio.gather(*held)), fifth
+
+        held, fifth = asyncio.run(five())
+        assert [r.status_code for r in held] == [200] * 4
+        assert fifth.status_code == 503 and "Retry-After" in fifth.headers
+        # each backend got exactly its own slots, never more
+        assert stats(one)["maxConcurrency"] == 2 and stats(two)["maxConcurrency"] == 2
+        body = health(app).json()
+        assert body["gate"]["slots"] == 4
+        assert [row["name"] for row in body["backends"]] == ["gpu1", "gpu2"]
+        assert "127.0.0.1" not in json.dumps(body)  # backends by name, never by address
+
+
+def test_a_dead_backend_is_taken_out_at_once_and_returns_when_it_comes_back() -> None:
+    with sim_ollama(parallel=2, service_ms=200) as one:
+        two_cm = sim_ollama(parallel=2, service_ms=200)
+        two = two_cm.__enter__()
+        port = int(two.url.rsplit(":", 1)[1])
+        try:
+            with app_server(pool_env(one, two)) as app:
+                assert [r.status_code for r in asyncio.run(interprets(app, 4))] == [200] * 4
+                assert stats(two)["completed"] > 0  # both backends served while both were up
+                two.kill()
+                # The first call that lands on the dead backend fails as an LLM failure (503 for the desk,
+                # never a 500); the breaker takes it out, and every later call goes to the live one.
+                first = [r.status_code for r in asyncio.run(interprets(app, 2))]
+                assert set(first) <= {200, 503}
+                before = stats(one)
+                later = asyncio.run(interprets(app, 4))
+                assert [r.status_code for r in later] == [200] * 4
+                assert stats(one)["completed"] - before["completed"] >= 4  # all of them on the live one
+                report = health(app)
+                assert report.status_code == 200
+                body = report.json()
+                assert body["degraded"] is True
+                assert {row["name"]: row["state"] for row in body["backends"]} == {"gpu1": "ok", "gpu2": "down"}
+                # The backend comes back on its address and is probed back in after the cool-down.
+                with sim_ollama(parallel=2, service_ms=200, port=port):
+                    wait_for(lambda: health(app).json().get("degraded") is False, 30, "gpu2 back in the pool")
+        finally:
+            two_cm.__exit__(None, None, None)
