@@ -1,0 +1,157 @@
+"""The gate over several backends: each backend's own slots, least loaded first, a breaker."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend, spread_reserve
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.backend import Readiness
+from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
+from feedback_intelligence.settings import ConfigurationError, load_settings
+from tests.support.waiting import until as until_async
+
+
+async def until(predicate) -> None:
+    async def check() -> bool:
+        return bool(predicate())
+
+    await until_async(check)
+
+
+def pool(**slots: int) -> PooledSlotPool:
+    return PooledSlotPool({name: LocalSlotPool(n, 0) for name, n in slots.items()}, background_reserve=0,
+                          cooldown_s=0.05)
+
+
+async def test_admission_spreads_least_loaded_first_and_never_exceeds_a_backends_slots() -> None:
+    gate = LlmGate(pool(gpu1=2, gpu2=2), acquire_timeout_s=0.05, call_timeout_s=5)
+    release = asyncio.Event()
+    running: dict[str, int] = {"gpu1": 0, "gpu2": 0}
+    peak: dict[str, int] = {"gpu1": 0, "gpu2": 0}
+    order: list[str] = []
+
+    async def work() -> None:
+        name = granted_backend.get()
+        assert name is not None
+        order.append(name)
+        running[name] += 1
+        peak[name] = max(peak[name], running[name])
+        await release.wait()
+        running[name] -= 1
+
+    calls = [asyncio.create_task(gate.run(work)) for _ in range(4)]
+    await until(lambda: len(order) == 4)
+    assert order[:2] == ["gpu1", "gpu2"]  # the second call goes to the emptier backend
+    with pytest.raises(LlmBusy):
+        await gate.run(work)  # the fifth is shed after the acquire timeout
+    release.set()
+    await asyncio.gather(*calls)
+    assert peak == {"gpu1": 2, "gpu2": 2}
+
+
+async def test_a_waiting_call_takes_the_first_slot_any_backend_frees() -> None:
+    gate = LlmGate(pool(gpu1=1, gpu2=1), acquire_timeout_s=5, call_timeout_s=5)
+    gates = {"gpu1": asyncio.Event(), "gpu2": asyncio.Event()}
+    seen: list[str] = []
+
+    async def work() -> str:
+        name = granted_backend.get() or ""
+        seen.append(name)
+        if len(seen) <= 2:
+            await gates[name].wait()
+        return name
+
+    holders = [asyncio.create_task(gate.run(work)) for _ in range(2)]
+    await until(lambda: len(seen) == 2)
+    waiter = asyncio.create_task(gate.run(work))
+    gates["gpu2"].set()
+    assert await waiter == "gpu2"
+    gates["gpu1"].set()
+    await asyncio.gather(*holders)
+    assert (await gate.occupancy()).in_use == 0
+
+
+async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
+    answers = {"gpu2": Readiness.DOWN}
+
+    async def readiness() -> Readiness:
+        return answers["gpu2"]
+
+    slots = PooledSlotPool({"gpu1": LocalSlotPool(2, 0), "gpu2": LocalSlotPool(2, 0)}, cooldown_s=0.05,
+                           readiness={"gpu2": readiness})
+    gate = LlmGate(slots, acquire_timeout_s=0.05, call_timeout_s=5)
+
+    async def dies_on_gpu2() -> str:
+        name = granted_backend.get() or ""
+        if name == "gpu2":
+            raise LlmUnavailable("connection refused")
+        return name
+
+    # the first call to gpu2 fails as an LLM failure, and trips its breaker
+    results = await asyncio.gather(*(gate.run(dies_on_gpu2) for _ in range(2)), return_exceptions=True)
+    assert any(isinstance(r, LlmUnavailable) for r in results)
+    assert gate.degraded() and [row["state"] for row in await gate.backends()] == ["ok", "down"]
+    assert [await gate.run(dies_on_gpu2) for _ in range(3)] == ["gpu1"] * 3  # every later call avoids it
+    answers["gpu2"] = Readiness.READY
+    await until(lambda: not gate.degraded())
+    await gate.aclose()
+
+
+async def test_one_backend_is_never_taken_out() -> None:
+    slots = pool(ollama=2)
+    slots.trip("ollama", "down")
+    assert not slots.degraded() and slots.serving() == ["ollama"]
+
+
+def test_the_background_reserve_is_the_pools() -> None:
+    assert spread_reserve([2, 2], 1) == [1, 0]
+    assert spread_reserve([2, 4], 3) == [1, 2]
+    assert sum(spread_reserve([1, 1], 5)) == 2
+
+
+async def test_background_work_leaves_the_reserve_free_across_the_pool() -> None:
+    slots = PooledSlotPool({"a": LocalSlotPool(2, 1), "b": LocalSlotPool(2, 0)}, background_reserve=1)
+    leases = [await slots.try_acquire(Priority.BACKGROUND) for _ in range(4)]
+    assert sum(lease is not None for lease in leases) == 3  # 4 slots, 1 kept for visitors
+    assert await slots.try_acquire(Priority.INTERACTIVE) is not None
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("nope", "must be a JSON list"),
+        ("[]", "non-empty JSON list"),
+        ('[{"name": "a", "kind": "ollama"}]', "url is required"),
+        ('[{"name": "a", "kind": "vllm", "url": "http://x"}]', "kind must be one of"),
+        ('[{"name": "a", "kind": "ollama", "url": "x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
+         "url must be an absolute"),
+        ('[{"name": "a", "kind": "ollama", "url": "http://x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
+         "used twice"),
+        ('[{"name": "a", "kind": "ollama", "url": "http://x", "slots": 0}]', "slots must be"),
+        ('[{"name": "a", "kind": "ollama", "url": "http://x", "port": 1}]', "unknown field 'port'"),
+    ],
+)
+def test_bad_backend_lists_stop_the_boot_with_one_clear_line(monkeypatch, value: str, problem: str) -> None:
+    monkeypatch.setenv("FI_LLM_BACKENDS", value)
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    message = str(caught.value)
+    assert message.startswith("invalid configuration: FI_LLM_BACKENDS: ") and problem in message
+    assert "\n" not in message
+
+
+def test_the_shorthand_is_a_pool_of_one_and_the_list_replaces_it(monkeypatch) -> None:
+    monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
+    monkeypatch.setenv("FI_LLM_SLOTS", "3")
+    assert [(s.name, s.slots) for s in load_settings().backend_specs] == [("ollama", 3)]
+    monkeypatch.setenv("FI_LLM_BACKENDS", '[{"name": "gpu1", "kind": "ollama", "url": "http://h1:11434"},'
+                                          '{"name": "cpu", "kind": "embedded", "slots": 1}]')
+    settings = load_settings()
+    assert [(s.name, s.kind, s.url, s.slots) for s in settings.backend_specs] == [
+        ("gpu1", "ollama", "http://h1:11434", 2), ("cpu", "embedded", None, 1)]
+    assert settings.total_slots == 3
