@@ -51,3 +51,33 @@ def test_the_api_talks_to_that_ollama() -> None:
     assert api["FI_LLM_BACKEND"] == "ollama"
     assert api["FI_LLM_BASE_URL"].startswith("http://ollama:")
     assert compose()["services"]["api"]["build"]["dockerfile"] == "deploy/Dockerfile"
+
+
+TWO_GPUS = COMPOSE.with_name("docker-compose.two-gpus.yml")
+BACKEND_SLOTS = re.compile(r'"url": "http://(?P<host>[a-z0-9-]+):11434".*?"slots": (?P<slots>\$\{[^}]+\})', re.S)
+
+
+def test_each_gpus_ollama_runs_exactly_the_slots_the_gate_sends_it() -> None:
+    services = yaml.safe_load(TWO_GPUS.read_text())["services"]
+    backends = BACKEND_SLOTS.findall(services["api"]["environment"]["FI_LLM_BACKENDS"])
+    assert len(backends) == 2
+    for host, slots in backends:
+        parallel = substitution(services[host]["environment"]["OLLAMA_NUM_PARALLEL"])
+        assert parallel == substitution(slots) == ("FI_GPU_SLOTS", "2")
+
+
+def test_each_ollama_is_pinned_to_its_own_gpu() -> None:
+    services = yaml.safe_load(TWO_GPUS.read_text())["services"]
+    pinned = [
+        tuple(device["device_ids"])
+        for name, service in services.items() if name.startswith("ollama")
+        for device in service["deploy"]["resources"]["reservations"]["devices"]
+    ]
+    assert len(pinned) == 2 and len(set(pinned)) == 2
+
+
+def test_the_two_gpu_backend_list_is_valid_once_substituted() -> None:
+    value = yaml.safe_load(TWO_GPUS.read_text())["services"]["api"]["environment"]["FI_LLM_BACKENDS"]
+    value = re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", value)
+    specs = Settings(llm_backends=value).backend_specs
+    assert [(spec.name, spec.slots) for spec in specs] == [("gpu0", 2), ("gpu1", 2)]
