@@ -75,6 +75,12 @@ def board(snap: Snapshot) -> Panel:
         ("Gate", f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "
                  f"{gate.get('waitingBackground', 0)} background · {gate_state}"
                  + (" · shared via Redis" if gate.get("shared") else "")),
+        *[
+            (f"Backend {row['name']}",
+             f"[{'green' if row['state'] == 'ok' else 'yellow' if row['state'] == 'warming' else 'red'}]"
+             f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use")
+            for row in gate.get("backends", [])
+        ],
         ("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]"),
         ("/health", f"[{health_colour}]{snap.health_code} {state}[/] ({probe})"),
     ]

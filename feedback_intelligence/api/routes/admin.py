@@ -39,6 +39,12 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
         "stallThresholdSeconds": round(rt.gate.stall_threshold_s(), 1),
     })
+    try:
+        backends = await rt.gate.backends()
+    except PoolUnavailable:
+        backends = []
+    if len(backends) > 1:
+        gate["backends"] = backends  # per backend of the pool, by name
     channels: dict[str, dict[str, Any]] = {}
     for name, channel in rt.channels.items():
         try:
