@@ -102,3 +102,18 @@ def test_a_dead_backend_is_taken_out_at_once_and_returns_when_it_comes_back() ->
                     wait_for(lambda: health(app).json().get("degraded") is False, 30, "gpu2 back in the pool")
         finally:
             two_cm.__exit__(None, None, None)
+
+
+def test_a_backend_three_times_slower_receives_proportionally_fewer_calls() -> None:
+    from feedback_intelligence.cli.crowd import run_crowd
+
+    with sim_ollama(parallel=2, max_queue=8, service_ms=250) as fast, \
+         sim_ollama(parallel=2, max_queue=8, service_ms=750) as slow, \
+         app_server(pool_env(fast, slow)) as app:
+        result = asyncio.run(run_crowd(app.url, clerks=10, duration_s=8, think_s=(0.05, 0.2), seed=7))
+        assert result.other_errors == {}
+        done_fast, done_slow = stats(fast)["completed"], stats(slow)["completed"]
+        assert done_slow > 0
+        # saturated, each backend takes calls as fast as it frees slots: about 3 : 1 (margin for a loaded machine)
+        assert done_fast >= 2 * done_slow, (done_fast, done_slow)
+        assert stats(fast)["maxConcurrency"] <= 2 and stats(slow)["maxConcurrency"] <= 2
