@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
-from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmTransportFailure, LlmUnavailable
 from feedback_intelligence.metrics import Metrics
 
 T = TypeVar("T")
@@ -166,7 +166,7 @@ class LlmGate:
                 result = await work()
             outcome = "ok"
             return result
-        except LlmUnavailable as exc:
+        except (LlmUnavailable, LlmTransportFailure) as exc:
             # The backend's transport failed: the call fails as an LLM failure, and the breaker
             # takes that backend out so the next calls go to the others.
             outcome = "unavailable"

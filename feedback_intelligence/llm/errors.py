@@ -41,6 +41,11 @@ class LlmUnavailable(LlmFailure):
     public_message = "the language model backend cannot be reached"
 
 
+class LlmTransportFailure(LlmFailure):
+    """The connection to the backend broke during a call (reset, closed mid-reply): the server
+    went away, so a pool of backends takes it out like an unreachable one."""
+
+
 class LlmWarming(LlmFailure):
     """The backend answers but its model is still loading."""
 

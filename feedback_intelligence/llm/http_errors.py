@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmTransportFailure, LlmUnavailable
 
 
 def raise_for_backend_status(response: httpx.Response, backend: str) -> None:
@@ -42,7 +42,7 @@ def _error_text(response: httpx.Response) -> str:
 def transport_failure(exc: httpx.TransportError, backend: str, base_url: str) -> LlmFailure:
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
         return LlmUnavailable(f"{backend} at {base_url} is unreachable: {exc.__class__.__name__}")
-    return LlmFailure(f"{backend} transport error: {exc.__class__.__name__}: {exc}")
+    return LlmTransportFailure(f"{backend} transport error: {exc.__class__.__name__}: {exc}")
 
 
 async def post_json(client: httpx.AsyncClient, path: str, payload: dict[str, Any], backend: str) -> dict[str, Any]:

@@ -117,3 +117,33 @@ def test_a_backend_three_times_slower_receives_proportionally_fewer_calls() -> N
         # saturated, each backend takes calls as fast as it frees slots: about 3 : 1 (margin for a loaded machine)
         assert done_fast >= 2 * done_slow, (done_fast, done_slow)
         assert stats(fast)["maxConcurrency"] <= 2 and stats(slow)["maxConcurrency"] <= 2
+
+
+def test_calls_in_flight_on_a_backend_that_dies_fail_as_llm_failures() -> None:
+    with sim_ollama(parallel=2, service_ms=4000) as one, sim_ollama(parallel=2, service_ms=4000) as two, \
+         app_server(pool_env(one, two)) as app:
+
+        async def in_flight_then_kill() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
+                calls = [
+                    asyncio.create_task(http.post("/interpret", json=INTERPRET)),
+                    asyncio.create_task(http.post("/interpret", json=INTERPRET)),
+                    asyncio.create_task(http.post("/feedback", json={"id": "dies-1", "source": "web_form",
+                                                                     "text": "Maito oli hapanta."})),
+                    asyncio.create_task(http.post("/feedback", json={"id": "dies-2", "source": "web_form",
+                                                                     "text": "Kassajono oli pitkä."})),
+                ]
+                await asyncio.to_thread(wait_for, lambda: stats(two)["inFlight"] == 2, 20, "two calls on gpu2")
+                two.kill()
+                return list(await asyncio.gather(*calls))
+
+        responses = asyncio.run(in_flight_then_kill())
+        interprets_, ingests = responses[:2], responses[2:]
+        # the calls on the dead backend fail as LLM failures: the desk gets 503, ingest stores the row
+        # structureFailed; the calls on the live backend finish as usual. Never a 500.
+        assert sorted(r.status_code for r in interprets_) in ([200, 503], [503, 503], [200, 200])
+        assert all(r.status_code == 201 for r in ingests)
+        failed = [r for r in interprets_ if r.status_code == 503] + [r for r in ingests if r.json()["structureFailed"]]
+        assert len(failed) == 2, [r.text for r in responses]
+        body = health(app).json()
+        assert body["degraded"] is True and body["status"] == "ok"
