@@ -17,6 +17,8 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from feedback_intelligence.cli.report_wait import alert_words, prose_origin, wait_for_prose
+
 console = Console()
 DEFAULT_URL = "http://127.0.0.1:8080"
 
@@ -181,8 +183,9 @@ def _post_with_retry(http: httpx.Client, path: str, item: dict[str, Any], attemp
 def report(
     days: int = typer.Option(30, min=1, max=92, help="Window length in days, ending now."),
     snapshot: bool = typer.Option(False, "--snapshot", help="Also save it as the snapshot."),
+    wait: bool = typer.Option(False, "--wait", help="Wait for the language model's summaries (with progress)."),
 ) -> None:
-    """Print a summary of the management report."""
+    """Print the management report at once; --wait follows the summaries until they are written."""
     now = datetime.now(UTC)
     params = {"from": (now - timedelta(days=days)).isoformat(), "to": now.isoformat()}
     if snapshot:
@@ -190,11 +193,12 @@ def report(
     with client(timeout=600) as http:
         try:
             response = http.get("/report", params=params)
+            if response.status_code != 200:
+                raise _fail(f"report failed: {response.status_code} {response.text[:300]}")
+            body = wait_for_prose(http, params, response, console) if wait else response.json()
         except httpx.HTTPError as exc:
             raise _fail(f"API not answering at {base_url()}: {exc}") from exc
-    if response.status_code != 200:
-        raise _fail(f"report failed: {response.status_code} {response.text[:300]}")
-    console.print(render_report(response.json()))
+    console.print(render_report(body))
 
 
 def render_report(body: dict[str, Any]) -> Group:
@@ -209,12 +213,12 @@ def render_report(body: dict[str, Any]) -> Group:
                  f"dropped · {body['actionDroppedCount']} directive summary(ies) dropped")
     alerts = Table("when", "source", "alert", "excerpt", title=f"Alerts ({len(body['alerts'])})", expand=True)
     for alert in body["alerts"]:
-        origin = ", ".join(h["pattern"] for h in alert["deterministicHits"]) or f"model: {alert.get('llmReason')}"
+        origin = alert_words(alert) or f"model: {alert.get('llmReason')}"
         alerts.add_row(alert["timestamp"][:16], alert["source"], origin, alert["textExcerpt"])
     themes = Table("theme", "n", "trend", "by", title="Top themes", expand=True)
     for theme in body["themes"][:6]:
         themes.add_row(theme["title"], str(theme["count"]), theme.get("directionLabel") or "–",
-                       "model" if theme.get("narrativeFromLlm") else "automated")
+                       prose_origin(theme))
     return Group(head, alerts, themes)
 
 

@@ -39,6 +39,7 @@ class ProseLayer(BaseModel):
     fallbacks: int
     dropped_claims: int
     action_dropped: int
+    complete: bool = True  # False while the generation is still writing the other parts
 
 
 def _apply(theme: Theme, prose: ThemeProse | None, *, pending: bool) -> Theme:
@@ -89,15 +90,18 @@ def pending_view(report: Report, *, standard: bool, budget: int, verify_budget: 
 
 
 def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report:
-    """The deterministic report with the layer's prose, alert rows and counters."""
-    themes = [_apply(t, layer.themes.get(t.category), pending=False) if standard else t for t in report.themes]
+    """The deterministic report with the layer's prose, alert rows and counters; parts not written yet pend."""
+    pending = not layer.complete
+    themes = [_apply(t, layer.themes.get(t.category), pending=pending) if standard else t for t in report.themes]
     overall = report.overall
     if overall is not None:
-        overall = _apply(overall, layer.themes.get(OVERALL) or ThemeProse.automatic("failed"), pending=False)
+        prose = layer.themes.get(OVERALL) or (None if pending else ThemeProse.automatic("failed"))
+        overall = _apply(overall, prose, pending=pending)
+    still = [part for part in _llm_parts(report, standard=standard) if part not in layer.themes] if pending else []
     ledger = layer.ledger
     llm = LlmSummary(
-        status="done",
-        pending=[],
+        status="pending" if still else "done",
+        pending=still,
         calls=ledger["calls"],
         budget=ledger["budget"],
         verify_calls=ledger["verifyCalls"],

@@ -33,8 +33,8 @@ from feedback_intelligence.report.deterministic import (
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
-from feedback_intelligence.report.llm_layer import ReportLlm
-from feedback_intelligence.report.model import LlmSummary, Report, Theme
+from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
+from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
@@ -121,6 +121,8 @@ class ReportService:
         key = self.prose_key(window, mode, epoch)
         layer = await self.prose.get(key)
         if layer is not None:
+            if not layer.complete:  # being written — or left behind by a replica that died: take over then
+                self._start(key, base.items, window, mode)
             return layered_view(base.report, layer, standard=mode == "standard")
         pending = self._pending(base.report, mode)
         if pending.llm.pending:
@@ -233,13 +235,18 @@ class ReportService:
                 if not held:
                     outcome = "elsewhere"  # another replica (or request) is writing this key
                     return
-                if await self.prose.get(key) is not None:
+                found = await self.prose.get(key)
+                if found is not None and found.complete:
                     outcome = "already"
                     return
-                layer = await self._run_llm(items, window, mode)
+                ttl = max(float(self.options.cache_seconds), MIN_LAYER_SECONDS)
+
+                async def written_so_far(partial: ProseLayer) -> None:
+                    await self.prose.put(key, partial, ttl)
+
+                layer = await self._run_llm(items, window, mode, progress=written_so_far)
                 shed = layer.ledger["shed"] > 0
-                ttl = SHED_LAYER_SECONDS if shed else max(float(self.options.cache_seconds), MIN_LAYER_SECONDS)
-                await self.prose.put(key, layer, ttl)
+                await self.prose.put(key, layer, SHED_LAYER_SECONDS if shed else ttl)
                 outcome = "shed" if shed else "stored"
         except asyncio.CancelledError:
             outcome = "cancelled"
@@ -250,7 +257,14 @@ class ReportService:
             if self.metrics is not None:
                 self.metrics.report_prose_generations.labels(outcome).inc()
 
-    async def _run_llm(self, items: list[StoredFeedback], window: Window, mode: Mode) -> ProseLayer:
+    async def _run_llm(
+        self,
+        items: list[StoredFeedback],
+        window: Window,
+        mode: Mode,
+        progress: Callable[[ProseLayer], Awaitable[None]] | None = None,
+    ) -> ProseLayer:
+        """Every model part of the report; ``progress`` sees the layer after each theme's prose."""
         domain, options = self.domain, self.options
         ledger = self.llm.new_ledger()
         alerts = await self.llm.screen_alerts(items, ledger)
@@ -264,6 +278,8 @@ class ReportService:
                 themes[group.category] = await self.llm.synthesize(
                     ledger, scope=scope, items=group.items, direction=direction
                 )
+                if progress is not None:
+                    await progress(_layer(themes, alerts, ledger, complete=False))
         else:
             rated = rated_items(items, domain)
             if rated:
@@ -272,14 +288,19 @@ class ReportService:
                 themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
         if self.metrics is not None and ledger.fallbacks:
             self.metrics.report_llm_fallbacks.inc(ledger.fallbacks)
-        return ProseLayer(
-            themes=themes,
-            alerts=alerts,
-            ledger=ledger.to_json(),
-            fallbacks=ledger.fallbacks,
-            dropped_claims=ledger.dropped_claims,
-            action_dropped=ledger.action_dropped,
-        )
+        return _layer(themes, alerts, ledger, complete=True)
+
+
+def _layer(themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool) -> ProseLayer:
+    return ProseLayer(
+        themes=dict(themes),
+        alerts=list(alerts),
+        ledger=ledger.to_json(),
+        fallbacks=ledger.fallbacks,
+        dropped_claims=ledger.dropped_claims,
+        action_dropped=ledger.action_dropped,
+        complete=complete,
+    )
 
 
 def _check_mode(mode: str) -> None:
