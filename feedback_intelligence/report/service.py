@@ -11,7 +11,9 @@ tests and the CLI's ``--wait``-like callers inside the process.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,8 +48,12 @@ log = logging.getLogger(__name__)
 Fetch = Callable[[str, str, int], Awaitable[list[StoredFeedback]]]  # (from, to, limit) -> newest first
 Count = Callable[[str, str], Awaitable[int]]  # (from, to) -> items in the window
 
-# A layer whose generation was shed (the gate had no background slot) is kept only briefly: the
-# reader sees the automatic summary with the reason, and a load after this asks the model again.
+# A generation the gate shed (no background slot: the desk is busy, or another window's prose is
+# being written) keeps its prose pending and tries again after a pause, for up to SHED_RETRY_S;
+# then it gives up, and that layer is kept only briefly: the reader sees the automatic summary
+# with the reason, and a load after this asks the model again.
+SHED_RETRY_S = 90.0
+SHED_BACKOFF_S = (1.0, 2.0, 4.0, 8.0)  # then the last one repeats
 SHED_LAYER_SECONDS = 20.0
 # Prose is kept at least this long even with the deterministic cache off, so a client that asks
 # again after the generation finished can still receive it.
@@ -78,6 +84,7 @@ class ReportService:
         metrics: Metrics | None = None,
         channel: str = "corpus",
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        shed_retry_s: float = SHED_RETRY_S,
     ) -> None:
         self.domain = domain
         self.options = options
@@ -90,6 +97,7 @@ class ReportService:
         self._fetch = fetch
         self._count = count
         self._now = now
+        self.shed_retry_s = shed_retry_s
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     @property
@@ -147,6 +155,7 @@ class ReportService:
         _check_mode(mode)
         base = await self._build(window, mode)
         layer = await self._run_llm(base.items, window, mode)
+        self._count_fallbacks(layer)
         return layered_view(base.report, layer, standard=mode == "standard")
 
     async def aclose(self) -> None:
@@ -244,9 +253,20 @@ class ReportService:
                 async def written_so_far(partial: ProseLayer) -> None:
                     await self.prose.put(key, partial, ttl)
 
-                layer = await self._run_llm(items, window, mode, progress=written_so_far)
-                shed = layer.ledger["shed"] > 0
+                deadline = time.monotonic() + self.shed_retry_s
+                settled: dict[str, ThemeProse] = {}
+                for attempt in itertools.count():
+                    layer = await self._run_llm(items, window, mode, progress=written_so_far, settled=settled)
+                    shed = layer.ledger["stopped"] == "busy"
+                    pause = SHED_BACKOFF_S[min(attempt, len(SHED_BACKOFF_S) - 1)]
+                    if not shed or time.monotonic() + pause > deadline:
+                        break
+                    settled = {part: prose for part, prose in layer.themes.items() if prose.reason != "busy"}
+                    # what is settled shows; the shed parts stay pending while the retry waits
+                    await self.prose.put(key, layer.model_copy(update={"complete": False, "themes": settled}), ttl)
+                    await asyncio.sleep(pause)
                 await self.prose.put(key, layer, SHED_LAYER_SECONDS if shed else ttl)
+                self._count_fallbacks(layer)
                 outcome = "shed" if shed else "stored"
         except asyncio.CancelledError:
             outcome = "cancelled"
@@ -263,9 +283,15 @@ class ReportService:
         window: Window,
         mode: Mode,
         progress: Callable[[ProseLayer], Awaitable[None]] | None = None,
+        settled: dict[str, ThemeProse] | None = None,
     ) -> ProseLayer:
-        """Every model part of the report; ``progress`` sees the layer after each theme's prose."""
+        """Every model part of the report; ``progress`` sees the layer after each theme's prose.
+
+        ``settled`` parts (written, or fallen back for a reason other than a shed, by an earlier
+        attempt) are kept as they are, so a retry after a shed asks the model only for the rest.
+        """
         domain, options = self.domain, self.options
+        settled = settled or {}
         ledger = self.llm.new_ledger()
         alerts = await self.llm.screen_alerts(items, ledger)
         themes: dict[str, ThemeProse] = {}
@@ -273,22 +299,30 @@ class ReportService:
             for group in group_items(items, domain, mode):
                 if group.unrated:
                     continue
+                if group.category in settled:
+                    themes[group.category] = settled[group.category]
+                    continue
                 direction = direction_of(group.items, window, domain, options)
                 scope = f"{group.category} ({domain.category_label(group.category)})"
                 themes[group.category] = await self.llm.synthesize(
                     ledger, scope=scope, items=group.items, direction=direction
                 )
-                if progress is not None:
-                    await progress(_layer(themes, alerts, ledger, complete=False))
+                if progress is not None:  # shed parts are left out: they stay pending for the retry
+                    written = {part: prose for part, prose in themes.items() if prose.reason != "busy"}
+                    await progress(_layer(written, alerts, ledger, complete=False))
         else:
             rated = rated_items(items, domain)
-            if rated:
+            if rated and OVERALL in settled:
+                themes[OVERALL] = settled[OVERALL]
+            elif rated:
                 direction = direction_of(rated, window, domain, options)
                 scope = wording_for(domain.language).overall_scope
                 themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
-        if self.metrics is not None and ledger.fallbacks:
-            self.metrics.report_llm_fallbacks.inc(ledger.fallbacks)
         return _layer(themes, alerts, ledger, complete=True)
+
+    def _count_fallbacks(self, layer: ProseLayer) -> None:
+        if self.metrics is not None and layer.fallbacks:
+            self.metrics.report_llm_fallbacks.inc(layer.fallbacks)
 
 
 def _layer(themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool) -> ProseLayer:

@@ -216,6 +216,7 @@ def service(
     options: ReportOptions | None = None,
     domain: Domain | None = None,
     runner: PromptRunner | None = None,
+    shed_retry_s: float = 0.0,
 ) -> tuple[ReportService, StoreFake]:
     store = StoreFake(list(items))
     if runner is None and backend is not None:
@@ -227,6 +228,7 @@ def service(
         store.fetch,
         count=store.count,
         now=lambda: NOW,
+        shed_retry_s=shed_retry_s,  # no retries after a shed unless a test asks for them
     )
     return svc, store
 

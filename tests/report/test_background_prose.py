@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import uuid
 
+from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
@@ -123,3 +124,40 @@ async def test_two_replicas_sharing_redis_generate_once_and_both_serve_the_prose
     finally:
         for store in stores:
             await store.aclose()
+
+
+async def test_a_shed_generation_keeps_the_prose_pending_and_writes_it_once_a_slot_is_free():
+    backend = ScriptedBackend()
+    runner = real_runner(backend, slots=2, acquire_timeout_s=0.05)
+    svc, _ = service(corpus(), runner=runner, shed_retry_s=30)
+    release, both_held = asyncio.Event(), asyncio.Event()
+    held = 0
+
+    async def desk_call() -> None:
+        nonlocal held
+        held += 1
+        if held == 2:
+            both_held.set()
+        await release.wait()
+
+    holders = [
+        asyncio.create_task(runner.gate.run(desk_call, priority=Priority.INTERACTIVE, route="interpret"))
+        for _ in range(2)
+    ]
+    await both_held.wait()
+    try:
+        assert (await svc.view(window())).llm.status == "pending"
+        await until(lambda: _shed_once(runner), what="the background generation to be shed")
+        assert (await svc.view(window())).llm.status == "pending"  # shed: still pending, not "busy" for good
+        assert backend.requests == []
+    finally:
+        release.set()
+        await asyncio.gather(*holders)
+    await settled(svc)
+    done = (await svc.view(window())).to_json()
+    assert done["llm"]["status"] == "done" and done["llm"]["stopped"] is None
+    assert themes_by_category(done)["maito_kylma"]["prose"]["status"] == "model"
+
+
+async def _shed_once(runner) -> bool:
+    return runner.gate.sheds_in_last() >= 1
