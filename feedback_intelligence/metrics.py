@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+if TYPE_CHECKING:
+    from feedback_intelligence.guards.rejection import Rejection
 
 
 def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
@@ -68,3 +74,10 @@ class Metrics:
             "fi_report_prose_generations_total", "Background report prose generations, by outcome", ["outcome"],
             registry=r,
         )
+        self.guard_rejections = Counter(
+            "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
+        )
+
+    def count_rejections(self, rejections: Iterable[Rejection]) -> None:
+        for rejection in rejections:
+            self.guard_rejections.labels(field=rejection.field, reason=rejection.reason).inc()

@@ -76,7 +76,7 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
-    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens)
+    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
     report_options = ReportOptions.from_settings(settings)
     # Shared between replicas when they share Redis: one prose generation per window between them.
     report_prose: ProseStore = (
