@@ -158,12 +158,8 @@ def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[
     return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
-def fallback_title(label: str, items: Sequence[StoredFeedback], domain: Domain) -> str:
-    return group_title(label, leading_themes(items, domain, 1))
-
-
-def fallback_narrative(items: Sequence[StoredFeedback], direction: str, domain: Domain) -> str:
-    return wording_for(domain.language).automatic_summary(len(items), leading_themes(items, domain), direction)
+def fallback_narrative(count: int, leading: Sequence[str], direction: str, domain: Domain) -> str:
+    return wording_for(domain.language).automatic_summary(count, leading, direction)
 
 
 def theme(
@@ -174,6 +170,7 @@ def theme(
     title: str,
     narrative: str,
     direction: str,
+    leading: list[str],
     prose: ProseState,
     sources: list[SourceEntry],
     counts: dict[str, int],
@@ -190,7 +187,7 @@ def theme(
         feedback_ids=[i.id for i in items],
         narrative_from_llm=prose.status == "model",
         prose=prose,
-        leading_themes=leading_themes(items, domain),
+        leading_themes=leading,
         sources=sources,
         flagged_count=sum(1 for i in items if i.needs_review),
         sentiment_counts=counts,
@@ -210,6 +207,7 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
         title=domain.category_label(group.category),
         narrative=wording_for(domain.language).moderation_narrative.format(count=len(group.items)),
         direction=STABLE,
+        leading=[],  # a demoted category's themes are moderation material, not headlines
         prose=AUTOMATIC,
         sources=sources_by_severity(group.items, domain),
         counts=sentiment_counts(group.items, domain),
@@ -219,13 +217,15 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
 
 def rated_theme(group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC) -> Theme:
     """A rated category with its automatic title and summary; the LLM layer may replace them later."""
+    leading = leading_themes(group.items, domain)
     return theme(
         group.category,
         group.items,
         domain,
-        title=fallback_title(domain.category_label(group.category), group.items, domain),
-        narrative=fallback_narrative(group.items, direction, domain),
+        title=group_title(domain.category_label(group.category), leading),
+        narrative=fallback_narrative(len(group.items), leading, direction, domain),
         direction=direction,
+        leading=leading,
         prose=prose,
         sources=sources_by_severity(group.items, domain),
         counts=sentiment_counts(group.items, domain),
@@ -245,13 +245,15 @@ def overall_theme(
     prose: ProseState = AUTOMATIC,
 ) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
+    leading = leading_themes(rated, domain)
     return theme(
         OVERALL_CATEGORY,
         rated,
         domain,
-        title=fallback_title(wording_for(domain.language).overall_scope.capitalize(), rated, domain),
-        narrative=fallback_narrative(rated, direction, domain),
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        narrative=fallback_narrative(len(rated), leading, direction, domain),
         direction=direction,
+        leading=leading,
         prose=prose,
         sources=[],
         counts=dict(report_counts),

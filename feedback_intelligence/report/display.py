@@ -8,14 +8,47 @@ fails is replaced by a word the item's alert matched, or left out (the category 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from feedback_intelligence.deterministic.text_match import find_all
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.guards.theme import NOT_GROUNDED, theme_rejection
 from feedback_intelligence.records import StoredFeedback
 
 LEADING_THEMES = 3
+_VERDICTS_KEPT = 50_000
+
+
+class _ThemeVerdicts:
+    """The theme guard's verdicts, remembered: a report asks about every item several times, and the
+    guard's vocabulary scan costs milliseconds. A theme's verdict without the text holds for every
+    text unless it is "not grounded" (then the item's own words decide), so it is kept per theme."""
+
+    def __init__(self) -> None:
+        self._alone: dict[tuple[int, str], tuple[Domain, str | None]] = {}
+        self._with_text: dict[tuple[int, str, str], tuple[Domain, str | None]] = {}
+
+    def rejection(self, theme: str, text: str, domain: Domain) -> str | None:
+        alone = self._remember(self._alone, (id(domain), theme), domain, lambda: theme_rejection(theme, "", domain))
+        if alone != NOT_GROUNDED:
+            return alone
+        return self._remember(
+            self._with_text, (id(domain), theme, text), domain, lambda: theme_rejection(theme, text, domain)
+        )
+
+    @staticmethod
+    def _remember(cache: dict, key: tuple, domain: Domain, verdict: Callable[[], str | None]) -> str | None:
+        found = cache.get(key)
+        if found is not None and found[0] is domain:  # the domain held too: an id is never reused under it
+            return found[1]
+        if len(cache) >= _VERDICTS_KEPT:
+            cache.clear()
+        value = verdict()
+        cache[key] = (domain, value)
+        return value
+
+
+_verdicts = _ThemeVerdicts()
 
 
 def matched_words(text: str, pattern: str) -> list[str]:
@@ -41,7 +74,7 @@ def shown_theme(item: StoredFeedback, domain: Domain) -> str | None:
     if item.structure is None:
         return None
     theme = item.structure.theme.strip()
-    if theme and theme_rejection(theme, item.text, domain) is None:
+    if theme and _verdicts.rejection(theme, item.text, domain) is None:
         return theme
     for hit in item.alerts:
         words = matched_words(item.text, hit.pattern)

@@ -3,7 +3,7 @@
 ``/report`` and ``/live/report`` answer with the deterministic report at once; prose still being
 written is marked pending (``llm.status``, ``llm.pending``, each theme's ``prose.status``). The
 answer carries an ``ETag``: a client asks again with ``If-None-Match`` and gets ``304`` until
-something changed (docs/adr/0009-report-prose-by-polling.md).
+something changed (docs/adr/0014-report-prose-by-polling.md).
 """
 
 from __future__ import annotations
