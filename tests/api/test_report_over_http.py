@@ -138,6 +138,15 @@ def test_with_the_backend_down_the_report_renders_and_the_prose_falls_back_sayin
             assert done["llmFallbackCount"] == len(RATED)
             assert all(not t["narrativeFromLlm"] for t in done["themes"])
 
+            # The answer is typed in the API's own schema: a client can generate its model from it.
+            schema = http.get("/openapi.json").json()
+            for path in ("/report", "/live/report"):
+                ok = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+                assert ok == {"$ref": "#/components/schemas/Report"}
+            components = schema["components"]["schemas"]
+            assert set(components["ProseState"]["properties"]["status"]["enum"]) == {"pending", "model", "automatic"}
+            assert "prose" in components["Theme"]["required"] and "words" in components["AlertMatch"]["required"]
+
 
 def test_report_under_a_saturated_gate_answers_at_once_never_takes_a_desk_slot_and_writes_later() -> None:
     with sim_ollama(parallel=2, service_ms=4000) as sim, app_server(
