@@ -158,8 +158,12 @@ def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[
     return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
-def fallback_narrative(count: int, leading: Sequence[str], direction: str, domain: Domain) -> str:
-    return wording_for(domain.language).automatic_summary(count, leading, direction)
+def fallback_narrative(
+    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
+) -> str:
+    return wording_for(domain.language).automatic_summary(
+        count, leading, direction, trend_known=count >= min_items_for_trend
+    )
 
 
 def theme(
@@ -215,7 +219,9 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
     )
 
 
-def rated_theme(group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC) -> Theme:
+def rated_theme(
+    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
+) -> Theme:
     """A rated category with its automatic title and summary; the LLM layer may replace them later."""
     leading = leading_themes(group.items, domain)
     return theme(
@@ -223,7 +229,7 @@ def rated_theme(group: Group, direction: str, domain: Domain, prose: ProseState 
         group.items,
         domain,
         title=group_title(domain.category_label(group.category), leading),
-        narrative=fallback_narrative(len(group.items), leading, direction, domain),
+        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
         direction=direction,
         leading=leading,
         prose=prose,
@@ -243,6 +249,7 @@ def overall_theme(
     domain: Domain,
     report_counts: dict[str, int],
     prose: ProseState = AUTOMATIC,
+    min_items_for_trend: int = 0,
 ) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
     leading = leading_themes(rated, domain)
@@ -251,7 +258,7 @@ def overall_theme(
         rated,
         domain,
         title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
-        narrative=fallback_narrative(len(rated), leading, direction, domain),
+        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
         direction=direction,
         leading=leading,
         prose=prose,

@@ -199,13 +199,17 @@ class ReportService:
             if group.unrated:
                 themes.append(moderation_theme(group, domain))
             else:
-                themes.append(rated_theme(group, direction_of(group.items, window, domain, options), domain))
+                direction = direction_of(group.items, window, domain, options)
+                themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
         report_sentiments = sentiment_counts(items, domain)
         overall = None
         if mode == "summary":
             rated = rated_items(items, domain)
             if rated:
-                overall = overall_theme(rated, direction_of(rated, window, domain, options), domain, report_sentiments)
+                direction = direction_of(rated, window, domain, options)
+                overall = overall_theme(
+                    rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+                )
         ledger = self.llm.new_ledger()
         report = Report(
             window_from=window.from_norm,

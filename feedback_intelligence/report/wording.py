@@ -50,6 +50,7 @@ class Wording:
     count_sentence: Callable[[int], str]
     themes_sentence: Callable[[Sequence[str]], str]
     trend_sentences: dict[str, str]  # direction -> sentence; a direction not listed says nothing
+    too_few_for_trend: str
     moderation_narrative: str  # {count}
     generic_alert_reason: str
     overall_scope: str
@@ -63,9 +64,10 @@ class Wording:
     data_excerpts: str
     alert_labels: dict[str, str] = field(default_factory=dict)
 
-    def automatic_summary(self, count: int, themes: Sequence[str], direction: str) -> str:
-        """Counts, the leading themes in words, the trend in a sentence."""
-        sentences = [self.count_sentence(count), self.themes_sentence(themes), self.trend_sentences.get(direction, "")]
+    def automatic_summary(self, count: int, themes: Sequence[str], direction: str, *, trend_known: bool = True) -> str:
+        """Counts, the leading themes in words, the trend in a sentence (or that there is too little to tell)."""
+        trend = self.trend_sentences.get(direction, "") if trend_known else self.too_few_for_trend
+        sentences = [self.count_sentence(count), self.themes_sentence(themes), trend]
         return " ".join(s for s in sentences if s)
 
     def alert_label(self, category: str) -> str:
@@ -81,6 +83,7 @@ FINNISH = Wording(
         DECLINING: "Palautetta on tullut aikavälin loppupuolella selvästi vähemmän kuin alussa.",
         WORSENING: "Palautteet ovat muuttuneet aikavälin loppua kohden vakavammiksi.",
     },
+    too_few_for_trend="Suuntaa ei voi vielä arvioida näin pienestä määrästä.",
     moderation_narrative="{count} moderointia odottavaa palautetta tällä aikavälillä.",
     generic_alert_reason="Kielimalli arvioi, että palautteessa voi olla turvallisuusriski — lue palaute kokonaan.",
     overall_scope="kaikki",
@@ -112,6 +115,7 @@ ENGLISH = Wording(
         DECLINING: "Clearly less of it came in during the second half of the period than in the first.",
         WORSENING: "It grew more severe towards the end of the period.",
     },
+    too_few_for_trend="There is too little of it yet to tell a trend.",
     moderation_narrative="{count} item(s) awaiting moderation in this period.",
     generic_alert_reason="The language model judged that this item may describe a safety risk — read it in full.",
     overall_scope="all",
