@@ -114,7 +114,7 @@ def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[st
 
 
 def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
-    categories = list(dict.fromkeys(hit.category for hit in item.alerts))
+    categories = list(dict.fromkeys(hit.category for hit in item.alerts)) if item.alerts else None
     return SourceEntry(
         feedback_id=item.id,
         source=item.source,
