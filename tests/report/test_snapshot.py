@@ -131,7 +131,7 @@ def test_html_sections_in_finnish_and_english():
     assert "Aiheet ja suunnat (1)" in fi_page
     assert "<details><summary>Moderoitavaa sisältöä (1)</summary>" in fi_page
     assert "⚠ 1 tarkistettavana" in fi_page
-    assert "sanahaku: &lt;loukkaantu&gt;" in fi_page
+    assert "sanahaku: loukkaantuminen tai turvallisuus: &lt;loukkaantu&gt;" in fi_page  # no word matched: the stem
     assert 'class="pill snt-negative"' in fi_page
     assert 'property="og:title"' in fi_page and 'name="twitter:card"' in fi_page
 
@@ -153,3 +153,13 @@ def test_html_names_model_alerts_and_an_empty_window():
     page = render_snapshot_html(asyncio.run(full(empty, window())), make_domain())
     assert "Aikavälillä ei ole hälytyksiä." in page
     assert "Aikavälillä ei ole jäsenneltyä palautetta." in page
+
+
+def test_html_alerts_show_the_matched_words_and_an_old_snapshot_still_renders():
+    items = [item("k1", 2.0, text="Asiakas loukkaantui kassalla", alerts=[("injury_safety", "loukkaantu")])]
+    svc, _ = service(items, None)
+    page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
+    assert "sanahaku: loukkaantuminen tai turvallisuus: loukkaantui" in page
+    old = {"alerts": [{"textExcerpt": "x", "deterministicHits": [{"category": "payment", "pattern": "veloit"}]}],
+           "themes": [{"category": "maito_kylma", "title": "t", "narrative": "n", "count": 1}]}
+    assert "payment: veloit" in render_snapshot_html(old, make_domain())
