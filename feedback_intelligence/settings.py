@@ -1,19 +1,59 @@
 """Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
 
-A bad value stops the boot with a message that names the variable (design.md invariant 10).
+A bad value stops the boot with one line per fault, ``invalid configuration: FI_X: …``, and exit
+status 2 (``feedctl serve``). List settings take what people write: ``a,b``, a single ``a``, or a
+JSON list ``["a", "b"]``.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 ENV_PREFIX = "FI_"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as a Host header names them (IPv6 in brackets)
+_POSTGRESQL_SCHEMES = frozenset({
+    "postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg", "postgresql+psycopg2",
+    "postgresql+psycopg2cffi", "postgresql+pg8000",
+})
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names, resolved (relative paths against the working directory), or None."""
+    if not url.startswith("sqlite+aiosqlite://"):
+        return None
+    path = url.removeprefix("sqlite+aiosqlite://").split("?", 1)[0]
+    if path in ("", "/", "/:memory:") or ":memory:" in path or path.startswith("/file:"):
+        return None
+    # sqlite:///relative.db has path "/relative.db"; sqlite:////abs.db has "//abs.db"
+    path = path[1:] if path.startswith("/") else path
+    return Path(path).expanduser().resolve()
+
+
+def _split_list(value: Any) -> Any:
+    """``a,b`` or ``a`` or ``["a", "b"]`` → a list of non-blank, stripped strings."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise ValueError("starts with '[' but is not a JSON list; write a,b or [\"a\", \"b\"]") from exc
+        if not isinstance(parsed, list) or not all(isinstance(item, str) for item in parsed):
+            raise ValueError("must be a JSON list of strings")
+        return [item.strip() for item in parsed if item.strip()]
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+# NoDecode: pydantic-settings would otherwise insist on JSON for a list and fail with a traceback.
+StringList = Annotated[list[str], NoDecode, BeforeValidator(_split_list)]
 
 
 class Settings(BaseSettings):
@@ -37,6 +77,7 @@ class Settings(BaseSettings):
     llm_context_tokens: int = Field(4096, ge=256, le=131_072)
     llm_threads: int | None = Field(None, ge=1, le=256)
     health_timeout_s: float = Field(10, gt=0, le=600)
+    health_cache_s: float = Field(2, ge=0, le=60)  # one probe's report serves every /health meanwhile
 
     # storage
     database_url: str = "sqlite+aiosqlite:///data/feedback.db"
@@ -49,15 +90,24 @@ class Settings(BaseSettings):
     redis_lease_s: float = Field(10, ge=1, le=300)
 
     # edge
-    trusted_proxies: list[str] = Field(default_factory=list)
+    trusted_proxies: StringList = Field(default_factory=list)
     operator_token: str | None = None
-    cors_origins: list[str] = Field(default_factory=list)
+    cors_origins: StringList = Field(default_factory=list)
     rate_limit: str = "30/60seconds"
     audience_rate_limit: str = "240/60seconds"
     rate_limit_exempt_loopback: bool = True
     max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
     visitor_secret: str | None = None
     max_body_bytes: int = Field(16_384, ge=1024, le=1_048_576)
+    # Host names this service answers to (exact, or "*.example.org"); empty = the listen host and
+    # the loopback names. A page on another name (DNS rebinding) gets 400 before any route.
+    allowed_hosts: StringList = Field(default_factory=list)
+
+    # the HTTP server itself (feedctl serve): bounds a client cannot stretch
+    max_header_bytes: int = Field(16_384, ge=4096, le=1_048_576)
+    max_connections: int = Field(256, ge=8, le=100_000)
+    request_read_timeout_s: float = Field(10, gt=0, le=600)
+    keep_alive_timeout_s: float = Field(5, gt=0, le=600)
 
     # domain and input rules
     domain: str = "retail"
@@ -134,31 +184,67 @@ class Settings(BaseSettings):
             raise ValueError(f"'{value}' is not a rate such as 30/60seconds") from exc
         return value
 
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if not host or "/" in host or (host != "*" and "*" in host[1:]) or (
+                host.startswith("*") and host != "*" and not host.startswith("*.")
+            ):
+                raise ValueError(f"'{host}' must be a host name, an address, '*.domain' or '*'")
+        return [host.lower() for host in value]
+
     @field_validator("database_url", "live_database_url")
     @classmethod
     def _db_url(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be blank")
-        if value.startswith("postgresql://") or value.startswith("postgres://"):
-            # Accept the plain form operators copy from psql and use the async driver.
-            value = "postgresql+asyncpg://" + value.split("://", 1)[1]
-        if value.startswith("sqlite://"):
-            value = "sqlite+aiosqlite://" + value.split("://", 1)[1]
-        if not (value.startswith("sqlite+aiosqlite://") or value.startswith("postgresql+asyncpg://")):
+        scheme, sep, rest = value.partition("://")
+        if not sep:
             raise ValueError("must be a sqlite:// or postgresql:// URL")
-        return value
+        # Accept the spellings operators copy from psql or other SQLAlchemy apps (any driver
+        # suffix) and use the driver this project ships: asyncpg, aiosqlite.
+        if scheme.lower() in _POSTGRESQL_SCHEMES:
+            return f"postgresql+asyncpg://{rest}"
+        if scheme.lower() in ("sqlite", "sqlite+aiosqlite", "sqlite+pysqlite"):
+            return f"sqlite+aiosqlite://{rest}"
+        raise ValueError("must be a sqlite:// or postgresql:// URL")
 
     @model_validator(mode="after")
     def _cross_field(self) -> Settings:
+        # Each message starts with the variable to change, as the per-field messages do.
         if self.query_default_limit > self.query_max_limit:
-            raise ValueError("FI_QUERY_DEFAULT_LIMIT must not exceed FI_QUERY_MAX_LIMIT")
+            raise ValueError(f"FI_QUERY_DEFAULT_LIMIT: must not exceed FI_QUERY_MAX_LIMIT ({self.query_max_limit})")
         if self.report_default_window_days > self.report_max_window_days:
-            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS must not exceed FI_REPORT_MAX_WINDOW_DAYS")
-        if self.database_url == self.live_database_url:
-            raise ValueError("FI_DATABASE_URL and FI_LIVE_DATABASE_URL must name different databases")
+            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
+                             f"({self.report_max_window_days})")
+        if self.database_url == self.live_database_url or (
+            _sqlite_file(self.database_url) is not None
+            and _sqlite_file(self.database_url) == _sqlite_file(self.live_database_url)
+        ):
+            raise ValueError("FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL "
+                             f"(both are {_sqlite_file(self.database_url) or self.database_url})")
         if self.max_body_bytes < self.input_max_chars:
-            raise ValueError("FI_MAX_BODY_BYTES must be at least FI_INPUT_MAX_CHARS")
+            raise ValueError(f"FI_MAX_BODY_BYTES: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars})")
+        if self.llm_backend == "embedded" and self.llm_model is not None:
+            # Found at boot, not minutes later as a model that never loads.
+            model = Path(self.llm_model).expanduser()
+            if not model.is_file():
+                raise ValueError(f"FI_LLM_MODEL: no GGUF model file at {model} (the embedded backend loads a file; "
+                                 "unset it for the packaged SmolLM2 model)")
         return self
+
+    @property
+    def effective_allowed_hosts(self) -> list[str]:
+        """FI_ALLOWED_HOSTS, or by default the listen host (unless a wildcard address) and the loopback names."""
+        if self.allowed_hosts:
+            return self.allowed_hosts
+        hosts = list(LOOPBACK_NAMES)
+        if self.host not in ("0.0.0.0", "::", ""):
+            listen = f"[{self.host.lower()}]" if ":" in self.host else self.host.lower()
+            if listen not in hosts:
+                hosts.append(listen)
+        return hosts
 
     @property
     def acquire_timeout_s(self) -> float:
@@ -174,17 +260,32 @@ class ConfigurationError(Exception):
     """Raised at boot when a setting is invalid; the message names each bad setting."""
 
 
+PREFIX = "invalid configuration: "
+
+
+def _message(item: Any) -> str:
+    message = str(item["msg"])
+    for noise in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(noise)
+    return message
+
+
 def describe_validation_error(error: ValidationError) -> str:
+    """One line per fault, each naming its variable: ``invalid configuration: FI_PORT: … (got 'x')``."""
     lines = []
     for item in error.errors():
-        location = "_".join(str(part) for part in item["loc"]).upper()
-        name = f"{ENV_PREFIX}{location}" if location else "configuration"
-        lines.append(f"{name}: {item['msg']} (got {item.get('input')!r})")
-    return "invalid configuration:\n  " + "\n  ".join(lines)
+        location = "_".join(str(part) for part in item["loc"] if not isinstance(part, int)).upper()
+        if location:
+            lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)} (got {item.get('input')!r})")
+        else:  # a rule across settings: its message starts with the variable's name
+            lines.append(f"{PREFIX}{_message(item)}")
+    return "\n".join(lines)
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return Settings(**overrides)
     except ValidationError as exc:
         raise ConfigurationError(describe_validation_error(exc)) from exc
+    except SettingsError as exc:  # a value pydantic-settings could not even decode (e.g. a .env it cannot read)
+        raise ConfigurationError(f"{PREFIX}{exc}") from exc

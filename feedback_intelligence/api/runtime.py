@@ -59,7 +59,7 @@ def load_configured_domain(settings: Settings) -> Domain:
     try:
         return load_domain(settings.domain, settings.domains_root)
     except DomainError as exc:
-        raise ConfigurationError(f"FI_DOMAIN={settings.domain!r}: {exc}") from exc
+        raise ConfigurationError(f"invalid configuration: FI_DOMAIN: {exc}") from exc
 
 
 async def build_runtime(
@@ -97,7 +97,8 @@ async def build_runtime(
         backend=backend,
         gate=gate,
         runner=runner,
-        health=HealthService(gate, backend, settings.health_timeout_s),
+        health=HealthService(gate, backend, settings.health_timeout_s, metrics=metrics,
+                             cache_s=settings.health_cache_s),
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),

@@ -7,6 +7,7 @@ and returns the report once nothing is pending (or the deadline passes: the repo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -44,14 +45,17 @@ def alert_words(alert: dict[str, Any]) -> str:
 
 
 def wait_for_prose(
-    http: httpx.Client,
-    params: dict[str, str],
+    fetch: Callable[[dict[str, str]], httpx.Response],
     first: httpx.Response,
     console: Console,
     *,
     limit_s: float = WAIT_LIMIT_S,
 ) -> dict[str, Any]:
-    """Poll ``/report`` until nothing is pending; a progress bar counts the parts written so far."""
+    """Ask again (``fetch(headers)``) until nothing is pending; a progress bar counts the parts written so far.
+
+    A ``304`` means nothing changed; any other answer that is not a report ends the wait with the
+    report as it stood (the caller printed the deterministic part's figures already in it).
+    """
     body: dict[str, Any] = first.json()
     total = len(pending_parts(body))
     if not total:
@@ -63,10 +67,13 @@ def wait_for_prose(
         task = progress.add_task("prose", total=total)
         while pending_parts(body) and time.monotonic() < deadline:
             time.sleep(POLL_S)
-            response = http.get("/report", params=params, headers={"If-None-Match": etag} if etag else {})
+            response = fetch({"If-None-Match": etag} if etag else {})
             if response.status_code == 304:
                 continue
-            response.raise_for_status()
+            if response.status_code != 200:
+                console.print(f"[yellow]the service answered {response.status_code} while waiting; "
+                              "showing the report as it stands[/yellow]")
+                break
             etag, body = response.headers.get("etag", ""), response.json()
             progress.update(task, completed=total - len(pending_parts(body)))
     if pending_parts(body):

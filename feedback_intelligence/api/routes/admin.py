@@ -16,7 +16,10 @@ from feedback_intelligence.store.feedback_store import StoreUnavailable
 router = APIRouter(prefix="/admin", tags=["operator"])
 
 
-@router.get("/status", summary="Backend, gate and channel state for the operator's board (no LLM call)")
+@router.get("/status", operation_id="getOperatorStatus",
+            summary="Backend, gate and channel state for the operator's board (no LLM call)",
+            description="What `feedctl status` shows: the backend and its model's readiness, gate occupancy and "
+                        "sheds of the last minute, each channel's row count. Operator route.")
 async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
     try:
@@ -24,6 +27,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         gate: dict[str, Any] = {
             "slots": occupancy.slots, "inUse": occupancy.in_use, "waitingInteractive": occupancy.waiting_interactive,
             "waitingBackground": occupancy.waiting_background, "healthy": True,
+            "stalled": rt.gate.stalled(occupancy), "newestHoldSeconds": occupancy.newest_hold_s,
         }
     except PoolUnavailable as exc:
         gate = {"slots": rt.gate.slots, "healthy": False, "detail": str(exc)}
@@ -33,6 +37,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "backgroundReserve": rt.settings.llm_background_reserve,
         "shared": rt.settings.redis_url is not None,
         "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
+        "stallThresholdSeconds": round(rt.gate.stall_threshold_s(), 1),
     })
     channels: dict[str, dict[str, Any]] = {}
     for name, channel in rt.channels.items():
@@ -52,7 +57,10 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     }
 
 
-@router.post("/warm", summary="Load the model and keep it loaded (no completion through the gate)")
+@router.post("/warm", operation_id="warmModel",
+             summary="Load the model and keep it loaded (no completion through the gate)",
+             description="What `feedctl warm` calls. `readiness` is `ready`, `warming` or `down`; `detail` says "
+                         "why when the backend could not be reached. Operator route.")
 async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     warm_up = getattr(rt.backend, "warm", None) or getattr(rt.backend, "wait_loaded", None)
     detail = ""

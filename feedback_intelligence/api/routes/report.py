@@ -15,9 +15,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from feedback_intelligence.api import models as m
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
@@ -26,11 +27,12 @@ from feedback_intelligence.report.window import Window, WindowError, build_windo
 from feedback_intelligence.services.channels import CORPUS, LIVE
 
 router = APIRouter(tags=["report"])
-_WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": m.ErrorsBody, "description": "bad window"}}
+_WINDOW_ERRORS = errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than "
+                                             "FI_REPORT_MAX_WINDOW_DAYS.")
 _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": Report, "description": "The report; prose still being written is marked pending."},
+    304: {"description": "Unchanged since the ETag sent in If-None-Match."},
     **_WINDOW_ERRORS,
-    200: {"model": Report, "description": "the report; prose still being written is marked pending"},
-    304: {"description": "unchanged since the ETag sent in If-None-Match"},
 }
 POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
 
@@ -52,12 +54,15 @@ def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
     try:
         return build_window(from_, to, datetime.now(UTC), rt.report_options)
     except WindowError as exc:
-        raise InputError([str(exc)]) from exc
+        raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
 
-@router.get("/report", responses=_REPORT_RESPONSES, response_model=Report,
+@router.get("/report", responses=_REPORT_RESPONSES, response_model=Report, operation_id="getReport",
             summary="The management report at once, prose pending until written; "
-                    "?snapshot=true (operator) waits for the prose and saves it as the snapshot")
+                    "?snapshot=true (operator) waits for the prose and saves it as the snapshot",
+            description="Always 200 at once: deterministic alerts, counts, groups and trends; grounded LLM prose "
+                        "is written in the background and marked pending until then. Ask again with "
+                        "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md).")
 async def report(
     request: Request,
     rt: Runtime = Depends(runtime),
@@ -74,7 +79,9 @@ async def report(
 
 
 @router.get("/live/report", responses=_REPORT_RESPONSES, response_model=Report, tags=["desk"],
-            summary="The live desk's summary report at once, prose pending until written (never saved)")
+            operation_id="getLiveReport",
+            summary="The live desk's summary report at once, prose pending until written (never saved)",
+            description="The desk's situation view: the same layers as the report, over the live channel.")
 async def live_report(
     request: Request,
     rt: Runtime = Depends(runtime),
@@ -84,16 +91,25 @@ async def live_report(
     return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to), mode="summary"))
 
 
-@router.get("/report/snapshot", responses={404: {}}, summary="The last saved report (JSON)")
+@router.get("/report/snapshot", operation_id="getReportSnapshot",
+            responses={200: {"description": "The saved report, as `GET /report` returned it.",
+                             "content": {"application/json": {"schema": {"type": "object"}}}},
+                       204: {"description": "No snapshot has been saved yet (a fresh install)."},
+                       **errors(429)},
+            summary="The last saved report (JSON)",
+            description="Saved by `GET /report?snapshot=true` (operator). Before the first one, the answer is "
+                        "204 No Content: a fresh install is not an error, and the management view asks for "
+                        "it on every load.")
 async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_json(rt.settings.snapshot_dir)
     if text is None:
-        return JSONResponse({"error": "no snapshot"}, status_code=404)
+        return Response(status_code=204)
     return Response(text, media_type="application/json")
 
 
-@router.get("/report/snapshot.html", responses={404: {}}, response_class=HTMLResponse,
-            summary="The last saved report as a self-contained page")
+@router.get("/report/snapshot.html", responses=errors(404, 429), response_class=HTMLResponse,
+            operation_id="getReportSnapshotPage", summary="The last saved report as a self-contained page",
+            description="No script, one inline style: it still reads when saved to disk or mailed.")
 async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_html(rt.settings.snapshot_dir)
     if text is None:
@@ -102,9 +118,13 @@ async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
 
 
 @router.get("/telemetry/corrections", responses=_WINDOW_ERRORS, tags=["operator"],
-            summary="How often clerks corrected the model, per field and per week (both channels)")
+            operation_id="getCorrectionTelemetry",
+            summary="How often clerks corrected the model, per field and per week (both channels)",
+            description="Desk entries only. Operator route.")
 async def corrections(
-    rt: Runtime = Depends(runtime), from_: str | None = Query(None, alias="from"), to: str | None = None
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),
+    to: str | None = Query(None, description="Window end (ISO-8601 instant)."),
 ) -> dict[str, Any]:
     window = _window(rt, from_, to)
     limit = rt.settings.query_max_limit

@@ -4,11 +4,12 @@
 // it arrives. A new selection aborts everything the old one was waiting for, and the old window's
 // numbers leave the page before the new window's request is sent.
 
-import { errorDetail, getJson, request } from "./api.js";
+import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { byId, h, show } from "./dom.js";
 import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
 import { makeLabels } from "./labels.js";
+import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
 import { reportWindow } from "./window.js";
 
@@ -183,9 +184,9 @@ async function loadReport() {
   try {
     const response = await request("/report", { params, signal: controller.signal });
     if (response.status === 400) {
-      const detail = await errorDetail(response);
+      const detail = await refusalText(response, t());
       if (!state.shown) renderNothing();
-      say(t()("status.badWindow", { detail: detail || "400" }), "warn");
+      say(t()("status.badWindow", { detail }), "warn");
       return;
     }
     if (!response.ok) throw new Error(`report ${response.status}`);
