@@ -13,7 +13,7 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 
-BENCHES = ["gate_overhead", "ingest", "report", "crowd", "gate_redis"]
+BENCHES = ["gate_overhead", "ingest", "report", "crowd", "gate_redis", "crowd_gpus"]
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +90,17 @@ def test_crowd_targets_are_judged_as_specified() -> None:
     assert not bad["admittedP99"] and not bad["shedP99"] and not bad["backendBusy"] and not bad["deepQueueRatio"]
     leaked = _phase(2000, 520, 0.95, leak={"gateInUse": 1, "simInFlight": 0})
     assert evaluate(leaked, _phase(25_000, None, 0.97), targets)["noSlotLeaked"] is False
+
+
+def test_crowd_over_gpus_targets_are_judged_as_specified() -> None:
+    from bench.crowd_gpus import evaluate, targets
+
+    def phase(throughput: float, p99: float, busy: list[float], peak: list[int]) -> dict:
+        return {"crowd": {"throughputPerS": throughput, "admittedMs": {"p99": p99}, "otherErrors": {}},
+                "simBusy": busy, "simMaxConcurrency": peak, "leak": 0}
+
+    good = evaluate(phase(1.3, 1600, [0.95], [2]), phase(2.6, 1650, [0.95, 0.94], [2, 2]), targets())
+    assert all(good.values())
+    bad = evaluate(phase(1.3, 1600, [0.95], [2]), phase(2.0, 2400, [0.95, 0.7], [2, 3]), targets())
+    assert not bad["throughput"] and not bad["admittedP99"] and not bad["backendBusy"]
+    assert not bad["perBackendSlots"]
