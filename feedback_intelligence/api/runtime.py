@@ -98,7 +98,7 @@ async def build_runtime(
     }
     for each in backends.values():
         await each.start()
-    await _announce_parallelism(settings, backend)
+    await _announce_parallelism(settings, backends)
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -118,26 +118,31 @@ async def build_runtime(
     )
 
 
-async def _announce_parallelism(settings: Settings, backend: LlmBackend) -> None:
-    """Say what parallelism the gate expects of the backend, and check it where the backend can tell."""
+async def _announce_parallelism(settings: Settings, backends: dict[str, LlmBackend]) -> None:
+    """Say what parallelism the gate expects of each backend, and check it where the backend can tell."""
+    total = sum(spec.slots for spec in settings.backend_specs)
     log.info(
-        "LLM gate: %d slot(s), %d kept free from background work, %d ms acquire timeout, %g s call deadline; "
-        "the %s backend must run exactly %d call(s) in parallel",
-        settings.llm_slots, settings.llm_background_reserve, settings.llm_acquire_timeout_ms,
-        settings.llm_call_timeout_s, backend.kind, settings.llm_slots,
+        "LLM gate: %d slot(s) over %d backend(s), %d kept free from background work, %d ms acquire timeout, "
+        "%g s call deadline", total, len(backends), settings.llm_background_reserve,
+        settings.llm_acquire_timeout_ms, settings.llm_call_timeout_s,
     )
-    if settings.llm_background_reserve >= settings.llm_slots:
+    if settings.llm_background_reserve >= total:
         log.warning(
             "FI_LLM_BACKGROUND_RESERVE=%d keeps every slot for live visitors: report prose and restructure "
             "will always fall back", settings.llm_background_reserve,
         )
-    try:
-        info = await backend.info()
-    except Exception as exc:  # informational only; never blocks the boot
-        log.info("could not ask the backend for its parallelism: %s", exc)
-        return
-    if info.parallelism is not None and info.parallelism != settings.llm_slots:
-        log.warning(
-            "the backend reports %d parallel slot(s) but the gate admits %d: set them equal",
-            info.parallelism, settings.llm_slots,
-        )
+    for spec in settings.backend_specs:
+        backend = backends.get(spec.name)
+        if backend is None:  # a backend handed in stands for the pool under the first name
+            continue
+        log.info("backend %s (%s) must run exactly %d call(s) in parallel", spec.name, backend.kind, spec.slots)
+        try:
+            info = await backend.info()
+        except Exception as exc:  # informational only; never blocks the boot
+            log.info("could not ask backend %s for its parallelism: %s", spec.name, exc)
+            continue
+        if info.parallelism is not None and info.parallelism != spec.slots:
+            log.warning(
+                "backend %s reports %d parallel slot(s) but the gate admits %d: set them equal",
+                spec.name, info.parallelism, spec.slots,
+            )
