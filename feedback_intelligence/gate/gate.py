@@ -172,7 +172,7 @@ class LlmGate:
             outcome = "unavailable"
             if backend is not None and isinstance(self.pool, PooledSlotPool):
                 self.pool.trip(backend, str(exc))
-                self.metrics.backend_up.labels(backend).set(0)
+                self.metrics.backend_up.labels(backend).set(1 if self.pool.states[backend].serving else 0)
             raise
         except TimeoutError as exc:
             if deadline.expired():
