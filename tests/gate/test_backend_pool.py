@@ -155,3 +155,23 @@ def test_the_shorthand_is_a_pool_of_one_and_the_list_replaces_it(monkeypatch) ->
     assert [(s.name, s.kind, s.url, s.slots) for s in settings.backend_specs] == [
         ("gpu1", "ollama", "http://h1:11434", 2), ("cpu", "embedded", None, 1)]
     assert settings.total_slots == 3
+
+
+async def test_per_backend_metrics_carry_the_backends_name() -> None:
+    from feedback_intelligence.metrics import Metrics
+
+    metrics = Metrics()
+    gate = LlmGate(pool(gpu1=1, gpu2=1), acquire_timeout_s=0.05, call_timeout_s=5, metrics=metrics)
+
+    async def work() -> str:
+        return granted_backend.get() or ""
+
+    assert await gate.run(work) == "gpu1"
+
+    def sample(name: str, backend: str) -> float | None:
+        return metrics.registry.get_sample_value(name, {"backend": backend})
+
+    assert sample("fi_backend_admitted_total", "gpu1") == 1
+    assert sample("fi_backend_slots", "gpu2") == 1
+    assert sample("fi_backend_up", "gpu2") == 1
+    assert sample("fi_backend_in_use", "gpu1") == 0
