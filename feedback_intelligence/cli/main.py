@@ -9,11 +9,13 @@ from pathlib import Path
 import typer
 
 from feedback_intelligence.cli import ops
+from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.settings import ConfigurationError, load_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Operate a Feedback Intelligence service.")
 for command in (ops.status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
+app.command("eval")(eval_command)
 
 
 @app.command()
