@@ -48,7 +48,7 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
         return value is not None and value >= bound
 
     def above(value: float | None, other: float | None) -> bool:
-        return value is not None and (other is None or value > other)
+        return value is not None and other is not None and value > other
 
     return {
         "category accuracy": (fmt(f["category"]["final"]), "≥ 0.60", at_least(f["category"]["final"], 0.6)),
