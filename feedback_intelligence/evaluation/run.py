@@ -7,34 +7,28 @@ from typing import Any
 
 import httpx
 
+from feedback_intelligence.deterministic.category_keywords import match_category_keywords
+from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.client import Observation, RunOptions, run_set
 from feedback_intelligence.evaluation.dataset import SPLITS, EvalItem, EvalSetError, load_set, select
 from feedback_intelligence.evaluation.scoring import scorecard
-from feedback_intelligence.records import Structure
+from feedback_intelligence.guards.theme import theme_rejection
 
 
-def prior_proposals(items: list[EvalItem], domain: Domain) -> dict[str, dict[str, Any]] | None:
+def prior_proposals(items: list[EvalItem], domain: Domain) -> dict[str, dict[str, Any]]:
     """The deterministic prior's proposal per item (no model), as the baseline's values."""
-    try:
-        from feedback_intelligence.deterministic.prior import propose_structure
-    except ImportError:  # a service tree without the prior: the baseline column stays empty
-        return None
-    proposals: dict[str, dict[str, Any]] = {}
-    for item in items:
-        proposal: Structure = propose_structure(item.text, domain)
-        proposals[item.id] = proposal.to_json() | {"sentiment": proposal.sentiment}
-    return proposals
+    return {item.id: propose_structure(item.text, domain).to_json() for item in items}
 
 
 def keyword_category_of(domain: Domain) -> Callable[[str], str | None]:
-    from feedback_intelligence.deterministic.category_keywords import match_category_keywords
-
+    """The category the keyword rules point to (what the category guard would impose), for their precision."""
     return lambda text: match_category_keywords(text, domain.category_keywords)
 
 
-def theme_check_of(domain: Domain) -> Callable[[str, str], bool] | None:
-    return None
+def theme_check_of(domain: Domain) -> Callable[[str, str], bool]:
+    """The guards' own theme check: a shown theme it rejects is a defect of the guarding."""
+    return lambda theme, text: theme_rejection(theme, text, domain) is not None
 
 
 def service_info(base_url: str, token: str | None = None) -> dict[str, Any]:
