@@ -114,8 +114,21 @@ def test_first_firing_rule_wins_and_exclusions_skip_only_their_rule() -> None:
     assert match_category_keywords("omena", ()) is None
 
 
-def test_game_has_no_keyword_rules(game: Domain) -> None:
-    assert route("The store prices are too high", game) is None
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The store prices are too high", "monetization"),
+        ("The game crashes when I open the inventory menu", "bugs_crashes"),  # the crash, not the menu
+        ("Matchmaking puts me against level 200 players", "matchmaking"),
+        ("fps drops to 15 in big fights", "performance_stability"),
+        ("my teammate was toxic the whole match", "community_toxicity"),
+        ("the sniper rifle is overpowered, please nerf it", "gameplay_balance"),
+        ("I lost my progress, this game is shit", None),  # an alert, no area named
+        ("The flag in the village is pretty", None),  # 'lag' is not a stem here
+    ],
+)
+def test_game_keyword_rules(text: str, expected: str | None, game: Domain) -> None:
+    assert route(text, game) == expected
 
 
 # --------------------------------------------------------------- weighted evidence (issue 11)

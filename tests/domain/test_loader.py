@@ -87,7 +87,7 @@ def test_game_descriptor() -> None:
     assert list(d.types) == ["complaint", "praise", "suggestion", "question", "other"]
     assert list(d.sentiments) == ["positive", "negative", "neutral"]
     assert set(d.alert_keywords) == {"data_loss", "security_account", "payment_failure", "blocking_bug"}
-    assert d.category_keywords == ()
+    assert d.category_keywords[0].category == "bugs_crashes"  # a crash outranks the area it hit
     assert d.vulgarity.empty
     assert d.verify_words == ("yes", "no")
 

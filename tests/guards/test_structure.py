@@ -129,3 +129,11 @@ def test_game_structure(game: Domain) -> None:
         "language": "contradicts_text",
         "theme": "prompt_echo",
     }
+
+
+def test_praise_rated_high_gets_the_severity_of_praise(retail: Domain) -> None:
+    text = "Kävin kaupassa eilen illalla."  # no cue: the prior itself would say a medium complaint
+    model = Structure("muu", "kauppa", "critical", "praise", "fi", "positive")
+    guarded = guard(model, text, retail)
+    assert guarded.structure.type == "praise"  # no cue contradicts the model's type
+    assert guarded.rejections == (Rejection("severity", "contradicts_type", "critical", "low"),)
