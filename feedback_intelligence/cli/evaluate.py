@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.domain.loader import DomainError
 from feedback_intelligence.evaluation.client import RunOptions
 from feedback_intelligence.evaluation.dataset import EvalSetError, load_set
@@ -92,14 +93,13 @@ def eval_command(
         raise typer.BadParameter("must be dev, holdout or all", param_hint="--split")
     try:
         result = run_eval(domain, split, url, backend, model, backend_url, concurrency, limit)
-    except (EvalSetError, DomainError, LookupError, ValueError, TimeoutError, RuntimeError) as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
+    except (EvalSetError, DomainError, LookupError, TimeoutError) as exc:
+        raise CliError(str(exc)) from exc
     console.print(render(result))
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if markdown_out is not None:
         markdown_out.write_text(markdown(result), encoding="utf-8")
     if result["splits"][split]["errors"]:
-        console.print(f"[red]{result['splits'][split]['errors']} item(s) got no answer; figures count them wrong[/red]")
-        raise typer.Exit(1)
+        raise CliError(f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
+                       ExitCode.DEGRADED)

@@ -32,14 +32,17 @@ def theme_check_of(domain: Domain) -> Callable[[str, str], bool]:
 
 
 def service_info(base_url: str, token: str | None = None) -> dict[str, Any]:
-    """Backend kind, model and domain from the operator status board (empty when unreadable)."""
+    """Backend kind, model and domain from the operator status board (None values when it cannot be read).
+
+    An unreachable service raises ``httpx.TransportError``: there is nothing to measure."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = httpx.get(base_url.rstrip("/") + "/admin/status", headers=headers, timeout=15)
     try:
-        response = httpx.get(base_url.rstrip("/") + "/admin/status", headers=headers, timeout=15)
         status = response.json() if response.status_code == 200 else {}
-    except (httpx.HTTPError, ValueError):
+    except ValueError:
         status = {}
-    backend = status.get("backend", {}) if isinstance(status, dict) else {}
+    status = status if isinstance(status, dict) else {}
+    backend = status.get("backend") or {}
     return {"domain": status.get("domain"), "backend": backend.get("kind"), "model": backend.get("model"),
             "slots": (status.get("gate") or {}).get("slots")}
 

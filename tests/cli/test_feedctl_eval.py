@@ -65,7 +65,7 @@ def test_eval_refuses_a_split_it_does_not_know(app: ServerProcess) -> None:
 
 def test_eval_against_a_service_for_another_domain_stops_before_running(app: ServerProcess) -> None:
     result = feedctl("--domain", "game", "--limit", "2", url=app.url, timeout=60)
-    assert result.returncode == 2 and "runs domain 'retail'" in result.stdout
+    assert result.returncode == 2 and "runs domain 'retail'" in result.stderr
 
 
 def test_eval_with_backend_options_starts_and_stops_its_own_service(sim: ServerProcess, tmp_path: Path) -> None:
@@ -76,3 +76,10 @@ def test_eval_with_backend_options_starts_and_stops_its_own_service(sim: ServerP
     body = json.loads(out.read_text())
     assert body["service"]["domain"] == "game" and body["target"] != "http://127.0.0.1:8080"
     assert list(body["splits"]) == ["holdout"] and body["splits"]["holdout"]["n"] == 3
+
+
+def test_eval_against_nothing_says_the_service_is_unreachable() -> None:
+    from feedback_intelligence.devtools.processes import free_port
+
+    result = feedctl("--limit", "1", url=f"http://127.0.0.1:{free_port()}", timeout=60)
+    assert result.returncode == 2 and "cannot reach" in result.stderr
