@@ -137,3 +137,11 @@ def test_praise_rated_high_gets_the_severity_of_praise(retail: Domain) -> None:
     guarded = guard(model, text, retail)
     assert guarded.structure.type == "praise"  # no cue contradicts the model's type
     assert guarded.rejections == (Rejection("severity", "contradicts_type", "critical", "low"),)
+
+
+def test_prior_fields_leave_no_note_but_are_listed(retail: Domain) -> None:
+    domain = replace(retail, prior_fields=("category",))
+    model = Structure("maito_kylma", "Sentiment", "low", "complaint", "fi", "negative")
+    guarded = guard(model, QUEUE, domain)
+    assert [(r.field, r.reason) for r in guarded.rejections] == [("category", PRIOR_FIELD), ("theme", "prompt_echo")]
+    assert len(guarded.notes) == 1 and "prompt_echo" in guarded.notes[0]
