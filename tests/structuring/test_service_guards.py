@@ -109,7 +109,7 @@ async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
     from feedback_intelligence.api.models import InterpretOut
     from feedback_intelligence.services.interpret import InterpretService
 
-    domain = load_domain("retail")
+    domain = replace(load_domain("retail"), prior_fields=())  # every field guarded, not handed to the prior
     metrics = Metrics()
     broken = reply(theme="2-4", language="al", sentiment="positive")
     svc = StructuringService(make_runner(ScriptedBackend(broken)), domain, metrics=metrics)
