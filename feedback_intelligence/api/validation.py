@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
-from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+# A clerk may correct every field the desk shows, the optional sentiment included.
+CORRECTABLE_FIELDS: tuple[str, ...] = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)
 
 
 def text_errors(text: str | None, max_chars: int) -> list[str]:
@@ -69,8 +71,8 @@ def correction_errors(
     if model_failed:
         errors.append("corrections cannot be combined with modelInterpretationFailed.")
     for correction in corrections:
-        if correction.field not in SCHEMA_FIELDS:
+        if correction.field not in CORRECTABLE_FIELDS:
             errors.append(
-                f"correction field '{correction.field}' is not a schema field ({', '.join(SCHEMA_FIELDS)})."
+                f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)})."
             )
     return errors
