@@ -101,7 +101,7 @@ def test_interpret_correct_and_save_with_a_client_made_id(pages, fake):
     assert saved["source"] == "desk"
     assert saved["text"] == text
     assert saved["acceptedStructure"] == {"category": "maito_kylma", "theme": "vanhentunut maito", "severity": "high",
-                                          "type": "complaint", "language": "fi"}
+                                          "type": "complaint", "sentiment": "negative", "language": "fi"}
     assert saved["corrections"] == [{"field": "severity", "modelValue": "medium", "humanValue": "high"}]
     assert saved["modelInterpretationFailed"] is False
     # The live segment shows the new entry under its category.
@@ -329,6 +329,10 @@ def test_keyboard_only_flow(pages, fake):
     for _ in range(3):
         page.keyboard.press("Tab")
     expect(page.locator("#f-type")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#f-sentiment")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#f-language")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator("#save-btn")).to_be_focused()
     outline = page.locator("#save-btn").evaluate("el => getComputedStyle(el).outlineStyle")
