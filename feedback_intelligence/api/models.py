@@ -98,6 +98,11 @@ class InterpretOut(BaseModel):
     alertCategories: list[str]
 
 
+class ProposalOut(BaseModel):
+    structure: StructureBody
+    alertCategories: list[str]
+
+
 class VersionOut(BaseModel):
     version: int
 

@@ -18,6 +18,7 @@ from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
+from feedback_intelligence.services.proposal import propose
 from feedback_intelligence.services.restructure import RestructureInterrupted
 from feedback_intelligence.store.feedback_store import DuplicateId
 
@@ -102,6 +103,16 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text))
     return result.to_json()
+
+
+@router.post("/interpret/proposal", response_model=m.ProposalOut, tags=["desk"],
+             responses={400: {"model": m.ErrorsBody}, 413: {"model": m.ErrorsBody}},
+             summary="The rules' structure for a text, without the model (stores nothing, never waits for the GPU)")
+async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    errors = v.text_errors(body.text, rt.settings.input_max_chars)
+    if errors:
+        raise InputError(errors)
+    return propose(body.text, rt.domain).to_json()
 
 
 def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:

@@ -12,6 +12,7 @@ import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js"
 
 const SCHEMA_RETRY_MS = 3000;
 const LIVE_WINDOW_DAYS = 7;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const FIELDS = ["category", "theme", "severity", "type", "sentiment", "language"];
 
 const state = {
@@ -337,7 +338,10 @@ function showGuardNotes(guards) {
     const notes = guards.filter((g) => g.field === name).map((g) => {
       const key = `guard.reason.${g.reason}`;
       const reason = t.has(key) ? t(key) : t("guard.reason.other", { code: g.reason });
-      const shown = typeof g.modelValue === "string" ? g.modelValue.trim() : "";
+      // Control, bidi and zero-width characters are shown as a visible mark, never applied: a
+      // right-to-left override in the model's words must not turn the rest of the sentence around.
+      const raw = typeof g.modelValue === "string" ? g.modelValue.replace(INVISIBLE, "\uFFFD").trim() : "";
+      const shown = raw && name !== "theme" ? String(displayValue(name, raw)) : raw;
       // The model's words are shown as text only (textContent), cut short: they may be long or odd.
       return shown ? t("guard.replaced", { value: shown.length > 60 ? `${shown.slice(0, 60)}…` : shown, reason })
         : t("guard.dropped", { reason });
