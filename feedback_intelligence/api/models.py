@@ -90,12 +90,28 @@ class FeedbackItem(BaseModel):
     reviewFlags: list[str]
 
 
+class GuardOut(BaseModel):
+    """One model value a guard rejected; ``structure`` already carries the replacement."""
+
+    field: str = Field(description="The structure field: category, theme, severity, type, sentiment or language.")
+    reason: str = Field(
+        description="Why, as a stable code (the reason label of fi_guard_rejections_total): e.g. prompt_echo, "
+        "control_characters, repeated_word, not_grounded, not_iso639_1, contradicts_text, contradicts_type, "
+        "missing, keyword_evidence, prior_field (the domain lets the deterministic prior decide the field)."
+    )
+    modelValue: str | None = Field(description="Exactly what the model said (null when it said nothing).")
+    replacement: str | None = Field(description="The value shown instead.")
+
+
 class InterpretOut(BaseModel):
     structure: StructureBody | None
     failed: bool
     salvaged: bool
     notes: list[str]
     alertCategories: list[str]
+    guards: list[GuardOut] = Field(
+        default_factory=list, description="Model values the guards replaced, in the order the guards ran."
+    )
 
 
 class ProposalOut(BaseModel):

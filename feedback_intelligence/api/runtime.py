@@ -71,7 +71,7 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
-    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens)
+    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
     report_options = ReportOptions.from_settings(settings)
     reports = {
         name: ReportService(

@@ -1,0 +1,144 @@
+"""The deterministic prior: a full structure proposal from the domain's lexicons alone, no model.
+
+It is the field-by-field fallback when a guard rejects a model value, what the desk's "fill in by
+hand" starts from when the model is busy or down, and a baseline for the evaluation. Every field:
+
+* category — the deterministic category rules (a declared-category alert, dense swearing, then the
+  keyword evidence), else the catch-all;
+* type — cues from ``prior-lexicon.json`` matched at word starts ("?" anywhere); the type with most
+  distinct cues wins, ties going to the type listed first; an alert counts for the first-listed
+  type (an incident is reported as a complaint); no cue: ``defaultType``;
+* severity — the highest ``severityByAlert`` of the alerts that fire, else ``severityByType``;
+* sentiment — the domain's ``typeSentiment`` of that type;
+* language — deterministic detection among the domain's languages, else the domain's language;
+* theme — the text's word that carried the category evidence (else an alert's, else the longest
+  content word), lowercase.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_keywords import keyword_evidence, strongest
+from feedback_intelligence.deterministic.category_override import forced_category_reason
+from feedback_intelligence.deterministic.language import detect_language
+from feedback_intelligence.deterministic.text_match import FoldedText, fold
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import AlertHit, Structure
+
+_WORD_CHARS = re.compile(r"[\w'’-]")
+_WORDS = re.compile(r"\w+")
+_MIN_THEME_WORD = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TypeEvidence:
+    type: str
+    scores: dict[str, int]  # type -> distinct cues found (plus the alert vote)
+
+    def score(self, type_: str) -> int:
+        return self.scores.get(type_, 0)
+
+
+@lru_cache(maxsize=2048)
+def _cue_pattern(cue: str) -> re.Pattern[str]:
+    folded = fold(cue)
+    if not any(ch.isalpha() for ch in folded):
+        return re.compile(re.escape(folded))
+    return re.compile(r"(?<!\w)" + re.escape(folded))
+
+
+def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = None) -> TypeEvidence:
+    """The prior's type for ``text`` and the cue score of every type."""
+    folded = fold(text)
+    cues = domain.prior.type_cues
+    scores = {t: sum(1 for c in terms if _cue_pattern(c).search(folded)) for t, terms in cues.items()}
+    alerts = match_alerts(text, domain) if alerts is None else alerts
+    if cues and any(a.category in domain.prior.severity_by_alert for a in alerts):
+        first = next(iter(cues))
+        scores[first] += 1
+    ranked = sorted(cues, key=lambda t: -scores[t])  # stable: ties keep the file order
+    if ranked and scores[ranked[0]] > 0:
+        return TypeEvidence(ranked[0], scores)
+    default = domain.prior.default_type or next(iter(domain.types))
+    return TypeEvidence(default, scores)
+
+
+def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
+    ranks = [domain.prior.severity_by_alert[a.category] for a in alerts if a.category in domain.prior.severity_by_alert]
+    if ranks:
+        return max(ranks, key=domain.severity_rank)
+    by_type = domain.prior.severity_by_type.get(type_)
+    if by_type:
+        return by_type
+    keys = list(domain.severities)
+    return keys[domain.severity_rank(None) - 1]
+
+
+def prior_category(text: str, alerts: list[AlertHit], domain: Domain) -> str:
+    catch_all = domain.catch_all_category or next(iter(domain.categories))
+    placeholder = Structure(catch_all, "", "", "", "")
+    decision = forced_category_reason(text, placeholder, alerts, domain)
+    return decision[0] if decision else catch_all
+
+
+def prior_language(text: str, domain: Domain) -> str:
+    guess = detect_language(text, domain.detection_languages)
+    return guess.code if guess else domain.language
+
+
+def _word_at(text: str, start: int, end: int) -> str:
+    """The whole word of ``text`` around ``[start, end)``."""
+    while start > 0 and _WORD_CHARS.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _WORD_CHARS.match(text[end]):
+        end += 1
+    return text[start:end]
+
+
+def _clean(word: str) -> str:
+    """Lowercase, without invisible characters or edge punctuation (a theme must read as it renders)."""
+    visible = "".join(ch for ch in word if unicodedata.category(ch)[0] in "LNM" or ch in "-'’")
+    return unicodedata.normalize("NFC", visible.strip("'’-").lower())
+
+
+def _word_with(text: str, term: str) -> str | None:
+    spans = FoldedText.of(text).find_all(term)
+    if not spans:
+        return None
+    word = _clean(_word_at(text, *spans[0]))
+    return word or None
+
+
+def prior_theme(text: str, category: str, alerts: list[AlertHit], domain: Domain) -> str:
+    best = strongest(e for e in keyword_evidence(text, domain.category_keywords) if e.category == category)
+    candidates = [best.term] if best else []
+    candidates.extend(a.pattern for a in alerts)
+    for term in candidates:
+        word = _word_with(text, term)
+        if word:
+            return word
+    stop = {fold(s) for s in domain.prior.stopwords}
+    content = [w for w in _WORDS.findall(text) if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
+    if content:
+        return _clean(max(content, key=len))
+    return domain.category_label(category).lower()
+
+
+def propose_structure(text: str, domain: Domain) -> Structure:
+    """A complete structure for ``text`` from the domain's data alone (deterministic, no I/O)."""
+    alerts = match_alerts(text, domain)
+    category = prior_category(text, alerts, domain)
+    type_ = type_evidence(text, domain, alerts).type
+    return Structure(
+        category=category,
+        theme=prior_theme(text, category, alerts, domain),
+        severity=prior_severity(type_, alerts, domain),
+        type=type_,
+        language=prior_language(text, domain),
+        sentiment=domain.sentiment_for(type_),
+    )
