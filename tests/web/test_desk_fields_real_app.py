@@ -140,6 +140,7 @@ def test_with_the_model_busy_fill_in_by_hand_starts_from_the_rules(pages):
         for name in ("category", "theme", "severity", "type", "sentiment", "language"):
             expect(page.locator(f"#f-{name}")).to_have_value(proposal[name])
         expect(page.locator(".field.corrected")).to_have_count(0)  # no model value to differ from
+        expect(page.locator("#review-alerts")).to_contain_text("loukkaantuminen tai turvallisuus")
         screenshot(page, "real-desk-manual-from-rules")
         page.click("#save-btn")
         expect(page.locator("#entry-message")).to_have_text("Tallennettu ✓ Kiitos!", timeout=10000)

@@ -217,13 +217,14 @@ async function onManual() {
   }
 }
 
-/** The rules' structure for `text` (no model involved), or null when the server cannot give one. */
+/** The rules' proposal for `text` ({structure, alertCategories}; no model involved), or null when the
+ * server cannot give one. */
 async function fetchProposal(text) {
   try {
     const response = await request("/interpret/proposal", { method: "POST", body: { text } });
     if (!response.ok) return null;
     const body = await response.json();
-    return body && body.structure ? body.structure : null;
+    return body && body.structure ? body : null;
   } catch {
     return null; // the clerk still gets the form, with empty fields
   }
@@ -247,7 +248,7 @@ function sentimentForType(type) {
 }
 
 /** Begin reviewing one entry. `interpretation` is the /interpret body, or null for manual entry;
- * `proposal` is the rules' structure that a manual entry starts from (null: empty fields). */
+ * `proposal` is the rules' proposal a manual entry starts from (null: empty fields). */
 function startEntry(text, interpretation, proposal = null) {
   const schema = state.schema;
   const structure = interpretation && !interpretation.failed && interpretation.structure ? interpretation.structure : null;
@@ -259,10 +260,10 @@ function startEntry(text, interpretation, proposal = null) {
     proposal: structure ? null : proposal,
     guards: (structure && interpretation.guards) || [],
     sentimentTouched: false,
-    alertCategories: (interpretation && interpretation.alertCategories) || [],
+    alertCategories: (interpretation && interpretation.alertCategories) || (proposal && proposal.alertCategories) || [],
   };
   const pick = (keys, wanted) => (keys.includes(wanted) ? wanted : keys[0] || "");
-  const start = structure || proposal;
+  const start = structure || (proposal && proposal.structure);
   const values = start
     ? {
       category: start.category || "", theme: start.theme || "",
