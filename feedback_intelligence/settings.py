@@ -1,19 +1,42 @@
 """Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
 
-A bad value stops the boot with a message that names the variable (design.md invariant 10).
+A bad value stops the boot with one line per fault, ``invalid configuration: FI_X: …``, and exit
+status 2 (``feedctl serve``). List settings take what people write: ``a,b``, a single ``a``, or a
+JSON list ``["a", "b"]``.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 ENV_PREFIX = "FI_"
+
+
+def _split_list(value: Any) -> Any:
+    """``a,b`` or ``a`` or ``["a", "b"]`` → a list of non-blank, stripped strings."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise ValueError("starts with '[' but is not a JSON list; write a,b or [\"a\", \"b\"]") from exc
+        if not isinstance(parsed, list) or not all(isinstance(item, str) for item in parsed):
+            raise ValueError("must be a JSON list of strings")
+        return [item.strip() for item in parsed if item.strip()]
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+# NoDecode: pydantic-settings would otherwise insist on JSON for a list and fail with a traceback.
+StringList = Annotated[list[str], NoDecode, BeforeValidator(_split_list)]
 
 
 class Settings(BaseSettings):
@@ -49,9 +72,9 @@ class Settings(BaseSettings):
     redis_lease_s: float = Field(10, ge=1, le=300)
 
     # edge
-    trusted_proxies: list[str] = Field(default_factory=list)
+    trusted_proxies: StringList = Field(default_factory=list)
     operator_token: str | None = None
-    cors_origins: list[str] = Field(default_factory=list)
+    cors_origins: StringList = Field(default_factory=list)
     rate_limit: str = "30/60seconds"
     audience_rate_limit: str = "240/60seconds"
     rate_limit_exempt_loopback: bool = True
@@ -150,14 +173,22 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _cross_field(self) -> Settings:
+        # Each message starts with the variable to change, as the per-field messages do.
         if self.query_default_limit > self.query_max_limit:
-            raise ValueError("FI_QUERY_DEFAULT_LIMIT must not exceed FI_QUERY_MAX_LIMIT")
+            raise ValueError(f"FI_QUERY_DEFAULT_LIMIT: must not exceed FI_QUERY_MAX_LIMIT ({self.query_max_limit})")
         if self.report_default_window_days > self.report_max_window_days:
-            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS must not exceed FI_REPORT_MAX_WINDOW_DAYS")
+            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
+                             f"({self.report_max_window_days})")
         if self.database_url == self.live_database_url:
-            raise ValueError("FI_DATABASE_URL and FI_LIVE_DATABASE_URL must name different databases")
+            raise ValueError("FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL")
         if self.max_body_bytes < self.input_max_chars:
-            raise ValueError("FI_MAX_BODY_BYTES must be at least FI_INPUT_MAX_CHARS")
+            raise ValueError(f"FI_MAX_BODY_BYTES: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars})")
+        if self.llm_backend == "embedded" and self.llm_model is not None:
+            # Found at boot, not minutes later as a model that never loads.
+            model = Path(self.llm_model).expanduser()
+            if not model.is_file():
+                raise ValueError(f"FI_LLM_MODEL: no GGUF model file at {model} (the embedded backend loads a file; "
+                                 "unset it for the packaged SmolLM2 model)")
         return self
 
     @property
@@ -174,17 +205,32 @@ class ConfigurationError(Exception):
     """Raised at boot when a setting is invalid; the message names each bad setting."""
 
 
+PREFIX = "invalid configuration: "
+
+
+def _message(item: Any) -> str:
+    message = str(item["msg"])
+    for noise in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(noise)
+    return message
+
+
 def describe_validation_error(error: ValidationError) -> str:
+    """One line per fault, each naming its variable: ``invalid configuration: FI_PORT: … (got 'x')``."""
     lines = []
     for item in error.errors():
-        location = "_".join(str(part) for part in item["loc"]).upper()
-        name = f"{ENV_PREFIX}{location}" if location else "configuration"
-        lines.append(f"{name}: {item['msg']} (got {item.get('input')!r})")
-    return "invalid configuration:\n  " + "\n  ".join(lines)
+        location = "_".join(str(part) for part in item["loc"] if not isinstance(part, int)).upper()
+        if location:
+            lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)} (got {item.get('input')!r})")
+        else:  # a rule across settings: its message starts with the variable's name
+            lines.append(f"{PREFIX}{_message(item)}")
+    return "\n".join(lines)
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return Settings(**overrides)
     except ValidationError as exc:
         raise ConfigurationError(describe_validation_error(exc)) from exc
+    except SettingsError as exc:  # a value pydantic-settings could not even decode (e.g. a .env it cannot read)
+        raise ConfigurationError(f"{PREFIX}{exc}") from exc

@@ -24,25 +24,99 @@ def test_defaults_are_the_documented_ones() -> None:
     assert settings.database_url != settings.live_database_url
 
 
+LIST_FORMS = [
+    ("10.0.0.1,10.0.0.2", ["10.0.0.1", "10.0.0.2"]),
+    ("10.0.0.1", ["10.0.0.1"]),
+    (" 10.0.0.1 , 10.1.0.0/16 ,", ["10.0.0.1", "10.1.0.0/16"]),
+    ('["10.0.0.1", "10.1.0.0/16"]', ["10.0.0.1", "10.1.0.0/16"]),
+    ("[]", []),
+    ("", []),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), LIST_FORMS)
+def test_trusted_proxies_take_a_comma_list_a_single_value_or_json(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]
+) -> None:
+    monkeypatch.setenv("FI_TRUSTED_PROXIES", raw)
+    assert load_settings().trusted_proxies == expected
+
+
 @pytest.mark.parametrize(
-    ("variable", "value"),
+    ("raw", "expected"),
     [
-        ("FI_LLM_SLOTS", "0"),
-        ("FI_LLM_ACQUIRE_TIMEOUT_MS", "-5"),
-        ("FI_LLM_BACKEND", "cloud"),
-        ("FI_LLM_BASE_URL", "localhost:11434"),
-        ("FI_PORT", "70000"),
-        ("FI_TRUSTED_PROXIES", '["not-an-ip"]'),
-        ("FI_CORS_ORIGINS", '["https://shop.example/path"]'),
-        ("FI_RATE_LIMIT", "lots"),
-        ("FI_DATABASE_URL", "mysql://x"),
+        ("https://a.example", ["https://a.example"]),
+        ("https://a.example,http://b.example:8080", ["https://a.example", "http://b.example:8080"]),
+        ('["https://a.example"]', ["https://a.example"]),
     ],
 )
-def test_a_bad_value_names_its_variable(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> None:
+def test_cors_origins_take_a_comma_list_a_single_value_or_json(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]
+) -> None:
+    monkeypatch.setenv("FI_CORS_ORIGINS", raw)
+    assert load_settings().cors_origins == expected
+
+
+BAD_VALUES = [
+    ("FI_LLM_SLOTS", "0"),  # out of range
+    ("FI_LLM_SLOTS", "two"),  # not a number
+    ("FI_LLM_ACQUIRE_TIMEOUT_MS", "-5"),
+    ("FI_LLM_CALL_TIMEOUT_S", "soon"),
+    ("FI_LLM_BACKEND", "cloud"),  # not one of the choices
+    ("FI_LLM_BASE_URL", "localhost:11434"),  # not an absolute URL
+    ("FI_PORT", "70000"),
+    ("FI_RATE_LIMIT_EXEMPT_LOOPBACK", "maybe"),  # not a boolean
+    ("FI_TRUSTED_PROXIES", '["not-an-ip"]'),  # JSON list, bad entry
+    ("FI_TRUSTED_PROXIES", "10.0.0.1,not-an-ip"),  # comma list, bad entry
+    ("FI_TRUSTED_PROXIES", "[10.0.0.1"),  # broken JSON
+    ("FI_TRUSTED_PROXIES", '{"a": 1}'),  # JSON, but not a list (read as one entry, not an address)
+    ("FI_TRUSTED_PROXIES", "[1, 2]"),  # JSON list of numbers
+    ("FI_CORS_ORIGINS", '["https://shop.example/path"]'),
+    ("FI_CORS_ORIGINS", "shop.example"),
+    ("FI_RATE_LIMIT", "lots"),
+    ("FI_DATABASE_URL", "mysql://x"),
+    ("FI_REDIS_URL", "http://127.0.0.1:6379"),
+    ("FI_GATE_NAME", "has space"),
+    ("FI_LLM_MODEL", "/no/such.gguf"),  # the embedded backend's model file must exist
+    ("FI_QUERY_DEFAULT_LIMIT", "5000"),  # a rule across two settings
+    ("FI_INPUT_MAX_CHARS", "20000"),  # above FI_MAX_BODY_BYTES
+]
+
+
+@pytest.mark.parametrize(("variable", "value"), BAD_VALUES)
+def test_a_bad_value_is_one_line_naming_its_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(ConfigurationError) as error:
         load_settings()
-    assert variable in str(error.value)
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("invalid configuration: ")
+    named = message.removeprefix("invalid configuration: ").split(":", 1)[0]
+    expected = "FI_MAX_BODY_BYTES" if variable == "FI_INPUT_MAX_CHARS" else variable
+    assert named == expected, message
+
+
+def test_several_bad_values_give_one_line_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FI_PORT", "x")
+    monkeypatch.setenv("FI_LLM_SLOTS", "0")
+    with pytest.raises(ConfigurationError) as error:
+        load_settings()
+    lines = str(error.value).splitlines()
+    assert sorted(line.split(":")[1].strip() for line in lines) == ["FI_LLM_SLOTS", "FI_PORT"]
+    assert all(line.startswith("invalid configuration: ") for line in lines)
+
+
+def test_a_model_path_is_checked_only_for_the_embedded_backend(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
+    monkeypatch.setenv("FI_LLM_MODEL", "llama3.2:1b")
+    assert load_settings().llm_model == "llama3.2:1b"
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setenv("FI_LLM_BACKEND", "embedded")
+    monkeypatch.setenv("FI_LLM_MODEL", str(model))
+    assert load_settings().llm_model == str(model)
 
 
 def test_the_two_channels_must_use_different_databases(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,8 @@ from fastapi import FastAPI
 
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
-from feedback_intelligence.api.routes import admin, desk, health, report
+from feedback_intelligence.api.openapi import camel_operation_id, install_openapi
+from feedback_intelligence.api.routes import admin, desk, docs, health, report
 from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
 from feedback_intelligence.edge.stack import install_edge
@@ -36,6 +37,9 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
         version=__version__,
         summary="Structured shop-floor feedback behind an LLM gate that sheds instead of queueing.",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load a CDN; ours are served offline (api/routes/docs.py)
+        redoc_url=None,
+        generate_unique_id_function=camel_operation_id,
     )
     app.state.settings = settings
     install_error_handlers(app)
@@ -44,6 +48,8 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     app.include_router(report.router)
     include_pages(app)
     app.include_router(admin.router)
+    app.include_router(docs.router)
+    install_openapi(app, domain, settings)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
     # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.
     edge = install_edge(app, settings, metrics=lambda: _runtime_part(app, "metrics"),

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.disconnect import ClientDisconnected
+from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.store.feedback_store import StoreUnavailable
 
@@ -20,7 +21,8 @@ CLIENT_CLOSED_REQUEST = 499  # nginx's code; nobody reads it, it only shows in l
 
 
 class InputError(Exception):
-    """Rule violations in a request: answered 400 {"errors": [...]}, each message naming its rule."""
+    """Rule violations in a request: answered 400 {"errors": [...], "codes": [...]}, each message naming its
+    rule and each code letting a page translate it (:mod:`feedback_intelligence.api.problems`)."""
 
     def __init__(self, errors: list[str], status_code: int = 400) -> None:
         self.errors = errors
@@ -63,25 +65,29 @@ def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     )
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: dict[str, Any]) -> Problem:
     location = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
     where = ".".join(location)
     if error.get("type") == "json_invalid":
-        return f"body is not valid JSON: {error.get('ctx', {}).get('error', error.get('msg'))}"
+        return Problem(f"body is not valid JSON: {error.get('ctx', {}).get('error', error.get('msg'))}",
+                       "body_not_json")
     if not where and error.get("type") in ("model_attributes_type", "dict_type", "missing"):
-        return "body must be a JSON object (content-type: application/json)"
+        return Problem("body must be a JSON object (content-type: application/json)", "body_not_object")
     message = error.get("msg", "invalid value")
-    return f"{where}: {message}" if where else f"body: {message}"
+    if error.get("type") == "missing":
+        return Problem(f"{where}: {message}", "field_missing", field=where)
+    return Problem(f"{where}: {message}" if where else f"body: {message}", "field_invalid", field=where or "body")
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> Response:
-        return error_response(400, {"errors": [_describe(e) for e in exc.errors()]})
+        problems = [_describe(e) for e in exc.errors()]
+        return error_response(400, {"errors": problems, "codes": codes_of(list(problems))})
 
     @app.exception_handler(InputError)
     async def _input(_: Request, exc: InputError) -> Response:
-        return error_response(exc.status_code, {"errors": exc.errors})
+        return error_response(exc.status_code, {"errors": exc.errors, "codes": codes_of(exc.errors)})
 
     @app.exception_handler(LlmBusy)
     async def _busy(_: Request, exc: LlmBusy) -> Response:

@@ -1,96 +1,173 @@
-"""Wire models (camelCase, as the pages and the reference speak)."""
+"""Wire models (camelCase, as the pages speak). Every field carries a description for the API's own
+documentation at ``/docs``; the active domain's enums and the text limit are added to the schema
+when the app is built (:mod:`feedback_intelligence.api.openapi`), since they depend on settings."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import ComputedFieldInfo, FieldInfo
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+def _title(name: str, _: FieldInfo | ComputedFieldInfo) -> str:
+    """``alertCategories`` → ``Alert categories`` (pydantic's own would be ``Alertcategories``)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower()
+    return words[:1].upper() + words[1:]
 
 
-class ErrorsBody(BaseModel):
-    errors: list[str]
+class ApiModel(BaseModel):
+    model_config = ConfigDict(field_title_generator=_title)
 
 
-class BusyBody(BaseModel):
-    error: str
-    retryAfterSeconds: int
-    reason: str | None = None
-    detail: str | None = None
-    message: str | None = None
+class _Wire(ApiModel):
+    """A request body: unknown keys are ignored, so an older client keeps working."""
+
+    model_config = ConfigDict(extra="ignore", field_title_generator=_title)
 
 
-class DuplicateBody(BaseModel):
-    error: str
-    id: str
+# ------------------------------------------------------------------------------------------ errors
+
+
+class ErrorCode(ApiModel):
+    """One broken rule as a code a client can translate; the parameters say which field and by how much."""
+
+    model_config = ConfigDict(extra="allow", field_title_generator=_title)
+    code: str = Field(description="Stable code, e.g. `text_too_long`, `source_unknown`, `value_not_in_taxonomy`, "
+                                  "`timestamp_invalid`, `field_missing`, `body_not_json`, `body_too_large`.")
+    field: str | None = Field(None, description="The field at fault, when there is one.")
+    limit: int | None = Field(None, description="The limit that was exceeded (characters or bytes).")
+    length: int | None = Field(None, description="The length that was sent.")
+    value: str | None = Field(None, description="The value that was refused.")
+
+
+class ErrorsBody(ApiModel):
+    """400 (and 413): the request broke a rule; nothing was stored."""
+
+    errors: list[str] = Field(description="One English message per broken rule, each naming its rule.")
+    codes: list[ErrorCode] = Field(default_factory=list,
+                                   description="The same rules as codes, in the same order, for clients to "
+                                               "translate.")
+
+
+class NotFoundBody(ApiModel):
+    """404: no such item, no saved snapshot yet, or a route this caller may not use."""
+
+    error: str = Field(description="`not found`, `no snapshot` or `Not Found`.")
+    id: str | None = Field(None, description="The id that was asked for.")
+
+
+class DuplicateBody(ApiModel):
+    """409: an item with this id is already stored (a retried save): nothing was changed."""
+
+    error: str = Field(description="Always `duplicate id`.")
+    id: str = Field(description="The id that is already stored.")
+
+
+class RateLimitedBody(ApiModel):
+    """429: this client sent too much, or its previous LLM request is still running."""
+
+    error: str = Field(description="`rate_limited` or `too_many_inflight`.")
+    reason: str | None = Field(None, description="Which ceiling was hit (per client or per address).")
+    retryAfterSeconds: int = Field(description="Seconds to wait; also in the `Retry-After` header.")
+    message: str = Field(description="A sentence for a person.")
+
+
+class BusyBody(ApiModel):
+    """503: the LLM is busy (shed after waiting at most the acquire timeout), unavailable, or a store is down."""
+
+    error: str = Field(description="`busy` (shed), `llm_unavailable` or `store_unavailable`.")
+    retryAfterSeconds: int = Field(description="Seconds to wait; also in the `Retry-After` header.")
+    reason: str | None = Field(None, description="Why a request was shed (e.g. `acquire_timeout`).")
+    detail: str | None = Field(None, description="What failed, for an operator.")
+    message: str | None = Field(None, description="A sentence for a person.")
+    store: str | None = Field(None, description="With `store_unavailable`: which store.")
+
+
+# ------------------------------------------------------------------------------------------ feedback
 
 
 class StructureBody(_Wire):
-    category: str
-    theme: str
-    severity: str
-    type: str
-    language: str
-    sentiment: str | None = None
+    """The structure of one text: what the model suggests, or what the clerk accepted."""
+
+    category: str = Field(description="The domain's category key.")
+    theme: str = Field(description="A short free-text theme, in the text's language.")
+    severity: str = Field(description="How serious it is.")
+    type: str = Field(description="What kind of feedback it is.")
+    language: str = Field(description="The text's language (ISO 639-1, e.g. `fi`).")
+    sentiment: str | None = Field(None, description="The tone; when absent it follows from `type`.")
 
 
 class CorrectionIn(_Wire):
-    field: str
-    modelValue: str | None = None
-    humanValue: str | None = None
+    """One field the clerk changed from the model's suggestion."""
+
+    field: str = Field(description="The structure field that was changed.")
+    modelValue: str | None = Field(None, description="What the model suggested.")
+    humanValue: str | None = Field(None, description="What the clerk chose instead.")
 
 
 class FeedbackIn(_Wire):
-    id: str | None = Field(None, description="Client-made id; a retried save with the same id never duplicates.")
-    source: str
-    text: str
+    """One feedback item to store."""
+
+    id: str | None = Field(None, description="Client-made id ([A-Za-z0-9._-]); a retried save with the same id "
+                                             "never duplicates (409).")
+    source: str = Field(description="Where the feedback came from (one of the domain's sources).")
+    text: str = Field(description="The customer's words, stored untrimmed.")
     timestamp: str | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
-    acceptedStructure: StructureBody | None = None
-    corrections: list[CorrectionIn] | None = None
-    modelInterpretationFailed: bool | None = None
+    acceptedStructure: StructureBody | None = Field(
+        None, description="The structure the clerk accepted: stored as is, no LLM call.")
+    corrections: list[CorrectionIn] | None = Field(
+        None, description="The fields the clerk changed from the model's suggestion (needs acceptedStructure).")
+    modelInterpretationFailed: bool | None = Field(
+        None, description="The model could not interpret the text and the clerk filled the fields by hand.")
 
 
 class InterpretIn(_Wire):
-    text: str
+    """A text to interpret; nothing is stored."""
+
+    text: str = Field(description="The customer's words.")
 
 
+class AlertOut(ApiModel):
+    """A deterministic alert: a lexicon pattern found in the text."""
+
+    category: str = Field(description="The alert category (e.g. `injury_safety`).")
+    pattern: str = Field(description="The lexicon pattern that matched.")
 
 
-class AlertOut(BaseModel):
-    category: str
-    pattern: str
+class FeedbackCreated(ApiModel):
+    """201: the item is stored; `Location` names it."""
+
+    id: str = Field(description="The stored id (the client's, or a new one).")
+    structure: StructureBody | None = Field(description="The stored structure; null when structuring failed.")
+    structureFailed: bool = Field(description="The LLM could not structure it; kept with its raw text, "
+                                              "`feedctl restructure` retries.")
+    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
+    needsReview: bool = Field(description="A person should check it (e.g. possible prompt injection).")
+    reviewFlags: list[str] = Field(description="Why it needs review.")
 
 
-class FeedbackCreated(BaseModel):
-    id: str
-    structure: StructureBody | None
-    structureFailed: bool
-    salvageNotes: list[str]
-    alerts: list[AlertOut]
-    needsReview: bool
-    reviewFlags: list[str]
+class FeedbackItem(ApiModel):
+    """A stored feedback item."""
+
+    id: str = Field(description="The item's id.")
+    source: str = Field(description="Where the feedback came from.")
+    text: str = Field(description="The customer's words, as sent.")
+    timestamp: str = Field(description="When the feedback was given (ISO-8601, UTC).")
+    createdAt: str = Field(description="When it was stored (ISO-8601, UTC).")
+    structure: StructureBody | None = Field(description="Its structure; null when structuring failed.")
+    structureFailed: bool = Field(description="The LLM could not structure it.")
+    modelFailed: bool = Field(description="The model failed and the clerk filled in the fields by hand.")
+    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
+    corrections: list[dict[str, Any]] | None = Field(description="The clerk's corrections of the model, if any.")
+    needsReview: bool = Field(description="A person should check it.")
+    reviewFlags: list[str] = Field(description="Why it needs review.")
 
 
-class FeedbackItem(BaseModel):
-    id: str
-    source: str
-    text: str
-    timestamp: str
-    createdAt: str
-    structure: StructureBody | None
-    structureFailed: bool
-    modelFailed: bool
-    salvageNotes: list[str]
-    alerts: list[AlertOut]
-    corrections: list[dict[str, Any]] | None
-    needsReview: bool
-    reviewFlags: list[str]
-
-
-class GuardOut(BaseModel):
+class GuardOut(ApiModel):
     """One model value a guard rejected; ``structure`` already carries the replacement."""
 
     field: str = Field(description="The structure field: category, theme, severity, type, sentiment or language.")
@@ -103,29 +180,65 @@ class GuardOut(BaseModel):
     replacement: str | None = Field(description="The value shown instead.")
 
 
-class InterpretOut(BaseModel):
-    structure: StructureBody | None
-    failed: bool
-    salvaged: bool
-    notes: list[str]
-    alertCategories: list[str]
+class InterpretOut(ApiModel):
+    """The model's suggestion for a text (checked and repaired before it is returned)."""
+
+    structure: StructureBody | None = Field(description="The suggested structure; null when the model failed.")
+    failed: bool = Field(description="The model's answer was unusable: fill in the fields by hand.")
+    salvaged: bool = Field(description="The answer needed repair before it could be used.")
+    notes: list[str] = Field(description="What was repaired.")
+    alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
     guards: list[GuardOut] = Field(
         default_factory=list, description="Model values the guards replaced, in the order the guards ran."
     )
 
 
-class ProposalOut(BaseModel):
-    structure: StructureBody
-    alertCategories: list[str]
+class ProposalOut(ApiModel):
+    """The rules' structure for a text, made without the model (what "fill in by hand" starts from)."""
+
+    structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
+    alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
 
 
-class VersionOut(BaseModel):
-    version: int
+class VersionOut(ApiModel):
+    """The live channel's change counter."""
+
+    version: int = Field(description="Grows with every change to the live channel; survives restarts.")
 
 
-class RestructureOut(BaseModel):
-    restructured: int
-    failed: int
-    skipped: int
-    alertsUpdated: int
-    total: int
+class RestructureOut(ApiModel):
+    """What one re-structuring pass did (also the body of its 503, with the work done so far)."""
+
+    restructured: int = Field(description="Items that now have a structure.")
+    failed: int = Field(description="Items the LLM still could not structure.")
+    skipped: int = Field(description="Items left alone (e.g. a clerk's accepted structure).")
+    alertsUpdated: int = Field(description="Items whose alerts changed.")
+    total: int = Field(description="Items looked at.")
+
+
+class RestructureShedBody(RestructureOut):
+    """503 of a re-structuring pass that was shed part-way: the counts of the work done so far."""
+
+    error: str = Field(description="Always `busy`.")
+    retryAfterSeconds: int = Field(description="Seconds to wait; also in the `Retry-After` header.")
+
+
+class SchemaOut(ApiModel):
+    """The active domain's taxonomy, with display labels in its language."""
+
+    language: str = Field(description="The domain's language (ISO 639-1); pages speak it.")
+    categoryField: str = Field(description="What the domain calls its category field (e.g. `Osasto`).")
+    catchAllCategory: str | None = Field(description="The category for what fits nowhere else.")
+    demotedCategories: list[str] = Field(description="Categories the model may suggest only with a keyword.")
+    categories: list[str] = Field(description="Category keys, in display order.")
+    severities: list[str] = Field(description="Severity keys, low to high.")
+    types: list[str] = Field(description="Feedback type keys.")
+    sources: list[str] = Field(description="Accepted `source` values.")
+    categoryLabels: dict[str, str] = Field(description="Category key → label.")
+    severityLabels: dict[str, str] = Field(description="Severity key → label.")
+    typeLabels: dict[str, str] = Field(description="Type key → label.")
+    sentiments: list[str] = Field(description="Sentiment keys.")
+    sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
+    typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
+    textMaxChars: int = Field(description="The longest text accepted (FI_INPUT_MAX_CHARS); the desk marks a longer "
+                                          "one instead of cutting it.")

@@ -54,7 +54,7 @@ def load_configured_domain(settings: Settings) -> Domain:
     try:
         return load_domain(settings.domain, settings.domains_root)
     except DomainError as exc:
-        raise ConfigurationError(f"FI_DOMAIN={settings.domain!r}: {exc}") from exc
+        raise ConfigurationError(f"invalid configuration: FI_DOMAIN: {exc}") from exc
 
 
 async def build_runtime(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
@@ -15,16 +16,18 @@ CORRECTABLE_FIELDS: tuple[str, ...] = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)
 
 def text_errors(text: str | None, max_chars: int) -> list[str]:
     if text is None or not text.strip():
-        return ["text must be non-empty."]
+        return [Problem("text must be non-empty.", "text_empty")]
     if len(text) > max_chars:
-        return [f"text exceeds the {max_chars}-character cap ({len(text)})."]
+        return [Problem(f"text exceeds the {max_chars}-character cap ({len(text)}).", "text_too_long",
+                        limit=max_chars, length=len(text))]
     return []
 
 
 def source_errors(source: str, domain: Domain) -> list[str]:
     if source in domain.sources:
         return []
-    return [f"source must be one of [{', '.join(domain.sources)}], got '{source}'."]
+    return [Problem(f"source must be one of [{', '.join(domain.sources)}], got '{source}'.", "source_unknown",
+                    value=source)]
 
 
 def timestamp_errors(timestamp: str | None) -> list[str]:
@@ -33,7 +36,8 @@ def timestamp_errors(timestamp: str | None) -> list[str]:
     try:
         normalize_timestamp(timestamp)
     except ValueError:
-        return [f"timestamp must be a parseable ISO-8601 instant, got '{timestamp}'."]
+        return [Problem(f"timestamp must be a parseable ISO-8601 instant, got '{timestamp}'.", "timestamp_invalid",
+                        field="timestamp")]
     return []
 
 
@@ -41,22 +45,24 @@ def id_errors(feedback_id: str | None, max_length: int) -> list[str]:
     if feedback_id is None:
         return []
     if len(feedback_id) > max_length or not ID_PATTERN.match(feedback_id):
-        return [f"id must match [A-Za-z0-9._-], max {max_length} chars."]
+        return [Problem(f"id must match [A-Za-z0-9._-], max {max_length} chars.", "id_invalid", limit=max_length)]
     return []
 
 
 def structure_errors(structure: Structure, domain: Domain) -> list[str]:
-    errors = []
+    errors: list[str] = []
     for name, allowed in (("category", domain.categories), ("severity", domain.severities), ("type", domain.types)):
         value = getattr(structure, name)
         if value not in allowed:
-            errors.append(f"{name} '{value}' is not a domain taxonomy value")
+            errors.append(Problem(f"{name} '{value}' is not a domain taxonomy value", "value_not_in_taxonomy",
+                                  field=name, value=str(value)))
     if not structure.theme.strip():
-        errors.append("theme must be a non-empty string")
+        errors.append(Problem("theme must be a non-empty string", "field_empty", field="theme"))
     if not structure.language.strip():
-        errors.append("language must be a non-empty string")
+        errors.append(Problem("language must be a non-empty string", "field_empty", field="language"))
     if structure.sentiment is not None and structure.sentiment not in domain.sentiments:
-        errors.append(f"sentiment '{structure.sentiment}' is not a domain taxonomy value")
+        errors.append(Problem(f"sentiment '{structure.sentiment}' is not a domain taxonomy value",
+                              "value_not_in_taxonomy", field="sentiment", value=structure.sentiment))
     return errors
 
 
@@ -65,14 +71,15 @@ def correction_errors(
 ) -> list[str]:
     if corrections is None:
         return []
-    errors = []
+    errors: list[str] = []
     if not has_structure:
-        errors.append("corrections require an acceptedStructure.")
+        errors.append(Problem("corrections require an acceptedStructure.", "corrections_need_structure"))
     if model_failed:
-        errors.append("corrections cannot be combined with modelInterpretationFailed.")
+        errors.append(Problem("corrections cannot be combined with modelInterpretationFailed.",
+                              "corrections_with_model_failed"))
     for correction in corrections:
         if correction.field not in CORRECTABLE_FIELDS:
-            errors.append(
-                f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)})."
-            )
+            errors.append(Problem(
+                f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)}).",
+                "correction_field_unknown", field=correction.field))
     return errors

@@ -12,12 +12,10 @@ unfinished (the result says it was capped).
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -193,16 +191,3 @@ async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[flo
         result.busy_slot_fraction = (busy_at_deadline - busy_before) / (result.active_s * slots)
     return result
 
-
-def crowd_command(
-    clerks: int = 40, duration: float = 60.0, think_min: float = 1.0, think_max: float = 6.0,
-    seed: int | None = None, output: Path | None = None, url: str | None = None,
-) -> dict[str, Any]:
-    from feedback_intelligence.cli.ops import base_url
-
-    result = asyncio.run(run_crowd(url or base_url(), clerks, duration, (think_min, think_max), seed))
-    summary = result.summary()
-    if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps({"summary": summary, "raw": asdict(result)}, indent=2), encoding="utf-8")
-    return summary

@@ -1,26 +1,46 @@
-"""feedctl: the operator's command line."""
+"""feedctl: the operator's command line.
+
+Exit codes (every command): 0 ok · 1 the service answered but not all is well (failed items, /health
+503, a story not found) · 2 the service cannot be reached, or the input is bad (a file, a flag, a
+setting). Errors are one line on stderr, printed in one place: :mod:`feedback_intelligence.cli.failures`.
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
+from enum import StrEnum
 from pathlib import Path
 
 import typer
 
-from feedback_intelligence.cli import ops
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.cli import failures, ops
+from feedback_intelligence.cli.output import JsonFlag
+from feedback_intelligence.cli.status import status
+from feedback_intelligence.settings import load_settings
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Operate a Feedback Intelligence service.")
-for command in (ops.status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
+# rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
+# "--watch <bool>" and wraps a usage error in a box; plain click prints "--watch" and one "Error:" line.
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                  pretty_exceptions_enable=False,
+                  help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
+                       "2 unreachable or bad input.")
+for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
+
+
+class LogLevel(StrEnum):
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
 
 
 @app.command()
 def serve(
     host: str | None = typer.Option(None, help="Listen address (default FI_HOST)."),
     port: int | None = typer.Option(None, help="Listen port (default FI_PORT)."),
-    log_level: str = typer.Option("info", help="Log level."),
+    log_level: LogLevel = typer.Option(LogLevel.info, help="Log level."),
 ) -> None:
     """Run the API and the pages: one process, one worker.
 
@@ -32,19 +52,11 @@ def serve(
     from feedback_intelligence.api.app import create_app
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    try:
-        settings = load_settings(**overrides)
-    except ConfigurationError as exc:
-        typer.secho(str(exc), fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from exc
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        application = create_app(settings)
-    except ConfigurationError as exc:
-        typer.secho(str(exc), fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from exc
+    settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
+    logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    application = create_app(settings)
     uvicorn.run(
-        application, host=settings.host, port=settings.port, workers=1, log_level=log_level.lower(),
+        application, host=settings.host, port=settings.port, workers=1, log_level=log_level.value,
         timeout_graceful_shutdown=5,
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.
@@ -88,26 +100,23 @@ def sim_ollama(
 def crowd(
     clerks: int = typer.Option(40, min=1, help="Simulated clerks."),
     duration: float = typer.Option(60.0, min=1, help="Seconds the crowd lasts."),
-    think_min: float = typer.Option(1.0, help="Shortest think time between presses (s)."),
-    think_max: float = typer.Option(6.0, help="Longest think time between presses (s)."),
+    think_min: float = typer.Option(1.0, min=0, help="Shortest think time between presses (s)."),
+    think_max: float = typer.Option(6.0, min=0, help="Longest think time between presses (s)."),
     seed: int | None = typer.Option(None, help="Random seed for a repeatable crowd."),
     output: Path | None = typer.Option(None, help="Write the result as JSON here."),
+    json_output: JsonFlag = False,
 ) -> None:
-    """N clerks for D seconds against a running server, following the desk's 503 policy."""
-    from rich.console import Console
+    """N clerks for D seconds against a running server, following the desk's 503 policy.
 
-    from feedback_intelligence.cli.crowd import crowd_command
+    Exit 1 when presses ended in errors other than the busy message, 2 when the service cannot be reached.
+    """
+    from feedback_intelligence.cli.crowd_view import run_crowd_command
 
-    summary = crowd_command(clerks, duration, think_min, think_max, seed, output)
-    Console().print_json(data=summary)
+    raise typer.Exit(run_crowd_command(clerks, duration, think_min, think_max, seed, output, json_output))
 
 
 def main() -> None:  # pragma: no cover - console entry
-    try:
-        app()
-    except ConfigurationError as exc:
-        print(exc, file=sys.stderr)
-        sys.exit(2)
+    sys.exit(failures.run(app))
 
 
 if __name__ == "__main__":  # pragma: no cover

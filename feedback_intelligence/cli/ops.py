@@ -1,200 +1,232 @@
-"""feedctl commands that talk to a running service over HTTP (``FEEDCTL_URL``)."""
+"""feedctl commands that talk to a running service over HTTP (``FEEDCTL_URL``).
+
+Failures are raised as :class:`~feedback_intelligence.cli.failures.CliError` and printed in one
+place (:func:`feedback_intelligence.cli.failures.run`); exit codes are those of ``ExitCode``.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.console import Group
+from rich.markup import escape
 from rich.table import Table
 
-console = Console()
-DEFAULT_URL = "http://127.0.0.1:8080"
+from feedback_intelligence.cli.failures import CliError, ExitCode
+from feedback_intelligence.cli.http import base_url, body_of, client, send, server_errors
+from feedback_intelligence.cli.jsonl import Line, read_items
+from feedback_intelligence.cli.output import (
+    JsonFlag,
+    bar,
+    console,
+    counts_table,
+    emit_json,
+    key_value_table,
+    spinner,
+)
+
+__all__ = ["base_url", "client"]  # imported by other feedctl modules
 
 
-def base_url() -> str:
-    return os.environ.get("FEEDCTL_URL", DEFAULT_URL).rstrip("/")
+class Channel(StrEnum):
+    corpus = "corpus"
+    live = "live"
 
 
-def client(timeout: float = 30.0) -> httpx.Client:
-    headers = {}
-    token = os.environ.get("FI_OPERATOR_TOKEN")
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    return httpx.Client(base_url=base_url(), timeout=timeout, headers=headers)
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]{message}[/red]")
-    return typer.Exit(1)
-
-
-def _get_json(http: httpx.Client, path: str) -> tuple[int | None, Any]:
-    try:
-        response = http.get(path)
-    except httpx.HTTPError as exc:
-        return None, str(exc)
-    try:
-        return response.status_code, response.json()
-    except ValueError:
-        return response.status_code, response.text
-
-
-def status_board() -> Panel:
-    with client(timeout=15) as http:
-        status_code, status = _get_json(http, "/admin/status")
-        health_code, health = _get_json(http, "/health")
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column()
-    if status_code != 200 or not isinstance(status, dict):
-        table.add_row("API", f"[red]not answering at {base_url()}[/red] ({status})")
-        return Panel(table, title="feedctl status")
-    backend, gate, channels = status["backend"], status["gate"], status["channels"]
-    readiness_colour = {"ready": "green", "warming": "yellow"}.get(backend["readiness"], "red")
-    table.add_row("API", f"[green]up[/green] at {base_url()} · domain {status['domain']}")
-    table.add_row("Backend", f"{backend['kind']} · {backend.get('baseUrl') or 'in-process'}")
-    table.add_row("Model", f"{backend['model']} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]")
-    in_use, slots = gate.get("inUse", "?"), gate["slots"]
-    gate_state = "[green]healthy[/green]" if gate.get("healthy") else f"[red]unhealthy[/red] {gate.get('detail', '')}"
-    table.add_row(
-        "Gate",
-        f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "
-        f"{gate.get('waitingBackground', 0)} background · {gate_state}"
-        + (" · shared via Redis" if gate.get("shared") else ""),
-    )
-    sheds = gate.get("shedsLastMinute", 0)
-    table.add_row("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]")
-    health_colour = "green" if health_code == 200 else "red"
-    probe = health.get("probe", "") if isinstance(health, dict) else ""
-    health_status = health.get("status", health) if isinstance(health, dict) else health
-    table.add_row("/health", f"[{health_colour}]{health_code} {health_status}[/] ({probe})")
-    for name, channel in channels.items():
-        if channel.get("healthy", True):
-            table.add_row(f"Rows: {name}", f"{channel['rows']} (version {channel['version']})")
-        else:
-            table.add_row(f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}")
-    return Panel(table, title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
-
-
-def status(watch: bool = typer.Option(False, "--watch", help="Refresh the board until Ctrl-C."),
-           interval: float = typer.Option(2.0, help="Seconds between refreshes with --watch.")) -> None:
-    """One board: backend, model, gate occupancy, sheds, /health and row counts."""
-    if not watch:
-        console.print(status_board())
+def _fail_on_refusal(response: httpx.Response, what: str) -> None:
+    """A 4xx is the caller's input (exit 2); anything else not 2xx is the service's state (exit 1)."""
+    if response.is_success:
         return
-    with Live(status_board(), console=console, refresh_per_second=4) as live:
-        try:
-            while True:
-                time.sleep(interval)
-                live.update(status_board())
-        except KeyboardInterrupt:
-            pass
+    code = ExitCode.BAD_INPUT if 400 <= response.status_code < 500 else ExitCode.DEGRADED
+    raise CliError(f"{what}: {response.status_code} {server_errors(response)}", code)
 
 
-def warm(wait_s: float = typer.Option(120.0, help="How long to wait for /health to say ok.")) -> None:
-    """Load the model and keep it loaded, then wait until /health answers ok."""
-    with client(timeout=wait_s) as http:
-        try:
-            response = http.post("/admin/warm")
-        except httpx.HTTPError as exc:
-            raise _fail(f"API not answering at {base_url()}: {exc}") from exc
-        console.print(f"warm: {response.status_code} {response.text}")
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            code, body = _get_json(http, "/health")
-            if code == 200:
-                console.print(f"[green]ready[/green]: {body}")
-                return
+def warm(
+    wait_s: Annotated[float, typer.Option(min=0, help="How long to wait for /health to say ok.")] = 120.0,
+    json_output: JsonFlag = False,
+) -> None:
+    """Load the model and keep it loaded, then wait until /health answers ok.
+
+    Exit 0 when ready, 1 when the backend is down or not ready in time, 2 when the service cannot be reached.
+    """
+    started = time.monotonic()
+    with client(timeout=max(30.0, wait_s)) as http:
+        with spinner("loading the model", quiet=json_output):
+            warmed = send(http, "POST", "/admin/warm")
+        _fail_on_refusal(warmed, "warm")
+        answer = body_of(warmed)
+        readiness = answer.get("readiness") if isinstance(answer, dict) else None
+        detail = answer.get("detail", "") if isinstance(answer, dict) else ""
+        outcome = _wait_ready(http, readiness, started + wait_s, json_output)
+    elapsed = round(time.monotonic() - started, 1)
+    result = {"ready": outcome.ready, "readiness": outcome.readiness, "health": outcome.health,
+              "detail": outcome.detail or detail, "seconds": elapsed}
+    if json_output:
+        emit_json(result)
+    elif outcome.ready:
+        console.print(f"[green]ready[/green] in {elapsed:g} s · /health {outcome.health.get('status', '')} "
+                      f"({outcome.health.get('probe', '')})")
+    else:
+        console.print(f"[red]not ready[/red] after {elapsed:g} s: {escape(outcome.reason)}")
+    if not outcome.ready:
+        raise typer.Exit(int(ExitCode.DEGRADED))
+
+
+class _Ready:
+    def __init__(self, ready: bool, readiness: str | None, health: dict[str, Any], reason: str = "",
+                 detail: str = "") -> None:
+        self.ready, self.readiness, self.health, self.reason, self.detail = ready, readiness, health, reason, detail
+
+
+def _wait_ready(http: httpx.Client, readiness: str | None, deadline: float, quiet: bool) -> _Ready:
+    """Poll /health until ok; stop at once when the backend is down (waiting cannot help then)."""
+    health: dict[str, Any] = {}
+    with spinner("waiting for /health", quiet=quiet):
+        while True:
+            if readiness == "down":
+                detail = str(health.get("detail", "")) if health else ""
+                return _Ready(False, readiness, health, f"the LLM backend is down{': ' + detail if detail else ''}",
+                              detail)
+            response = send(http, "GET", "/health")
+            body = body_of(response)
+            health = body if isinstance(body, dict) else {"status": str(body)}
+            if response.status_code == 200:
+                return _Ready(True, "ready", health)
+            if time.monotonic() >= deadline:
+                return _Ready(False, readiness, health, f"/health still says {health.get('status')} "
+                              f"({health.get('probe', '')})")
             time.sleep(1.0)
-    raise _fail(f"the model was not ready within {wait_s:g} s")
+            state = send(http, "GET", "/admin/status")
+            status = body_of(state)
+            if isinstance(status, dict):
+                readiness = status.get("backend", {}).get("readiness", readiness)
 
 
-def interpret(text: str = typer.Argument(..., help="The feedback text.")) -> None:
-    """Interpret one text (timed); stores nothing."""
+def interpret(
+    text: Annotated[str, typer.Argument(help="The feedback text.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Interpret one text (timed); stores nothing. Exit 1 when the model is busy or failed."""
     with client(timeout=130) as http:
         started = time.perf_counter()
-        try:
-            response = http.post("/interpret", json={"text": text})
-        except httpx.HTTPError as exc:
-            raise _fail(f"API not answering at {base_url()}: {exc}") from exc
-        elapsed = time.perf_counter() - started
-    console.print(f"{response.status_code} in {elapsed * 1000:.0f} ms")
-    console.print_json(response.text)
-    if response.status_code != 200:
-        raise typer.Exit(1)
+        response = send(http, "POST", "/interpret", json={"text": text})
+        elapsed_ms = (time.perf_counter() - started) * 1000
+    if response.status_code == 400:
+        raise CliError(f"interpret: {server_errors(response)}", ExitCode.BAD_INPUT)
+    body = body_of(response)
+    if json_output:
+        emit_json({"httpStatus": response.status_code, "ms": round(elapsed_ms), "body": body})
+    elif response.status_code == 200 and isinstance(body, dict):
+        structure = body.get("structure") or {}
+        rows = [(name, str(structure.get(name, "–"))) for name in
+                ("category", "theme", "severity", "type", "sentiment", "language")]
+        rows.append(("alerts", ", ".join(body.get("alertCategories", [])) or "–"))
+        if body.get("failed"):
+            rows.insert(0, ("result", "[yellow]the model's answer was unusable; fill in by hand[/yellow]"))
+        console.print(f"[green]200[/green] in {elapsed_ms:.0f} ms")
+        console.print(key_value_table(rows))
+    else:
+        console.print(f"[yellow]{response.status_code} in {elapsed_ms:.0f} ms[/yellow]: "
+                      f"{escape(server_errors(response))}")
+    if response.status_code != 200 or (isinstance(body, dict) and body.get("failed")):
+        raise typer.Exit(int(ExitCode.DEGRADED))
 
 
 def load(
-    file: Path | None = typer.Argument(None, help="JSONL corpus; default: the packaged demo corpus."),
-    channel: str = typer.Option("corpus", help="corpus (/feedback) or live (/live/feedback)."),
+    file: Annotated[Path | None, typer.Argument(help="JSONL file, one {source, text, …} object per line; "
+                                                     "default: the packaged demo corpus.")] = None,
+    channel: Annotated[Channel, typer.Option(help="corpus (/feedback) or live (/live/feedback).")] = Channel.corpus,
+    json_output: JsonFlag = False,
 ) -> None:
-    """Post a JSONL corpus item by item; 409 counts as already there, 503 is retried."""
-    if file is None:
-        from feedback_intelligence.demo.corpus import load_corpus
+    """Post a JSONL file item by item; 409 counts as already there, 503 is retried.
 
-        items = load_corpus()
-    else:
-        items = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
-    path = "/live/feedback" if channel == "live" else "/feedback"
-    counts = {"created": 0, "already": 0, "failed": 0, "structureFailed": 0}
-    progress = Progress(TextColumn("[bold]loading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                        console=console)
+    Every line is checked first (a bad one stops the load before anything is sent, naming its line).
+    Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
+    (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
+    """
+    lines = _demo_lines() if file is None else read_items(file)
+    path = "/live/feedback" if channel is Channel.live else "/feedback"
+    counts = {"created": 0, "already there": 0, "failed": 0, "stored without structure": 0}
+    failures: list[dict[str, Any]] = []
+    progress = bar("loading", quiet=json_output)
+    with client(timeout=300) as http:
+        send(http, "GET", "/livez")  # a service that is down is said in one line, before any bar is drawn
     with client(timeout=300) as http, progress:
-        task = progress.add_task("load", total=len(items))
-        for item in items:
-            outcome = _post_with_retry(http, path, item)
+        task = progress.add_task("load", total=len(lines))
+        for index, line in enumerate(lines):
+            try:
+                outcome = _post_with_retry(http, path, line.item)
+            except CliError as exc:
+                raise CliError(f"{exc.message} — {index} of {len(lines)} items were sent before", exc.code) from exc
             if outcome.status_code == 201:
                 counts["created"] += 1
-                counts["structureFailed"] += bool(outcome.json().get("structureFailed"))
+                counts["stored without structure"] += bool(body_of(outcome).get("structureFailed"))
             elif outcome.status_code == 409:
-                counts["already"] += 1
+                counts["already there"] += 1
             else:
                 counts["failed"] += 1
-                progress.console.print(f"[red]{item.get('id')}: {outcome.status_code} {outcome.text[:200]}[/red]")
+                failures.append({"line": line.number, "id": line.item.get("id"), "httpStatus": outcome.status_code,
+                                 "error": server_errors(outcome)})
+                if not json_output:
+                    progress.console.print(f"[red]{escape(line.label)}: {outcome.status_code} "
+                                           f"{escape(server_errors(outcome))}[/red]")
             progress.advance(task)
-    console.print(counts)
-    if counts["failed"]:
-        raise typer.Exit(1)
+    if json_output:
+        emit_json({"channel": channel.value, "items": len(lines), "created": counts["created"],
+                   "alreadyThere": counts["already there"], "failed": counts["failed"],
+                   "structureFailed": counts["stored without structure"], "failures": failures})
+    else:
+        console.print(counts_table(f"load → {path} ({len(lines)} items)", counts))
+    if counts["failed"] or counts["stored without structure"]:
+        raise typer.Exit(int(ExitCode.DEGRADED))
+
+
+def _demo_lines() -> list[Line]:
+    from feedback_intelligence.demo.corpus import CorpusError, load_corpus
+
+    try:
+        items = load_corpus()
+    except CorpusError as exc:
+        raise CliError(f"the packaged demo corpus: {exc}") from exc
+    return [Line(number, item) for number, item in enumerate(items, start=1)]
 
 
 def _post_with_retry(http: httpx.Client, path: str, item: dict[str, Any], attempts: int = 20) -> httpx.Response:
     """A shed stores nothing, so the same item (same id) is simply sent again after Retry-After."""
-    response = http.post(path, json=item)
+    response = send(http, "POST", path, json=item)
     for _ in range(attempts):
         if response.status_code != 503:
             break
         time.sleep(min(10.0, float(response.headers.get("retry-after", "1"))))
-        response = http.post(path, json=item)
+        response = send(http, "POST", path, json=item)
     return response
 
 
 def report(
-    days: int = typer.Option(30, min=1, max=92, help="Window length in days, ending now."),
-    snapshot: bool = typer.Option(False, "--snapshot", help="Also save it as the snapshot."),
+    days: Annotated[int, typer.Option(min=1, max=92, help="Window length in days, ending now.")] = 30,
+    snapshot: Annotated[bool, typer.Option("--snapshot", help="Also save it as the snapshot.")] = False,
+    json_output: JsonFlag = False,
 ) -> None:
     """Print a summary of the management report."""
     now = datetime.now(UTC)
     params = {"from": (now - timedelta(days=days)).isoformat(), "to": now.isoformat()}
     if snapshot:
         params["snapshot"] = "true"
-    with client(timeout=600) as http:
-        try:
-            response = http.get("/report", params=params)
-        except httpx.HTTPError as exc:
-            raise _fail(f"API not answering at {base_url()}: {exc}") from exc
-    if response.status_code != 200:
-        raise _fail(f"report failed: {response.status_code} {response.text[:300]}")
-    console.print(render_report(response.json()))
+    with client(timeout=600) as http, spinner("compiling the report", quiet=json_output):
+        response = send(http, "GET", "/report", params=params)
+    _fail_on_refusal(response, "report")
+    body = body_of(response)
+    if json_output:
+        emit_json(body)
+    else:
+        console.print(render_report(body))
 
 
 def render_report(body: dict[str, Any]) -> Group:
@@ -210,46 +242,82 @@ def render_report(body: dict[str, Any]) -> Group:
     alerts = Table("when", "source", "alert", "excerpt", title=f"Alerts ({len(body['alerts'])})", expand=True)
     for alert in body["alerts"]:
         origin = ", ".join(h["pattern"] for h in alert["deterministicHits"]) or f"model: {alert.get('llmReason')}"
-        alerts.add_row(alert["timestamp"][:16], alert["source"], origin, alert["textExcerpt"])
+        alerts.add_row(alert["timestamp"][:16], alert["source"], origin, escape(alert["textExcerpt"]))
     themes = Table("theme", "n", "trend", "by", title="Top themes", expand=True)
     for theme in body["themes"][:6]:
-        themes.add_row(theme["title"], str(theme["count"]), theme.get("directionLabel") or "–",
+        themes.add_row(escape(theme["title"]), str(theme["count"]), theme.get("directionLabel") or "–",
                        "model" if theme.get("narrativeFromLlm") else "automated")
     return Group(head, alerts, themes)
 
 
-def restructure() -> None:
-    """Re-structure live rows that lack a usable structure (background priority)."""
-    with client(timeout=600) as http:
-        try:
-            response = http.post("/live/restructure")
-        except httpx.HTTPError as exc:
-            raise _fail(f"API not answering at {base_url()}: {exc}") from exc
-    if response.status_code == 503:
-        console.print(f"[yellow]LLM busy — the pass stopped early; work done so far is kept:[/yellow] {response.text}")
-        raise typer.Exit(1)
-    if response.status_code != 200:
-        raise _fail(f"restructure failed: {response.status_code} {response.text[:300]}")
-    console.print(response.json())
+def restructure(json_output: JsonFlag = False) -> None:
+    """Re-structure live rows that lack a usable structure (background priority).
+
+    Exit 1 when the LLM was busy (the pass stopped early; the work done so far is kept) or items failed.
+    """
+    with client(timeout=600) as http, spinner("re-structuring the live channel", quiet=json_output):
+        response = send(http, "POST", "/live/restructure")
+    body = body_of(response)
+    if response.status_code not in (200, 503) or not isinstance(body, dict):
+        _fail_on_refusal(response, "restructure")
+        raise CliError(f"restructure: unexpected answer {response.status_code}", ExitCode.DEGRADED)
+    counters = {key: int(body.get(key, 0)) for key in ("restructured", "failed", "skipped", "alertsUpdated", "total")}
+    busy = response.status_code == 503
+    if json_output:
+        emit_json({**counters, "stoppedEarly": busy})
+    else:
+        if busy:
+            console.print("[yellow]LLM busy — the pass stopped early; the work done so far is kept.[/yellow]")
+        console.print(counts_table("restructure (live channel)", {
+            "re-structured": counters["restructured"], "still failed": counters["failed"],
+            "skipped": counters["skipped"], "alerts updated": counters["alertsUpdated"],
+            "looked at": counters["total"]}))
+    if busy or counters["failed"]:
+        raise typer.Exit(int(ExitCode.DEGRADED))
 
 
 def verify(
-    ground_truth: Path | None = typer.Option(None, help="Ground-truth JSON; default: the demo corpus's."),
-    report_file: Path | None = typer.Option(None, "--report", help="Report JSON; default: the saved snapshot."),
+    ground_truth: Annotated[Path | None, typer.Option(help="Ground-truth JSON; default: the demo corpus's.")] = None,
+    report_file: Annotated[Path | None, typer.Option("--report", help="Report JSON; default: the saved "
+                                                                      "snapshot.")] = None,
+    json_output: JsonFlag = False,
 ) -> None:
-    """Check that a saved report grounds each planted story of the demo corpus."""
-    from feedback_intelligence.demo.corpus import load_ground_truth
+    """Check that a saved report grounds each planted story of the demo corpus.
+
+    Exit 0 when every story is found, 1 when one is not, 2 for unreadable data or an unreachable service.
+    """
+    from feedback_intelligence.demo.corpus import CorpusError, load_ground_truth
     from feedback_intelligence.demo.verify import exit_code, format_result, verify_report
 
-    truth = load_ground_truth(ground_truth)
-    if report_file is not None:
-        body = json.loads(report_file.read_text(encoding="utf-8"))
-    else:
-        with client() as http:
-            code, body = _get_json(http, "/report/snapshot")
-        if code != 200:
-            console.print(f"[red]no saved snapshot ({code}); run `feedctl report --snapshot` first[/red]")
-            raise typer.Exit(2)
+    try:
+        truth = load_ground_truth(ground_truth)
+    except CorpusError as exc:
+        raise CliError(str(exc)) from exc
+    body = _read_report(report_file) if report_file is not None else _saved_snapshot()
     result = verify_report(body, truth)
-    console.print(format_result(result))
+    if json_output:
+        from dataclasses import asdict
+
+        emit_json(asdict(result))
+    else:
+        console.print(format_result(result), markup=False)
     raise typer.Exit(exit_code(result))
+
+
+def _read_report(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise CliError(f"{path}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: cannot read ({exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+
+
+def _saved_snapshot() -> Any:
+    with client() as http:
+        response = send(http, "GET", "/report/snapshot")
+    if response.status_code != 200:
+        raise CliError("no saved snapshot yet; run `feedctl report --snapshot` first", ExitCode.BAD_INPUT)
+    return body_of(response)

@@ -48,7 +48,8 @@ class BodyLimitMiddleware:
         await self.app(scope, replaying_receive, send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps({"errors": [f"request body exceeds the {self.max_bytes}-byte cap"]}).encode()
+        body = json.dumps({"errors": [f"request body exceeds the {self.max_bytes}-byte cap"],
+                           "codes": [{"code": "body_too_large", "limit": self.max_bytes}]}).encode()
         await send(
             {
                 "type": "http.response.start",

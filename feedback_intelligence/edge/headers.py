@@ -5,7 +5,8 @@ security policy depends on what the surface table says the route serves:
 - the saved snapshot page: no script at all, its one inline ``<style>`` allowed (it is self-contained
   by design, so it still reads when saved to disk);
 - JSON and everything else: ``default-src 'none'`` (nothing in an API answer should ever run);
-- the operator-only docs (Swagger UI / ReDoc need inline script and a CDN): no policy.
+- the operator-only docs (Swagger UI, ReDoc): scripts from 'self' only, as the pages; inline styles
+  allowed (both inject them at run time) and blob: workers (ReDoc's search).
 
 A header the route set itself is left alone.
 """
@@ -21,13 +22,16 @@ PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 SNAPSHOT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
                 "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 API_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+DOCS_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; "
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 CSP_BY_KIND: dict[Kind, str | None] = {
     Kind.PAGE: PAGE_CSP,
     Kind.ASSET: PAGE_CSP,
     Kind.SNAPSHOT_HTML: SNAPSHOT_CSP,
     Kind.API: API_CSP,
-    Kind.DOCS: None,
+    Kind.DOCS: DOCS_CSP,
 }
 
 COMMON = (

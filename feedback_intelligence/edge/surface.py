@@ -40,7 +40,7 @@ class Kind(enum.Enum):
     PAGE = "page"  # an HTML page with scripts from 'self'
     ASSET = "asset"  # static files the pages load
     SNAPSHOT_HTML = "snapshot_html"  # the saved, script-free report page (inline style)
-    DOCS = "docs"  # FastAPI's interactive docs (inline script; operator-only)
+    DOCS = "docs"  # the API's interactive docs and their assets (operator-only)
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("POST", "/admin/warm", OPERATOR),
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
-    _rule("GET", "/docs/oauth2-redirect", OPERATOR, kind=Kind.DOCS),
+    _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/redoc", OPERATOR, kind=Kind.DOCS),
 )
 # ─────────────────────────────────────────────────────────────────────────────────────────────────

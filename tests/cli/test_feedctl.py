@@ -40,6 +40,25 @@ def test_status_shows_the_board(stack) -> None:
     assert "0/2 slots in use" in result.stdout
 
 
+def test_status_json_is_the_board_for_scripts(stack) -> None:
+    _, app = stack
+    result = feedctl(app, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    board = json.loads(result.stdout)
+    assert board["health"]["httpStatus"] == 200
+    assert board["status"]["gate"]["slots"] == 2
+    assert set(board["status"]["channels"]) == {"corpus", "live"}
+
+
+def test_status_watch_without_a_terminal_prints_one_line_per_refresh(stack) -> None:
+    _, app = stack
+    result = feedctl(app, "status", "--watch", "--interval", "0.2", "--count", "3")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 3, result.stdout
+    assert all("api=up" in line and "health=200:ok" in line and "gate=0/2" in line for line in lines)
+
+
 def test_warm_loads_the_model_and_waits_for_health(stack) -> None:
     sim, app = stack
     result = feedctl(app, "warm", "--wait-s", "30")
@@ -52,7 +71,11 @@ def test_interpret_prints_the_timed_structure(stack) -> None:
     _, app = stack
     result = feedctl(app, "interpret", "Maito oli hapanta.")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "200 in" in result.stdout and '"structure"' in result.stdout
+    assert "200 in" in result.stdout
+    for field in ("category", "theme", "severity", "type", "language"):
+        assert field in result.stdout
+    as_json = feedctl(app, "interpret", "--json", "Maito oli hapanta.")
+    assert json.loads(as_json.stdout)["body"]["structure"]["category"]
 
 
 def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path) -> None:
@@ -62,9 +85,23 @@ def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path)
     corpus.write_text("\n".join(json.dumps(i, ensure_ascii=False) for i in items), encoding="utf-8")
     first = feedctl(app, "load", str(corpus))
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "'created': 12" in first.stdout
-    again = feedctl(app, "load", str(corpus))
-    assert "'already': 12" in again.stdout
+    assert "created" in first.stdout and "12" in first.stdout and "{" not in first.stdout  # a table, no dict
+    again = feedctl(app, "load", "--json", str(corpus))
+    assert again.returncode == 0, again.stdout + again.stderr
+    counts = json.loads(again.stdout)
+    assert (counts["alreadyThere"], counts["created"], counts["failed"]) == (12, 0, 0)
+
+
+def test_load_counts_a_refused_row_by_its_line_and_exits_1(stack, tmp_path: Path) -> None:
+    _, app = stack
+    corpus = tmp_path / "mixed.jsonl"
+    corpus.write_text('{"source": "email", "text": "Kassalla jonoa."}\n'
+                      '{"source": "pigeon", "text": "Lintu toi viestin."}\n', encoding="utf-8")
+    result = feedctl(app, "load", str(corpus))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "line 2: 400 source must be one of" in result.stderr
+    assert "None" not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
@@ -83,8 +120,10 @@ def test_restructure_prints_its_counters(stack) -> None:
     _, app = stack
     result = feedctl(app, "restructure")
     assert result.returncode == 0, result.stdout + result.stderr
-    for key in ("restructured", "failed", "skipped", "alertsUpdated", "total"):
-        assert key in result.stdout
+    for label in ("re-structured", "still failed", "skipped", "alerts updated", "looked at"):
+        assert label in result.stdout
+    counters = json.loads(feedctl(app, "restructure", "--json").stdout)
+    assert counters["stoppedEarly"] is False and counters["failed"] == 0
 
 
 def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:
@@ -98,3 +137,4 @@ def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:
     assert summary["results"] + summary["busyMessages"] == summary["presses"]
     assert summary["otherErrors"] == {}
     assert summary["busySlotFraction"] is not None
+    assert "presses" in result.stdout and "shed rate" in result.stdout  # the table for a person

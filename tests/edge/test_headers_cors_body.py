@@ -9,7 +9,7 @@ from typing import Any
 import limits.aio.storage.memory
 import pytest
 
-from feedback_intelligence.edge.headers import API_CSP, PAGE_CSP, SNAPSHOT_CSP
+from feedback_intelligence.edge.headers import API_CSP, DOCS_CSP, PAGE_CSP, SNAPSHOT_CSP
 from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, FakeClock, build_edge_app, via_proxy
 
 ORIGIN = "https://shop.example"
@@ -63,11 +63,13 @@ async def test_edge_refusals_carry_the_headers_too(clock: FakeClock) -> None:
     assert refused.headers["content-security-policy"] == API_CSP
 
 
-async def test_operator_docs_have_no_csp_that_would_break_them() -> None:
+async def test_operator_docs_get_a_policy_without_inline_scripts() -> None:
     edge = build_edge_app()
     async with edge.client(LOOPBACK) as http:
         docs = await http.get("/docs")
-    assert docs.status_code == 200 and "content-security-policy" not in docs.headers
+    assert docs.status_code == 200
+    assert docs.headers["content-security-policy"] == DOCS_CSP
+    assert "script-src 'self';" in DOCS_CSP and "unsafe-eval" not in DOCS_CSP
     assert_common(docs.headers)
 
 

@@ -125,7 +125,8 @@ class FakeApi:
                 headers = {"Retry-After": sc.retry_after} if sc.retry_after else {}
                 return Response(status_code=429, headers=headers)
             if status == 400:
-                return JSONResponse({"errors": ["text must be non-empty."]}, status_code=400)
+                return JSONResponse({"errors": ["text must be non-empty."], "codes": [{"code": "text_empty"}]},
+                                    status_code=400)
             if status != 200:
                 return JSONResponse({"error": "internal error"}, status_code=status)
             return JSONResponse(sc.interpretation)
@@ -187,7 +188,8 @@ class FakeApi:
             if sc.report_delay_s:
                 await asyncio.sleep(sc.report_delay_s)
             if sc.report_status != 200:
-                return JSONResponse({"errors": ["window must be positive and at most 92 days."]}
+                return JSONResponse({"errors": ["window must be positive and at most 92 days."],
+                                     "codes": [{"code": "window_invalid"}]}
                                     if sc.report_status == 400 else {"error": "scripted"},
                                     status_code=sc.report_status)
             if sc.report is not None:
@@ -198,7 +200,7 @@ class FakeApi:
         @app.get("/report/snapshot")
         async def snapshot() -> Response:
             if fake.script.snapshot is None:
-                return JSONResponse({"error": "no snapshot"}, status_code=404)
+                return Response(status_code=204)
             return JSONResponse(fake.script.snapshot)
 
         return app

@@ -16,7 +16,10 @@ from feedback_intelligence.store.feedback_store import StoreUnavailable
 router = APIRouter(prefix="/admin", tags=["operator"])
 
 
-@router.get("/status", summary="Backend, gate and channel state for the operator's board (no LLM call)")
+@router.get("/status", operation_id="getOperatorStatus",
+            summary="Backend, gate and channel state for the operator's board (no LLM call)",
+            description="What `feedctl status` shows: the backend and its model's readiness, gate occupancy and "
+                        "sheds of the last minute, each channel's row count. Operator route.")
 async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
     try:
@@ -52,7 +55,10 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     }
 
 
-@router.post("/warm", summary="Load the model and keep it loaded (no completion through the gate)")
+@router.post("/warm", operation_id="warmModel",
+             summary="Load the model and keep it loaded (no completion through the gate)",
+             description="What `feedctl warm` calls. `readiness` is `ready`, `warming` or `down`; `detail` says "
+                         "why when the backend could not be reached. Operator route.")
 async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     warm_up = getattr(rt.backend, "warm", None) or getattr(rt.backend, "wait_loaded", None)
     detail = ""

@@ -12,6 +12,8 @@ from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, busy_response
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.loader import schema_json
@@ -24,13 +26,14 @@ from feedback_intelligence.store.feedback_store import DuplicateId
 
 router = APIRouter()
 
-_INGEST_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": m.ErrorsBody, "description": "a validation rule was broken (each message names it)"},
-    409: {"model": m.DuplicateBody, "description": "an entry with this id is already stored"},
-    413: {"model": m.ErrorsBody, "description": "body over the size cap"},
-    503: {"model": m.BusyBody, "description": "LLM busy: nothing stored, retry with the same id (Retry-After)"},
-}
-_LIST_RESPONSES: dict[int | str, dict[str, Any]] = {400: {"model": m.ErrorsBody}}
+_INGEST_RESPONSES = errors(
+    400, 409, 413, 429, 503,
+    s503="The LLM is busy (shed) or a store is down: nothing stored; retry with the same id after Retry-After.")
+_LIST_RESPONSES = errors(400, 429, 503)
+_LIMIT = Query(None, description="At most this many items, newest first (default and ceiling: "
+                                       "FI_QUERY_DEFAULT_LIMIT, FI_QUERY_MAX_LIMIT).")
+_FROM = Query(None, alias="from", description="Window start (ISO-8601 instant, inclusive).")
+_TO = Query(None, description="Window end (ISO-8601 instant, exclusive).")
 
 
 def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
@@ -82,21 +85,29 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
 
 
 @router.post("/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
-             tags=["feedback"], summary="Ingest one item into the corpus channel")
+             tags=["feedback"], operation_id="ingestFeedback", summary="Ingest one item into the corpus channel",
+             description="Structures the text through the LLM gate (unless `acceptedStructure` is given) and "
+                         "stores it with its deterministic alerts. An LLM that fails stores the item "
+                         "`structureFailed` with its raw text; a shed (503) stores nothing. Operator route.")
 async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(CORPUS, body, request, rt)
 
 
 @router.post("/live/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
-             tags=["desk"], summary="Save one desk entry; with acceptedStructure no LLM is involved")
+             tags=["desk"], operation_id="saveDeskEntry",
+             summary="Save one desk entry; with acceptedStructure no LLM is involved",
+             description="The desk's save. With `acceptedStructure` (the clerk's checked fields) it never "
+                         "waits for the LLM. Retrying with the same `id` answers 409 and changes nothing.")
 async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(LIVE, body, request, rt)
 
 
-@router.post("/interpret", response_model=m.InterpretOut, tags=["desk"],
-             responses={400: {"model": m.ErrorsBody}, 413: {"model": m.ErrorsBody},
-                        503: {"model": m.BusyBody, "description": "LLM busy (shed) or unavailable; see Retry-After"}},
-             summary="Preview the structure of a text (stores nothing)")
+@router.post("/interpret", response_model=m.InterpretOut, tags=["desk"], operation_id="interpretFeedback",
+             responses=errors(400, 413, 429, 503, s503="The LLM is busy (shed after at most the acquire timeout, "
+                                                       "~500 ms) or unavailable: retry after Retry-After."),
+             summary="Preview the structure of a text (stores nothing)",
+             description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
+                         "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).")
 async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
@@ -116,7 +127,7 @@ async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)
 
 
 def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
-    errors = []
+    errors: list[str] = []
     bounds: list[str | None] = []
     for name, raw in (("from", from_), ("to", to)):
         if raw is None:
@@ -125,7 +136,7 @@ def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
         try:
             bounds.append(normalize_timestamp(raw))
         except ValueError:
-            errors.append(f"{name} must be ISO-8601, got '{raw}'.")
+            errors.append(Problem(f"{name} must be ISO-8601, got '{raw}'.", "timestamp_invalid", field=name))
             bounds.append(None)
     if errors:
         raise InputError(errors)
@@ -140,22 +151,26 @@ async def _list(channel_name: str, rt: Runtime, from_: str | None, to: str | Non
     return [r.to_json() for r in rows]
 
 
-@router.get("/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["feedback"])
+@router.get("/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["feedback"],
+            operation_id="listFeedback", summary="List corpus items in a window, newest first",
+            description="Never needs the LLM. Operator route.")
 async def list_feedback(
     rt: Runtime = Depends(runtime),
-    from_: str | None = Query(None, alias="from"),
-    to: str | None = None,
-    limit: int | None = None,
+    from_: str | None = _FROM,
+    to: str | None = _TO,
+    limit: int | None = _LIMIT,
 ) -> list[dict]:
     return await _list(CORPUS, rt, from_, to, limit)
 
 
-@router.get("/live/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["desk"])
+@router.get("/live/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["desk"],
+            operation_id="listDeskEntries", summary="List desk entries in a window, newest first",
+            description="Never needs the LLM.")
 async def list_live_feedback(
     rt: Runtime = Depends(runtime),
-    from_: str | None = Query(None, alias="from"),
-    to: str | None = None,
-    limit: int | None = None,
+    from_: str | None = _FROM,
+    to: str | None = _TO,
+    limit: int | None = _LIMIT,
 ) -> list[dict]:
     return await _list(LIVE, rt, from_, to, limit)
 
@@ -167,30 +182,43 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
     return JSONResponse(row.to_json())
 
 
-@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["feedback"])
+@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(404, 429, 503),
+            tags=["feedback"], operation_id="getFeedback", summary="One corpus item by id",
+            description="Operator route.")
 async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(CORPUS, feedback_id, rt)
 
 
-@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses={404: {}}, tags=["desk"])
+@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(404, 429, 503),
+            tags=["desk"], operation_id="getDeskEntry", summary="One desk entry by id",
+            description="Never needs the LLM.")
 async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(LIVE, feedback_id, rt)
 
 
-@router.get("/live/version", response_model=m.VersionOut, tags=["desk"],
-            summary="The live channel's change counter (survives restarts)")
+@router.get("/live/version", response_model=m.VersionOut, tags=["desk"], operation_id="getLiveVersion",
+            responses=errors(429, 503), summary="The live channel's change counter (survives restarts)",
+            description="Pages poll it and reload the live segment only when it moved.")
 async def live_version(rt: Runtime = Depends(runtime)) -> dict[str, int]:
     return {"version": await rt.channels[LIVE].version()}
 
 
-@router.get("/schema", tags=["desk"], summary="The active domain's taxonomy and labels")
+@router.get("/schema", tags=["desk"], operation_id="getSchema", response_model=m.SchemaOut,
+            responses=errors(429), summary="The active domain's taxonomy and labels",
+            description="Categories, severities, types, sentiments and sources with their display labels, in "
+                        "the domain's language. Pages build their forms from it.")
 async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    return schema_json(rt.domain)
+    return {**schema_json(rt.domain), "textMaxChars": rt.settings.input_max_chars}
 
 
 @router.post("/live/restructure", response_model=m.RestructureOut, tags=["operator"],
-             responses={503: {"description": "shed part-way; the work done before is kept (counts in body)"}},
-             summary="Re-structure live rows without a usable structure (background priority)")
+             operation_id="restructureDeskEntries",
+             responses={**errors(429), 503: {"model": m.RestructureShedBody,
+                                             "description": "Shed part-way: the work done before is kept "
+                                                            "(its counts are in the body)."}},
+             summary="Re-structure live rows without a usable structure (background priority)",
+             description="Runs at background priority: it leaves `FI_LLM_BACKGROUND_RESERVE` slots to the "
+                         "desk. Operator route.")
 async def restructure(rt: Runtime = Depends(runtime)) -> Response:
     try:
         outcome = await rt.restructure.run(rt.channels[LIVE])

@@ -6,41 +6,54 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel
+from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 
 router = APIRouter(tags=["health"])
 
 
-class HealthBody(BaseModel):
-    status: str
-    probe: str
-    gate: dict[str, Any]
-    detail: str | None = None
-    probeLatencyMs: float | None = None
+class HealthBody(ApiModel):
+    """Whether the LLM answers, as far as a probe through the gate could tell."""
+
+    status: str = Field(description="`ok`, `warming` (the model is loading) or `llm_unavailable`.")
+    probe: str = Field(description="What the probe did: `completed`, `skipped_gate_saturated` (no free slot: the "
+                                   "gate's own answer is used), `failed`, `timeout`, …")
+    gate: dict[str, Any] = Field(description="The gate's occupancy when the probe ran.")
+    detail: str | None = Field(None, description="What failed, for an operator.")
+    probeLatencyMs: float | None = Field(None, description="How long the probe's completion took.")
 
 
 @router.get(
     "/health",
     response_model=HealthBody,
-    responses={503: {"model": HealthBody, "description": "llm_unavailable or warming"}},
+    operation_id="getHealth",
+    responses={503: {"model": HealthBody, "description": "`llm_unavailable` or `warming`."}, **errors(429)},
     summary="Is the LLM answering? Probes only when a gate slot is free.",
+    description="The probe is an LLM call through the gate like any other; a saturated gate is a busy but "
+                "healthy LLM, so it answers 200 without probing.",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
     report = await rt.health.check()
     return JSONResponse(report.to_json(), status_code=report.http_status)
 
 
-@router.get("/livez", summary="The process is up. Never touches the LLM.")
+@router.get("/livez", operation_id="getLiveness", summary="The process is up. Never touches the LLM.",
+            description="For a container's liveness probe: it answers as long as the process serves.")
 async def livez() -> dict[str, str]:
     return {"status": "alive"}
 
 
-@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response, operation_id="getMetrics",
+            description="Gate occupancy, sheds, LLM call latencies, edge refusals, ingest counts "
+                        "(Prometheus text format). Operator route.",
+            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                             "description": "Prometheus text exposition format."}})
 async def metrics(rt: Runtime = Depends(runtime)) -> Response:
     try:
         occupancy = await rt.gate.occupancy()

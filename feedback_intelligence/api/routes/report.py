@@ -8,9 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from feedback_intelligence.api import models as m
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
@@ -18,18 +19,21 @@ from feedback_intelligence.report.window import Window, WindowError, build_windo
 from feedback_intelligence.services.channels import CORPUS, LIVE
 
 router = APIRouter(tags=["report"])
-_WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": m.ErrorsBody, "description": "bad window"}}
+_WINDOW_ERRORS = errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than "
+                                             "FI_REPORT_MAX_WINDOW_DAYS.")
 
 
 def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
     try:
         return build_window(from_, to, datetime.now(UTC), rt.report_options)
     except WindowError as exc:
-        raise InputError([str(exc)]) from exc
+        raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
 
-@router.get("/report", responses=_WINDOW_ERRORS,
-            summary="The management report; ?snapshot=true (operator) also saves it as the snapshot")
+@router.get("/report", responses=_WINDOW_ERRORS, operation_id="getReport",
+            summary="The management report; ?snapshot=true (operator) also saves it as the snapshot",
+            description="Always 200: deterministic alerts, counts, groups and trends, with grounded LLM prose "
+                        "on top when the gate has room (a shed only drops the prose).")
 async def report(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
@@ -42,24 +46,34 @@ async def report(
     return body
 
 
-@router.get("/live/report", responses=_WINDOW_ERRORS, tags=["desk"],
-            summary="The live desk's summary report (never saved)")
+@router.get("/live/report", responses=_WINDOW_ERRORS, tags=["desk"], operation_id="getLiveReport",
+            summary="The live desk's summary report (never saved)",
+            description="The desk's situation view: the same layers as the report, over the live channel.")
 async def live_report(
     rt: Runtime = Depends(runtime), from_: str | None = Query(None, alias="from"), to: str | None = None
 ) -> dict[str, Any]:
     return await rt.reports[LIVE].report(_window(rt, from_, to), mode="summary")
 
 
-@router.get("/report/snapshot", responses={404: {}}, summary="The last saved report (JSON)")
+@router.get("/report/snapshot", operation_id="getReportSnapshot",
+            responses={200: {"description": "The saved report, as `GET /report` returned it.",
+                             "content": {"application/json": {"schema": {"type": "object"}}}},
+                       204: {"description": "No snapshot has been saved yet (a fresh install)."},
+                       **errors(429)},
+            summary="The last saved report (JSON)",
+            description="Saved by `GET /report?snapshot=true` (operator). Before the first one, the answer is "
+                        "204 No Content: a fresh install is not an error, and the management view asks for "
+                        "it on every load.")
 async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_json(rt.settings.snapshot_dir)
     if text is None:
-        return JSONResponse({"error": "no snapshot"}, status_code=404)
+        return Response(status_code=204)
     return Response(text, media_type="application/json")
 
 
-@router.get("/report/snapshot.html", responses={404: {}}, response_class=HTMLResponse,
-            summary="The last saved report as a self-contained page")
+@router.get("/report/snapshot.html", responses=errors(404, 429), response_class=HTMLResponse,
+            operation_id="getReportSnapshotPage", summary="The last saved report as a self-contained page",
+            description="No script, one inline style: it still reads when saved to disk or mailed.")
 async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_html(rt.settings.snapshot_dir)
     if text is None:
@@ -68,9 +82,13 @@ async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
 
 
 @router.get("/telemetry/corrections", responses=_WINDOW_ERRORS, tags=["operator"],
-            summary="How often clerks corrected the model, per field and per week (both channels)")
+            operation_id="getCorrectionTelemetry",
+            summary="How often clerks corrected the model, per field and per week (both channels)",
+            description="Desk entries only. Operator route.")
 async def corrections(
-    rt: Runtime = Depends(runtime), from_: str | None = Query(None, alias="from"), to: str | None = None
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),
+    to: str | None = Query(None, description="Window end (ISO-8601 instant)."),
 ) -> dict[str, Any]:
     window = _window(rt, from_, to)
     limit = rt.settings.query_max_limit

@@ -41,14 +41,3 @@ export async function getJson(path, options = {}) {
   return response.json();
 }
 
-/** The first message of a {"errors": [...]} body, or null. */
-export async function errorDetail(response) {
-  try {
-    const body = await response.clone().json();
-    if (body && Array.isArray(body.errors) && body.errors.length) return body.errors.join(" ");
-    if (body && typeof body.message === "string") return body.message;
-  } catch {
-    /* not JSON */
-  }
-  return null;
-}

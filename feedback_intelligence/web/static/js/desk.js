@@ -1,10 +1,11 @@
 // The clerk's desk: type → Tulkitse (interpret) → accept or correct → save; and the live segment.
 
-import { errorDetail, getJson, request } from "./api.js";
+import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { byId, h, replace, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
+import { refusalText } from "./problems.js";
 import {
   alertsBlock, chartSections, moderationBlock, sentimentPills, themeCard, themesFromItems,
 } from "./report-view.js";
@@ -37,6 +38,7 @@ const el = {
   conn: byId("conn-status"),
   text: byId("feedback-text"),
   counter: byId("char-counter"),
+  over: byId("text-over"),
   entryForm: byId("entry-form"),
   interpret: byId("interpret-btn"),
   manual: byId("manual-btn"),
@@ -88,14 +90,26 @@ function setLanguage(language) {
   updateCounter();
 }
 
+function tooLong() {
+  return el.text.value.length > state.maxChars;
+}
+
+/** The counter, and a text over the limit kept whole but marked until it is shortened. */
 function updateCounter() {
   const n = el.text.value.length;
-  el.counter.textContent = state.t("entry.counter", { n, max: state.maxChars });
-  el.counter.classList.toggle("near", n >= state.maxChars * 0.9);
+  const max = state.maxChars;
+  const over = n > max;
+  el.counter.textContent = state.t(over ? "entry.counterOver" : "entry.counter", { n, max });
+  el.counter.classList.toggle("near", !over && n >= max * 0.9);
+  el.counter.classList.toggle("over", over);
+  el.text.setAttribute("aria-invalid", String(over));
+  el.over.textContent = over ? state.t("entry.tooLong", { over: n - max, max }) : "";
+  show(el.over, over);
+  updateInterpretButton();
 }
 
 function updateInterpretButton() {
-  el.interpret.disabled = !state.schema || state.interpreting || !!state.entry;
+  el.interpret.disabled = !state.schema || state.interpreting || !!state.entry || tooLong();
 }
 
 // ---------------------------------------------------------------- schema (boot)
@@ -109,6 +123,7 @@ function fillSelect(select, keys, labelOf, placeholder) {
 
 function applySchema(schema) {
   state.schema = schema;
+  if (Number.isInteger(schema.textMaxChars) && schema.textMaxChars > 0) state.maxChars = schema.textMaxChars;
   setLanguage(schema.language);
   const { labels, t } = state;
   fillSelect(el.input("category"), schema.categories || [], labels.category, t("field.choose"));
@@ -141,6 +156,10 @@ async function loadSchema() {
 async function onInterpret(event) {
   event.preventDefault();
   if (!state.schema || state.interpreting || state.entry) return;
+  if (tooLong()) {
+    el.text.focus();
+    return;
+  }
   const text = el.text.value.trim();
   show(el.manual, false);
   if (!text) {
@@ -193,15 +212,19 @@ async function onInterpret(event) {
       say(el.entryMessage, t("msg.network"), "error");
       break;
     default: {
-      const detail = result.response.status === 400 ? await errorDetail(result.response) : null;
-      say(el.entryMessage, detail ? t("msg.rejected", { detail }) : t("msg.failed", { status: result.response.status }),
-        "error");
+      const refused = [400, 413].includes(result.response.status);
+      say(el.entryMessage, refused ? t("msg.rejected", { detail: await refusalText(result.response, t) })
+        : t("msg.failed", { status: result.response.status }), "error");
     }
   }
   updateInterpretButton();
 }
 
 async function onManual() {
+  if (tooLong()) {
+    el.text.focus();
+    return;
+  }
   const text = el.text.value.trim();
   if (!text) {
     say(el.entryMessage, state.t("msg.empty"), "warn");
@@ -474,8 +497,9 @@ async function onSave(event) {
   if (response.status === 503) say(el.saveMessage, t("save.busy"), "warn");
   else if (response.status === 429) say(el.saveMessage, t("msg.rateLimited"), "warn");
   else {
-    const detail = response.status === 400 ? await errorDetail(response) : null;
-    say(el.saveMessage, detail ? t("save.rejected", { detail }) : t("save.failed", { status: response.status }), "error");
+    const refused = [400, 413].includes(response.status);
+    say(el.saveMessage, refused ? t("save.rejected", { detail: await refusalText(response, t) })
+      : t("save.failed", { status: response.status }), "error");
   }
 }
 
@@ -625,7 +649,7 @@ function schedulePoll() {
 // ---------------------------------------------------------------- boot
 
 function boot() {
-  state.maxChars = Number(el.text.getAttribute("maxlength")) || 800;
+  state.maxChars = Number(el.text.dataset.maxChars) || 800;
   setLanguage(state.t.lang);
   say(el.conn, state.t("status.connecting"), "busy");
   el.text.addEventListener("input", updateCounter);

@@ -1,10 +1,11 @@
 // The management view: the report for a chosen window; the saved snapshot first, then the live one.
 
-import { errorDetail, getJson, request } from "./api.js";
+import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { byId, h, show } from "./dom.js";
 import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
 import { makeLabels } from "./labels.js";
+import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
 import { reportWindow } from "./window.js";
 
@@ -173,9 +174,9 @@ async function loadReport() {
       params: { from: win.from.toISOString(), to: win.to.toISOString() }, signal: controller.signal,
     });
     if (response.status === 400) {
-      const detail = await errorDetail(response);
+      const detail = await refusalText(response, t());
       if (!state.shown) renderNothing();
-      say(t()("status.badWindow", { detail: detail || "400" }), "warn");
+      say(t()("status.badWindow", { detail }), "warn");
       return;
     }
     if (!response.ok) throw new Error(`report ${response.status}`);

@@ -1,0 +1,109 @@
+"""The API's own description (``/openapi.json``): what FastAPI derives from the routes and wire
+models, plus what only the running app knows — the active domain's enums (category, severity, type,
+sentiment, source, alert categories) and the text limit from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+
+from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.settings import Settings
+
+DESCRIPTION = """\
+Shop-floor feedback, structured by a local LLM behind a gate that **sheds instead of queueing**.
+
+* **LLM routes** (`interpretFeedback`, `saveDeskEntry` without `acceptedStructure`, `ingestFeedback`)
+  wait at most the acquire timeout (~500 ms) for one of the gate's few slots, then answer
+  `503` with `Retry-After`. A shed stores nothing; retry with the same `id`.
+* **Everything else** (lists, saves of an accepted structure, the schema, the report's deterministic
+  layer) never needs the LLM.
+* **Errors**: `400 {"errors": [...], "codes": [...]}` names every broken rule (the codes are for
+  clients that translate); `409` a duplicate id; `413` a body over the cap; `429` too many requests
+  or an LLM request still running; `503` busy or unavailable. Never a `500` for bad input.
+* **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
+  with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
+"""
+
+TAGS = [
+    {"name": "desk", "description": "What the clerk's desk page uses: interpret, save, the live channel."},
+    {"name": "feedback", "description": "The corpus channel (imports, the demo corpus). Operator routes."},
+    {"name": "report", "description": "The management report: always renders; LLM prose on top when it can."},
+    {"name": "health", "description": "Liveness, honest LLM health and Prometheus metrics."},
+    {"name": "operator", "description": "Maintenance: status board, warm-up, re-structuring, telemetry."},
+]
+
+def camel_operation_id(route: APIRoute) -> str:
+    """The fallback for a route without an explicit ``operation_id``: its function name in camelCase."""
+    head, *rest = route.name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
+                                 description=DESCRIPTION, routes=app.routes, tags=TAGS)
+            drop_unused_422(schema)
+            add_domain(schema, domain, settings.input_max_chars)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
+
+def drop_unused_422(schema: dict[str, Any]) -> None:
+    """FastAPI documents a 422 for every route with parameters; this app answers bad input with 400
+    (:mod:`feedback_intelligence.api.errors`), so the 422 and its models would only mislead."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            operation.get("responses", {}).pop("422", None)
+    components = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+
+
+def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
+    """Write the domain's enums and the text limit into the component schemas that carry them."""
+    components: dict[str, Any] = schema.get("components", {}).get("schemas", {})
+    for name, component in components.items():
+        properties: dict[str, Any] = component.get("properties", {})
+        base = name.split("-")[0]  # FastAPI names a model "X-Input"/"X-Output" when the two differ
+        if base == "StructureBody":
+            _enum(properties.get("category"), domain.categories)
+            _enum(properties.get("severity"), domain.severities)
+            _enum(properties.get("type"), domain.types)
+            _enum(properties.get("sentiment"), domain.sentiments)
+        elif base in ("FeedbackIn", "InterpretIn"):
+            _text_limit(properties.get("text"), max_chars)
+            if base == "FeedbackIn":
+                _enum(properties.get("source"), domain.sources)
+        elif base == "CorrectionIn":
+            _enum(properties.get("field"), SCHEMA_FIELDS)
+        elif base == "AlertOut":
+            _enum(properties.get("category"), domain.alert_keywords)
+        elif base == "InterpretOut":
+            items = (properties.get("alertCategories") or {}).get("items")
+            _enum(items, domain.alert_keywords)
+
+def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    """The string schema(s) of a property: itself, or the string branch of an ``anyOf`` (an optional)."""
+    if "anyOf" in prop:
+        return [alt for alt in prop["anyOf"] if alt.get("type") == "string"]
+    return [prop]
+
+def _enum(prop: dict[str, Any] | None, values: Iterable[str]) -> None:
+    if prop is None:
+        return
+    for alternative in _alternatives(prop):
+        alternative["enum"] = list(values)
+
+def _text_limit(prop: dict[str, Any] | None, max_chars: int) -> None:
+    if prop is None:
+        return
+    prop["minLength"] = 1
+    prop["maxLength"] = max_chars
+    prop["description"] = (f"{prop.get('description', '')} At most {max_chars} characters (FI_INPUT_MAX_CHARS); "
+                           "a longer text is refused with 400 `text_too_long`, never cut.").strip()

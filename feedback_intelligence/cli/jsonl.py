@@ -1,0 +1,64 @@
+"""Reading a JSONL file of feedback items for ``feedctl load``: every line is checked before anything
+is sent, and a bad one is reported with its line number."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from feedback_intelligence.cli.failures import CliError
+
+REQUIRED_FIELDS = ("source", "text")
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    item: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        """How a person finds this item again: its id, else its line number."""
+        item_id = self.item.get("id")
+        return f"line {self.number} ({item_id})" if isinstance(item_id, str) else f"line {self.number}"
+
+
+def read_items(path: Path) -> list[Line]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise CliError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise CliError(f"{path}: is a directory, not a JSONL file") from exc
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    lines: list[Line] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            lines.append(Line(number, _parse(path, number, raw)))
+    if not lines:
+        raise CliError(f"{path}: no items (expected one JSON object per line)")
+    return lines
+
+
+def _parse(path: Path, number: int, raw: str) -> dict[str, Any]:
+    where = f"{path}:{number}"
+    try:
+        item = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(item, dict):
+        raise CliError(f"{where}: expected a JSON object like {{\"source\": …, \"text\": …}}, "
+                       f"got {type(item).__name__}")
+    missing = [name for name in REQUIRED_FIELDS if name not in item]
+    if missing:
+        raise CliError(f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                       f"(each line needs {' and '.join(REQUIRED_FIELDS)})")
+    for name in REQUIRED_FIELDS:
+        if not isinstance(item[name], str):
+            raise CliError(f"{where}: {name} must be a string, got {type(item[name]).__name__}")
+    return item

@@ -1,0 +1,170 @@
+"""``feedctl status``: one board (backend, model, gate, sheds, /health, rows) and its exit code.
+
+With ``--watch`` the board refreshes in place on a terminal; when stdout is not a terminal (a log, a
+pipe, ``watch``-less cron) each refresh is one line, so the history stays readable.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any
+
+import typer
+from rich.live import Live
+from rich.panel import Panel
+
+from feedback_intelligence.cli.failures import CliError, ExitCode
+from feedback_intelligence.cli.http import base_url, body_of, client, send
+from feedback_intelligence.cli.output import JsonFlag, console, emit_json, key_value_table
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    status: dict[str, Any]
+    health_code: int
+    health: Any
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when anything is unwell: /health not 200, the gate's store or a feedback store unreachable."""
+        gate_ok = bool(self.status.get("gate", {}).get("healthy", True))
+        stores_ok = all(c.get("healthy", True) for c in self.status.get("channels", {}).values())
+        return ExitCode.OK if self.health_code == 200 and gate_ok and stores_ok else ExitCode.DEGRADED
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": base_url(), "status": self.status, "health": {"httpStatus": self.health_code,
+                                                                      "body": self.health}}
+
+
+def take() -> Snapshot:
+    with client(timeout=15) as http:
+        status_response = send(http, "GET", "/admin/status")
+        health_response = send(http, "GET", "/health")
+    status = body_of(status_response)
+    if status_response.status_code != 200 or not isinstance(status, dict):
+        raise CliError(f"/admin/status answered {status_response.status_code}: {str(status)[:200]}",
+                       ExitCode.UNREACHABLE)
+    return Snapshot(status, health_response.status_code, body_of(health_response))
+
+
+def _health_text(snap: Snapshot) -> tuple[str, str]:
+    health = snap.health if isinstance(snap.health, dict) else {}
+    state = str(health.get("status", snap.health))
+    probe = str(health.get("probe", ""))
+    return state, probe
+
+
+def board(snap: Snapshot) -> Panel:
+    status = snap.status
+    backend, gate, channels = status["backend"], status["gate"], status["channels"]
+    readiness_colour = {"ready": "green", "warming": "yellow"}.get(backend["readiness"], "red")
+    in_use, slots = gate.get("inUse", "?"), gate["slots"]
+    gate_state = "[green]healthy[/green]" if gate.get("healthy") else f"[red]unhealthy[/red] {gate.get('detail', '')}"
+    sheds = gate.get("shedsLastMinute", 0)
+    state, probe = _health_text(snap)
+    health_colour = "green" if snap.health_code == 200 else "red"
+    rows = [
+        ("API", f"[green]up[/green] at {base_url()} · domain {status['domain']}"),
+        ("Backend", f"{backend['kind']} · {backend.get('baseUrl') or 'in-process'}"),
+        ("Model", f"{backend['model']} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]"),
+        ("Gate", f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "
+                 f"{gate.get('waitingBackground', 0)} background · {gate_state}"
+                 + (" · shared via Redis" if gate.get("shared") else "")),
+        ("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]"),
+        ("/health", f"[{health_colour}]{snap.health_code} {state}[/] ({probe})"),
+    ]
+    for name, channel in channels.items():
+        if channel.get("healthy", True):
+            rows.append((f"Rows: {name}", f"{channel['rows']} (version {channel['version']})"))
+        else:
+            rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
+    return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
+
+
+def line(snap: Snapshot) -> str:
+    """The board as one plain line, for a log."""
+    status = snap.status
+    backend, gate = status["backend"], status["gate"]
+    state, _ = _health_text(snap)
+    rows = " ".join(
+        f"{name}={c['rows']}" if c.get("healthy", True) else f"{name}=unreachable"
+        for name, c in status["channels"].items()
+    )
+    gate_state = "" if gate.get("healthy") else " gate-store=unreachable"
+    return (f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
+            f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
+            f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
+            f"health={snap.health_code}:{state}{gate_state} rows[{rows}]")
+
+
+def _now() -> str:
+    return datetime.now().strftime("%H:%M:%S")
+
+
+def status(
+    watch: Annotated[bool, typer.Option("--watch", help="Refresh until Ctrl-C (one line per refresh when "
+                                                         "stdout is not a terminal).")] = False,
+    interval: Annotated[float, typer.Option(min=0.1, help="Seconds between refreshes with --watch.")] = 2.0,
+    count: Annotated[int | None, typer.Option(min=1, help="With --watch: stop after this many refreshes.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """One board: backend, model, gate occupancy, sheds, /health and row counts.
+
+    Exit 0 when /health is ok, 1 when the service answers but is unwell (/health 503, a store down),
+    2 when the service cannot be reached.
+    """
+    if not watch:
+        snap = take()
+        if json_output:
+            emit_json(snap.to_json())
+        else:
+            console.print(board(snap))
+        raise typer.Exit(int(snap.exit_code))
+    raise typer.Exit(int(_watch(interval, count, json_output)))
+
+
+def _watch(interval: float, count: int | None, json_output: bool) -> ExitCode:
+    """Refresh until Ctrl-C or ``count`` refreshes; the exit code is the last refresh's."""
+    live = console.is_terminal and not json_output
+    last = ExitCode.OK
+    ticks = 0
+    display = Live(console=console, refresh_per_second=4) if live else None
+    try:
+        if display is not None:
+            display.start()
+        while True:
+            try:
+                snap = take()
+                last = snap.exit_code
+                if display is not None:
+                    display.update(board(snap))
+                elif json_output:
+                    console.out(_compact(snap.to_json()), highlight=False)
+                else:
+                    console.out(line(snap), highlight=False)
+            except CliError as exc:
+                last = exc.code
+                message = f"{_now()} api=down {exc.message}"
+                if display is not None:
+                    display.update(Panel(f"[red]{message}[/red]", title="feedctl status"))
+                elif json_output:
+                    console.out(_compact({"url": base_url(), "error": exc.message}), highlight=False)
+                else:
+                    console.out(message, highlight=False)
+            ticks += 1
+            if count is not None and ticks >= count:
+                return last
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        return last
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _compact(data: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
