@@ -116,9 +116,12 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     return result.to_json()
 
 
-@router.post("/interpret/proposal", response_model=m.ProposalOut, tags=["desk"],
-             responses={400: {"model": m.ErrorsBody}, 413: {"model": m.ErrorsBody}},
-             summary="The rules' structure for a text, without the model (stores nothing, never waits for the GPU)")
+@router.post("/interpret/proposal", response_model=m.ProposalOut, tags=["desk"], operation_id="proposeStructure",
+             responses=errors(400, 413, 429),
+             summary="The rules' structure for a text, without the model (stores nothing)",
+             description="What the desk's \"fill in by hand\" starts from when the model is busy or down: the "
+                         "deterministic prior's structure (category keywords, alert stems, lexicons, language "
+                         "detection). Never goes through the gate, so it answers whatever the GPU is doing.")
 async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
