@@ -143,7 +143,7 @@ class FeedbackCreated(ApiModel):
     structure: StructureBody | None = Field(description="The stored structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it; kept with its raw text, "
                                               "`feedctl restructure` retries.")
-    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     needsReview: bool = Field(description="A person should check it (e.g. possible prompt injection).")
     reviewFlags: list[str] = Field(description="Why it needs review.")
@@ -160,7 +160,7 @@ class FeedbackItem(ApiModel):
     structure: StructureBody | None = Field(description="Its structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it.")
     modelFailed: bool = Field(description="The model failed and the clerk filled in the fields by hand.")
-    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     corrections: list[dict[str, Any]] | None = Field(description="The clerk's corrections of the model, if any.")
     needsReview: bool = Field(description="A person should check it.")
@@ -186,7 +186,7 @@ class InterpretOut(ApiModel):
     structure: StructureBody | None = Field(description="The suggested structure; null when the model failed.")
     failed: bool = Field(description="The model's answer was unusable: fill in the fields by hand.")
     salvaged: bool = Field(description="The answer needed repair before it could be used.")
-    notes: list[str] = Field(description="What was repaired.")
+    notes: list[str] = Field(description="What was repaired, and what the guards replaced and why.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
     guards: list[GuardOut] = Field(
         default_factory=list, description="Model values the guards replaced, in the order the guards ran."

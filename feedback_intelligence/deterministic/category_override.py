@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from feedback_intelligence.deterministic.category_keywords import keyword_evidence, strongest
+from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.vulgarity import assess_vulgarity
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
@@ -29,9 +29,14 @@ VULGARITY_REASON = "vulgarity"
 KEYWORD_REASON = "keyword_evidence"
 
 
-def keyword_replacement(text: str | None, current: str | None, domain: Domain) -> str | None:
-    """The category the keywords impose on ``current`` (rule 4 above), or None to keep it."""
-    evidence = keyword_evidence(text, domain.category_keywords)
+def keyword_replacement(
+    text: str | None, current: str | None, domain: Domain, *, keywords: list[KeywordEvidence] | None = None
+) -> str | None:
+    """The category the keywords impose on ``current`` (rule 4 above), or None to keep it.
+
+    ``keywords`` is the text's :func:`keyword_evidence` when the caller has it already.
+    """
+    evidence = keyword_evidence(text, domain.category_keywords) if keywords is None else keywords
     best = strongest(evidence)
     if best is None or best.category == current:
         return None
@@ -44,7 +49,12 @@ def keyword_replacement(text: str | None, current: str | None, domain: Domain) -
 
 
 def forced_category_reason(
-    text: str | None, structure: Structure | None, alerts: Iterable[AlertHit], domain: Domain
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
 ) -> tuple[str, str] | None:
     """(category, reason) the deterministic layer imposes, or None to keep the structure's own."""
     for hit in alerts:
@@ -56,7 +66,7 @@ def forced_category_reason(
     target = domain.vulgarity.demote_to_category
     if target and assess_vulgarity(text, domain.vulgarity).demote:
         return target, VULGARITY_REASON
-    keyword = keyword_replacement(text, structure.category, domain)
+    keyword = keyword_replacement(text, structure.category, domain, keywords=keywords)
     return (keyword, KEYWORD_REASON) if keyword else None
 
 

@@ -8,8 +8,8 @@
 """
 
 from feedback_intelligence.guards.language import is_iso639_1, language_rejection
-from feedback_intelligence.guards.rejection import GuardedStructure, Rejection
-from feedback_intelligence.guards.structure import PRIOR_FIELD, guard_structure
+from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
+from feedback_intelligence.guards.structure import guard_structure
 from feedback_intelligence.guards.theme import THEME_REASONS, theme_rejection
 
 __all__ = [

@@ -14,7 +14,7 @@ They only ever move a value toward deterministic evidence, never on a hunch:
 from __future__ import annotations
 
 from feedback_intelligence.deterministic.category_override import forced_category_reason
-from feedback_intelligence.deterministic.prior import TypeEvidence
+from feedback_intelligence.deterministic.prior import TextEvidence, TypeEvidence
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 
@@ -28,8 +28,8 @@ POSITIVE = "positive"
 Verdict = tuple[str, str] | None  # (reason, replacement)
 
 
-def category_verdict(structure: Structure, text: str, alerts: list[AlertHit], domain: Domain) -> Verdict:
-    decision = forced_category_reason(text, structure, alerts, domain)
+def category_verdict(structure: Structure, text: str, evidence: TextEvidence, domain: Domain) -> Verdict:
+    decision = forced_category_reason(text, structure, evidence.alerts, domain, keywords=evidence.keywords)
     if decision is None or decision[0] == structure.category:
         return None
     category, reason = decision
@@ -54,8 +54,9 @@ def severity_verdict(
         return None
     positive = domain.type_sentiment.get(type_) == POSITIVE
     top_half = domain.severity_rank(model_severity) > len(domain.severities) // 2
-    if positive and top_half and prior_severity != model_severity:
-        return CONTRADICTS_TYPE, prior_severity
+    usual = domain.prior.severity_by_type.get(type_, prior_severity)  # this type's severity, not the prior's type's
+    if positive and top_half and usual != model_severity:
+        return CONTRADICTS_TYPE, usual
     return None
 
 

@@ -7,7 +7,8 @@ domain does not expect, e.g. "as", that the text does not clearly support).
 
 from __future__ import annotations
 
-from feedback_intelligence.deterministic.language import LanguageGuess, detect_language, supported
+from feedback_intelligence.deterministic.language import LanguageGuess, clearly_in
+from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
 
 NOT_ISO = "not_iso639_1"
@@ -32,7 +33,7 @@ def is_iso639_1(code: str | None) -> bool:
 
 def detect(text: str, domain: Domain) -> LanguageGuess | None:
     """The detected language among the domain's expected languages (None: the text is too short)."""
-    return detect_language(text, domain.detection_languages)
+    return text_evidence(text, domain).language
 
 
 def fallback_language(text: str, domain: Domain) -> str:
@@ -47,11 +48,14 @@ def language_rejection(code: str | None, text: str, domain: Domain) -> tuple[str
         return NOT_ISO, fallback_language(text, domain)
     assert code is not None
     expected = domain.detection_languages
-    # A language the detector does not know cannot be supported by the text.
-    candidates = expected if code in expected or not supported(code) else (*expected, code)
-    guess = detect_language(text, candidates)
-    if guess is not None and guess.clear and guess.code != code:
+    if code in expected:
+        guess = detect(text, domain)
+        if guess is not None and guess.clear and guess.code != code:
+            return CONTRADICTS_TEXT, guess.code
+        return None
+    if clearly_in(text, code, expected):
+        return None  # a tourist's German note may be labelled "de"
+    guess = detect(text, domain)
+    if guess is not None and guess.clear:
         return CONTRADICTS_TEXT, guess.code
-    if code not in expected and not (guess is not None and guess.clear and guess.code == code):
-        return UNEXPECTED, guess.code if guess and guess.code in expected else domain.language
-    return None
+    return UNEXPECTED, guess.code if guess else domain.language

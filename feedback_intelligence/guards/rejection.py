@@ -8,6 +8,10 @@ from typing import Any
 
 from feedback_intelligence.records import Structure
 
+# The domain gives the field to the deterministic prior (domain.json ``priorFields``): a policy, not a
+# fault of the model, so it is listed and counted but leaves no note on every item.
+PRIOR_FIELD = "prior_field"
+
 
 @dataclass(frozen=True, slots=True)
 class Rejection:
@@ -37,7 +41,8 @@ class GuardedStructure:
 
     @property
     def notes(self) -> tuple[str, ...]:
-        return tuple(r.note() for r in self.rejections)
+        """One note per rejected value (the prior's own fields excepted: they would note every item)."""
+        return tuple(r.note() for r in self.rejections if r.reason != PRIOR_FIELD)
 
 
 def _clip(value: str | None, limit: int = 60) -> str:

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.prior import type_evidence
+from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.guards.fields import category_verdict, sentiment_verdict, severity_verdict, type_verdict
 from feedback_intelligence.guards.language import language_rejection
-from feedback_intelligence.guards.rejection import GuardedStructure, Rejection
+from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
 from feedback_intelligence.guards.theme import theme_rejection
 from feedback_intelligence.records import Structure
-
-PRIOR_FIELD = "prior_field"  # not a fault of the model: the domain lets the prior decide this field
 
 
 def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
@@ -36,14 +33,14 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
         if getattr(current, field) != getattr(prior, field):
             swap(field, PRIOR_FIELD, getattr(prior, field))
     decided = set(domain.prior_fields)
-    alerts = match_alerts(text, domain)
+    evidence = text_evidence(text, domain)
 
-    if "category" not in decided and (verdict := category_verdict(current, text, alerts, domain)):
+    if "category" not in decided and (verdict := category_verdict(current, text, evidence, domain)):
         swap("category", *verdict)
-    if "type" not in decided and (verdict := type_verdict(current.type, type_evidence(text, domain, alerts))):
+    if "type" not in decided and (verdict := type_verdict(current.type, evidence.types)):
         swap("type", *verdict)
     if "severity" not in decided and (
-        verdict := severity_verdict(current.severity, current.type, alerts, prior.severity, domain)
+        verdict := severity_verdict(current.severity, current.type, evidence.alerts, prior.severity, domain)
     ):
         swap("severity", *verdict)
     if "sentiment" not in decided and (verdict := sentiment_verdict(current.sentiment, current.type, domain)):

@@ -71,11 +71,12 @@ def _content_words(theme: str, domain: Domain) -> list[str]:
 def is_grounded(theme: str, text: str, domain: Domain) -> bool:
     """At least one word of the theme is a form of a word of the text or of the domain's vocabulary."""
     text_words = set(words(text))
-    vocabulary = domain_vocabulary(domain).words
+    vocabulary = domain_vocabulary(domain)
     for word in _content_words(theme, domain):
         if any(related(word, t) for t in text_words):
             return True
-        if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary):
+        # related words share their first three letters, so only that bucket can match
+        if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
             return True
     return False
 

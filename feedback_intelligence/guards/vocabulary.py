@@ -58,6 +58,10 @@ class PromptVocabulary:
 @dataclass(frozen=True, slots=True)
 class DomainVocabulary:
     words: frozenset[str]  # folded words and stems of at least three letters
+    by_prefix: dict[str, tuple[str, ...]]  # first three letters -> words (related words share them)
+
+    def candidates(self, word: str) -> tuple[str, ...]:
+        return self.by_prefix.get(word[:3], ())
 
 
 def _prompt_vocabulary(domain: Domain) -> PromptVocabulary:
@@ -87,7 +91,10 @@ def _domain_vocabulary(domain: Domain) -> DomainVocabulary:
         sources.extend(patterns)
     stop = {fold(s) for s in domain.prior.stopwords}
     found = {w for text in sources for w in words(text.replace("_", " ")) if len(w) >= 3 and w not in stop}
-    return DomainVocabulary(frozenset(found))
+    by_prefix: dict[str, list[str]] = {}
+    for word in sorted(found):
+        by_prefix.setdefault(word[:3], []).append(word)
+    return DomainVocabulary(frozenset(found), {k: tuple(v) for k, v in by_prefix.items()})
 
 
 class _PerDomain:

@@ -129,3 +129,19 @@ def test_game_structure(game: Domain) -> None:
         "language": "contradicts_text",
         "theme": "prompt_echo",
     }
+
+
+def test_praise_rated_high_gets_the_severity_of_praise(retail: Domain) -> None:
+    text = "Kävin kaupassa eilen illalla."  # no cue: the prior itself would say a medium complaint
+    model = Structure("muu", "kauppa", "critical", "praise", "fi", "positive")
+    guarded = guard(model, text, retail)
+    assert guarded.structure.type == "praise"  # no cue contradicts the model's type
+    assert guarded.rejections == (Rejection("severity", "contradicts_type", "critical", "low"),)
+
+
+def test_prior_fields_leave_no_note_but_are_listed(retail: Domain) -> None:
+    domain = replace(retail, prior_fields=("category",))
+    model = Structure("maito_kylma", "Sentiment", "low", "complaint", "fi", "negative")
+    guarded = guard(model, QUEUE, domain)
+    assert [(r.field, r.reason) for r in guarded.rejections] == [("category", PRIOR_FIELD), ("theme", "prompt_echo")]
+    assert len(guarded.notes) == 1 and "prompt_echo" in guarded.notes[0]

@@ -101,3 +101,26 @@ async def test_transport_failures_still_raise() -> None:
 async def test_without_metrics_the_guards_still_apply() -> None:
     result = await structure(ScriptedBackend(reply(theme="Sentiment")))
     assert result.structure is not None and result.structure.theme != "Sentiment"
+
+
+async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
+    from feedback_intelligence.api.models import InterpretOut
+    from feedback_intelligence.services.interpret import InterpretService
+
+    domain = load_domain("retail")
+    metrics = Metrics()
+    broken = reply(theme="2-4", language="al", sentiment="positive")
+    svc = StructuringService(make_runner(ScriptedBackend(broken)), domain, metrics=metrics)
+    body = (await InterpretService(domain, svc).interpret(TEXT)).to_json()
+    InterpretOut.model_validate(body)  # the documented wire model
+    assert body["guards"] == [
+        {"field": "sentiment", "reason": "contradicts_type", "modelValue": "positive", "replacement": "negative"},
+        {"field": "language", "reason": "not_iso639_1", "modelValue": "al", "replacement": "fi"},
+        {"field": "theme", "reason": "prompt_echo", "modelValue": "2-4", "replacement": body["structure"]["theme"]},
+    ]
+    assert body["structure"]["theme"] != "2-4" and body["structure"]["language"] == "fi"
+    assert len(body["notes"]) == 3
+    exposition = metrics.registry.get_sample_value(
+        "fi_guard_rejections_total", {"field": "theme", "reason": "prompt_echo"}
+    )
+    assert exposition == 1
