@@ -1,4 +1,5 @@
-"""Every reason a guard can give has a plain sentence for the clerk in both page languages."""
+"""Every reason a guard can give has a plain sentence for the clerk in both page languages (``prior_field``
+is a domain policy the desk does not note)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.deterministic import category_override
-from feedback_intelligence.guards import fields, language, structure, theme
+from feedback_intelligence.guards import fields, language, theme
 
 I18N = Path(__file__).resolve().parents[2] / "feedback_intelligence" / "web" / "static" / "js" / "i18n.js"
 REASONS = sorted({
     *theme.THEME_REASONS,
     language.NOT_ISO, language.CONTRADICTS_TEXT, language.UNEXPECTED,
     fields.CONTRADICTS_CUES, fields.BELOW_ALERT, fields.CONTRADICTS_TYPE, fields.MISSING,
-    structure.PRIOR_FIELD,
     category_override.ALERT_REASON, category_override.VULGARITY_REASON, category_override.KEYWORD_REASON,
 })
 

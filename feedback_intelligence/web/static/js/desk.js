@@ -359,7 +359,8 @@ function fieldTitle(name) {
 function showGuardNotes(guards) {
   const t = state.t;
   for (const name of FIELDS) {
-    const notes = guards.filter((g) => g.field === name).map((g) => {
+    // prior_field is a domain's policy, not a fault of the model: it would say the same on every entry.
+    const notes = guards.filter((g) => g.field === name && g.reason !== "prior_field").map((g) => {
       const key = `guard.reason.${g.reason}`;
       const reason = t.has(key) ? t(key) : t("guard.reason.other", { code: g.reason });
       // Control, bidi and zero-width characters are shown as a visible mark, never applied: a

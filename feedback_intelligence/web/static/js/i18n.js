@@ -57,7 +57,6 @@ const en = {
   "guard.reason.alert_category": "the feedback contains alert words that decide this",
   "guard.reason.vulgarity": "the feedback is mostly swearing",
   "guard.reason.keyword_evidence": "the words of the feedback point clearly to another choice",
-  "guard.reason.prior_field": "in this domain the rules decide this field, not the model",
   "guard.reason.other": "it did not pass a check ({code})",
 
   "err.text_empty": "The feedback text is empty.",
@@ -254,7 +253,6 @@ const fi = {
   "guard.reason.alert_category": "palautteessa on hälytyssanoja, jotka ratkaisevat tämän",
   "guard.reason.vulgarity": "palaute on enimmäkseen kiroilua",
   "guard.reason.keyword_evidence": "palautteen sanat viittaavat selvästi toiseen vaihtoehtoon",
-  "guard.reason.prior_field": "tämän kentän päättävät tässä palvelussa säännöt, eivät malli",
   "guard.reason.other": "se ei läpäissyt tarkistusta ({code})",
 
   "err.text_empty": "Palauteteksti on tyhjä.",
