@@ -2,7 +2,8 @@
 
 1. Median added latency of an admitted /interpret through the app versus the same chat call made
    straight to the sim (target: at most 5 ms at p50).
-2. Saturated /health latency versus an idle probe's.
+2. Saturated /health latency versus an idle probe's (the probe cache is off here,
+   FI_HEALTH_CACHE_S=0, so every idle /health runs its probe).
 3. Wall time of two concurrent interprets divided by one's (target: at most 1.2 with 2 sim slots).
 
 Run: .venv/bin/python -m bench.gate_overhead
@@ -82,7 +83,7 @@ async def measure(sim_url: str, app_url: str) -> dict:
 def main() -> None:
     with sim_ollama(parallel=2, max_queue=8, service_ms=5) as sim, app_server(
         {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-         "FI_LLM_SLOTS": "2"}
+         "FI_LLM_SLOTS": "2", "FI_HEALTH_CACHE_S": "0"}
     ) as app:
         result = asyncio.run(measure(sim.url, app.url))
     path = write_result("gate_overhead", result)

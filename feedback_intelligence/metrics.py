@@ -54,8 +54,17 @@ class Metrics:
         self.gate_busy_seconds = Counter(
             "fi_gate_busy_slot_seconds_total", "Slot-seconds held (busy fraction = rate / slots)", registry=r
         )
+        self.gate_stalled = Gauge(
+            "fi_gate_stalled",
+            "1 while every slot is held and none has been freed for longer than the stall threshold",
+            registry=r,
+        )
         self.health_probes = Counter(
             "fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r
+        )
+        self.health_status = Gauge(
+            "fi_health_status", "The last /health verdict (1 for the current status, 0 for the others)",
+            ["status"], registry=r,
         )
         self.http_rate_limited = Counter(
             "fi_http_rate_limited_total", "Requests answered 429", ["reason"], registry=r

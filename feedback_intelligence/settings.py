@@ -17,6 +17,23 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 ENV_PREFIX = "FI_"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as a Host header names them (IPv6 in brackets)
+_POSTGRESQL_SCHEMES = frozenset({
+    "postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg", "postgresql+psycopg2",
+    "postgresql+psycopg2cffi", "postgresql+pg8000",
+})
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names, resolved (relative paths against the working directory), or None."""
+    if not url.startswith("sqlite+aiosqlite://"):
+        return None
+    path = url.removeprefix("sqlite+aiosqlite://").split("?", 1)[0]
+    if path in ("", "/", "/:memory:") or ":memory:" in path or path.startswith("/file:"):
+        return None
+    # sqlite:///relative.db has path "/relative.db"; sqlite:////abs.db has "//abs.db"
+    path = path[1:] if path.startswith("/") else path
+    return Path(path).expanduser().resolve()
 
 
 def _split_list(value: Any) -> Any:
@@ -60,6 +77,7 @@ class Settings(BaseSettings):
     llm_context_tokens: int = Field(4096, ge=256, le=131_072)
     llm_threads: int | None = Field(None, ge=1, le=256)
     health_timeout_s: float = Field(10, gt=0, le=600)
+    health_cache_s: float = Field(2, ge=0, le=60)  # one probe's report serves every /health meanwhile
 
     # storage
     database_url: str = "sqlite+aiosqlite:///data/feedback.db"
@@ -81,6 +99,15 @@ class Settings(BaseSettings):
     max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
     visitor_secret: str | None = None
     max_body_bytes: int = Field(16_384, ge=1024, le=1_048_576)
+    # Host names this service answers to (exact, or "*.example.org"); empty = the listen host and
+    # the loopback names. A page on another name (DNS rebinding) gets 400 before any route.
+    allowed_hosts: StringList = Field(default_factory=list)
+
+    # the HTTP server itself (feedctl serve): bounds a client cannot stretch
+    max_header_bytes: int = Field(16_384, ge=4096, le=1_048_576)
+    max_connections: int = Field(256, ge=8, le=100_000)
+    request_read_timeout_s: float = Field(10, gt=0, le=600)
+    keep_alive_timeout_s: float = Field(5, gt=0, le=600)
 
     # domain and input rules
     domain: str = "retail"
@@ -157,19 +184,31 @@ class Settings(BaseSettings):
             raise ValueError(f"'{value}' is not a rate such as 30/60seconds") from exc
         return value
 
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if not host or "/" in host or (host != "*" and "*" in host[1:]) or (
+                host.startswith("*") and host != "*" and not host.startswith("*.")
+            ):
+                raise ValueError(f"'{host}' must be a host name, an address, '*.domain' or '*'")
+        return [host.lower() for host in value]
+
     @field_validator("database_url", "live_database_url")
     @classmethod
     def _db_url(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be blank")
-        if value.startswith("postgresql://") or value.startswith("postgres://"):
-            # Accept the plain form operators copy from psql and use the async driver.
-            value = "postgresql+asyncpg://" + value.split("://", 1)[1]
-        if value.startswith("sqlite://"):
-            value = "sqlite+aiosqlite://" + value.split("://", 1)[1]
-        if not (value.startswith("sqlite+aiosqlite://") or value.startswith("postgresql+asyncpg://")):
+        scheme, sep, rest = value.partition("://")
+        if not sep:
             raise ValueError("must be a sqlite:// or postgresql:// URL")
-        return value
+        # Accept the spellings operators copy from psql or other SQLAlchemy apps (any driver
+        # suffix) and use the driver this project ships: asyncpg, aiosqlite.
+        if scheme.lower() in _POSTGRESQL_SCHEMES:
+            return f"postgresql+asyncpg://{rest}"
+        if scheme.lower() in ("sqlite", "sqlite+aiosqlite", "sqlite+pysqlite"):
+            return f"sqlite+aiosqlite://{rest}"
+        raise ValueError("must be a sqlite:// or postgresql:// URL")
 
     @model_validator(mode="after")
     def _cross_field(self) -> Settings:
@@ -179,8 +218,12 @@ class Settings(BaseSettings):
         if self.report_default_window_days > self.report_max_window_days:
             raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
                              f"({self.report_max_window_days})")
-        if self.database_url == self.live_database_url:
-            raise ValueError("FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL")
+        if self.database_url == self.live_database_url or (
+            _sqlite_file(self.database_url) is not None
+            and _sqlite_file(self.database_url) == _sqlite_file(self.live_database_url)
+        ):
+            raise ValueError("FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL "
+                             f"(both are {_sqlite_file(self.database_url) or self.database_url})")
         if self.max_body_bytes < self.input_max_chars:
             raise ValueError(f"FI_MAX_BODY_BYTES: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars})")
         if self.llm_backend == "embedded" and self.llm_model is not None:
@@ -190,6 +233,18 @@ class Settings(BaseSettings):
                 raise ValueError(f"FI_LLM_MODEL: no GGUF model file at {model} (the embedded backend loads a file; "
                                  "unset it for the packaged SmolLM2 model)")
         return self
+
+    @property
+    def effective_allowed_hosts(self) -> list[str]:
+        """FI_ALLOWED_HOSTS, or by default the listen host (unless a wildcard address) and the loopback names."""
+        if self.allowed_hosts:
+            return self.allowed_hosts
+        hosts = list(LOOPBACK_NAMES)
+        if self.host not in ("0.0.0.0", "::", ""):
+            listen = f"[{self.host.lower()}]" if ":" in self.host else self.host.lower()
+            if listen not in hosts:
+                hosts.append(listen)
+        return hosts
 
     @property
     def acquire_timeout_s(self) -> float:

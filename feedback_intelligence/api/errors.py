@@ -44,9 +44,10 @@ def busy_response(exc: LlmBusy) -> JSONResponse:
 
 
 def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONResponse:
+    log.warning("LLM failure answered 503: %s", exc)  # the detail (addresses included) for the operator
     return error_response(
         503,
-        {"error": "llm_unavailable", "detail": str(exc), "retryAfterSeconds": retry_after_s,
+        {"error": "llm_unavailable", "detail": exc.public, "retryAfterSeconds": retry_after_s,
          "message": "The language model could not answer; try again later."},
         {"Retry-After": str(retry_after_s)},
     )
@@ -58,7 +59,7 @@ STORE_RETRY_AFTER_S = 5
 def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     return error_response(
         503,
-        {"error": "store_unavailable", "store": exc.store, "detail": exc.detail,
+        {"error": "store_unavailable", "store": exc.store, "detail": f"the {exc.store} database cannot be reached",
          "retryAfterSeconds": STORE_RETRY_AFTER_S,
          "message": "The feedback database cannot be reached right now; nothing was saved, try again shortly."},
         {"Retry-After": str(STORE_RETRY_AFTER_S)},
@@ -76,6 +77,10 @@ def _describe(error: dict[str, Any]) -> Problem:
     message = error.get("msg", "invalid value")
     if error.get("type") == "missing":
         return Problem(f"{where}: {message}", "field_missing", field=where)
+    if error.get("type") == "value_error":  # our own rules (text normalisation, bounds): the rule itself
+        message = message.removeprefix("Value error, ")
+        code = getattr(error.get("ctx", {}).get("error"), "code", "field_invalid")
+        return Problem(f"{where}: {message}" if where else f"body: {message}", code, field=where or "body")
     return Problem(f"{where}: {message}" if where else f"body: {message}", "field_invalid", field=where or "body")
 
 

@@ -5,10 +5,34 @@ when the app is built (:mod:`feedback_intelligence.api.openapi`), since they dep
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
+
+from feedback_intelligence.text import bounds
+from feedback_intelligence.text.normalize import TextRuleError, normalize_text, single_line
+
+# Client text enters the domain here: every string field of a request body is normalised
+# (feedback_intelligence.text.normalize) and bounded (feedback_intelligence.text.bounds) before any
+# route, gate or store sees it. A refusal is a 400 whose message and code name the rule.
+
+
+def _language(value: str) -> str:
+    value = single_line(value)
+    if not re.fullmatch(bounds.LANGUAGE_PATTERN, value):
+        raise TextRuleError("must be a language tag such as 'fi' or 'en-GB' (letters, digits and '-')",
+                            "language_invalid")
+    return value
+
+
+Text = Annotated[str, AfterValidator(normalize_text)]
+Key = Annotated[str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(single_line)]
+Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(single_line)]
+Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS), AfterValidator(_language)]
+FieldValue = Annotated[str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS),
+                       AfterValidator(single_line)]
+Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line)]
 
 
 def _title(name: str, _: FieldInfo | ComputedFieldInfo) -> str:
@@ -89,22 +113,34 @@ class BusyBody(ApiModel):
 
 
 class StructureBody(_Wire):
-    """The structure of one text: what the model suggests, or what the clerk accepted."""
+    """The structure of one text, as the clerk accepted it (bounded, normalised)."""
+
+    category: Key = Field(description="The domain's category key.")
+    theme: Theme = Field(description="A short free-text theme, in the text's language (one line, at most "
+                                     f"{bounds.THEME_MAX_CHARS} characters).")
+    severity: Key = Field(description="How serious it is.")
+    type: Key = Field(description="What kind of feedback it is.")
+    language: Language = Field(description="The text's language tag (e.g. `fi`, `en-GB`).")
+    sentiment: Key | None = Field(None, description="The tone; when absent it follows from `type`.")
+
+
+class StructureOut(ApiModel):
+    """The structure of one text: what the model suggests, or what is stored."""
 
     category: str = Field(description="The domain's category key.")
     theme: str = Field(description="A short free-text theme, in the text's language.")
     severity: str = Field(description="How serious it is.")
     type: str = Field(description="What kind of feedback it is.")
-    language: str = Field(description="The text's language (ISO 639-1, e.g. `fi`).")
+    language: str = Field(description="The text's language (e.g. `fi`).")
     sentiment: str | None = Field(None, description="The tone; when absent it follows from `type`.")
 
 
 class CorrectionIn(_Wire):
     """One field the clerk changed from the model's suggestion."""
 
-    field: str = Field(description="The structure field that was changed.")
-    modelValue: str | None = Field(None, description="What the model suggested.")
-    humanValue: str | None = Field(None, description="What the clerk chose instead.")
+    field: Key = Field(description="The structure field that was changed.")
+    modelValue: FieldValue | None = Field(None, description="What the model suggested.")
+    humanValue: FieldValue | None = Field(None, description="What the clerk chose instead.")
 
 
 class FeedbackIn(_Wire):
@@ -112,9 +148,10 @@ class FeedbackIn(_Wire):
 
     id: str | None = Field(None, description="Client-made id ([A-Za-z0-9._-]); a retried save with the same id "
                                              "never duplicates (409).")
-    source: str = Field(description="Where the feedback came from (one of the domain's sources).")
-    text: str = Field(description="The customer's words, stored untrimmed.")
-    timestamp: str | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
+    source: Key = Field(description="Where the feedback came from (one of the domain's sources).")
+    text: Text = Field(description="The customer's words, stored untrimmed. NUL and unpaired surrogates are "
+                                   "refused; bidi controls and zero-width spaces are dropped (NFC).")
+    timestamp: Instant | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
     acceptedStructure: StructureBody | None = Field(
         None, description="The structure the clerk accepted: stored as is, no LLM call.")
     corrections: list[CorrectionIn] | None = Field(
@@ -126,7 +163,7 @@ class FeedbackIn(_Wire):
 class InterpretIn(_Wire):
     """A text to interpret; nothing is stored."""
 
-    text: str = Field(description="The customer's words.")
+    text: Text = Field(description="The customer's words (normalised as in `FeedbackIn.text`).")
 
 
 class AlertOut(ApiModel):
@@ -140,7 +177,7 @@ class FeedbackCreated(ApiModel):
     """201: the item is stored; `Location` names it."""
 
     id: str = Field(description="The stored id (the client's, or a new one).")
-    structure: StructureBody | None = Field(description="The stored structure; null when structuring failed.")
+    structure: StructureOut | None = Field(description="The stored structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it; kept with its raw text, "
                                               "`feedctl restructure` retries.")
     salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
@@ -157,7 +194,7 @@ class FeedbackItem(ApiModel):
     text: str = Field(description="The customer's words, as sent.")
     timestamp: str = Field(description="When the feedback was given (ISO-8601, UTC).")
     createdAt: str = Field(description="When it was stored (ISO-8601, UTC).")
-    structure: StructureBody | None = Field(description="Its structure; null when structuring failed.")
+    structure: StructureOut | None = Field(description="Its structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it.")
     modelFailed: bool = Field(description="The model failed and the clerk filled in the fields by hand.")
     salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
@@ -183,7 +220,7 @@ class GuardOut(ApiModel):
 class InterpretOut(ApiModel):
     """The model's suggestion for a text (checked and repaired before it is returned)."""
 
-    structure: StructureBody | None = Field(description="The suggested structure; null when the model failed.")
+    structure: StructureOut | None = Field(description="The suggested structure; null when the model failed.")
     failed: bool = Field(description="The model's answer was unusable: fill in the fields by hand.")
     salvaged: bool = Field(description="The answer needed repair before it could be used.")
     notes: list[str] = Field(description="What was repaired, and what the guards replaced and why.")

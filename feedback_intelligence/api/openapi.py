@@ -71,7 +71,7 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
     for name, component in components.items():
         properties: dict[str, Any] = component.get("properties", {})
         base = name.split("-")[0]  # FastAPI names a model "X-Input"/"X-Output" when the two differ
-        if base == "StructureBody":
+        if base in ("StructureBody", "StructureOut"):
             _enum(properties.get("category"), domain.categories)
             _enum(properties.get("severity"), domain.severities)
             _enum(properties.get("type"), domain.types)

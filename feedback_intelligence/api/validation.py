@@ -8,14 +8,15 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
+from feedback_intelligence.text.normalize import is_blank
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]+$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9._-]+")  # always fullmatch: "$" would let a trailing newline through
 # A clerk may correct every field the desk shows, the optional sentiment included.
 CORRECTABLE_FIELDS: tuple[str, ...] = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)
 
 
 def text_errors(text: str | None, max_chars: int) -> list[str]:
-    if text is None or not text.strip():
+    if text is None or is_blank(text):  # only zero-width or format characters is empty too
         return [Problem("text must be non-empty.", "text_empty")]
     if len(text) > max_chars:
         return [Problem(f"text exceeds the {max_chars}-character cap ({len(text)}).", "text_too_long",
@@ -44,7 +45,7 @@ def timestamp_errors(timestamp: str | None) -> list[str]:
 def id_errors(feedback_id: str | None, max_length: int) -> list[str]:
     if feedback_id is None:
         return []
-    if len(feedback_id) > max_length or not ID_PATTERN.match(feedback_id):
+    if len(feedback_id) > max_length or not ID_PATTERN.fullmatch(feedback_id):
         return [Problem(f"id must match [A-Za-z0-9._-], max {max_length} chars.", "id_invalid", limit=max_length)]
     return []
 
@@ -56,9 +57,9 @@ def structure_errors(structure: Structure, domain: Domain) -> list[str]:
         if value not in allowed:
             errors.append(Problem(f"{name} '{value}' is not a domain taxonomy value", "value_not_in_taxonomy",
                                   field=name, value=str(value)))
-    if not structure.theme.strip():
+    if is_blank(structure.theme):
         errors.append(Problem("theme must be a non-empty string", "field_empty", field="theme"))
-    if not structure.language.strip():
+    if is_blank(structure.language):
         errors.append(Problem("language must be a non-empty string", "field_empty", field="language"))
     if structure.sentiment is not None and structure.sentiment not in domain.sentiments:
         errors.append(Problem(f"sentiment '{structure.sentiment}' is not a domain taxonomy value",

@@ -50,6 +50,7 @@ def serve(
     import uvicorn
 
     from feedback_intelligence.api.app import create_app
+    from feedback_intelligence.edge.http_server import uvicorn_limits
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
@@ -61,6 +62,8 @@ def serve(
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.
         proxy_headers=False,
+        # Header size, read deadline, keep-alive and concurrency bounds: edge/http_server.py.
+        **uvicorn_limits(settings),
     )
 
 

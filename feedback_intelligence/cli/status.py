@@ -62,6 +62,9 @@ def board(snap: Snapshot) -> Panel:
     readiness_colour = {"ready": "green", "warming": "yellow"}.get(backend["readiness"], "red")
     in_use, slots = gate.get("inUse", "?"), gate["slots"]
     gate_state = "[green]healthy[/green]" if gate.get("healthy") else f"[red]unhealthy[/red] {gate.get('detail', '')}"
+    if gate.get("stalled"):
+        gate_state = (f"[red]stalled[/red]: every slot held {gate.get('newestHoldSeconds') or 0:.0f} s with no call "
+                      f"finished (threshold {gate.get('stallThresholdSeconds', '?')} s)")
     sheds = gate.get("shedsLastMinute", 0)
     state, probe = _health_text(snap)
     health_colour = "green" if snap.health_code == 200 else "red"
@@ -93,6 +96,7 @@ def line(snap: Snapshot) -> str:
         for name, c in status["channels"].items()
     )
     gate_state = "" if gate.get("healthy") else " gate-store=unreachable"
+    gate_state += " gate=stalled" if gate.get("stalled") else ""
     return (f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
             f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
             f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "

@@ -1,16 +1,18 @@
 """Prompt-injection symptoms in customer text (reference §3.7) and the review flags they raise.
 
-Detection is a substring scan over a normalised copy of the text (folded as in
-:mod:`text_match`, so case, NFC/NFD and zero-width characters cannot hide a phrase, and with
-every whitespace run collapsed to one space, so a line break cannot either). It returns the
+Detection is a substring scan over the text's confusable-folded skeleton
+(:func:`feedback_intelligence.text.confusables.skeleton`: NFKC, case, zero-width and format
+characters, look-alike Cyrillic/Greek letters and digits written for letters cannot hide a
+phrase, and every whitespace run is collapsed to one space, so a line break cannot either); the
+phrases are folded the same way. It returns the
 distinct signal classes in the order of the pattern list. An item with signals is flagged for
 review, never dropped or altered: it stays counted in groups and trends.
 """
 
 from __future__ import annotations
 
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import Structure
+from feedback_intelligence.text.confusables import skeleton
 
 SEVERE_WITH_INJECTION = "severe-rating-with-injection-symptoms"
 SEVERE_LEVELS = frozenset({"high", "critical"})
@@ -64,19 +66,16 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 SIGNAL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(cls for cls, _ in INJECTION_PATTERNS))
-
-
-def _scan_form(text: str) -> str:
-    return " ".join(fold(text).split())
+_FOLDED_PATTERNS: tuple[tuple[str, str], ...] = tuple((cls, skeleton(phrase)) for cls, phrase in INJECTION_PATTERNS)
 
 
 def detect_injection_signals(text: str | None) -> list[str]:
     """Distinct signal classes found in ``text``, in pattern-list order."""
     if not text:
         return []
-    scan = _scan_form(text)
+    scan = skeleton(text)
     found: list[str] = []
-    for cls, phrase in INJECTION_PATTERNS:
+    for cls, phrase in _FOLDED_PATTERNS:
         if cls not in found and phrase in scan:
             found.append(cls)
     return found

@@ -4,18 +4,22 @@ routes' client-disconnect detection), listed here from the outside in:
 1. ClientIdentity   who is calling: the TCP peer, or behind a trusted proxy its forwarded-for; the
                     rest of the stack reads the result from ``scope["state"]``.
 2. SecurityHeaders  nosniff, referrer policy, frame denial and a CSP by route kind, on every answer
-                    below it, the edge's own 404/413/429 included.
-3. CORS             (only when ``FI_CORS_ORIGINS`` is set) answers preflights, and puts the allow /
+                    below it, the edge's own 400/403/404/413/429 included.
+3. AllowedHosts     Starlette's TrustedHostMiddleware over ``FI_ALLOWED_HOSTS`` (default: the listen
+                    host and the loopback names): a request for another name (DNS rebinding) is 400.
+4. CORS             (only when ``FI_CORS_ORIGINS`` is set) answers preflights, and puts the allow /
                     expose headers on everything below it, so a browser on an allowed origin can read
                     ``Retry-After`` and the RateLimit fields of a 429.
-4. VisitorKey       reads the signed visitor key; page responses hand out a new one when missing.
-5. RateLimit        per-client / per-visitor fixed window under the audience ceiling; 429 here.
+5. CrossSiteGuard   a state-changing request from another site's page (``Origin``,
+                    ``Sec-Fetch-Site``) is 403; programs that send neither pass.
+6. VisitorKey       reads the signed visitor key; page responses hand out a new one when missing.
+7. RateLimit        per-client / per-visitor fixed window under the audience ceiling; 429 here.
                     Before the surface check, so probing hidden paths is charged like anything else.
-6. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
+8. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
                     anything else is the app's ordinary 404.
-7. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
+9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
                     inside the cheap refusals above so they never read a body at all.
-8. InflightLimit    one LLM request in flight per client; released when the route finishes, fails
+10. InflightLimit   one LLM request in flight per client; released when the route finishes, fails
                     or is cancelled by a client disconnect.
 → the FastAPI app (its exception handlers, then the router).
 """
@@ -29,11 +33,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
 from feedback_intelligence.edge.identity import ClientIdentityMiddleware, TrustedProxies
 from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
+from feedback_intelligence.edge.origin import CrossSiteGuardMiddleware
 from feedback_intelligence.edge.ratelimit import (
     ClientPolicy,
     EdgeRateLimiter,
@@ -110,7 +116,9 @@ def install_edge(
     layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
         (ClientIdentityMiddleware, {"trusted": edge.trusted}),
         (SecurityHeadersMiddleware, {}),
+        (TrustedHostMiddleware, {"allowed_hosts": settings.effective_allowed_hosts, "www_redirect": False}),
         *cors,
+        (CrossSiteGuardMiddleware, {"cors_origins": settings.cors_origins}),
         (VisitorKeyMiddleware, {"keys": edge.visitors}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth}),

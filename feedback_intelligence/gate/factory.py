@@ -26,4 +26,5 @@ def build_gate(settings: Settings, metrics: Metrics) -> LlmGate:
         acquire_timeout_s=settings.acquire_timeout_s,
         call_timeout_s=settings.llm_call_timeout_s,
         metrics=metrics,
+        stall_floor_s=settings.health_timeout_s,
     )

@@ -28,10 +28,13 @@ class HoldTimeEstimator:
 
     def __init__(self, initial_s: float = 1.0, weight: float = 0.2) -> None:
         self.mean_s = initial_s
+        self.observed = 0  # completed calls seen; until the first, mean_s is only a guess
         self._weight = weight
 
     def observe(self, seconds: float) -> None:
-        self.mean_s += self._weight * (seconds - self.mean_s)
+        # the first observation replaces the guess: the mean is of observed hold times only
+        self.mean_s = seconds if not self.observed else self.mean_s + self._weight * (seconds - self.mean_s)
+        self.observed += 1
 
 
 class LlmGate:
@@ -42,10 +45,12 @@ class LlmGate:
         acquire_timeout_s: float,
         call_timeout_s: float,
         metrics: Metrics | None = None,
+        stall_floor_s: float = 10.0,
     ) -> None:
         self.pool = pool
         self.acquire_timeout_s = acquire_timeout_s
         self.call_timeout_s = call_timeout_s
+        self.stall_floor_s = stall_floor_s
         self.metrics = metrics or Metrics(call_timeout_s, acquire_timeout_s)
         self.hold_time = HoldTimeEstimator()
         self.metrics.gate_slots.set(pool.slots)
@@ -60,6 +65,27 @@ class LlmGate:
         waiting = occupancy.waiting if occupancy else 0
         estimate = self.hold_time.mean_s * (1 + waiting / max(1, self.pool.slots))
         return max(1, min(_RETRY_AFTER_CAP_S, math.ceil(estimate)))
+
+    def stall_threshold_s(self) -> float:
+        """How long every slot may stay held with no room made before the gate counts as stalled:
+        three mean hold times, never under the floor (the health budget); the call deadline while
+        no call has completed yet, because then there is no mean to judge by."""
+        if not self.hold_time.observed:
+            return self.call_timeout_s
+        return max(3 * self.hold_time.mean_s, self.stall_floor_s)
+
+    def stalled(self, occupancy: Occupancy) -> bool:
+        """Every slot held, and the newest holder admitted longer than the threshold ago: the backend
+        has stopped finishing calls (frozen, wedged), although every slot looks busy. Recorded in
+        ``fi_gate_stalled``."""
+        verdict = (
+            occupancy.healthy
+            and occupancy.in_use >= occupancy.slots
+            and occupancy.newest_hold_s is not None
+            and occupancy.newest_hold_s > self.stall_threshold_s()
+        )
+        self.metrics.gate_stalled.set(1 if verdict else 0)
+        return verdict
 
     async def run(
         self,

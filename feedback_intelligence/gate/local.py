@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ from feedback_intelligence.gate.slots import Occupancy, Priority, admits
 class LocalLease:
     priority: Priority
     released: bool = False
+    since: float = field(default_factory=time.monotonic)
 
 
 @dataclass(eq=False, slots=True)
@@ -33,6 +35,7 @@ class LocalSlotPool:
         self.slots = slots
         self.background_reserve = background_reserve
         self._in_use = 0
+        self._held: set[LocalLease] = set()
         self._queues: dict[Priority, deque[_Waiter]] = {p: deque() for p in Priority}
 
     def _admits(self, priority: Priority) -> bool:
@@ -46,7 +49,9 @@ class LocalSlotPool:
 
     def _take(self, priority: Priority) -> LocalLease:
         self._in_use += 1
-        return LocalLease(priority)
+        lease = LocalLease(priority)
+        self._held.add(lease)
+        return lease
 
     async def try_acquire(self, priority: Priority) -> LocalLease | None:
         # Never jump a waiter of the same priority: FIFO among equals.
@@ -90,6 +95,7 @@ class LocalSlotPool:
             return
         lease.released = True
         self._in_use -= 1
+        self._held.discard(lease)
         self._dispatch()
 
     def _dispatch(self) -> None:
@@ -113,6 +119,7 @@ class LocalSlotPool:
             in_use=self._in_use,
             waiting_interactive=len(self._queues[Priority.INTERACTIVE]),
             waiting_background=len(self._queues[Priority.BACKGROUND]),
+            newest_hold_s=time.monotonic() - max(lease.since for lease in self._held) if self._held else None,
         )
 
     async def aclose(self) -> None:

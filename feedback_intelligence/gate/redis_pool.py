@@ -29,7 +29,8 @@ from feedback_intelligence.redis_time import LUA_NOW_MS
 log = logging.getLogger(__name__)
 
 # KEYS: leases, interactive waiters, background waiters.  ARGV: lease id, priority, slots, reserve,
-# lease ms, own waiter id (or "").  Returns 1 when the lease was granted.
+# lease ms, own waiter id (or "").  Returns the lease's member ("<admitted ms>:<lease id>", so the
+# admission time travels with the lease on Redis' clock) when granted, 0 otherwise.
 _ACQUIRE = LUA_NOW_MS + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -45,12 +46,13 @@ else
   ok = free > tonumber(ARGV[4]) and visitors == 0
 end
 if ok then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), ARGV[1])
+  local member = now .. ':' .. ARGV[1]
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), member)
   if ARGV[6] ~= '' then
     redis.call('ZREM', KEYS[2], ARGV[6])
     redis.call('ZREM', KEYS[3], ARGV[6])
   end
-  return 1
+  return member
 end
 return 0
 """
@@ -77,12 +79,21 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 return 1
 """
 
-# KEYS: leases, interactive waiters, background waiters. Counts only what has not expired.
+# KEYS: leases, interactive waiters, background waiters. Counts only what has not expired; the
+# fourth value is the age in ms of the newest live lease (-1 when none is held).
 _OCCUPANCY = LUA_NOW_MS + """
+local newest = -1
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do
+  local admitted = tonumber(string.match(member, '^(%d+):'))
+  if admitted and (newest < 0 or now - admitted < newest) then
+    newest = now - admitted
+  end
+end
 return {
   redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'),
   redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'),
   redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf'),
+  newest,
 }
 """
 
@@ -128,16 +139,16 @@ class RedisSlotPool:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
 
     async def _try(self, priority: Priority, waiter_id: str = "") -> RedisLease | None:
-        lease_id = uuid.uuid4().hex
         try:
             granted = await self._acquire(
                 keys=self._keys(),
-                args=[lease_id, priority.value, self.slots, self.background_reserve, self.lease_ms, waiter_id],
+                args=[uuid.uuid4().hex, priority.value, self.slots, self.background_reserve, self.lease_ms, waiter_id],
             )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         if not granted:
             return None
+        lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)
         lease = RedisLease(lease_id, priority)
         lease.renewer = asyncio.create_task(self._keep_alive(lease), name=f"lease-{lease_id[:8]}")
         return lease
@@ -216,10 +227,11 @@ class RedisSlotPool:
 
     async def occupancy(self) -> Occupancy:
         try:
-            in_use, interactive, background = await self._occupancy(keys=self._keys())
+            in_use, interactive, background, newest_ms = await self._occupancy(keys=self._keys())
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
-        return Occupancy(self.slots, int(in_use), int(interactive), int(background))
+        newest = int(newest_ms) / 1000 if int(newest_ms) >= 0 else None
+        return Occupancy(self.slots, int(in_use), int(interactive), int(background), newest_hold_s=newest)
 
     async def aclose(self) -> None:
         if self._listener is not None:

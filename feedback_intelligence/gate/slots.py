@@ -24,6 +24,9 @@ class Occupancy:
     waiting_background: int
     healthy: bool = True  # False when the pool's own store (Redis) cannot be reached
     detail: str = ""
+    # How long ago the most recently admitted call that still holds a slot was admitted; None when
+    # no slot is held. With every slot held, it is how long the gate has made no room for anyone.
+    newest_hold_s: float | None = None
 
     @property
     def waiting(self) -> int:
@@ -39,7 +42,11 @@ class Lease(Protocol):
 
 
 class PoolUnavailable(Exception):
-    """The pool's shared store cannot be reached; callers must fail safe (treat as busy)."""
+    """The pool's shared store cannot be reached; callers must fail safe (treat as busy).
+
+    ``str(exc)`` names the store's address (logs, operator routes); :attr:`public` does not."""
+
+    public = "the shared gate store cannot be reached"
 
 
 class SlotPool(Protocol):

@@ -22,16 +22,32 @@ class LlmBusy(LlmError):
 
 
 class LlmFailure(LlmError):
-    """The backend could not produce an answer (down, error, bad reply, deadline)."""
+    """The backend could not produce an answer (down, error, bad reply, deadline).
+
+    ``str(exc)`` is the operator's detail (backend address, its own error text) for logs and the
+    operator routes; :attr:`public` says what is wrong without internal addresses, for answers to
+    the public, stored notes and ``/health``."""
+
+    public_message = "the language model failed to answer"
+
+    def __init__(self, detail: str = "", *, public: str | None = None) -> None:
+        super().__init__(detail or self.public_message)
+        self.public = public or self.public_message
 
 
 class LlmUnavailable(LlmFailure):
     """The backend cannot be reached at all."""
 
+    public_message = "the language model backend cannot be reached"
+
 
 class LlmWarming(LlmFailure):
     """The backend answers but its model is still loading."""
 
+    public_message = "the model is still loading"
+
 
 class LlmDeadlineExceeded(LlmFailure):
     """The call ran past its deadline; an LLM failure, never a client disconnect."""
+
+    public_message = "the language model call ran past its deadline"

@@ -16,6 +16,13 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "llama3.2:1b"
 
 
+def canonical_model_name(name: str) -> str:
+    """Ollama's own reading of a model name: without a tag it means ``:latest`` (``llama3`` is
+    ``llama3:latest``; ``registry:5000/llama3`` too, the registry's port is not a tag)."""
+    last = name.rsplit("/", 1)[-1]
+    return name if ":" in last else f"{name}:latest"
+
+
 class OllamaBackend:
     kind = "ollama"
 
@@ -75,12 +82,11 @@ class OllamaBackend:
         except httpx.HTTPError:
             return Readiness.DOWN
         try:
-            loaded = {m.get("name") for m in ps.json().get("models", [])} | {
-                m.get("model") for m in ps.json().get("models", [])
-            }
-        except (ValueError, AttributeError):
+            models = ps.json().get("models", [])
+            loaded = {canonical_model_name(str(m.get(key))) for m in models for key in ("name", "model") if m.get(key)}
+        except (ValueError, AttributeError, TypeError):
             return Readiness.WARMING
-        return Readiness.READY if self.model in loaded else Readiness.WARMING
+        return Readiness.READY if canonical_model_name(self.model) in loaded else Readiness.WARMING
 
     async def warm(self) -> None:
         """Load the model and keep it loaded (an empty generate, as Ollama documents)."""

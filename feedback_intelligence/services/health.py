@@ -1,11 +1,21 @@
-"""Honest health that adds no load (design.md invariant 3).
+"""Honest health that adds no load.
 
 Idle gate: a real 1-token completion under the health budget. Saturated gate: "ok" at once,
-because a gate whose every slot is busy is itself proof that the model answers.
+because a gate whose every slot is busy and still finishing calls is proof that the model
+answers; but every slot held with none freed for longer than the stall threshold
+(:meth:`LlmGate.stall_threshold_s`) is a backend that stopped finishing calls: "stalled".
+
+One probe at a time: concurrent checks share the probe in flight, and its report is kept for
+``cache_s``, so anonymous ``/health`` traffic cannot take the room's slots.
+
+States: ok (200), warming, stalled, llm_unavailable (503). Bodies say what is wrong without
+internal addresses; the detail goes to the log and the operator's ``/admin/status``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,11 +24,17 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend, Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmWarming
+from feedback_intelligence.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("ok", "warming", "stalled", "llm_unavailable")
+_UNPROBED = frozenset({"skipped_gate_saturated", "gate_unavailable"})  # answered without a completion
 
 
 @dataclass(slots=True)
 class HealthReport:
-    status: str  # "ok" | "warming" | "llm_unavailable"
+    status: str  # one of STATUSES
     probe: str  # "completed" | "skipped_gate_saturated" | "failed" | "timeout" | "backend_busy" | ...
     detail: str = ""
     latency_ms: float | None = None
@@ -38,12 +54,35 @@ class HealthReport:
 
 
 class HealthService:
-    def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float) -> None:
+    def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, *,
+                 metrics: Metrics | None = None, cache_s: float = 0.0) -> None:
         self.gate = gate
         self.backend = backend
         self.timeout_s = timeout_s
+        self.metrics = metrics or Metrics()
+        self.cache_s = cache_s
+        self._inflight: asyncio.Task[HealthReport] | None = None
+        self._cached: tuple[float, HealthReport] | None = None
 
     async def check(self) -> HealthReport:
+        """The current report: the cached one while fresh, else the probe in flight, else a new probe."""
+        if self._cached is not None and time.monotonic() - self._cached[0] < self.cache_s:
+            return self._cached[1]
+        if self._inflight is None or self._inflight.done():
+            self._inflight = asyncio.create_task(self._fresh(), name="health-probe")
+        # shielded: one caller leaving must not cancel the probe the others are waiting for
+        return await asyncio.shield(self._inflight)
+
+    async def _fresh(self) -> HealthReport:
+        report = await self._probe()
+        if report.probe not in _UNPROBED:  # only a probe that spent a slot is worth keeping
+            self._cached = (time.monotonic(), report)
+        self.metrics.health_probes.labels(report.probe).inc()
+        for status in STATUSES:
+            self.metrics.health_status.labels(status).set(1 if status == report.status else 0)
+        return report
+
+    async def _probe(self) -> HealthReport:
         request = CompletionRequest([ChatMessage("user", "ping")], max_tokens=1, deadline_s=self.timeout_s)
 
         async def probe() -> Completion:
@@ -55,25 +94,45 @@ class HealthService:
                 probe, priority=Priority.INTERACTIVE, route="health", deadline_s=self.timeout_s
             )
         except PoolUnavailable as exc:
-            return await self._report("llm_unavailable", "gate_unavailable", f"gate store unreachable: {exc}")
+            log.warning("health: %s", exc)
+            return await self._report("llm_unavailable", "gate_unavailable", exc.public)
         except LlmWarming as exc:
-            return await self._report("warming", "failed", str(exc))
+            return await self._report("warming", "failed", exc.public)
         except LlmDeadlineExceeded as exc:
             # A probe that times out while the server still answers is a model being loaded
             # (Ollama lists a loading model in /api/ps already): warming, not down.
-            return await self._judge_by_readiness("timeout", str(exc), answering_means_warming=True)
+            return await self._judge_by_readiness("timeout", exc, answering_means_warming=True)
         except LlmBusy as exc:
             # The backend itself said busy: it is up; whether the model is loaded decides.
-            return await self._judge_by_readiness("backend_busy", str(exc), ready_means_ok=True)
+            return await self._judge_by_readiness("backend_busy", exc, ready_means_ok=True)
         except LlmFailure as exc:
-            return await self._judge_by_readiness("failed", str(exc))
+            # The probe reached the backend and failed: unavailable, whatever /api/ps says.
+            log.warning("health probe failed: %s", exc)
+            return await self._report("llm_unavailable", "failed", exc.public)
         if not admitted:
-            return await self._report("ok", "skipped_gate_saturated")
+            return await self._saturated()
         return await self._report("ok", "completed", latency_ms=(time.perf_counter() - started) * 1000)
 
+    async def _saturated(self) -> HealthReport:
+        """Every slot is busy: proof of health while calls keep finishing, a stall when they do not."""
+        try:
+            occupancy = await self.gate.occupancy()
+        except PoolUnavailable as exc:
+            return await self._report("llm_unavailable", "gate_unavailable", exc.public)
+        if self.gate.stalled(occupancy):
+            held = occupancy.newest_hold_s or 0.0
+            return await self._report(
+                "stalled", "skipped_gate_saturated",
+                f"every slot has been held for {held:.0f} s without a call finishing "
+                f"(threshold {self.gate.stall_threshold_s():.0f} s)",
+            )
+        return await self._report("ok", "skipped_gate_saturated")
+
     async def _judge_by_readiness(
-        self, probe: str, detail: str, *, ready_means_ok: bool = False, answering_means_warming: bool = False
+        self, probe: str, exc: LlmFailure | LlmBusy, *, ready_means_ok: bool = False,
+        answering_means_warming: bool = False,
     ) -> HealthReport:
+        detail = exc.public if isinstance(exc, LlmFailure) else "the language model backend says it is busy"
         readiness = await self.backend.readiness()
         if readiness is Readiness.WARMING or (answering_means_warming and readiness is Readiness.READY):
             return await self._report("warming", probe, detail)
@@ -82,9 +141,9 @@ class HealthService:
         return await self._report("llm_unavailable", probe, detail)
 
     async def _report(self, status: str, probe: str, detail: str = "", latency_ms: float | None = None) -> HealthReport:
-        self.gate.metrics.health_probes.labels(probe).inc()
         try:
             occupancy = await self.gate.occupancy()
+            self.gate.stalled(occupancy)  # keeps fi_gate_stalled current whatever the probe did
             gate = {
                 "slots": occupancy.slots,
                 "inUse": occupancy.in_use,
@@ -92,5 +151,5 @@ class HealthService:
                 "healthy": occupancy.healthy,
             }
         except PoolUnavailable as exc:
-            gate = {"slots": self.gate.slots, "healthy": False, "detail": str(exc)}
+            gate = {"slots": self.gate.slots, "healthy": False, "detail": exc.public}
         return HealthReport(status, probe, detail, latency_ms, gate)

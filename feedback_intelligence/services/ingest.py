@@ -4,12 +4,15 @@ Order of operations (reference §3.2): duplicate check before any LLM work → t
 deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
 category override → injection scan → insert → the channel's change counter moves.
 
-Degradation (design.md invariant 5): a shed (LlmBusy) propagates and nothing is stored;
-any other LLM failure stores the row ``structure_failed`` with its raw text and its alerts.
+Degradation: a shed (LlmBusy) propagates and nothing is stored; any other failure of the
+structuring step (an LLM failure, or anything unexpected such as a reply the backend client cannot
+read) stores the row ``structure_failed`` with its raw text and its alerts. Nothing a user sent is
+lost because of the model.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass
 
@@ -19,11 +22,22 @@ from feedback_intelligence.deterministic.injection import detect_injection_signa
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmFailure
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.feedback_store import DuplicateId
 from feedback_intelligence.structuring.service import StructuringService
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED_FAILURE_NOTE = "structuring failed unexpectedly (the details are in the service log)"
+
+
+def failure_note(exc: Exception) -> str:
+    """The stored (publicly listed) note for a failed structuring step: what went wrong, no addresses."""
+    if isinstance(exc, LlmFailure):
+        return f"llm call failed: {exc.public}"
+    return UNEXPECTED_FAILURE_NOTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +74,13 @@ class IngestService:
                 result = await self.structuring.structure(
                     command.text, priority=Priority.INTERACTIVE, route=f"{channel.name}-ingest"
                 )
-            except LlmFailure as exc:  # down, broken, too slow: keep the feedback anyway
-                structure, failed, notes = None, True, (f"llm call failed: {exc}",)
+            except LlmBusy:
+                raise  # shed: nothing stored, the client retries with the same id
+            except Exception as exc:  # down, broken, too slow, or a bug below: keep the feedback anyway
+                log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                        "structuring failed, storing %s as structureFailed: %s", command.id, exc,
+                        exc_info=not isinstance(exc, LlmFailure))
+                structure, failed, notes = None, True, (failure_note(exc),)
             else:
                 structure, notes = result.structure, tuple(result.notes)
                 failed = structure is None

@@ -6,6 +6,7 @@ visitor does not need; a shed stops the pass, and the work done before it is kep
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -16,8 +17,10 @@ from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.services.ingest import failure_note
 from feedback_intelligence.structuring.service import StructuringService
 
+log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class RestructureOutcome:
@@ -101,8 +104,12 @@ class RestructureService:
         try:
             result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route="restructure")
             structure, notes = result.structure, list(result.notes)
-        except LlmFailure as exc:
-            structure, notes = None, [f"llm call failed: {exc}"]
+        except LlmBusy:
+            raise  # the pass stops; what was done is kept
+        except Exception as exc:  # any other failure marks this row failed and the pass goes on
+            log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                    "restructuring %s failed: %s", item.id, exc, exc_info=not isinstance(exc, LlmFailure))
+            structure, notes = None, [failure_note(exc)]
         structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
         flags = review_flags(detect_injection_signals(item.text), structure)
         rows = await channel.store.update_structure(

@@ -8,6 +8,7 @@ names are case-sensitive. The rules and the wording of the messages follow the r
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,12 +16,16 @@ from typing import Any
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.extract import extract_json_object
+from feedback_intelligence.text import bounds
+from feedback_intelligence.text.normalize import TextRuleError, is_blank, printable, single_line
 
 ENUM_FIELDS: tuple[str, ...] = ("category", "severity", "type")
 TEXT_FIELDS: tuple[str, ...] = ("theme", "language")
 KNOWN_FIELDS: frozenset[str] = frozenset((*ENUM_FIELDS, *TEXT_FIELDS, "sentiment"))
 _SHOW_MAX = 60
 NO_OBJECT = "the reply contains no JSON object"
+# Model text is bounded like client text (feedback_intelligence.text.bounds) before it is stored.
+TEXT_MAX_CHARS: dict[str, int] = {"theme": bounds.THEME_MAX_CHARS, "language": bounds.LANGUAGE_MAX_CHARS}
 
 
 @dataclass(slots=True)
@@ -55,6 +60,8 @@ def json_kind(value: Any) -> str:
 
 
 def _clip(text: str) -> str:
+    """Model text quoted in a note or a violation: printable (it is stored and shown), and short."""
+    text = printable(text)
     return text if len(text) <= _SHOW_MAX else text[:_SHOW_MAX] + "…"
 
 
@@ -99,10 +106,21 @@ class _Checker:
             self.violations.append(f"missing field '{name}'")
             return None
         value = self.obj[name]
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or is_blank(value):
             self.violations.append(f"'{name}' must be a non-empty string, got {json_kind(value)}: {_raw(value)}")
             return None
-        clean = value.strip()
+        try:
+            clean = single_line(value)  # the one normalisation step: controls, bidi, zero-width, NFC
+        except TextRuleError as exc:
+            self.violations.append(f"'{name}' {exc}")
+            return None
+        if len(clean) > TEXT_MAX_CHARS[name]:
+            self.violations.append(f"'{name}' is longer than {TEXT_MAX_CHARS[name]} characters: {_clip(value)}")
+            return None
+        if name == "language" and not re.fullmatch(bounds.LANGUAGE_PATTERN, clean):
+            # the same shape a desk save must have, so an accepted interpretation can always be saved
+            self.violations.append(f"'language' must be a language tag such as 'fi', got '{_clip(value)}'")
+            return None
         return self._normalize(name, value, clean.lower() if lower else clean)
 
     def optional_enum(self, name: str, allowed: Iterable[str]) -> str | None:

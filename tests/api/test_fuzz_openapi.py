@@ -1,7 +1,8 @@
 """Fuzz the HTTP surface from its own OpenAPI schema: no input may produce a 500.
 
 Every operation of the app's schema gets generated cases (valid and invalid bodies, queries and
-paths) sent to the app running as a real process, with sim-ollama behind it.
+paths) sent to the app running as a real process, with sim-ollama behind it. Generated strings may
+carry NUL, lone surrogates, bidi and zero-width characters (tests/support/hostile_strings.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from tests.support.hostile_strings import add_hostile_strings
 
 EXAMPLES_PER_OPERATION = 30
 
@@ -28,7 +30,7 @@ def app() -> Iterator[ServerProcess]:
 
 
 def test_no_generated_input_makes_a_server_error(app: ServerProcess) -> None:
-    schema = schemathesis.openapi.from_url(app.url + "/openapi.json")
+    schema = add_hostile_strings(schemathesis.openapi.from_url(app.url + "/openapi.json"))
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 15, "the schema lost operations"
     calls = 0

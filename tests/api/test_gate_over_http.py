@@ -123,7 +123,7 @@ def test_a_client_that_disconnects_mid_interpret_frees_its_slot_and_cancels_the_
     body = b'{"text": "Leipa oli homeessa."}'
     raw = socket.create_connection((host, int(port)))
     raw.sendall(
-        b"POST /interpret HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"POST /interpret HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
     )
     wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the call to reach the sim")

@@ -58,6 +58,7 @@ class EdgeApp:
 def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -> EdgeApp:
     settings = load_settings(**{
         "trusted_proxies": [PROXY], "operator_token": OPERATOR_TOKEN, "visitor_secret": "test-visitor-secret",
+        "allowed_hosts": ["edge.test"],
         **overrides,
     })
     app = FastAPI()

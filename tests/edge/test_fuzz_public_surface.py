@@ -1,4 +1,5 @@
-"""Fuzz the public API through the edge, as a stranger would reach it: no input may produce a 500.
+"""Fuzz the public API through the edge, as a stranger would reach it: no input may produce a 500,
+hostile characters in every string included (tests/support/hostile_strings.py).
 
 In process (schemathesis' ASGI transport, whose client address is "testclient": not loopback, so the
 operator routes are hidden from it) with a backend that answers nonsense at once. The schema itself is
@@ -18,6 +19,7 @@ from feedback_intelligence.api.app import create_app
 from feedback_intelligence.edge.surface import classify
 from tests.edge.support import OPERATOR_TOKEN
 from tests.edge.test_real_app import HeldBackend, real_settings
+from tests.support.hostile_strings import add_hostile_strings
 
 
 def _public(ctx: object) -> bool:
@@ -28,12 +30,14 @@ def _public(ctx: object) -> bool:
 def _public_schema() -> schemathesis.BaseSchema:
     data = Path(tempfile.mkdtemp(prefix="fi-fuzz-edge-"))
     app = create_app(real_settings(data, rate_limit="100000/60seconds", audience_rate_limit="100000/60seconds",
-                                   report_llm_budget=0), backend=HeldBackend())
+                                   report_llm_budget=0, allowed_hosts=["fi.test", "testserver", "localhost"]),
+                     backend=HeldBackend())
     # schemathesis' lazy loader (from_fixture) does not work under pytest 9 (it writes request.node._nodeid),
     # so the schema is loaded at import, through the edge, with the operator token (it is an operator route)
     loaded = schemathesis.openapi.from_asgi("/openapi.json", app,
                                             headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
-    return loaded.include(_public)
+    # every generated string may carry NUL, a lone surrogate, a bidi or a zero-width character
+    return add_hostile_strings(loaded.include(_public))
 
 
 schema = _public_schema()

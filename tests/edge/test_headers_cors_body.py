@@ -128,7 +128,8 @@ def _raw_scope(method: str, path: str, client: tuple[str, int], headers: list[tu
                ) -> dict[str, Any]:
     return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
             "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
-            "headers": headers or [(b"content-length", b"100")], "client": client, "server": ("edge.test", 80)}
+            "headers": [(b"host", b"edge.test"), *(headers or [(b"content-length", b"100")])], "client": client,
+            "server": ("edge.test", 80)}
 
 
 async def _call_without_reading(app: Any, scope: dict[str, Any]) -> int:

@@ -103,7 +103,8 @@ async def test_a_client_that_disconnects_gives_its_place_back() -> None:
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
         "path": "/interpret", "raw_path": b"/interpret", "root_path": "", "query_string": b"",
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        "headers": [(b"host", b"edge.test"), (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode())],
         "client": PUBLIC_PEER, "server": ("edge.test", 80),
     }
     task = asyncio.create_task(edge.app(scope, receive, send))

@@ -61,6 +61,7 @@ def real_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "llm_backend": "ollama", "llm_base_url": "http://127.0.0.1:9", "llm_model": "held",
         "database_url": f"sqlite:///{tmp_path}/feedback.db", "live_database_url": f"sqlite:///{tmp_path}/live.db",
         "snapshot_dir": tmp_path / "snapshots", "trusted_proxies": [PROXY[0]], "operator_token": OPERATOR_TOKEN,
+        "allowed_hosts": ["fi.test"],
         **overrides,
     })
 

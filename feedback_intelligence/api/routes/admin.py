@@ -27,6 +27,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         gate: dict[str, Any] = {
             "slots": occupancy.slots, "inUse": occupancy.in_use, "waitingInteractive": occupancy.waiting_interactive,
             "waitingBackground": occupancy.waiting_background, "healthy": True,
+            "stalled": rt.gate.stalled(occupancy), "newestHoldSeconds": occupancy.newest_hold_s,
         }
     except PoolUnavailable as exc:
         gate = {"slots": rt.gate.slots, "healthy": False, "detail": str(exc)}
@@ -36,6 +37,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "backgroundReserve": rt.settings.llm_background_reserve,
         "shared": rt.settings.redis_url is not None,
         "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
+        "stallThresholdSeconds": round(rt.gate.stall_threshold_s(), 1),
     })
     channels: dict[str, dict[str, Any]] = {}
     for name, channel in rt.channels.items():

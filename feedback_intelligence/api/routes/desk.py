@@ -179,20 +179,23 @@ async def list_live_feedback(
 
 
 async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
+    problems = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
+    if problems:
+        raise InputError(problems)
     row = await rt.channels[channel_name].store.get(feedback_id)
     if row is None:
         return JSONResponse({"error": "not found", "id": feedback_id}, status_code=404)
     return JSONResponse(row.to_json())
 
 
-@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(404, 429, 503),
+@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(400, 404, 429, 503),
             tags=["feedback"], operation_id="getFeedback", summary="One corpus item by id",
             description="Operator route.")
 async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(CORPUS, feedback_id, rt)
 
 
-@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(404, 429, 503),
+@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(400, 404, 429, 503),
             tags=["desk"], operation_id="getDeskEntry", summary="One desk entry by id",
             description="Never needs the LLM.")
 async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:

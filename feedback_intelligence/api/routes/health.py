@@ -33,10 +33,13 @@ class HealthBody(ApiModel):
     "/health",
     response_model=HealthBody,
     operation_id="getHealth",
-    responses={503: {"model": HealthBody, "description": "`llm_unavailable` or `warming`."}, **errors(429)},
-    summary="Is the LLM answering? Probes only when a gate slot is free.",
-    description="The probe is an LLM call through the gate like any other; a saturated gate is a busy but "
-                "healthy LLM, so it answers 200 without probing.",
+    responses={503: {"model": HealthBody, "description": "`warming`, `stalled` or `llm_unavailable`."},
+               **errors(429)},
+    summary="Is the LLM answering? Probes only when a gate slot is free, one probe at a time.",
+    description="The probe is an LLM call through the gate like any other, shared by concurrent checks and "
+                "reused for a short while; a saturated gate is a busy but healthy LLM, so it answers 200 "
+                "without probing, unless no slot has been freed for longer than the stall threshold "
+                "(503 `stalled`).",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
     report = await rt.health.check()
@@ -47,6 +50,12 @@ async def health(rt: Runtime = Depends(runtime)) -> Response:
             description="For a container's liveness probe: it answers as long as the process serves.")
 async def livez() -> dict[str, str]:
     return {"status": "alive"}
+
+
+# HEAD on the probes too: uptime checkers often send HEAD. Same status and headers as GET, no body
+# (the server drops it); kept out of the schema, where it would duplicate the GET operations.
+router.add_api_route("/health", health, methods=["HEAD"], include_in_schema=False)
+router.add_api_route("/livez", livez, methods=["HEAD"], include_in_schema=False)
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response, operation_id="getMetrics",
@@ -62,4 +71,5 @@ async def metrics(rt: Runtime = Depends(runtime)) -> Response:
     else:
         rt.metrics.gate_store_up.set(1)
         rt.metrics.gate_in_use.set(occupancy.in_use)
+        rt.gate.stalled(occupancy)  # the gate records fi_gate_stalled as it judges
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,14 @@
+"""Bounds on every free-text field that is stored: one place, used by the wire models (client
+text) and the structure parser (model text), so a value too long or shaped wrong is refused where
+it enters instead of being stored and rendered."""
+
+from __future__ import annotations
+
+THEME_MAX_CHARS = 120  # a short phrase naming the topic, shown in lists and report groups
+TAXONOMY_KEY_MAX_CHARS = 64  # category, severity, type, sentiment, source: keys of the domain's lists
+LANGUAGE_MAX_CHARS = 35  # the longest well-formed BCP 47 tag in practice
+# A language tag or a plain language name: letters, then optional letter/digit subtags (full match).
+LANGUAGE_PATTERN = r"[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*"
+CORRECTION_VALUE_MAX_CHARS = THEME_MAX_CHARS  # a correction holds one field's value
+TIMESTAMP_MAX_CHARS = 64
+NOTE_MAX_CHARS = 300  # one salvage note (it quotes at most a clipped model value)

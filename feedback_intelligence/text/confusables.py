@@ -1,0 +1,71 @@
+"""The confusable-folded *skeleton* of a text: what it looks like, not how it is spelled.
+
+Injection matching and fence stripping compare skeletons, so a phrase cannot hide behind another
+spelling of the same look: compatibility forms (fullwidth ``ｉｇｎｏｒｅ``, ligatures), case,
+format and zero-width characters, Cyrillic or Greek letters that look Latin (``ignorе`` with a
+Cyrillic ``е``), and digits written for letters (``1gnore``, ``ign0re``). Both sides of a
+comparison go through the same fold, so folding ``l`` and ``1`` to ``i`` cannot miss a phrase
+that contains an ``l``; it only makes the scan a little more eager, which is the safe direction
+for a review flag.
+
+The table is a small, deliberate subset of Unicode's confusables (UTS #39) for the letters the
+scanned phrases use; it is not a general transliteration.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+# prototype -> look-alikes (after NFKC and casefold, so only lower-case forms are listed)
+_LOOKALIKES: dict[str, str] = {
+    "a": "аα@4",
+    "b": "ьв8",
+    "c": "сς",
+    "d": "ԁ",
+    "e": "еєε3",
+    "g": "ɡ9",
+    "h": "һ",
+    "i": "іїιı1l",
+    "j": "ј",
+    "k": "кκ",
+    "m": "м",
+    "n": "ηп",
+    "o": "оοσ0",
+    "p": "рρ",
+    "q": "ԛ",
+    "s": "ѕ$5",
+    "t": "тτ7",
+    "u": "υ",
+    "v": "ν",
+    "w": "ԝω",
+    "<": "‹˂ᐸ",
+    ">": "›˃ᐳ",
+    "x": "хχ",
+    "y": "уγ",
+}
+FOLD: dict[int, str] = {ord(ch): proto for proto, chars in _LOOKALIKES.items() for ch in chars}
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in "\u034f\u115f\u1160\u3164\uffa0"
+
+
+@lru_cache(maxsize=4096)
+def skeleton(text: str) -> str:
+    """NFKC, caseless, invisible characters dropped, look-alikes folded, whitespace runs collapsed.
+
+    Combining marks are dropped too (after NFKD), so ``ä`` and ``a`` share a skeleton: phrases in
+    the scan list are folded the same way, and a stray accent cannot hide one either."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    visible = "".join(ch for ch in folded if not _invisible(ch))
+    return " ".join(visible.translate(FOLD).split())
+
+
+def lookalikes(ch: str) -> str:
+    """``ch`` and every character this module folds to the same prototype (for building patterns)."""
+    proto = skeleton(ch) or ch
+    same = {proto, ch, ch.upper(), proto.upper()}
+    same.update(chr(code) for code, folded in FOLD.items() if folded == proto)
+    same.update(c.upper() for c in list(same) if c.upper() != c and len(c.upper()) == 1)
+    return "".join(sorted(same))

@@ -1,0 +1,227 @@
+"""Issue 12, items 3-5: a stalled backend, single-flight probes, Ollama tags and failed probes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.errors import LlmFailure
+from feedback_intelligence.llm.ollama import OllamaBackend, canonical_model_name
+from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.services.health import HealthService
+from tests.support.waiting import until
+
+REQUEST = CompletionRequest([], max_tokens=1)
+
+
+class FreezableBackend:
+    """Answers at once until frozen; a frozen backend never finishes a call (kill -STOP)."""
+
+    kind = "freezable"
+
+    def __init__(self) -> None:
+        self.frozen = False
+        self.calls = 0
+        self.thaw = asyncio.Event()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.calls += 1
+        if self.frozen:
+            await self.thaw.wait()
+        return Completion(text="ok")
+
+    async def readiness(self) -> Readiness:
+        return Readiness.READY
+
+    async def info(self) -> BackendInfo:
+        return BackendInfo(kind=self.kind, model="m", base_url=None)
+
+
+def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FreezableBackend, HealthService]:
+    metrics = Metrics()
+    gate = LlmGate(LocalSlotPool(2, 0), acquire_timeout_s=0.05, call_timeout_s=call_timeout_s, metrics=metrics,
+                   stall_floor_s=floor_s)
+    backend = FreezableBackend()
+    return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics)  # type: ignore[arg-type]
+
+
+def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
+    return metrics.registry.get_sample_value(name, labels)
+
+
+async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_the_threshold() -> None:
+    gate, backend, health = stack(floor_s=1.0)
+    for _ in range(3):  # calls that finish: the gate learns a (short) mean hold time
+        await gate.run(lambda: backend.complete(REQUEST), route="interpret")
+    assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
+    backend.frozen = True
+    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret"))
+             for _ in range(2)]
+    await until(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
+
+    early = await health.check()
+    assert (early.status, early.probe, early.http_status) == ("ok", "skipped_gate_saturated", 200)
+
+    async def stalled() -> bool:
+        return (await health.check()).status == "stalled"
+
+    await until(stalled, timeout_s=10, what="health to say stalled")
+    report = await health.check()
+    assert report.http_status == 503 and report.to_json()["status"] == "stalled"
+    assert sample(health.metrics, "fi_gate_stalled") == 1
+    assert sample(health.metrics, "fi_health_status", status="stalled") == 1
+    assert sample(health.metrics, "fi_health_status", status="ok") == 0
+
+    backend.thaw.set()  # the backend resumes: calls finish, slots free, health is ok again
+    await asyncio.gather(*stuck)
+    assert (await health.check()).status == "ok"
+    assert sample(health.metrics, "fi_gate_stalled") == 0
+
+
+async def _in_use(gate: LlmGate, n: int) -> bool:
+    return (await gate.occupancy()).in_use == n
+
+
+async def test_without_any_observed_call_the_threshold_is_the_call_deadline() -> None:
+    gate, backend, health = stack(floor_s=0.01, call_timeout_s=60)
+    assert gate.stall_threshold_s() == 60
+    backend.frozen = True
+    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST))) for _ in range(2)]
+    await until(lambda: _in_use(gate, 2), what="both slots held")
+    await asyncio.sleep(0.05)  # well past the floor, far below the deadline
+    assert (await health.check()).status == "ok"
+    backend.thaw.set()
+    await asyncio.gather(*stuck)
+
+
+async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
+    gate, backend, health = stack(floor_s=1.0)
+    await gate.run(lambda: backend.complete(REQUEST))
+    backend.frozen = True
+    first = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
+    await until(lambda: _in_use(gate, 1), what="one slot held")
+    await asyncio.sleep(1.2)  # the first holder is past the threshold
+    second = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
+    await until(lambda: _in_use(gate, 2), what="both slots held")
+    # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled
+    assert (await health.check()).status == "ok"
+    backend.thaw.set()
+    await asyncio.gather(first, second)
+
+
+async def test_concurrent_checks_share_one_probe_and_its_report_is_cached() -> None:
+    gate, backend, _ = stack(floor_s=1)
+    health = HealthService(gate, backend, timeout_s=5, cache_s=60)  # type: ignore[arg-type]
+    backend.frozen = True
+    checks = [asyncio.create_task(health.check()) for _ in range(4)]
+    await until(lambda: _calls(backend, 1), what="the probe to start")
+    backend.thaw.set()
+    reports = await asyncio.gather(*checks)
+    assert {r.probe for r in reports} == {"completed"}
+    assert backend.calls == 1
+    assert (await health.check()).probe == "completed" and backend.calls == 1  # cached
+    free = await gate.occupancy()
+    assert free.in_use == 0  # and the probe never held more than its one slot meanwhile
+
+
+async def _calls(backend: FreezableBackend, n: int) -> bool:
+    return backend.calls >= n
+
+
+async def test_a_probe_that_reaches_the_backend_and_fails_is_llm_unavailable_even_while_not_loaded() -> None:
+    class NotLoaded(FreezableBackend):
+        async def complete(self, request: CompletionRequest) -> Completion:
+            raise LlmFailure("Ollama answered 404: model 'x' not found", public="the backend answered HTTP 404")
+
+        async def readiness(self) -> Readiness:
+            return Readiness.WARMING
+
+    gate = LlmGate(LocalSlotPool(1, 0), acquire_timeout_s=0.05, call_timeout_s=5)
+    report = await HealthService(gate, NotLoaded(), timeout_s=1).check()  # type: ignore[arg-type]
+    assert (report.status, report.probe, report.detail) == ("llm_unavailable", "failed",
+                                                            "the backend answered HTTP 404")
+
+
+# ── Ollama: a model named without a tag is the ":latest" that /api/ps lists ─────────────────────
+
+
+@pytest.mark.parametrize(("name", "canonical"), [
+    ("llama3", "llama3:latest"), ("llama3.2:1b", "llama3.2:1b"),
+    ("registry:5000/team/llama3", "registry:5000/team/llama3:latest"),
+    ("registry:5000/team/llama3:8b", "registry:5000/team/llama3:8b"),
+])
+def test_canonical_model_names(name: str, canonical: str) -> None:
+    assert canonical_model_name(name) == canonical
+
+
+async def test_ollama_readiness_matches_an_untagged_model_to_its_latest_tag() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/tags":
+            return httpx.Response(200, json={"models": [{"name": "sim-model:latest"}]})
+        return httpx.Response(200, content=json.dumps(
+            {"models": [{"name": "sim-model:latest", "model": "sim-model:latest"}]}))
+
+    backend = OllamaBackend("http://ollama.invalid", "sim-model")
+    backend._client = httpx.AsyncClient(base_url="http://ollama.invalid", transport=httpx.MockTransport(answer))
+    assert await backend.readiness() is Readiness.READY
+    await backend.aclose()
+
+
+async def test_gate_records_admission_age_of_the_newest_holder() -> None:
+    gate = LlmGate(LocalSlotPool(2, 0), acquire_timeout_s=0.05, call_timeout_s=5)
+    assert (await gate.occupancy()).newest_hold_s is None
+    held = asyncio.Event()
+    done = asyncio.Event()
+
+    async def work() -> None:
+        held.set()
+        await done.wait()
+
+    task = asyncio.create_task(gate.run(work, priority=Priority.INTERACTIVE))
+    await held.wait()
+    age = (await gate.occupancy()).newest_hold_s
+    assert age is not None and age >= 0
+    done.set()
+    await task
+
+
+@pytest.mark.redis
+async def test_the_shared_gate_judges_stalls_by_the_newest_lease_on_redis_clock() -> None:
+    import uuid
+
+    from feedback_intelligence.gate.redis_pool import RedisSlotPool
+
+    name = f"stall-{uuid.uuid4().hex[:8]}"
+    replicas = [RedisSlotPool("redis://127.0.0.1:6379/0", slots=2, name=name, lease_s=5) for _ in range(2)]
+    try:
+        assert (await replicas[1].occupancy()).newest_hold_s is None
+        first = await replicas[0].try_acquire(Priority.INTERACTIVE)
+        await asyncio.sleep(0.3)
+        before_second = time.monotonic()
+        second = await replicas[0].try_acquire(Priority.INTERACTIVE)
+        seen = await replicas[1].occupancy()  # another replica sees the shared gate's stall clock
+        assert seen.in_use == 2 and seen.newest_hold_s is not None
+        assert seen.newest_hold_s <= time.monotonic() - before_second + 0.05  # the second lease, not the first
+        gate = LlmGate(replicas[1], acquire_timeout_s=0.05, call_timeout_s=60, stall_floor_s=2.0)
+        gate.hold_time.observe(0.01)
+
+        async def stalled() -> bool:
+            return gate.stalled(await replicas[1].occupancy())
+
+        assert not gate.stalled(seen) or time.monotonic() - before_second > 2.0
+        await until(stalled, timeout_s=10, what="the shared gate to count as stalled")
+        for lease in (first, second):
+            assert lease is not None
+            await replicas[0].release(lease)
+        assert (await replicas[1].occupancy()).newest_hold_s is None
+    finally:
+        for pool in replicas:
+            await pool.aclose()
