@@ -1,6 +1,7 @@
 """The guards over real HTTP: the app as a process, the simulated Ollama scripted to say exactly the
 broken things a small model said in practice (prompt echoes as themes, a made-up language code, a
-cheerful tone on a complaint, a theme hiding a right-to-left override).
+cheerful tone on a complaint, a theme hiding a right-to-left override: that one is removed by the text
+normalisation every model text passes, before the guards look, and noted as such).
 
 Each reply is matched by a phrase of its feedback text (``feedctl sim-ollama --replies FILE``), so the
 corrective re-prompt, if any, hears the same broken reply again and the guard has to act.
@@ -38,6 +39,7 @@ class Broken:
 
 
 RLO = "\u202e"
+RLO_THEME = f"porakone{RLO}lanoisiv"
 CASES = [
     Broken("Kassajono oli tosi pitkä ja vain yksi kassa auki.", "theme",
            "2-4 word lowercase noun phrase in base form, in the feedback"),
@@ -45,7 +47,7 @@ CASES = [
     Broken("Leipähylly oli tyhjä jo kuudelta illalla.", "theme", "PALAUTE_LOPPU"),
     Broken("Pakastealtaan kansi oli rikki ja jäätelöt sulaneet.", "theme", "Sentiment"),
     Broken("Hedelmäosaston vaaka näytti väärää hintaa koko päivän.", "theme", "low"),
-    Broken("Myyjä ei osannut neuvoa porakoneen valinnassa ollenkaan.", "theme", f"porakone{RLO}lanoisiv"),
+    Broken("Myyjä ei osannut neuvoa porakoneen valinnassa ollenkaan.", "theme", RLO_THEME),
     Broken("Kahvipaketit olivat hyllyssä rikki ja kahvia oli lattialla.", "language", "al"),
     Broken("Jono palvelutiskille kesti puoli tuntia, todella huonoa palvelua.", "sentiment", "positive"),
 ]
@@ -78,13 +80,19 @@ def test_an_interpret_never_shows_the_broken_value_and_says_why(stack: ServerPro
     shown = structure[case.field]
     assert shown and shown != case.model_value
     assert RLO not in json.dumps(structure, ensure_ascii=False)
-    rejection = the_rejection(body["guards"], case)
-    assert rejection["replacement"] == shown
+    if case.model_value == RLO_THEME:
+        # The text normalisation every model text passes (text/normalize.py) removes the override before
+        # the guards look, and says so; the guards then judge what is left.
+        assert any("'theme' normalized" in note for note in body["notes"]), body["notes"]
+    else:
+        rejection = the_rejection(body["guards"], case)
+        assert rejection["replacement"] == shown
     # Whatever a guard replaced is what the clerk sees; nothing else was changed silently.
     for guard in body["guards"]:
         assert structure[guard["field"]] == guard["replacement"]
     changed = {name for name, value in json.loads(case.reply).items() if structure.get(name) != value}
-    assert changed <= {g["field"] for g in body["guards"]}
+    normalized = {"theme"} if case.model_value == RLO_THEME else set()
+    assert changed <= {g["field"] for g in body["guards"]} | normalized
 
 
 def test_the_replacements_follow_the_text_and_the_domain(stack: ServerProcess) -> None:
@@ -105,5 +113,7 @@ def test_ingest_stores_the_guarded_structure_with_a_note(stack: ServerProcess, c
     stored = httpx.get(f"{stack.url}/feedback/{feedback_id}", timeout=10).json()
     assert stored["structureFailed"] is False
     assert stored["structure"][case.field] not in (None, "", case.model_value)
-    notes = [n for n in stored["salvageNotes"] if "guard" in n and case.field in n]
+    assert RLO not in json.dumps(stored, ensure_ascii=False)
+    said = "normalized" if case.model_value == RLO_THEME else "guard"
+    notes = [n for n in stored["salvageNotes"] if said in n and f"'{case.field}'" in n]
     assert notes, stored["salvageNotes"]

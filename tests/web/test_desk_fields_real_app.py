@@ -100,17 +100,11 @@ def test_a_guarded_theme_is_explained_to_the_clerk_in_plain_words(pages, real):
     expect(page.locator("#g-category")).to_be_hidden()
     screenshot(page, "real-desk-guard-note")
 
-    # A theme hiding a right-to-left override: the note shows a visible mark, and never applies it.
-    drill = "Myyjä ei osannut neuvoa porakoneen valinnassa ollenkaan."
-    script(sim, "porakoneen valinnassa", theme="porakone\u202elanoisiv")
     phone = pages.open(app.url + "/desk", viewport=PHONE)
     expect(phone.locator("#interpret-btn")).to_be_enabled(timeout=10000)
-    phone.fill("#feedback-text", drill)
+    phone.fill("#feedback-text", text)
     phone.click("#interpret-btn")
     expect(phone.locator("#g-theme")).to_be_visible(timeout=15000)
-    shown = phone.locator("#g-theme").text_content()
-    assert "\u202e" not in shown and "porakone\ufffdlanoisiv" in shown
-    assert "\u202e" not in phone.locator("#f-theme").input_value()
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the desk scrolls sideways at {PHONE['width']} px: {width}"
     screenshot(phone, "real-desk-guard-note-390")
