@@ -78,15 +78,26 @@ def sim_ollama(
     keep_alive_s: float = typer.Option(300.0, help="How long the model stays loaded after its last request."),
     host: str = typer.Option("127.0.0.1"),
     port: int = typer.Option(11434),
+    replies: Path | None = typer.Option(
+        None, help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} '
+                   "(served in order); anything else gets the usual synthetic reply.",
+    ),
 ) -> None:
     """A simulated Ollama server (test and benchmark fixture, never the product's default)."""
     from feedback_intelligence.sim.ollama_sim import SimConfig, serve_sim
+    from feedback_intelligence.sim.script import ScriptError, read_script
 
+    try:
+        script = read_script(replies) if replies is not None else None
+    except ScriptError as exc:
+        typer.secho(str(exc), fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from exc
     serve_sim(
         SimConfig(parallel=parallel, max_queue=max_queue, service_ms=service_ms, load_ms=load_ms,
                   keep_alive_s=keep_alive_s),
         host=host,
         port=port,
+        replies=script,
     )
 
 
