@@ -13,7 +13,7 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 
-BENCHES = ["gate_overhead", "ingest", "report", "crowd", "gate_redis", "crowd_gpus"]
+BENCHES = ["gate_overhead", "ingest", "report", "crowd", "gate_redis", "quality", "crowd_gpus"]
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +104,26 @@ def test_crowd_over_gpus_targets_are_judged_as_specified() -> None:
     bad = evaluate(phase(1.3, 1600, [0.95], [2]), phase(2.0, 2400, [0.95, 0.7], [2, 3]), targets())
     assert not bad["throughput"] and not bad["admittedP99"] and not bad["backendBusy"]
     assert not bad["perBackendSlots"]
+
+
+def test_quality_targets_are_judged_as_specified(retail) -> None:
+    from bench.quality import targets
+    from feedback_intelligence.evaluation.client import Observation
+    from feedback_intelligence.evaluation.dataset import EvalItem
+    from feedback_intelligence.evaluation.scoring import scorecard
+
+    gold = {"category": "hevi", "severity": "low", "type": "praise", "sentiment": "positive", "language": "fi"}
+    items = [EvalItem(f"i{n}", "holdout", "banaanit olivat hyviä", gold, frozenset()) for n in range(4)]
+    right = {**gold, "theme": "banaanit"}
+    observations = [Observation(i.id, right, latency_ms=1.0) for i in items[:3]]
+    observations.append(Observation("i3", {**right, "category": "muu", "sentiment": "negative"}))
+    prior = {i.id: {**gold, "category": "muu"} for i in items}
+    card = scorecard(items, observations, retail, priors=prior, theme_rejected=lambda theme, text: False)
+    checks = targets(card)
+    assert checks["category accuracy"] == ("0.75", "≥ 0.60", True)
+    assert checks["category above the prior alone"][2] is True
+    assert checks["sentiment accuracy"][2] is False  # 0.75 < 0.8
+    assert checks["severity above majority"][2] is False  # 1.00 is not above an all-low majority of 1.00
+    assert checks["sentiment contradicting type"] == ("1", "0", False)
+    assert checks["shown themes a guard rejects"] == ("0", "0", True)
+    assert checks["alert recall (pooled)"][2] is False  # nothing to recall: no figure, not a pass
