@@ -175,7 +175,9 @@ class PooledSlotPool:
         if lease is not None or timeout_s <= 0:
             return lease
         # Wait on every offered backend at once; the first slot that frees wins, the rest give up.
-        tasks = {asyncio.ensure_future(self.members[name].acquire(priority, timeout_s)): name for name in names}
+        tasks: dict[asyncio.Future[Any], str] = {
+            asyncio.ensure_future(self.members[name].acquire(priority, timeout_s)): name for name in names
+        }
         winner: PooledLease | None = None
         try:
             pending = set(tasks)
