@@ -272,7 +272,8 @@ class Settings(BaseSettings):
     @property
     def packaged_default_model(self) -> bool:
         """The embedded backend on the GGUF the project ships (the model the domains were measured on)."""
-        return self.llm_backend == "embedded" and self.llm_model is None
+        # every backend of the pool (FI_LLM_BACKENDS, or the shorthand's one)
+        return all(spec.kind == "embedded" and spec.model is None for spec in self.backend_specs)
 
     @field_validator("cors_origins")
     @classmethod
