@@ -22,7 +22,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_defaults_keep_the_in_process_gate() -> None:
     settings = load_settings()
     assert (settings.redis_url, settings.gate_name, settings.redis_lease_s) == (None, "llm", 10)
-    assert isinstance(build_pool(settings), LocalSlotPool)
+    # the one-backend shorthand is a pool of one backend, in-process
+    assert [type(m) for m in build_pool(settings).members.values()] == [LocalSlotPool]
 
 
 def test_an_empty_redis_url_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,7 +36,8 @@ async def test_gate_name_and_lease_reach_the_redis_pool(monkeypatch: pytest.Monk
     monkeypatch.setenv("FI_GATE_NAME", "shop-7")
     monkeypatch.setenv("FI_REDIS_LEASE_S", "2.5")
     monkeypatch.setenv("FI_LLM_SLOTS", "3")
-    pool = build_pool(load_settings())
+    pooled = build_pool(load_settings())
+    (pool,) = pooled.members.values()
     try:
         assert isinstance(pool, RedisSlotPool)
         assert (pool.slots, pool.lease_ms) == (3, 2500)
