@@ -83,6 +83,14 @@ class Metrics:
         self.report_llm_fallbacks = Counter(
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )
+        self.report_prose_rejected = Counter(
+            "fi_report_prose_rejected_total", "Model prose a guard kept from the report, by reason", ["reason"],
+            registry=r,
+        )
+        self.report_prose_generations = Counter(
+            "fi_report_prose_generations_total", "Background report prose generations, by outcome", ["outcome"],
+            registry=r,
+        )
         self.guard_rejections = Counter(
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )

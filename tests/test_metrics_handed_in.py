@@ -51,6 +51,6 @@ async def test_the_report_counts_its_fallbacks_in_its_own_metrics() -> None:
 
     report = await svc.report(support.window())
 
-    assert report["llmFallbackCount"] > 0
-    assert sample(metrics, "fi_report_llm_fallbacks_total") == report["llmFallbackCount"]
+    assert report.llm_fallback_count > 0
+    assert sample(metrics, "fi_report_llm_fallbacks_total") == report.llm_fallback_count
     assert sample(runner.gate.metrics, "fi_report_llm_fallbacks_total") == 0
