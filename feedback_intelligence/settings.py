@@ -1,8 +1,8 @@
 """Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
 
 A bad value stops the boot with one line per fault, ``invalid configuration: FI_X: …``, and exit
-status 2 (``feedctl serve``). List settings take what people write: ``a,b``, a single ``a``, or a
-JSON list ``["a", "b"]``.
+status 2 (``feedctl serve``) (docs/invariants.md, invariant 10). List settings take what people write:
+``a,b``, a single ``a``, or a JSON list ``["a", "b"]``.
 """
 
 from __future__ import annotations

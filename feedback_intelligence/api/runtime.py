@@ -84,7 +84,7 @@ async def build_runtime(
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     backend = backend or build_backend(settings)
     gate = build_gate(settings, metrics)
-    runner = PromptRunner(gate, backend)
+    runner = PromptRunner(gate, backend, metrics)
     channels = {
         CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
         LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),

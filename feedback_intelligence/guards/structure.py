@@ -9,6 +9,7 @@ sentiment by the value the evidence names, which the prior would also choose).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
@@ -27,7 +28,8 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
     def swap(field: str, reason: str, replacement: str | None) -> None:
         nonlocal current
         rejections.append(Rejection(field, reason, getattr(model, field), replacement))
-        current = replace(current, **{field: replacement})
+        changes: dict[str, Any] = {field: replacement}
+        current = replace(current, **changes)
 
     for field in domain.prior_fields:
         if getattr(current, field) != getattr(prior, field):

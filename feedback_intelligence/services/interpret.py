@@ -39,6 +39,11 @@ class Interpretation:
 
 
 class InterpretService:
+    """The desk's preview: structure a text at interactive priority, apply alerts and the override, store nothing.
+
+    Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
+    :class:`~feedback_intelligence.llm.errors.LlmFailure` when the backend fails; the route answers 503.
+    """
     def __init__(self, domain: Domain, structuring: StructuringService) -> None:
         self.domain = domain
         self.structuring = structuring

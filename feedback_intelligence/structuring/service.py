@@ -51,6 +51,12 @@ def correction_prompt(prompt: str, violations: list[str]) -> str:
 
 
 class StructuringService:
+    """Asks the model for a structure through the runner and checks the reply before anyone sees it.
+
+    At most two calls per text (one corrective re-prompt). Unusable model output never raises: the
+    result then has no structure, the reasons as notes and the raw reply. Transport outcomes raise
+    (:class:`~feedback_intelligence.llm.errors.LlmBusy`, :class:`~feedback_intelligence.llm.errors.LlmFailure`).
+    """
     def __init__(
         self,
         runner: PromptRunner,
