@@ -13,7 +13,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.client import Observation, RunOptions, run_set
 from feedback_intelligence.evaluation.dataset import SPLITS, EvalItem, EvalSetError, load_set, select
 from feedback_intelligence.evaluation.scoring import scorecard
-from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 
 def prior_proposals(items: list[EvalItem], domain: Domain) -> dict[str, dict[str, Any]]:

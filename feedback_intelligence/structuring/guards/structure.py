@@ -13,11 +13,16 @@ from typing import Any
 
 from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.fields import category_verdict, sentiment_verdict, severity_verdict, type_verdict
-from feedback_intelligence.guards.language import language_rejection
-from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
-from feedback_intelligence.guards.theme import shown_theme, theme_rejection
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards.fields import (
+    category_verdict,
+    sentiment_verdict,
+    severity_verdict,
+    type_verdict,
+)
+from feedback_intelligence.structuring.guards.language import language_rejection
+from feedback_intelligence.structuring.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
+from feedback_intelligence.structuring.guards.theme import shown_theme, theme_rejection
 
 
 def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
