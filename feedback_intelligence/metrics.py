@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+if TYPE_CHECKING:
+    from feedback_intelligence.guards.rejection import Rejection
 
 
 def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
@@ -69,3 +75,10 @@ class Metrics:
         self.report_llm_fallbacks = Counter(
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )
+        self.guard_rejections = Counter(
+            "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
+        )
+
+    def count_rejections(self, rejections: Iterable[Rejection]) -> None:
+        for rejection in rejections:
+            self.guard_rejections.labels(field=rejection.field, reason=rejection.reason).inc()

@@ -180,7 +180,7 @@ class FeedbackCreated(ApiModel):
     structure: StructureOut | None = Field(description="The stored structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it; kept with its raw text, "
                                               "`feedctl restructure` retries.")
-    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     needsReview: bool = Field(description="A person should check it (e.g. possible prompt injection).")
     reviewFlags: list[str] = Field(description="Why it needs review.")
@@ -197,11 +197,24 @@ class FeedbackItem(ApiModel):
     structure: StructureOut | None = Field(description="Its structure; null when structuring failed.")
     structureFailed: bool = Field(description="The LLM could not structure it.")
     modelFailed: bool = Field(description="The model failed and the clerk filled in the fields by hand.")
-    salvageNotes: list[str] = Field(description="What the parser had to repair in the model's answer.")
+    salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     corrections: list[dict[str, Any]] | None = Field(description="The clerk's corrections of the model, if any.")
     needsReview: bool = Field(description="A person should check it.")
     reviewFlags: list[str] = Field(description="Why it needs review.")
+
+
+class GuardOut(ApiModel):
+    """One model value a guard rejected; ``structure`` already carries the replacement."""
+
+    field: str = Field(description="The structure field: category, theme, severity, type, sentiment or language.")
+    reason: str = Field(
+        description="Why, as a stable code (the reason label of fi_guard_rejections_total): e.g. prompt_echo, "
+        "control_characters, repeated_word, not_grounded, not_iso639_1, contradicts_text, contradicts_type, "
+        "missing, keyword_evidence, prior_field (the domain lets the deterministic prior decide the field)."
+    )
+    modelValue: str | None = Field(description="Exactly what the model said (null when it said nothing).")
+    replacement: str | None = Field(description="The value shown instead.")
 
 
 class InterpretOut(ApiModel):
@@ -210,8 +223,11 @@ class InterpretOut(ApiModel):
     structure: StructureOut | None = Field(description="The suggested structure; null when the model failed.")
     failed: bool = Field(description="The model's answer was unusable: fill in the fields by hand.")
     salvaged: bool = Field(description="The answer needed repair before it could be used.")
-    notes: list[str] = Field(description="What was repaired.")
+    notes: list[str] = Field(description="What was repaired, and what the guards replaced and why.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+    guards: list[GuardOut] = Field(
+        default_factory=list, description="Model values the guards replaced, in the order the guards ran."
+    )
 
 
 class VersionOut(ApiModel):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
+from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
@@ -71,7 +73,9 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
-    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens)
+    # The language models load once here (seconds, holding the GIL), never inside a request.
+    await asyncio.to_thread(warm_language_detection, domain.detection_languages)
+    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
     report_options = ReportOptions.from_settings(settings)
     reports = {
         name: ReportService(

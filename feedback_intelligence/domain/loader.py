@@ -6,6 +6,7 @@ A domain is data only. Adding one is adding a folder::
     <name>/alert-keywords.json       deterministic alert lexicon                (required)
     <name>/category-keywords.json    category keyword rules                     (optional)
     <name>/vulgarity-lexicon.json    vulgarity density lexicon                  (optional)
+    <name>/prior-lexicon.json        cues of the deterministic prior            (optional)
     <name>/prompts/*                 files named by domain.json's "prompts" map
 
 Every problem raises :class:`DomainError` with a message naming the file and the offending key,
@@ -23,9 +24,12 @@ from feedback_intelligence.domain.model import (
     ALERT_NOMINATION_ROLE,
     ALERT_VERIFY_ROLE,
     ALERT_VERIFY_WORDS,
+    OPTIONAL_FIELDS,
+    SCHEMA_FIELDS,
     SYNTHESIS_ROLE,
     CategoryKeywordRule,
     Domain,
+    PriorLexicon,
     VulgarityLexicon,
 )
 
@@ -35,6 +39,7 @@ DOMAIN_FILE = "domain.json"
 ALERT_FILE = "alert-keywords.json"
 CATEGORY_KEYWORD_FILE = "category-keywords.json"
 VULGARITY_FILE = "vulgarity-lexicon.json"
+PRIOR_FILE = "prior-lexicon.json"
 
 DESK_SOURCE = "desk"
 
@@ -67,6 +72,7 @@ _DOMAIN_KEYS = frozenset(
         "typeSentiment",
         "sources",
         "prompts",
+        "priorFields",
     }
 )
 _DOC_KEYS = frozenset({"description", "$schema", "comment", "notes"})
@@ -282,9 +288,16 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         )
     prompts = {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
 
-    alert_keywords = _load_alert_keywords(folder)
+    prior_fields = spec.string_list(_given(data, "priorFields", []), "priorFields")
+    for name in prior_fields:
+        if name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
+            fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
+            raise spec.error("priorFields", f"'{name}' is not a structure field ({fields})")
+
+    alert_keywords, alert_exceptions = _load_alert_keywords(folder)
     category_keywords = _load_category_keywords(folder, categories)
     vulgarity = _load_vulgarity(folder, categories, demoted)
+    prior = _load_prior(folder, types, severities, alert_keywords)
 
     return Domain(
         name=domain_name,
@@ -301,6 +314,9 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         sources=tuple(sources),
         alert_keywords=alert_keywords,
         category_keywords=category_keywords,
+        alert_exceptions=alert_exceptions,
+        prior=prior,
+        prior_fields=tuple(prior_fields),
         vulgarity=vulgarity,
         prompts=prompts,
         directory=folder,
@@ -339,7 +355,8 @@ def _read_prompt(spec: _File, folder: Path, role: str, relative: str) -> str:
     return text
 
 
-def _load_alert_keywords(folder: Path) -> dict[str, tuple[str, ...]]:
+def _load_alert_keywords(folder: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """The patterns per alert category, and the phrases masked before a category's patterns are searched."""
     file = _File(folder / ALERT_FILE)
     data = file.load()
     if "categories" not in data:
@@ -354,7 +371,13 @@ def _load_alert_keywords(folder: Path) -> dict[str, tuple[str, ...]]:
         result[name] = tuple(kept)
     if not result:
         raise file.error("categories", "must declare at least one alert category")
-    return result
+    exceptions: dict[str, tuple[str, ...]] = {}
+    for category, phrases in file.obj(_given(data, "exceptions", {}), "exceptions").items():
+        key = f"exceptions.{category}"
+        if category not in result:
+            raise file.error(key, "is not an alert category of this file")
+        exceptions[category] = tuple(file.string_list(phrases, key, drop_blank=True))
+    return result, exceptions
 
 
 def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[CategoryKeywordRule, ...]:
@@ -372,15 +395,19 @@ def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[C
             raise file.error(key, "is not a declared category in domain.json")
         body = file.obj(rule, key)
         for field_name in body:
-            if field_name not in ("terms", "excludeIfContains", "description"):
-                raise file.error(f"{key}.{field_name}", "is not a rule field (terms, excludeIfContains)")
+            if field_name not in ("terms", "weakTerms", "notEvidence", "excludeIfContains", "description"):
+                raise file.error(
+                    f"{key}.{field_name}", "is not a rule field (terms, weakTerms, notEvidence, excludeIfContains)"
+                )
         terms = file.string_list(_given(body, "terms", []), f"{key}.terms", drop_blank=True)
-        if not terms:
+        weak = file.string_list(_given(body, "weakTerms", []), f"{key}.weakTerms", drop_blank=True)
+        if not terms and not weak:
             raise file.error(f"{key}.terms", "must contain at least one non-blank term")
         exclusions = file.string_list(
             _given(body, "excludeIfContains", []), f"{key}.excludeIfContains", drop_blank=True
         )
-        rules.append(CategoryKeywordRule(category, tuple(terms), tuple(exclusions)))
+        not_evidence = file.string_list(_given(body, "notEvidence", []), f"{key}.notEvidence", drop_blank=True)
+        rules.append(CategoryKeywordRule(category, tuple(terms), tuple(exclusions), tuple(weak), tuple(not_evidence)))
     return tuple(rules)
 
 
@@ -420,6 +447,57 @@ def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]
         demote_to_category=target,
         demote_ratio=ratio,
         demote_min_distinct_stems=int(min_distinct),
+    )
+
+
+def _load_prior(
+    folder: Path, types: dict[str, str], severities: dict[str, str], alerts: dict[str, tuple[str, ...]]
+) -> PriorLexicon:
+    path = folder / PRIOR_FILE
+    if not path.exists():
+        return PriorLexicon()
+    file = _File(path)
+    data = file.load()
+    known = {"languages", "typeCues", "defaultType", "severityByAlert", "severityByType", "stopwords"}
+    for key in data:
+        if key not in known and key not in _DOC_KEYS and not key.startswith("_"):
+            raise file.error(key, f"is not a prior-lexicon field (known: {', '.join(sorted(known))})")
+
+    languages = file.string_list(_given(data, "languages", []), "languages")
+    for code in languages:
+        if len(code) != 2 or not code.isascii() or not code.islower():
+            raise file.error("languages", f"'{code}' is not a lowercase two-letter ISO 639-1 code")
+
+    cues: dict[str, tuple[str, ...]] = {}
+    for type_key, terms in file.obj(_given(data, "typeCues", {}), "typeCues").items():
+        if type_key not in types:
+            raise file.error(f"typeCues.{type_key}", "is not a declared type in domain.json")
+        cues[type_key] = tuple(file.string_list(terms, f"typeCues.{type_key}", drop_blank=True))
+
+    default_type = data.get("defaultType")
+    if default_type is not None:
+        default_type = file.text(default_type, "defaultType")
+        if default_type not in types:
+            raise file.error("defaultType", f"'{default_type}' is not a declared type in domain.json")
+
+    def severity_map(key: str, allowed: dict[str, tuple[str, ...]] | dict[str, str], what: str) -> dict[str, str]:
+        result: dict[str, str] = {}
+        for name, severity in file.obj(_given(data, key, {}), key).items():
+            if name not in allowed:
+                raise file.error(f"{key}.{name}", f"is not {what}")
+            severity = file.text(severity, f"{key}.{name}")
+            if severity not in severities:
+                raise file.error(f"{key}.{name}", f"'{severity}' is not a declared severity in domain.json")
+            result[name] = severity
+        return result
+
+    return PriorLexicon(
+        languages=tuple(languages),
+        type_cues=cues,
+        default_type=default_type,
+        severity_by_alert=severity_map("severityByAlert", alerts, "an alert category of alert-keywords.json"),
+        severity_by_type=severity_map("severityByType", types, "a declared type in domain.json"),
+        stopwords=tuple(file.string_list(_given(data, "stopwords", []), "stopwords", drop_blank=True)),
     )
 
 

@@ -23,9 +23,15 @@ ALERT_VERIFY_WORDS: dict[str, tuple[str, str]] = {"fi": ("kyllä", "ei"), "en": 
 
 @dataclass(frozen=True, slots=True)
 class CategoryKeywordRule:
+    """``terms`` name the department (strong evidence); ``weak_terms`` name who or what takes part in any
+    feedback (a clerk, "service") and count only when no rule has a strong term; ``not_evidence`` phrases
+    are cut out of the text before this rule looks (the staff a customer reported to is not the subject)."""
+
     category: str
     terms: tuple[str, ...]
     exclude_if_contains: tuple[str, ...] = ()
+    weak_terms: tuple[str, ...] = ()
+    not_evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +45,21 @@ class VulgarityLexicon:
     @property
     def empty(self) -> bool:
         return not (self.mild or self.strong)
+
+
+@dataclass(frozen=True, slots=True)
+class PriorLexicon:
+    """What the deterministic prior reads besides the category and alert lexicons (``prior-lexicon.json``).
+
+    Cues are matched at the start of a word, caseless; a cue without letters (``?``) anywhere.
+    """
+
+    languages: tuple[str, ...] = ()  # ISO 639-1 codes the language detector chooses among
+    type_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)  # type -> cues
+    default_type: str | None = None  # when no cue fires
+    severity_by_alert: dict[str, str] = field(default_factory=dict)  # alert category -> severity
+    severity_by_type: dict[str, str] = field(default_factory=dict)  # type -> severity when no alert fires
+    stopwords: tuple[str, ...] = ()  # function words a theme never starts from
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +80,17 @@ class Domain:
     sources: tuple[str, ...]
     alert_keywords: dict[str, tuple[str, ...]]  # alert category -> patterns, file order
     category_keywords: tuple[CategoryKeywordRule, ...] = ()
+    alert_exceptions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # alert category -> masked phrases
+    prior: PriorLexicon = field(default_factory=PriorLexicon)
+    prior_fields: tuple[str, ...] = ()  # fields the deterministic prior decides; the model's value is ignored
     vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
     prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
     directory: Path | None = None  # the module folder it was loaded from (None when built in code)
+
+    @property
+    def detection_languages(self) -> tuple[str, ...]:
+        """The languages feedback in this domain is expected in; the domain's own first."""
+        return tuple(dict.fromkeys((self.language, *self.prior.languages)))
 
     def category_label(self, key: str) -> str:
         return self.categories.get(key, key)

@@ -13,6 +13,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.guards.rejection import Rejection
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.service import StructuringService
 
@@ -24,6 +25,7 @@ class Interpretation:
     salvaged: bool = False
     notes: list[str] = field(default_factory=list)
     alert_categories: list[str] = field(default_factory=list)
+    guards: list[Rejection] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -32,6 +34,7 @@ class Interpretation:
             "salvaged": self.salvaged,
             "notes": self.notes,
             "alertCategories": self.alert_categories,
+            "guards": [r.to_json() for r in self.guards],
         }
 
 
@@ -51,4 +54,5 @@ class InterpretService:
             salvaged=result.salvaged,
             notes=list(result.notes),
             alert_categories=list(dict.fromkeys(a.category for a in alerts)),
+            guards=list(result.rejections),
         )

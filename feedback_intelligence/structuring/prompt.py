@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 PROMPT_ROLE = "structuring"
 TEXT_PLACEHOLDER = "{{text}}"
 _PACKAGED_PROMPT = "structuring.txt"
+# The corrective re-prompt's own words (the service appends them; the theme guard knows them as prompt text).
+CORRECTION_INTRO = "Your previous reply was rejected:"
+CORRECTION_ASK = "Reply with ONLY the corrected JSON object, nothing else."
 _DOMAIN_PLACEHOLDERS = re.compile(r"\{\{(categories|severities|types|sentiments)\}\}")
 
 
@@ -97,6 +100,23 @@ class StructuringPrompt:
             _DOMAIN_PLACEHOLDERS.sub(lambda m: values[m.group(1)], part) for part in template.split(TEXT_PLACEHOLDER)
         )
         return cls(segments)
+
+    @classmethod
+    def instructions(cls, domain: Domain) -> str:
+        """The domain's template as the model reads it, minus the category list and the feedback slot.
+
+        The category list is left out on purpose: its labels and hints are the domain's vocabulary,
+        words a real theme may use; what remains is instruction text a theme must never echo.
+        """
+        template = normalize_newlines(domain.prompts.get(PROMPT_ROLE) or packaged_template())
+        values = {
+            "categories": "",
+            "severities": render_enum(domain.severities),
+            "types": render_enum(domain.types),
+            "sentiments": render_enum(domain.sentiments),
+        }
+        filled = _DOMAIN_PLACEHOLDERS.sub(lambda m: values[m.group(1)], template.replace(TEXT_PLACEHOLDER, "\n"))
+        return f"{filled}\n{CORRECTION_INTRO}\n{CORRECTION_ASK}"
 
     def render(self, text: str) -> str:
         """The prompt for one feedback text: fenced between markers the text cannot forge."""

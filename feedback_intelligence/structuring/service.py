@@ -1,7 +1,9 @@
 """Structure one feedback text through the gate: prompt, parse, at most one corrective re-prompt.
 
 Model misbehaviour never raises: after two unusable replies the result carries no structure,
-the reasons as notes and the last raw reply. Transport outcomes do raise, because each caller
+the reasons as notes and the last raw reply. A usable reply passes the guards
+(:mod:`feedback_intelligence.guards`): a rejected value is replaced by the deterministic prior's and
+the rejection kept as a note and counted. Transport outcomes do raise, because each caller
 degrades its own way: :class:`~feedback_intelligence.llm.errors.LlmBusy` (shed: 503, store
 nothing) and :class:`~feedback_intelligence.llm.errors.LlmFailure` (down/broken: structure_failed).
 """
@@ -9,14 +11,18 @@ nothing) and :class:`~feedback_intelligence.llm.errors.LlmFailure` (down/broken:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.guards.rejection import Rejection
+from feedback_intelligence.guards.structure import guard_structure
+from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.parser import ParseResult, parse_structure
-from feedback_intelligence.structuring.prompt import StructuringPrompt
+from feedback_intelligence.structuring.prompt import CORRECTION_ASK, CORRECTION_INTRO, StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema
 from feedback_intelligence.structuring.untrusted import neutralize
 
@@ -31,6 +37,7 @@ class StructuringResult:
     normalized: bool  # a field value was trimmed, lowercased or taken from an array
     retried: bool
     notes: tuple[str, ...] = ()
+    rejections: tuple[Rejection, ...] = ()  # model values the guards replaced (their notes are in ``notes``)
 
     @property
     def failed(self) -> bool:
@@ -40,10 +47,7 @@ class StructuringResult:
 def correction_prompt(prompt: str, violations: list[str]) -> str:
     """The original prompt plus what was wrong; the violations quote model output, so neutralised."""
     listed = "; ".join(neutralize(v) for v in violations)
-    return (
-        f"{prompt}\n\nYour previous reply was rejected: {listed}\n"
-        "Reply with ONLY the corrected JSON object, nothing else."
-    )
+    return f"{prompt}\n\n{CORRECTION_INTRO} {listed}\n{CORRECTION_ASK}"
 
 
 class StructuringService:
@@ -57,6 +61,7 @@ class StructuringService:
         use_schema: bool = True,
         prompt: StructuringPrompt | None = None,
         deadline_s: float | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         """Fills the prompt now, so a broken template stops the boot rather than every call."""
         self.runner = runner
@@ -64,6 +69,7 @@ class StructuringService:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.deadline_s = deadline_s
+        self.metrics = metrics
         self.prompt = prompt or StructuringPrompt.for_domain(domain)
         self.json_schema = structure_json_schema(domain) if use_schema else None
 
@@ -83,17 +89,29 @@ class StructuringService:
         raw = await self._ask(prompt, priority, route)
         first = parse_structure(raw, self.domain)
         if first.valid:
-            return _result(first, raw, retried=False, notes=first.notes)
+            return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
         raw = await self._ask(correction_prompt(prompt, first.violations), priority, route)
         second = parse_structure(raw, self.domain)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:
-            return _result(second, raw, retried=True, notes=notes + second.notes)
+            return self._guarded(text, _result(second, raw, retried=True, notes=notes + second.notes))
         log.warning("structuring failed after a re-prompt: %s", "; ".join(second.violations))
         notes += [f"retry: {v}" for v in second.violations]
         return _result(second, raw, retried=True, notes=notes + second.notes)
+
+    def _guarded(self, text: str, result: StructuringResult) -> StructuringResult:
+        assert result.structure is not None
+        guarded = guard_structure(result.structure, text, self.domain, propose_structure(text, self.domain))
+        if not guarded.rejections:
+            return result
+        if self.metrics is not None:
+            self.metrics.count_rejections(guarded.rejections)
+        log.info("guards replaced %s", ", ".join(f"{r.field} ({r.reason})" for r in guarded.rejections))
+        return replace(
+            result, structure=guarded.structure, notes=result.notes + guarded.notes, rejections=guarded.rejections
+        )
 
 
 def _result(parsed: ParseResult, raw: str, *, retried: bool, notes: list[str]) -> StructuringResult:

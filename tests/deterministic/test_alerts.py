@@ -120,3 +120,57 @@ def test_game_alert_lexicon(game: Domain) -> None:
 def test_matcher_reads_only_the_domain_lexicon(retail: Domain) -> None:
     custom = replace(retail, alert_keywords={"custom": ("Straße",)})
     assert match_alerts("STRASSE gesperrt", custom) == [AlertHit("custom", "Straße")]
+
+
+# ------------------------------------------------- how clerks write: third person, past tense (issue 11)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asiakas kaatui märällä lattialla",
+        "Liukas piha oli hiekoittamatta, mummo kaatui",
+        "Hylly kaatui melkein lapsen päälle",
+        "Vanha mies oli kaatunut parkkipaikalla ja makasi maassa.",
+        "Lapsi satutti itsensä ostoskärryn terävään reunaan.",
+        "Asiakas sai sähköiskun pullonpalautusautomaatista.",
+        "Purkki putosi ylähyllyltä asiakkaan päähän.",
+        "Asiakas liukastui jäisellä rampilla.",
+        "Myyjä loukkaantui lavaa nostaessa.",
+        "Lapsen kädessä oli haava rikkinäisen hyllyn jäljiltä.",
+        "Lattialla oli verta kassan vieressä.",
+        "Rouva kompastui mattoon sisäänkäynnillä.",
+        "Asiakas pyörtyi jonossa, soitimme hätäkeskukseen.",
+        "Pojalta nyrjähti nilkka portaissa.",
+        "Ensiavun jälkeen asiakas lähti kotiin.",
+    ],
+)
+def test_third_person_past_tense_incidents_alert_safety(text: str, retail: Domain) -> None:
+    assert "injury_safety" in categories(text, retail)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kassajärjestelmä kaatui kesken ruuhkan ja jono kasvoi.",
+        "Verkkokauppa kaatui kesken tilauksen.",
+        "Sovellus kaatui kun yritin maksaa.",
+        "Nettisivut kaatuivat alennusmyynnin alussa.",
+        "Maksupääte on kaatunut kolme kertaa tänään.",  # payment, not injury
+        "Kahvin hinta putosi viime viikolla.",
+        "Tein hintavertailun ja te olette kalliimpia.",
+        "Vertaa hintoja naapurikauppaan.",
+    ],
+)
+def test_it_crashes_prices_and_comparisons_are_not_injuries(text: str, retail: Domain) -> None:
+    assert "injury_safety" not in categories(text, retail)
+
+
+def test_exceptions_mask_only_their_own_category(retail: Domain) -> None:
+    # 'maksu kaatu' is masked for injury_safety; the payment stem still sees the same text
+    assert categories("Maksupääte kaatui ja veloitti kahdesti.", retail) == ["payment"]
+
+
+def test_an_exception_does_not_hide_a_second_real_hit(retail: Domain) -> None:
+    text = "Kassajärjestelmä kaatui ja samaan aikaan asiakas kaatui märällä lattialla."
+    assert match_alerts(text, retail) == [AlertHit("injury_safety", "kaatui")]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from feedback_intelligence.deterministic.category_keywords import match_category_keywords, rule_fires
+from feedback_intelligence.deterministic.category_keywords import (
+    STRONG,
+    WEAK,
+    keyword_evidence,
+    match_category_keywords,
+    rule_fires,
+)
 from feedback_intelligence.domain.model import CategoryKeywordRule, Domain
 
 
@@ -86,8 +92,8 @@ def test_product_wins_over_service(text: str, expected: str, retail: Domain) -> 
         None,
         "",
         "   ",
-        "Porakone hajosi viikossa.",
-        "Peruin tilauksen, koska toimitus myöhästyi.",  # 'peru-' is not 'peruna'
+        "Kävin eilen illalla, ei mitään erikoista.",
+        "Perunkirjoitus on vasta ensi viikolla.",  # 'peru-' is not 'peruna'
         "Mehukkaat appelsiinit!",  # blocked in hevi (mehu) and in juomat (mehukk): the model decides
     ],
 )
@@ -108,5 +114,91 @@ def test_first_firing_rule_wins_and_exclusions_skip_only_their_rule() -> None:
     assert match_category_keywords("omena", ()) is None
 
 
-def test_game_has_no_keyword_rules(game: Domain) -> None:
-    assert route("The store prices are too high", game) is None
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The store prices are too high", "monetization"),
+        ("The game crashes when I open the inventory menu", "bugs_crashes"),  # the crash, not the menu
+        ("Matchmaking puts me against level 200 players", "matchmaking"),
+        ("fps drops to 15 in big fights", "performance_stability"),
+        ("my teammate was toxic the whole match", "community_toxicity"),
+        ("the sniper rifle is overpowered, please nerf it", "gameplay_balance"),
+        ("I lost my progress, this game is shit", None),  # an alert, no area named
+        ("The flag in the village is pretty", None),  # 'lag' is not a stem here
+    ],
+)
+def test_game_keyword_rules(text: str, expected: str | None, game: Domain) -> None:
+    assert route(text, game) == expected
+
+
+# --------------------------------------------------------------- weighted evidence (issue 11)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a clerk, the staff or customer service named in a product, safety or online-order item
+        ("Myyjä ei osannut neuvoa, mikä porakone sopii betoniin.", "tyokalut"),
+        ("Talvikengät hajosivat kahdessa viikossa, myyjä sanoi että se on normaalia.", "vaatteet_jalkineet"),
+        ("Kysyin myyjältä talvirenkaista mutta hän ei tiennyt mitään.", "autotarvikkeet"),
+        ("Asiakas liukastui märällä lattialla ja ilmoitti henkilökunnalle.", "tilat_siisteys"),
+        ("Hylly kaatui melkein lapsen päälle, kerroin henkilökunnalle heti.", "tilat_siisteys"),
+        ("Liukas piha oli hiekoittamatta, mummo kaatui", "tilat_siisteys"),
+        ("Verkkotilaus tuli vajaana, soitin asiakaspalveluun mutta kukaan ei vastannut.", "verkkokauppa_toimitus"),
+        ("Paketti ei ole vieläkään tullut, henkilökunnalle kerroin asiasta jo kaksi kertaa.", "verkkokauppa_toimitus"),
+        ("Tilasin verkkokaupasta astianpesukoneen, toimitus myöhästyi viikolla.", "verkkokauppa_toimitus"),
+        ("Peruin tilauksen, koska toimitus myöhästyi.", "verkkokauppa_toimitus"),
+        ("Vaippoja ei ollut, kysyin henkilökunnalta ja sanoivat että varastossa on.", "lastentarvikkeet"),
+        ("Jääkaappi hajosi kuukauden päästä ostosta, asiakaspalvelusta sanottiin ettei takuu kata.", "kodinkoneet"),
+        ("Porakone hajosi viikossa.", "tyokalut"),
+    ],
+)
+def test_a_named_department_outranks_a_generic_service_word(text: str, expected: str, retail: Domain) -> None:
+    assert route(text, retail) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Myyjä oli todella ystävällinen ja auttoi löytämään oikean koon",
+        "Henkilökunta ei tervehtinyt ollenkaan.",
+        "Asiakaspalvelu oli erinomaista, kiitos!",
+        "Kassalla ollut nuori nainen oli tosi ystävällinen ja auttoi pakkaamaan.",
+        "Maksoin kortilla kahdesti saman ostoksen.",
+    ],
+)
+def test_service_words_still_route_service_when_nothing_else_is_named(text: str, retail: Domain) -> None:
+    assert route(text, retail) == "kassa_palvelu"
+
+
+@pytest.mark.parametrize(
+    ("text", "not_expected"),
+    [
+        ("Pullonpalautusautomaatti taas rikki!", "hevi"),  # 'tomaat' inside 'automaatti'
+        ("Myyttekö isompia kivennäisvesipulloja?", "hevi"),  # 'sipul' inside 'vesipullo'
+        ("Tilasin verkkokaupasta uuden imurin.", "kuiva_elintarvike"),  # 'pasta' inside 'kaupasta'
+        ("Kengät olivat ihan normaalit.", "sisustus_maalit"),  # 'maali' inside 'normaali'
+        ("Sähköpostiin ei ole vastattu viikkoon.", "sahko_lvi"),
+        ("Paistinpannun pinnoite irtosi, onko tälle takuuta?", "kodinkoneet"),  # warranty is about anything
+    ],
+)
+def test_a_stem_inside_another_word_is_not_evidence(text: str, not_expected: str, retail: Domain) -> None:
+    assert route(text, retail) != not_expected
+
+
+def test_evidence_reports_strength_and_term(retail: Domain) -> None:
+    text = "Myyjä ei osannut kertoa, missä nektariinit ovat."
+    evidence = {e.category: (e.strength, e.term) for e in keyword_evidence(text, retail.category_keywords)}
+    assert evidence["hevi"] == (STRONG, "nektariin")
+    assert evidence["kassa_palvelu"] == (WEAK, "myyjä")
+
+
+def test_not_evidence_masks_only_its_own_rule() -> None:
+    rules = (
+        CategoryKeywordRule("service", (), (), ("staff",), ("told the staff",)),
+        CategoryKeywordRule("other", ("staff",)),
+    )
+    assert match_category_keywords("I told the staff", rules) == "other"
+    assert match_category_keywords("The staff was rude", rules) == "other"  # strong beats weak
+    assert match_category_keywords("The staff was rude", rules[:1]) == "service"
+    assert match_category_keywords("I told the staff", rules[:1]) is None

@@ -111,6 +111,17 @@ def test_override_structure_convenience(retail: Domain) -> None:
     assert override_structure(text, None, [], retail) is None
 
 
-def test_game_domain_has_only_the_alert_rule(game: Domain) -> None:
-    text = "I lost my progress, this game is shit"
-    assert force(text, structure("other"), game) is None
+def test_game_domain_keywords_replace_only_a_category_without_evidence(game: Domain) -> None:
+    assert force("I lost my progress, this game is shit", structure("other"), game) is None
+    text = "The game crashes every time I open the store"
+    assert force(text, structure("other"), game) == "bugs_crashes"  # the catch-all
+    assert force(text, structure("audio"), game) == "bugs_crashes"  # no evidence for audio
+    assert force(text, structure("monetization"), game) is None  # the model's pick has its own evidence
+
+
+def test_keywords_keep_a_category_with_equal_evidence(retail: Domain) -> None:
+    text = "Kassajonossa huomasin, että maito oli vanhentunut."  # both name their department
+    assert force(text, structure("kassa_palvelu"), retail) is None
+    assert force(text, structure("muu"), retail) == "maito_kylma"
+    # a clerk (weak) against a product (strong): the product
+    assert force("Myyjä ei tiennyt, missä nektariinit ovat.", structure("kassa_palvelu"), retail) == "hevi"

@@ -87,7 +87,7 @@ def test_game_descriptor() -> None:
     assert list(d.types) == ["complaint", "praise", "suggestion", "question", "other"]
     assert list(d.sentiments) == ["positive", "negative", "neutral"]
     assert set(d.alert_keywords) == {"data_loss", "security_account", "payment_failure", "blocking_bug"}
-    assert d.category_keywords == ()
+    assert d.category_keywords[0].category == "bugs_crashes"  # a crash outranks the area it hit
     assert d.vulgarity.empty
     assert d.verify_words == ("yes", "no")
 
@@ -188,6 +188,7 @@ def test_default_type_sentiment_is_intersected_with_declared_types(game_copy: Do
         d["types"] = {"complaint": "Complaint", "praise": "Praise", "bug_report": "Bug report"}
 
     game_copy.edit("domain.json", change)
+    (game_copy.path / "prior-lexicon.json").unlink()  # its cues name the default types this test drops
     d = load(game_copy)
     assert d.type_sentiment == {"complaint": "negative", "praise": "positive"}
     assert d.sentiment_for("bug_report") is None
@@ -323,6 +324,7 @@ def test_alert_keywords_required(game_copy: DomainFolder) -> None:
 
 def test_alert_keywords_drop_blank_and_non_string_patterns(game_copy: DomainFolder) -> None:
     game_copy.write("alert-keywords.json", {"categories": {"data_loss": ["", "  ", 7, None, "lost my save"]}})
+    (game_copy.path / "prior-lexicon.json").unlink()  # its severities name the alert categories dropped here
     assert load(game_copy).alert_keywords == {"data_loss": ("lost my save",)}
 
 
@@ -343,16 +345,30 @@ def test_alert_keywords_errors(game_copy: DomainFolder, data: dict, fragments: t
 # ------------------------------------------------------------ category-keywords.json (CategoryKeywordSet)
 
 
-def test_real_category_lexicon_loads_nine_rules_in_file_order() -> None:
+def test_real_category_lexicon_loads_its_rules_in_file_order() -> None:
     rules = load_domain("retail").category_keywords
-    assert [r.category for r in rules] == [
-        "hevi", "makeiset", "maito_kylma", "liha_kala", "juomat", "pakasteet", "leipa", "kassa_palvelu",
-        "tilat_siisteys",
-    ]  # fmt: skip
-    hevi = rules[0]
+    order = [r.category for r in rules]
+    assert order[:2] == ["verkkokauppa_toimitus", "varasto_nouto"]  # the order channel first
+    assert order[2:9] == ["hevi", "makeiset", "maito_kylma", "liha_kala", "juomat", "pakasteet", "leipa"]
+    assert order[-2:] == ["kassa_palvelu", "tilat_siisteys"]  # service and premises last
+    assert len(order) == len(set(order)) == 27
+    by_category = {r.category: r for r in rules}
+    hevi = by_category["hevi"]
     assert len(hevi.terms) >= 55
     assert {"jogurt", "mehu", "suklaa", "jäätelö", "pakaste", "kakku"} <= set(hevi.exclude_if_contains)
-    assert set(rules[7].exclude_if_contains) == {"siivo", "likai"}
+    service = by_category["kassa_palvelu"]
+    assert set(service.exclude_if_contains) == {"siivo", "likai"}
+    assert {"myyjä", "henkilökun", "palvelu"} <= set(service.weak_terms)
+    assert not {"myyjä", "henkilökun", "palvelu"} & set(service.terms)
+    assert {"henkilökunnalle", "asiakaspalveluun", "myyjälle"} <= set(service.not_evidence)
+
+
+def test_category_keyword_weak_terms_alone_make_a_rule(retail_copy: DomainFolder) -> None:
+    retail_copy.write(
+        "category-keywords.json", {"categories": {"kassa_palvelu": {"weakTerms": ["myyjä"], "notEvidence": ["x"]}}}
+    )
+    (rule,) = load(retail_copy).category_keywords
+    assert (rule.terms, rule.weak_terms, rule.not_evidence) == ((), ("myyjä",), ("x",))
 
 
 def test_missing_category_lexicon_is_empty(retail_copy: DomainFolder) -> None:
@@ -443,3 +459,56 @@ def test_vulgarity_thresholds_default_when_absent(retail_copy: DomainFolder) -> 
 def test_vulgarity_tiers(retail_copy: DomainFolder, tiers: dict, fragments: tuple[str, ...]) -> None:
     retail_copy.edit("vulgarity-lexicon.json", lambda d: d.update(tiers=tiers))
     fails(retail_copy, "vulgarity-lexicon.json", *fragments)
+
+
+# ------------------------------------------------- prior-lexicon.json, priorFields, alert exceptions
+
+
+def test_real_prior_lexicons_load() -> None:
+    retail = load_domain("retail")
+    assert retail.detection_languages == ("fi", "sv", "en")
+    assert list(retail.prior.type_cues) == ["complaint", "suggestion", "question", "praise"]
+    assert "?" in retail.prior.type_cues["question"] and "toivoisin" in retail.prior.type_cues["suggestion"]
+    assert retail.prior.default_type == "complaint"
+    assert retail.prior.severity_by_alert["injury_safety"] == "critical"
+    assert retail.prior_fields == ()
+    game = load_domain("game")
+    assert game.detection_languages[0] == "en" and game.prior.type_cues["praise"]
+
+
+def test_missing_prior_lexicon_is_empty(retail_copy: DomainFolder) -> None:
+    (retail_copy.path / "prior-lexicon.json").unlink()
+    d = load(retail_copy)
+    assert d.prior.type_cues == {} and d.detection_languages == ("fi",)
+
+
+@pytest.mark.parametrize(
+    ("change", "fragments"),
+    [
+        (lambda d: d.update(typeCues={"rant": ["x"]}), ("typeCues.rant", "not a declared type")),
+        (lambda d: d.update(defaultType="rant"), ("defaultType", "not a declared type")),
+        (lambda d: d.update(severityByAlert={"fire": "high"}), ("severityByAlert.fire", "not an alert category")),
+        (lambda d: d.update(severityByAlert={"payment": "huge"}), ("severityByAlert.payment", "not a declared")),
+        (lambda d: d.update(severityByType={"praise": "huge"}), ("severityByType.praise", "not a declared severity")),
+        (lambda d: d.update(languages=["fin"]), ("languages", "two-letter")),
+        (lambda d: d.update(languages="fi"), ("languages", "JSON array")),
+        (lambda d: d.update(typo=1), ("typo", "not a prior-lexicon field")),
+    ],
+)
+def test_prior_lexicon_errors(retail_copy: DomainFolder, change, fragments: tuple[str, ...]) -> None:
+    retail_copy.edit("prior-lexicon.json", change)
+    fails(retail_copy, "prior-lexicon.json", *fragments)
+
+
+def test_prior_fields(retail_copy: DomainFolder) -> None:
+    retail_copy.edit("domain.json", lambda d: d.update(priorFields=["severity", "sentiment"]))
+    assert load(retail_copy).prior_fields == ("severity", "sentiment")
+    retail_copy.edit("domain.json", lambda d: d.update(priorFields=["mood"]))
+    fails(retail_copy, "domain.json", "priorFields", "'mood' is not a structure field")
+
+
+def test_alert_exceptions(game_copy: DomainFolder) -> None:
+    game_copy.edit("alert-keywords.json", lambda d: d.update(exceptions={"data_loss": ["rolled back the price"]}))
+    assert load(game_copy).alert_exceptions == {"data_loss": ("rolled back the price",)}
+    game_copy.edit("alert-keywords.json", lambda d: d.update(exceptions={"fire": ["x"]}))
+    fails(game_copy, "alert-keywords.json", "exceptions.fire", "not an alert category")

@@ -25,8 +25,9 @@ GOOD = {
     "severity": "medium",
     "type": "complaint",
     "language": "fi",
+    "sentiment": "negative",
 }
-EXPECTED = Structure("maito_kylma", "vanhentunut maito", "medium", "complaint", "fi")
+EXPECTED = Structure("maito_kylma", "vanhentunut maito", "medium", "complaint", "fi", "negative")
 
 
 def good(**changes: object) -> str:
@@ -107,7 +108,7 @@ async def test_one_retry_then_valid() -> None:
 async def test_retry_reply_notes_are_kept() -> None:
     backend = ScriptedBackend("no json", "```json\n" + good(severity="HIGH") + "\n```")
     result = await structure(service(backend))
-    assert result.structure == Structure("maito_kylma", "vanhentunut maito", "high", "complaint", "fi")
+    assert result.structure == Structure("maito_kylma", "vanhentunut maito", "high", "complaint", "fi", "negative")
     assert result.retried and result.salvaged and result.normalized
     assert result.notes == (
         "first attempt: the reply contains no JSON object",

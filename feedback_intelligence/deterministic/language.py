@@ -1,0 +1,101 @@
+"""Deterministic language detection among the few languages a domain expects.
+
+The detector is lingua (``lingua-language-detector``) in its high-accuracy mode, restricted to the
+domain's languages, which is what makes it right on a clerk's three-word note (measured against the
+alternatives: docs/adr/0009-guards-and-the-prior.md, ``bench/language_detection.py``). Its models take
+~1.5-2.5 s and ~125 MB to load and the load holds the GIL, so the service loads them at start-up
+(:func:`warm`), never inside a request. Whether a text supports a language the domain does not expect
+is asked of a low-accuracy detector (trigram models: ~75 ms and a few MB per language), so an
+unexpected code from the model can never make the service load a large model.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lingua import IsoCode639_1, LanguageDetector, LanguageDetectorBuilder
+
+# Below this many letters a text says too little to contradict anyone ("ok", "kiitos!").
+MIN_LETTERS = 12
+# A detection this sure counts as clear evidence against another label.
+CLEAR_CONFIDENCE = 0.9
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageGuess:
+    code: str  # ISO 639-1
+    confidence: float  # 0..1, relative to the candidate languages
+
+    @property
+    def clear(self) -> bool:
+        return self.confidence >= CLEAR_CONFIDENCE
+
+
+def _iso(code: str) -> IsoCode639_1 | None:
+    if len(code) != 2 or not code.isascii() or not code.isalpha():
+        return None
+    return getattr(IsoCode639_1, code.upper(), None)
+
+
+def supported(code: str) -> bool:
+    """Whether the detector knows language ``code``."""
+    return _iso(code) is not None
+
+
+@lru_cache(maxsize=32)
+def _detector(codes: tuple[str, ...], low_accuracy: bool) -> LanguageDetector | None:
+    isos = [iso for iso in (_iso(c) for c in codes) if iso is not None]
+    if len(isos) < 2:
+        return None
+    builder = LanguageDetectorBuilder.from_iso_codes_639_1(*isos)
+    return (builder.with_low_accuracy_mode() if low_accuracy else builder).build()
+
+
+def detector_for(codes: tuple[str, ...], *, low_accuracy: bool = False) -> LanguageDetector | None:
+    with _lock:  # the first build loads models; two threads need not both do it
+        return _detector(tuple(sorted(set(codes))), low_accuracy)
+
+
+def letter_count(text: str) -> int:
+    return sum(1 for ch in text if ch.isalpha())
+
+
+def _guess(detector: LanguageDetector, text: str) -> LanguageGuess | None:
+    values = detector.compute_language_confidence_values(text)
+    if not values:
+        return None
+    top = values[0]
+    return LanguageGuess(top.language.iso_code_639_1.name.lower(), float(top.value))
+
+
+def detect_language(text: str, candidates: tuple[str, ...]) -> LanguageGuess | None:
+    """The most likely of ``candidates`` for ``text``, or None when the text is too short to say.
+
+    With a single candidate the answer is that candidate at confidence 0 (nothing was compared).
+    """
+    if not candidates or letter_count(text) < MIN_LETTERS:
+        return None
+    detector = detector_for(candidates)
+    if detector is None:
+        return LanguageGuess(candidates[0], 0.0)
+    return _guess(detector, text)
+
+
+def clearly_in(text: str, code: str, expected: tuple[str, ...]) -> bool:
+    """Whether ``text`` is clearly in ``code`` rather than any of ``expected`` (low-accuracy models)."""
+    if not supported(code) or letter_count(text) < MIN_LETTERS:
+        return False
+    detector = detector_for((*expected, code), low_accuracy=True)
+    guess = _guess(detector, text) if detector is not None else None
+    return guess is not None and guess.clear and guess.code == code
+
+
+def warm(candidates: tuple[str, ...]) -> None:
+    """Load the models for ``candidates`` now (start-up), so no request pays for it."""
+    detector = detector_for(candidates)
+    if detector is not None:
+        detector.compute_language_confidence_values("warm up the models")

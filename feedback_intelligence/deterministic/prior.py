@@ -1,0 +1,197 @@
+"""The deterministic prior: a full structure proposal from the domain's lexicons alone, no model.
+
+It is the field-by-field fallback when a guard rejects a model value, what the desk's "fill in by
+hand" starts from when the model is busy or down, and a baseline for the evaluation. Every field:
+
+* category — the deterministic category rules (a declared-category alert, dense swearing, then the
+  keyword evidence), else the catch-all;
+* type — cues from ``prior-lexicon.json`` matched at word starts ("?" anywhere); the type with most
+  distinct cues wins, ties going to the type listed first; an alert counts for the first-listed
+  type (an incident is reported as a complaint); no cue: ``defaultType``;
+* severity — the highest ``severityByAlert`` of the alerts that fire, else ``severityByType``;
+* sentiment — the domain's ``typeSentiment`` of that type;
+* language — deterministic detection among the domain's languages, else the domain's language;
+* theme — the text's word that carried the category evidence (else an alert's, else the longest
+  content word, else the longest word), lowercase and without invisible characters.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
+from feedback_intelligence.deterministic.category_override import forced_category_reason
+from feedback_intelligence.deterministic.language import LanguageGuess, detect_language
+from feedback_intelligence.deterministic.text_match import FoldedText, fold
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import AlertHit, Structure
+
+_WORD_CHARS = re.compile(r"[\w'’-]")
+_WORDS = re.compile(r"\w+")
+_MIN_THEME_WORD = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TypeEvidence:
+    type: str
+    scores: dict[str, int]  # type -> distinct cues found (plus the alert vote)
+
+    def score(self, type_: str) -> int:
+        return self.scores.get(type_, 0)
+
+
+@lru_cache(maxsize=64)
+def _cue_regex(cues: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a type's cues: letters start at a word start, other cues match anywhere."""
+    folded = sorted({fold(c) for c in cues if fold(c)}, key=len, reverse=True)
+    if not folded:
+        return None
+    parts = [re.escape(c) if not any(ch.isalpha() for ch in c) else r"(?<!\w)" + re.escape(c) for c in folded]
+    return re.compile("|".join(parts))
+
+
+def _cue_count(folded_text: str, cues: tuple[str, ...]) -> int:
+    pattern = _cue_regex(cues)
+    return len({m.group(0) for m in pattern.finditer(folded_text)}) if pattern else 0
+
+
+def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = None) -> TypeEvidence:
+    """The prior's type for ``text`` and the cue score of every type."""
+    folded = fold(text)
+    cues = domain.prior.type_cues
+    scores = {t: _cue_count(folded, terms) for t, terms in cues.items()}
+    alerts = match_alerts(text, domain) if alerts is None else alerts
+    if cues and any(a.category in domain.prior.severity_by_alert for a in alerts):
+        first = next(iter(cues))
+        scores[first] += 1
+    ranked = sorted(cues, key=lambda t: -scores[t])  # stable: ties keep the file order
+    if ranked and scores[ranked[0]] > 0:
+        return TypeEvidence(ranked[0], scores)
+    default = domain.prior.default_type or next(iter(domain.types))
+    return TypeEvidence(default, scores)
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvidence:
+    """Everything deterministic the prior and the guards read from one text, computed once."""
+
+    alerts: list[AlertHit]
+    keywords: list[KeywordEvidence]
+    types: TypeEvidence
+    language: LanguageGuess | None
+
+
+class _EvidenceCache:
+    """The last few texts' evidence per domain object: the prior and the guards ask about the same text."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[int, str], tuple[Domain, TextEvidence]] = OrderedDict()
+
+    def get(self, text: str, domain: Domain) -> TextEvidence:
+        key = (id(domain), text)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] is domain:
+                self._items.move_to_end(key)
+                return hit[1]
+        alerts = match_alerts(text, domain)
+        evidence = TextEvidence(
+            alerts=alerts,
+            keywords=keyword_evidence(text, domain.category_keywords),
+            types=type_evidence(text, domain, alerts),
+            language=detect_language(text, domain.detection_languages),
+        )
+        with self._lock:
+            self._items[key] = (domain, evidence)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return evidence
+
+
+_evidence = _EvidenceCache()
+
+
+def text_evidence(text: str, domain: Domain) -> TextEvidence:
+    return _evidence.get(text, domain)
+
+
+def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
+    ranks = [domain.prior.severity_by_alert[a.category] for a in alerts if a.category in domain.prior.severity_by_alert]
+    if ranks:
+        return max(ranks, key=domain.severity_rank)
+    by_type = domain.prior.severity_by_type.get(type_)
+    if by_type:
+        return by_type
+    keys = list(domain.severities)
+    return keys[domain.severity_rank(None) - 1]
+
+
+def prior_category(text: str, evidence: TextEvidence, domain: Domain) -> str:
+    catch_all = domain.catch_all_category or next(iter(domain.categories))
+    placeholder = Structure(catch_all, "", "", "", "")
+    decision = forced_category_reason(text, placeholder, evidence.alerts, domain, keywords=evidence.keywords)
+    return decision[0] if decision else catch_all
+
+
+def _word_at(text: str, start: int, end: int) -> str:
+    """The whole word of ``text`` around ``[start, end)``."""
+    while start > 0 and _WORD_CHARS.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _WORD_CHARS.match(text[end]):
+        end += 1
+    return text[start:end]
+
+
+def _clean(word: str) -> str:
+    """Lowercase, without invisible characters or edge punctuation (a theme must read as it renders)."""
+    visible = "".join(
+        ch if unicodedata.category(ch)[0] in "LNM" or ch in "-'’" else " " if ch.isspace() else "" for ch in word
+    )
+    return unicodedata.normalize("NFC", " ".join(visible.split()).strip("'’-").lower())
+
+
+def _word_with(text: str, term: str) -> str | None:
+    spans = FoldedText.of(text).find_all(term)
+    if not spans:
+        return None
+    word = _clean(_word_at(text, *spans[0]))
+    return word or None
+
+
+def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain) -> str:
+    best = strongest(e for e in evidence.keywords if e.category == category)
+    candidates = [best.term] if best else []
+    candidates.extend(a.pattern for a in evidence.alerts)
+    for term in candidates:
+        word = _word_with(text, term)
+        if word:
+            return word
+    stop = {fold(s) for s in domain.prior.stopwords}
+    every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
+    content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
+    if content or every:
+        return max(content or every, key=len)
+    return domain.category_label(category).lower()
+
+
+def propose_structure(text: str, domain: Domain) -> Structure:
+    """A complete structure for ``text`` from the domain's data alone (deterministic, no I/O)."""
+    evidence = text_evidence(text, domain)
+    category = prior_category(text, evidence, domain)
+    type_ = evidence.types.type
+    return Structure(
+        category=category,
+        theme=prior_theme(text, category, evidence, domain),
+        severity=prior_severity(type_, evidence.alerts, domain),
+        type=type_,
+        language=evidence.language.code if evidence.language else domain.language,
+        sentiment=domain.sentiment_for(type_),
+    )

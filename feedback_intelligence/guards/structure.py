@@ -1,0 +1,52 @@
+"""All guards over one model structure, in one place: what a person sees, and every value that was replaced.
+
+Order matters: fields the domain gives to the prior (``priorFields``) first, then category, type,
+severity and sentiment (severity and sentiment are judged against the final type), language, theme.
+A rejected value is replaced by the prior's value for that field (category, type, severity and
+sentiment by the value the evidence names, which the prior would also choose).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from feedback_intelligence.deterministic.prior import text_evidence
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.guards.fields import category_verdict, sentiment_verdict, severity_verdict, type_verdict
+from feedback_intelligence.guards.language import language_rejection
+from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
+from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.records import Structure
+
+
+def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
+    """``model`` with every value a guard rejects replaced; ``prior`` is :func:`propose_structure`'s answer."""
+    rejections: list[Rejection] = []
+    current = model
+
+    def swap(field: str, reason: str, replacement: str | None) -> None:
+        nonlocal current
+        rejections.append(Rejection(field, reason, getattr(model, field), replacement))
+        current = replace(current, **{field: replacement})
+
+    for field in domain.prior_fields:
+        if getattr(current, field) != getattr(prior, field):
+            swap(field, PRIOR_FIELD, getattr(prior, field))
+    decided = set(domain.prior_fields)
+    evidence = text_evidence(text, domain)
+
+    if "category" not in decided and (verdict := category_verdict(current, text, evidence, domain)):
+        swap("category", *verdict)
+    if "type" not in decided and (verdict := type_verdict(current.type, evidence.types)):
+        swap("type", *verdict)
+    if "severity" not in decided and (
+        verdict := severity_verdict(current.severity, current.type, evidence.alerts, prior.severity, domain)
+    ):
+        swap("severity", *verdict)
+    if "sentiment" not in decided and (verdict := sentiment_verdict(current.sentiment, current.type, domain)):
+        swap("sentiment", *verdict)
+    if "language" not in decided and (verdict := language_rejection(current.language, text, domain)):
+        swap("language", *verdict)
+    if "theme" not in decided and (reason := theme_rejection(current.theme, text, domain)):
+        swap("theme", reason, prior.theme)
+    return GuardedStructure(current, tuple(rejections))

@@ -1,0 +1,96 @@
+"""The theme guard: a theme a person may read, or the reason it may not be shown.
+
+Reasons, checked in this order: ``control_characters`` (control, bidi or zero-width characters:
+a theme must read as it renders), ``empty``, ``prompt_echo`` (the prompt's, the schema's or the
+fence's own words: "2-4", "PALAUTE_LOPPU", "Sentiment", "low"), ``repeated_word`` (a word three
+times: "kielen kielen kielen"), ``not_grounded`` (no word shared with the text or the domain's
+vocabulary; a shared stem or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
+
+Public and pure, so the report checks the themes it shows with the same rule.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
+
+CONTROL_CHARACTERS = "control_characters"
+EMPTY = "empty"
+PROMPT_ECHO = "prompt_echo"
+REPEATED_WORD = "repeated_word"
+NOT_GROUNDED = "not_grounded"
+
+THEME_REASONS: tuple[str, ...] = (CONTROL_CHARACTERS, EMPTY, PROMPT_ECHO, REPEATED_WORD, NOT_GROUNDED)
+
+# Unicode categories that never belong in a theme: controls, format (bidi, zero-width), separators
+# of lines and paragraphs, private use, surrogates, unassigned.
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+_REPEAT_LIMIT = 3
+_MIN_STEM = 3
+_GRADING = frozenset("kpt")  # the consonants that change inside a Finnish stem
+
+
+def has_forbidden_characters(text: str) -> bool:
+    return any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in text)
+
+
+def related(a: str, b: str) -> bool:
+    """Whether two folded words are forms of one another: equal, one a prefix of the other, or sharing a
+    stem that leaves one letter of the shorter word, or two where a consonant grades (Finnish: maito/maidon,
+    leipä/leivän, jalka/jalan)."""
+    if a == b:
+        return True
+    shorter = min(len(a), len(b))
+    if shorter < _MIN_STEM:
+        return False
+    if a.startswith(b) or b.startswith(a):
+        return True
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    if common < _MIN_STEM:
+        return False
+    if common >= shorter - 1:
+        return True
+    return common == shorter - 2 and (a[common] in _GRADING or b[common] in _GRADING)
+
+
+def _content_words(theme: str, domain: Domain) -> list[str]:
+    stop = {fold(s) for s in domain.prior.stopwords}
+    all_words = words(theme)
+    content = [w for w in all_words if len(w) >= _MIN_STEM and w not in stop]
+    return content or all_words
+
+
+def is_grounded(theme: str, text: str, domain: Domain) -> bool:
+    """At least one word of the theme is a form of a word of the text or of the domain's vocabulary."""
+    text_words = set(words(text))
+    vocabulary = domain_vocabulary(domain)
+    for word in _content_words(theme, domain):
+        if any(related(word, t) for t in text_words):
+            return True
+        # related words share their first three letters, so only that bucket can match
+        if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
+            return True
+    return False
+
+
+def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
+    """The reason ``theme`` must not be shown for ``text``, or None when it may."""
+    if has_forbidden_characters(theme):
+        return CONTROL_CHARACTERS
+    if not words(theme):
+        return EMPTY
+    if prompt_vocabulary(domain).echoes(theme):
+        return PROMPT_ECHO
+    if max(Counter(words(theme)).values()) >= _REPEAT_LIMIT:
+        return REPEATED_WORD
+    if not is_grounded(theme, text, domain):
+        return NOT_GROUNDED
+    return None

@@ -1,0 +1,121 @@
+"""The deterministic prior: a full structure from the domain's lexicons alone, for both shipped domains."""
+
+from __future__ import annotations
+
+import pytest
+
+from feedback_intelligence.deterministic.prior import propose_structure, type_evidence
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.guards.theme import theme_rejection
+
+
+def test_the_praise_is_praise_and_positive(retail: Domain) -> None:
+    s = propose_structure("Myyjä oli todella ystävällinen ja auttoi löytämään oikean koon", retail)
+    assert (s.type, s.sentiment, s.severity, s.language) == ("praise", "positive", "low", "fi")
+    assert s.category == "kassa_palvelu"  # the clerk is the only thing named
+    assert s.theme == "myyjä"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asiakas kaatui märällä lattialla",
+        "Liukas piha oli hiekoittamatta, mummo kaatui",
+        "Hylly kaatui melkein lapsen päälle",
+    ],
+)
+def test_incidents_are_critical_complaints(text: str, retail: Domain) -> None:
+    s = propose_structure(text, retail)
+    assert (s.type, s.severity, s.sentiment, s.language) == ("complaint", "critical", "negative", "fi")
+    assert s.category == "tilat_siisteys"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_type"),
+    [
+        ("Milloin saatte lisää laktoositonta maitoa?", "question"),
+        ("Onko teillä gluteenitonta leipää", "question"),
+        ("Voisitteko avata useamman kassan ruuhka-aikaan", "suggestion"),
+        ("Toivoisin isompia pakkauksia kahvia.", "suggestion"),
+        ("Kannattaisi siirtää pullonpalautus lähemmäs ovea.", "suggestion"),
+        ("Voisitteko tuoda takaisin vanhan leivän?", "suggestion"),  # suggestion outranks the question mark
+        ("Kiitos hyvästä palvelusta!", "praise"),
+        ("Kassajono oli taas puoli tuntia pitkä.", "complaint"),
+        ("Maito oli vanhentunut jo hyllyssä.", "complaint"),
+        ("Myyjä oli ystävällinen mutta maito oli vanhentunut.", "complaint"),  # mixed: complaint first
+        ("Kävin kaupassa.", "complaint"),  # no cue: the domain's defaultType
+    ],
+)
+def test_type_from_cues(text: str, expected_type: str, retail: Domain) -> None:
+    assert propose_structure(text, retail).type == expected_type
+
+
+def test_cues_match_at_word_starts_only(retail: Domain) -> None:
+    # 'kiva' (praise) must not fire inside 'akivat', nor 'onko' inside 'sonkot'
+    scores = type_evidence("Rakivat sonkot", retail).scores
+    assert scores["praise"] == 0 and scores["question"] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "severity"),
+    [
+        ("Minulta veloitettiin kahteen kertaan sama ostos.", "kassa_palvelu", "high"),
+        ("Otan yhteyttä lakimieheen, tämä on kuluttajansuojalain vastaista.", "muu", "high"),
+        ("Banaanit olivat mustia jo ostopäivänä.", "hevi", "medium"),
+        ("Kävin kaupassa.", "muu", "medium"),
+    ],
+)
+def test_category_and_severity(text: str, category: str, severity: str, retail: Domain) -> None:
+    s = propose_structure(text, retail)
+    assert (s.category, s.severity) == (category, severity)
+
+
+def test_declared_category_alert_decides(retail: Domain) -> None:
+    assert propose_structure("Myyjä kutsui minua ryssäksi.", retail).category == "rasismi"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Banaanit olivat mustia jo ostopäivänä.",
+        "Asiakas kaatui märällä lattialla",
+        "Kävin kaupassa eilen illalla.",
+        "ok",
+        "Myyjä\u200b oli töykeä",
+        "The self-checkout rejected my card three times.",
+    ],
+)
+def test_the_priors_theme_passes_the_theme_guard(text: str, retail: Domain) -> None:
+    s = propose_structure(text, retail)
+    assert s.theme and s.theme == s.theme.lower()
+    assert theme_rejection(s.theme, text, retail) is None
+
+
+def test_language_is_detected(retail: Domain) -> None:
+    assert propose_structure("Kunden halkade vid ingången och slog huvudet.", retail).language == "sv"
+    assert propose_structure("The self-checkout rejected my card three times.", retail).language == "en"
+    assert propose_structure("ok", retail).language == "fi"  # too short to tell: the domain's language
+
+
+def test_deterministic(retail: Domain) -> None:
+    text = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."
+    assert propose_structure(text, retail) == propose_structure(text, retail)
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "severity"),
+    [
+        ("The game crashes on startup since the last patch.", "complaint", "high"),
+        ("I was charged twice for the battle pass.", "complaint", "high"),
+        ("Could you add a colorblind mode?", "suggestion", "low"),
+        ("When will the next season start?", "question", "low"),
+        ("Love the new map, great work!", "praise", "low"),
+        ("My account was hacked and my items are gone.", "complaint", "critical"),
+    ],
+)
+def test_game_domain(text: str, type_: str, severity: str, game: Domain) -> None:
+    s = propose_structure(text, game)
+    assert (s.type, s.severity, s.language) == (type_, severity, "en")
+    assert s.sentiment == game.type_sentiment[type_]
+    assert s.category in game.categories
+    assert theme_rejection(s.theme, text, game) is None
