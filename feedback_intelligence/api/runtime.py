@@ -22,6 +22,7 @@ from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
 from feedback_intelligence.services.restructure import RestructureService
+from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.settings import ConfigurationError, Settings
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
@@ -44,8 +45,10 @@ class Runtime:
     restructure: RestructureService
     report_options: ReportOptions
     reports: dict[str, ReportService]
+    worker: StructuringWorker
 
     async def aclose(self) -> None:
+        await self.worker.stop()
         for channel in self.channels.values():
             await channel.store.aclose()
         await self.backend.aclose()
@@ -86,6 +89,17 @@ async def build_runtime(
     }
     await backend.start()
     await _announce_parallelism(settings, backend)
+    worker = StructuringWorker(
+        domain, structuring, list(channels.values()),
+        WorkerOptions(
+            tasks=settings.structure_worker_tasks or settings.llm_slots, lease_s=settings.structure_lease_s,
+            max_attempts=settings.structure_max_attempts, poll_s=settings.structure_poll_s,
+            retry_base_s=settings.structure_retry_s,
+        ),
+        metrics,
+    )
+    if settings.structure_worker:
+        worker.start()
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -97,10 +111,11 @@ async def build_runtime(
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),
-        ingest=IngestService(domain, structuring),
+        ingest=IngestService(domain, structuring, on_later=worker.wake),
         restructure=RestructureService(domain, structuring, settings.restructure_limit),
         report_options=report_options,
         reports=reports,
+        worker=worker,
     )
 
 
