@@ -46,9 +46,9 @@ class HealthBody(ApiModel):
                 "(503 `stalled`).",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
+    backlog = await structure_backlog(rt)  # before the probe, which may take a while
     report = await rt.health.check()
     body = report.to_json()
-    backlog = await structure_backlog(rt)
     if backlog is not None:
         body["backlog"] = backlog
     return JSONResponse(body, status_code=report.http_status)
