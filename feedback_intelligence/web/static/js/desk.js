@@ -516,7 +516,7 @@ function renderLater(items, ctx) {
     const state_ = i.pending ? "pending" : (i.structureFailed ? "failed" : "ready");
     const fields = !i.pending && s
       ? h("span", { class: "later-fields" },
-        ` ${ctx.labels.category(s.category)} · ${s.theme} · ${ctx.labels.severity(s.severity)}`)
+        `: ${ctx.labels.category(s.category)} · ${s.theme} · ${ctx.labels.severity(s.severity)}`)
       : null;
     return h("li", { class: `later-item later-${state_}`, "data-id": i.id, "data-state": state_ },
       h("span", { class: "later-text" }, i.text.length > 80 ? `${i.text.slice(0, 79)}…` : i.text),
