@@ -78,6 +78,10 @@ class StructureQueue:
             select(feedback.c.id).where(_claimable(at)).order_by(feedback.c.created_at, feedback.c.id).limit(1)
         )
         take = dict(lease_owner=token, lease_until_ms=until, structure_attempts=feedback.c.structure_attempts + 1)
+        async with self.engine.connect() as conn:
+            # An idle worker polls: a plain read first, so an empty queue never takes SQLite's write lock.
+            if await conn.scalar(oldest) is None:
+                return None
         async with self.engine.begin() as conn:
             if conn.dialect.name == "postgresql":
                 row_id = await conn.scalar(oldest.with_for_update(skip_locked=True))
