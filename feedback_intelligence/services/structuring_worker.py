@@ -12,8 +12,11 @@ Outcomes per claimed row:
   stored, ``pending`` false, the channel's version ticks;
 * a shed: the row goes back at once with its attempt refunded (not the item's fault), and this
   worker pauses for the gate's Retry-After;
-* a failed call (down, deadline, a bug): the attempt counts, the row goes back after a back-off;
-  after ``max_attempts`` it is settled ``structureFailed`` with the proposal kept and a note;
+* the backend down or still loading: the row goes back with its attempt refunded and waits for as
+  long as the outage lasts (retried every ``retry_base_s``);
+* any other failed call (an error answer, the deadline, a bug): the attempt counts, the row goes back
+  after a back-off; after ``max_attempts`` it is settled ``structureFailed`` with the proposal kept
+  and a note;
 * two unusable replies: settled ``structureFailed`` at once (the model would say the same again).
 """
 
@@ -33,7 +36,7 @@ from feedback_intelligence.deterministic.category_override import apply_override
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
@@ -136,6 +139,13 @@ class StructuringWorker:
             await queue.release(claim, retry_in_s=0, refund_attempt=True)
             self._count("shed")
             return float(min(busy.retry_after_s, self.options.poll_s))
+        except (LlmUnavailable, LlmWarming) as outage:
+            # The backend is down or loading: not the item's fault, so no attempt is spent; the row
+            # waits (pending, nothing lost) however long the outage lasts.
+            log.info("structure-later: the model is not answering (%s); %s waits", outage.public, item.id)
+            await queue.release(claim, retry_in_s=self.options.retry_base_s, refund_attempt=True)
+            self._count("outage")
+            return self.options.retry_base_s
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await asyncio.shield(queue.release(claim, retry_in_s=0, refund_attempt=True))

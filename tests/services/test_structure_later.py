@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -112,8 +114,39 @@ def test_a_later_save_is_never_shed_while_every_slot_is_busy(slow_stack) -> None
           timeout_s=60, what="the corpus row to be structured")
 
 
-def test_a_down_model_settles_a_later_row_structure_failed_after_bounded_attempts() -> None:
-    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+class _Failing(BaseHTTPRequestHandler):
+    """A backend that is up but fails every completion (500): a failure an attempt is spent on."""
+
+    def do_GET(self) -> None:
+        self._answer(200, b'{"models": [], "version": "0.0.0"}')
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._answer(500, b'{"error": "the simulated GPU fell over"}')
+
+    def _answer(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def failing_backend() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_failing_model_settles_a_later_row_structure_failed_after_bounded_attempts(failing_backend) -> None:
+    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": failing_backend, "FI_LLM_MODEL": "sim-model",
            "FI_STRUCTURE_MAX_ATTEMPTS": "2", "FI_STRUCTURE_RETRY_S": "0.2", "FI_STRUCTURE_POLL_S": "0.2"}
     with app_server(env) as app:
         entry = later()
@@ -126,6 +159,19 @@ def test_a_down_model_settles_a_later_row_structure_failed_after_bounded_attempt
         assert settled["text"] == TEXT and settled["salvageNotes"]
         assert metric(app, "fi_structure_later_total", outcome="retry") == 1
         assert metric(app, "fi_structure_later_total", outcome="gave_up") == 1
+
+
+def test_a_down_model_spends_no_attempt_and_the_row_waits_pending() -> None:
+    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+           "FI_STRUCTURE_MAX_ATTEMPTS": "1", "FI_STRUCTURE_RETRY_S": "0.2", "FI_STRUCTURE_POLL_S": "0.2"}
+    with app_server(env) as app:
+        entry = later()
+        assert httpx.post(app.url + "/live/feedback", json=entry, timeout=10).status_code == 202
+        wait_for(lambda: metric(app, "fi_structure_later_total", outcome="outage") >= 3, timeout_s=60,
+                 what="the worker to meet the outage three times")
+        waiting = item(app, entry["id"])
+        assert waiting["pending"] is True and not waiting["structureFailed"]  # one attempt allowed, none spent
+        assert metric(app, "fi_structure_later_total", outcome="gave_up") == 0
 
 
 def test_a_sigkilled_replica_loses_nothing_its_lease_lapses_and_another_process_structures_it() -> None:
