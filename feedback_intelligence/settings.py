@@ -136,7 +136,7 @@ class Settings(BaseSettings):
 
     # structure later: the worker that drains rows saved without the model (services/structuring_worker.py)
     structure_worker: bool = True
-    structure_worker_tasks: int | None = Field(None, ge=1, le=64)  # unset = FI_LLM_SLOTS
+    structure_worker_tasks: int | None = Field(None, ge=1, le=65)  # unset = FI_LLM_SLOTS + 1
     structure_lease_s: float = Field(30, ge=1, le=3600)
     structure_max_attempts: int = Field(5, ge=1, le=100)
     structure_poll_s: float = Field(2, gt=0, le=600)

@@ -92,7 +92,7 @@ async def build_runtime(
     worker = StructuringWorker(
         domain, structuring, list(channels.values()),
         WorkerOptions(
-            tasks=settings.structure_worker_tasks or settings.llm_slots, lease_s=settings.structure_lease_s,
+            tasks=settings.structure_worker_tasks or settings.llm_slots + 1, lease_s=settings.structure_lease_s,
             max_attempts=settings.structure_max_attempts, poll_s=settings.structure_poll_s,
             retry_base_s=settings.structure_retry_s,
         ),
