@@ -86,6 +86,14 @@ class Metrics:
             "fi_structure_backlog_oldest_seconds", "Age of the oldest row still waiting for the model",
             ["channel"], registry=r,
         )
+        self.report_prose_rejected = Counter(
+            "fi_report_prose_rejected_total", "Model prose a guard kept from the report, by reason", ["reason"],
+            registry=r,
+        )
+        self.report_prose_generations = Counter(
+            "fi_report_prose_generations_total", "Background report prose generations, by outcome", ["outcome"],
+            registry=r,
+        )
         self.guard_rejections = Counter(
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )

@@ -16,6 +16,7 @@ from feedback_intelligence.llm.factory import build_backend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
 from feedback_intelligence.services.health import HealthService
@@ -46,9 +47,13 @@ class Runtime:
     report_options: ReportOptions
     reports: dict[str, ReportService]
     worker: StructuringWorker
+    report_prose: ProseStore
 
     async def aclose(self) -> None:
         await self.worker.stop()
+        for report in self.reports.values():
+            await report.aclose()
+        await self.report_prose.aclose()
         for channel in self.channels.values():
             await channel.store.aclose()
         await self.backend.aclose()
@@ -80,10 +85,14 @@ async def build_runtime(
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
     report_options = ReportOptions.from_settings(settings)
+    # Shared between replicas when they share Redis: one prose generation per window between them.
+    report_prose: ProseStore = (
+        RedisProseStore(settings.redis_url, settings.gate_name) if settings.redis_url else MemoryProseStore()
+    )
     reports = {
         name: ReportService(
             domain, report_options, runner, channel.store.query, count=channel.store.count,
-            epochs=ChannelEpochs(channel),
+            epochs=ChannelEpochs(channel), prose=report_prose, metrics=metrics, channel=name,
         )
         for name, channel in channels.items()
     }
@@ -116,6 +125,7 @@ async def build_runtime(
         report_options=report_options,
         reports=reports,
         worker=worker,
+        report_prose=report_prose,
     )
 
 

@@ -31,6 +31,7 @@ from feedback_intelligence.cli.output import (
     key_value_table,
     spinner,
 )
+from feedback_intelligence.cli.report_wait import alert_words, prose_origin, wait_for_prose
 
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
 
@@ -225,16 +226,22 @@ def report(
     days: Annotated[int, typer.Option(min=1, max=92, help="Window length in days, ending now.")] = 30,
     snapshot: Annotated[bool, typer.Option("--snapshot", help="Also save it as the snapshot.")] = False,
     json_output: JsonFlag = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Follow the language model's summaries until written.")] = False,
 ) -> None:
-    """Print a summary of the management report."""
+    """Print the management report at once; --wait follows the summaries until they are written."""
     now = datetime.now(UTC)
     params = {"from": (now - timedelta(days=days)).isoformat(), "to": now.isoformat()}
     if snapshot:
         params["snapshot"] = "true"
-    with client(timeout=600) as http, spinner("compiling the report", quiet=json_output):
-        response = send(http, "GET", "/report", params=params)
-    _fail_on_refusal(response, "report")
-    body = body_of(response)
+    with client(timeout=600) as http:
+        with spinner("compiling the report", quiet=json_output):
+            response = send(http, "GET", "/report", params=params)
+        _fail_on_refusal(response, "report")
+        if wait:  # the first answer is the deterministic report; its prose is written in the background
+            body = wait_for_prose(lambda headers: send(http, "GET", "/report", params=params, headers=headers),
+                                  response, console)
+        else:
+            body = body_of(response)
     if json_output:
         emit_json(body)
     else:
@@ -253,12 +260,12 @@ def render_report(body: dict[str, Any]) -> Group:
                  f"dropped · {body['actionDroppedCount']} directive summary(ies) dropped")
     alerts = Table("when", "source", "alert", "excerpt", title=f"Alerts ({len(body['alerts'])})", expand=True)
     for alert in body["alerts"]:
-        origin = ", ".join(h["pattern"] for h in alert["deterministicHits"]) or f"model: {alert.get('llmReason')}"
-        alerts.add_row(alert["timestamp"][:16], alert["source"], origin, escape(alert["textExcerpt"]))
+        origin = alert_words(alert) or f"model: {alert.get('llmReason')}"
+        alerts.add_row(alert["timestamp"][:16], alert["source"], escape(origin), escape(alert["textExcerpt"]))
     themes = Table("theme", "n", "trend", "by", title="Top themes", expand=True)
     for theme in body["themes"][:6]:
         themes.add_row(escape(theme["title"]), str(theme["count"]), theme.get("directionLabel") or "–",
-                       "model" if theme.get("narrativeFromLlm") else "automated")
+                       prose_origin(theme))
     return Group(head, alerts, themes)
 
 

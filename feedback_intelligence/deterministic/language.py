@@ -5,8 +5,10 @@ domain's languages, which is what makes it right on a clerk's three-word note (m
 alternatives: docs/adr/0009-guards-and-the-prior.md, ``bench/language_detection.py``). Its models take
 ~1.5-2.5 s and ~125 MB to load and the load holds the GIL, so the service loads them at start-up
 (:func:`warm`), never inside a request. Whether a text supports a language the domain does not expect
-is asked of a low-accuracy detector (trigram models: ~75 ms and a few MB per language), so an
-unexpected code from the model can never make the service load a large model.
+is asked of one low-accuracy detector over a fixed set of languages a customer plausibly writes in
+(trigram models: ~75 ms and a few MB per language), also loaded at start-up: an unexpected code from
+the model never makes a request load a model (a lazy load held the GIL and stalled every request on
+the event loop for hundreds of milliseconds).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ MIN_LETTERS = 12
 CLEAR_CONFIDENCE = 0.9
 
 _lock = threading.Lock()
+
+# Languages a customer's note plausibly comes in besides the domain's own: a model's code outside
+# this set and the domain's languages is never "clearly" right, so no request can widen the models.
+OCCASIONAL_LANGUAGES = ("en", "sv", "fi", "et", "ru", "de", "fr", "es", "it", "pl", "uk", "ar")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +93,15 @@ def detect_language(text: str, candidates: tuple[str, ...]) -> LanguageGuess | N
 
 def clearly_in(text: str, code: str, expected: tuple[str, ...]) -> bool:
     """Whether ``text`` is clearly in ``code`` rather than any of ``expected`` (low-accuracy models)."""
-    if not supported(code) or letter_count(text) < MIN_LETTERS:
+    if code not in OCCASIONAL_LANGUAGES or not supported(code) or letter_count(text) < MIN_LETTERS:
         return False
-    detector = detector_for((*expected, code), low_accuracy=True)
+    detector = detector_for((*expected, *OCCASIONAL_LANGUAGES), low_accuracy=True)
     guess = _guess(detector, text) if detector is not None else None
     return guess is not None and guess.clear and guess.code == code
 
 
 def warm(candidates: tuple[str, ...]) -> None:
     """Load the models for ``candidates`` now (start-up), so no request pays for it."""
-    detector = detector_for(candidates)
-    if detector is not None:
-        detector.compute_language_confidence_values("warm up the models")
+    for detector in (detector_for(candidates), detector_for((*candidates, *OCCASIONAL_LANGUAGES), low_accuracy=True)):
+        if detector is not None:
+            detector.compute_language_confidence_values("warm up the models")

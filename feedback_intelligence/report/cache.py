@@ -1,4 +1,4 @@
-"""One cached report per channel: TTL, single flight, and an epoch that ingest bumps.
+"""A channel's cached deterministic reports: a few windows, TTL, single flight, and an epoch that ingest bumps.
 
 Every entry remembers the epoch it was generated under. It is stored only if the epoch did not
 move during generation (compare-and-set), and served only while the epoch is still the same, so
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-Report = dict[str, Any]
+Report = Any  # whatever the caller caches (the service keeps its deterministic report and items)
+DEFAULT_ENTRIES = 8  # windows a manager flips between (today, 7, 30 days, a custom one) stay warm
 
 
 class EpochSource(Protocol):
@@ -53,32 +55,39 @@ class ReportCache:
         ttl_s: float,
         epochs: EpochSource | None = None,
         clock: Callable[[], float] = time.monotonic,
+        entries: int = DEFAULT_ENTRIES,
     ) -> None:
         self.ttl_s = ttl_s
         self.epochs: EpochSource = epochs or MemoryEpochSource()
         self._clock = clock
-        self._entry: _Entry | None = None
+        self._max_entries = entries
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = asyncio.Lock()
 
     async def get(self, key: str) -> Report | None:
-        entry = self._entry
-        if entry is None or entry.key != key or self._clock() >= entry.expires:
+        entry = self._entries.get(key)
+        if entry is None or self._clock() >= entry.expires:
             return None
         if await self.epochs.current() != entry.epoch:
             return None
+        if key in self._entries:
+            self._entries.move_to_end(key)
         return entry.report
 
     async def set(self, key: str, report: Report, epoch: int) -> bool:
         """Store ``report`` generated under ``epoch`` unless the epoch has moved since."""
         if self.ttl_s <= 0 or await self.epochs.current() != epoch:
             return False
-        self._entry = _Entry(key, self._clock() + self.ttl_s, epoch, report)
+        self._entries[key] = _Entry(key, self._clock() + self.ttl_s, epoch, report)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._max_entries:
+            self._entries.popitem(last=False)
         return True
 
     async def invalidate(self) -> int:
         """Bump the epoch and drop the entry; returns the new epoch."""
         epoch = await self.epochs.bump()
-        self._entry = None
+        self._entries.clear()
         return epoch
 
     async def epoch(self) -> int:

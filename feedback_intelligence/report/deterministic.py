@@ -14,6 +14,8 @@ from typing import Any
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
+from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
+from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
@@ -36,19 +38,30 @@ def excerpt(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[:chars] + "…"
 
 
-def alert_row(item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportOptions) -> dict:
-    return {
-        "feedbackId": item.id,
-        "source": item.source,
-        "timestamp": item.timestamp,
-        "textExcerpt": excerpt(item.text, options.excerpt_chars),
-        "text": item.text,
-        "deterministicHits": [hit.to_json() for hit in hits],
-        "llmReason": reason,
-    }
+def alert_match(item: StoredFeedback, hit: AlertHit, domain: Domain) -> AlertMatch:
+    return AlertMatch(
+        category=hit.category,
+        category_label=wording_for(domain.language).alert_label(hit.category),
+        pattern=hit.pattern,
+        words=matched_words(item.text, hit.pattern),
+    )
 
 
-def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportOptions) -> list[dict]:
+def alert_row(
+    item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportOptions, domain: Domain
+) -> AlertRow:
+    return AlertRow(
+        feedback_id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text_excerpt=excerpt(item.text, options.excerpt_chars),
+        text=item.text,
+        deterministic_hits=[alert_match(item, hit, domain) for hit in hits],
+        llm_reason=reason,
+    )
+
+
+def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportOptions) -> list[AlertRow]:
     """Items with a keyword hit outside the demoted (moderation) categories, newest first.
 
     A hit only in a demoted category (e.g. a slur) is moderation work, not an operational alert;
@@ -56,7 +69,7 @@ def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, option
     """
     alerting = [i for i in items if any(not domain.is_demoted(hit.category) for hit in i.alerts)]
     alerting.sort(key=lambda i: i.timestamp, reverse=True)
-    return [alert_row(i, i.alerts, None, options) for i in alerting]
+    return [alert_row(i, i.alerts, None, options, domain) for i in alerting]
 
 
 def group_items(items: Iterable[StoredFeedback], domain: Domain, mode: Mode) -> list[Group]:
@@ -100,21 +113,23 @@ def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[st
     return ordered
 
 
-def source_entry(item: StoredFeedback, domain: Domain) -> dict:
-    categories = list(dict.fromkeys(hit.category for hit in item.alerts))
-    return {
-        "feedbackId": item.id,
-        "source": item.source,
-        "timestamp": item.timestamp,
-        "text": item.text,
-        "severity": item.structure.severity if item.structure else UNKNOWN_SEVERITY,
-        "needsReview": item.needs_review,
-        "alertCategories": categories or None,
-        "sentiment": item_sentiment(item, domain),
-    }
+def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
+    categories = list(dict.fromkeys(hit.category for hit in item.alerts)) if item.alerts else None
+    # Built from typed records, one per item in the window: constructed without re-validation (the
+    # largest share of a big report's cost otherwise); the wire schema is still SourceEntry's.
+    return SourceEntry.model_construct(
+        feedback_id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text=item.text,
+        severity=item.structure.severity if item.structure else UNKNOWN_SEVERITY,
+        needs_review=item.needs_review,
+        alert_categories=categories or None,
+        sentiment=item_sentiment(item, domain),
+    )
 
 
-def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list[dict]:
+def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list[SourceEntry]:
     """Most severe first, then newest first."""
     ranked = sorted(
         items,
@@ -140,81 +155,86 @@ def ranked_counts(values: Iterable[str]) -> list[tuple[str, int]]:
     return Counter(values).most_common()
 
 
-def theme_counts(items: Iterable[StoredFeedback]) -> list[tuple[str, int]]:
-    return ranked_counts(i.structure.theme for i in items if i.structure is not None)
+def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[str, int]]:
+    """Counts of the themes a reader may see (guarded; see ``display.shown_theme``)."""
+    return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
-def fallback_title(label: str, items: Sequence[StoredFeedback]) -> str:
-    themes = theme_counts(items)
-    return f"{label}: {themes[0][0]}" if themes else label
-
-
-def fallback_narrative(items: Sequence[StoredFeedback], direction: str, domain: Domain) -> str:
-    top = ", ".join(f"{theme} ({n})" for theme, n in theme_counts(items)[:3])
-    return wording_for(domain.language).fallback_narrative.format(
-        count=len(items), themes=top, trend=direction_label(direction, domain.language)
+def fallback_narrative(
+    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
+) -> str:
+    return wording_for(domain.language).automatic_summary(
+        count, leading, direction, trend_known=count >= min_items_for_trend
     )
 
 
 def theme(
     category: str,
     items: Sequence[StoredFeedback],
+    domain: Domain,
     *,
     title: str,
     narrative: str,
     direction: str,
-    direction_text: str,
-    from_llm: bool,
-    sources: list[dict],
+    leading: list[str],
+    prose: ProseState,
+    sources: list[SourceEntry],
     counts: dict[str, int],
     unrated: bool,
-) -> dict:
-    return {
-        "category": category,
-        "title": title,
-        "narrative": narrative,
-        "count": len(items),
-        "direction": direction,
-        "directionLabel": direction_text,
-        "feedbackIds": [i.id for i in items],
-        "narrativeFromLlm": from_llm,
-        "sources": sources,
-        "flaggedCount": sum(1 for i in items if i.needs_review),
-        "sentimentCounts": counts,
-        "unrated": unrated,
-    }
+) -> Theme:
+    return Theme(
+        category=category,
+        category_label=domain.category_label(category),
+        title=title,
+        narrative=narrative,
+        count=len(items),
+        direction=direction,
+        direction_label="" if unrated else direction_label(direction, domain.language),
+        feedback_ids=[i.id for i in items],
+        narrative_from_llm=prose.status == "model",
+        prose=prose,
+        leading_themes=leading,
+        sources=sources,
+        flagged_count=sum(1 for i in items if i.needs_review),
+        sentiment_counts=counts,
+        unrated=unrated,
+    )
 
 
-def moderation_theme(group: Group, domain: Domain) -> dict:
+AUTOMATIC = ProseState(status="automatic")
+
+
+def moderation_theme(group: Group, domain: Domain) -> Theme:
     """A demoted category: counted and listed for moderation, never rated, trended or narrated."""
     return theme(
         group.category,
         group.items,
-        title=fallback_title(group.category, group.items),
+        domain,
+        title=domain.category_label(group.category),
         narrative=wording_for(domain.language).moderation_narrative.format(count=len(group.items)),
         direction=STABLE,
-        direction_text="",
-        from_llm=False,
+        leading=[],  # a demoted category's themes are moderation material, not headlines
+        prose=AUTOMATIC,
         sources=sources_by_severity(group.items, domain),
         counts=sentiment_counts(group.items, domain),
         unrated=True,
     )
 
 
-def rated_theme(group: Group, direction: str, domain: Domain, prose: tuple[str, str] | None = None) -> dict:
-    """A rated category; ``prose`` is the checked model (title, narrative), else the fallback is used."""
-    title, narrative = prose or (
-        fallback_title(group.category, group.items),
-        fallback_narrative(group.items, direction, domain),
-    )
+def rated_theme(
+    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
+) -> Theme:
+    """A rated category with its automatic title and summary; the LLM layer may replace them later."""
+    leading = leading_themes(group.items, domain)
     return theme(
         group.category,
         group.items,
-        title=title,
-        narrative=narrative,
+        domain,
+        title=group_title(domain.category_label(group.category), leading),
+        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
         direction=direction,
-        direction_text=direction_label(direction, domain.language),
-        from_llm=prose is not None,
+        leading=leading,
+        prose=prose,
         sources=sources_by_severity(group.items, domain),
         counts=sentiment_counts(group.items, domain),
         unrated=False,
@@ -230,21 +250,20 @@ def overall_theme(
     direction: str,
     domain: Domain,
     report_counts: dict[str, int],
-    prose: tuple[str, str] | None = None,
-) -> dict:
+    prose: ProseState = AUTOMATIC,
+    min_items_for_trend: int = 0,
+) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
-    title, narrative = prose or (
-        fallback_title(wording_for(domain.language).overall_scope, rated),
-        fallback_narrative(rated, direction, domain),
-    )
+    leading = leading_themes(rated, domain)
     return theme(
         OVERALL_CATEGORY,
         rated,
-        title=title,
-        narrative=narrative,
+        domain,
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
         direction=direction,
-        direction_text=direction_label(direction, domain.language),
-        from_llm=prose is not None,
+        leading=leading,
+        prose=prose,
         sources=[],
         counts=dict(report_counts),
         unrated=False,

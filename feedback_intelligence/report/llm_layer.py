@@ -22,18 +22,23 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable, LlmWarming
+from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
+from feedback_intelligence.report.model import AlertRow
 from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.prose import ThemeProse
+from feedback_intelligence.report.prose_guards import prose_rejection
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
 from feedback_intelligence.structuring.extract import extract_json_object
@@ -66,6 +71,7 @@ class LlmLedger:
     dropped_claims: int = 0  # ungrounded citations
     action_dropped: int = 0  # directive prose
     stopped: str | None = None  # "busy" / "unavailable": the report stopped calling the model
+    rejected: Counter[str] = field(default_factory=Counter)  # prose a prose guard kept out, by reason
 
     @property
     def remaining(self) -> int:
@@ -84,6 +90,7 @@ class LlmLedger:
             "shed": self.shed,
             "failed": self.failed,
             "stopped": self.stopped,
+            "rejected": dict(self.rejected),
         }
 
 
@@ -139,10 +146,13 @@ def nomination_schema(ids: Sequence[str]) -> dict[str, Any]:
 class ReportLlm:
     """Runs the report's model calls at background priority; ``runner=None`` means no model at all."""
 
-    def __init__(self, domain: Domain, options: ReportOptions, runner: PromptRunner | None) -> None:
+    def __init__(
+        self, domain: Domain, options: ReportOptions, runner: PromptRunner | None, metrics: Metrics | None = None
+    ) -> None:
         self.domain = domain
         self.options = options
         self.runner = runner
+        self.metrics = metrics
         self.wording = wording_for(domain.language)
 
     def new_ledger(self) -> LlmLedger:
@@ -192,7 +202,7 @@ class ReportLlm:
             return False
         return structure.type == "praise" or self.domain.type_sentiment.get(structure.type) == "positive"
 
-    async def screen_alerts(self, items: Sequence[StoredFeedback], ledger: LlmLedger) -> list[dict]:
+    async def screen_alerts(self, items: Sequence[StoredFeedback], ledger: LlmLedger) -> list[AlertRow]:
         """Ask yes/no per keyword-silent, non-praise item; confirmed items become model alert rows.
 
         Fails closed: an error, a shed or an unclear reply means "not an alert". The screen runs
@@ -224,7 +234,7 @@ class ReportLlm:
             return []
         reasons = await self._nominate(confirmed, ledger)
         ids = [i.id for i in confirmed]
-        return [alert_row(i, (), self._reason(reasons.get(i.id), ids), self.options) for i in confirmed]
+        return [alert_row(i, (), self._reason(reasons.get(i.id), ids), self.options, self.domain) for i in confirmed]
 
     async def _nominate(self, confirmed: Sequence[StoredFeedback], ledger: LlmLedger) -> dict[str, Any]:
         """One call for the reasons of (at most ``max_items_per_llm_call``) confirmed items."""
@@ -277,14 +287,14 @@ class ReportLlm:
 
     async def synthesize(
         self, ledger: LlmLedger, *, scope: str, items: Sequence[StoredFeedback], direction: str
-    ) -> tuple[str, str] | None:
-        """Checked (title, narrative) for ``items``, or ``None`` after counting why it fell back."""
+    ) -> ThemeProse:
+        """Checked model prose for ``items``, or the reason the automatic summary stands (counted)."""
         template = self.domain.prompts.get(SYNTHESIS_ROLE)
         if ledger.stopped or ledger.remaining <= 0 or template is None:
             if template is None:
                 log.warning("report: domain %s has no %s prompt", self.domain.name, SYNTHESIS_ROLE)
             ledger.fallbacks += 1
-            return None
+            return ThemeProse.automatic(ledger.stopped or ("no_model" if self.runner is None else "budget"))
         shown = list(items[: min(MAX_EXCERPTS_PER_THEME, self.options.max_items_per_llm_call)])
         ledger.calls += 1
         try:
@@ -298,15 +308,15 @@ class ReportLlm:
         except Exception as exc:
             log.info("report: synthesis for %s fell back: %s", scope, exc)
             ledger.fallbacks += 1
-            return None
-        return self._checked_prose(raw, [i.id for i in items], ledger)
+            return ThemeProse.automatic(ledger.stopped or "failed")
+        return self._checked_prose(raw, [i.id for i in items], ledger, template)
 
     def _data_block(
         self, scope: str, items: Sequence[StoredFeedback], direction: str, shown: Sequence[StoredFeedback]
     ) -> str:
         w = self.wording
         severities = ranked_counts(i.structure.severity for i in items if i.structure)
-        themes = theme_counts(items)[:6]
+        themes = theme_counts(items, self.domain)[:6]
         lines = [
             f"{self.domain.category_field_label}: {scope}",
             f"{w.data_count}: {len(items)}",
@@ -321,7 +331,7 @@ class ReportLlm:
             lines.append(f'- [{neutralize(item.id)}] "{text}" ({neutralize(severity)})')
         return "\n".join(lines)
 
-    def _checked_prose(self, raw: str, ids: Sequence[str], ledger: LlmLedger) -> tuple[str, str] | None:
+    def _checked_prose(self, raw: str, ids: Sequence[str], ledger: LlmLedger, template: str) -> ThemeProse:
         parsed = extract_json_object(raw or "").obj
         if parsed is None or not (
             isinstance(parsed.get("title"), str)
@@ -329,16 +339,24 @@ class ReportLlm:
             and isinstance(parsed.get("citedIds"), list)
         ):
             ledger.fallbacks += 1
-            return None
-        if not is_grounded(parsed["citedIds"], set(ids)):
+            return ThemeProse.automatic("unparseable")
+        if parsed["citedIds"] and not is_grounded(parsed["citedIds"], set(ids)):
             ledger.dropped_claims += 1
-            return None
+            return ThemeProse.automatic("ungrounded")
         title, narrative = parsed["title"].strip(), parsed["narrative"].strip()
         if looks_action_bearing(title) or looks_action_bearing(narrative):
             ledger.action_dropped += 1
-            return None
+            return ThemeProse.automatic("directive")
         title, narrative = strip_id_echo(title, ids), strip_id_echo(narrative, ids)
         if not title or not narrative:
             ledger.fallbacks += 1
-            return None
-        return title, narrative
+            return ThemeProse.automatic("empty")
+        rejection = prose_rejection(
+            title, narrative, parsed["citedIds"], language=self.domain.language, prompt_lines=template.splitlines()
+        )
+        if rejection is not None:
+            ledger.rejected[rejection] += 1
+            if self.metrics is not None:
+                self.metrics.report_prose_rejected.labels(rejection).inc()
+            return ThemeProse.automatic(rejection)
+        return ThemeProse(title=title, narrative=narrative)

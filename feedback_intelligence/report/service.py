@@ -1,16 +1,28 @@
-"""The report service: read the window, build the deterministic report, decorate it with checked prose."""
+"""The report service: the deterministic report at once, the model's prose later, as background work.
+
+``view`` answers from the deterministic layer (cached per window for ``cache_seconds``) and lays
+over it whatever prose is already stored for that window, data version and domain; what is not
+there yet is marked pending and one background generation is started for it — one per key
+across replicas when the store is shared (see ``prose_store``). A client asks again to get the
+prose (docs/adr/0014-report-prose-by-polling.md). ``report`` waits for the prose: for snapshots,
+tests and the CLI's ``--wait``-like callers inside the process.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.cache import EpochSource, Report, ReportCache
+from feedback_intelligence.report.cache import EpochSource, ReportCache
 from feedback_intelligence.report.deterministic import (
     deterministic_alerts,
     direction_of,
@@ -23,8 +35,11 @@ from feedback_intelligence.report.deterministic import (
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
-from feedback_intelligence.report.llm_layer import ReportLlm
+from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
+from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
 from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
+from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
 
@@ -33,18 +48,27 @@ log = logging.getLogger(__name__)
 Fetch = Callable[[str, str, int], Awaitable[list[StoredFeedback]]]  # (from, to, limit) -> newest first
 Count = Callable[[str, str], Awaitable[int]]  # (from, to) -> items in the window
 
+# A generation the gate shed (no background slot: the desk is busy, or another window's prose is
+# being written) keeps its prose pending and tries again after a pause, for up to SHED_RETRY_S;
+# then it gives up, and that layer is kept only briefly: the reader sees the automatic summary
+# with the reason, and a load after this asks the model again.
+SHED_RETRY_S = 90.0
+SHED_BACKOFF_S = (1.0, 2.0, 4.0, 8.0)  # then the last one repeats
+SHED_LAYER_SECONDS = 20.0
+# Prose is kept at least this long even with the deterministic cache off, so a client that asks
+# again after the generation finished can still receive it.
+MIN_LAYER_SECONDS = 60.0
+WAIT_POLL_S = 0.2  # ``report`` waiting for a generation another replica runs
 
-def cacheable(report: Report) -> bool:
-    """A report whose prose was shed is not kept: the gate was busy for a moment, the next load retries.
 
-    Shedding costs one acquire timeout, so not caching it is cheap; a report degraded because the
-    backend is down is cached as usual (retrying would cost deadlines, not milliseconds).
-    """
-    return report["llm"]["shed"] == 0
+@dataclass(frozen=True, slots=True)
+class Deterministic:
+    report: Report
+    items: list[StoredFeedback]
 
 
 class ReportService:
-    """One per channel (corpus, live desk): its own fetch, cache and epoch; the runner is shared."""
+    """One per channel (corpus, live desk): its own fetch, caches and epoch; runner and metrics are shared."""
 
     def __init__(
         self,
@@ -56,22 +80,29 @@ class ReportService:
         count: Count | None = None,
         epochs: EpochSource | None = None,
         cache: ReportCache | None = None,
+        prose: ProseStore | None = None,
+        metrics: Metrics | None = None,
+        channel: str = "corpus",
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        shed_retry_s: float = SHED_RETRY_S,
     ) -> None:
         self.domain = domain
         self.options = options
         self.runner = runner
-        self.llm = ReportLlm(domain, options, runner)
+        self.metrics = metrics
+        self.channel = channel
+        self.llm = ReportLlm(domain, options, runner, metrics)
         self.cache = cache or ReportCache(options.cache_seconds, epochs)
+        self.prose: ProseStore = prose or MemoryProseStore()
         self._fetch = fetch
         self._count = count
         self._now = now
+        self.shed_retry_s = shed_retry_s
+        self._tasks: dict[str, asyncio.Task[None]] = {}
 
-    async def report(self, window: Window, *, mode: Mode = "standard") -> Report:
-        """The (possibly cached) report; standard and live-summary reports never share an entry."""
-        return await self.cache.get_or_create(
-            cache_key(window, mode), lambda: self.generate(window, mode=mode), cacheable=cacheable
-        )
+    @property
+    def uses_model(self) -> bool:
+        return self.runner is not None and self.options.llm_budget > 0
 
     async def invalidate(self) -> int:
         """Call after every change to this channel's data; returns the new epoch (the live version)."""
@@ -80,10 +111,74 @@ class ReportService:
     async def version(self) -> int:
         return await self.cache.epoch()
 
+    def prose_key(self, window: Window, mode: Mode, epoch: int) -> str:
+        """Window (10-minute buckets), mode, data version and domain: prose never crosses any of them."""
+        return f"{self.channel}|{self.domain.name}|{epoch}|{cache_key(window, mode)}"
+
+    # -- answers ---------------------------------------------------------------------------------
+
+    async def view(self, window: Window, *, mode: Mode = "standard") -> Report:
+        """The deterministic report at once, with the prose stored so far; starts what is missing."""
+        _check_mode(mode)
+        epoch = await self.cache.epoch()
+        base = await self._deterministic(window, mode)
+        if not self.uses_model:
+            layer = await self._run_llm(base.items, window, mode)
+            view = layered_view(base.report, layer, standard=mode == "standard")
+            return view.model_copy(update={"llm": view.llm.model_copy(update={"status": "off"})})
+        key = self.prose_key(window, mode, epoch)
+        layer = await self.prose.get(key)
+        if layer is not None:
+            if not layer.complete:  # being written — or left behind by a replica that died: take over then
+                self._start(key, base.items, window, mode)
+            return layered_view(base.report, layer, standard=mode == "standard")
+        pending = self._pending(base.report, mode)
+        if pending.llm.pending:
+            self._start(key, base.items, window, mode)
+        return pending
+
+    async def report(self, window: Window, *, mode: Mode = "standard") -> Report:
+        """The report with its prose: waits for the generation (this replica's or another's)."""
+        while True:
+            view = await self.view(window, mode=mode)
+            if view.llm.status != "pending":
+                return view
+            key = self.prose_key(window, mode, await self.cache.epoch())
+            task = self._tasks.get(key)
+            if task is not None:
+                await asyncio.shield(task)
+            else:
+                await asyncio.sleep(WAIT_POLL_S)
+
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
-        """A fresh report, bypassing the cache. Never raises for LLM trouble."""
-        if mode not in ("standard", "summary"):
-            raise ValueError(f"unknown report mode {mode!r}")
+        """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
+        _check_mode(mode)
+        base = await self._build(window, mode)
+        layer = await self._run_llm(base.items, window, mode)
+        self._count_fallbacks(layer)
+        return layered_view(base.report, layer, standard=mode == "standard")
+
+    async def aclose(self) -> None:
+        """Cancel running generations (shutdown)."""
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    # -- the deterministic layer -----------------------------------------------------------------
+
+    def _pending(self, report: Report, mode: Mode) -> Report:
+        ledger = self.llm.new_ledger()
+        return pending_view(
+            report, standard=mode == "standard", budget=ledger.budget, verify_budget=ledger.verify_budget
+        )
+
+    async def _deterministic(self, window: Window, mode: Mode) -> Deterministic:
+        result: Deterministic = await self.cache.get_or_create(
+            cache_key(window, mode), lambda: self._build(window, mode)
+        )
+        return result
+
+    async def _build(self, window: Window, mode: Mode) -> Deterministic:
         domain, options = self.domain, self.options
         fetched = await self._fetch(window.from_norm, window.to_norm, options.max_items + 1)
         truncated = len(fetched) > options.max_items
@@ -99,50 +194,161 @@ class ReportService:
             )
         warn_unknown_severities(items, domain)
 
-        ledger = self.llm.new_ledger()
-        alerts = deterministic_alerts(items, domain, options)
-        alerts += await self.llm.screen_alerts(items, ledger)
-
-        themes: list[dict[str, Any]] = []
+        themes: list[Theme] = []
         for group in group_items(items, domain, mode):
             if group.unrated:
                 themes.append(moderation_theme(group, domain))
-                continue
-            direction = direction_of(group.items, window, domain, options)
-            prose = None
-            if mode == "standard":
-                scope = f"{group.category} ({domain.categories.get(group.category, group.category)})"
-                prose = await self.llm.synthesize(ledger, scope=scope, items=group.items, direction=direction)
-            themes.append(rated_theme(group, direction, domain, prose))
-
+            else:
+                direction = direction_of(group.items, window, domain, options)
+                themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
         report_sentiments = sentiment_counts(items, domain)
         overall = None
         if mode == "summary":
             rated = rated_items(items, domain)
             if rated:
                 direction = direction_of(rated, window, domain, options)
-                scope = wording_for(domain.language).overall_scope
-                prose = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
-                overall = overall_theme(rated, direction, domain, report_sentiments, prose)
+                overall = overall_theme(
+                    rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+                )
+        ledger = self.llm.new_ledger()
+        report = Report(
+            window_from=window.from_norm,
+            window_to=window.to_norm,
+            generated_at=format_instant(to_ticks(self._now())),
+            total_items=len(items),
+            structure_failed_count=sum(1 for i in items if i.structure_failed),
+            alerts=deterministic_alerts(items, domain, options),
+            themes=themes,
+            dropped_claim_count=0,
+            llm_fallback_count=0,
+            language=domain.language,
+            action_dropped_count=0,
+            overall=overall,
+            sentiment_counts=report_sentiments,
+            truncated=truncated,
+            items_in_window=items_in_window,
+            needs_review_count=sum(1 for i in items if i.needs_review),
+            llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
+        )
+        return Deterministic(report, items)
 
-        if self.runner is not None and ledger.fallbacks:
-            self.runner.gate.metrics.report_llm_fallbacks.inc(ledger.fallbacks)
-        return {
-            "windowFrom": window.from_norm,
-            "windowTo": window.to_norm,
-            "generatedAt": format_instant(to_ticks(self._now())),
-            "totalItems": len(items),
-            "structureFailedCount": sum(1 for i in items if i.structure_failed),
-            "alerts": alerts,
-            "themes": themes,
-            "droppedClaimCount": ledger.dropped_claims,
-            "llmFallbackCount": ledger.fallbacks,
-            "language": domain.language,
-            "actionDroppedCount": ledger.action_dropped,
-            "overall": overall,
-            "sentimentCounts": report_sentiments,
-            "truncated": truncated,
-            "itemsInWindow": items_in_window,
-            "needsReviewCount": sum(1 for i in items if i.needs_review),
-            "llm": ledger.to_json(),
-        }
+    # -- the LLM layer, in the background --------------------------------------------------------
+
+    def _start(self, key: str, items: list[StoredFeedback], window: Window, mode: Mode) -> None:
+        if key in self._tasks:
+            return
+        task = asyncio.create_task(self._generate_into(key, items, window, mode), name=f"report-prose {key}")
+        self._tasks[key] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(key, None))
+
+    async def _generate_into(self, key: str, items: list[StoredFeedback], window: Window, mode: Mode) -> None:
+        outcome = "failed"
+        try:
+            async with self.prose.generation(key) as held:
+                if not held:
+                    outcome = "elsewhere"  # another replica (or request) is writing this key
+                    return
+                found = await self.prose.get(key)
+                if found is not None and found.complete:
+                    outcome = "already"
+                    return
+                ttl = max(float(self.options.cache_seconds), MIN_LAYER_SECONDS)
+
+                async def written_so_far(partial: ProseLayer) -> None:
+                    await self.prose.put(key, partial, ttl)
+
+                deadline = time.monotonic() + self.shed_retry_s
+                settled: dict[str, ThemeProse] = {}
+                for attempt in itertools.count():
+                    layer = await self._run_llm(items, window, mode, progress=written_so_far, settled=settled)
+                    shed = layer.ledger["stopped"] == "busy"
+                    pause = SHED_BACKOFF_S[min(attempt, len(SHED_BACKOFF_S) - 1)]
+                    if not shed or time.monotonic() + pause > deadline:
+                        break
+                    settled = {part: prose for part, prose in layer.themes.items() if prose.reason != "busy"}
+                    # what is settled shows; the shed parts stay pending while the retry waits
+                    await self.prose.put(key, layer.model_copy(update={"complete": False, "themes": settled}), ttl)
+                    await asyncio.sleep(pause)
+                await self.prose.put(key, layer, SHED_LAYER_SECONDS if shed else ttl)
+                self._count_fallbacks(layer)
+                outcome = "shed" if shed else "stored"
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        except Exception:
+            log.exception("report: prose generation for %s failed", key)
+        finally:
+            if self.metrics is not None:
+                self.metrics.report_prose_generations.labels(outcome).inc()
+
+    async def _run_llm(
+        self,
+        items: list[StoredFeedback],
+        window: Window,
+        mode: Mode,
+        progress: Callable[[ProseLayer], Awaitable[None]] | None = None,
+        settled: dict[str, ThemeProse] | None = None,
+    ) -> ProseLayer:
+        """Every model part of the report; ``progress`` sees the layer after each theme's prose.
+
+        ``settled`` parts (written, or fallen back for a reason other than a shed, by an earlier
+        attempt) are kept as they are, so a retry after a shed asks the model only for the rest.
+        """
+        domain, options = self.domain, self.options
+        settled = settled or {}
+        ledger = self.llm.new_ledger()
+        alerts = await self.llm.screen_alerts(items, ledger)
+        themes: dict[str, ThemeProse] = {}
+        if mode == "standard":
+            for group in group_items(items, domain, mode):
+                if group.unrated:
+                    continue
+                if group.category in settled:
+                    themes[group.category] = settled[group.category]
+                    continue
+                direction = direction_of(group.items, window, domain, options)
+                scope = f"{group.category} ({domain.category_label(group.category)})"
+                themes[group.category] = await self.llm.synthesize(
+                    ledger, scope=scope, items=group.items, direction=direction
+                )
+                if progress is not None:  # shed parts are left out: they stay pending for the retry
+                    written = {part: prose for part, prose in themes.items() if prose.reason != "busy"}
+                    await progress(_layer(written, alerts, ledger, complete=False))
+        else:
+            rated = rated_items(items, domain)
+            if rated and OVERALL in settled:
+                themes[OVERALL] = settled[OVERALL]
+            elif rated:
+                direction = direction_of(rated, window, domain, options)
+                scope = wording_for(domain.language).overall_scope
+                themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
+        return _layer(themes, alerts, ledger, complete=True)
+
+    def _count_fallbacks(self, layer: ProseLayer) -> None:
+        if self.metrics is not None and layer.fallbacks:
+            self.metrics.report_llm_fallbacks.inc(layer.fallbacks)
+
+
+def _layer(themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool) -> ProseLayer:
+    return ProseLayer(
+        themes=dict(themes),
+        alerts=list(alerts),
+        ledger=ledger.to_json(),
+        fallbacks=ledger.fallbacks,
+        dropped_claims=ledger.dropped_claims,
+        action_dropped=ledger.action_dropped,
+        complete=complete,
+    )
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ("standard", "summary"):
+        raise ValueError(f"unknown report mode {mode!r}")
+
+
+def _ledger_fields(ledger: dict[str, object]) -> dict[str, object]:
+    return {
+        "calls": ledger["calls"], "budget": ledger["budget"], "verify_calls": ledger["verifyCalls"],
+        "verify_budget": ledger["verifyBudget"], "shed": ledger["shed"], "failed": ledger["failed"],
+        "stopped": ledger["stopped"], "rejected": ledger["rejected"],
+    }

@@ -139,7 +139,7 @@ def _alerts(report: dict[str, Any], labels: _Labels) -> str:
     for alert in alerts:
         hits = alert.get("deterministicHits") or []
         if hits:
-            origin = f"{labels.keyword}: " + ", ".join(str(h.get("pattern", "")) for h in hits)
+            origin = f"{labels.keyword}: " + "; ".join(_hit_text(h) for h in hits)
         else:
             origin = f"{labels.model}: {alert.get('llmReason') or ''}"
         parts.append(
@@ -249,3 +249,10 @@ def render_snapshot_html(report: dict[str, Any], domain: Domain) -> str:
         f"<style>{_CSS}</style></head>"
         f"<body><main>{''.join(body)}</main></body></html>\n"
     )
+
+
+def _hit_text(hit: dict[str, Any]) -> str:
+    """The category's label and the words the text matched; a snapshot saved before words existed shows the stem."""
+    words = hit.get("words") or [hit.get("pattern", "")]
+    label = hit.get("categoryLabel") or hit.get("category", "")
+    return f"{label}: " + ", ".join(str(w) for w in words)

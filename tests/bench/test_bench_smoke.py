@@ -45,7 +45,10 @@ async def test_report_layer_on_50_items(retail) -> None:
     assert [i.timestamp for i in items] == sorted((i.timestamp for i in items), reverse=True)
     layer = await deterministic_layer([50], retail)
     entry = layer["50"]
-    assert entry["themes"] >= 1 and entry["standard"]["medianMs"] > 0 and entry["summary"]["medianMs"] > 0
+    assert entry["themes"] >= 1
+    for mode in ("standard", "summary"):
+        assert entry[mode]["cold"]["p50"] > 0 and entry[mode]["warm"]["p99"] > 0
+        assert entry[mode]["cold"]["n"] == entry["coldRounds"] and entry[mode]["warm"]["n"] == entry["warmRounds"]
 
 
 async def test_ingest_of_20_rows_into_sqlite(tmp_path: Path, retail) -> None:

@@ -116,6 +116,17 @@ def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
     assert "dairy-freshness-worsening" in verdict.stdout
 
 
+def test_report_prints_at_once_and_wait_follows_the_summaries_until_written(stack) -> None:
+    _, app = stack
+    at_once = feedctl(app, "report", "--days", "5")
+    assert at_once.returncode == 0, at_once.stdout + at_once.stderr
+    assert "Top themes" in at_once.stdout and "writing…" in at_once.stdout  # a window never asked before
+    waited = feedctl(app, "report", "--days", "5", "--wait")
+    assert waited.returncode == 0, waited.stdout + waited.stderr
+    assert "Top themes" in waited.stdout and "writing…" not in waited.stdout
+    assert "automatic" in waited.stdout or "model" in waited.stdout
+
+
 def test_restructure_prints_its_counters(stack) -> None:
     _, app = stack
     result = feedctl(app, "restructure")

@@ -86,3 +86,14 @@ def test_game_domain_english(game: Domain) -> None:
     assert language_rejection("en", text, game) is None
     assert language_rejection("fi", text, game) == (CONTRADICTS_TEXT, "en")
     assert language_rejection("al", text, game) == (NOT_ISO, "en")
+
+
+def test_no_request_loads_a_model_after_start_up(retail: Domain) -> None:
+    """Any code a model writes is judged by the detectors warmed at start-up: none is built later."""
+    from feedback_intelligence.deterministic import language
+
+    language.warm(retail.detection_languages)
+    built = language._detector.cache_info().currsize
+    for code in ("de", "ja", "zu", "cy", "la", "eo"):
+        language_rejection(code, "Asiakas sanoi että maito oli vanhentunut jo eilen", retail)
+    assert language._detector.cache_info().currsize == built

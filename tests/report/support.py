@@ -17,7 +17,7 @@ from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.report.window import Window, build_window
+from feedback_intelligence.report.window import Mode, Window, build_window
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"
 WINDOW_TO = "2026-06-08T00:00:00Z"
@@ -151,7 +151,11 @@ def shown_ids(prompt: str) -> list[str]:
 def good_synthesis(prompt: str) -> str:
     ids = shown_ids(prompt)
     return json.dumps(
-        {"title": "Maidon tuoreus", "narrative": "Asiakkaat kuvaavat vanhaa maitoa.", "citedIds": ids[:2]}
+        {
+            "title": "Maidon tuoreus",
+            "narrative": "Asiakkaat kuvaavat vanhaa maitoa ja hapanta jogurttia.",
+            "citedIds": ids[:2],
+        }
     )
 
 
@@ -212,6 +216,7 @@ def service(
     options: ReportOptions | None = None,
     domain: Domain | None = None,
     runner: PromptRunner | None = None,
+    shed_retry_s: float = 0.0,
 ) -> tuple[ReportService, StoreFake]:
     store = StoreFake(list(items))
     if runner is None and backend is not None:
@@ -223,5 +228,11 @@ def service(
         store.fetch,
         count=store.count,
         now=lambda: NOW,
+        shed_retry_s=shed_retry_s,  # no retries after a shed unless a test asks for them
     )
     return svc, store
+
+
+async def full(svc: ReportService, win: Window, mode: Mode = "standard") -> dict:
+    """The report once its prose is written, in its wire form (what a client reads)."""
+    return (await svc.report(win, mode=mode)).to_json()

@@ -10,7 +10,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.report.llm_layer import alert_verdict
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.wording import ENGLISH, FINNISH
-from tests.report.support import ScriptedBackend, item, make_domain, service, window
+from tests.report.support import ScriptedBackend, full, item, make_domain, service, window
 
 GENERIC_FI = FINNISH.generic_alert_reason
 
@@ -78,7 +78,7 @@ async def test_confirmed_items_become_model_alerts_after_the_keyword_alerts():
 
     backend = ScriptedBackend(verify=verify_by_text("romahtivat", "kaatui"), nominate=nominate)
     svc, _ = service(screened_corpus(), backend)
-    report = await svc.report(window())
+    report = await full(svc, window())
     alerts = report["alerts"]
     assert [a["feedbackId"] for a in alerts] == ["hit", "failed", "stairs"]
     assert alerts[0]["llmReason"] is None
@@ -92,7 +92,7 @@ async def test_confirmed_items_become_model_alerts_after_the_keyword_alerts():
 async def test_candidates_exclude_praise_and_keyword_hits():
     backend = ScriptedBackend()
     svc, _ = service(screened_corpus(), backend)
-    await svc.report(window())
+    await full(svc, window())
     screened = backend.prompts("VERIFY")
     assert len(screened) == 3
     assert not any("Kiitos avusta" in p or "Lapsi loukkaantui" in p for p in screened)
@@ -101,7 +101,7 @@ async def test_candidates_exclude_praise_and_keyword_hits():
 async def test_rejections_add_nothing_and_make_no_nomination_call():
     backend = ScriptedBackend(verify=lambda _p: "ei")
     svc, _ = service(screened_corpus(), backend)
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
     assert backend.prompts("NOMINATE") == []
 
@@ -109,7 +109,7 @@ async def test_rejections_add_nothing_and_make_no_nomination_call():
 async def test_the_screen_fails_closed_on_any_error_and_is_not_a_fallback():
     backend = ScriptedBackend(verify=lambda _p: LlmFailure("model crashed"))
     svc, _ = service(screened_corpus(), backend)
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
     assert report["llmFallbackCount"] == 0
     assert report["llm"]["failed"] == 3
@@ -118,7 +118,7 @@ async def test_the_screen_fails_closed_on_any_error_and_is_not_a_fallback():
 async def test_a_shed_screen_fails_closed_and_stops_the_report_calling_the_model():
     backend = ScriptedBackend(verify=lambda _p: LlmBusy("backend_busy"))
     svc, _ = service(screened_corpus(), backend)
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
     assert len(backend.requests) == 1
     assert report["llmFallbackCount"] == 2  # both rated themes
@@ -128,7 +128,7 @@ async def test_the_verify_budget_prevents_a_flood_of_calls():
     items = [item(f"q{n}", 1 + n / 10, text=f"hylly {n} huojuu") for n in range(10)]
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
     svc, _ = service(items, backend, options=ReportOptions(alert_verify_budget=3))
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert len(backend.prompts("VERIFY")) == 3
     assert [a["feedbackId"] for a in report["alerts"]] == ["q9", "q8", "q7"]  # newest first, in item order
 
@@ -148,7 +148,7 @@ async def test_the_verify_budget_prevents_a_flood_of_calls():
 async def test_unusable_nomination_reasons_read_the_generic_line(nomination, fallbacks):
     backend = ScriptedBackend(verify=verify_by_text("romahtivat"), nominate=lambda _p: nomination)
     svc, _ = service(screened_corpus(), backend)
-    report = await svc.report(window())
+    report = await full(svc, window())
     model_alert = report["alerts"][-1]
     assert model_alert["feedbackId"] == "stairs"
     assert model_alert["llmReason"] == GENERIC_FI
@@ -158,7 +158,7 @@ async def test_unusable_nomination_reasons_read_the_generic_line(nomination, fal
 async def test_nomination_lines_carry_id_category_severity_and_a_neutralised_excerpt():
     backend = ScriptedBackend(verify=verify_by_text("romahtivat", "kaatui"))
     svc, _ = service(screened_corpus(), backend)
-    await svc.report(window())
+    await full(svc, window())
     data = backend.prompts("NOMINATE")[0]
     assert '- [failed] (?/?) "Hylly kaatui päälle"' in data
     assert '- [stairs] (kassa_palvelu/medium) "Portaat romahtivat allani"' in data
@@ -168,7 +168,7 @@ async def test_no_screen_when_nomination_is_disabled_or_the_budget_is_zero():
     for options in (ReportOptions(alert_nomination=False), ReportOptions(alert_verify_budget=0)):
         backend = ScriptedBackend(verify=lambda _p: "kyllä")
         svc, _ = service(screened_corpus(), backend, options=options)
-        report = await svc.report(window())
+        report = await full(svc, window())
         assert backend.prompts("VERIFY") == []
         assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
 
@@ -176,5 +176,5 @@ async def test_no_screen_when_nomination_is_disabled_or_the_budget_is_zero():
 async def test_english_domain_screens_with_yes_and_no():
     backend = ScriptedBackend(verify=lambda p: "Yes." if "romahtivat" in p else "No.")
     svc, _ = service(screened_corpus(), backend, domain=make_domain("en"))
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert report["alerts"][-1]["llmReason"] == ENGLISH.generic_alert_reason

@@ -79,12 +79,14 @@ async def test_entries_expire_and_zero_ttl_disables_caching():
     assert len(calls) == 2
 
 
-async def test_one_entry_only_a_new_key_replaces_the_old():
-    cache = ReportCache(900)
+async def test_a_few_windows_stay_cached_and_the_least_recently_used_goes_first():
+    cache = ReportCache(900, entries=2)
     await cache.set("a", {"r": "a"}, 0)
     await cache.set("b", {"r": "b"}, 0)
-    assert await cache.get("a") is None
-    assert await cache.get("b") == {"r": "b"}
+    assert await cache.get("a") == {"r": "a"}
+    await cache.set("c", {"r": "c"}, 0)  # "b" was used least recently
+    assert await cache.get("b") is None
+    assert (await cache.get("a"), await cache.get("c")) == ({"r": "a"}, {"r": "c"})
 
 
 async def test_single_flight_generates_once_for_concurrent_callers():

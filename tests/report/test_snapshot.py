@@ -20,7 +20,7 @@ from feedback_intelligence.report.snapshot import (
     write_snapshot,
 )
 from feedback_intelligence.report.snapshot_html import render_snapshot_html
-from tests.report.support import ScriptedBackend, item, make_domain, service, window
+from tests.report.support import ScriptedBackend, full, item, make_domain, service, window
 
 HOSTILE = '<script>alert("x")</script> & "lainaus" <img src=x onerror=alert(1)>'
 
@@ -32,7 +32,7 @@ def hostile_report(language: str = "fi") -> dict:
         item("r1", 3.0, category="rasismi", theme="herjaus", text="moderoitava <i>"),
     ]
     svc, _ = service(items, None, domain=make_domain(language))
-    return asyncio.run(svc.report(window()))
+    return asyncio.run(full(svc, window()))
 
 
 def test_json_is_indented_and_keeps_non_ascii(tmp_path: Path):
@@ -58,7 +58,7 @@ def test_readers_return_none_when_missing_and_writes_never_raise(tmp_path: Path)
 
 async def test_persisting_from_the_event_loop_runs_off_it(tmp_path: Path):
     svc, _ = service([item("m1", 1.0)], None)
-    report = await svc.report(window())
+    report = await full(svc, window())
     assert await persist_snapshot(tmp_path / "snap", report, make_domain()) is True
     assert (await asyncio.to_thread(read_snapshot_json, tmp_path / "snap")) is not None
 
@@ -131,7 +131,7 @@ def test_html_sections_in_finnish_and_english():
     assert "Aiheet ja suunnat (1)" in fi_page
     assert "<details><summary>Moderoitavaa sisältöä (1)</summary>" in fi_page
     assert "⚠ 1 tarkistettavana" in fi_page
-    assert "sanahaku: &lt;loukkaantu&gt;" in fi_page
+    assert "sanahaku: loukkaantuminen tai turvallisuus: &lt;loukkaantu&gt;" in fi_page  # no word matched: the stem
     assert 'class="pill snt-negative"' in fi_page
     assert 'property="og:title"' in fi_page and 'name="twitter:card"' in fi_page
 
@@ -146,10 +146,20 @@ def test_html_names_model_alerts_and_an_empty_window():
         verify=lambda _p: "kyllä", nominate=lambda _p: '{"alerts": [{"id": "m1", "reason": "Hylly <kaatui>"}]}'
     )
     svc, _ = service([item("m1", 1.0)], backend)
-    page = render_snapshot_html(asyncio.run(svc.report(window())), make_domain())
+    page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
     assert "kielimalli: Hylly &lt;kaatui&gt;" in page
 
     empty, _ = service([], None)
-    page = render_snapshot_html(asyncio.run(empty.report(window())), make_domain())
+    page = render_snapshot_html(asyncio.run(full(empty, window())), make_domain())
     assert "Aikavälillä ei ole hälytyksiä." in page
     assert "Aikavälillä ei ole jäsenneltyä palautetta." in page
+
+
+def test_html_alerts_show_the_matched_words_and_an_old_snapshot_still_renders():
+    items = [item("k1", 2.0, text="Asiakas loukkaantui kassalla", alerts=[("injury_safety", "loukkaantu")])]
+    svc, _ = service(items, None)
+    page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
+    assert "sanahaku: loukkaantuminen tai turvallisuus: loukkaantui" in page
+    old = {"alerts": [{"textExcerpt": "x", "deterministicHits": [{"category": "payment", "pattern": "veloit"}]}],
+           "themes": [{"category": "maito_kylma", "title": "t", "narrative": "n", "count": 1}]}
+    assert "payment: veloit" in render_snapshot_html(old, make_domain())

@@ -1,4 +1,4 @@
-"""The management view against the scripted API: snapshot first, live report, fallbacks, windows, dialogs."""
+"""The management view against the scripted API: live report, snapshot fallback, windows, dialogs."""
 
 from __future__ import annotations
 
@@ -72,15 +72,15 @@ def test_alert_message_is_behind_a_disclosure(pages, fake):
     expect(card.locator("details .item-text")).to_have_text(long_text)
 
 
-def test_snapshot_is_painted_first_then_replaced_by_the_live_report(pages, fake):
+def test_a_slow_report_is_awaited_without_showing_a_snapshot_of_another_window(pages, fake):
     snapshot = sample_data.report_from_items(sample_data.live_items()[:3], summary=False)
     fake.script.snapshot = snapshot
     fake.script.live_items = sample_data.live_items()
     fake.script.report_delay_s = 1.5
     page = pages.open(fake.url + "/")
-    expect(page.locator("#mode-badge")).to_have_text("Tallennettu tilannekuva")
-    expect(page.locator("#report-status")).to_contain_text("Näytetään tallennettu tilannekuva")
-    expect(page.locator("#report-meta")).to_contain_text("3 merkintää")
+    expect(page.locator("#report-status")).to_have_text("Raporttia kootaan…")
+    expect(page.locator("#report-meta")).not_to_contain_text("3 merkintää")
+    expect(page.locator("#mode-badge")).to_be_hidden()
     expect(page.locator("#mode-badge")).to_have_text("Ajantasainen", timeout=5000)
     expect(page.locator("#report-meta")).to_contain_text("10 merkintää")
 

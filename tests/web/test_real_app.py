@@ -78,6 +78,7 @@ def test_management_view_live_then_snapshot_then_model_down(pages, real):
     page = pages.open(app.url + "/")
     expect(page.locator("#mode-badge")).to_have_text("Ajantasainen", timeout=30000)
     expect(page.locator("#report-meta")).to_contain_text("7 merkintää")
+    expect(page.locator("#report")).to_have_attribute("data-prose", "done", timeout=30000)
     expect(page.locator("#report-alerts .alert-card")).to_have_count(1)
     expect(page.locator("#themes-list .theme")).to_have_count(4)
     expect(page.locator("#themes-list .origin").first).to_be_visible()
@@ -94,10 +95,16 @@ def test_management_view_live_then_snapshot_then_model_down(pages, real):
     expect(fallback.locator("#themes-list .theme")).to_have_count(4)
     screenshot(fallback, "real-management-snapshot")
 
-    # The model backend stops: the report still renders, every narrative marked as automated.
+    # The model backend stops and new feedback arrives: the report still renders, every narrative
+    # marked as automated (prose written before, for the old data, is not served for the new).
     sim.stop()
+    late = {"id": "c-8", "source": "email", "text": "Leipä oli kuivaa.",
+            "acceptedStructure": {"category": "leipa", "theme": "kuiva leipä", "severity": "low",
+                                  "type": "complaint", "language": "fi"}}
+    assert httpx.post(app.url + "/feedback", json=late, timeout=10).status_code == 201
     down = pages.open(app.url + "/")
     expect(down.locator("#mode-badge")).to_have_text("Ajantasainen", timeout=30000)
+    expect(down.locator("#report")).to_have_attribute("data-prose", "done", timeout=30000)
     expect(down.locator("#themes-list .theme")).to_have_count(4)
     expect(down.locator("#themes-list .origin-model")).to_have_count(0)
     expect(down.locator("#themes-list .origin-auto")).to_have_count(4)

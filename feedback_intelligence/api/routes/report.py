@@ -1,11 +1,18 @@
-"""The management report (always 200), its live-summary variant, snapshots and correction telemetry."""
+"""The management report (always 200), its live-summary variant, snapshots and correction telemetry.
+
+``/report`` and ``/live/report`` answer with the deterministic report at once; prose still being
+written is marked pending (``llm.status``, ``llm.pending``, each theme's ``prose.status``). The
+answer carries an ``ETag``: a client asks again with ``If-None-Match`` and gets ``304`` until
+something changed (docs/adr/0014-report-prose-by-polling.md).
+"""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from feedback_intelligence.api.deps import runtime
@@ -13,6 +20,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
 from feedback_intelligence.report.window import Window, WindowError, build_window
@@ -21,6 +29,25 @@ from feedback_intelligence.services.channels import CORPUS, LIVE
 router = APIRouter(tags=["report"])
 _WINDOW_ERRORS = errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than "
                                              "FI_REPORT_MAX_WINDOW_DAYS.")
+_REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": Report, "description": "The report; prose still being written is marked pending."},
+    304: {"description": "Unchanged since the ETag sent in If-None-Match."},
+    **_WINDOW_ERRORS,
+}
+POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
+
+
+def conditional(request: Request, report: Report) -> Response:
+    """The report as JSON with a strong ETag of its bytes; 304 when the client already has them."""
+    body = report.model_dump_json(by_alias=True).encode()
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if report.llm.status == "pending":
+        headers["Retry-After"] = str(POLL_HINT_S)
+    sent = request.headers.get("if-none-match", "")
+    if etag in (tag.strip() for tag in sent.split(",")):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
@@ -30,29 +57,38 @@ def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
 
-@router.get("/report", responses=_WINDOW_ERRORS, operation_id="getReport",
-            summary="The management report; ?snapshot=true (operator) also saves it as the snapshot",
-            description="Always 200: deterministic alerts, counts, groups and trends, with grounded LLM prose "
-                        "on top when the gate has room (a shed only drops the prose).")
+@router.get("/report", responses=_REPORT_RESPONSES, response_model=Report, operation_id="getReport",
+            summary="The management report at once, prose pending until written; "
+                    "?snapshot=true (operator) waits for the prose and saves it as the snapshot",
+            description="Always 200 at once: deterministic alerts, counts, groups and trends; grounded LLM prose "
+                        "is written in the background and marked pending until then. Ask again with "
+                        "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md).")
 async def report(
+    request: Request,
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
-) -> dict[str, Any]:
-    body = await rt.reports[CORPUS].report(_window(rt, from_, to), mode="standard")
+) -> Response:
+    service, window = rt.reports[CORPUS], _window(rt, from_, to)
     if snapshot:
-        await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
-    return body
+        body = await service.report(window, mode="standard")
+        await persist_snapshot(rt.settings.snapshot_dir, body.to_json(), rt.domain)
+        return conditional(request, body)
+    return conditional(request, await service.view(window, mode="standard"))
 
 
-@router.get("/live/report", responses=_WINDOW_ERRORS, tags=["desk"], operation_id="getLiveReport",
-            summary="The live desk's summary report (never saved)",
+@router.get("/live/report", responses=_REPORT_RESPONSES, response_model=Report, tags=["desk"],
+            operation_id="getLiveReport",
+            summary="The live desk's summary report at once, prose pending until written (never saved)",
             description="The desk's situation view: the same layers as the report, over the live channel.")
 async def live_report(
-    rt: Runtime = Depends(runtime), from_: str | None = Query(None, alias="from"), to: str | None = None
-) -> dict[str, Any]:
-    return await rt.reports[LIVE].report(_window(rt, from_, to), mode="summary")
+    request: Request,
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+) -> Response:
+    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to), mode="summary"))
 
 
 @router.get("/report/snapshot", operation_id="getReportSnapshot",

@@ -21,8 +21,8 @@ export function apiUrl(path, params) {
 }
 
 /** fetch with JSON in and out; credentials stay same-origin (the edge's visitor cookie rides along). */
-export function request(path, { method = "GET", body, params, signal } = {}) {
-  const init = { method, signal, credentials: "same-origin", headers: { Accept: "application/json" } };
+export function request(path, { method = "GET", body, params, signal, headers = {} } = {}) {
+  const init = { method, signal, credentials: "same-origin", headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -7,7 +7,7 @@ import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js"
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import {
-  alertsBlock, chartSections, moderationBlock, sentimentPills, themeCard, themesFromItems,
+  alertsBlock, chartSections, moderationBlock, narrativeOrigin, proseStatus, sentimentPills, themeCard, themesFromItems,
 } from "./report-view.js";
 import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js";
 
@@ -539,10 +539,8 @@ function renderReport(report) {
         overall.directionLabel ? t("section.trend", { label: overall.directionLabel }) : null].filter(Boolean).join(" · ")),
       sentimentPills(overall.sentimentCounts || report.sentimentCounts, ctx),
       overall.flaggedCount ? h("p", { class: "flag-warn" }, t("section.flagged", { n: overall.flaggedCount })) : null,
-      h("div", { class: "narrative" },
-        h("span", { class: ["origin", overall.narrativeFromLlm ? "origin-model" : "origin-auto"] },
-          t(overall.narrativeFromLlm ? "narrative.model" : "narrative.auto")),
-        h("p", null, overall.narrative || ""))));
+      h("div", { class: ["narrative", proseStatus(overall) === "pending" && "narrative-pending"] },
+        narrativeOrigin(overall, ctx), h("p", null, overall.narrative || ""))));
   } else {
     el.liveSummary.replaceChildren();
   }
@@ -619,7 +617,9 @@ async function checkVersion() {
   try {
     const { version } = await getJson("/live/version");
     const moved = state.liveVersion !== null && version !== state.liveVersion;
-    if (moved || !state.reportRendered || state.segmentFailed) await loadSegment();
+    // The summary's prose is written in the background: ask again until it is no longer pending.
+    const proseWaiting = !!(state.lastReport && state.lastReport.llm && state.lastReport.llm.status === "pending");
+    if (moved || proseWaiting || !state.reportRendered || state.segmentFailed) await loadSegment();
   } catch {
     /* the next tick tries again */
   }

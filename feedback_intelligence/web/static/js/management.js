@@ -1,4 +1,8 @@
-// The management view: the report for a chosen window; the saved snapshot first, then the live one.
+// The management view: the report for a chosen window; the saved snapshot only when the server fails.
+// The server answers at once with the deterministic report and marks the prose still being written
+// as pending; this page shows it, then asks again (If-None-Match) and fills each theme's prose in as
+// it arrives. A new selection aborts everything the old one was waiting for, and the old window's
+// numbers leave the page before the new window's request is sent.
 
 import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
@@ -9,11 +13,12 @@ import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
 import { reportWindow } from "./window.js";
 
+const POLL_MS = 1500;
+
 const state = {
   t: translator(initialLanguage()),
   schema: null,
   labels: null,
-  firstLiveDone: false,
   controller: null,
   shown: null, // {report, mode}
 };
@@ -93,9 +98,17 @@ function metaLine(report) {
   return parts;
 }
 
+function pendingCount(report) {
+  const llm = report.llm || {};
+  return llm.status === "pending" ? (llm.pending || []).length : 0;
+}
+
 function render(report, mode) {
   if (report.language) setLanguage(report.language);
   state.shown = { report, mode };
+  el.report.dataset.items = String(report.totalItems ?? "");
+  el.report.dataset.windowFrom = report.windowFrom || "";
+  el.report.dataset.prose = pendingCount(report) ? "pending" : "done";
   const t = state.t;
   const ctx = { t, labels: state.labels, openSources };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
@@ -125,6 +138,9 @@ function render(report, mode) {
 
 function renderNothing() {
   state.shown = null;
+  el.report.dataset.items = "";
+  el.report.dataset.windowFrom = "";
+  el.report.dataset.prose = "";
   show(el.badge, false);
   el.meta.replaceChildren();
   el.alerts.replaceChildren();
@@ -158,21 +174,15 @@ async function loadReport() {
   state.controller = controller;
   el.refresh.disabled = true;
   el.report.setAttribute("aria-busy", "true");
+  // Never leave one window's numbers under another window's selection while the new one loads.
+  if (state.shown) renderNothing();
 
-  let snapshot = null;
-  if (!state.firstLiveDone && !state.shown) {
-    snapshot = await fetchSnapshot();
-    if (controller.signal.aborted) return;
-    if (snapshot) {
-      render(snapshot, "snapshot");
-      say(t()("status.snapshotFirst", { time: formatTime(snapshot.generatedAt, t()) }), "busy");
-    }
-  }
-  if (!snapshot) say(t()("status.compiling"), "busy");
+  // The deterministic report arrives in milliseconds, so the saved snapshot (of whatever window it
+  // was saved for) is only a fallback when the server does not deliver, never a stand-in meanwhile.
+  say(t()("status.compiling"), "busy");
+  const params = { from: win.from.toISOString(), to: win.to.toISOString() };
   try {
-    const response = await request("/report", {
-      params: { from: win.from.toISOString(), to: win.to.toISOString() }, signal: controller.signal,
-    });
+    const response = await request("/report", { params, signal: controller.signal });
     if (response.status === 400) {
       const detail = await refusalText(response, t());
       if (!state.shown) renderNothing();
@@ -183,11 +193,12 @@ async function loadReport() {
     const report = await response.json();
     if (controller.signal.aborted) return;
     render(report, "live");
-    state.firstLiveDone = true;
-    say(t()("status.live"), "ok");
+    el.refresh.disabled = false;
+    el.report.removeAttribute("aria-busy");
+    await followProse(report, response.headers.get("etag"), params, controller.signal);
   } catch (error) {
     if (controller.signal.aborted || (error && error.name === "AbortError")) return;
-    const fallback = snapshot || (await fetchSnapshot());
+    const fallback = await fetchSnapshot();
     if (controller.signal.aborted) return;
     if (fallback) {
       render(fallback, "snapshot");
@@ -203,6 +214,41 @@ async function loadReport() {
       el.report.removeAttribute("aria-busy");
     }
   }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(new DOMException("aborted", "AbortError"));
+    }, { once: true });
+  });
+}
+
+/** Ask again until no theme's prose is pending; each change re-renders the same window's report. */
+async function followProse(report, etag, params, signal) {
+  const t = () => state.t;
+  let current = report;
+  while (pendingCount(current)) {
+    say(t()("status.writing", { n: pendingCount(current) }), "busy");
+    await sleep(POLL_MS, signal);
+    let response;
+    try {
+      response = await request("/report", { params, signal, headers: etag ? { "If-None-Match": etag } : {} });
+    } catch (error) {
+      if (signal.aborted || (error && error.name === "AbortError")) throw error;
+      continue; // a dropped connection while waiting: the report on the page stays valid, ask again
+    }
+    if (signal.aborted) return;
+    if (response.status === 304 || !response.ok) continue;
+    const next = await response.json();
+    if (signal.aborted) return;
+    etag = response.headers.get("etag");
+    current = next;
+    render(current, "live");
+  }
+  say(t()("status.live"), "ok");
 }
 
 function syncCustom() {

@@ -90,10 +90,29 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
   return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
 }
 
-function narrativeOrigin(theme, ctx) {
-  const fromModel = !!theme.narrativeFromLlm;
-  return h("span", { class: ["origin", fromModel ? "origin-model" : "origin-auto"] },
-    ctx.t(fromModel ? "narrative.model" : "narrative.auto"));
+/** "pending" | "model" | "automatic" — older reports (and the desk's phase A) carry only narrativeFromLlm. */
+export function proseStatus(theme) {
+  const status = theme.prose && theme.prose.status;
+  if (status) return status;
+  return theme.narrativeFromLlm ? "model" : "automatic";
+}
+
+/** Where a theme's text comes from, and why the automatic summary stands when it does. */
+export function narrativeOrigin(theme, ctx) {
+  const status = proseStatus(theme);
+  if (status === "pending") {
+    return h("span", { class: "origin origin-pending", role: "status" },
+      h("span", { class: "spinner", "aria-hidden": "true" }), ctx.t("narrative.pending"));
+  }
+  if (status === "model") return h("span", { class: "origin origin-model" }, ctx.t("narrative.model"));
+  return h("span", { class: "origin origin-auto" }, ctx.t("narrative.auto"));
+}
+
+/** Why the automatic summary stands instead of the model's, as a sentence under it (or null). */
+function fallbackReason(theme, ctx) {
+  const reason = theme.prose && theme.prose.status === "automatic" ? theme.prose.reason : null;
+  if (!reason || !ctx.t.has(`reason.${reason}`)) return null;
+  return h("p", { class: "origin-why", dataset: { reason } }, ctx.t("narrative.why", { reason: ctx.t(`reason.${reason}`) }));
 }
 
 function themeMeta(theme, ctx) {
@@ -111,13 +130,16 @@ function themeMeta(theme, ctx) {
 export function themeCard(theme, ctx, mode = "inline") {
   const t = ctx.t;
   const sources = theme.sources || [];
-  const card = h("article", { class: ["theme", theme.unrated && "theme-unrated"], dataset: { category: theme.category } },
+  const status = theme.unrated ? "automatic" : proseStatus(theme);
+  const card = h("article", { class: ["theme", theme.unrated && "theme-unrated"],
+    dataset: { category: theme.category, prose: status }, "aria-busy": status === "pending" ? "true" : null },
     h("h3", { class: "theme-title" }, theme.title || ctx.labels.category(theme.category)),
     themeMeta(theme, ctx),
     theme.unrated ? null : sentimentPills(theme.sentimentCounts, ctx),
     theme.flaggedCount ? h("p", { class: "flag-warn" }, t("section.flagged", { n: theme.flaggedCount })) : null);
   if (theme.narrative) {
-    card.append(h("div", { class: "narrative" }, narrativeOrigin(theme, ctx), h("p", null, theme.narrative)));
+    card.append(h("div", { class: ["narrative", status === "pending" && "narrative-pending"] },
+      narrativeOrigin(theme, ctx), h("p", null, theme.narrative), theme.unrated ? null : fallbackReason(theme, ctx)));
   }
   if (!sources.length) return card;
   if (mode === "dialog" && ctx.openSources) {
@@ -150,11 +172,12 @@ export function moderationBlock(unratedThemes, ctx, mode = "inline") {
 function alertOrigin(alert, ctx) {
   const hits = alert.deterministicHits || [];
   if (hits.length) {
-    const categories = [...new Set(hits.map((hit) => hit.category))];
-    const patterns = [...new Set(hits.map((hit) => hit.pattern))];
+    // The category's label and the words the text matched; an older report carries only the stem.
+    const categories = [...new Set(hits.map((hit) => hit.categoryLabel || ctx.labels.alert(hit.category)))];
+    const words = [...new Set(hits.flatMap((hit) => (hit.words && hit.words.length ? hit.words : [hit.pattern])))];
     return h("p", { class: "alert-origin" },
-      h("span", { class: "badge badge-alert" }, `⚑ ${categories.map(ctx.labels.alert).join(", ")}`),
-      ` ${ctx.t("alerts.keyword")}: ${patterns.join(", ")}`);
+      h("span", { class: "badge badge-alert" }, `⚑ ${categories.join(", ")}`),
+      ` ${ctx.t("alerts.keyword")}: `, h("q", { class: "alert-words" }, words.join(", ")));
   }
   return h("p", { class: "alert-origin" }, h("span", { class: "badge badge-alert" }, `⚑ ${ctx.t("alerts.model")}`),
     alert.llmReason ? ` ${alert.llmReason}` : null);

@@ -1,0 +1,142 @@
+"""The report's wire model: typed, camelCase on the wire, and the schema the OpenAPI page publishes.
+
+The deterministic layer fills every field at once; the LLM layer only replaces a rated theme's
+title and narrative, adds model alert rows and fills the ``llm`` counters. ``ProseState`` tells a
+reader which of that has happened yet, so a client can show the automatic text and ask again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+# pending: the model is still writing; model: checked model prose; automatic: the deterministic
+# summary (no model, budget spent, backend down or busy, or the prose failed a guard — see reason).
+ProseStatus = Literal["pending", "model", "automatic"]
+# pending: prose still being written for some theme; done: nothing more will change; off: no model.
+LlmStatus = Literal["pending", "done", "off"]
+
+
+def _title(name: str, _field: object) -> str:
+    """``category_label`` → ``Category label``, as the rest of the API's schema titles its fields."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").lower()
+    return words[:1].upper() + words[1:]
+
+
+class WireModel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, field_title_generator=_title)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (camelCase keys, JSON types), as served and as saved in snapshots."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class AlertMatch(WireModel):
+    """One deterministic lexicon hit: the stem, and the words of the text it matched."""
+
+    category: str = Field(description="The alert category's key (e.g. `injury_safety`).")
+    category_label: str = Field(description="The alert category as a person reads it, in the report's language.")
+    pattern: str = Field(description="The lexicon stem that matched.")
+    words: list[str] = Field(description="The words of the text the stem matched, as the customer wrote them.")
+
+
+class AlertRow(WireModel):
+    feedback_id: str = Field(description="The feedback item's id.")
+    source: str = Field(description="Where the feedback came from.")
+    timestamp: str = Field(description="When the feedback was given (normalised UTC).")
+    text_excerpt: str = Field(description="The start of the text.")
+    text: str = Field(description="The whole text.")
+    deterministic_hits: list[AlertMatch] = Field(
+        description="Lexicon hits; empty for an alert the language model's screen added."
+    )
+    llm_reason: str | None = Field(
+        description="The language model's reason, for an alert its screen added; null otherwise."
+    )
+
+
+class SourceEntry(WireModel):
+    feedback_id: str = Field(description="The feedback item's id.")
+    source: str = Field(description="Where the feedback came from.")
+    timestamp: str = Field(description="When the feedback was given (normalised UTC).")
+    text: str = Field(description="The whole text.")
+    severity: str = Field(description="The item's severity (`unknown` without a structure).")
+    needs_review: bool = Field(description="A person should check the item.")
+    alert_categories: list[str] | None = Field(description="The alert categories of its lexicon hits; null when none.")
+    sentiment: str | None = Field(description="The item's sentiment; null for moderation items or without a structure.")
+
+
+class ProseState(WireModel):
+    status: ProseStatus = Field(description="`pending` (being written), `model` (checked model prose) or `automatic`.")
+    reason: str | None = Field(
+        None, description="Why the automatic summary stands (e.g. `busy`, `unavailable`, `repetition`); null otherwise."
+    )
+
+
+class Theme(WireModel):
+    category: str = Field(description="The category key (`overall` for the live summary's whole-window theme).")
+    category_label: str = Field(description="The category as a person reads it.")
+    title: str = Field(description="The model's checked title, or the category label with its leading guarded theme.")
+    narrative: str = Field(description="The model's checked prose, or the automatic summary.")
+    count: int = Field(description="Items in the group.")
+    direction: str = Field(description="Trend over the window's halves: stable, growing, declining or worsening.")
+    direction_label: str = Field(description="The trend in words; empty for moderation groups.")
+    feedback_ids: list[str] = Field(description="The group's item ids, newest first.")
+    narrative_from_llm: bool = Field(
+        description="The title and narrative are the model's (same as `prose.status == model`)."
+    )
+    prose: ProseState = Field(
+        description="Where the title and narrative stand: pending, model or automatic (with the reason)."
+    )
+    leading_themes: list[str] = Field(description="The group's most mentioned themes that passed the theme guard.")
+    sources: list[SourceEntry] = Field(description="The group's items, most severe first, then newest.")
+    flagged_count: int = Field(description="Items a person should check.")
+    sentiment_counts: dict[str, int] = Field(description="Sentiment counts of the group's items.")
+    unrated: bool = Field(description="A moderation group: counted and listed, never rated, trended or narrated.")
+
+
+class LlmSummary(WireModel):
+    status: LlmStatus = Field(
+        description="`pending` (prose still being written), `done`, or `off` (no model configured or budget 0)."
+    )
+    pending: list[str] = Field(description="Categories (or `overall`) whose prose is still being written.")
+    calls: int = Field(description="Synthesis and nomination calls made.")
+    budget: int = Field(description="Synthesis and nomination calls allowed (FI_REPORT_LLM_BUDGET).")
+    verify_calls: int = Field(description="Yes/no alert screen calls made.")
+    verify_budget: int = Field(description="Alert screen calls allowed (FI_REPORT_ALERT_VERIFY_BUDGET).")
+    shed: int = Field(description="Calls the gate or backend shed (busy).")
+    failed: int = Field(description="Calls that failed otherwise.")
+    stopped: str | None = Field(
+        description="Why the report stopped asking the model (`busy`, `unavailable`); null when it did not."
+    )
+    rejected: dict[str, int] = Field(description="Model prose a prose guard kept out, by reason.")
+
+
+class Report(WireModel):
+    window_from: str = Field(description="Window start (normalised UTC).")
+    window_to: str = Field(description="Window end (normalised UTC).")
+    generated_at: str = Field(description="When the deterministic layer was built.")
+    total_items: int = Field(description="Items the report read from the window.")
+    structure_failed_count: int = Field(description="Items without a structure.")
+    alerts: list[AlertRow] = Field(
+        description="Items with an operational alert, newest first; the model's screen may add rows."
+    )
+    themes: list[Theme] = Field(description="Groups by category.")
+    dropped_claim_count: int = Field(description="Model prose dropped for citing items outside its theme.")
+    llm_fallback_count: int = Field(
+        description="Model parts that fell back to the automatic text (infrastructure, budget, unusable answer)."
+    )
+    language: str = Field(description="The report's language (the domain's).")
+    action_dropped_count: int = Field(description="Model prose dropped for giving orders instead of describing.")
+    overall: Theme | None = Field(description="The live summary's whole-window theme; null in the standard report.")
+    sentiment_counts: dict[str, int] = Field(description="Sentiment counts over the window.")
+    truncated: bool = Field(description="The window held more items than the report reads (the newest were read).")
+    items_in_window: int | None = Field(
+        description="Items in the window (when truncated, counted apart; null if unknown)."
+    )
+    needs_review_count: int = Field(description="Items a person should check.")
+    llm: LlmSummary = Field(
+        description="The language model's part: what is pending, calls, budget and what was kept out."
+    )

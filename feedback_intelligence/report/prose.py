@@ -1,0 +1,124 @@
+"""The LLM layer's result as a value, and how it is laid over a deterministic report.
+
+A ``ProseLayer`` is what one background generation produced for one window, data version and
+domain: checked prose per rated theme, model alert rows, and the counters. It is JSON so that a
+shared store (Redis) can hand it from the replica that wrote it to the replica that serves it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from feedback_intelligence.report.model import AlertRow, LlmSummary, ProseState, Report, Theme
+
+OVERALL = "overall"
+
+
+class ThemeProse(BaseModel):
+    """Checked model prose, or (``title`` None) the reason the automatic summary stands."""
+
+    title: str | None = None
+    narrative: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def automatic(cls, reason: str) -> ThemeProse:
+        return cls(reason=reason)
+
+    @property
+    def from_model(self) -> bool:
+        return self.title is not None and self.narrative is not None
+
+
+class ProseLayer(BaseModel):
+    themes: dict[str, ThemeProse]  # by category; OVERALL for the live summary's whole-window theme
+    alerts: list[AlertRow]  # rows the alert screen added
+    ledger: dict[str, Any]  # LlmLedger.to_json()
+    fallbacks: int
+    dropped_claims: int
+    action_dropped: int
+    complete: bool = True  # False while the generation is still writing the other parts
+
+
+def _apply(theme: Theme, prose: ThemeProse | None, *, pending: bool) -> Theme:
+    if theme.unrated:
+        return theme
+    if prose is None:
+        state = ProseState(status="pending") if pending else theme.prose
+        return theme.model_copy(update={"prose": state, "narrative_from_llm": False})
+    if prose.from_model:
+        return theme.model_copy(
+            update={
+                "title": prose.title,
+                "narrative": prose.narrative,
+                "narrative_from_llm": True,
+                "prose": ProseState(status="model"),
+            }
+        )
+    return theme.model_copy(
+        update={"narrative_from_llm": False, "prose": ProseState(status="automatic", reason=prose.reason)}
+    )
+
+
+def _llm_parts(report: Report, *, standard: bool) -> list[str]:
+    """The parts the model writes: each rated theme (standard), or the overall theme (live summary)."""
+    if standard:
+        return [t.category for t in report.themes if not t.unrated]
+    return [OVERALL] if report.overall is not None else []
+
+
+def pending_view(report: Report, *, standard: bool, budget: int, verify_budget: int) -> Report:
+    """The deterministic report with every model-written part marked pending."""
+    parts = _llm_parts(report, standard=standard)
+    themes = [_apply(t, None, pending=standard) for t in report.themes]
+    overall = _apply(report.overall, None, pending=True) if report.overall is not None else None
+    llm = LlmSummary(
+        status="pending" if parts else "done",
+        pending=parts,
+        calls=0,
+        budget=budget,
+        verify_calls=0,
+        verify_budget=verify_budget,
+        shed=0,
+        failed=0,
+        stopped=None,
+        rejected={},
+    )
+    return report.model_copy(update={"themes": themes, "overall": overall, "llm": llm})
+
+
+def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report:
+    """The deterministic report with the layer's prose, alert rows and counters; parts not written yet pend."""
+    pending = not layer.complete
+    themes = [_apply(t, layer.themes.get(t.category), pending=pending) if standard else t for t in report.themes]
+    overall = report.overall
+    if overall is not None:
+        prose = layer.themes.get(OVERALL) or (None if pending else ThemeProse.automatic("failed"))
+        overall = _apply(overall, prose, pending=pending)
+    still = [part for part in _llm_parts(report, standard=standard) if part not in layer.themes] if pending else []
+    ledger = layer.ledger
+    llm = LlmSummary(
+        status="pending" if still else "done",
+        pending=still,
+        calls=ledger["calls"],
+        budget=ledger["budget"],
+        verify_calls=ledger["verifyCalls"],
+        verify_budget=ledger["verifyBudget"],
+        shed=ledger["shed"],
+        failed=ledger["failed"],
+        stopped=ledger["stopped"],
+        rejected=ledger.get("rejected", {}),
+    )
+    return report.model_copy(
+        update={
+            "themes": themes,
+            "overall": overall,
+            "alerts": [*report.alerts, *layer.alerts],
+            "llm": llm,
+            "llm_fallback_count": layer.fallbacks,
+            "dropped_claim_count": layer.dropped_claims,
+            "action_dropped_count": layer.action_dropped,
+        }
+    )

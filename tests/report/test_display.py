@@ -1,0 +1,66 @@
+"""Nothing raw reaches a manager: guarded themes, labels, and the words an alert stem matched."""
+
+from __future__ import annotations
+
+from feedback_intelligence.report.display import leading_themes, matched_words, shown_theme
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.service import ReportService
+from tests.report.support import StoreFake, item, make_domain, window
+
+
+def test_an_alert_shows_the_words_of_the_text_not_the_stem():
+    assert matched_words("Minulta veloitettiin kahdesti.", "veloit") == ["veloitettiin"]
+    assert matched_words("Maksupäätteet eivät toimineet, maksupääte jumissa", "maksupäät") == [
+        "Maksupäätteet", "maksupääte",
+    ]
+    assert matched_words("Maksu ei onnistu kortilla", "maksu ei onnistu") == ["Maksu ei onnistu"]
+    assert matched_words("ei osumaa", "veloit") == []
+
+
+def test_a_broken_stored_theme_is_replaced_by_the_matched_word_or_left_out():
+    domain = make_domain()
+    good = item("a", theme="vanha maito", text="Maito oli vanha ja hapan.")
+    range_echo = item("b", theme="2-4", text="Karkit olivat kovia.")
+    marker = item("c", theme="PALAUTE_LOPPU", text="Karkit olivat kovia.")
+    prompt_echo = item("d", theme="2-4 word lowercase noun phrase in base form", text="Karkki oli kova.")
+    with_alert = item("e", theme="PALAUTE_LOPPU", text="Minulta veloitettiin kahdesti.", alerts=[("payment", "veloit")])
+    assert shown_theme(good, domain) == "vanha maito"
+    assert [shown_theme(i, domain) for i in (range_echo, marker, prompt_echo)] == [None, None, None]
+    assert shown_theme(with_alert, domain) == "veloitettiin"
+    assert leading_themes([good, range_echo, marker, prompt_echo, with_alert], domain) == [
+        "vanha maito", "veloitettiin",
+    ]
+
+
+async def test_group_titles_use_the_category_label_and_only_guarded_themes():
+    items = [
+        item("m1", 1.0, category="hevi", theme="2-4", text="Banaanit olivat mustia."),
+        item("m2", 2.0, category="hevi", theme="PALAUTE_LOPPU", text="Banaanit mustia taas."),
+        item("m3", 3.0, category="maito_kylma", theme="hapan maito", text="Maito oli hapan."),
+    ]
+    store = StoreFake(items)
+    svc = ReportService(make_domain(), ReportOptions(), None, store.fetch)
+    report = (await svc.view(window())).to_json()
+    titles = {t["category"]: t["title"] for t in report["themes"]}
+    assert titles == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä: hapan maito"}
+    labels = {t["category"]: t["categoryLabel"] for t in report["themes"]}
+    assert labels == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä"}
+    hevi = next(t for t in report["themes"] if t["category"] == "hevi")
+    assert hevi["leadingThemes"] == []
+    assert "2-4" not in hevi["narrative"] and "PALAUTE" not in hevi["narrative"]
+    assert hevi["narrative"] == "Aikavälillä tuli 2 palautetta. Suuntaa ei voi vielä arvioida näin pienestä määrästä."
+
+
+async def test_the_automatic_summary_says_counts_leading_themes_and_the_trend_in_sentences():
+    items = [item("g0", 0.5, theme="hapan maito", text="Maito oli hapan.")] + [
+        item(f"g{n}", 4 + n / 4, theme="hapan maito" if n % 2 else "vanha jogurtti", text="Maito ja jogurtti.")
+        for n in range(1, 8)
+    ]
+    svc = ReportService(make_domain(), ReportOptions(), None, StoreFake(items).fetch)
+    [theme] = (await svc.view(window())).to_json()["themes"]
+    assert theme["direction"] == "growing"
+    assert theme["narrative"] == (
+        "Aikavälillä tuli 8 palautetta. Eniten puhuttiin aiheista hapan maito ja vanha jogurtti. "
+        "Palautetta on tullut aikavälin loppupuolella selvästi enemmän kuin alussa."
+    )
+    assert "kielimallin" not in theme["narrative"]  # no apology appended to every card
