@@ -99,7 +99,7 @@ async def build_runtime(
     await backend.start()
     await _announce_parallelism(settings, backend)
     worker = StructuringWorker(
-        domain, structuring, list(channels.values()),
+        domain, structuring, [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
         WorkerOptions(
             tasks=settings.structure_worker_tasks or settings.llm_slots + 1, lease_s=settings.structure_lease_s,
             max_attempts=settings.structure_max_attempts, poll_s=settings.structure_poll_s,

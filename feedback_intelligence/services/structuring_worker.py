@@ -120,7 +120,9 @@ class StructuringWorker:
                 await asyncio.wait_for(self._wake.wait(), timeout=pause)
 
     async def drain_once(self) -> float | None:
-        """Claim and settle one row of any channel; returns how long to pause (None: go on at once)."""
+        """Claim and settle one row, from the first channel that has one (the runtime lists the live desk
+        first, so a large ``load --later`` import never delays a clerk's entry); returns how long to
+        pause (None: go on at once)."""
         for channel, queue in self.queues:
             claim = await queue.claim(f"{self.replica}-{uuid.uuid4().hex[:12]}", self.options.lease_s)
             if claim is not None:
