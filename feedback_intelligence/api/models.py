@@ -238,6 +238,13 @@ class InterpretOut(ApiModel):
     )
 
 
+class ProposalOut(ApiModel):
+    """The rules' structure for a text, made without the model (what "fill in by hand" starts from)."""
+
+    structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
+    alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+
+
 class VersionOut(ApiModel):
     """The live channel's change counter."""
 

@@ -6,11 +6,13 @@ import re
 
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
-from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.text.normalize import is_blank
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9._-]+")  # always fullmatch: "$" would let a trailing newline through
+# A clerk may correct every field the desk shows, the optional sentiment included.
+CORRECTABLE_FIELDS: tuple[str, ...] = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)
 
 
 def text_errors(text: str | None, max_chars: int) -> list[str]:
@@ -77,9 +79,9 @@ def correction_errors(
         errors.append(Problem("corrections cannot be combined with modelInterpretationFailed.",
                               "corrections_with_model_failed"))
     for correction in corrections:
-        if correction.field not in SCHEMA_FIELDS:
+        if correction.field not in CORRECTABLE_FIELDS:
             errors.append(Problem(
-                f"correction field '{correction.field}' is not a schema field ({', '.join(SCHEMA_FIELDS)}).",
+                f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)}).",
                 "correction_field_unknown", field=correction.field))
     return errors
 

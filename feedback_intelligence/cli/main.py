@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from feedback_intelligence.cli import failures, ops
+from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.settings import load_settings
@@ -27,6 +28,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=N
                        "2 unreachable or bad input.")
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
+app.command("eval")(eval_command)
 
 
 class LogLevel(StrEnum):
@@ -76,15 +78,26 @@ def sim_ollama(
     keep_alive_s: float = typer.Option(300.0, help="How long the model stays loaded after its last request."),
     host: str = typer.Option("127.0.0.1"),
     port: int = typer.Option(11434),
+    replies: Path | None = typer.Option(
+        None, help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} '
+                   "(served in order); anything else gets the usual synthetic reply.",
+    ),
 ) -> None:
     """A simulated Ollama server (test and benchmark fixture, never the product's default)."""
     from feedback_intelligence.sim.ollama_sim import SimConfig, serve_sim
+    from feedback_intelligence.sim.script import ScriptError, read_script
 
+    try:
+        script = read_script(replies) if replies is not None else None
+    except ScriptError as exc:
+        typer.secho(str(exc), fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from exc
     serve_sim(
         SimConfig(parallel=parallel, max_queue=max_queue, service_ms=service_ms, load_ms=load_ms,
                   keep_alive_s=keep_alive_s),
         host=host,
         port=port,
+        replies=script,
     )
 
 

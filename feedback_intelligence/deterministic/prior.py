@@ -31,6 +31,7 @@ from feedback_intelligence.deterministic.language import LanguageGuess, detect_l
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
+from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 
 _WORD_CHARS = re.compile(r"[\w'’-]")
 _WORDS = re.compile(r"\w+")
@@ -189,7 +190,8 @@ def propose_structure(text: str, domain: Domain) -> Structure:
     type_ = evidence.types.type
     return Structure(
         category=category,
-        theme=prior_theme(text, category, evidence, domain),
+        # a word can be as long as the text; the theme keeps the bound every theme has (text/bounds.py)
+        theme=prior_theme(text, category, evidence, domain)[:THEME_MAX_CHARS].strip(),
         severity=prior_severity(type_, evidence.alerts, domain),
         type=type_,
         language=evidence.language.code if evidence.language else domain.language,

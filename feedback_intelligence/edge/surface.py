@@ -87,6 +87,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/livez", PUBLIC),
     _rule("GET", "/schema", PUBLIC, visitor=True),
     _rule("POST", "/interpret", PUBLIC, llm=True),
+    _rule("POST", "/interpret/proposal", PUBLIC),  # the rules alone: no LLM, so no in-flight place
     _rule("POST", "/live/feedback", PUBLIC, llm=True),
     _rule("GET", "/live/feedback", PUBLIC),
     _rule("GET", "/live/feedback/{feedback_id}", PUBLIC),

@@ -15,7 +15,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.guards.fields import category_verdict, sentiment_verdict, severity_verdict, type_verdict
 from feedback_intelligence.guards.language import language_rejection
 from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
-from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.guards.theme import shown_theme, theme_rejection
 from feedback_intelligence.records import Structure
 
 
@@ -48,5 +48,5 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
     if "language" not in decided and (verdict := language_rejection(current.language, text, domain)):
         swap("language", *verdict)
     if "theme" not in decided and (reason := theme_rejection(current.theme, text, domain)):
-        swap("theme", reason, prior.theme)
+        swap("theme", reason, shown_theme(prior.theme, text, domain))
     return GuardedStructure(current, tuple(rejections))

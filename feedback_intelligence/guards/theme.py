@@ -94,3 +94,15 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
     if not is_grounded(theme, text, domain):
         return NOT_GROUNDED
     return None
+
+
+def shown_theme(preferred: str, text: str, domain: Domain) -> str:
+    """A replacement theme the guard itself accepts: ``preferred`` (the prior's) when it passes, else the
+    text's longest word that does ("customer" and a category key such as "matchmaking" echo the prompt,
+    so a prior built on the text's words can still be refused). ``preferred`` when nothing passes."""
+    if theme_rejection(preferred, text, domain) is None:
+        return preferred
+    for word in sorted(dict.fromkeys(_content_words(text, domain)), key=len, reverse=True):
+        if theme_rejection(word, text, domain) is None:
+            return word
+    return preferred

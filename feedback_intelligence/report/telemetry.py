@@ -6,16 +6,17 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from feedback_intelligence.domain.model import SCHEMA_FIELDS
+from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.instants import parse_instant, utc_date
 from feedback_intelligence.report.window import Window
 
 DESK_SOURCE = "desk"
+CORRECTED_FIELDS = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)  # the desk lets a clerk correct sentiment too
 
 
 def _corrected_fields(item: StoredFeedback) -> set[str]:
-    return {c.field for c in item.corrections or () if c.field in SCHEMA_FIELDS}
+    return {c.field for c in item.corrections or () if c.field in CORRECTED_FIELDS}
 
 
 def correction_telemetry(
@@ -38,7 +39,7 @@ def correction_telemetry(
     desk = [i for items in stores for i in items[:limit] if i.source == DESK_SOURCE]
     interpreted = [i for i in desk if not i.model_failed]
 
-    per_field = [(name, sum(1 for i in interpreted if name in _corrected_fields(i))) for name in SCHEMA_FIELDS]
+    per_field = [(name, sum(1 for i in interpreted if name in _corrected_fields(i))) for name in CORRECTED_FIELDS]
     per_field.sort(key=lambda pair: (-pair[1], pair[0]))
 
     weeks: dict[str, dict[str, Any]] = {}

@@ -6,6 +6,7 @@ import argparse
 
 from feedback_intelligence.sim.config import SimConfig
 from feedback_intelligence.sim.ollama_sim import serve_sim
+from feedback_intelligence.sim.script import read_script
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=d.model)
     p.add_argument("--tokens-per-reply", type=int, default=d.tokens_per_reply)
     p.add_argument("--strict-models", action="store_true", help="404 for any model name but --model")
+    p.add_argument(
+        "--replies", default=None, metavar="FILE",
+        help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} (in order)',
+    )  # fmt: skip
     return p
 
 
@@ -43,9 +48,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     try:
         config.validate()
-    except ValueError as exc:
+        replies = read_script(args.replies) if args.replies else None
+    except ValueError as exc:  # ScriptError included
         build_parser().error(str(exc))
-    serve_sim(config, host=args.host, port=args.port)
+    serve_sim(config, host=args.host, port=args.port, replies=replies)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ class CompletionRequest:
     format: Any  # None, "json" or a schema dict
     prompt_tokens: int
     empty: bool  # nothing to answer: a load (or, with keep_alive 0, an unload) request
+    text: str = ""  # every prompt text of the request, joined: what a scripted reply matches on
 
 
 def _go_type(value: Any) -> str:
@@ -111,7 +112,7 @@ def parse_completion(endpoint: str, raw: bytes) -> CompletionRequest:
         for name, value in (("prompt", prompt), ("system", system)):
             if value is not None and not isinstance(value, str):
                 raise field_error(name, value, "string")
-        texts = [prompt or "", system or ""]
+        texts = [system or "", prompt or ""]
         empty = not prompt
 
     return CompletionRequest(
@@ -123,6 +124,7 @@ def parse_completion(endpoint: str, raw: bytes) -> CompletionRequest:
         format=fmt,
         prompt_tokens=count_words(*texts),
         empty=empty,
+        text="\n".join(t for t in texts if t),
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 
-BENCHES = ["gate_overhead", "ingest", "report", "crowd", "crowd_later", "gate_redis"]
+BENCHES = ["gate_overhead", "ingest", "report", "crowd", "crowd_later", "gate_redis", "quality"]
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +90,26 @@ def test_crowd_targets_are_judged_as_specified() -> None:
     assert not bad["admittedP99"] and not bad["shedP99"] and not bad["backendBusy"] and not bad["deepQueueRatio"]
     leaked = _phase(2000, 520, 0.95, leak={"gateInUse": 1, "simInFlight": 0})
     assert evaluate(leaked, _phase(25_000, None, 0.97), targets)["noSlotLeaked"] is False
+
+
+def test_quality_targets_are_judged_as_specified(retail) -> None:
+    from bench.quality import targets
+    from feedback_intelligence.evaluation.client import Observation
+    from feedback_intelligence.evaluation.dataset import EvalItem
+    from feedback_intelligence.evaluation.scoring import scorecard
+
+    gold = {"category": "hevi", "severity": "low", "type": "praise", "sentiment": "positive", "language": "fi"}
+    items = [EvalItem(f"i{n}", "holdout", "banaanit olivat hyviä", gold, frozenset()) for n in range(4)]
+    right = {**gold, "theme": "banaanit"}
+    observations = [Observation(i.id, right, latency_ms=1.0) for i in items[:3]]
+    observations.append(Observation("i3", {**right, "category": "muu", "sentiment": "negative"}))
+    prior = {i.id: {**gold, "category": "muu"} for i in items}
+    card = scorecard(items, observations, retail, priors=prior, theme_rejected=lambda theme, text: False)
+    checks = targets(card)
+    assert checks["category accuracy"] == ("0.75", "≥ 0.60", True)
+    assert checks["category above the prior alone"][2] is True
+    assert checks["sentiment accuracy"][2] is False  # 0.75 < 0.8
+    assert checks["severity above majority"][2] is False  # 1.00 is not above an all-low majority of 1.00
+    assert checks["sentiment contradicting type"] == ("1", "0", False)
+    assert checks["shown themes a guard rejects"] == ("0", "0", True)
+    assert checks["alert recall (pooled)"][2] is False  # nothing to recall: no figure, not a pass

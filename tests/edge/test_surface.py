@@ -12,6 +12,7 @@ from tests.edge.support import LOOPBACK, OPERATOR_CALLS, OPERATOR_TOKEN, PROXY, 
 @pytest.mark.parametrize(("method", "target", "access"), [
     ("GET", "/health", "public"), ("HEAD", "/health", "public"), ("GET", "/livez", "public"),
     ("POST", "/interpret", "public"), ("GET", "/interpret", "operator"),
+    ("POST", "/interpret/proposal", "public"), ("GET", "/interpret/proposal", "operator"),
     ("POST", "/live/feedback", "public"), ("GET", "/live/feedback", "public"),
     ("GET", "/live/feedback/desk-1", "public"), ("GET", "/live/feedback/a/b", "operator"),
     ("GET", "/live/report", "public"), ("GET", "/live/version", "public"), ("GET", "/schema", "public"),

@@ -23,6 +23,7 @@ def test_rates_use_interpreted_entries_and_failed_ones_never_inflate():
         {"field": "category", "corrections": 2, "rate": 0.5},  # per entry, not per correction
         {"field": "theme", "corrections": 1, "rate": 0.25},
         {"field": "language", "corrections": 0, "rate": 0},
+        {"field": "sentiment", "corrections": 0, "rate": 0},
         {"field": "severity", "corrections": 0, "rate": 0},
         {"field": "type", "corrections": 0, "rate": 0},
     ]
@@ -87,7 +88,7 @@ def test_empty_window_is_all_zeros():
         "unbucketedEntries": 0,
         "perField": [
             {"field": name, "corrections": 0, "rate": 0}
-            for name in ("category", "language", "severity", "theme", "type")
+            for name in ("category", "language", "sentiment", "severity", "theme", "type")
         ],
         "weekly": [],
         "needsReviewAllSources": 0,

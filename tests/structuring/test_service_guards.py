@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.gate.slots import Priority
@@ -34,7 +35,8 @@ def rejected(metrics: Metrics, field: str, reason: str) -> float:
 
 
 async def structure(backend: ScriptedBackend, metrics: Metrics | None = None):  # type: ignore[no-untyped-def]
-    svc = StructuringService(make_runner(backend), load_domain("retail"), metrics=metrics)
+    # every field guarded: the shipped priorFields would count these as prior_field instead
+    svc = StructuringService(make_runner(backend), replace(load_domain("retail"), prior_fields=()), metrics=metrics)
     return await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
 
 
@@ -107,7 +109,7 @@ async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
     from feedback_intelligence.api.models import InterpretOut
     from feedback_intelligence.services.interpret import InterpretService
 
-    domain = load_domain("retail")
+    domain = replace(load_domain("retail"), prior_fields=())  # every field guarded, not handed to the prior
     metrics = Metrics()
     broken = reply(theme="2-4", language="al", sentiment="positive")
     svc = StructuringService(make_runner(ScriptedBackend(broken)), domain, metrics=metrics)

@@ -101,7 +101,7 @@ def test_interpret_correct_and_save_with_a_client_made_id(pages, fake):
     assert saved["source"] == "desk"
     assert saved["text"] == text
     assert saved["acceptedStructure"] == {"category": "maito_kylma", "theme": "vanhentunut maito", "severity": "high",
-                                          "type": "complaint", "language": "fi"}
+                                          "type": "complaint", "sentiment": "negative", "language": "fi"}
     assert saved["corrections"] == [{"field": "severity", "modelValue": "medium", "humanValue": "high"}]
     assert saved["modelInterpretationFailed"] is False
     # The live segment shows the new entry under its category.
@@ -330,6 +330,10 @@ def test_keyboard_only_flow(pages, fake):
         page.keyboard.press("Tab")
     expect(page.locator("#f-type")).to_be_focused()
     page.keyboard.press("Tab")
+    expect(page.locator("#f-sentiment")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#f-language")).to_be_focused()
+    page.keyboard.press("Tab")
     expect(page.locator("#save-btn")).to_be_focused()
     outline = page.locator("#save-btn").evaluate("el => getComputedStyle(el).outlineStyle")
     assert outline != "none"
@@ -349,3 +353,25 @@ def test_a_long_section_shows_the_first_five_and_folds_the_rest(pages, fake):
     more.locator("summary").click()
     expect(more.locator(".item")).to_have_count(3)
     expect(more.locator(".item").first).to_be_visible()
+
+
+def test_a_guard_note_shows_hidden_characters_of_the_model_as_a_visible_mark(pages, fake):
+    """A model value quoted in a guard note never applies a right-to-left override to the sentence."""
+    fake.script.interpretation = sample_data.interpretation(theme="porakone")
+    fake.script.interpretation["guards"] = [
+        {"field": "theme", "reason": "control_characters", "modelValue": "pora\u202eenokar", "replacement": "porakone"},
+        {"field": "language", "reason": "not_iso639_1", "modelValue": "al", "replacement": "fi"},
+        {"field": "severity", "reason": "prior_field", "modelValue": "high", "replacement": "medium"},
+    ]
+    page = open_desk(pages, fake)
+    page.fill("#feedback-text", "Myyjä ei osannut neuvoa porakoneen valinnassa.")
+    page.click("#interpret-btn")
+    expect(page.locator("#g-theme")).to_be_visible()
+    shown = page.locator("#g-theme").text_content()
+    assert "\u202e" not in shown and "pora\ufffdenokar" in shown
+    assert "piilotettuja ohjausmerkkejä" in shown
+    expect(page.locator("#g-language")).to_have_text(
+        "Malli ehdotti ”al”. Se vaihdettiin, koska se ei ole oikea kielikoodi.")
+    expect(page.locator("#g-severity")).to_be_hidden()  # a domain's policy, not a fault: no note
+    page.click("#cancel-btn")
+    expect(page.locator("#g-theme")).to_be_hidden()

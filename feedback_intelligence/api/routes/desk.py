@@ -20,6 +20,7 @@ from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
+from feedback_intelligence.services.proposal import propose
 from feedback_intelligence.services.restructure import RestructureInterrupted
 from feedback_intelligence.store.feedback_store import DuplicateId
 
@@ -125,6 +126,19 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text))
     return result.to_json()
+
+
+@router.post("/interpret/proposal", response_model=m.ProposalOut, tags=["desk"], operation_id="proposeStructure",
+             responses=errors(400, 413, 429),
+             summary="The rules' structure for a text, without the model (stores nothing)",
+             description="What the desk's \"fill in by hand\" starts from when the model is busy or down: the "
+                         "deterministic prior's structure (category keywords, alert stems, lexicons, language "
+                         "detection). Never goes through the gate, so it answers whatever the GPU is doing.")
+async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    errors = v.text_errors(body.text, rt.settings.input_max_chars)
+    if errors:
+        raise InputError(errors)
+    return propose(body.text, rt.domain).to_json()
 
 
 def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:

@@ -4,7 +4,7 @@ import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { byId, h, replace, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
-import { makeLabels } from "./labels.js";
+import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import {
   alertsBlock, chartSections, moderationBlock, narrativeOrigin, proseStatus, sentimentPills, themeCard, themesFromItems,
@@ -14,14 +14,15 @@ import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js"
 const SCHEMA_RETRY_MS = 3000;
 const LIVE_WINDOW_DAYS = 7;
 const LATER_POLL_MS = 3000; // while an entry this desk saved for later waits for the model
-const FIELDS = ["category", "theme", "severity", "type"];
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const FIELDS = ["category", "theme", "severity", "type", "sentiment", "language"];
 
 const state = {
   t: translator(initialLanguage()),
   schema: null,
   labels: null,
   maxChars: 800,
-  entry: null, // {id, text, model: structure|null, manual, language, alertCategories}
+  entry: null, // {id, text, model: structure|null, manual, proposal, guards, sentimentTouched, alertCategories}
   interpreting: false,
   saving: false,
   // live segment
@@ -64,6 +65,7 @@ const el = {
   liveSections: byId("live-sections"),
   input: (name) => byId(`f-${name}`),
   note: (name) => byId(`n-${name}`),
+  guardNote: (name) => byId(`g-${name}`),
 };
 
 // ---------------------------------------------------------------- small helpers
@@ -132,6 +134,8 @@ function applySchema(schema) {
   fillSelect(el.input("category"), schema.categories || [], labels.category, t("field.choose"));
   fillSelect(el.input("severity"), schema.severities || [], labels.severity);
   fillSelect(el.input("type"), schema.types || [], labels.type);
+  fillSelect(el.input("sentiment"), labels.sentimentOrder, labels.sentiment);
+  fillSelect(el.input("language"), languageChoices(), labels.language);
   rerenderSegment();
 }
 
@@ -196,7 +200,7 @@ async function onInterpret(event) {
         say(el.entryMessage, t("msg.failed", { status: result.response.status }), "error");
         break;
       }
-      startEntry(text, body);
+      await startInterpreted(text, body);
       break;
     }
     case "busy":
@@ -224,7 +228,7 @@ async function onInterpret(event) {
   updateInterpretButton();
 }
 
-function onManual() {
+async function onManual() {
   if (tooLong()) {
     el.text.focus();
     return;
@@ -235,7 +239,13 @@ function onManual() {
     el.text.focus();
     return;
   }
-  startEntry(text, null);
+  if (state.entry || el.manual.disabled) return;
+  el.manual.disabled = true;
+  try {
+    startEntry(text, null, await fetchProposal(text));
+  } finally {
+    el.manual.disabled = false;
+  }
 }
 
 /** Save now, interpret later: stored at once with rule-made fields; the model's turn comes when it has room. */
@@ -285,8 +295,39 @@ async function onLater() {
   }
 }
 
-/** Begin reviewing one entry. `interpretation` is the /interpret body, or null for manual entry. */
-function startEntry(text, interpretation) {
+/** The rules' proposal for `text` ({structure, alertCategories}; no model involved), or null when the
+ * server cannot give one. */
+async function fetchProposal(text) {
+  try {
+    const response = await request("/interpret/proposal", { method: "POST", body: { text } });
+    if (!response.ok) return null;
+    const body = await response.json();
+    return body && body.structure ? body : null;
+  } catch {
+    return null; // the clerk still gets the form, with empty fields
+  }
+}
+
+/** An interpretation without a usable structure is filled from the rules, like "fill in by hand". */
+async function startInterpreted(text, interpretation) {
+  const usable = !interpretation.failed && interpretation.structure;
+  startEntry(text, interpretation, usable ? null : await fetchProposal(text));
+}
+
+/** The language codes the language field offers: the domain's own first. */
+function languageChoices(extra) {
+  const own = state.schema && state.schema.language;
+  return [...new Set([own, ...LANGUAGE_CHOICES, extra].filter(Boolean))];
+}
+
+/** The tone a type implies in this domain (`typeSentiment` from /schema), or "" when it says none. */
+function sentimentForType(type) {
+  return (state.labels && state.labels.typeSentiment[type]) || "";
+}
+
+/** Begin reviewing one entry. `interpretation` is the /interpret body, or null for manual entry;
+ * `proposal` is the rules' proposal a manual entry starts from (null: empty fields). */
+function startEntry(text, interpretation, proposal = null) {
   const schema = state.schema;
   const structure = interpretation && !interpretation.failed && interpretation.structure ? interpretation.structure : null;
   state.entry = {
@@ -294,19 +335,25 @@ function startEntry(text, interpretation) {
     text,
     model: structure,
     manual: !structure,
-    language: (structure && structure.language) || schema.language,
-    alertCategories: (interpretation && interpretation.alertCategories) || [],
+    proposal: structure ? null : proposal,
+    guards: (structure && interpretation.guards) || [],
+    sentimentTouched: false,
+    alertCategories: (interpretation && interpretation.alertCategories) || (proposal && proposal.alertCategories) || [],
   };
   const pick = (keys, wanted) => (keys.includes(wanted) ? wanted : keys[0] || "");
-  const values = structure
+  const start = structure || (proposal && proposal.structure);
+  const values = start
     ? {
-      category: structure.category, theme: structure.theme || "",
-      severity: structure.severity, type: structure.type,
+      category: start.category || "", theme: start.theme || "",
+      severity: start.severity, type: start.type,
+      sentiment: start.sentiment || sentimentForType(start.type), language: start.language || schema.language,
     }
     : {
       category: "", theme: "",
       severity: pick(schema.severities || [], "medium"), type: pick(schema.types || [], "other"),
+      sentiment: sentimentForType(pick(schema.types || [], "other")), language: schema.language,
     };
+  fillSelect(el.input("language"), languageChoices(values.language), state.labels.language);
   for (const name of FIELDS) {
     const input = el.input(name);
     if (input.tagName === "SELECT" && values[name] && ![...input.options].some((o) => o.value === values[name])) {
@@ -319,6 +366,7 @@ function startEntry(text, interpretation) {
   el.reviewText.textContent = text;
   const t = state.t;
   el.reviewHeading.textContent = structure ? t("form.heading") : t("form.manualHeading");
+  showGuardNotes(state.entry.guards);
   const alerts = state.entry.alertCategories;
   el.reviewAlerts.textContent = alerts.length
     ? `⚑ ${t("form.alerts", { list: alerts.map(state.labels.alert).join(", ") })}` : "";
@@ -328,8 +376,8 @@ function startEntry(text, interpretation) {
   show(el.review, true);
   refreshMarks();
   if (structure) say(el.entryMessage, t("msg.interpreted"), "ok");
-  else if (interpretation) say(el.entryMessage, t("msg.modelFailed"), "warn");
-  else say(el.entryMessage, t("msg.manual"), "info");
+  else if (interpretation) say(el.entryMessage, t(proposal ? "msg.modelFailedProposal" : "msg.modelFailed"), "warn");
+  else say(el.entryMessage, t(proposal ? "msg.proposal" : "msg.manual"), "info");
   updateInterpretButton();
   el.reviewHeading.focus();
 }
@@ -342,7 +390,10 @@ function fieldValue(name) {
 function modelValue(name) {
   const model = state.entry && state.entry.model;
   if (!model) return null;
-  return name === "theme" ? String(model.theme || "").trim() : model[name];
+  if (name === "theme") return String(model.theme || "").trim();
+  // A model that gave no tone implied the one its type carries: that is what the form showed.
+  if (name === "sentiment") return model.sentiment || sentimentForType(model.type);
+  return model[name];
 }
 
 function displayValue(name, value) {
@@ -350,7 +401,41 @@ function displayValue(name, value) {
   if (name === "category") return labels.category(value);
   if (name === "severity") return labels.severity(value);
   if (name === "type") return labels.type(value);
+  if (name === "sentiment") return labels.sentiment(value);
+  if (name === "language") return labels.language(value);
   return value;
+}
+
+function fieldTitle(name) {
+  return name === "category" ? state.labels.categoryFieldTitle : state.t(`field.${name}`);
+}
+
+/** Say in plain words which model values a check replaced, and why, under the field concerned. */
+function showGuardNotes(guards) {
+  const t = state.t;
+  for (const name of FIELDS) {
+    // prior_field is a domain's policy, not a fault of the model: it would say the same on every entry.
+    const notes = guards.filter((g) => g.field === name && g.reason !== "prior_field").map((g) => {
+      const key = `guard.reason.${g.reason}`;
+      const reason = t.has(key) ? t(key) : t("guard.reason.other", { code: g.reason });
+      // Control, bidi and zero-width characters are shown as a visible mark, never applied: a
+      // right-to-left override in the model's words must not turn the rest of the sentence around.
+      const raw = typeof g.modelValue === "string" ? g.modelValue.replace(INVISIBLE, "\uFFFD").trim() : "";
+      const shown = raw && name !== "theme" ? String(displayValue(name, raw)) : raw;
+      // The model's words are shown as text only (textContent), cut short: they may be long or odd.
+      return shown ? t("guard.replaced", { value: shown.length > 60 ? `${shown.slice(0, 60)}…` : shown, reason })
+        : t("guard.dropped", { reason });
+    });
+    el.guardNote(name).textContent = notes.join(" ");
+    show(el.guardNote(name), notes.length > 0);
+  }
+}
+
+/** Choosing a type sets the tone its type implies, unless the clerk has already picked a tone. */
+function onTypeChange() {
+  if (!state.entry || state.entry.sentimentTouched) return;
+  const implied = sentimentForType(el.input("type").value);
+  if (implied) el.input("sentiment").value = implied;
 }
 
 /** Outline and annotate every field whose value differs from the model's suggestion. */
@@ -371,11 +456,13 @@ function refreshMarks() {
       note.replaceChildren();
       continue;
     }
-    const label = name === "category" ? state.labels.categoryFieldTitle : t(`field.${name}`);
+    const label = fieldTitle(name);
     const undo = h("button", { type: "button", class: "btn btn-small", "aria-label": t("field.restoreLabel",
       { field: label }) }, t("field.restore"));
     undo.addEventListener("click", () => {
-      el.input(name).value = state.entry.model[name];
+      el.input(name).value = modelValue(name);
+      // The tone followed the type the clerk chose; putting the model's type back puts its tone back too.
+      if (name === "type" && !state.entry.sentimentTouched) el.input("sentiment").value = modelValue("sentiment");
       refreshMarks();
       el.input(name).focus();
     });
@@ -394,6 +481,7 @@ function endEntry({ clearText }) {
     el.note(name).replaceChildren();
     delete el.note(name).dataset.key;
   }
+  showGuardNotes([]);
   updateCounter();
   updateInterpretButton();
 }
@@ -410,7 +498,8 @@ async function onSave(event) {
     theme: fieldValue("theme"),
     severity: fieldValue("severity"),
     type: fieldValue("type"),
-    language: entry.language,
+    sentiment: fieldValue("sentiment") || null,
+    language: fieldValue("language"),
   };
   if (!accepted.category) {
     say(el.saveMessage, t("save.chooseCategory", { field: state.labels.categoryFieldWord }), "warn");
@@ -428,11 +517,10 @@ async function onSave(event) {
   }
   let corrections = null;
   if (entry.model) {
-    corrections = FIELDS.filter((name) => accepted[name] !== modelValue(name))
-      .map((name) => ({ field: name, modelValue: entry.model[name] ?? null, humanValue: accepted[name] }));
+    corrections = FIELDS.filter((name) => (accepted[name] || null) !== (modelValue(name) || null))
+      .map((name) => ({ field: name, modelValue: modelValue(name) || null, humanValue: accepted[name] }));
     if (!corrections.length) corrections = null;
   }
-  if (entry.model && entry.model.sentiment && !corrections) accepted.sentiment = entry.model.sentiment;
   const body = {
     id: entry.id,
     source: "desk",
@@ -654,6 +742,10 @@ function boot() {
   el.reviewForm.addEventListener("submit", onSave);
   el.reviewForm.addEventListener("input", refreshMarks);
   el.reviewForm.addEventListener("change", refreshMarks);
+  el.input("type").addEventListener("change", onTypeChange);
+  el.input("sentiment").addEventListener("change", () => {
+    if (state.entry) state.entry.sentimentTouched = true;
+  });
   el.cancel.addEventListener("click", onCancel);
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) checkVersion();

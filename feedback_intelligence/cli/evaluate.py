@@ -1,0 +1,105 @@
+"""``feedctl eval``: measure how right a service's interpretations are on a domain's labelled set.
+
+Against a running service (``--url``, default ``FEEDCTL_URL``), or against one it starts itself with
+``--backend``/``--model`` (a fresh process on a free port with empty SQLite stores, stopped afterwards),
+so operators can compare backends and models on the same items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from feedback_intelligence.cli.failures import CliError, ExitCode
+from feedback_intelligence.domain.loader import DomainError
+from feedback_intelligence.evaluation.client import RunOptions
+from feedback_intelligence.evaluation.dataset import EvalSetError, load_set
+
+console = Console()
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+@contextmanager
+def target_service(url: str | None, backend: str | None, model: str | None, backend_url: str | None,
+                   domain: str) -> Iterator[str]:
+    """The URL to evaluate: the given one, or a service this command starts and stops."""
+    if backend is None and model is None and backend_url is None:
+        yield (url or os.environ.get("FEEDCTL_URL", DEFAULT_URL)).rstrip("/")
+        return
+    from feedback_intelligence.devtools.processes import app_server
+
+    env = {"FI_DOMAIN": domain}
+    for key, value in (("FI_LLM_BACKEND", backend), ("FI_LLM_MODEL", model), ("FI_LLM_BASE_URL", backend_url)):
+        if value:
+            env[key] = value
+    console.print(f"starting a service: {', '.join(f'{k}={v}' for k, v in env.items())}")
+    with app_server(env) as server:
+        yield server.url
+
+
+def run_eval(
+    domain_name: str, split: str, url: str | None, backend: str | None, model: str | None,
+    backend_url: str | None, concurrency: int | None, limit: int | None,
+) -> dict[str, Any]:
+    from feedback_intelligence.domain.loader import load_domain
+    from feedback_intelligence.evaluation.dataset import select
+    from feedback_intelligence.evaluation.run import evaluate
+
+    domain = load_domain(domain_name)
+    items = select(load_set(domain), split)
+    if limit is not None:
+        items = items[:limit]
+    options = RunOptions(concurrency=concurrency, token=os.environ.get("FI_OPERATOR_TOKEN"))
+    progress = Progress(TextColumn("[bold]interpreting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[note]}"), console=console)
+    with target_service(url, backend, model, backend_url, domain_name) as target, progress:
+        task = progress.add_task("eval", total=len(items), note="")
+        errors = 0
+
+        def done(observation: Any) -> None:
+            nonlocal errors
+            errors += observation.error is not None
+            progress.update(task, advance=1, note=f"[red]{errors} error(s)[/red]" if errors else "")
+
+        return asyncio.run(evaluate(target, domain, split, options, done, items=items))
+
+
+def eval_command(
+    domain: str = typer.Option("retail", "--domain", help="Domain whose shipped set is run (domains/<name>/eval)."),
+    split: str = typer.Option("all", "--split", help="dev, holdout or all (all also scores each part)."),
+    url: str | None = typer.Option(None, "--url", help="Service to measure (default FEEDCTL_URL or :8080)."),
+    backend: str | None = typer.Option(None, "--backend", help="Start a service with this backend instead."),
+    model: str | None = typer.Option(None, "--model", help="Model for the started service (FI_LLM_MODEL)."),
+    backend_url: str | None = typer.Option(None, "--backend-url", help="Backend URL for the started service."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1,
+                                           help="Requests at once (default and ceiling: the gate's slots)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N items of the split."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the full result (with each answer) here."),
+    markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the docs/benchmarks.md table here."),
+) -> None:
+    """Run a labelled set through POST /interpret and report accuracy beside the baselines."""
+    from feedback_intelligence.evaluation.render import markdown, render
+
+    if split not in ("dev", "holdout", "all"):
+        raise typer.BadParameter("must be dev, holdout or all", param_hint="--split")
+    try:
+        result = run_eval(domain, split, url, backend, model, backend_url, concurrency, limit)
+    except (EvalSetError, DomainError, LookupError, TimeoutError) as exc:
+        raise CliError(str(exc)) from exc
+    console.print(render(result))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    if markdown_out is not None:
+        markdown_out.write_text(markdown(result), encoding="utf-8")
+    if result["splits"][split]["errors"]:
+        raise CliError(f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
+                       ExitCode.DEGRADED)

@@ -1,0 +1,34 @@
+"""A theme that replaces a rejected one must itself pass the theme guard (found by `feedctl eval`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.guards import guard_structure
+from feedback_intelligence.guards.theme import shown_theme, theme_rejection
+from feedback_intelligence.records import Structure
+
+CASES = [
+    ("retail", "Do you sell gluten free bread? Customer could not find any."),
+    ("game", "matchmaking puts me as a level 5 against level 200 players every game"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), CASES)
+def test_a_prompt_echo_is_replaced_by_a_theme_the_guard_accepts(name: str, text: str) -> None:
+    domain = load_domain(name)
+    prior = propose_structure(text, domain)
+    assert theme_rejection(prior.theme, text, domain) == "prompt_echo"  # the prior's own pick echoes the prompt
+    model = Structure(prior.category, "2-4 word lowercase noun phrase", prior.severity, prior.type, prior.language,
+                      prior.sentiment)
+    guarded = guard_structure(model, text, domain, prior)
+    assert theme_rejection(guarded.structure.theme, text, domain) is None
+    assert guarded.structure.theme in text.casefold()
+
+
+def test_a_prior_theme_that_passes_is_kept() -> None:
+    retail = load_domain("retail")
+    text = "Maito oli hapanta vaikka päiväys oli ok."
+    assert shown_theme("maito", text, retail) == "maito"
