@@ -9,7 +9,8 @@ run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp,
 test:  ## set up and run the whole test suite (unit, API over real servers, browser, PostgreSQL, Redis, nginx)
 	scripts/bootstrap.sh test
 	.venv/bin/ruff check feedback_intelligence tests bench
-	.venv/bin/python -m pytest -q -p no:cacheprovider
+	.venv/bin/mypy
+	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
 lint:
 	.venv/bin/ruff check feedback_intelligence tests bench

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-if TYPE_CHECKING:
-    from feedback_intelligence.guards.rejection import Rejection
+
+class Rejected(Protocol):
+    """What a guard's rejection tells the metrics (``guards.rejection.Rejection`` has it); metrics imports no
+    layer above it, so the dependency points down only."""
+
+    @property
+    def field(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
 def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
@@ -98,6 +106,6 @@ class Metrics:
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )
 
-    def count_rejections(self, rejections: Iterable[Rejection]) -> None:
+    def count_rejections(self, rejections: Iterable[Rejected]) -> None:
         for rejection in rejections:
             self.guard_rejections.labels(field=rejection.field, reason=rejection.reason).inc()

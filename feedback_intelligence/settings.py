@@ -1,8 +1,8 @@
 """Configuration: every knob is an ``FI_*`` environment variable, validated at start-up.
 
 A bad value stops the boot with one line per fault, ``invalid configuration: FI_X: …``, and exit
-status 2 (``feedctl serve``). List settings take what people write: ``a,b``, a single ``a``, or a
-JSON list ``["a", "b"]``.
+status 2 (``feedctl serve``) (docs/invariants.md, invariant 10). List settings take what people write:
+``a,b``, a single ``a``, or a JSON list ``["a", "b"]``.
 """
 
 from __future__ import annotations
@@ -52,6 +52,13 @@ def _split_list(value: Any) -> Any:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def _split_list_or_none(value: Any) -> Any:
+    """Like :func:`_split_list`; ``none`` (any case) is the empty list, so 'no field' can be said."""
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return []
+    return _split_list(value)
+
+
 # NoDecode: pydantic-settings would otherwise insist on JSON for a list and fail with a traceback.
 StringList = Annotated[list[str], NoDecode, BeforeValidator(_split_list)]
 
@@ -73,6 +80,10 @@ class Settings(BaseSettings):
     llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
     llm_call_timeout_s: float = Field(120, gt=0, le=3600)
     llm_max_output_tokens: int = Field(512, ge=1, le=8192)
+    # Fields the deterministic prior decides instead of the model. Unset: the domain's measured
+    # ``priorFields`` on the packaged default model, none on any other model (measure it first:
+    # ``feedctl eval``). ``none`` or ``[]`` gives every field back to the model.
+    prior_fields: Annotated[list[str] | None, NoDecode, BeforeValidator(_split_list_or_none)] = None
     llm_keep_alive: str = "30m"
     llm_context_tokens: int = Field(4096, ge=256, le=131_072)
     llm_threads: int | None = Field(None, ge=1, le=256)
@@ -171,6 +182,20 @@ class Settings(BaseSettings):
             except ValueError as exc:
                 raise ValueError(f"'{entry}' is not an IP address or CIDR") from exc
         return value
+
+    @field_validator("prior_fields")
+    @classmethod
+    def _structure_fields(cls, value: list[str] | None) -> list[str] | None:
+        known = ("category", "theme", "severity", "type", "sentiment", "language")
+        for name in value or ():
+            if name not in known:
+                raise ValueError(f"'{name}' is not a structure field ({', '.join(known)})")
+        return value
+
+    @property
+    def packaged_default_model(self) -> bool:
+        """The embedded backend on the GGUF the project ships (the model the domains were measured on)."""
+        return self.llm_backend == "embedded" and self.llm_model is None
 
     @field_validator("cors_origins")
     @classmethod

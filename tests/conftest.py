@@ -1,49 +1,38 @@
-"""Suite-wide checks.
+"""Suite-wide checks: prerequisites once, and no skip that hides a failure.
 
-Some tests skip when a local prerequisite is missing (Chromium, nginx, Redis, PostgreSQL, node), so a
-developer can run most of the suite anywhere. In CI nothing may be skipped for that reason: the
-bootstrap installs and starts all of them, and a missing one must fail the run, not hide in a skip.
+Tests skip only for a missing prerequisite (:mod:`tests.prerequisites`), so a developer can run most of the
+suite anywhere. In CI (``CI`` set; ``.ci/run`` sets it) the bootstrap installs and starts all of them: the
+session stops at start if one is missing, and any skip at all is reported as a failure.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-from pathlib import Path
-from zoneinfo import ZoneInfo
+from collections.abc import Generator
 
 import pytest
 
-
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(1.0)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _missing_prerequisites() -> list[str]:
-    missing = []
-    if not Path("/usr/bin/chromium").exists():
-        missing.append("Debian chromium (/usr/bin/chromium)")
-    if not Path("/usr/sbin/nginx").exists():
-        missing.append("nginx (/usr/sbin/nginx)")
-    for tool in ("node", "redis-server", "redis-cli"):
-        if shutil.which(tool) is None:
-            missing.append(tool)
-    if not _listening(6379):
-        missing.append("Redis on 127.0.0.1:6379")
-    if not _listening(5432):
-        missing.append("PostgreSQL on 127.0.0.1:5432")
-    try:
-        ZoneInfo("Europe/Helsinki")
-    except Exception:
-        missing.append("tzdata (Europe/Helsinki)")
-    return missing
+from tests.prerequisites import MARKERS, all_missing, in_ci, require
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if os.environ.get("CI"):
-        missing = _missing_prerequisites()
+    if in_ci():
+        missing = all_missing()
         if missing:
-            raise pytest.UsageError("CI must not skip tests; missing: " + ", ".join(missing))
+            details = ", ".join(f"{name} ({reason})" for name, reason in missing.items())
+            raise pytest.UsageError("CI must not skip tests; missing: " + details)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, needs in MARKERS.items():
+        if item.get_closest_marker(marker) is not None:
+            for name in needs:
+                require(name)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, None, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"CI must not skip a test: {report.longrepr}"

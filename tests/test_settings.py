@@ -80,6 +80,7 @@ BAD_VALUES = [
     ("FI_LLM_MODEL", "/no/such.gguf"),  # the embedded backend's model file must exist
     ("FI_QUERY_DEFAULT_LIMIT", "5000"),  # a rule across two settings
     ("FI_INPUT_MAX_CHARS", "20000"),  # above FI_MAX_BODY_BYTES
+    ("FI_PRIOR_FIELDS", "category,colour"),  # not a structure field
 ]
 
 
@@ -133,3 +134,32 @@ def test_plain_database_urls_get_the_async_drivers(monkeypatch: pytest.MonkeyPat
     settings = load_settings()
     assert settings.database_url.startswith("postgresql+asyncpg://")
     assert settings.live_database_url.startswith("sqlite+aiosqlite://")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("category,severity", ["category", "severity"]), ('["type"]', ["type"]), ("none", []), ("[]", [])],
+)
+def test_prior_fields_take_a_list_or_none(monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]) -> None:
+    monkeypatch.setenv("FI_PRIOR_FIELDS", raw)
+    assert load_settings().prior_fields == expected
+
+
+def test_the_domains_prior_fields_apply_to_the_packaged_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """They were measured on the packaged model; an operator's own model is not silently overruled."""
+    from feedback_intelligence.api.runtime import with_prior_fields
+    from feedback_intelligence.domain.loader import load_domain
+
+    retail = load_domain("retail")
+    assert retail.prior_fields, "the shipped retail domain gives fields to the prior (docs/benchmarks.md)"
+    assert with_prior_fields(retail, load_settings()).prior_fields == retail.prior_fields
+
+    monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
+    assert with_prior_fields(retail, load_settings()).prior_fields == ()
+
+    monkeypatch.setenv("FI_PRIOR_FIELDS", "severity")
+    assert with_prior_fields(retail, load_settings()).prior_fields == ("severity",)
+
+    monkeypatch.setenv("FI_LLM_BACKEND", "embedded")
+    monkeypatch.setenv("FI_PRIOR_FIELDS", "none")
+    assert with_prior_fields(retail, load_settings()).prior_fields == ()

@@ -113,7 +113,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> Response:
-        body: dict[str, Any] = {"error": exc.detail if isinstance(exc.detail, str) else "error"}
+        detail = exc.detail if isinstance(exc.detail, str) else "error"
+        body: dict[str, Any] = {"error": detail}
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": bad input, in the documented 400 shape
+            problems = [Problem(detail, "body_not_json")]
+            body = {"errors": problems, "codes": codes_of(list(problems))}
         return error_response(exc.status_code, body, getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)

@@ -22,5 +22,10 @@ def errors(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any
     documented: dict[int | str, dict[str, Any]] = {}
     for status in statuses:
         model, description = _ERRORS[status]
-        documented[status] = {"model": model, "description": descriptions.get(f"s{status}", description)}
+        # The content is named too: on a route whose own answer is not JSON (the snapshot's HTML), FastAPI
+        # would otherwise document these JSON error bodies under the route's media type.
+        documented[status] = {
+            "model": model, "description": descriptions.get(f"s{status}", description),
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
+        }
     return documented

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
@@ -67,14 +67,27 @@ def load_configured_domain(settings: Settings) -> Domain:
         raise ConfigurationError(f"invalid configuration: FI_DOMAIN: {exc}") from exc
 
 
+def with_prior_fields(domain: Domain, settings: Settings) -> Domain:
+    """The fields the prior decides on this deployment (``FI_PRIOR_FIELDS``; see settings).
+
+    A domain's ``priorFields`` were measured on the packaged default model: a model the operator
+    chose is not silently overruled by them, it is measured (``feedctl eval``) and configured.
+    """
+    if settings.prior_fields is not None:
+        fields = tuple(settings.prior_fields)
+    else:
+        fields = domain.prior_fields if settings.packaged_default_model else ()
+    return domain if fields == domain.prior_fields else replace(domain, prior_fields=fields)
+
+
 async def build_runtime(
     settings: Settings, backend: LlmBackend | None = None, *, domain: Domain | None = None
 ) -> Runtime:
-    domain = domain or load_configured_domain(settings)
+    domain = with_prior_fields(domain or load_configured_domain(settings), settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     backend = backend or build_backend(settings)
     gate = build_gate(settings, metrics)
-    runner = PromptRunner(gate, backend)
+    runner = PromptRunner(gate, backend, metrics)
     channels = {
         CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
         LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),

@@ -1,4 +1,4 @@
-"""Input rules shared by the routes; every message names the rule it enforces (reference §1.1)."""
+"""Input rules shared by the routes; every message names the rule it enforces (docs/rules.md, "Input rules")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """ReportVerifier: does a management report surface the planted stories of a ground truth?
 
-Per story (reference §8):
+Per story (docs/rules.md, "Report verifier"):
 
 - **window** — the report window covers the story window: report ``windowFrom`` ≤ story from and ``windowTo`` ≥
   story to, compared by UTC date. An unparseable report window is tolerated (counts as covered, with a warning).
@@ -98,7 +98,7 @@ def exit_code(result: VerifyResult) -> int:
 
 
 def _data_error(message: str, report: Any = None) -> VerifyResult:
-    window = (None, None)
+    window: tuple[str | None, str | None] = (None, None)
     if isinstance(report, dict):
         window = (_str_or_none(report.get("windowFrom")), _str_or_none(report.get("windowTo")))
     return VerifyResult(passed=False, error=message, report_window=window)

@@ -1,4 +1,4 @@
-"""Deterministic alert layer: lexicon stems found in the raw text (reference §3.4).
+"""Deterministic alert layer: lexicon stems found in the raw text (docs/rules.md, "Alert layer").
 
 For every alert category and every pattern, in file order, a caseless canonical-equivalent
 substring match is a hit. No tokenising, no lemmatising: the stems are written to catch

@@ -1,4 +1,4 @@
-"""The one category override used by ingest, /interpret and restructure (reference §3.6).
+"""The one category override used by ingest, /interpret and restructure (docs/rules.md, "Category override").
 
 Precedence, first that applies wins:
 

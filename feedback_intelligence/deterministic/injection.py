@@ -1,4 +1,4 @@
-"""Prompt-injection symptoms in customer text (reference §3.7) and the review flags they raise.
+"""Prompt-injection symptoms in customer text (docs/rules.md, "Injection signals") and the review flags they raise.
 
 Detection is a substring scan over the text's confusable-folded skeleton
 (:func:`feedback_intelligence.text.confusables.skeleton`: NFKC, case, zero-width and format

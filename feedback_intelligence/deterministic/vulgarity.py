@@ -1,4 +1,4 @@
-"""Vulgarity density (reference §3.8): is this text mostly swearing, with no feedback substance?
+"""Vulgarity density (docs/rules.md, "Vulgarity density"): is this text mostly swearing, with no feedback substance?
 
 Every occurrence of every distinct stem is marked on a per-character coverage mask; the ratio is
 covered characters over non-whitespace characters. A text is demoted (routed to the lexicon's

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,14 @@ from feedback_intelligence.domain.model import (
     ALERT_VERIFY_ROLE,
     ALERT_VERIFY_WORDS,
     OPTIONAL_FIELDS,
+    PROMPT_PLACEHOLDERS,
     SCHEMA_FIELDS,
     SYNTHESIS_ROLE,
     CategoryKeywordRule,
     Domain,
     PriorLexicon,
     VulgarityLexicon,
+    normalize_newlines,
 )
 
 DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
@@ -55,7 +58,6 @@ DEFAULT_TYPE_SENTIMENT = {
 }
 
 # Placeholders each API prompt role must contain (the report fills them).
-PROMPT_PLACEHOLDERS = {SYNTHESIS_ROLE: "{{data}}", ALERT_NOMINATION_ROLE: "{{data}}", ALERT_VERIFY_ROLE: "{{text}}"}
 
 _DOMAIN_KEYS = frozenset(
     {
@@ -213,25 +215,70 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
 
     ``alert_nomination`` mirrors the report's alert screen switch: when on (the default) the
     ``alertNomination`` and ``alertVerify`` prompts are required and the language must be fi or en.
+    Each file is read by a function of its own, in this order: ``domain.json`` (identity, taxonomy,
+    sources, prior fields), the prompt files it names, then the alert, category-keyword, vulgarity and
+    prior lexicons.
     """
     folder = resolve_domain_dir(name, root)
     spec = _File(folder / DOMAIN_FILE)
     data = spec.load()
+    _check_known_keys(spec, data)
+    domain_name = spec.optional_text(data, "name", folder.name)
+    language = spec.optional_text(data, "language", "en")
+    category_label = spec.optional_text(data, "categoryFieldLabel", "category")
+    taxonomy = _load_taxonomy(spec, data)
+    sources = _load_sources(spec, data)
+    prompts = _load_prompts(spec, folder, data, language=language, alert_nomination=alert_nomination)
+    prior_fields = _load_prior_fields(spec, data)
+    alert_keywords, alert_exceptions = _load_alert_keywords(folder)
+    category_keywords = _load_category_keywords(folder, taxonomy.categories)
+    vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
+    prior = _load_prior(folder, taxonomy.types, taxonomy.severities, alert_keywords)
+    return Domain(
+        name=domain_name,
+        language=language,
+        category_field_label=category_label,
+        categories=taxonomy.categories,
+        category_hints=taxonomy.hints,
+        catch_all_category=taxonomy.catch_all,
+        demoted_categories=taxonomy.demoted,
+        severities=taxonomy.severities,
+        types=taxonomy.types,
+        sentiments=taxonomy.sentiments,
+        type_sentiment=taxonomy.type_sentiment,
+        sources=sources,
+        alert_keywords=alert_keywords,
+        category_keywords=category_keywords,
+        alert_exceptions=alert_exceptions,
+        prior=prior,
+        prior_fields=prior_fields,
+        vulgarity=vulgarity,
+        prompts=prompts,
+        directory=folder,
+    )
 
+
+def _check_known_keys(spec: _File, data: dict[str, Any]) -> None:
     for key in data:
         if key not in _DOMAIN_KEYS and key not in _DOC_KEYS and not key.startswith("_"):
             raise spec.error(key, f"is not a domain.json field (known: {', '.join(sorted(_DOMAIN_KEYS))})")
 
-    domain_name = spec.optional_text(data, "name", folder.name)
-    language = spec.optional_text(data, "language", "en")
-    category_label = spec.optional_text(data, "categoryFieldLabel", "category")
 
-    if "categories" not in data:
-        raise spec.error("categories", "is required")
-    categories = spec.labels(data["categories"], "categories")
-    if not categories:
-        raise spec.error("categories", "must declare at least one category")
+@dataclass(frozen=True, slots=True)
+class _Taxonomy:
+    categories: dict[str, str]
+    hints: dict[str, str]
+    catch_all: str | None
+    demoted: tuple[str, ...]
+    severities: dict[str, str]
+    types: dict[str, str]
+    sentiments: dict[str, str]
+    type_sentiment: dict[str, str]
 
+
+def _load_taxonomy(spec: _File, data: dict[str, Any]) -> _Taxonomy:
+    """The value sets of ``domain.json``: categories with their hints, catch-all and demoted ones, the enums."""
+    categories = _load_categories(spec, data)
     hints: dict[str, str] = {}
     for key, hint in spec.obj(_given(data, "categoryHints", {}), "categoryHints").items():
         if key not in categories:
@@ -252,20 +299,40 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     severities = spec.labels(_given(data, "severities", {}), "severities") or dict(DEFAULT_SEVERITIES)
     types = spec.labels(_given(data, "types", {}), "types") or dict(DEFAULT_TYPES)
     sentiments = spec.labels(_given(data, "sentiments", {}), "sentiments") or dict(DEFAULT_SENTIMENTS)
+    return _Taxonomy(
+        categories=categories, hints=hints, catch_all=catch_all, demoted=tuple(demoted), severities=severities,
+        types=types, sentiments=sentiments, type_sentiment=_load_type_sentiment(spec, data, types, sentiments),
+    )
 
+
+def _load_categories(spec: _File, data: dict[str, Any]) -> dict[str, str]:
+    if "categories" not in data:
+        raise spec.error("categories", "is required")
+    categories = spec.labels(data["categories"], "categories")
+    if not categories:
+        raise spec.error("categories", "must declare at least one category")
+    return categories
+
+
+def _load_type_sentiment(
+    spec: _File, data: dict[str, Any], types: dict[str, str], sentiments: dict[str, str]
+) -> dict[str, str]:
+    """``typeSentiment`` as declared, else the core defaults restricted to the declared types and sentiments."""
     raw_map = data.get("typeSentiment")
     if raw_map is None:
-        type_sentiment = {t: s for t, s in DEFAULT_TYPE_SENTIMENT.items() if t in types and s in sentiments}
-    else:
-        type_sentiment = {}
-        for type_key, sentiment in spec.obj(raw_map, "typeSentiment").items():
-            if type_key not in types:
-                raise spec.error(f"typeSentiment.{type_key}", "is not a declared type")
-            sentiment = spec.text(sentiment, f"typeSentiment.{type_key}")
-            if sentiment not in sentiments:
-                raise spec.error(f"typeSentiment.{type_key}", f"'{sentiment}' is not a declared sentiment")
-            type_sentiment[type_key] = sentiment
+        return {t: s for t, s in DEFAULT_TYPE_SENTIMENT.items() if t in types and s in sentiments}
+    type_sentiment: dict[str, str] = {}
+    for type_key, value in spec.obj(raw_map, "typeSentiment").items():
+        if type_key not in types:
+            raise spec.error(f"typeSentiment.{type_key}", "is not a declared type")
+        sentiment = spec.text(value, f"typeSentiment.{type_key}")
+        if sentiment not in sentiments:
+            raise spec.error(f"typeSentiment.{type_key}", f"'{sentiment}' is not a declared sentiment")
+        type_sentiment[type_key] = sentiment
+    return type_sentiment
 
+
+def _load_sources(spec: _File, data: dict[str, Any]) -> tuple[str, ...]:
     if "sources" not in data:
         raise spec.error("sources", "is required")
     sources = spec.string_list(data["sources"], "sources")
@@ -273,7 +340,13 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         raise spec.error("sources", "must list at least one source")
     if DESK_SOURCE not in sources:
         raise spec.error("sources", f"must contain '{DESK_SOURCE}' (the clerk desk posts with that source)")
+    return tuple(sources)
 
+
+def _load_prompts(
+    spec: _File, folder: Path, data: dict[str, Any], *, language: str, alert_nomination: bool
+) -> dict[str, str]:
+    """The prompt files ``domain.json`` names, by role; the roles the API needs must be there."""
     prompt_files = {
         role: spec.text(path, f"prompts.{role}")
         for role, path in spec.obj(_given(data, "prompts", {}), "prompts").items()
@@ -286,46 +359,16 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         raise spec.error(
             "language", f"must be one of {sorted(ALERT_VERIFY_WORDS)} while the alert screen is on, got '{language}'"
         )
-    prompts = {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
+    return {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
 
+
+def _load_prior_fields(spec: _File, data: dict[str, Any]) -> tuple[str, ...]:
     prior_fields = spec.string_list(_given(data, "priorFields", []), "priorFields")
     for name in prior_fields:
         if name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
             fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
             raise spec.error("priorFields", f"'{name}' is not a structure field ({fields})")
-
-    alert_keywords, alert_exceptions = _load_alert_keywords(folder)
-    category_keywords = _load_category_keywords(folder, categories)
-    vulgarity = _load_vulgarity(folder, categories, demoted)
-    prior = _load_prior(folder, types, severities, alert_keywords)
-
-    return Domain(
-        name=domain_name,
-        language=language,
-        category_field_label=category_label,
-        categories=categories,
-        category_hints=hints,
-        catch_all_category=catch_all,
-        demoted_categories=tuple(demoted),
-        severities=severities,
-        types=types,
-        sentiments=sentiments,
-        type_sentiment=type_sentiment,
-        sources=tuple(sources),
-        alert_keywords=alert_keywords,
-        category_keywords=category_keywords,
-        alert_exceptions=alert_exceptions,
-        prior=prior,
-        prior_fields=tuple(prior_fields),
-        vulgarity=vulgarity,
-        prompts=prompts,
-        directory=folder,
-    )
-
-
-def normalize_newlines(text: str) -> str:
-    """CRLF and lone CR -> LF (load-bearing: a CRLF prompt once flipped a safety judgment)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return tuple(prior_fields)
 
 
 def read_prompt_file(path: Path) -> str:
@@ -502,7 +545,7 @@ def _load_prior(
 
 
 def schema_json(domain: Domain) -> dict[str, Any]:
-    """The ``GET /schema`` body (reference §1.3): camelCase keys, everything in declaration order."""
+    """The ``GET /schema`` body (docs/rules.md, "Schema body"): camelCase keys, everything in declaration order."""
     return {
         "language": domain.language,
         "categoryField": domain.category_field_label,

@@ -12,13 +12,26 @@ from pathlib import Path
 SCHEMA_FIELDS: tuple[str, ...] = ("category", "theme", "severity", "type", "language")
 OPTIONAL_FIELDS: tuple[str, ...] = ("sentiment",)
 
-# Prompt roles the API needs from every domain (reference §1.8).
+# The structuring prompt is packaged; a domain may ship its own under this role.
+STRUCTURING_ROLE = "structuring"
+# Prompt roles the API needs from every domain (docs/rules.md, "Domain folder").
 SYNTHESIS_ROLE = "synthesis"
 ALERT_NOMINATION_ROLE = "alertNomination"
 ALERT_VERIFY_ROLE = "alertVerify"
 
+# Where a prompt template takes what the code splices in: the data block, or one untrusted text.
+DATA_PLACEHOLDER = "{{data}}"
+TEXT_PLACEHOLDER = "{{text}}"
+PROMPT_PLACEHOLDERS = {SYNTHESIS_ROLE: DATA_PLACEHOLDER, ALERT_NOMINATION_ROLE: DATA_PLACEHOLDER,
+                       ALERT_VERIFY_ROLE: TEXT_PLACEHOLDER}
+
 # The one-word answers the alert-verify prompt asks for, by domain language: (yes, no).
 ALERT_VERIFY_WORDS: dict[str, tuple[str, str]] = {"fi": ("kyllä", "ei"), "en": ("yes", "no")}
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR become LF (load-bearing: a CRLF prompt once flipped a safety judgment)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from starlette.types import Scope, Send
 
@@ -14,7 +14,7 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     """The first value of a request header (names are lower-case in ASGI)."""
     for key, value in scope.get("headers", ()):
         if key == name:
-            return value
+            return cast(bytes, value)
     return None
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from feedback_intelligence.edge.asgi import header, send_json
 
 
 class BodyLimitMiddleware:
@@ -48,23 +48,13 @@ class BodyLimitMiddleware:
         await self.app(scope, replaying_receive, send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps({"errors": [f"request body exceeds the {self.max_bytes}-byte cap"],
-                           "codes": [{"code": "body_too_large", "limit": self.max_bytes}]}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 413, {"errors": [f"request body exceeds the {self.max_bytes}-byte cap"],
+                                    "codes": [{"code": "body_too_large", "limit": self.max_bytes}]})
 
 
 def _content_length(scope: Scope) -> int | None:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
+    value = header(scope, b"content-length")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None

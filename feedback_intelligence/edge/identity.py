@@ -1,6 +1,6 @@
 """Who is calling: the TCP peer, or, behind a configured trusted proxy, the address the proxy saw.
 
-Rules (design.md invariant 7):
+Rules (docs/invariants.md, invariant 7):
 
 - The client is the TCP peer, unless the peer is one of ``FI_TRUSTED_PROXIES``. Then the client is the
   right-most address of ``X-Forwarded-For`` that is not itself a trusted proxy (each trusted hop
@@ -24,6 +24,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -138,4 +139,4 @@ class ClientIdentityMiddleware:
 
 def identity_of(scope: Scope) -> ClientIdentity:
     """The identity resolved by :class:`ClientIdentityMiddleware` (which must sit outside the caller)."""
-    return scope["state"][STATE_KEY]
+    return cast(ClientIdentity, scope["state"][STATE_KEY])

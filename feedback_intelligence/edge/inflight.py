@@ -19,8 +19,6 @@ served, not refused as "still running").
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -31,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
-from feedback_intelligence.redis_time import LUA_NOW_MS
+from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +45,7 @@ class InflightLimiter(Protocol):
 
 
 class LocalInflight:
+    """In-flight places per client in this process: ``acquire`` takes one if fewer than ``limit`` are held."""
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._held: dict[str, int] = {}
@@ -72,35 +71,6 @@ class LocalInflight:
         return None
 
 
-# KEYS: the client's places (a sorted set of place id -> expiry in ms). ARGV: limit, lease ms, place id.
-_ACQUIRE = LUA_NOW_MS + """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  return 0
-end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-"""
-
-# KEYS: the client's places. ARGV: lease ms, place id. Extends a place that still exists.
-_RENEW = LUA_NOW_MS + """
-if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
-  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  return 1
-end
-return 0
-"""
-
-# KEYS: the client's places. ARGV: place id.
-_RELEASE = """
-redis.call('ZREM', KEYS[1], ARGV[1])
-if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
-return 1
-"""
-
-
 class RedisInflight:
     """The same limit in Redis, shared by replicas. Each place is a lease of ``expiry_s`` that this
     process renews while its request runs; a replica that dies stops renewing, and its places lapse
@@ -114,19 +84,17 @@ class RedisInflight:
         self.prefix = prefix
         self._lease_ms = max(1, int(expiry_s * 1000))
         self._redis = aioredis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
-        self._acquire = self._redis.register_script(_ACQUIRE)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
+        self._acquire = self._redis.register_script(ACQUIRE)
+        self._release = self._redis.register_script(RELEASE)
+        self.keeper = LeaseKeeper(self._redis, self._lease_ms, what="in-flight place")
         self._held: dict[str, list[str]] = {}  # client key -> ids of the places this process holds
-        self._renewer: asyncio.Task[None] | None = None
 
     async def acquire(self, key: str) -> bool:
         place = uuid.uuid4().hex
-        if not await self._acquire(keys=[self.prefix + key], args=[self.limit, self._lease_ms, place]):
+        if not await self._acquire(keys=[self.prefix + key], args=[place, self._lease_ms, self.limit]):
             return False
         self._held.setdefault(key, []).append(place)
-        if self._renewer is None or self._renewer.done():
-            self._renewer = asyncio.create_task(self._keep_alive(), name="inflight-lease-renewer")
+        self.keeper.hold(self.prefix + key, place)
         return True
 
     async def release(self, key: str) -> None:
@@ -136,23 +104,11 @@ class RedisInflight:
         place = places.pop()  # a client's places in one process are interchangeable
         if not places:
             del self._held[key]
+        self.keeper.drop(self.prefix + key, place)
         await self._release(keys=[self.prefix + key], args=[place])
 
-    async def _keep_alive(self) -> None:
-        while self._held:
-            await asyncio.sleep(self.expiry_s / 3)
-            for key, places in list(self._held.items()):
-                for place in list(places):
-                    try:
-                        await self._renew(keys=[self.prefix + key], args=[self._lease_ms, place])
-                    except Exception as exc:  # a lapsed place only lets the client in sooner
-                        log.warning("could not renew the in-flight place of %s: %s", key, exc)
-
     async def aclose(self) -> None:
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
+        await self.keeper.aclose()
         await self._redis.aclose()
 
 

@@ -1,4 +1,4 @@
-"""Fair request limits (design.md invariant 8), on the ``limits`` library's async fixed window.
+"""Fair request limits (docs/invariants.md, invariant 8), on the ``limits`` library's async fixed window.
 
 Buckets, per request that is not exempt:
 
@@ -110,6 +110,12 @@ class Verdict:
 
 
 class EdgeRateLimiter:
+    """Fixed-window limits per client, under a ceiling per audience (docs/invariants.md, invariant 8).
+
+    ``charge`` counts one request against the client's window and, behind a shared proxy, against the
+    audience of its source address; the verdict is the first limit that refuses, else the tighter of
+    the two. Storage errors propagate: the middleware decides to fail open.
+    """
     def __init__(self, storage: Storage, per_client: str, audience: str,
                  clock: Callable[[], float] = time.time) -> None:
         self.storage = storage

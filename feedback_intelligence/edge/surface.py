@@ -1,4 +1,4 @@
-"""The route surface: the ONE table that says which routes the public may reach (design.md invariant 7).
+"""The route surface: the ONE table that says which routes the public may reach (docs/invariants.md, invariant 7).
 
 Anything the table does not list as public is operator-only: a route added without an entry here is
 hidden from the public until someone decides otherwise (fail closed). Operator routes answer only to
@@ -22,6 +22,7 @@ import enum
 import hmac
 import re
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -73,8 +74,12 @@ class RouteRule:
         return self._regex.fullmatch(path) is not None
 
 
-def _rule(methods: str, path: str, access: Access, **kw: object) -> RouteRule:
-    return RouteRule(frozenset(methods.split()), path, access, **kw)  # type: ignore[arg-type]
+def _rule(
+    methods: str, path: str, access: Access, *, kind: Kind = Kind.API, llm: bool = False, visitor: bool = False,
+    operator_query: str | None = None, prefix: bool = False,
+) -> RouteRule:
+    return RouteRule(frozenset(methods.split()), path, access, kind=kind, llm=llm, visitor=visitor,
+                     operator_query=operator_query, prefix=prefix)
 
 
 PUBLIC, OPERATOR = Access.PUBLIC, Access.OPERATOR
@@ -173,7 +178,7 @@ def classify_scope(scope: Scope) -> Classified:
     if cached is None:
         cached = classify(scope["method"], route_path(scope), scope.get("query_string", b""))
         state["edge_route"] = cached
-    return cached
+    return cast(Classified, cached)
 
 
 class OperatorAuth:
@@ -201,7 +206,7 @@ class OperatorAuth:
         state = scope.setdefault("state", {})
         if "is_operator" not in state:
             state["is_operator"] = identity_of(scope).is_direct_loopback or self.token_ok(scope)
-        return state["is_operator"]
+        return bool(state["is_operator"])
 
 
 NOT_FOUND_BODY = {"error": "Not Found"}  # the body the app answers for a path it does not have

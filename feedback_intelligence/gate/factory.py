@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.slots import SlotPool
@@ -9,7 +11,7 @@ from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.settings import Settings
 
 
-def build_pool(settings: Settings) -> SlotPool:
+def build_pool(settings: Settings) -> SlotPool[Any]:
     if settings.redis_url:
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 

@@ -12,7 +12,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
@@ -38,9 +38,19 @@ class HoldTimeEstimator:
 
 
 class LlmGate:
+    """Admits LLM work into the slots of a pool: shed, not queue (docs/invariants.md, invariants 1, 2, 6).
+
+    ``run`` waits at most ``acquire_timeout_s`` for a slot, then raises
+    :class:`~feedback_intelligence.llm.errors.LlmBusy` (reason ``acquire_timeout``, or ``gate_unavailable``
+    when the pool's store cannot be reached); once admitted, the work runs under a deadline whose expiry
+    raises :class:`~feedback_intelligence.llm.errors.LlmDeadlineExceeded`. ``try_run`` never waits. On
+    every way out (result, error, deadline, cancellation) the slot is released exactly once. The gate
+    records admissions, sheds, waits and hold times in ``metrics`` and estimates ``Retry-After`` from
+    the observed hold times and the queue ahead.
+    """
     def __init__(
         self,
-        pool: SlotPool,
+        pool: SlotPool[Any],
         *,
         acquire_timeout_s: float,
         call_timeout_s: float,

@@ -29,6 +29,13 @@ class _Waiter:
 
 
 class LocalSlotPool:
+    """The slots of one process: a counter and a FIFO queue of waiters per priority.
+
+    Admission follows :func:`~feedback_intelligence.gate.slots.admits`; waiters of one priority are
+    served in arrival order, visitors before background work. ``acquire`` returns ``None`` when no slot
+    came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
+    holding anything. Each lease must be released exactly once; a second release is ignored.
+    """
     def __init__(self, slots: int, background_reserve: int = 1) -> None:
         if slots < 1:
             raise ValueError("a gate needs at least one slot")
@@ -87,7 +94,7 @@ class LocalSlotPool:
         self._dispatch()
         return None
 
-    async def release(self, lease: LocalLease) -> None:  # type: ignore[override]
+    async def release(self, lease: LocalLease) -> None:
         self._give_back(lease)
 
     def _give_back(self, lease: LocalLease) -> None:
@@ -102,16 +109,11 @@ class LocalSlotPool:
         """Hand free slots to waiters: visitors first, then background work if the rule allows."""
         for priority in (Priority.INTERACTIVE, Priority.BACKGROUND):
             queue = self._queues[priority]
-            while queue and self._admits_head(priority):
+            while queue and self._admits(priority):
                 waiter = queue.popleft()
                 if waiter.future.done():
                     continue
                 waiter.future.set_result(self._take(priority))
-
-    def _admits_head(self, priority: Priority) -> bool:
-        if priority is Priority.INTERACTIVE:
-            return self._in_use < self.slots
-        return self._admits(priority)
 
     async def occupancy(self) -> Occupancy:
         return Occupancy(

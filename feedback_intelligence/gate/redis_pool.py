@@ -2,8 +2,9 @@
 
 Slots are leases in a sorted set scored by their expiry: a replica killed mid-call cannot
 leak its slot, because the lease simply runs out (``lease_s``) unless the holder renews it.
-Acquire, renew and release are single Lua scripts, so admission is atomic across replicas;
-the admission rule itself is the same as in-process (:func:`gate.slots.admits`).
+Acquire, renew and release are single Lua scripts, so admission is atomic across replicas; renewal
+and release are the shared lease primitive (:mod:`feedback_intelligence.redis_leases`), and the
+admission rule is the same as in-process (:func:`gate.slots.admits`, mirrored in ``lua/admits.lua``).
 
 Waiting is not busy-polling: a release publishes on a channel, and each replica's waiters
 wake on it. A slow fallback re-check covers what no message announces (a lease expiring).
@@ -18,95 +19,40 @@ import contextlib
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
-from feedback_intelligence.redis_time import LUA_NOW_MS
+from feedback_intelligence.redis_leases import RELEASE, LeaseKeeper, lua_script
 
 log = logging.getLogger(__name__)
 
-# KEYS: leases, interactive waiters, background waiters.  ARGV: lease id, priority, slots, reserve,
-# lease ms, own waiter id (or "").  Returns the lease's member ("<admitted ms>:<lease id>", so the
-# admission time travels with the lease on Redis' clock) when granted, 0 otherwise.
-_ACQUIRE = LUA_NOW_MS + """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-local in_use = redis.call('ZCARD', KEYS[1])
-local slots = tonumber(ARGV[3])
-local free = slots - in_use
-local ok = false
-if ARGV[2] == 'interactive' then
-  ok = free > 0
-else
-  local visitors = redis.call('ZCARD', KEYS[2])
-  ok = free > tonumber(ARGV[4]) and visitors == 0
-end
-if ok then
-  local member = now .. ':' .. ARGV[1]
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), member)
-  if ARGV[6] ~= '' then
-    redis.call('ZREM', KEYS[2], ARGV[6])
-    redis.call('ZREM', KEYS[3], ARGV[6])
-  end
-  return member
-end
-return 0
-"""
-
-# KEYS: leases. ARGV: lease id, lease ms. Extends a lease that still exists; 0 if it was lost.
-_RENEW = LUA_NOW_MS + """
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-  return 1
-end
-return 0
-"""
-
-# KEYS: leases, channel. ARGV: lease id.
-_RELEASE = """
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
-return removed
-"""
-
-# KEYS: waiters set. ARGV: waiter id, expiry ms from now.
-_REGISTER_WAITER = LUA_NOW_MS + """
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-return 1
-"""
-
-# KEYS: leases, interactive waiters, background waiters. Counts only what has not expired; the
-# fourth value is the age in ms of the newest live lease (-1 when none is held).
-_OCCUPANCY = LUA_NOW_MS + """
-local newest = -1
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do
-  local admitted = tonumber(string.match(member, '^(%d+):'))
-  if admitted and (newest < 0 or now - admitted < newest) then
-    newest = now - admitted
-  end
-end
-return {
-  redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'),
-  redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'),
-  redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf'),
-  newest,
-}
-"""
+# The admission rule (lua/admits.lua, the Lua twin of ``slots.admits``) and the scripts that use it.
+_ACQUIRE = lua_script("feedback_intelligence.gate", "admits.lua", "acquire.lua")
+_REGISTER_WAITER = lua_script("feedback_intelligence.gate", "register_waiter.lua")
+_OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
 
 
 @dataclass(eq=False)
 class RedisLease:
     id: str
     priority: Priority
-    renewer: asyncio.Task[None] | None = field(default=None, repr=False)
     released: bool = False
 
 
 class RedisSlotPool:
+    """The slots of a gate shared by every replica that uses the same Redis and gate ``name``.
+
+    Same contract as :class:`~feedback_intelligence.gate.local.LocalSlotPool`, across processes: at most
+    ``slots`` unexpired leases exist at any moment, admitted by the Lua twin of ``admits``; a held lease
+    is renewed by ``keeper`` and lapses ``lease_s`` after its holder stops renewing (a dead replica).
+    Waiting visitors are announced in Redis, so background work on any replica defers to them. Every
+    Redis failure while acquiring or reading occupancy raises
+    :class:`~feedback_intelligence.gate.slots.PoolUnavailable` (the gate sheds); a failed release is
+    logged and left to the lease's expiry.
+    """
     def __init__(
         self,
         url: str,
@@ -128,12 +74,13 @@ class RedisSlotPool:
         self._channel = f"{prefix}:released"
         self._redis = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._acquire = self._redis.register_script(_ACQUIRE)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
+        self._release = self._redis.register_script(RELEASE)
+        self.keeper = LeaseKeeper(self._redis, self.lease_ms, what="gate lease")
         self._register = self._redis.register_script(_REGISTER_WAITER)
         self._occupancy = self._redis.register_script(_OCCUPANCY)
         self._released = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
+        self._closed = False
 
     def _keys(self) -> list[str]:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
@@ -142,16 +89,15 @@ class RedisSlotPool:
         try:
             granted = await self._acquire(
                 keys=self._keys(),
-                args=[uuid.uuid4().hex, priority.value, self.slots, self.background_reserve, self.lease_ms, waiter_id],
+                args=[uuid.uuid4().hex, self.lease_ms, priority.value, self.slots, self.background_reserve, waiter_id],
             )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         if not granted:
             return None
-        lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)
-        lease = RedisLease(lease_id, priority)
-        lease.renewer = asyncio.create_task(self._keep_alive(lease), name=f"lease-{lease_id[:8]}")
-        return lease
+        lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)  # "<admitted ms>:<id>"
+        self.keeper.hold(self._leases, lease_id)
+        return RedisLease(lease_id, priority)
 
     async def try_acquire(self, priority: Priority) -> RedisLease | None:
         return await self._try(priority)
@@ -184,24 +130,11 @@ class RedisSlotPool:
             with contextlib.suppress(RedisError, asyncio.CancelledError):
                 await self._redis.zrem(waiters, waiter_id)
 
-    async def _keep_alive(self, lease: RedisLease) -> None:
-        """Renew the lease while the call runs; a lost lease is logged, never fatal to the call."""
-        interval = self.lease_ms / 3000
-        while not lease.released:
-            await asyncio.sleep(interval)
-            try:
-                if not await self._renew(keys=[self._leases], args=[lease.id, self.lease_ms]):
-                    log.warning("gate lease %s expired before renewal (Redis lag?)", lease.id[:8])
-                    return
-            except RedisError as exc:
-                log.warning("could not renew gate lease %s: %s", lease.id[:8], exc)
-
-    async def release(self, lease: RedisLease) -> None:  # type: ignore[override]
+    async def release(self, lease: RedisLease) -> None:
         if lease.released:
             return
         lease.released = True
-        if lease.renewer is not None:
-            lease.renewer.cancel()
+        self.keeper.drop(self._leases, lease.id)
         try:
             await self._release(keys=[self._leases, self._channel], args=[lease.id])
         except RedisError as exc:
@@ -213,7 +146,7 @@ class RedisSlotPool:
             self._listener = asyncio.create_task(self._listen(), name="gate-release-listener")
 
     async def _listen(self) -> None:
-        while True:
+        while not self._closed:
             try:
                 pubsub = self._redis.pubsub()
                 await pubsub.subscribe(self._channel)
@@ -223,7 +156,8 @@ class RedisSlotPool:
             except asyncio.CancelledError:
                 raise
             except RedisError:
-                await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
+                if not self._closed:
+                    await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
 
     async def occupancy(self) -> Occupancy:
         try:
@@ -234,8 +168,18 @@ class RedisSlotPool:
         return Occupancy(self.slots, int(in_use), int(interactive), int(background), newest_hold_s=newest)
 
     async def aclose(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RedisError):
-                await self._listener
+        self._closed = True
+        await self.keeper.aclose()
+        listener = self._listener
+        if listener is not None:
+            listener.cancel()
+            # redis-py can turn a cancellation inside its pub/sub read into a reconnect and read on;
+            # closing the client's connections below ends that read, and the closed flag ends the loop.
+            await asyncio.wait({listener}, timeout=1.0)
         await self._redis.aclose()
+        if listener is not None:
+            await asyncio.wait({listener}, timeout=1.0)
+            if not listener.done():
+                log.warning("the gate's release listener did not stop")
+            elif not listener.cancelled() and listener.exception() is not None:
+                log.debug("release listener ended with %r", listener.exception())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 
 class Priority(StrEnum):
@@ -37,8 +37,7 @@ class Occupancy:
         return max(0, self.slots - self.in_use)
 
 
-class Lease(Protocol):
-    """A held slot. Released exactly once through its pool."""
+LeaseT = TypeVar("LeaseT")  # each pool's own lease type: a held slot, released exactly once through its pool
 
 
 class PoolUnavailable(Exception):
@@ -49,19 +48,22 @@ class PoolUnavailable(Exception):
     public = "the shared gate store cannot be reached"
 
 
-class SlotPool(Protocol):
+class SlotPool(Protocol[LeaseT]):
+    """Where a gate's slots live. A lease comes from ``acquire`` or ``try_acquire`` and goes back through
+    ``release`` exactly once; nothing else may end it (except expiry, for a pool shared by replicas)."""
+
     slots: int
     background_reserve: int
 
-    async def acquire(self, priority: Priority, timeout_s: float) -> Lease | None:
+    async def acquire(self, priority: Priority, timeout_s: float) -> LeaseT | None:
         """Wait at most ``timeout_s`` for a slot; ``None`` when none came free in time."""
         ...
 
-    async def try_acquire(self, priority: Priority) -> Lease | None:
+    async def try_acquire(self, priority: Priority) -> LeaseT | None:
         """Take a slot only if one is free right now; never waits."""
         ...
 
-    async def release(self, lease: Lease) -> None: ...
+    async def release(self, lease: LeaseT) -> None: ...
 
     async def occupancy(self) -> Occupancy: ...
 

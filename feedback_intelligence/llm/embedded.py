@@ -91,7 +91,8 @@ class EmbeddedBackend:
             log.error("embedded model failed to load: %s", exc)
 
     def _new_engine(self, path: Path) -> Any:
-        from llama_cpp import Llama, LlamaRAMCache
+        from llama_cpp import Llama
+        from llama_cpp.llama_cache import LlamaRAMCache
 
         engine = Llama(model_path=str(path), n_ctx=self.context_tokens, n_threads=self.threads, verbose=False)
         engine.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
@@ -111,13 +112,14 @@ class EmbeddedBackend:
             raise LlmUnavailable(f"embedded model failed to load: {self._load_error}")
         if not self._loaded():
             raise LlmWarming("the embedded model is still loading")
-        assert self._engines is not None
-        engine = await self._engines.get()
+        engines = self._engines
+        assert engines is not None
+        engine = await engines.get()
         cancelled = threading.Event()
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor, self._generate, engine, request, cancelled)
         # The engine goes back to the pool only when its thread has really stopped.
-        future.add_done_callback(lambda _: self._engines.put_nowait(engine))  # type: ignore[union-attr]
+        future.add_done_callback(lambda _: engines.put_nowait(engine))
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -151,7 +153,7 @@ class EmbeddedBackend:
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
         """JSON-schema constrained decoding; grammars are built once per schema."""
-        from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import LlamaGrammar
 
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammar_cache.get(key)

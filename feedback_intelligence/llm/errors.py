@@ -1,7 +1,7 @@
 """The failure vocabulary every LLM caller speaks.
 
 Two families matter to callers, because each endpoint degrades differently
-(design.md invariant 5): a *shed* (the GPU is busy: answer 503, store nothing) and a
+(docs/invariants.md, invariant 5): a *shed* (the GPU is busy: answer 503, store nothing) and a
 *failure* (the LLM is down, broken or too slow: store as structure_failed, fall back).
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
@@ -43,7 +45,7 @@ def transport_failure(exc: httpx.TransportError, backend: str, base_url: str) ->
     return LlmFailure(f"{backend} transport error: {exc.__class__.__name__}: {exc}")
 
 
-async def post_json(client: httpx.AsyncClient, path: str, payload: dict, backend: str) -> dict:
+async def post_json(client: httpx.AsyncClient, path: str, payload: dict[str, Any], backend: str) -> dict[str, Any]:
     """POST and return the JSON reply, every failure already translated (busy, unreachable, broken)."""
     try:
         response = await client.post(path, json=payload)

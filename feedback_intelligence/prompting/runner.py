@@ -7,6 +7,7 @@ from typing import Any
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend
+from feedback_intelligence.metrics import Metrics
 
 
 class PromptRunner:
@@ -14,11 +15,13 @@ class PromptRunner:
 
     Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
     :class:`~feedback_intelligence.llm.errors.LlmFailure` (or a subclass) when the backend fails.
+    Counts the tokens of every completion in ``metrics`` (a private registry when none is given).
     """
 
-    def __init__(self, gate: LlmGate, backend: LlmBackend) -> None:
+    def __init__(self, gate: LlmGate, backend: LlmBackend, metrics: Metrics | None = None) -> None:
         self.gate = gate
         self.backend = backend
+        self.metrics = metrics or Metrics()
 
     async def complete(
         self,
@@ -43,6 +46,6 @@ class PromptRunner:
             return await self.backend.complete(request)
 
         completion = await self.gate.run(call, priority=priority, route=route, deadline_s=deadline_s)
-        self.gate.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)
-        self.gate.metrics.llm_tokens.labels("completion").inc(completion.completion_tokens)
+        self.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)
+        self.metrics.llm_tokens.labels("completion").inc(completion.completion_tokens)
         return completion.text

@@ -27,7 +27,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.domain.model import (
+    ALERT_NOMINATION_ROLE,
+    ALERT_VERIFY_ROLE,
+    DATA_PLACEHOLDER,
+    SYNTHESIS_ROLE,
+    TEXT_PLACEHOLDER,
+    Domain,
+)
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
@@ -47,7 +54,6 @@ from feedback_intelligence.structuring.untrusted import neutralize
 log = logging.getLogger(__name__)
 
 ROUTE = "report"
-SYNTHESIS_ROLE, NOMINATION_ROLE, VERIFY_ROLE = "synthesis", "alertNomination", "alertVerify"
 VERIFY_MAX_TOKENS = 12
 NOMINATION_MAX_TOKENS = 700
 MAX_EXCERPTS_PER_THEME = 8
@@ -208,11 +214,11 @@ class ReportLlm:
         Fails closed: an error, a shed or an unclear reply means "not an alert". The screen runs
         only while the report still has synthesis budget, and has a budget of its own.
         """
-        template = self.domain.prompts.get(VERIFY_ROLE)
+        template = self.domain.prompts.get(ALERT_VERIFY_ROLE)
         if not self.options.alert_nomination or ledger.remaining <= 0 or ledger.verify_budget <= 0:
             return []
         if template is None:
-            log.warning("report: domain %s has no %s prompt; alert screen skipped", self.domain.name, VERIFY_ROLE)
+            log.warning("report: domain %s has no %s prompt; alert screen skipped", self.domain.name, ALERT_VERIFY_ROLE)
             return []
         candidates = [i for i in items if not i.alerts and not self._is_praise(i)]
         confirmed: list[StoredFeedback] = []
@@ -222,7 +228,7 @@ class ReportLlm:
                 log.info("report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index)
                 break
             ledger.verify_calls += 1
-            prompt = template.replace("{{text}}", neutralize(item.text))
+            prompt = template.replace(TEXT_PLACEHOLDER, neutralize(item.text))
             try:
                 reply = await self._complete(ledger, prompt, max_tokens=VERIFY_MAX_TOKENS, temperature=0.0)
             except Exception as exc:
@@ -238,7 +244,7 @@ class ReportLlm:
 
     async def _nominate(self, confirmed: Sequence[StoredFeedback], ledger: LlmLedger) -> dict[str, Any]:
         """One call for the reasons of (at most ``max_items_per_llm_call``) confirmed items."""
-        template = self.domain.prompts.get(NOMINATION_ROLE)
+        template = self.domain.prompts.get(ALERT_NOMINATION_ROLE)
         if ledger.stopped:
             ledger.fallbacks += 1
             return {}
@@ -256,7 +262,7 @@ class ReportLlm:
         try:
             raw = await self._complete(
                 ledger,
-                template.replace("{{data}}", "\n".join(lines)),
+                template.replace(DATA_PLACEHOLDER, "\n".join(lines)),
                 max_tokens=NOMINATION_MAX_TOKENS,
                 temperature=0.0,
                 json_schema=nomination_schema(ids),
@@ -300,7 +306,7 @@ class ReportLlm:
         try:
             raw = await self._complete(
                 ledger,
-                template.replace("{{data}}", self._data_block(scope, items, direction, shown)),
+                template.replace(DATA_PLACEHOLDER, self._data_block(scope, items, direction, shown)),
                 max_tokens=self.options.synthesis_max_tokens,
                 temperature=self.options.synthesis_temperature,
                 json_schema=synthesis_schema([i.id for i in shown]),

@@ -177,7 +177,8 @@ def _sources(theme: dict[str, Any], domain: Domain, labels: _Labels) -> str:
 
 def _theme_card(theme: dict[str, Any], domain: Domain, labels: _Labels) -> str:
     category = theme.get("category")
-    meta = [_e(domain.categories.get(category, category)), _e(labels.items.format(count=theme.get("count", 0)))]
+    label = domain.categories.get(category, category) if isinstance(category, str) else category
+    meta = [_e(label), _e(labels.items.format(count=theme.get("count", 0)))]
     if not theme.get("unrated"):
         meta.append(f"{_e(labels.trend)}: {_e(theme.get('directionLabel'))}")
         if not theme.get("narrativeFromLlm"):

@@ -1,4 +1,4 @@
-"""Honest health that adds no load.
+"""Honest health that adds no load (docs/invariants.md, invariant 3).
 
 Idle gate: a real 1-token completion under the health budget. Saturated gate: "ok" at once,
 because a gate whose every slot is busy and still finishing calls is proof that the model
@@ -54,6 +54,14 @@ class HealthReport:
 
 
 class HealthService:
+    """Answers ``/health`` without adding load (docs/invariants.md, invariant 3).
+
+    Probes the backend with a one-token completion only when a gate slot is free right now, within
+    ``timeout_s``; a saturated gate is reported ``ok`` without a probe, unless it is stalled. Tells
+    ``warming`` from ``llm_unavailable`` by asking the backend's readiness. One probe at a time, its
+    report kept ``cache_s``; counts each probe outcome and the status in ``metrics``.
+    """
+
     def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, *,
                  metrics: Metrics | None = None, cache_s: float = 0.0) -> None:
         self.gate = gate
@@ -144,7 +152,7 @@ class HealthService:
         try:
             occupancy = await self.gate.occupancy()
             self.gate.stalled(occupancy)  # keeps fi_gate_stalled current whatever the probe did
-            gate = {
+            gate: dict[str, Any] = {
                 "slots": occupancy.slots,
                 "inUse": occupancy.in_use,
                 "waiting": occupancy.waiting,

@@ -1,13 +1,13 @@
 """Ingest: validated feedback becomes a stored row, whatever the LLM does.
 
-Order of operations: duplicate check before any LLM work → timestamp →
+Order of operations (docs/rules.md, "Ingest order"): duplicate check before any LLM work → timestamp →
 deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
 category override → injection scan → insert → the channel's change counter moves.
 
-Degradation: a shed (LlmBusy) propagates and nothing is stored; any other failure of the
-structuring step (an LLM failure, or anything unexpected such as a reply the backend client cannot
-read) stores the row ``structure_failed`` with its raw text and its alerts. Nothing a user sent is
-lost because of the model.
+Degradation (docs/invariants.md, invariant 5): a shed (LlmBusy) propagates and nothing is stored; any
+other failure of the structuring step (an LLM failure, or anything unexpected such as a reply the backend
+client cannot read) stores the row ``structure_failed`` with its raw text and its alerts. Nothing a user
+sent is lost because of the model.
 """
 
 from __future__ import annotations
@@ -59,6 +59,14 @@ class IngestCommand:
 
 
 class IngestService:
+    """Turns one validated feedback item into a stored row of a channel, in the order the module states.
+
+    Raises :class:`~feedback_intelligence.store.feedback_store.DuplicateId` for an id the channel has
+    already (before any LLM work) and :class:`~feedback_intelligence.llm.errors.LlmBusy` when the gate
+    shed the structuring call, storing nothing in both cases; every other LLM failure is stored as
+    ``structureFailed``. With ``structure_later`` no LLM call is made (never shed): the rules'
+    proposal is stored ``pending`` and ``on_later`` tells this replica's worker. Returns the row as stored.
+    """
     def __init__(
         self, domain: Domain, structuring: StructuringService, *, on_later: Callable[[], None] | None = None
     ) -> None:

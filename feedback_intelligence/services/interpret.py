@@ -13,8 +13,8 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.guards.rejection import Rejection
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.service import StructuringService
 
 
@@ -39,6 +39,11 @@ class Interpretation:
 
 
 class InterpretService:
+    """The desk's preview: structure a text at interactive priority, apply alerts and the override, store nothing.
+
+    Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
+    :class:`~feedback_intelligence.llm.errors.LlmFailure` when the backend fails; the route answers 503.
+    """
     def __init__(self, domain: Domain, structuring: StructuringService) -> None:
         self.domain = domain
         self.structuring = structuring

@@ -53,6 +53,12 @@ class RestructureInterrupted(Exception):
 
 
 class RestructureService:
+    """The operator's pass over a channel: re-structure rows without a usable structure, re-apply the override.
+
+    Works at background priority, one row at a time, at most ``limit`` rows. A shed ends the pass with
+    :class:`RestructureInterrupted`, which carries what was done so far (kept); an item whose LLM call
+    fails is counted as failed and the pass goes on.
+    """
     def __init__(self, domain: Domain, structuring: StructuringService, limit: int = 500) -> None:
         self.domain = domain
         self.structuring = structuring

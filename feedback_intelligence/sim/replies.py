@@ -80,7 +80,8 @@ def instance_for_schema(schema: Any, root: Any = None, depth: int = 0) -> Any:
         kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
 
     if kind == "object":
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        declared = schema.get("properties")
+        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
         required = [r for r in schema.get("required", []) if isinstance(r, str)]
         keys = list(properties) + [r for r in required if r not in properties]
         return {k: instance_for_schema(properties.get(k, {"type": "string"}), root, depth + 1) for k in keys}

@@ -194,6 +194,14 @@ async def _bump(conn: AsyncConnection, name: str) -> int:
 
 
 class FeedbackStore:
+    """The feedback rows and counters of one channel, in the database at ``url`` (SQLite or PostgreSQL).
+
+    Rows are written once by ``insert`` (a taken id raises :class:`DuplicateId`) and later changed only
+    by the restructure pass (``update_structure``, ``update_alerts``). Reads return
+    :class:`~feedback_intelligence.records.StoredFeedback`, newest first. ``insert`` can bump a counter
+    in the same transaction, so the change counter moves exactly when a row lands. A database that
+    cannot be reached raises :class:`StoreUnavailable` from every method, and nothing is half-written.
+    """
     def __init__(self, url: str, *, name: str = "corpus") -> None:
         self.url = url
         self.name = name

@@ -17,13 +17,11 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.domain.model import STRUCTURING_ROLE, TEXT_PLACEHOLDER, Domain, normalize_newlines
 from feedback_intelligence.structuring.untrusted import fence
 
 log = logging.getLogger(__name__)
 
-PROMPT_ROLE = "structuring"
-TEXT_PLACEHOLDER = "{{text}}"
 _PACKAGED_PROMPT = "structuring.txt"
 # The corrective re-prompt's own words (the service appends them; the theme guard knows them as prompt text).
 CORRECTION_INTRO = "Your previous reply was rejected:"
@@ -33,11 +31,6 @@ _DOMAIN_PLACEHOLDERS = re.compile(r"\{\{(categories|severities|types|sentiments)
 
 class PromptTemplateError(ValueError):
     """The structuring template is unusable (it has no ``{{text}}`` slot, or cannot be read)."""
-
-
-def normalize_newlines(text: str) -> str:
-    """CRLF and lone CR become LF: a prompt must reach the model the same whatever the file's origin."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @lru_cache(maxsize=1)
@@ -84,7 +77,7 @@ class StructuringPrompt:
             if path is not None:
                 template = read_template(path)
             else:
-                template = domain.prompts.get(PROMPT_ROLE) or packaged_template()
+                template = domain.prompts.get(STRUCTURING_ROLE) or packaged_template()
         template = normalize_newlines(template)
         if TEXT_PLACEHOLDER not in template:
             raise PromptTemplateError(f"the structuring prompt has no {TEXT_PLACEHOLDER} placeholder")
@@ -108,7 +101,7 @@ class StructuringPrompt:
         The category list is left out on purpose: its labels and hints are the domain's vocabulary,
         words a real theme may use; what remains is instruction text a theme must never echo.
         """
-        template = normalize_newlines(domain.prompts.get(PROMPT_ROLE) or packaged_template())
+        template = normalize_newlines(domain.prompts.get(STRUCTURING_ROLE) or packaged_template())
         values = {
             "categories": "",
             "severities": render_enum(domain.severities),

@@ -1,4 +1,4 @@
-"""The data path over real HTTP: each endpoint degrades its own way (design.md invariant 5)."""
+"""The data path over real HTTP: each endpoint degrades its own way (docs/invariants.md, invariant 5)."""
 
 from __future__ import annotations
 

@@ -30,12 +30,12 @@ def test_a_finnish_sentence_becomes_a_stored_row_that_keeps_the_contract() -> No
         assert created.status_code == 201, created.text
         row = httpx.get(app.url + "/feedback/e2e-1", timeout=10).json()
         assert row["text"] == text
-        if row["structureFailed"]:
-            assert row["structure"] is None
-            assert row["salvageNotes"], "a failed structure must say why"
-        else:
-            structure = row["structure"]
-            assert structure["category"] in schema["categories"]
-            assert structure["severity"] in schema["severities"]
-            assert structure["type"] in schema["types"]
-            assert structure["theme"].strip() and structure["language"].strip()
+        # The embedded backend constrains generation by the structure's JSON schema, so the real model
+        # must produce a structure; "llm call failed" (or any failure) means the product default is broken.
+        assert not row["structureFailed"], row["salvageNotes"]
+        structure = row["structure"]
+        assert structure is not None
+        assert structure["category"] in schema["categories"]
+        assert structure["severity"] in schema["severities"]
+        assert structure["type"] in schema["types"]
+        assert structure["theme"].strip() and structure["language"].strip()

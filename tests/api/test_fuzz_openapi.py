@@ -1,4 +1,4 @@
-"""Fuzz the HTTP surface from its own OpenAPI schema: no input may produce a 500.
+"""Fuzz the HTTP surface from its own OpenAPI schema: no input may produce a 500, every answer matches its schema.
 
 Every operation of the app's schema gets generated cases (valid and invalid bodies, queries and
 paths) sent to the app running as a real process, with sim-ollama behind it. Generated strings may
@@ -12,12 +12,14 @@ from collections.abc import Iterator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.support.hostile_strings import add_hostile_strings
 
 EXAMPLES_PER_OPERATION = 30
+# No 500, and every answer in the documented body shape and content type for its status.
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,7 @@ def test_no_generated_input_makes_a_server_error(app: ServerProcess) -> None:
         def no_server_error(case: schemathesis.Case) -> None:
             nonlocal calls
             calls += 1
-            case.call_and_validate(base_url=app.url, checks=[not_a_server_error], timeout=30)
+            case.call_and_validate(base_url=app.url, checks=CHECKS, timeout=30)
 
         no_server_error()
     assert calls >= 5 * len(operations)

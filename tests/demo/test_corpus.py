@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -18,8 +19,9 @@ from feedback_intelligence.demo.corpus import (
     load_corpus,
     load_ground_truth,
 )
+from tests.prerequisites import require
 
-# Reference §6.3: the 30 retail category keys and the ingest sources.
+# The 30 retail category keys and the ingest sources.
 RETAIL_CATEGORIES = {
     "maito_kylma", "hevi", "kuiva_elintarvike", "liha_kala", "leipa", "makeiset", "juomat", "pakasteet",
     "einekset", "oluet_siiderit", "koti_taloustavara", "hygienia_kauneus", "lastentarvikkeet", "lemmikki",
@@ -29,7 +31,7 @@ RETAIL_CATEGORIES = {
 }
 RETAIL_SOURCES = {"google_review", "email", "web_form", "desk"}
 
-# Reference §6.4: every retail alert stem (case-insensitive substring match).
+# Every retail alert stem (case-insensitive substring match).
 ALERT_STEMS = {
     "injury_safety": [
         "loukkaantu", "loukkas", "satutti", "vahingoittu", "tapaturma", "vaaratilanne", "hengenvaara", "vaarall",
@@ -208,11 +210,8 @@ def test_story_windows_resolved_against_anchor(stories: dict[str, dict]) -> None
 
 
 def test_finland_offset_matches_tzdata() -> None:
-    zoneinfo = pytest.importorskip("zoneinfo")
-    try:
-        helsinki = zoneinfo.ZoneInfo("Europe/Helsinki")
-    except zoneinfo.ZoneInfoNotFoundError:
-        pytest.skip("no tzdata")
+    require("tzdata")
+    helsinki = ZoneInfo("Europe/Helsinki")
     instant = datetime(2025, 1, 1, tzinfo=UTC)
     while instant < datetime(2027, 1, 1, tzinfo=UTC):
         assert finland_utc_offset(instant) == instant.astimezone(helsinki).utcoffset(), instant

@@ -1,4 +1,4 @@
-"""ReportVerifier rules (reference §8) on small hand-built reports."""
+"""ReportVerifier rules (docs/rules.md, "Report verifier") on small hand-built reports."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The compose file cannot let the gate and Ollama disagree about parallelism (design.md invariant 4)."""
+"""The compose file cannot let the gate and Ollama disagree about parallelism (docs/invariants.md, invariant 4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deterministic alert layer (reference §3.4; AlertMatcherTests)."""
+"""Deterministic alert layer (docs/rules.md, "Alert layer")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Category keyword routing with the real retail lexicon (reference §6.6; CategoryKeywordMatcherTests)."""
+"""Category keyword routing with the real retail lexicon (docs/rules.md, "Category override", step 4)."""
 
 from __future__ import annotations
 

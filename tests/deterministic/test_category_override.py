@@ -1,4 +1,4 @@
-"""The one category override (reference §3.6; CategoryOverrideResolverTests)."""
+"""The one category override (docs/rules.md, "Category override")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Injection signals and review flags (reference §3.7; InjectionSignalsTests)."""
+"""Injection signals and review flags (docs/rules.md, "Injection signals")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Vulgarity density scorer (reference §3.8; VulgarityScorerTests)."""
+"""Vulgarity density scorer (docs/rules.md, "Vulgarity density")."""
 
 from __future__ import annotations
 

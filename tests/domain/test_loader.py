@@ -1,4 +1,4 @@
-"""Loading and validating domain folders (reference §6.1–6.6, §1.8)."""
+"""Loading and validating domain folders (docs/rules.md, "Domain folder"; ADR 0006)."""
 
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ def test_documentation_keys_are_tolerated(game_copy: DomainFolder) -> None:
     assert load(game_copy).name == "game"
 
 
-# --------------------------------------------------------------------------- §1.8 boot checks
+# --------------------------------------------------------------------------- boot checks
 
 
 def test_missing_desk_source_fails(retail_copy: DomainFolder) -> None:

@@ -1,4 +1,4 @@
-"""Fuzz the public API through the edge, as a stranger would reach it: no input may produce a 500,
+"""Fuzz the public API through the edge, as a stranger would reach it: no 500 and answers as documented,
 hostile characters in every string included (tests/support/hostile_strings.py).
 
 In process (schemathesis' ASGI transport, whose client address is "testclient": not loopback, so the
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.edge.surface import classify
@@ -41,12 +41,14 @@ def _public_schema() -> schemathesis.BaseSchema:
 
 
 schema = _public_schema()
+# No 500, and every answer in the documented body shape and content type for its status.
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
 
 @schema.parametrize()
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_public_input_makes_a_server_error(case: schemathesis.Case) -> None:
-    case.call_and_validate(checks=[not_a_server_error])
+    case.call_and_validate(checks=CHECKS)
 
 
 def test_the_fuzzed_surface_is_the_public_one() -> None:

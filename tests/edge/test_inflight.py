@@ -131,10 +131,7 @@ async def test_redis_counter_is_shared_between_replicas() -> None:
     prefix = f"fi-test-inflight-{uuid.uuid4().hex[:8]}:"
     replicas = [RedisInflight("redis://127.0.0.1:6379/0", limit=1, expiry_s=5, prefix=prefix) for _ in range(2)]
     try:
-        try:
-            assert await replicas[0].acquire("visitor:a")
-        except (ConnectionError, OSError) as exc:  # redis-py raises its own ConnectionError subclass
-            pytest.skip(f"no Redis at 127.0.0.1:6379: {exc}")
+        assert await replicas[0].acquire("visitor:a")  # the redis marker made sure Redis answers
         assert not await replicas[1].acquire("visitor:a")  # the other replica sees the place taken
         assert await replicas[1].acquire("visitor:b")
         await replicas[0].release("visitor:a")

@@ -22,7 +22,6 @@ from tests.edge.test_real_app import rate_limited
 
 pytestmark = [
     pytest.mark.nginx,
-    pytest.mark.skipif(not nginx.available(), reason=f"{nginx.NGINX} is not installed"),
 ]
 
 RATE = 4

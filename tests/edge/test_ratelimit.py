@@ -177,10 +177,7 @@ async def test_replicas_share_windows_through_redis() -> None:
     replicas = [EdgeRateLimiter(build_storage("redis://127.0.0.1:6379/0"), "3/60seconds", "240/60seconds")
                 for _ in range(2)]
     key = f"client:test-{uuid.uuid4().hex}"
-    try:
-        first = await replicas[0].charge(key, None)
-    except Exception as exc:  # the limits library wraps redis-py's connection errors in its own types
-        pytest.skip(f"no Redis at 127.0.0.1:6379: {exc}")
+    first = await replicas[0].charge(key, None)  # the redis marker made sure Redis answers
     assert first.allowed and first.remaining == 2
     assert (await replicas[1].charge(key, None)).remaining == 1  # the other replica sees the same window
     assert (await replicas[0].charge(key, None)).allowed

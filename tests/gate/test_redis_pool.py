@@ -16,6 +16,7 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import LlmBusy
+from tests.prerequisites import require
 
 pytestmark = pytest.mark.redis
 REDIS = "redis://127.0.0.1:6379/0"
@@ -75,7 +76,8 @@ async def test_a_release_on_one_replica_wakes_a_waiter_on_another(pools: list[Re
     started = time.perf_counter()
     let_go.set()
     assert await waiter == "got it"
-    assert time.perf_counter() - started < 0.5
+    # Woken by the release, well inside its 2 s acquire timeout (a margin a loaded machine keeps).
+    assert time.perf_counter() - started < 1.5
     await asyncio.gather(*holders)
 
 
@@ -97,14 +99,12 @@ async def test_a_lease_of_a_dead_replica_expires(pools: list[RedisSlotPool]) -> 
     other = await pools[0].try_acquire(Priority.INTERACTIVE)
     assert orphan is not None and other is not None
     # The replica "dies": its renewals stop, nobody releases.
-    for lease in (orphan, other):
-        assert lease.renewer is not None
-        lease.renewer.cancel()
+    pools[0].keeper.stop()
     assert await pools[1].try_acquire(Priority.INTERACTIVE) is None
     started = time.perf_counter()
     lease = await pools[1].acquire(Priority.INTERACTIVE, timeout_s=3.0)
     assert lease is not None
-    assert time.perf_counter() - started <= 1.5  # within the 1 s lease (+ re-check slack)
+    assert time.perf_counter() - started <= 2.5  # about the 1 s lease, not the 3 s acquire timeout
     await pools[1].release(lease)
 
 
@@ -119,9 +119,10 @@ async def test_a_held_lease_is_renewed_beyond_its_ttl(pools: list[RedisSlotPool]
 
 @pytest.fixture
 def private_redis() -> Iterator[tuple[str, int]]:
+    require("redis-server")
+    require("redis-cli")
     binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server binary not installed")
+    assert binary is not None
     port = free_port()
     yield binary, port
     subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, check=False)

@@ -15,6 +15,7 @@ import pytest
 
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port
+from tests.prerequisites import require
 
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
 VISITOR_SECRET = "replicas-share-this-visitor-secret"
@@ -114,9 +115,10 @@ class PrivateRedis:
 
 @pytest.fixture
 def private_redis() -> Iterator[PrivateRedis]:
+    require("redis-server")
+    require("redis-cli")
     binary = shutil.which("redis-server")
-    if binary is None or shutil.which("redis-cli") is None:
-        pytest.skip("redis-server / redis-cli not installed")
+    assert binary is not None
     redis = PrivateRedis(binary, free_port())
     redis.start()
     try:

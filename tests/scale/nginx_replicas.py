@@ -1,5 +1,5 @@
 """nginx in front of several replicas: the deployed site file, with the upstream block of
-docs/operations-replicas.md (one ``server`` per replica, failed servers skipped, a request that could
+docs/operations.md, "nginx in front" (one ``server`` per replica, failed servers skipped, a request that could
 not be sent passed to the next replica)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from tests.edge.nginx import SITE, Nginx, run_nginx
 
-# What docs/operations-replicas.md tells operators to change in deploy/nginx/feedback-intelligence.conf.
+# What docs/operations.md ("nginx in front") tells operators to change in deploy/nginx/feedback-intelligence.conf.
 NEXT_UPSTREAM = "proxy_next_upstream error timeout;     # only what was never sent: nginx does not replay a POST"
 
 

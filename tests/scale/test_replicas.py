@@ -8,6 +8,7 @@ ever waits in its queue (with a gate per replica, 3 × 2 admitted calls would qu
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +21,6 @@ import pytest
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
-from tests.edge.nginx import available as nginx_available
 from tests.scale.conftest import (
     INTERPRET,
     desk_entry,
@@ -82,8 +82,10 @@ def test_a_crowd_over_three_replicas_never_runs_more_than_the_two_shared_slots(i
         assert result.other_errors == {}, f"{app.url} answered something other than 200/503: {result.other_errors}"
         assert result.admitted_latencies_ms, f"{app.url} admitted nothing"
         assert result.shed_latencies_ms, f"{app.url} shed nothing: the crowd was too light to show sharing"
-        # a shed is fast: the acquire timeout, not a queue
-        assert max(result.shed_latencies_ms) < 2000
+        # a shed is fast: typically the 500 ms acquire timeout, not a queue; the maximum gets a margin that a
+        # loaded, shared 2-core machine keeps (three replicas, the sim and the crowd share it)
+        assert statistics.median(result.shed_latencies_ms) < 1000
+        assert max(result.shed_latencies_ms) < 3000
     assert stats["maxConcurrency"] == 2
     assert stats["maxWaitMs"] < 100, f"calls queued inside the backend: {stats}"
     assert stats["rejectedBusy"] == 0
@@ -201,8 +203,6 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
 
 @pytest.mark.nginx
 def test_nginx_over_the_replicas_routes_around_a_killed_one(idle_trio: Trio) -> None:
-    if not nginx_available():
-        pytest.skip("nginx not installed")
     visitor = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
     with app_server(idle_trio.env) as doomed:
         ports = [int(app.url.rsplit(":", 1)[1]) for app in [*idle_trio.apps, doomed]]

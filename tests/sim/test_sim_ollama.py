@@ -32,6 +32,7 @@ from feedback_intelligence.sim.durations import FOREVER, DurationError, parse_ke
 from feedback_intelligence.sim.protocol import FORMAT_ERROR
 from feedback_intelligence.sim.replies import instance_for_schema
 from feedback_intelligence.sim.scheduler import ERR_MAX_QUEUE
+from tests.prerequisites import require
 
 REPO = Path(__file__).resolve().parents[2]
 BUSY_BODY = {"error": "server busy, please try again.  maximum pending requests exceeded"}
@@ -234,7 +235,8 @@ async def test_format_schema_and_json_replies_parse(sim):
     assert len(value["tags"]) == 2 and all(len(t) >= 5 for t in value["tags"])
     assert value["alert"] == {"code": "sim"}
     assert isinstance(value["urgent"], bool) and len(value["note"]) <= 2
-    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    require("jsonschema_rs")
+    import jsonschema_rs
     assert jsonschema_rs.validator_for(schema).is_valid(value)
 
     streamed = await client.post("/api/generate", json=generate(stream=True, format=schema))

@@ -16,6 +16,7 @@ from feedback_intelligence.structuring.prompt import (
     render_enum,
 )
 from feedback_intelligence.structuring.untrusted import FENCE_CLOSE, FENCE_OPEN
+from tests.prerequisites import require
 from tests.structuring import domains
 
 FINNISH_800 = (
@@ -140,13 +141,13 @@ def test_worst_case_prompt_fits_smollm2_by_the_rough_four_chars_per_token_rule()
 
 def test_worst_case_prompt_fits_smollm2_by_its_own_tokenizer() -> None:
     """Finnish costs SmolLM2's English tokenizer about 2 chars a token: measure, don't estimate."""
-    llama_cpp = pytest.importorskip("llama_cpp")
+    require("llama_cpp")
+    require("packaged model")
+    import llama_cpp
+
     from feedback_intelligence.llm.embedded import packaged_model_path
 
-    try:
-        model = packaged_model_path()
-    except Exception as exc:  # the model package is a dependency, but keep the suite runnable without it
-        pytest.skip(str(exc))
+    model = packaged_model_path()
     vocab = llama_cpp.Llama(model_path=str(model), vocab_only=True, verbose=False)
     prompt = StructuringPrompt.for_domain(domains.retail_like()).render(FINNISH_800)
     chat = vocab.metadata.get("tokenizer.chat_template", "")

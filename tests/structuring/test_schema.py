@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from feedback_intelligence.structuring.schema import structure_json_schema
+from tests.prerequisites import require
 from tests.structuring import domains
 
 
@@ -26,7 +25,8 @@ def test_schema_enumerates_the_domain_and_requires_the_five_fields() -> None:
 
 
 def test_llama_cpp_builds_a_grammar_from_the_schema() -> None:
-    llama_cpp = pytest.importorskip("llama_cpp")
+    require("llama_cpp")
+    import llama_cpp
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     schema = json.dumps(structure_json_schema(domains.retail_like()))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.prerequisites import require
 from tests.web.fake_api import FakeApi, ThreadedServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,11 +22,17 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    """One Chromium per test module, closed at the module's end.
+
+    Playwright's sync API keeps an event loop running in this thread while it is open; held for the whole
+    session it would break every asyncio test that runs after a browser test (the order must not matter).
+    """
+    require("chromium")
+    require("playwright")
+    from playwright import sync_api
+
     with sync_api.sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

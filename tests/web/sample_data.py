@@ -1,6 +1,7 @@
 """Plausible wire data for the scripted API: a retail-like schema, stored entries and reports.
 
-The shapes follow the API (reference §1.3, §1.4, §4.2); the wording of texts is made up here.
+The shapes follow the API (docs/rules.md: "Schema body", "Input rules", "Report shape"); the wording of texts is
+made up here.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "sentiments": list(SENTIMENTS),
         "sentimentLabels": dict(SENTIMENTS),
         "typeSentiment": dict(TYPE_SENTIMENT),
+        "textMaxChars": 800,
     }
 
 

@@ -11,9 +11,9 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-# Scheduling slack on a loaded 2-core machine, added on the upper bounds only (the lower bounds
-# are the policy's own floors and cannot be undercut by a slow machine).
-EPS_MS = 250
+# Scheduling slack on a loaded, shared 2-core machine, added on the upper bounds only (the lower
+# bounds are the policy's own floors and cannot be undercut by a slow machine).
+EPS_MS = 750
 BUSY_FI = "Kielimalli on juuri nyt varattu"
 RATE_FI = "Liian monta pyyntöä"
 NETWORK_FI = "Palvelimeen ei saada yhteyttä"
@@ -126,7 +126,7 @@ def test_six_desks_against_a_saturated_two_slot_backend_do_not_retry_in_lockstep
     for n, page in enumerate(desks):
         page.fill("#feedback-text", f"Kassa {n}: jono oli pitkä ja vain yksi kassa auki.")
     # Press Tulkitse on all six at one shared wall-clock instant (the contexts share the clock).
-    at_ms = int(time.time() * 1000) + 400
+    at_ms = int(time.time() * 1000) + 1000
     for page in desks:
         page.evaluate("(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())",
                       at_ms)
@@ -139,15 +139,17 @@ def test_six_desks_against_a_saturated_two_slot_backend_do_not_retry_in_lockstep
         by_desk.setdefault(attempt.text.split(":")[0], []).append(attempt)
     assert len(by_desk) == 6
     first = [a[0].at for a in by_desk.values()]
-    assert max(first) - min(first) < 0.25, "the six presses were not simultaneous"
+    # The presses only need to overlap the first two calls' 1.5 s hold to contend for the slots.
+    assert max(first) - min(first) < 1.0, "the six presses did not contend for the slots"
     for attempts in by_desk.values():
         assert 1 <= len(attempts) <= 3
         assert attempts[-1].status == 200 or len(attempts) == 3  # a result, or busy after 3 attempts
     retried = [a for a in by_desk.values() if len(a) > 1]
     assert len(retried) >= 3  # only two could get a slot at first
-    second = sorted(a[1].at for a in retried)
-    spread_ms = (second[-1] - second[0]) * 1000
-    assert spread_ms >= 30, f"retries came back in lockstep: {spread_ms:.1f} ms apart"
+    # Each desk's own wait before its retry, so a late press cannot pass for jitter.
+    waits = sorted(a[1].at - a[0].at for a in retried)
+    spread_ms = (waits[-1] - waits[0]) * 1000
+    assert spread_ms >= 30, f"retries came back in lockstep: waits {spread_ms:.1f} ms apart"
     for attempts in retried:
         gap = (attempts[1].at - attempts[0].at) * 1000
         assert 1000 <= gap <= 1500 + EPS_MS, gap

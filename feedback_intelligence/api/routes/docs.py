@@ -4,7 +4,7 @@ FastAPI's own pages load their scripts from a public CDN and start them with an 
 they are blank on a machine without internet access (the usual on-site case) and need a CSP without
 protection. Here the assets come from the ``fastapi-offline`` package (its vendored swagger-ui-dist
 and ReDoc builds, located through the installed package, never downloaded), the pages are plain
-files, and Swagger UI is started from a file — see docs/adr/0009-offline-api-docs.md.
+files, and Swagger UI is started from a file — see docs/adr/0013-offline-api-docs-and-operator-surfaces.md.
 """
 
 from __future__ import annotations
