@@ -83,6 +83,17 @@ class Metrics:
         self.report_llm_fallbacks = Counter(
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )
+        self.structure_later = Counter(
+            "fi_structure_later_total", "Rows the structure-later worker settled or gave back, by outcome",
+            ["outcome"], registry=r,
+        )
+        self.structure_backlog = Gauge(
+            "fi_structure_backlog", "Rows saved for later and not structured yet", ["channel"], registry=r
+        )
+        self.structure_backlog_oldest = Gauge(
+            "fi_structure_backlog_oldest_seconds", "Age of the oldest row still waiting for the model",
+            ["channel"], registry=r,
+        )
         self.report_prose_rejected = Counter(
             "fi_report_prose_rejected_total", "Model prose a guard kept from the report, by reason", ["reason"],
             registry=r,
