@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-if TYPE_CHECKING:
-    from feedback_intelligence.guards.rejection import Rejection
+
+class Rejected(Protocol):
+    """What a guard's rejection tells the metrics (``guards.rejection.Rejection`` has it); metrics imports no
+    layer above it, so the dependency points down only."""
+
+    @property
+    def field(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
 def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
@@ -87,6 +95,17 @@ class Metrics:
         self.report_llm_fallbacks = Counter(
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )
+        self.structure_later = Counter(
+            "fi_structure_later_total", "Rows the structure-later worker settled or gave back, by outcome",
+            ["outcome"], registry=r,
+        )
+        self.structure_backlog = Gauge(
+            "fi_structure_backlog", "Rows saved for later and not structured yet", ["channel"], registry=r
+        )
+        self.structure_backlog_oldest = Gauge(
+            "fi_structure_backlog_oldest_seconds", "Age of the oldest row still waiting for the model",
+            ["channel"], registry=r,
+        )
         self.report_prose_rejected = Counter(
             "fi_report_prose_rejected_total", "Model prose a guard kept from the report, by reason", ["reason"],
             registry=r,
@@ -99,6 +118,6 @@ class Metrics:
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )
 
-    def count_rejections(self, rejections: Iterable[Rejection]) -> None:
+    def count_rejections(self, rejections: Iterable[Rejected]) -> None:
         for rejection in rejections:
             self.guard_rejections.labels(field=rejection.field, reason=rejection.reason).inc()

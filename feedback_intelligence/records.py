@@ -66,6 +66,10 @@ class StoredFeedback:
     corrections: tuple[Correction, ...] | None = None
     needs_review: bool = False
     review_flags: tuple[str, ...] = field(default_factory=tuple)
+    # Saved now, structured later: ``structure`` is the deterministic proposal until the structuring
+    # worker replaces it with the model's (guarded) structure.
+    pending: bool = False
+    structure_attempts: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,4 +86,5 @@ class StoredFeedback:
             "corrections": [c.to_json() for c in self.corrections] if self.corrections is not None else None,
             "needsReview": self.needs_review,
             "reviewFlags": list(self.review_flags),
+            "pending": self.pending,
         }

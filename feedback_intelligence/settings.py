@@ -230,6 +230,14 @@ class Settings(BaseSettings):
 
     restructure_limit: int = Field(500, ge=1)
 
+    # structure later: the worker that drains rows saved without the model (services/structuring_worker.py)
+    structure_worker: bool = True
+    structure_worker_tasks: int | None = Field(None, ge=1, le=65)  # unset = FI_LLM_SLOTS + 1
+    structure_lease_s: float = Field(30, ge=1, le=3600)
+    structure_max_attempts: int = Field(5, ge=1, le=100)
+    structure_poll_s: float = Field(2, gt=0, le=600)
+    structure_retry_s: float = Field(5, ge=0, le=3600)
+
     @field_validator("llm_base_url")
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:

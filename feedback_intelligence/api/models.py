@@ -158,6 +158,10 @@ class FeedbackIn(_Wire):
         None, description="The fields the clerk changed from the model's suggestion (needs acceptedStructure).")
     modelInterpretationFailed: bool | None = Field(
         None, description="The model could not interpret the text and the clerk filled the fields by hand.")
+    structureLater: bool | None = Field(
+        None, description="Save now, structure later: no LLM call and never shed; answers 202 with the "
+                          "deterministic proposal as the structure and `pending` true until the background "
+                          "worker has structured it. Not with `acceptedStructure`.")
 
 
 class InterpretIn(_Wire):
@@ -184,6 +188,8 @@ class FeedbackCreated(ApiModel):
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     needsReview: bool = Field(description="A person should check it (e.g. possible prompt injection).")
     reviewFlags: list[str] = Field(description="Why it needs review.")
+    pending: bool = Field(False, description="Saved for later (202): the structure is the deterministic "
+                                             "proposal until the background worker replaces it.")
 
 
 class FeedbackItem(ApiModel):
@@ -202,6 +208,8 @@ class FeedbackItem(ApiModel):
     corrections: list[dict[str, Any]] | None = Field(description="The clerk's corrections of the model, if any.")
     needsReview: bool = Field(description="A person should check it.")
     reviewFlags: list[str] = Field(description="Why it needs review.")
+    pending: bool = Field(description="Waiting for the background worker: `structure` is the deterministic "
+                                      "proposal until then (see `structureLater`).")
 
 
 class GuardOut(ApiModel):

@@ -23,6 +23,7 @@ from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
 from feedback_intelligence.services.restructure import RestructureService
+from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.settings import ConfigurationError, Settings
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
@@ -45,9 +46,11 @@ class Runtime:
     restructure: RestructureService
     report_options: ReportOptions
     reports: dict[str, ReportService]
+    worker: StructuringWorker
     report_prose: ProseStore
 
     async def aclose(self) -> None:
+        await self.worker.stop()
         for report in self.reports.values():
             await report.aclose()
         await self.report_prose.aclose()
@@ -112,6 +115,17 @@ async def build_runtime(
     for each in backends.values():
         await each.start()
     await _announce_parallelism(settings, backends)
+    worker = StructuringWorker(
+        domain, structuring, [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
+        WorkerOptions(
+            tasks=settings.structure_worker_tasks or settings.total_slots + 1, lease_s=settings.structure_lease_s,
+            max_attempts=settings.structure_max_attempts, poll_s=settings.structure_poll_s,
+            retry_base_s=settings.structure_retry_s,
+        ),
+        metrics,
+    )
+    if settings.structure_worker:
+        worker.start()
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -123,10 +137,11 @@ async def build_runtime(
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),
-        ingest=IngestService(domain, structuring),
+        ingest=IngestService(domain, structuring, on_later=worker.wake),
         restructure=RestructureService(domain, structuring, settings.restructure_limit),
         report_options=report_options,
         reports=reports,
+        worker=worker,
         report_prose=report_prose,
     )
 

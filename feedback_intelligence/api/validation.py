@@ -84,3 +84,10 @@ def correction_errors(
                 f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)}).",
                 "correction_field_unknown", field=correction.field))
     return errors
+
+
+def later_errors(structure_later: bool, has_structure: bool) -> list[str]:
+    if structure_later and has_structure:
+        return [Problem("structureLater cannot be combined with acceptedStructure (the clerk's structure needs "
+                        "no model).", "later_with_structure")]
+    return []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,14 @@ class CrowdResult:
     drain_s: float = 0.0  # deadline to the last press's end
     unfinished: int = 0  # presses cancelled by the drain cap
     capped: bool = False
+    # "save later" policy: every press ends saved — the clerk's accepted interpretation, or at the
+    # first shed the text saved for later (structureLater, 202)
+    saved_direct: int = 0
+    saved_later: int = 0
+    unsaved: int = 0  # presses whose text was not stored (the later save failed too)
+    saved_ms: list[float] = field(default_factory=list)  # first press → saved, every saved press
+    later_saved_ms: list[float] = field(default_factory=list)  # first press → saved, the later path only
+    saved_ids: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         shed = len(self.shed_latencies_ms)
@@ -77,6 +86,11 @@ class CrowdResult:
             "drainS": round(self.drain_s, 1),
             "unfinished": self.unfinished,
             "capped": self.capped,
+            "savedDirect": self.saved_direct,
+            "savedLater": self.saved_later,
+            "unsaved": self.unsaved,
+            "savedMs": percentiles(self.saved_ms),
+            "laterSavedMs": percentiles(self.later_saved_ms),
         }
 
 
@@ -115,19 +129,48 @@ async def _sleep_until_at_most(seconds: float, deadline: float) -> None:
     await asyncio.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
 
 
+async def _save(http: httpx.AsyncClient, result: CrowdResult, pressed: float, text: str,
+                structure: dict[str, Any] | None) -> None:
+    """The desk's save after a press: the accepted interpretation (201), or the text for later (202)."""
+    body: dict[str, Any] = {"id": f"crowd-{uuid.uuid4().hex}", "source": "desk", "text": text}
+    if structure is not None:
+        body["acceptedStructure"] = {k: v for k, v in structure.items() if k != "sentiment"}
+    else:
+        body["structureLater"] = True
+    try:
+        response = await http.post("/live/feedback", json=body)
+    except httpx.HTTPError:
+        response = None
+    if response is None or response.status_code not in (201, 202):
+        result.unsaved += 1
+        key = f"save {response.status_code if response is not None else 'network'}"
+        result.other_errors[key] = result.other_errors.get(key, 0) + 1
+        return
+    saved_ms = (time.perf_counter() - pressed) * 1000
+    result.saved_ms.append(saved_ms)
+    result.saved_ids.append(body["id"])
+    if structure is None:
+        result.saved_later += 1
+        result.later_saved_ms.append(saved_ms)
+    else:
+        result.saved_direct += 1
+
+
 async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result: CrowdResult,
-                 rng: random.Random, max_retries: int, http_timeout_s: float) -> None:
+                 rng: random.Random, max_retries: int, http_timeout_s: float, later: bool = False) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=http_timeout_s) as http:
         await _sleep_until_at_most(rng.uniform(0, think_s[1]), deadline)  # clerks don't all arrive at second zero
         while time.monotonic() < deadline:
             pressed = time.perf_counter()
             result.presses += 1
             outcome = "busy"
+            text = rng.choice(SAMPLE_TEXTS)
+            structure: dict[str, Any] | None = None
             for attempt in range(max_retries + 1):
                 started = time.perf_counter()
                 result.attempts += 1
                 try:
-                    response = await http.post("/interpret", json={"text": rng.choice(SAMPLE_TEXTS)})
+                    response = await http.post("/interpret", json={"text": text})
                 except httpx.HTTPError as exc:
                     key = type(exc).__name__
                     result.other_errors[key] = result.other_errors.get(key, 0) + 1
@@ -137,6 +180,7 @@ async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result
                 if response.status_code == 200:
                     result.admitted_latencies_ms.append(elapsed_ms)
                     outcome = "result"
+                    structure = response.json().get("structure")
                     break
                 if response.status_code != 503:
                     key = str(response.status_code)
@@ -144,9 +188,13 @@ async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result
                     outcome = "error"
                     break
                 result.shed_latencies_ms.append(elapsed_ms)
+                if later:
+                    break  # "Tallenna, tulkitaan myöhemmin" at the first shed: no retries
                 if attempt < max_retries:
                     await asyncio.sleep(retry_delay_s(attempt, response.headers.get("retry-after"), rng))
             result.press_latencies_ms.append((time.perf_counter() - pressed) * 1000)
+            if later and outcome != "error":
+                await _save(http, result, pressed, text, structure)
             if outcome == "result":
                 result.results += 1
             elif outcome == "busy":
@@ -156,10 +204,11 @@ async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result
 
 async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[float, float] = (1.0, 6.0),
                     seed: int | None = None, max_retries: int = 2, *, http_timeout_s: float = 600.0,
-                    drain_timeout_s: float | None = None,
+                    drain_timeout_s: float | None = None, later: bool = False,
                     at_deadline: Callable[[], Awaitable[None]] | None = None) -> CrowdResult:
     """Run the crowd; ``at_deadline`` (if given) is awaited when the active window closes, for a caller that
-    samples its own counters over exactly that window."""
+    samples its own counters over exactly that window. With ``later`` each clerk follows the "save later"
+    desk policy: an admitted interpretation is saved as accepted, a shed one is saved for later at once."""
     rng = random.Random(seed)
     result = CrowdResult(clerks=clerks, duration_s=duration_s)
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
@@ -168,7 +217,7 @@ async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[flo
         deadline = started + duration_s
         tasks = [
             asyncio.create_task(_clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries,
-                                       http_timeout_s))
+                                       http_timeout_s, later))
             for _ in range(clerks)
         ]
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))

@@ -144,9 +144,15 @@ def load(
     file: Annotated[Path | None, typer.Argument(help="JSONL file, one {source, text, …} object per line; "
                                                      "default: the packaged demo corpus.")] = None,
     channel: Annotated[Channel, typer.Option(help="corpus (/feedback) or live (/live/feedback).")] = Channel.corpus,
+    later: Annotated[bool, typer.Option(
+        "--later", help="Save every item now and let the background worker structure it (202, never shed): "
+                        "an import that never competes with the clerks for the model.")] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Post a JSONL file item by item; 409 counts as already there, 503 is retried.
+
+    With --later each item (unless it carries its own acceptedStructure) is sent with
+    structureLater: stored at once with the rule-made proposal, structured in the background.
 
     Every line is checked first (a bad one stops the load before anything is sent, naming its line).
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
@@ -154,7 +160,7 @@ def load(
     """
     lines = _demo_lines() if file is None else read_items(file)
     path = "/live/feedback" if channel is Channel.live else "/feedback"
-    counts = {"created": 0, "already there": 0, "failed": 0, "stored without structure": 0}
+    counts = {"created": 0, "saved for later": 0, "already there": 0, "failed": 0, "stored without structure": 0}
     failures: list[dict[str, Any]] = []
     progress = bar("loading", quiet=json_output)
     with client(timeout=300) as http:
@@ -163,12 +169,17 @@ def load(
         task = progress.add_task("load", total=len(lines))
         for index, line in enumerate(lines):
             try:
-                outcome = _post_with_retry(http, path, line.item)
+                item = line.item
+                if later and item.get("acceptedStructure") is None:
+                    item = {**item, "structureLater": True}
+                outcome = _post_with_retry(http, path, item)
             except CliError as exc:
                 raise CliError(f"{exc.message} — {index} of {len(lines)} items were sent before", exc.code) from exc
             if outcome.status_code == 201:
                 counts["created"] += 1
                 counts["stored without structure"] += bool(body_of(outcome).get("structureFailed"))
+            elif outcome.status_code == 202:
+                counts["saved for later"] += 1
             elif outcome.status_code == 409:
                 counts["already there"] += 1
             else:
@@ -181,6 +192,7 @@ def load(
             progress.advance(task)
     if json_output:
         emit_json({"channel": channel.value, "items": len(lines), "created": counts["created"],
+                   "savedForLater": counts["saved for later"],
                    "alreadyThere": counts["already there"], "failed": counts["failed"],
                    "structureFailed": counts["stored without structure"], "failures": failures})
     else:

@@ -89,7 +89,26 @@ def board(snap: Snapshot) -> Panel:
             rows.append((f"Rows: {name}", f"{channel['rows']} (version {channel['version']})"))
         else:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
+    rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
     return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
+
+
+def _backlog_text(later: dict[str, Any] | None) -> str:
+    """Rows saved for later and not structured yet, per channel, with the oldest one's age."""
+    if not later:
+        return "not reported by this server"
+    backlog = later.get("backlog")
+    if backlog is None:
+        return "[red]unknown[/red] (a store is unreachable)"
+    parts = [f"{name} {b['items']} waiting" + (f", oldest {b['oldestAgeSeconds']:.0f} s" if b["items"] else "")
+             for name, b in backlog.items()]
+    worker = "" if later.get("worker", True) else " · [yellow]worker off on this replica[/yellow]"
+    return " · ".join(parts) + worker
+
+
+def _backlog_line(later: dict[str, Any] | None) -> str:
+    backlog = (later or {}).get("backlog") or {}
+    return " ".join(f"{name}={b['items']}/{b['oldestAgeSeconds']:.0f}s" for name, b in backlog.items())
 
 
 def line(snap: Snapshot) -> str:
@@ -106,7 +125,8 @@ def line(snap: Snapshot) -> str:
     return (f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
             f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
             f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
-            f"health={snap.health_code}:{state}{gate_state} rows[{rows}]")
+            f"health={snap.health_code}:{state}{gate_state} rows[{rows}] "
+            f"later[{_backlog_line(status.get('structureLater'))}]")
 
 
 def _now() -> str:

@@ -1,4 +1,5 @@
-"""Category keyword rules (docs/rules.md, "Category override", step 4): which department the words of a text point to.
+"""Category keyword rules (docs/rules.md, "Category override", step 4): which department the words of a text
+point to.
 
 A rule is skipped when any of its ``excludeIfContains`` terms occurs in the text. Otherwise its
 ``terms`` (department and product nouns) are strong evidence and its ``weakTerms`` (a clerk,

@@ -216,7 +216,8 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     ``alert_nomination`` mirrors the report's alert screen switch: when on (the default) the
     ``alertNomination`` and ``alertVerify`` prompts are required and the language must be fi or en.
     Each file is read by a function of its own, in this order: ``domain.json`` (identity, taxonomy,
-    sources), the prompt files it names, then the alert, category-keyword and vulgarity lexicons.
+    sources, prior fields), the prompt files it names, then the alert, category-keyword, vulgarity and
+    prior lexicons.
     """
     folder = resolve_domain_dir(name, root)
     spec = _File(folder / DOMAIN_FILE)
@@ -228,11 +229,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     taxonomy = _load_taxonomy(spec, data)
     sources = _load_sources(spec, data)
     prompts = _load_prompts(spec, folder, data, language=language, alert_nomination=alert_nomination)
-    prior_fields = spec.string_list(_given(data, "priorFields", []), "priorFields")
-    for field_name in prior_fields:
-        if field_name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
-            fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
-            raise spec.error("priorFields", f"'{field_name}' is not a structure field ({fields})")
+    prior_fields = _load_prior_fields(spec, data)
     alert_keywords, alert_exceptions = _load_alert_keywords(folder)
     category_keywords = _load_category_keywords(folder, taxonomy.categories)
     vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
@@ -254,7 +251,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         category_keywords=category_keywords,
         alert_exceptions=alert_exceptions,
         prior=prior,
-        prior_fields=tuple(prior_fields),
+        prior_fields=prior_fields,
         vulgarity=vulgarity,
         prompts=prompts,
         directory=folder,
@@ -363,6 +360,15 @@ def _load_prompts(
             "language", f"must be one of {sorted(ALERT_VERIFY_WORDS)} while the alert screen is on, got '{language}'"
         )
     return {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
+
+
+def _load_prior_fields(spec: _File, data: dict[str, Any]) -> tuple[str, ...]:
+    prior_fields = spec.string_list(_given(data, "priorFields", []), "priorFields")
+    for name in prior_fields:
+        if name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
+            fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
+            raise spec.error("priorFields", f"'{name}' is not a structure field ({fields})")
+    return tuple(prior_fields)
 
 
 def read_prompt_file(path: Path) -> str:

@@ -13,7 +13,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.client import Observation, RunOptions, run_set
 from feedback_intelligence.evaluation.dataset import SPLITS, EvalItem, EvalSetError, load_set, select
 from feedback_intelligence.evaluation.scoring import scorecard
-from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 
 def prior_proposals(items: list[EvalItem], domain: Domain) -> dict[str, dict[str, Any]]:
@@ -62,10 +62,12 @@ async def evaluate(
     chosen = select(items if items is not None else load_set(domain), split)
     observations, concurrency = await run_set(base_url, chosen, options, on_done)
     priors = prior_proposals(chosen, domain)
-    hooks = {"priors": priors, "theme_rejected": theme_check_of(domain),
-             "keyword_category": keyword_category_of(domain)}
+    theme_rejected, keyword_category = theme_check_of(domain), keyword_category_of(domain)
     parts = [split] if split != "all" else [s for s in SPLITS if any(i.split == s for i in chosen)] + ["all"]
-    splits = {part: scorecard(select(chosen, part), observations, domain, **hooks) for part in parts}
+    splits = {part: scorecard(
+        select(chosen, part), observations, domain,
+        priors=priors, theme_rejected=theme_rejected, keyword_category=keyword_category,
+    ) for part in parts}
     return {
         "domain": domain.name,
         "target": base_url,

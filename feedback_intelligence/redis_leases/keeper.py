@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 import redis.asyncio as aioredis
@@ -61,8 +60,9 @@ class LeaseKeeper:
             self._task.cancel()
 
     async def aclose(self) -> None:
+        # Forget the leases first: redis-py can swallow a cancel that lands inside a command, and the loop
+        # then ends at its next turn instead of renewing forever.
+        self._held.clear()
         self.stop()
         if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        self._held.clear()
+            await asyncio.wait({self._task}, timeout=self.lease_ms / 3000 + 1.0)

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from feedback_intelligence.deterministic.text_match import find_all
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.theme import NOT_GROUNDED, theme_rejection
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.structuring.guards.theme import NOT_GROUNDED, theme_rejection
 
 LEADING_THEMES = 3
 _VERDICTS_KEPT = 50_000

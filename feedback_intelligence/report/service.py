@@ -127,11 +127,11 @@ class ReportService:
             view = layered_view(base.report, layer, standard=mode == "standard")
             return view.model_copy(update={"llm": view.llm.model_copy(update={"status": "off"})})
         key = self.prose_key(window, mode, epoch)
-        layer = await self.prose.get(key)
-        if layer is not None:
-            if not layer.complete:  # being written — or left behind by a replica that died: take over then
+        stored = await self.prose.get(key)
+        if stored is not None:
+            if not stored.complete:  # being written — or left behind by a replica that died: take over then
                 self._start(key, base.items, window, mode)
-            return layered_view(base.report, layer, standard=mode == "standard")
+            return layered_view(base.report, stored, standard=mode == "standard")
         pending = self._pending(base.report, mode)
         if pending.llm.pending:
             self._start(key, base.items, window, mode)

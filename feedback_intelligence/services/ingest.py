@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
@@ -51,6 +53,9 @@ class IngestCommand:
     accepted_structure: Structure | None = None
     corrections: tuple[Correction, ...] | None = None
     model_interpretation_failed: bool = False
+    # Save now, structure later: no LLM call here; the deterministic proposal is stored and the row
+    # waits (``pending``) for the structuring worker.
+    structure_later: bool = False
 
 
 class IngestService:
@@ -59,11 +64,15 @@ class IngestService:
     Raises :class:`~feedback_intelligence.store.feedback_store.DuplicateId` for an id the channel has
     already (before any LLM work) and :class:`~feedback_intelligence.llm.errors.LlmBusy` when the gate
     shed the structuring call, storing nothing in both cases; every other LLM failure is stored as
-    ``structureFailed``. Returns the row as stored.
+    ``structureFailed``. With ``structure_later`` no LLM call is made (never shed): the rules'
+    proposal is stored ``pending`` and ``on_later`` tells this replica's worker. Returns the row as stored.
     """
-    def __init__(self, domain: Domain, structuring: StructuringService) -> None:
+    def __init__(
+        self, domain: Domain, structuring: StructuringService, *, on_later: Callable[[], None] | None = None
+    ) -> None:
         self.domain = domain
         self.structuring = structuring
+        self.on_later = on_later  # tells this replica's worker a row is due
 
     async def ingest(self, channel: Channel, command: IngestCommand) -> StoredFeedback:
         if command.id is not None and await channel.store.exists(command.id):
@@ -76,6 +85,8 @@ class IngestService:
         failed = False
         if command.accepted_structure is not None:
             structure: Structure | None = command.accepted_structure
+        elif command.structure_later:
+            structure = propose_structure(command.text, self.domain)
         else:
             try:
                 result = await self.structuring.structure(
@@ -117,6 +128,9 @@ class IngestService:
             corrections=corrections,
             needs_review=bool(flags),
             review_flags=tuple(flags),
+            pending=command.structure_later,
         )
         await channel.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
+        if command.structure_later and self.on_later is not None:
+            self.on_later()
         return record

@@ -13,8 +13,8 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.guards.rejection import Rejection
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.service import StructuringService
 
 

@@ -87,7 +87,7 @@ class SimControl:
                 raise ValueError("expected a JSON object")
             updates: dict[str, Any] = {}
             for key, value in changes.items():
-                name = _CONFIG_FIELDS.get(key, key)
+                name = _CONFIG_FIELDS.get(key) or str(key)
                 if name not in _CONFIG_FIELDS.values():
                     raise ValueError(f"unknown setting {key!r}")
                 updates[name] = _config_value(name, value)

@@ -154,6 +154,8 @@ def _row_to_record(row: Any) -> StoredFeedback:
         ),
         needs_review=bool(row.needs_review),
         review_flags=tuple(json.loads(row.review_flags_json)),
+        pending=bool(row.structure_due),
+        structure_attempts=int(row.structure_attempts or 0),
     )
 
 
@@ -174,6 +176,8 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         ),
         "needs_review": record.needs_review,
         "review_flags_json": _dumps(list(record.review_flags)),
+        "structure_due": record.pending,
+        "structure_attempts": record.structure_attempts,
     }
 
 
@@ -286,6 +290,11 @@ class FeedbackStore:
                 corrections_json=None,
                 needs_review=needs_review,
                 review_flags_json=_dumps(list(review_flags)),
+                # An operator's restructure settles a pending row too; a worker's lease on it then
+                # finds nothing to finish (see structure_queue.finish).
+                structure_due=False,
+                lease_owner=None,
+                lease_until_ms=None,
             )
         )
         async with self.engine.begin() as conn:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, Index, MetaData, String, Table, Text, false, text
+from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, MetaData, String, Table, Text, false, text
 
 metadata = MetaData()
 
@@ -23,7 +23,15 @@ feedback = Table(
     Column("corrections_json", Text, nullable=True),
     Column("needs_review", Boolean, nullable=False, server_default=false()),
     Column("review_flags_json", Text, nullable=False, server_default=text("'[]'")),
+    # The structuring worker's queue lives in the row itself (services/structuring_worker.py): a row
+    # is due until a worker has structured it; a claim is a lease (owner token + expiry, epoch ms)
+    # that lapses when the replica holding it dies, so another replica takes the work over.
+    Column("structure_due", Boolean, nullable=False, server_default=false()),
+    Column("structure_attempts", Integer, nullable=False, server_default=text("0")),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until_ms", BigInteger, nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),
+    Index("ix_feedback_structure_due", "structure_due", "created_at"),
 )
 
 # Small named counters that must survive a restart, e.g. the channel's change version.

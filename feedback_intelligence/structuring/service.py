@@ -2,7 +2,7 @@
 
 Model misbehaviour never raises: after two unusable replies the result carries no structure,
 the reasons as notes and the last raw reply. A usable reply passes the guards
-(:mod:`feedback_intelligence.guards`): a rejected value is replaced by the deterministic prior's and
+(:mod:`feedback_intelligence.structuring.guards`): a rejected value is replaced by the deterministic prior's and
 the rejection kept as a note and counted. Transport outcomes do raise, because each caller
 degrades its own way: :class:`~feedback_intelligence.llm.errors.LlmBusy` (shed: 503, store
 nothing) and :class:`~feedback_intelligence.llm.errors.LlmFailure` (down/broken: structure_failed).
@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.guards.rejection import Rejection
-from feedback_intelligence.guards.structure import guard_structure
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards.rejection import Rejection
+from feedback_intelligence.structuring.guards.structure import guard_structure
 from feedback_intelligence.structuring.parser import ParseResult, parse_structure
 from feedback_intelligence.structuring.prompt import CORRECTION_ASK, CORRECTION_INTRO, StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema

@@ -6,7 +6,7 @@ import pytest
 
 from feedback_intelligence.deterministic.prior import propose_structure, type_evidence
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.theme import theme_rejection
+from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 
 def test_the_praise_is_praise_and_positive(retail: Domain) -> None:

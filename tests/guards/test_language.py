@@ -6,7 +6,7 @@ import pytest
 
 from feedback_intelligence.deterministic.language import detect_language
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.language import (
+from feedback_intelligence.structuring.guards.language import (
     CONTRADICTS_TEXT,
     NOT_ISO,
     UNEXPECTED,

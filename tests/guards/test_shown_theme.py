@@ -6,9 +6,9 @@ import pytest
 
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.guards import guard_structure
-from feedback_intelligence.guards.theme import shown_theme, theme_rejection
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards import guard_structure
+from feedback_intelligence.structuring.guards.theme import shown_theme, theme_rejection
 
 CASES = [
     ("retail", "Do you sell gluten free bread? Customer could not find any."),

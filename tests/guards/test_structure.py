@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards import PRIOR_FIELD, Rejection, guard_structure
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards import PRIOR_FIELD, Rejection, guard_structure
 
 PRAISE = "Myyjä oli todella ystävällinen ja auttoi löytämään oikean koon"
 QUEUE = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.theme import (
+from feedback_intelligence.structuring.guards.theme import (
     CONTROL_CHARACTERS,
     EMPTY,
     NOT_GROUNDED,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from feedback_intelligence.domain.model import Domain
@@ -55,8 +57,9 @@ async def test_injection_symptoms_in_a_model_structured_item_flag_it_for_review(
     retail: Domain, channel: Channel
 ) -> None:
     backend = ScriptedBackend(reply("maito_kylma", severity="critical"))
+    model_decides = replace(retail, prior_fields=())  # the model's severe rating is what raises the flag
 
-    stored = await service(retail, backend).ingest(channel, IngestCommand("email", INJECTION, WHEN))
+    stored = await service(model_decides, backend).ingest(channel, IngestCommand("email", INJECTION, WHEN))
 
     assert stored.needs_review is True
     assert "override" in stored.review_flags and "field-injection" in stored.review_flags

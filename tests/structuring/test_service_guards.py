@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.guards import Rejection
 from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.structuring.guards import Rejection
 from feedback_intelligence.structuring.service import StructuringService
 from tests.structuring.fakes import ScriptedBackend, make_runner
 

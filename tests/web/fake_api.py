@@ -2,7 +2,8 @@
 
 It serves the very same pages and static files as the real app (it mounts the real pages router)
 and answers the API routes from a :class:`Script` the test sets up: /interpret sequences such as
-503, 503, 200, a saturated 2-slot backend, 429s; the live channel; reports and the snapshot.
+503, 503, 200, a saturated 2-slot backend, 429s; the live channel; reports (built by the app's own
+report service over the scripted entries, see ``sample_data.build_report``) and the snapshot.
 Every /interpret attempt is recorded with its arrival time. It runs as a real uvicorn server on a
 free loopback port, in a thread of the test process.
 """
@@ -22,6 +23,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.routes.pages import include_pages
+from feedback_intelligence.report.window import Window, WindowError
 from tests.web import sample_data
 
 # What the edge colleague will send; the pages must work under it (no inline script or style).
@@ -61,7 +63,7 @@ class Script:
     save_statuses: list[int] = field(default_factory=list)  # forced answers before storing
     version_calls: int = 0
     # management view
-    report: dict[str, Any] | None = None  # None: build one from live_items
+    report: dict[str, Any] | None = None  # None: the app's report service over live_items (canned prose)
     report_status: int = 200
     report_delay_s: float = 0.0
     report_queries: list[dict[str, str]] = field(default_factory=list)
@@ -173,13 +175,24 @@ class FakeApi:
                                  "salvageNotes": [], "alerts": [], "needsReview": False, "reviewFlags": []},
                                 status_code=201, headers={"Location": f"/live/feedback/{stored['id']}"})
 
+        def window_of(request: Request) -> Window:
+            return sample_data.window(request.query_params.get("from"), request.query_params.get("to"))
+
+        def refused(exc: WindowError) -> Response:
+            return JSONResponse({"errors": [exc.message], "codes": [{"code": "window_invalid"}]}, status_code=400)
+
         @app.get("/live/report")
-        async def live_report() -> Response:
+        async def live_report(request: Request) -> Response:
             sc = fake.script
             if sc.live_report_status != 200:
                 return JSONResponse({"error": "scripted"}, status_code=sc.live_report_status)
-            report = sample_data.report_from_items(sc.live_items, summary=True, language=sc.schema["language"])
-            return JSONResponse(report)
+            try:
+                span = window_of(request)
+            except WindowError as exc:
+                return refused(exc)
+            report = await sample_data.build_report(sc.live_items, summary=True, language=sc.schema["language"],
+                                                    span=span)
+            return JSONResponse(report.to_json())
 
         @app.get("/report")
         async def report(request: Request) -> Response:
@@ -194,8 +207,13 @@ class FakeApi:
                                     status_code=sc.report_status)
             if sc.report is not None:
                 return JSONResponse(sc.report)
-            return JSONResponse(sample_data.report_from_items(sc.live_items, summary=False,
-                                                              language=sc.schema["language"]))
+            try:
+                span = window_of(request)
+            except WindowError as exc:
+                return refused(exc)
+            report = await sample_data.build_report(sc.live_items, summary=False, language=sc.schema["language"],
+                                                    span=span)
+            return JSONResponse(report.to_json())
 
         @app.get("/report/snapshot")
         async def snapshot() -> Response:

@@ -1,14 +1,26 @@
 """Plausible wire data for the scripted API: a retail-like schema, stored entries and reports.
 
 The shapes follow the API (docs/rules.md: "Schema body", "Input rules", "Report shape"); the wording of texts is
-made up here.
+made up here. Reports are not assembled by hand: the sample entries become the app's own records and go
+through the app's own report service (its deterministic layer and typed ``Report`` model), so the fake
+serves what the real app would serve for them; only the model's prose is canned (the fake has no model).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from feedback_intelligence.domain.model import DATA_PLACEHOLDER, SYNTHESIS_ROLE, Domain
+from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
+from feedback_intelligence.report.llm_layer import LlmLedger
+from feedback_intelligence.report.model import Report
+from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.report.prose import ProseLayer, ThemeProse, layered_view
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.window import Mode, Window, build_window
 
 CATEGORIES = {
     "maito_kylma": "Maito & kylmä",
@@ -115,73 +127,86 @@ def live_items() -> list[dict[str, Any]]:
     ]
 
 
-def _source(item: dict[str, Any]) -> dict[str, Any]:
+def domain(language: str = "fi") -> Domain:
+    """The fake's schema as the app's domain model, so the app's report code can read the sample entries."""
+    sc = schema(language)
+    return Domain(
+        name=f"sample-{language}", language=language, category_field_label=sc["categoryField"],
+        categories=dict(CATEGORIES), category_hints={}, catch_all_category=sc["catchAllCategory"],
+        demoted_categories=tuple(DEMOTED), severities=dict(SEVERITIES), types=dict(TYPES),
+        sentiments=dict(SENTIMENTS), type_sentiment=dict(TYPE_SENTIMENT), sources=tuple(sc["sources"]),
+        alert_keywords={},
+        prompts={SYNTHESIS_ROLE: DATA_PLACEHOLDER},  # never sent (the fake has no model); a real domain has one
+    )
+
+
+def record(item: dict[str, Any]) -> StoredFeedback:
+    """A stored entry as the fake serves it (wire JSON) -> the app's record of it."""
     st = item["structure"]
-    demoted = st is not None and st["category"] in DEMOTED
-    sentiment = None if st is None or demoted else (st.get("sentiment") or TYPE_SENTIMENT.get(st["type"]))
-    categories = list(dict.fromkeys(a["category"] for a in item["alerts"]))
-    return {"feedbackId": item["id"], "source": item["source"], "timestamp": item["timestamp"], "text": item["text"],
-            "severity": st["severity"] if st else "unknown", "needsReview": item["needsReview"],
-            "alertCategories": categories or None, "sentiment": sentiment}
+    corrections = item.get("corrections")
+    return StoredFeedback(
+        id=item["id"], source=item["source"], text=item["text"], timestamp=item["timestamp"],
+        created_at=item["createdAt"],
+        structure=Structure(st["category"], st["theme"], st["severity"], st["type"], st["language"],
+                            st.get("sentiment")) if st else None,
+        structure_failed=item["structureFailed"], model_failed=item["modelFailed"],
+        salvage_notes=tuple(item["salvageNotes"]),
+        alerts=tuple(AlertHit(a["category"], a["pattern"]) for a in item["alerts"]),
+        corrections=None if corrections is None else tuple(
+            Correction(c["field"], c.get("modelValue"), c.get("humanValue")) for c in corrections),
+        needs_review=item["needsReview"], review_flags=tuple(item["reviewFlags"]),
+    )
 
 
-def _sentiments(items: list[dict[str, Any]]) -> dict[str, int]:
-    counts = Counter(s["sentiment"] for s in map(_source, items) if s["sentiment"])
-    return {k: counts[k] for k in SENTIMENTS if counts[k]}
+def window(from_raw: str | None = None, to_raw: str | None = None, *, days: int | None = None) -> Window:
+    """The report window as the real app builds it from a request's ``from``/``to`` (default: the last 7 days)."""
+    options = ReportOptions()
+    if days is not None:
+        options = ReportOptions(default_window_days=days, max_window_days=max(days, options.max_window_days))
+    return build_window(from_raw, to_raw, datetime.now(UTC), options)
+
+
+def canned_prose(report: Report) -> Report:
+    """Model prose over each rated theme of a standard report, laid on by the app's own code (``layered_view``),
+    as if the model had written and the guards passed all of it."""
+    rated = [t for t in report.themes if not t.unrated]
+    ledger = LlmLedger(budget=max(len(rated), ReportOptions().llm_budget), verify_budget=0, calls=len(rated))
+    themes = {
+        t.category: ThemeProse(
+            title=f"{t.category_label} — {t.leading_themes[0]}",
+            narrative=f"Asiakkaat mainitsivat aiheen {t.leading_themes[0]} {t.count} kertaa; muut aiheet olivat "
+                      "yksittäisiä.",
+        ) if t.leading_themes else ThemeProse(
+            title=t.category_label, narrative=f"Asiakkaat antoivat {t.count} palautetta, kukin eri asiasta.",
+        )
+        for t in rated
+    }
+    layer = ProseLayer(themes=themes, alerts=[], ledger=ledger.to_json(), fallbacks=0, dropped_claims=0,
+                       action_dropped=0)
+    return layered_view(report, layer, standard=True)
+
+
+async def build_report(items: list[dict[str, Any]], *, summary: bool, language: str = "fi",
+                       model_prose: bool = True, span: Window | None = None) -> Report:
+    """What the real app's report service answers for ``items`` in ``span`` (without a model: every part
+    automatic, ``llm.status`` off); with ``model_prose`` a standard report's rated themes carry canned prose."""
+    records = [record(i) for i in items]
+
+    async def fetch(from_: str, to: str, limit: int) -> list[StoredFeedback]:
+        inside = [r for r in records if from_ <= r.timestamp <= to]
+        return sorted(inside, key=lambda r: (r.timestamp, r.id), reverse=True)[:limit]
+
+    mode: Mode = "summary" if summary else "standard"
+    service = ReportService(domain(language), ReportOptions(cache_seconds=0), None, fetch,
+                            channel="live" if summary else "corpus")
+    report = await service.view(span or window(days=7 if summary else 30), mode=mode)
+    return canned_prose(report) if model_prose and not summary else report
 
 
 def report_from_items(items: list[dict[str, Any]], *, summary: bool, language: str = "fi",
-                      narrative_from_llm: bool = True) -> dict[str, Any]:
-    """A report of the right shape; the prose is canned (the fake has no model)."""
-    now = datetime.now(UTC)
-    structured = [i for i in items if i["structure"]]
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for item in sorted(items, key=lambda i: i["timestamp"], reverse=True):
-        if item["structure"]:
-            groups.setdefault(item["structure"]["category"], []).append(item)
-
-    def order(entry: tuple[str, list[dict[str, Any]]]) -> tuple[Any, ...]:
-        key, members = entry
-        rank = DEMOTED.index(key) if key in DEMOTED else -1
-        return (rank, -len(members), key) if summary else (-len(members), key)
-
-    themes = []
-    for key, members in sorted(groups.items(), key=order):
-        unrated = key in DEMOTED
-        top = Counter(m["structure"]["theme"] for m in members).most_common(1)[0][0]
-        from_llm = narrative_from_llm and not unrated and not summary
-        themes.append({
-            "category": key,
-            "title": f"{CATEGORIES.get(key, key)}: {top}" if not from_llm else f"{CATEGORIES.get(key, key)} — {top}",
-            "narrative": (f"{len(members)} moderoitavaa palautetta aikavälillä." if unrated else
-                          f"Asiakkaat mainitsivat aiheen {top} {len(members)} kertaa; muut aiheet olivat yksittäisiä."
-                          if from_llm else f"{len(members)} palautetta aikavälillä. Yleisimmät aiheet: {top} "
-                          f"({len(members)}). Suunta: vakaa. (Automaattinen kooste.)"),
-            "count": len(members), "direction": "stable", "directionLabel": "" if unrated else "vakaa",
-            "feedbackIds": [m["id"] for m in members], "narrativeFromLlm": from_llm,
-            "sources": sorted(map(_source, members), key=lambda s: list(SEVERITIES).index(s["severity"])
-                              if s["severity"] in SEVERITIES else 1, reverse=True),
-            "flaggedCount": sum(1 for m in members if m["needsReview"]),
-            "sentimentCounts": {} if unrated else _sentiments(members), "unrated": unrated,
-        })
-    alerts = [{"feedbackId": i["id"], "source": i["source"], "timestamp": i["timestamp"],
-               "textExcerpt": i["text"][:120] + ("…" if len(i["text"]) > 120 else ""), "text": i["text"],
-               "deterministicHits": i["alerts"], "llmReason": None}
-              for i in items if any(a["category"] not in DEMOTED for a in i["alerts"])]
-    rated = [i for i in structured if i["structure"]["category"] not in DEMOTED]
-    overall = None
-    if summary and rated:
-        overall = {"category": "overall", "title": "kaikki: " + Counter(i["structure"]["theme"] for i in rated)
-                   .most_common(1)[0][0], "narrative": f"{len(rated)} palautetta aikavälillä. Suunta: vakaa.",
-                   "count": len(rated), "direction": "stable", "directionLabel": "vakaa",
-                   "feedbackIds": [i["id"] for i in rated], "narrativeFromLlm": False, "sources": [],
-                   "flaggedCount": sum(1 for i in rated if i["needsReview"]), "sentimentCounts": _sentiments(items),
-                   "unrated": False}
-    return {
-        "windowFrom": iso(now - timedelta(days=7 if summary else 30)), "windowTo": iso(now), "generatedAt": iso(now),
-        "totalItems": len(items), "structureFailedCount": sum(1 for i in items if i["structureFailed"]),
-        "alerts": alerts, "themes": themes, "droppedClaimCount": 0,
-        "llmFallbackCount": 0 if narrative_from_llm else len(themes), "language": language, "actionDroppedCount": 0,
-        "overall": overall, "sentimentCounts": _sentiments(items), "truncated": False,
-        "itemsInWindow": len(items), "needsReviewCount": sum(1 for i in items if i["needsReview"]),
-    }
+                      model_prose: bool = True) -> dict[str, Any]:
+    """``build_report``'s wire JSON, for a test's script (runs the service on a loop of its own thread, so a
+    test may call it wherever it is, e.g. beside Playwright's loop)."""
+    coroutine = build_report(items, summary=summary, language=language, model_prose=model_prose)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result().to_json()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.deterministic import category_override
-from feedback_intelligence.guards import fields, language, theme
+from feedback_intelligence.structuring.guards import fields, language, theme
 
 I18N = Path(__file__).resolve().parents[2] / "feedback_intelligence" / "web" / "static" / "js" / "i18n.js"
 REASONS = sorted({

@@ -150,7 +150,7 @@ def test_a_refused_window_is_explained(pages, fake):
 
 
 def test_counters_truncation_and_automated_summaries_are_shown(pages, fake):
-    report = sample_data.report_from_items(sample_data.live_items(), summary=False, narrative_from_llm=False)
+    report = sample_data.report_from_items(sample_data.live_items(), summary=False, model_prose=False)
     report.update(truncated=True, totalItems=2000, itemsInWindow=2450, droppedClaimCount=2, actionDroppedCount=1)
     fake.script.report = report
     page = pages.open(fake.url + "/")
@@ -158,15 +158,16 @@ def test_counters_truncation_and_automated_summaries_are_shown(pages, fake):
     expect(meta).to_contain_text("mukana vain uusimmat 2000/2450")
     expect(meta).to_contain_text("2 perusteetonta väitettä poistettu")
     expect(meta).to_contain_text("1 toimintaohje poistettu tiivistelmästä")
-    expect(meta).to_contain_text("6 tiivistelmää ilman kielimallia")
+    expect(meta).to_contain_text("5 tiivistelmää ilman kielimallia")  # the rated themes; moderation has none
     expect(page.locator("#themes-list .origin-auto").first).to_have_text("Automaattinen kooste")
     expect(page.locator("#themes-list .origin-model")).to_have_count(0)
 
 
 def test_english_report_and_hostile_text(pages, fake):
     hostile = '<img src=x onerror="window.__pwned=1">'
-    items = [sample_data.stored("x1", hostile, "hevi", "<b>teema</b>", alerts=[{"category": "payment",
-                                                                                  "pattern": "<script>"}])]
+    # The theme's word is in the text: the report's theme guard shows only themes the text grounds.
+    items = [sample_data.stored("x1", f"{hostile} <b>teema</b>", "hevi", "<b>teema</b>",
+                                alerts=[{"category": "payment", "pattern": "<script>"}])]
     fake.script.schema = sample_data.schema("en")
     fake.script.live_items = items
     page = pages.open(fake.url + "/", locale="fi-FI")

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.routes.health import structure_backlog
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.errors import LlmError
@@ -59,6 +60,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         },
         "gate": gate,
         "channels": channels,
+        "structureLater": {"backlog": await structure_backlog(rt), "worker": rt.settings.structure_worker},
         "domain": rt.domain.name,
     }
 

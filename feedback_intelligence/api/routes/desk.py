@@ -26,9 +26,14 @@ from feedback_intelligence.store.feedback_store import DuplicateId
 
 router = APIRouter()
 
-_INGEST_RESPONSES = errors(
-    400, 409, 413, 429, 503,
-    s503="The LLM is busy (shed) or a store is down: nothing stored; retry with the same id after Retry-After.")
+_INGEST_RESPONSES = {
+    202: {"model": m.FeedbackCreated,
+          "description": "Saved for later (`structureLater`): stored with the deterministic proposal and "
+                         "`pending` true; the background worker structures it."},
+    **errors(400, 409, 413, 429, 503,
+             s503="The LLM is busy (shed) or a store is down: nothing stored; retry with the same id after "
+                  "Retry-After. With `structureLater` only a store that is down answers 503."),
+}
 _LIST_RESPONSES = errors(400, 429, 503)
 _LIMIT = Query(None, description="At most this many items, newest first (default and ceiling: "
                                        "FI_QUERY_DEFAULT_LIMIT, FI_QUERY_MAX_LIMIT).")
@@ -53,6 +58,7 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         *v.id_errors(body.id, settings.id_max_length),
         *(v.structure_errors(accepted, domain) if accepted else []),
         *v.correction_errors(corrections, accepted is not None, bool(body.modelInterpretationFailed)),
+        *v.later_errors(bool(body.structureLater), accepted is not None),
     ]
     if errors:
         raise InputError(errors)
@@ -60,6 +66,7 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         source=body.source, text=body.text, timestamp=body.timestamp, id=body.id,
         accepted_structure=accepted, corrections=corrections,
         model_interpretation_failed=bool(body.modelInterpretationFailed),
+        structure_later=bool(body.structureLater),
     )
 
 
@@ -70,7 +77,8 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
         stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))
     except DuplicateId as dup:
         return JSONResponse({"error": "duplicate id", "id": dup.feedback_id}, status_code=409)
-    rt.metrics.feedback_ingested.labels(channel_name, "desk" if command.accepted_structure else "llm").inc()
+    path = "desk" if command.accepted_structure else ("later" if command.structure_later else "llm")
+    rt.metrics.feedback_ingested.labels(channel_name, path).inc()
     prefix = "/live" if channel_name == LIVE else ""
     body_out = {
         "id": stored.id,
@@ -80,15 +88,18 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
         "alerts": [a.to_json() for a in stored.alerts],
         "needsReview": stored.needs_review,
         "reviewFlags": list(stored.review_flags),
+        "pending": stored.pending,
     }
-    return JSONResponse(body_out, status_code=201, headers={"Location": f"{prefix}/feedback/{stored.id}"})
+    status = 202 if stored.pending else 201  # accepted: the model's part is still to come
+    return JSONResponse(body_out, status_code=status, headers={"Location": f"{prefix}/feedback/{stored.id}"})
 
 
 @router.post("/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
              tags=["feedback"], operation_id="ingestFeedback", summary="Ingest one item into the corpus channel",
              description="Structures the text through the LLM gate (unless `acceptedStructure` is given) and "
                          "stores it with its deterministic alerts. An LLM that fails stores the item "
-                         "`structureFailed` with its raw text; a shed (503) stores nothing. Operator route.")
+                         "`structureFailed` with its raw text; a shed (503) stores nothing unless `structureLater` "
+                         "asked to save now and structure in the background (202). Operator route.")
 async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(CORPUS, body, request, rt)
 
@@ -97,7 +108,8 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
              tags=["desk"], operation_id="saveDeskEntry",
              summary="Save one desk entry; with acceptedStructure no LLM is involved",
              description="The desk's save. With `acceptedStructure` (the clerk's checked fields) it never "
-                         "waits for the LLM. Retrying with the same `id` answers 409 and changes nothing.")
+                         "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
+                         "background. Retrying with the same `id` answers 409 and changes nothing.")
 async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(LIVE, body, request, rt)
 

@@ -14,6 +14,7 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
+from feedback_intelligence.store.feedback_store import StoreUnavailable
 
 router = APIRouter(tags=["health"])
 
@@ -27,6 +28,9 @@ class HealthBody(ApiModel):
     gate: dict[str, Any] = Field(description="The gate's occupancy when the probe ran.")
     detail: str | None = Field(None, description="What failed, for an operator.")
     probeLatencyMs: float | None = Field(None, description="How long the probe's completion took.")
+    backlog: dict[str, dict[str, float]] | None = Field(
+        None, description="Per channel: rows saved for later and not yet structured (`items`) and the oldest "
+                          "one's age (`oldestAgeSeconds`); absent when a store cannot be read.")
 
 
 @router.get(
@@ -42,8 +46,24 @@ class HealthBody(ApiModel):
                 "(503 `stalled`).",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
+    backlog = await structure_backlog(rt)  # before the probe, which may take a while
     report = await rt.health.check()
-    return JSONResponse(report.to_json(), status_code=report.http_status)
+    body = report.to_json()
+    if backlog is not None:
+        body["backlog"] = backlog
+    return JSONResponse(body, status_code=report.http_status)
+
+
+async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int]] | None:
+    """The structure-later backlog, also kept in the metrics; None when a store is down."""
+    try:
+        backlog = await rt.worker.backlog()
+    except StoreUnavailable:
+        return None
+    for channel, figures in backlog.items():
+        rt.metrics.structure_backlog.labels(channel).set(figures["items"])
+        rt.metrics.structure_backlog_oldest.labels(channel).set(figures["oldestAgeSeconds"])
+    return backlog
 
 
 @router.get("/livez", operation_id="getLiveness", summary="The process is up. Never touches the LLM.",
@@ -72,4 +92,5 @@ async def metrics(rt: Runtime = Depends(runtime)) -> Response:
         rt.metrics.gate_store_up.set(1)
         rt.metrics.gate_in_use.set(occupancy.in_use)
         rt.gate.stalled(occupancy)  # the gate records fi_gate_stalled as it judges
+    await structure_backlog(rt)
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -13,6 +13,7 @@ import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js"
 
 const SCHEMA_RETRY_MS = 3000;
 const LIVE_WINDOW_DAYS = 7;
+const LATER_POLL_MS = 3000; // while an entry this desk saved for later waits for the model
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const FIELDS = ["category", "theme", "severity", "type", "sentiment", "language"];
 
@@ -32,6 +33,8 @@ const state = {
   segmentFailed: false,
   lastItems: null,
   lastReport: null,
+  pollTimer: null,
+  laterIds: new Set(), // entries this desk saved for later: shown until and after the model's turn
 };
 
 const el = {
@@ -42,6 +45,7 @@ const el = {
   entryForm: byId("entry-form"),
   interpret: byId("interpret-btn"),
   manual: byId("manual-btn"),
+  later: byId("later-btn"),
   entryMessage: byId("entry-message"),
   review: byId("review"),
   reviewHeading: byId("review-heading"),
@@ -54,6 +58,7 @@ const el = {
   liveStatus: byId("live-status"),
   liveTotals: byId("live-totals"),
   livePending: byId("live-pending"),
+  liveLater: byId("live-later"),
   liveSummary: byId("live-summary"),
   liveAlerts: byId("live-alerts"),
   liveCharts: byId("live-charts"),
@@ -162,6 +167,7 @@ async function onInterpret(event) {
   }
   const text = el.text.value.trim();
   show(el.manual, false);
+  show(el.later, false);
   if (!text) {
     say(el.entryMessage, state.t("msg.empty"), "warn");
     el.text.focus();
@@ -200,10 +206,12 @@ async function onInterpret(event) {
     case "busy":
       say(el.entryMessage, t("msg.busy"), "warn");
       show(el.manual, true);
+      show(el.later, true);
       break;
     case "unavailable":
       say(el.entryMessage, t("msg.unavailable"), "warn");
       show(el.manual, true);
+      show(el.later, true);
       break;
     case "rate_limited":
       say(el.entryMessage, t("msg.rateLimited"), "warn");
@@ -237,6 +245,53 @@ async function onManual() {
     startEntry(text, null, await fetchProposal(text));
   } finally {
     el.manual.disabled = false;
+  }
+}
+
+/** Save now, interpret later: stored at once with rule-made fields; the model's turn comes when it has room. */
+async function onLater() {
+  if (tooLong() || state.saving) return;
+  const text = el.text.value.trim();
+  const t = state.t;
+  if (!text) {
+    say(el.entryMessage, t("msg.empty"), "warn");
+    el.text.focus();
+    return;
+  }
+  const id = newEntryId();
+  state.saving = true;
+  el.later.disabled = true;
+  say(el.entryMessage, t("save.saving"), "busy");
+  let response;
+  try {
+    response = await request("/live/feedback", {
+      method: "POST", body: { id, source: "desk", text, timestamp: new Date().toISOString(), structureLater: true },
+    });
+  } catch {
+    say(el.entryMessage, t("save.network"), "error");
+    return;
+  } finally {
+    state.saving = false;
+    el.later.disabled = false;
+  }
+  if (response.status === 202 || response.status === 201 || response.status === 409) {
+    state.laterIds.add(id);
+    el.text.value = "";
+    updateCounter();
+    show(el.manual, false);
+    show(el.later, false);
+    say(el.entryMessage, t("later.saved"), "ok");
+    el.text.focus();
+    await loadSegment();
+    schedulePoll();
+    return;
+  }
+  if (response.status === 503) say(el.entryMessage, t("later.busy"), "warn");
+  else if (response.status === 429) say(el.entryMessage, t("msg.rateLimited"), "warn");
+  else {
+    const refused = [400, 413].includes(response.status);
+    say(el.entryMessage, refused ? t("save.rejected", { detail: await refusalText(response, t) })
+      : t("save.failed", { status: response.status }), "error");
   }
 }
 
@@ -533,8 +588,29 @@ function renderItems(items) {
   const ctx = segmentCtx();
   const themes = themesFromItems(items, ctx.labels);
   renderTotals(items.length, items.filter((i) => !i.structure || i.structureFailed).length);
+  renderLater(items, ctx);
   renderCharts(el.liveCharts, { sections: chartSections(themes, ctx.labels), labels: ctx.labels, t: ctx.t });
   renderSections(themes, ctx);
+}
+
+/** Entries waiting for the model ("interpreted later"), and this desk's later entries once the model is done. */
+function renderLater(items, ctx) {
+  const t = ctx.t;
+  const shown = items.filter((i) => i.pending || state.laterIds.has(i.id));
+  show(el.liveLater, shown.length > 0);
+  if (!shown.length) return;
+  const rows = shown.map((i) => {
+    const s = i.structure;
+    const state_ = i.pending ? "pending" : (i.structureFailed ? "failed" : "ready");
+    const fields = !i.pending && s
+      ? h("span", { class: "later-fields" },
+        `: ${ctx.labels.category(s.category)} · ${s.theme} · ${ctx.labels.severity(s.severity)}`)
+      : null;
+    return h("li", { class: `later-item later-${state_}`, "data-id": i.id, "data-state": state_ },
+      h("span", { class: "later-text" }, i.text.length > 80 ? `${i.text.slice(0, 79)}…` : i.text),
+      " — ", h("em", { class: "later-state" }, t(`later.${state_}`)), fields);
+  });
+  replace(el.liveLater, h("h3", {}, t("later.heading")), h("ul", { class: "later-list" }, ...rows));
 }
 
 /** Phase B: the live report (authoritative). */
@@ -637,14 +713,20 @@ async function checkVersion() {
   }
 }
 
+/** Is one of this desk's later entries still waiting for the model? Then look again soon. */
+function laterWaiting() {
+  return (state.lastItems || []).some((i) => i.pending && state.laterIds.has(i.id));
+}
+
 function schedulePoll() {
-  setTimeout(async () => {
+  clearTimeout(state.pollTimer);
+  state.pollTimer = setTimeout(async () => {
     try {
       await checkVersion();
     } finally {
       schedulePoll();
     }
-  }, pollDelay(Math.random()));
+  }, state.laterIds.size && (laterWaiting() || !state.lastItems) ? LATER_POLL_MS : pollDelay(Math.random()));
 }
 
 // ---------------------------------------------------------------- boot
@@ -656,6 +738,7 @@ function boot() {
   el.text.addEventListener("input", updateCounter);
   el.entryForm.addEventListener("submit", onInterpret);
   el.manual.addEventListener("click", onManual);
+  el.later.addEventListener("click", onLater);
   el.reviewForm.addEventListener("submit", onSave);
   el.reviewForm.addEventListener("input", refreshMarks);
   el.reviewForm.addEventListener("change", refreshMarks);

@@ -7,10 +7,10 @@
 * :class:`Rejection`, :class:`GuardedStructure` — what the guards say.
 """
 
-from feedback_intelligence.guards.language import is_iso639_1, language_rejection
-from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
-from feedback_intelligence.guards.structure import guard_structure
-from feedback_intelligence.guards.theme import THEME_REASONS, theme_rejection
+from feedback_intelligence.structuring.guards.language import is_iso639_1, language_rejection
+from feedback_intelligence.structuring.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
+from feedback_intelligence.structuring.guards.structure import guard_structure
+from feedback_intelligence.structuring.guards.theme import THEME_REASONS, theme_rejection
 
 __all__ = [
     "PRIOR_FIELD",

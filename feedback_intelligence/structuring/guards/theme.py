@@ -16,7 +16,7 @@ from collections import Counter
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
+from feedback_intelligence.structuring.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
 
 CONTROL_CHARACTERS = "control_characters"
 EMPTY = "empty"

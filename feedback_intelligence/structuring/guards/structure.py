@@ -9,14 +9,20 @@ sentiment by the value the evidence names, which the prior would also choose).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.guards.fields import category_verdict, sentiment_verdict, severity_verdict, type_verdict
-from feedback_intelligence.guards.language import language_rejection
-from feedback_intelligence.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
-from feedback_intelligence.guards.theme import shown_theme, theme_rejection
 from feedback_intelligence.records import Structure
+from feedback_intelligence.structuring.guards.fields import (
+    category_verdict,
+    sentiment_verdict,
+    severity_verdict,
+    type_verdict,
+)
+from feedback_intelligence.structuring.guards.language import language_rejection
+from feedback_intelligence.structuring.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
+from feedback_intelligence.structuring.guards.theme import shown_theme, theme_rejection
 
 
 def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
@@ -27,7 +33,8 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
     def swap(field: str, reason: str, replacement: str | None) -> None:
         nonlocal current
         rejections.append(Rejection(field, reason, getattr(model, field), replacement))
-        current = replace(current, **{field: replacement})
+        changes: dict[str, Any] = {field: replacement}
+        current = replace(current, **changes)
 
     for field in domain.prior_fields:
         if getattr(current, field) != getattr(prior, field):

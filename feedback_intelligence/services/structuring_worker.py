@@ -1,0 +1,213 @@
+"""Structure later: drain the rows saved without the model, at background priority, on every replica.
+
+The desk (or an import) saves an entry at once with the deterministic proposal as its structure and
+``pending`` set; this worker later asks the model through the gate at BACKGROUND priority, so it
+only ever takes a slot no clerk needs. The work lives in the store (store/structure_queue.py): a
+claim is a lease, renewed while the call runs, that lapses if this process dies, so another replica
+takes the row over; the conditional finish means a row is written by exactly one worker.
+
+Outcomes per claimed row:
+
+* the model's structure (guarded, with the category override and injection flags, as at ingest):
+  stored, ``pending`` false, the channel's version ticks;
+* a shed: the row goes back at once with its attempt refunded (not the item's fault), and this
+  worker pauses for the gate's Retry-After;
+* the backend down or still loading: the row goes back with its attempt refunded and waits for as
+  long as the outage lasts (retried every ``retry_base_s``);
+* any other failed call (an error answer, the deadline, a bug): the attempt counts, the row goes back
+  after a back-off; after ``max_attempts`` it is settled ``structureFailed`` with the proposal kept
+  and a note;
+* two unusable replies: settled ``structureFailed`` at once (the model would say the same again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable, LlmWarming
+from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.services.ingest import failure_note
+from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.structure_queue import Claim, StructureQueue
+from feedback_intelligence.structuring.service import StructuringService
+
+log = logging.getLogger(__name__)
+
+ROUTE = "structure-later"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    tasks: int = 2  # rows structured at once by this replica (the gate still decides who gets a slot)
+    lease_s: float = 30.0  # renewed every third of it while the call runs
+    max_attempts: int = 5
+    poll_s: float = 2.0  # how often an idle worker looks for rows other replicas saved
+    retry_base_s: float = 5.0  # back-off after a failed call: base × 2^(attempt-1), capped at 5 min
+
+
+def replica_name() -> str:
+    return f"{socket.gethostname()[:24]}-{os.getpid()}"
+
+
+class StructuringWorker:
+    def __init__(
+        self,
+        domain: Domain,
+        structuring: StructuringService,
+        channels: Sequence[Channel],
+        options: WorkerOptions,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.domain = domain
+        self.structuring = structuring
+        self.queues = [(channel, StructureQueue(channel.store)) for channel in channels]
+        self.options = options
+        self.metrics = metrics
+        self.replica = replica_name()
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._loop(), name=f"structure-later-{i}")
+                       for i in range(self.options.tasks)]
+
+    async def stop(self) -> None:
+        """Cancel the calls in flight; their rows are released (or simply lapse) for another replica."""
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+
+    def wake(self) -> None:
+        """A row was just saved for later here: look now rather than at the next poll."""
+        self._wake.set()
+
+    # -- the loop ----------------------------------------------------------------------------------
+
+    async def _loop(self) -> None:
+        while not self._stopping:
+            try:
+                pause = await self.drain_once()
+            except StoreUnavailable as exc:
+                log.warning("structure-later: store unavailable, retrying in %g s: %s", self.options.poll_s, exc)
+                pause = self.options.poll_s
+            except Exception:  # a bug must not end the worker for the life of the process
+                log.exception("structure-later: unexpected error")
+                pause = self.options.poll_s
+            if pause is None:
+                continue
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=pause)
+
+    async def drain_once(self) -> float | None:
+        """Claim and settle one row, from the first channel that has one (the runtime lists the live desk
+        first, so a large ``load --later`` import never delays a clerk's entry); returns how long to
+        pause (None: go on at once)."""
+        for channel, queue in self.queues:
+            claim = await queue.claim(f"{self.replica}-{uuid.uuid4().hex[:12]}", self.options.lease_s)
+            if claim is not None:
+                return await self._settle(channel, queue, claim)
+        return self.options.poll_s
+
+    async def _settle(self, channel: Channel, queue: StructureQueue, claim: Claim) -> float | None:
+        item = claim.item
+        if item.structure_attempts > self.options.max_attempts:  # e.g. it crashed replicas before
+            await self._give_up(queue, claim, f"structuring gave up after {self.options.max_attempts} attempts")
+            return None
+        renewer = asyncio.create_task(self._renew(queue, claim))
+        try:
+            result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route=ROUTE)
+        except LlmBusy as busy:
+            await queue.release(claim, retry_in_s=0, refund_attempt=True)
+            self._count("shed")
+            return float(min(busy.retry_after_s, self.options.poll_s))
+        except (LlmUnavailable, LlmWarming) as outage:
+            # The backend is down or loading: not the item's fault, so no attempt is spent; the row
+            # waits (pending, nothing lost) however long the outage lasts.
+            log.info("structure-later: the model is not answering (%s); %s waits", outage.public, item.id)
+            await queue.release(claim, retry_in_s=self.options.retry_base_s, refund_attempt=True)
+            self._count("outage")
+            return self.options.retry_base_s
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(queue.release(claim, retry_in_s=0, refund_attempt=True))
+            raise
+        except Exception as exc:
+            log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                    "structure-later: %s attempt %d failed: %s", item.id, item.structure_attempts, exc,
+                    exc_info=not isinstance(exc, LlmFailure))
+            if item.structure_attempts >= self.options.max_attempts:
+                await self._give_up(queue, claim, failure_note(exc))
+            else:
+                backoff = min(300.0, self.options.retry_base_s * 2 ** (item.structure_attempts - 1))
+                await queue.release(claim, retry_in_s=backoff, refund_attempt=False)
+                self._count("retry")
+            return None
+        finally:
+            renewer.cancel()
+
+        alerts = match_alerts(item.text, self.domain)
+        if result.structure is None:  # two unusable replies: the proposal stays, marked failed
+            structure, failed = item.structure, True
+        else:
+            structure, failed = result.structure, False
+        structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
+        flags = review_flags(detect_injection_signals(item.text), structure)
+        version = await queue.finish(claim, structure, structure_failed=failed, salvage_notes=result.notes,
+                                     needs_review=bool(flags), review_flags=flags)
+        self._count("lost" if version is None else ("failed" if failed else "structured"))
+        return None
+
+    async def _give_up(self, queue: StructureQueue, claim: Claim, note: str) -> None:
+        item = claim.item
+        version = await queue.finish(
+            claim, item.structure, structure_failed=True, salvage_notes=[note],
+            needs_review=item.needs_review, review_flags=item.review_flags,
+        )
+        self._count("lost" if version is None else "gave_up")
+
+    async def _renew(self, queue: StructureQueue, claim: Claim) -> None:
+        """Keep the lease while the call runs; a replica that dies stops renewing and the lease lapses."""
+        while True:
+            await asyncio.sleep(self.options.lease_s / 3)
+            try:
+                renewed = await queue.renew(claim, self.options.lease_s)
+            except StoreUnavailable:
+                continue
+            if renewed is None:
+                log.warning("structure-later: lost the lease on %s; another worker owns it now", claim.item.id)
+                return
+
+    def _count(self, outcome: str) -> None:
+        if self.metrics is not None:
+            self.metrics.structure_later.labels(outcome).inc()
+
+    # -- what the operator sees ----------------------------------------------------------------------
+
+    async def backlog(self) -> dict[str, dict[str, float | int]]:
+        """Per channel: rows still due and the oldest one's age in seconds."""
+        out: dict[str, dict[str, float | int]] = {}
+        for channel, queue in self.queues:
+            backlog = await queue.backlog()
+            out[channel.name] = {"items": backlog.items, "oldestAgeSeconds": round(backlog.oldest_age_s(), 1)}
+        return out

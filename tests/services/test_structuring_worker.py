@@ -1,0 +1,116 @@
+"""The structure-later worker in-process, on real SQLite stores, with a scripted structuring step:
+which row goes first, what a shed or a crash-looping row costs, and what the worker writes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from feedback_intelligence.devtools.databases import sqlite_url
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.errors import LlmBusy
+from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
+from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
+from feedback_intelligence.structuring.service import StructuringResult
+
+PROPOSAL = Structure("muu", "maito", "low", "complaint", "fi", "negative")
+MODEL = Structure("maito_kylma", "hapan maito", "high", "complaint", "fi", "negative")
+
+
+class ScriptedStructuring:
+    """Answers each call from a script (a structure, or an exception to raise) and records the texts."""
+
+    def __init__(self, *answers: Structure | Exception) -> None:
+        self.answers = list(answers)
+        self.calls: list[tuple[str, Priority]] = []
+
+    async def structure(self, text: str, *, priority: Priority, route: str) -> StructuringResult:
+        self.calls.append((text, priority))
+        answer = self.answers.pop(0) if self.answers else MODEL
+        if isinstance(answer, Exception):
+            raise answer
+        return StructuringResult(answer, "{}", salvaged=False, normalized=False, retried=False)
+
+
+@pytest.fixture(scope="module")
+def retail() -> Domain:
+    return load_domain("retail")
+
+
+@pytest.fixture
+async def channels(tmp_path: Path) -> AsyncIterator[dict[str, Channel]]:
+    made = {name: Channel(name, FeedbackStore(sqlite_url(tmp_path, f"{name}.db"), name=name))
+            for name in (CORPUS, LIVE)}
+    for channel in made.values():
+        await channel.store.migrate()
+    yield made
+    for channel in made.values():
+        await channel.store.aclose()
+
+
+def later(id_: str, second: int, text: str = "Maito oli hapanta.") -> StoredFeedback:
+    return StoredFeedback(id=id_, source="desk", text=f"{text} {id_}", timestamp="2026-11-30T10:00:00.0000000+00:00",
+                          created_at=f"2026-11-30T10:00:{second:02d}.0000000+00:00", structure=PROPOSAL,
+                          pending=True)
+
+
+def worker(retail: Domain, structuring: ScriptedStructuring, channels: dict[str, Channel],
+           **options: object) -> StructuringWorker:
+    return StructuringWorker(retail, structuring, [channels[LIVE], channels[CORPUS]],  # type: ignore[arg-type]
+                             WorkerOptions(**{"tasks": 1, "max_attempts": 3, **options}))  # type: ignore[arg-type]
+
+
+async def test_the_desks_rows_go_before_an_older_import_and_each_is_settled_at_background_priority(
+    retail: Domain, channels: dict[str, Channel],
+) -> None:
+    await channels[CORPUS].insert(later("import-1", 1))
+    await channels[LIVE].insert(later("desk-1", 9))
+    structuring = ScriptedStructuring()
+    w = worker(retail, structuring, channels)
+    version = await channels[LIVE].version()
+
+    assert await w.drain_once() is None
+    assert await w.drain_once() is None
+    assert [text.rsplit(" ", 1)[1] for text, _ in structuring.calls] == ["desk-1", "import-1"]
+    assert {priority for _, priority in structuring.calls} == {Priority.BACKGROUND}
+    desk = await channels[LIVE].store.get("desk-1")
+    assert desk is not None and not desk.pending and desk.structure is not None and desk.structure != PROPOSAL
+    assert await channels[LIVE].version() == version + 1  # the live channel ticked
+    assert await w.drain_once() == w.options.poll_s  # nothing left: pause
+
+
+async def test_a_shed_gives_the_row_back_with_its_attempt_refunded(
+    retail: Domain, channels: dict[str, Channel],
+) -> None:
+    await channels[LIVE].insert(later("a", 1))
+    structuring = ScriptedStructuring(LlmBusy("gate_busy", retry_after_s=3), MODEL)
+    w = worker(retail, structuring, channels, poll_s=1.0)
+    assert await w.drain_once() == 1.0  # paused for min(Retry-After, poll)
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and row.pending and row.structure_attempts == 0
+    assert await w.drain_once() is None
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and not row.pending and row.structure_attempts == 1
+
+
+async def test_a_row_that_crashed_replicas_beyond_the_bound_is_settled_without_another_call(
+    retail: Domain, channels: dict[str, Channel],
+) -> None:
+    await channels[LIVE].insert(later("poison", 1))
+    queue = StructureQueue(channels[LIVE].store)
+    for n in range(3):  # three replicas died holding it; their leases (in the past here) lapsed
+        assert await queue.claim(f"dead-{n}", lease_s=0.5, at_ms=now_ms() - 10_000 + n * 1000) is not None
+    structuring = ScriptedStructuring()
+    w = worker(retail, structuring, channels)
+    assert await w.drain_once() is None
+    assert structuring.calls == []
+    settled = await channels[LIVE].store.get("poison")
+    assert settled is not None and not settled.pending and settled.structure_failed
+    assert settled.structure == PROPOSAL and "gave up" in settled.salvage_notes[0]
