@@ -6,7 +6,7 @@ call that must wait waits on every offered backend at once and takes the first s
 a slow backend frees slots less often and gets proportionally fewer calls. Each backend keeps its
 own pool (in-process, or its own leases on Redis), so no backend is ever sent more than its slots,
 whatever the replicas do. The background reserve is the pool's: spread over the backends so that
-together they keep ``reserve`` slots free for visitors (docs/adr/0019-several-gpus-one-gate.md).
+together they keep ``reserve`` slots free for visitors (docs/adr/0016-several-gpus-one-gate.md).
 """
 
 from __future__ import annotations
