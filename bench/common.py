@@ -39,5 +39,3 @@ def print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
     for row in rows:
         table.add_row(*row)
     Console(width=120).print(table)
-
-

@@ -68,8 +68,9 @@ def evaluate(ours: dict[str, Any], deep: dict[str, Any], targets: dict[str, floa
         "backendBusy": ours["simBusyFraction"] >= targets["busyMinFraction"],
         "noOtherErrors": not crowd["otherErrors"] and not ours["edgeCheck"]["rejected"],
         "noSlotLeaked": ours["leak"]["gateInUse"] == 0 and ours["leak"]["simInFlight"] == 0,
-        "deepQueueRatio": (None if deep_p99 is None or not admitted_p99
-                           else deep_p99 >= targets["deepOverOursMinRatio"] * admitted_p99),
+        "deepQueueRatio": (
+            None if deep_p99 is None or not admitted_p99 else deep_p99 >= targets["deepOverOursMinRatio"] * admitted_p99
+        ),
         "notCapped": not crowd["capped"] and not deep_crowd["capped"],
     }
 
@@ -90,17 +91,19 @@ async def settle(app: httpx.AsyncClient, sim: httpx.AsyncClient, timeout_s: floa
     while True:
         status = (await app.get("/admin/status")).json()
         stats = (await sim.get("/sim/stats")).json()
-        leak = {"gateInUse": status["gate"]["inUse"], "simInFlight": stats["inFlight"],
-                "simQueued": stats["queued"]}
+        leak = {"gateInUse": status["gate"]["inUse"], "simInFlight": stats["inFlight"], "simQueued": stats["queued"]}
         if (leak["gateInUse"] == 0 and leak["simInFlight"] == 0) or time.monotonic() > deadline:
             return leak
         await asyncio.sleep(0.1)
 
 
-async def phase(app_url: str, sim_url: str, *, clerks: int, duration_s: float, seed: int, drain_cap_s: float,
-                http_timeout_s: float) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=app_url, timeout=30) as app, \
-            httpx.AsyncClient(base_url=sim_url, timeout=30) as sim:
+async def phase(
+    app_url: str, sim_url: str, *, clerks: int, duration_s: float, seed: int, drain_cap_s: float, http_timeout_s: float
+) -> dict[str, Any]:
+    async with (
+        httpx.AsyncClient(base_url=app_url, timeout=30) as app,
+        httpx.AsyncClient(base_url=sim_url, timeout=30) as sim,
+    ):
         check = await edge_check(app_url)
         await sim.post("/sim/reset")
         start = (await sim.get("/sim/stats")).json()
@@ -109,8 +112,15 @@ async def phase(app_url: str, sim_url: str, *, clerks: int, duration_s: float, s
         async def sample() -> None:
             at_deadline.update((await sim.get("/sim/stats")).json())
 
-        result = await run_crowd(app_url, clerks, duration_s, seed=seed, http_timeout_s=http_timeout_s,
-                                 drain_timeout_s=drain_cap_s, at_deadline=sample)
+        result = await run_crowd(
+            app_url,
+            clerks,
+            duration_s,
+            seed=seed,
+            http_timeout_s=http_timeout_s,
+            drain_timeout_s=drain_cap_s,
+            at_deadline=sample,
+        )
         leak = await settle(app, sim)
         end = (await sim.get("/sim/stats")).json()
     elapsed_ms = at_deadline["elapsedMs"] - start["elapsedMs"]
@@ -120,8 +130,10 @@ async def phase(app_url: str, sim_url: str, *, clerks: int, duration_s: float, s
         "edgeCheck": check,
         "simBusyFraction": round(busy_ms / (elapsed_ms * PARALLEL), 4),
         "gateBusyFraction": result.busy_slot_fraction,
-        "simAtDeadline": {k: at_deadline[k] for k in ("completed", "maxWaitMs", "maxConcurrency", "busyMs",
-                                                      "elapsedMs", "queued", "inFlight")},
+        "simAtDeadline": {
+            k: at_deadline[k]
+            for k in ("completed", "maxWaitMs", "maxConcurrency", "busyMs", "elapsedMs", "queued", "inFlight")
+        },
         "simAtEnd": {k: end[k] for k in ("completed", "cancelled", "rejectedBusy", "maxWaitMs", "maxConcurrency")},
         "leak": leak,
     }
@@ -136,8 +148,17 @@ def run(clerks: int, duration_s: float, seed: int, drain_cap_s: float) -> dict[s
         for name, env, http_timeout_s in (("ours", OURS, 60.0), ("noGate", NO_GATE, drain_cap_s + duration_s)):
             with app_server({**common, "FI_LLM_BASE_URL": sim.url, **env}) as app:
                 started = time.monotonic()
-                phases[name] = asyncio.run(phase(app.url, sim.url, clerks=clerks, duration_s=duration_s, seed=seed,
-                                                 drain_cap_s=drain_cap_s, http_timeout_s=http_timeout_s))
+                phases[name] = asyncio.run(
+                    phase(
+                        app.url,
+                        sim.url,
+                        clerks=clerks,
+                        duration_s=duration_s,
+                        seed=seed,
+                        drain_cap_s=drain_cap_s,
+                        http_timeout_s=http_timeout_s,
+                    )
+                )
                 phases[name]["wallS"] = round(time.monotonic() - started, 1)
                 phases[name]["env"] = env
     return phases
@@ -160,45 +181,80 @@ def main(argv: list[str] | None = None) -> int:
     targets = targets_for()
     verdicts = evaluate(ours, deep, targets)
     result = {
-        "clerks": args.clerks, "durationS": args.duration, "seed": args.seed, "parallel": PARALLEL,
-        "serviceMs": SERVICE_MS, "acquireTimeoutMs": ACQUIRE_MS, "simMaxQueue": SIM_MAX_QUEUE,
+        "clerks": args.clerks,
+        "durationS": args.duration,
+        "seed": args.seed,
+        "parallel": PARALLEL,
+        "serviceMs": SERVICE_MS,
+        "acquireTimeoutMs": ACQUIRE_MS,
+        "simMaxQueue": SIM_MAX_QUEUE,
         "capacityPerS": round(PARALLEL * 1000 / SERVICE_MS, 3),
-        "targets": targets, "verdicts": verdicts, **phases,
+        "targets": targets,
+        "verdicts": verdicts,
+        **phases,
     }
     path = write_result("crowd", result)
 
     c, d = ours["crowd"], deep["crowd"]
-    ratio = (round(d["admittedMs"]["p99"] / c["admittedMs"]["p99"], 1)
-             if d["admittedMs"]["p99"] and c["admittedMs"]["p99"] else None)
-    print_table(f"crowd: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} parallel x {SERVICE_MS} ms "
-                f"(capacity {result['capacityPerS']}/s); shared 2-core machine", [
-        ("(a) ours: admitted p50 / p99", f"{c['admittedMs']['p50']} / {c['admittedMs']['p99']} ms "
-                                         f"(n={c['admittedMs']['n']})",
-         f"p99 ≤ {targets['admittedP99MaxMs']:g} ms  {pf(verdicts['admittedP99'])}"),
-        ("(a) shed p50 / p99", f"{c['shedMs']['p50']} / {c['shedMs']['p99']} ms (n={c['shedMs']['n']})",
-         f"p99 ≤ {targets['shedP99MaxMs']:g} ms  {pf(verdicts['shedP99'])}"),
-        ("(a) shed rate (of attempts) / presses ending busy", f"{c['shedRate']} / {c['busyMessages']} of "
-                                                               f"{c['presses']}", ""),
-        ("(a) throughput (admitted / wall s)", f"{c['throughputPerS']}/s", ""),
-        ("(a) backend busy, sim / gate metric", f"{ours['simBusyFraction']:.1%} / "
-                                                f"{(ours['gateBusyFraction'] or 0):.1%}",
-         f"sim ≥ 90%  {pf(verdicts['backendBusy'])}"),
-        ("(a) errors other than 503; loopback edge check", f"{c['otherErrors'] or 'none'}; "
-                                                           f"{ours['edgeCheck']['statuses']}",
-         f"none  {pf(verdicts['noOtherErrors'])}"),
-        ("(a) after the run: gate inUse / sim inFlight", f"{ours['leak']['gateInUse']} / "
-                                                        f"{ours['leak']['simInFlight']}",
-         f"0 / 0  {pf(verdicts['noSlotLeaked'])}"),
-        ("(b) no gate: admitted p50 / p99", f"{d['admittedMs']['p50']} / {d['admittedMs']['p99']} ms "
-                                            f"(n={d['admittedMs']['n']})",
-         f"p99 ≥ 10 × ours  {pf(verdicts['deepQueueRatio'])}"),
-        ("(b) p99 ratio no-gate / ours", f"×{ratio}", ""),
-        ("(b) sim maxWaitMs (queued before service)", f"{deep['simAtEnd']['maxWaitMs']:.0f} ms", ""),
-        ("(b) throughput; busy (sim); drain after deadline", f"{d['throughputPerS']}/s; "
-                                                             f"{deep['simBusyFraction']:.1%}; {d['drainS']} s", ""),
-        ("drain capped (either phase)", f"{c['capped'] or d['capped']} (cap {args.drain_cap_s:g} s)",
-         pf(verdicts["notCapped"])),
-    ])
+    ratio = (
+        round(d["admittedMs"]["p99"] / c["admittedMs"]["p99"], 1)
+        if d["admittedMs"]["p99"] and c["admittedMs"]["p99"]
+        else None
+    )
+    print_table(
+        f"crowd: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} parallel x {SERVICE_MS} ms "
+        f"(capacity {result['capacityPerS']}/s); shared 2-core machine",
+        [
+            (
+                "(a) ours: admitted p50 / p99",
+                f"{c['admittedMs']['p50']} / {c['admittedMs']['p99']} ms (n={c['admittedMs']['n']})",
+                f"p99 ≤ {targets['admittedP99MaxMs']:g} ms  {pf(verdicts['admittedP99'])}",
+            ),
+            (
+                "(a) shed p50 / p99",
+                f"{c['shedMs']['p50']} / {c['shedMs']['p99']} ms (n={c['shedMs']['n']})",
+                f"p99 ≤ {targets['shedP99MaxMs']:g} ms  {pf(verdicts['shedP99'])}",
+            ),
+            (
+                "(a) shed rate (of attempts) / presses ending busy",
+                f"{c['shedRate']} / {c['busyMessages']} of {c['presses']}",
+                "",
+            ),
+            ("(a) throughput (admitted / wall s)", f"{c['throughputPerS']}/s", ""),
+            (
+                "(a) backend busy, sim / gate metric",
+                f"{ours['simBusyFraction']:.1%} / {(ours['gateBusyFraction'] or 0):.1%}",
+                f"sim ≥ 90%  {pf(verdicts['backendBusy'])}",
+            ),
+            (
+                "(a) errors other than 503; loopback edge check",
+                f"{c['otherErrors'] or 'none'}; {ours['edgeCheck']['statuses']}",
+                f"none  {pf(verdicts['noOtherErrors'])}",
+            ),
+            (
+                "(a) after the run: gate inUse / sim inFlight",
+                f"{ours['leak']['gateInUse']} / {ours['leak']['simInFlight']}",
+                f"0 / 0  {pf(verdicts['noSlotLeaked'])}",
+            ),
+            (
+                "(b) no gate: admitted p50 / p99",
+                f"{d['admittedMs']['p50']} / {d['admittedMs']['p99']} ms (n={d['admittedMs']['n']})",
+                f"p99 ≥ 10 × ours  {pf(verdicts['deepQueueRatio'])}",
+            ),
+            ("(b) p99 ratio no-gate / ours", f"×{ratio}", ""),
+            ("(b) sim maxWaitMs (queued before service)", f"{deep['simAtEnd']['maxWaitMs']:.0f} ms", ""),
+            (
+                "(b) throughput; busy (sim); drain after deadline",
+                f"{d['throughputPerS']}/s; {deep['simBusyFraction']:.1%}; {d['drainS']} s",
+                "",
+            ),
+            (
+                "drain capped (either phase)",
+                f"{c['capped'] or d['capped']} (cap {args.drain_cap_s:g} s)",
+                pf(verdicts["notCapped"]),
+            ),
+        ],
+    )
     print(f"written: {path}")
     return 0 if all(v is not False for v in verdicts.values()) else 1
 

@@ -50,10 +50,15 @@ def evaluate(one: dict[str, Any], two: dict[str, Any], goal: dict[str, float]) -
 
 
 def env_for(sims: list[ServerProcess]) -> dict[str, str]:
-    backends = [{"name": f"gpu{i}", "kind": "ollama", "url": s.url, "model": "sim-model", "slots": PARALLEL}
-                for i, s in enumerate(sims)]
-    return {"FI_LLM_BACKENDS": json.dumps(backends), "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS),
-            "FI_LLM_CALL_TIMEOUT_S": "120"}
+    backends = [
+        {"name": f"gpu{i}", "kind": "ollama", "url": s.url, "model": "sim-model", "slots": PARALLEL}
+        for i, s in enumerate(sims)
+    ]
+    return {
+        "FI_LLM_BACKENDS": json.dumps(backends),
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS),
+        "FI_LLM_CALL_TIMEOUT_S": "120",
+    }
 
 
 async def phase(app_url: str, sims: list[ServerProcess], *, clerks: int, duration_s: float, seed: int) -> dict:
@@ -66,25 +71,35 @@ async def phase(app_url: str, sims: list[ServerProcess], *, clerks: int, duratio
         async def sample() -> None:
             at_deadline.extend([(await http.get(s.url + "/sim/stats")).json() for s in sims])
 
-        result = await run_crowd(app_url, clerks, duration_s, seed=seed, http_timeout_s=60.0,
-                                 drain_timeout_s=60.0, at_deadline=sample)
+        result = await run_crowd(
+            app_url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=60.0, at_deadline=sample
+        )
         deadline = time.monotonic() + 5
-        while (leak := (await http.get(app_url + "/admin/status")).json()["gate"]["inUse"]) and \
-                time.monotonic() < deadline:
+        while (
+            leak := (await http.get(app_url + "/admin/status")).json()["gate"]["inUse"]
+        ) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         end = [(await http.get(s.url + "/sim/stats")).json() for s in sims]
-    busy = [round((d["busyMs"] - s["busyMs"]) / ((d["elapsedMs"] - s["elapsedMs"]) * PARALLEL), 4)
-            for s, d in zip(start, at_deadline, strict=True)]
-    return {"crowd": result.summary(), "simBusy": busy, "simCompleted": [e["completed"] for e in end],
-            "simMaxConcurrency": [e["maxConcurrency"] for e in end], "simMaxWaitMs": [e["maxWaitMs"] for e in end],
-            "leak": leak}
+    busy = [
+        round((d["busyMs"] - s["busyMs"]) / ((d["elapsedMs"] - s["elapsedMs"]) * PARALLEL), 4)
+        for s, d in zip(start, at_deadline, strict=True)
+    ]
+    return {
+        "crowd": result.summary(),
+        "simBusy": busy,
+        "simCompleted": [e["completed"] for e in end],
+        "simMaxConcurrency": [e["maxConcurrency"] for e in end],
+        "simMaxWaitMs": [e["maxWaitMs"] for e in end],
+        "leak": leak,
+    }
 
 
 def run(clerks: int, duration_s: float, seed: int) -> dict[str, Any]:
     phases: dict[str, Any] = {}
     with ExitStack() as stack:
-        sims = [stack.enter_context(sim_ollama(parallel=PARALLEL, max_queue=8, service_ms=SERVICE_MS))
-                for _ in range(2)]
+        sims = [
+            stack.enter_context(sim_ollama(parallel=PARALLEL, max_queue=8, service_ms=SERVICE_MS)) for _ in range(2)
+        ]
         for name, used in (("oneGpu", sims[:1]), ("twoGpus", sims)):
             with app_server(env_for(used)) as app:
                 phases[name] = asyncio.run(phase(app.url, used, clerks=clerks, duration_s=duration_s, seed=seed))
@@ -105,24 +120,46 @@ def main(argv: list[str] | None = None) -> int:
     one, two = phases["oneGpu"], phases["twoGpus"]
     goal = targets()
     verdicts = evaluate(one, two, goal)
-    path = write_result("crowd_gpus", {"clerks": args.clerks, "durationS": args.duration, "seed": args.seed,
-                                       "parallel": PARALLEL, "serviceMs": SERVICE_MS, "targets": goal,
-                                       "verdicts": verdicts, **phases})
+    path = write_result(
+        "crowd_gpus",
+        {
+            "clerks": args.clerks,
+            "durationS": args.duration,
+            "seed": args.seed,
+            "parallel": PARALLEL,
+            "serviceMs": SERVICE_MS,
+            "targets": goal,
+            "verdicts": verdicts,
+            **phases,
+        },
+    )
     c1, c2 = one["crowd"], two["crowd"]
     ratio = round(c2["throughputPerS"] / c1["throughputPerS"], 2) if c1["throughputPerS"] else None
-    print_table(f"crowd over GPUs: {args.clerks} clerks, {args.duration:g} s, sims {PARALLEL} x {SERVICE_MS} ms", [
-        ("throughput one / two", f"{c1['throughputPerS']}/s / {c2['throughputPerS']}/s (×{ratio})",
-         f"≥ ×{goal['throughputMinRatio']}  {pf(verdicts['throughput'])}"),
-        ("admitted p99 one / two", f"{c1['admittedMs']['p99']} / {c2['admittedMs']['p99']} ms",
-         f"two ≤ ×{goal['admittedP99MaxRatio']}  {pf(verdicts['admittedP99'])}"),
-        ("shed p99 one / two", f"{c1['shedMs']['p99']} / {c2['shedMs']['p99']} ms", ""),
-        ("sim busy one; two", f"{one['simBusy']}; {two['simBusy']}", f"≥ 90%  {pf(verdicts['backendBusy'])}"),
-        ("sim max concurrency; max wait", f"{one['simMaxConcurrency']} {two['simMaxConcurrency']}; "
-                                          f"{one['simMaxWaitMs']} {two['simMaxWaitMs']} ms",
-         f"≤ {PARALLEL}  {pf(verdicts['perBackendSlots'])}"),
-        ("calls per backend (two)", f"{two['simCompleted']}", ""),
-        ("gate inUse after", f"{one['leak']} / {two['leak']}", f"0  {pf(verdicts['noSlotLeaked'])}"),
-    ])
+    print_table(
+        f"crowd over GPUs: {args.clerks} clerks, {args.duration:g} s, sims {PARALLEL} x {SERVICE_MS} ms",
+        [
+            (
+                "throughput one / two",
+                f"{c1['throughputPerS']}/s / {c2['throughputPerS']}/s (×{ratio})",
+                f"≥ ×{goal['throughputMinRatio']}  {pf(verdicts['throughput'])}",
+            ),
+            (
+                "admitted p99 one / two",
+                f"{c1['admittedMs']['p99']} / {c2['admittedMs']['p99']} ms",
+                f"two ≤ ×{goal['admittedP99MaxRatio']}  {pf(verdicts['admittedP99'])}",
+            ),
+            ("shed p99 one / two", f"{c1['shedMs']['p99']} / {c2['shedMs']['p99']} ms", ""),
+            ("sim busy one; two", f"{one['simBusy']}; {two['simBusy']}", f"≥ 90%  {pf(verdicts['backendBusy'])}"),
+            (
+                "sim max concurrency; max wait",
+                f"{one['simMaxConcurrency']} {two['simMaxConcurrency']}; "
+                f"{one['simMaxWaitMs']} {two['simMaxWaitMs']} ms",
+                f"≤ {PARALLEL}  {pf(verdicts['perBackendSlots'])}",
+            ),
+            ("calls per backend (two)", f"{two['simCompleted']}", ""),
+            ("gate inUse after", f"{one['leak']} / {two['leak']}", f"0  {pf(verdicts['noSlotLeaked'])}"),
+        ],
+    )
     print(f"written: {path}")
     return 0 if all(v is not False for v in verdicts.values()) else 1
 

@@ -44,8 +44,12 @@ ACQUIRE_MS = 500
 SIM_MAX_QUEUE = 8
 TODAY = {"FI_LLM_SLOTS": str(PARALLEL), "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS)}
 LATER = {**TODAY, "FI_LLM_BACKGROUND_RESERVE": "0", "FI_STRUCTURE_LEASE_S": "5", "FI_STRUCTURE_POLL_S": "0.5"}
-TARGETS = {"laterSavedP99MaxMs": 1500.0, "drainMinFraction": 0.90, "admittedP99MaxRatio": 1.10,
-           "reportShedRateMaxRatio": 1.05}
+TARGETS = {
+    "laterSavedP99MaxMs": 1500.0,
+    "drainMinFraction": 0.90,
+    "admittedP99MaxRatio": 1.10,
+    "reportShedRateMaxRatio": 1.05,
+}
 REPORT_WINDOW = {"from": "2026-11-01T00:00:00Z", "to": "2026-12-31T00:00:00Z"}
 
 
@@ -64,8 +68,9 @@ def wait_backlog(app: ServerProcess, at_most: int, timeout_s: float) -> float:
 
 
 def crowd(app: ServerProcess, clerks: int, duration_s: float, seed: int, later: bool) -> CrowdResult:
-    return asyncio.run(run_crowd(app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0,
-                                 drain_timeout_s=600.0, later=later))
+    return asyncio.run(
+        run_crowd(app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=600.0, later=later)
+    )
 
 
 def preload_corpus(app: ServerProcess) -> int:
@@ -90,20 +95,29 @@ async def crowd_with_reports(app: ServerProcess, clerks: int, duration_s: float,
             while not stop.is_set():
                 started = time.perf_counter()
                 body = (await http.get("/report", params=REPORT_WINDOW)).json()
-                reports.append({"ms": (time.perf_counter() - started) * 1000, "llm": body.get("llm", {}),
-                                "fallbacks": body.get("llmFallbackCount", 0)})
+                reports.append(
+                    {
+                        "ms": (time.perf_counter() - started) * 1000,
+                        "llm": body.get("llm", {}),
+                        "fallbacks": body.get("llmFallbackCount", 0),
+                    }
+                )
 
     async def at_deadline() -> None:
         stop.set()
 
     task = asyncio.create_task(manager())
-    result = await run_crowd(app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=600.0,
-                             at_deadline=at_deadline)
+    result = await run_crowd(
+        app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=600.0, at_deadline=at_deadline
+    )
     await task
-    return {**result.summary(), "reports": len(reports),
-            "reportLlmCalls": sum(int(r["llm"].get("calls", 0) or 0) for r in reports),
-            "reportLlmShed": sum(int(r["llm"].get("shed", 0) or 0) for r in reports),
-            "reportMsP50": sorted(r["ms"] for r in reports)[len(reports) // 2] if reports else None}
+    return {
+        **result.summary(),
+        "reports": len(reports),
+        "reportLlmCalls": sum(int(r["llm"].get("calls", 0) or 0) for r in reports),
+        "reportLlmShed": sum(int(r["llm"].get("shed", 0) or 0) for r in reports),
+        "reportMsP50": sorted(r["ms"] for r in reports)[len(reports) // 2] if reports else None,
+    }
 
 
 def drain_and_kill(app: ServerProcess, env: dict[str, str], data: Path, saved_ids: list[str]) -> dict[str, Any]:
@@ -157,15 +171,24 @@ def evaluate(out: dict[str, Any]) -> dict[str, bool | None]:
     today, later, drain, reporting = out["today"], out["later"], out["drain"], out["withReport"]
     later_p99 = later["laterSavedMs"]["p99"]
     return {
-        "reportShedRate": (reporting["shedRate"] <= TARGETS["reportShedRateMaxRatio"] * today["shedRate"]
-                           if today["shedRate"] else None),
+        "reportShedRate": (
+            reporting["shedRate"] <= TARGETS["reportShedRateMaxRatio"] * today["shedRate"]
+            if today["shedRate"]
+            else None
+        ),
         "noPressUnsaved": later["unsaved"] == 0 and later["savedDirect"] + later["savedLater"] == later["presses"],
         "laterSavedP99": None if later_p99 is None else later_p99 <= TARGETS["laterSavedP99MaxMs"],
-        "drainRate": (None if drain["backlogAtCrowdEnd"] < 10  # too few rows left to time a drain
-                      else drain["drainFraction"] >= TARGETS["drainMinFraction"]),
+        "drainRate": (
+            None
+            if drain["backlogAtCrowdEnd"] < 10  # too few rows left to time a drain
+            else drain["drainFraction"] >= TARGETS["drainMinFraction"]
+        ),
         "admittedP99": (later["admittedMs"]["p99"] <= TARGETS["admittedP99MaxRatio"] * today["admittedMs"]["p99"]),
-        "nothingLostAfterKill": (drain["rowsFound"] == drain["savedPresses"] and drain["rowsPending"] == 0
-                                 and drain["rowsWithoutStructure"] == 0),
+        "nothingLostAfterKill": (
+            drain["rowsFound"] == drain["savedPresses"]
+            and drain["rowsPending"] == 0
+            and drain["rowsWithoutStructure"] == 0
+        ),
     }
 
 
@@ -181,35 +204,66 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = run(args.clerks, args.duration, args.seed)
     verdicts = evaluate(out)
-    path = write_result("crowd_later", {"clerks": args.clerks, "durationS": args.duration, "seed": args.seed,
-                                       "targets": TARGETS, "verdicts": verdicts, **out})
+    path = write_result(
+        "crowd_later",
+        {
+            "clerks": args.clerks,
+            "durationS": args.duration,
+            "seed": args.seed,
+            "targets": TARGETS,
+            "verdicts": verdicts,
+            **out,
+        },
+    )
     t, lt, d, r = out["today"], out["later"], out["drain"], out["withReport"]
-    print_table(f"crowd_later: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} x {SERVICE_MS} ms", [
-        ("(a) today: presses / ending busy (text unsaved)", f"{t['presses']} / {t['busyMessages']}", ""),
-        ("(a) today: admitted p50 / p99", f"{t['admittedMs']['p50']} / {t['admittedMs']['p99']} ms "
-                                          f"(n={t['admittedMs']['n']})", ""),
-        ("(a) vs (c) interactive shed rate, without / with reports",
-         f"{t['shedRate']} / {r['shedRate']} ({r['reports']} reports, {r['reportLlmCalls']} prose calls, "
-         f"{r['reportLlmShed']} shed)", f"(c) ≤ 1.05 × (a)  {pf(verdicts['reportShedRate'])}"),
-        ("(b) later: presses / saved direct / saved later / unsaved",
-         f"{lt['presses']} / {lt['savedDirect']} / {lt['savedLater']} / {lt['unsaved']}",
-         f"unsaved 0  {pf(verdicts['noPressUnsaved'])}"),
-        ("(b) first press → saved, later path p50 / p99", f"{lt['laterSavedMs']['p50']} / "
-                                                         f"{lt['laterSavedMs']['p99']} ms",
-         f"p99 ≤ 1500 ms  {pf(verdicts['laterSavedP99'])}"),
-        ("(b) first press → saved, every press p50 / p99", f"{lt['savedMs']['p50']} / {lt['savedMs']['p99']} ms",
-         ""),
-        ("(b) admitted p50 / p99", f"{lt['admittedMs']['p50']} / {lt['admittedMs']['p99']} ms "
-                                   f"(n={lt['admittedMs']['n']})",
-         f"p99 ≤ 1.1 × (a)  {pf(verdicts['admittedP99'])}"),
-        ("backlog at crowd end; drain rate (share of capacity)",
-         f"{d['backlogAtCrowdEnd']}; {d['drainRatePerS']}/s ({d['drainFraction']:.0%})",
-         f"≥ 90 %  {pf(verdicts['drainRate'])}"),
-        ("SIGKILL mid-drain: rows found / saved; pending; without structure",
-         f"{d['rowsFound']} / {d['savedPresses']}; {d['rowsPending']}; {d['rowsWithoutStructure']} "
-         f"(failed {d['rowsStructureFailed']}; finished {d['afterKillFinishS']} s after the kill)",
-         f"all, 0, 0  {pf(verdicts['nothingLostAfterKill'])}"),
-    ])
+    print_table(
+        f"crowd_later: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} x {SERVICE_MS} ms",
+        [
+            ("(a) today: presses / ending busy (text unsaved)", f"{t['presses']} / {t['busyMessages']}", ""),
+            (
+                "(a) today: admitted p50 / p99",
+                f"{t['admittedMs']['p50']} / {t['admittedMs']['p99']} ms (n={t['admittedMs']['n']})",
+                "",
+            ),
+            (
+                "(a) vs (c) interactive shed rate, without / with reports",
+                f"{t['shedRate']} / {r['shedRate']} ({r['reports']} reports, {r['reportLlmCalls']} prose calls, "
+                f"{r['reportLlmShed']} shed)",
+                f"(c) ≤ 1.05 × (a)  {pf(verdicts['reportShedRate'])}",
+            ),
+            (
+                "(b) later: presses / saved direct / saved later / unsaved",
+                f"{lt['presses']} / {lt['savedDirect']} / {lt['savedLater']} / {lt['unsaved']}",
+                f"unsaved 0  {pf(verdicts['noPressUnsaved'])}",
+            ),
+            (
+                "(b) first press → saved, later path p50 / p99",
+                f"{lt['laterSavedMs']['p50']} / {lt['laterSavedMs']['p99']} ms",
+                f"p99 ≤ 1500 ms  {pf(verdicts['laterSavedP99'])}",
+            ),
+            (
+                "(b) first press → saved, every press p50 / p99",
+                f"{lt['savedMs']['p50']} / {lt['savedMs']['p99']} ms",
+                "",
+            ),
+            (
+                "(b) admitted p50 / p99",
+                f"{lt['admittedMs']['p50']} / {lt['admittedMs']['p99']} ms (n={lt['admittedMs']['n']})",
+                f"p99 ≤ 1.1 × (a)  {pf(verdicts['admittedP99'])}",
+            ),
+            (
+                "backlog at crowd end; drain rate (share of capacity)",
+                f"{d['backlogAtCrowdEnd']}; {d['drainRatePerS']}/s ({d['drainFraction']:.0%})",
+                f"≥ 90 %  {pf(verdicts['drainRate'])}",
+            ),
+            (
+                "SIGKILL mid-drain: rows found / saved; pending; without structure",
+                f"{d['rowsFound']} / {d['savedPresses']}; {d['rowsPending']}; {d['rowsWithoutStructure']} "
+                f"(failed {d['rowsStructureFailed']}; finished {d['afterKillFinishS']} s after the kill)",
+                f"all, 0, 0  {pf(verdicts['nothingLostAfterKill'])}",
+            ),
+        ],
+    )
     print(f"written: {path}")
     return 0 if all(v is not False for v in verdicts.values()) else 1
 

@@ -30,9 +30,13 @@ def same_chat_request_as_the_app(text: str) -> dict:
     """The very chat request the app's structuring sends for ``text`` (prompt, schema, options)."""
     domain = load_domain("retail")
     return {
-        "model": "sim-model", "stream": False, "think": False, "keep_alive": "30m",
+        "model": "sim-model",
+        "stream": False,
+        "think": False,
+        "keep_alive": "30m",
         "messages": [{"role": "user", "content": StructuringPrompt.for_domain(domain).render(text)}],
-        "options": {"num_predict": 512, "temperature": 0.0}, "format": structure_json_schema(domain),
+        "options": {"num_predict": 512, "temperature": 0.0},
+        "format": structure_json_schema(domain),
     }
 
 
@@ -44,8 +48,10 @@ async def timed(call) -> float:
 
 
 async def measure(sim_url: str, app_url: str) -> dict:
-    async with httpx.AsyncClient(base_url=app_url, timeout=60) as app, \
-            httpx.AsyncClient(base_url=sim_url, timeout=60) as sim:
+    async with (
+        httpx.AsyncClient(base_url=app_url, timeout=60) as app,
+        httpx.AsyncClient(base_url=sim_url, timeout=60) as sim,
+    ):
         await app.post("/interpret", json={"text": TEXT})  # warm both paths
         direct_payload = same_chat_request_as_the_app(TEXT)
         through, direct = [], []
@@ -81,21 +87,39 @@ async def measure(sim_url: str, app_url: str) -> dict:
 
 
 def main() -> None:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=5) as sim, app_server(
-        {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-         "FI_LLM_SLOTS": "2", "FI_HEALTH_CACHE_S": "0"}
-    ) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=5) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_LLM_SLOTS": "2",
+                "FI_HEALTH_CACHE_S": "0",
+            }
+        ) as app,
+    ):
         result = asyncio.run(measure(sim.url, app.url))
     path = write_result("gate_overhead", result)
-    print_table("gate overhead (sim-ollama, 2 slots)", [
-        ("added latency of /interpret, p50", f"{result['addedLatencyP50Ms']} ms", "≤ 5 ms"),
-        ("  through the app p50 / direct p50", f"{result['interpretThroughAppMs']['p50']} / "
-                                                f"{result['chatStraightToSimMs']['p50']} ms", ""),
-        ("saturated /health p50 vs idle probe p50", f"{result['saturatedHealthMs']['p50']} vs "
-                                                   f"{result['idleHealthMs']['p50']} ms "
-                                                   f"(×{result['saturatedOverIdleHealthP50']})", "saturated ≪ idle"),
-        ("two concurrent / one call (1 s service)", f"{result['twoOverOne']}", "≤ 1.2"),
-    ])
+    print_table(
+        "gate overhead (sim-ollama, 2 slots)",
+        [
+            ("added latency of /interpret, p50", f"{result['addedLatencyP50Ms']} ms", "≤ 5 ms"),
+            (
+                "  through the app p50 / direct p50",
+                f"{result['interpretThroughAppMs']['p50']} / {result['chatStraightToSimMs']['p50']} ms",
+                "",
+            ),
+            (
+                "saturated /health p50 vs idle probe p50",
+                f"{result['saturatedHealthMs']['p50']} vs "
+                f"{result['idleHealthMs']['p50']} ms "
+                f"(×{result['saturatedOverIdleHealthP50']})",
+                "saturated ≪ idle",
+            ),
+            ("two concurrent / one call (1 s service)", f"{result['twoOverOne']}", "≤ 1.2"),
+        ],
+    )
     print(f"written: {path}")
 
 

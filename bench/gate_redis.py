@@ -100,8 +100,6 @@ async def gate_overhead(iterations: int) -> dict[str, Any]:
 # -- 2. the crowd over three replicas -----------------------------------------------------------------
 
 
-
-
 def split(clerks: int, parts: int) -> list[int]:
     return [clerks // parts + (1 if i < clerks % parts else 0) for i in range(parts)]
 
@@ -129,8 +127,9 @@ def merge(results: list[CrowdResult]) -> dict[str, Any]:
     }
 
 
-async def crowd_phase(sim: ServerProcess, apps: list[ServerProcess], clerks: int, duration_s: float,
-                      seed: int) -> dict[str, Any]:
+async def crowd_phase(
+    sim: ServerProcess, apps: list[ServerProcess], clerks: int, duration_s: float, seed: int
+) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=sim.url, timeout=30) as http, httpx.AsyncClient(timeout=5) as admin:
         await http.post("/sim/reset")
 
@@ -139,10 +138,12 @@ async def crowd_phase(sim: ServerProcess, apps: list[ServerProcess], clerks: int
             return (await http.get("/sim/stats")).json()
 
         sampler = asyncio.create_task(at_deadline())
-        results = await asyncio.gather(*(
-            run_crowd(app.url, n, duration_s, seed=seed + i) for i, (app, n) in enumerate(
-                zip(apps, split(clerks, len(apps)), strict=True))
-        ))
+        results = await asyncio.gather(
+            *(
+                run_crowd(app.url, n, duration_s, seed=seed + i)
+                for i, (app, n) in enumerate(zip(apps, split(clerks, len(apps)), strict=True))
+            )
+        )
         busy = await sampler
         stats = (await http.get("/sim/stats")).json()
         deadline = time.monotonic() + 5
@@ -163,19 +164,30 @@ async def crowd_phase(sim: ServerProcess, apps: list[ServerProcess], clerks: int
 
 def run_crowds(clerks: int, duration_s: float, seed: int, baseline: bool) -> dict[str, Any]:
     phases: dict[str, Any] = {}
-    common = {"FI_LLM_BACKEND": "ollama", "FI_LLM_MODEL": "sim-model", "FI_LLM_SLOTS": str(PARALLEL),
-              "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS)}
+    common = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_MODEL": "sim-model",
+        "FI_LLM_SLOTS": str(PARALLEL),
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS),
+    }
     with sim_ollama(parallel=PARALLEL, max_queue=8, service_ms=SERVICE_MS) as sim:
         with postgres_pair() as (corpus, live), ExitStack() as stack:
-            env = {**common, "FI_LLM_BASE_URL": sim.url, "FI_REDIS_URL": REDIS,
-                   "FI_GATE_NAME": f"bench-{uuid.uuid4().hex[:8]}", "FI_DATABASE_URL": corpus,
-                   "FI_LIVE_DATABASE_URL": live, "FI_VISITOR_SECRET": "bench-replicas"}
+            env = {
+                **common,
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_REDIS_URL": REDIS,
+                "FI_GATE_NAME": f"bench-{uuid.uuid4().hex[:8]}",
+                "FI_DATABASE_URL": corpus,
+                "FI_LIVE_DATABASE_URL": live,
+                "FI_VISITOR_SECRET": "bench-replicas",
+            }
             apps = [stack.enter_context(app_server(env)) for _ in range(REPLICAS)]
             phases["threeReplicasRedis"] = asyncio.run(crowd_phase(sim, apps, clerks, duration_s, seed))
         if baseline:
             with app_server({**common, "FI_LLM_BASE_URL": sim.url}) as app:
-                phases["oneReplicaInProcess"] = asyncio.run(crowd_phase(sim, [app] * REPLICAS, clerks, duration_s,
-                                                                        seed))
+                phases["oneReplicaInProcess"] = asyncio.run(
+                    crowd_phase(sim, [app] * REPLICAS, clerks, duration_s, seed)
+                )
     return phases
 
 
@@ -183,7 +195,8 @@ def verdicts(overhead: dict[str, Any], three: dict[str, Any]) -> dict[str, bool 
     crowd = three["crowd"]
     return {
         "redisRunP99": overhead["redisRunMs"]["p99"] <= TARGETS["redisRunP99MaxMs"],
-        "admittedP99": None if crowd["admittedMs"]["p99"] is None
+        "admittedP99": None
+        if crowd["admittedMs"]["p99"] is None
         else crowd["admittedMs"]["p99"] <= TARGETS["admittedP99MaxMs"],
         "shedP99": None if crowd["shedMs"]["p99"] is None else crowd["shedMs"]["p99"] <= TARGETS["shedP99MaxMs"],
         "backendBusy": three["simBusyFraction"] >= TARGETS["busyMinFraction"],
@@ -215,34 +228,66 @@ def main(argv: list[str] | None = None) -> int:
     phases = run_crowds(args.clerks, args.duration, args.seed, baseline=not args.no_baseline)
     three = phases["threeReplicasRedis"]
     judged = verdicts(overhead, three)
-    result = {"replicas": REPLICAS, "parallel": PARALLEL, "serviceMs": SERVICE_MS, "acquireTimeoutMs": ACQUIRE_MS,
-              "clerks": args.clerks, "durationS": args.duration, "seed": args.seed, "targets": TARGETS,
-              "verdicts": judged, "gateRun": overhead, **phases}
+    result = {
+        "replicas": REPLICAS,
+        "parallel": PARALLEL,
+        "serviceMs": SERVICE_MS,
+        "acquireTimeoutMs": ACQUIRE_MS,
+        "clerks": args.clerks,
+        "durationS": args.duration,
+        "seed": args.seed,
+        "targets": TARGETS,
+        "verdicts": judged,
+        "gateRun": overhead,
+        **phases,
+    }
     path = write_result("gate_redis", result)
 
     c = three["crowd"]
     rows = [
         ("empty gate.run, in-process p50 / p99", ms(overhead["inProcessRunMs"]), ""),
-        ("empty gate.run, Redis p50 / p99", ms(overhead["redisRunMs"]),
-         f"p99 ≤ {TARGETS['redisRunP99MaxMs']:g} ms  {pf(judged['redisRunP99'])}"),
+        (
+            "empty gate.run, Redis p50 / p99",
+            ms(overhead["redisRunMs"]),
+            f"p99 ≤ {TARGETS['redisRunP99MaxMs']:g} ms  {pf(judged['redisRunP99'])}",
+        ),
         ("  added by Redis p50 / p99", f"{overhead['addedP50Ms']} / {overhead['addedP99Ms']} ms", ""),
-        ("  Redis PING p50 (one round trip); run / ping", f"{overhead['redisPingMs']['p50']} ms; "
-                                                          f"×{overhead['redisRunOverPingP50']}", ""),
-        ("3 replicas: admitted p50 / p99", ms(c["admittedMs"]),
-         f"p99 ≤ {TARGETS['admittedP99MaxMs']:g} ms  {pf(judged['admittedP99'])}"),
-        ("3 replicas: shed p50 / p99", ms(c["shedMs"]),
-         f"p99 ≤ {TARGETS['shedP99MaxMs']:g} ms  {pf(judged['shedP99'])}"),
-        ("3 replicas: shed rate / presses ending busy", f"{c['shedRate']} / {c['busyMessages']} of {c['presses']}",
-         ""),
-        ("3 replicas: admitted / shed per replica",
-         ", ".join(f"{r['admitted']}/{r['shed']}" for r in c["perReplica"]), ""),
-        ("3 replicas: throughput; backend busy (sim)", f"{c['throughputPerS']}/s; {three['simBusyFraction']:.1%}",
-         f"busy ≥ 90%  {pf(judged['backendBusy'])}"),
-        ("3 replicas: sim max running / max queued wait", f"{three['sim']['maxConcurrency']} / "
-                                                          f"{three['sim']['maxWaitMs']:.1f} ms",
-         f"≤ {PARALLEL} / ≤ {TARGETS['simMaxWaitMaxMs']:g} ms  {pf(judged['sharedSlots'])}"),
-        ("3 replicas: errors other than 503; slots left", f"{c['otherErrors'] or 'none'}; {three['gateInUseAfter']}",
-         f"none; 0  {pf(judged['noOtherErrors'] and judged['noSlotLeaked'])}"),
+        (
+            "  Redis PING p50 (one round trip); run / ping",
+            f"{overhead['redisPingMs']['p50']} ms; ×{overhead['redisRunOverPingP50']}",
+            "",
+        ),
+        (
+            "3 replicas: admitted p50 / p99",
+            ms(c["admittedMs"]),
+            f"p99 ≤ {TARGETS['admittedP99MaxMs']:g} ms  {pf(judged['admittedP99'])}",
+        ),
+        (
+            "3 replicas: shed p50 / p99",
+            ms(c["shedMs"]),
+            f"p99 ≤ {TARGETS['shedP99MaxMs']:g} ms  {pf(judged['shedP99'])}",
+        ),
+        ("3 replicas: shed rate / presses ending busy", f"{c['shedRate']} / {c['busyMessages']} of {c['presses']}", ""),
+        (
+            "3 replicas: admitted / shed per replica",
+            ", ".join(f"{r['admitted']}/{r['shed']}" for r in c["perReplica"]),
+            "",
+        ),
+        (
+            "3 replicas: throughput; backend busy (sim)",
+            f"{c['throughputPerS']}/s; {three['simBusyFraction']:.1%}",
+            f"busy ≥ 90%  {pf(judged['backendBusy'])}",
+        ),
+        (
+            "3 replicas: sim max running / max queued wait",
+            f"{three['sim']['maxConcurrency']} / {three['sim']['maxWaitMs']:.1f} ms",
+            f"≤ {PARALLEL} / ≤ {TARGETS['simMaxWaitMaxMs']:g} ms  {pf(judged['sharedSlots'])}",
+        ),
+        (
+            "3 replicas: errors other than 503; slots left",
+            f"{c['otherErrors'] or 'none'}; {three['gateInUseAfter']}",
+            f"none; 0  {pf(judged['noOtherErrors'] and judged['noSlotLeaked'])}",
+        ),
     ]
     if "oneReplicaInProcess" in phases:
         one = phases["oneReplicaInProcess"]
@@ -250,11 +295,17 @@ def main(argv: list[str] | None = None) -> int:
         rows += [
             ("1 replica in-process: admitted p50 / p99", ms(b["admittedMs"]), ""),
             ("1 replica in-process: shed p50 / p99", ms(b["shedMs"]), ""),
-            ("1 replica in-process: throughput; busy (sim)", f"{b['throughputPerS']}/s; {one['simBusyFraction']:.1%}",
-             ""),
+            (
+                "1 replica in-process: throughput; busy (sim)",
+                f"{b['throughputPerS']}/s; {one['simBusyFraction']:.1%}",
+                "",
+            ),
         ]
-    print_table(f"gate on Redis: {args.iterations} empty runs; crowd of {args.clerks} clerks × {args.duration:g} s "
-                f"over {REPLICAS} replicas, sim {PARALLEL} parallel × {SERVICE_MS} ms", rows)
+    print_table(
+        f"gate on Redis: {args.iterations} empty runs; crowd of {args.clerks} clerks × {args.duration:g} s "
+        f"over {REPLICAS} replicas, sim {PARALLEL} parallel × {SERVICE_MS} ms",
+        rows,
+    )
     print(f"written: {path}")
     return 0 if all(v is not False for v in judged.values()) else 1
 

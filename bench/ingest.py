@@ -62,15 +62,23 @@ def desk_saves(count: int, domain: Domain, *, seed: int = 3, prefix: str = "benc
     saves = []
     for n in range(count):
         entry = corpus[n % len(corpus)]
-        saves.append(IngestCommand(
-            source="desk", text=entry["text"], timestamp=entry["timestamp"], id=f"{prefix}-{n:06d}",
-            accepted_structure=Structure(rng.choice(rated), "teema", rng.choice(SEVERITIES), rng.choice(TYPES), "fi"),
-        ))
+        saves.append(
+            IngestCommand(
+                source="desk",
+                text=entry["text"],
+                timestamp=entry["timestamp"],
+                id=f"{prefix}-{n:06d}",
+                accepted_structure=Structure(
+                    rng.choice(rated), "teema", rng.choice(SEVERITIES), rng.choice(TYPES), "fi"
+                ),
+            )
+        )
     return saves
 
 
-async def _save_all(service: IngestService, channel: Channel, saves: list[IngestCommand],
-                    concurrency: int) -> tuple[float, list[float]]:
+async def _save_all(
+    service: IngestService, channel: Channel, saves: list[IngestCommand], concurrency: int
+) -> tuple[float, list[float]]:
     latencies: list[float] = []
     queue = iter(saves)
 
@@ -98,8 +106,12 @@ async def store_rows_per_s(url: str, rows: int, concurrency: int, domain: Domain
     finally:
         await store.aclose()
     assert stored == rows + 20 and version == rows + 20, (stored, version)
-    return {"rows": rows, "concurrency": concurrency, "rowsPerS": round(rows / wall_s, 1),
-            "saveMs": summary_ms(latencies)}
+    return {
+        "rows": rows,
+        "concurrency": concurrency,
+        "rowsPerS": round(rows / wall_s, 1),
+        "saveMs": summary_ms(latencies),
+    }
 
 
 @asynccontextmanager
@@ -115,7 +127,8 @@ async def direct(rows: int, domain: Domain, engines: list[str]) -> dict[str, Any
             make = sqlite_url if engine == "sqlite" else postgres_database
             async with make() as url:
                 results[f"{engine}/{concurrency}"] = {
-                    "engine": engine, **await store_rows_per_s(url, rows, concurrency, domain)
+                    "engine": engine,
+                    **await store_rows_per_s(url, rows, concurrency, domain),
                 }
     return results
 
@@ -128,9 +141,19 @@ async def http_saves(app_url: str, saves: list[IngestCommand], concurrency: int)
         for c in queue:
             s = c.accepted_structure
             assert s is not None
-            body = {"id": c.id, "source": c.source, "text": c.text, "timestamp": c.timestamp,
-                    "acceptedStructure": {"category": s.category, "theme": s.theme, "severity": s.severity,
-                                          "type": s.type, "language": s.language}}
+            body = {
+                "id": c.id,
+                "source": c.source,
+                "text": c.text,
+                "timestamp": c.timestamp,
+                "acceptedStructure": {
+                    "category": s.category,
+                    "theme": s.theme,
+                    "severity": s.severity,
+                    "type": s.type,
+                    "language": s.language,
+                },
+            }
             started = time.perf_counter()
             response = await http.post("/live/feedback", json=body)
             latencies.append((time.perf_counter() - started) * 1000)
@@ -152,13 +175,21 @@ async def http_rows_per_s(engine: str, rows: int, concurrency: int, domain: Doma
         with app_server(env) as app:
             await http_saves(app.url, desk_saves(20, domain, prefix="warm"), 1)
             wall_s, latencies = await http_saves(app.url, desk_saves(rows, domain), concurrency)
-    return {"engine": engine, "rows": rows, "concurrency": concurrency, "rowsPerS": round(rows / wall_s, 1),
-            "saveMs": summary_ms(latencies)}
+    return {
+        "engine": engine,
+        "rows": rows,
+        "concurrency": concurrency,
+        "rowsPerS": round(rows / wall_s, 1),
+        "saveMs": summary_ms(latencies),
+    }
 
 
 def over_http(rows: int, domain: Domain, engines: list[str]) -> dict[str, Any]:
-    return {f"{engine}/{concurrency}": asyncio.run(http_rows_per_s(engine, rows, concurrency, domain))
-            for engine in engines for concurrency in CONCURRENCY}
+    return {
+        f"{engine}/{concurrency}": asyncio.run(http_rows_per_s(engine, rows, concurrency, domain))
+        for engine in engines
+        for concurrency in CONCURRENCY
+    }
 
 
 @asynccontextmanager
@@ -197,15 +228,26 @@ def deterministic_layers(domain: Domain, items: int, *, seed: int = 5) -> dict[s
         t3 = clock()
         review_flags(detect_injection_signals(text), structure)
         t4 = clock()
-        for key, ns in (("timestamp", t1 - t0), ("alerts", t2 - t1), ("override", t3 - t2),
-                        ("injection", t4 - t3), ("total", t4 - t0)):
+        for key, ns in (
+            ("timestamp", t1 - t0),
+            ("alerts", t2 - t1),
+            ("override", t3 - t2),
+            ("injection", t4 - t3),
+            ("total", t4 - t0),
+        ):
             layers[key].append(ns / 1000)
         texts += len(text)
     return {
         "items": items,
         "meanChars": round(texts / items, 1),
-        "us": {key: {"p50": round(statistics.median(v), 1), "mean": round(statistics.fmean(v), 1),
-                     "p99": round(sorted(v)[int(0.99 * len(v))], 1)} for key, v in layers.items()},
+        "us": {
+            key: {
+                "p50": round(statistics.median(v), 1),
+                "mean": round(statistics.fmean(v), 1),
+                "p99": round(sorted(v)[int(0.99 * len(v))], 1),
+            }
+            for key, v in layers.items()
+        },
     }
 
 
@@ -229,15 +271,27 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for label, block in (("direct", result["direct"]), ("HTTP", result.get("http") or {})):
         for entry in block.values():
-            rows.append((f"{label}: desk saves into {entry['engine']}, {entry['concurrency']} at once",
-                         f"{entry['rowsPerS']} rows/s (p50 {entry['saveMs']['p50']} ms, "
-                         f"p99 {entry['saveMs']['p99']} ms)", ""))
+            rows.append(
+                (
+                    f"{label}: desk saves into {entry['engine']}, {entry['concurrency']} at once",
+                    f"{entry['rowsPerS']} rows/s (p50 {entry['saveMs']['p50']} ms, p99 {entry['saveMs']['p99']} ms)",
+                    "",
+                )
+            )
     us = layers["us"]
     for key in ("timestamp", "alerts", "override", "injection", "total"):
-        rows.append((f"deterministic layer per item: {key} (p50 / mean / p99)",
-                     f"{us[key]['p50']} / {us[key]['mean']} / {us[key]['p99']} µs", ""))
-    print_table(f"ingest: desk saves (no LLM), {args.rows} rows direct, {args.http_rows} over HTTP; "
-                f"layers over {layers['items']} texts of {layers['meanChars']} chars", rows)
+        rows.append(
+            (
+                f"deterministic layer per item: {key} (p50 / mean / p99)",
+                f"{us[key]['p50']} / {us[key]['mean']} / {us[key]['p99']} µs",
+                "",
+            )
+        )
+    print_table(
+        f"ingest: desk saves (no LLM), {args.rows} rows direct, {args.http_rows} over HTTP; "
+        f"layers over {layers['items']} texts of {layers['meanChars']} chars",
+        rows,
+    )
     print(f"written: {path}")
     return 0
 

@@ -52,18 +52,30 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
 
     return {
         "category accuracy": (fmt(f["category"]["final"]), "≥ 0.60", at_least(f["category"]["final"], 0.6)),
-        "category above the prior alone": (f"{fmt(f['category']['final'])} vs {fmt(f['category']['prior'])}",
-                                           "> prior", above(f["category"]["final"], f["category"]["prior"])),
+        "category above the prior alone": (
+            f"{fmt(f['category']['final'])} vs {fmt(f['category']['prior'])}",
+            "> prior",
+            above(f["category"]["final"], f["category"]["prior"]),
+        ),
         "sentiment accuracy": (fmt(f["sentiment"]["final"]), "≥ 0.80", at_least(f["sentiment"]["final"], 0.8)),
-        "severity above majority": (f"{fmt(f['severity']['final'])} vs {fmt(f['severity']['majority'])}",
-                                    "> majority", above(f["severity"]["final"], f["severity"]["majority"])),
+        "severity above majority": (
+            f"{fmt(f['severity']['final'])} vs {fmt(f['severity']['majority'])}",
+            "> majority",
+            above(f["severity"]["final"], f["severity"]["majority"]),
+        ),
         "language accuracy": (fmt(f["language"]["final"]), "≥ 0.95", at_least(f["language"]["final"], 0.95)),
         "alert recall (pooled)": (fmt(pooled["recall"]), "≥ 0.90", at_least(pooled["recall"], 0.9)),
         "alert precision (pooled)": (fmt(pooled["precision"]), "≥ 0.90", at_least(pooled["precision"], 0.9)),
-        "shown themes a guard rejects": (str(inv.get("rejectedThemesShown", "not measured")), "0",
-                                         inv.get("rejectedThemesShown") == 0),
-        "sentiment contradicting type": (str(inv["sentimentContradictsType"]), "0",
-                                         inv["sentimentContradictsType"] == 0),
+        "shown themes a guard rejects": (
+            str(inv.get("rejectedThemesShown", "not measured")),
+            "0",
+            inv.get("rejectedThemesShown") == 0,
+        ),
+        "sentiment contradicting type": (
+            str(inv["sentimentContradictsType"]),
+            "0",
+            inv["sentimentContradictsType"] == 0,
+        ),
     }
 
 
@@ -74,9 +86,23 @@ def llama_cpp_server() -> Iterator[str]:
 
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS), "--model_alias", "smollm2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(packaged_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(CONTEXT_TOKENS),
+            "--model_alias",
+            "smollm2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -115,8 +141,9 @@ def judged(result: dict[str, Any]) -> dict[str, Any]:
 def show(result: dict[str, Any], verdict: dict[str, Any]) -> None:
     Console(width=140).print(render(result))
     print(markdown(result))
-    rows = [(name, c["measured"], f"{c['target']}  {'ok' if c['met'] else 'FAIL'}")
-            for name, c in verdict["checks"].items()]
+    rows = [
+        (name, c["measured"], f"{c['target']}  {'ok' if c['met'] else 'FAIL'}") for name, c in verdict["checks"].items()
+    ]
     print_table(f"quality targets · {result['label']} · judged on {verdict['split']}", rows)
 
 
@@ -132,8 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     show(embedded, runs["embedded"]["targets"])
     if not args.skip_openai:
         with llama_cpp_server() as url:
-            env = {"FI_LLM_BACKEND": "openai", "FI_LLM_BASE_URL": url + "/v1", "FI_LLM_MODEL": "smollm2",
-                   "FI_LLM_SLOTS": "1"}  # llama-cpp-python's server runs one request at a time
+            env = {
+                "FI_LLM_BACKEND": "openai",
+                "FI_LLM_BASE_URL": url + "/v1",
+                "FI_LLM_MODEL": "smollm2",
+                "FI_LLM_SLOTS": "1",
+            }  # llama-cpp-python's server runs one request at a time
             openai = run_against(env, items, "openai backend → llama_cpp.server (same GGUF)")
         runs["openai"] = {"result": openai, "targets": judged(openai)}
         show(openai, runs["openai"]["targets"])

@@ -263,8 +263,14 @@ class TimedBackend:
     async def complete(self, request: Any) -> Any:
         started = time.perf_counter()
         completion = await self.inner.complete(request)
-        self.calls.append({"seconds": round(time.perf_counter() - started, 2), "maxTokens": request.max_tokens,
-                           "outputTokens": completion.completion_tokens, "promptTokens": completion.prompt_tokens})
+        self.calls.append(
+            {
+                "seconds": round(time.perf_counter() - started, 2),
+                "maxTokens": request.max_tokens,
+                "outputTokens": completion.completion_tokens,
+                "promptTokens": completion.prompt_tokens,
+            }
+        )
         return completion
 
     def __getattr__(self, name: str) -> Any:
@@ -321,14 +327,24 @@ def main(argv: list[str] | None = None) -> int:
             if int(size) == TARGET_ITEMS and mode == "standard":
                 target_ok = cold["p50"] < TARGET_MS
                 target = f"cold p50 < {TARGET_MS:g} ms  {verdict(target_ok)}"
-            rows.append((f"{int(size):,} items, {label}: cold p50 / p99 · warm p50 / p99",
-                         f"{cold['p50']} / {cold['p99']} · {warm['p50']} / {warm['p99']} ms", target))
+            rows.append(
+                (
+                    f"{int(size):,} items, {label}: cold p50 / p99 · warm p50 / p99",
+                    f"{cold['p50']} / {cold['p99']} · {warm['p50']} / {warm['p99']} ms",
+                    target,
+                )
+            )
     result["targetPass"] = target_ok
     if TARGET_ITEMS in sizes:
         read = asyncio.run(store_read(synthetic_items(TARGET_ITEMS, domain)))
         result["storeRead"] = read
-        rows.append((f"  + reading those {read['items']:,} rows from SQLite (median / min)",
-                     f"{read['medianMs']} / {read['minMs']} ms", "not in the target"))
+        rows.append(
+            (
+                f"  + reading those {read['items']:,} rows from SQLite (median / min)",
+                f"{read['medianMs']} / {read['minMs']} ms",
+                "not in the target",
+            )
+        )
 
     if not args.skip_embedded:
         runs = [0] if args.skip_screen else [0, ReportOptions().alert_verify_budget]
@@ -337,16 +353,28 @@ def main(argv: list[str] | None = None) -> int:
             run = asyncio.run(embedded_report(args.embedded_items, verify_budget, domain))
             result["embedded"].append(run)
             llm = run["llm"]
-            rows.append((f"embedded SmolLM2, {run['items']} items, budget 4, screen {verify_budget}: "
-                         "first answer / full prose",
-                         f"{run['firstAnswerMs']} ms ({run['firstAnswerPending']} pending) / "
-                         f"{run['fullProseS']} s", ""))
-            rows.append(("  calls / verify calls / shed / failed / fallbacks",
-                         f"{llm['calls']} / {llm['verifyCalls']} / {llm['shed']} / {llm['failed']} / "
-                         f"{run['fallbacks']}", ""))
-            rows.append(("  themes with model prose / themes; automatic because; model load",
-                         f"{run['themesFromLlm']} / {run['themes']}; {run['automaticReasons']}; "
-                         f"{run['modelLoadS']} s", ""))
+            rows.append(
+                (
+                    f"embedded SmolLM2, {run['items']} items, budget 4, screen {verify_budget}: "
+                    "first answer / full prose",
+                    f"{run['firstAnswerMs']} ms ({run['firstAnswerPending']} pending) / {run['fullProseS']} s",
+                    "",
+                )
+            )
+            rows.append(
+                (
+                    "  calls / verify calls / shed / failed / fallbacks",
+                    f"{llm['calls']} / {llm['verifyCalls']} / {llm['shed']} / {llm['failed']} / {run['fallbacks']}",
+                    "",
+                )
+            )
+            rows.append(
+                (
+                    "  themes with model prose / themes; automatic because; model load",
+                    f"{run['themesFromLlm']} / {run['themes']}; {run['automaticReasons']}; {run['modelLoadS']} s",
+                    "",
+                )
+            )
 
     path = write_result("report", result)
     print_table("report: deterministic layer and embedded end to end", rows)

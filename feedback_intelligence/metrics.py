@@ -33,7 +33,8 @@ class Metrics:
         self.gate_slots = Gauge("fi_gate_slots", "LLM gate slots (= backend parallelism)", registry=r)
         self.gate_in_use = Gauge("fi_gate_in_use", "LLM gate slots held right now", registry=r)
         self.gate_store_up = Gauge(
-            "fi_gate_store_up", "1 while the gate's slot store answers (always 1 in-process; Redis when shared)",
+            "fi_gate_store_up",
+            "1 while the gate's slot store answers (always 1 in-process; Redis when shared)",
             registry=r,
         )
         self.gate_store_up.set(1)
@@ -69,26 +70,29 @@ class Metrics:
         )
         # One series per backend of the pool, labelled by its public name (never its address).
         self.backend_slots = Gauge("fi_backend_slots", "Slots of each LLM backend", ["backend"], registry=r)
-        self.backend_in_use = Gauge("fi_backend_in_use", "Slots of each backend held by this process", ["backend"],
-                                    registry=r)
-        self.backend_admitted = Counter("fi_backend_admitted_total", "Calls sent to each backend", ["backend"],
-                                        registry=r)
+        self.backend_in_use = Gauge(
+            "fi_backend_in_use", "Slots of each backend held by this process", ["backend"], registry=r
+        )
+        self.backend_admitted = Counter(
+            "fi_backend_admitted_total", "Calls sent to each backend", ["backend"], registry=r
+        )
         self.backend_failures = Counter(
-            "fi_backend_failures_total", "Calls a backend failed to answer, by outcome", ["backend", "outcome"],
+            "fi_backend_failures_total",
+            "Calls a backend failed to answer, by outcome",
+            ["backend", "outcome"],
             registry=r,
         )
-        self.backend_up = Gauge("fi_backend_up", "1 while a backend serves, 0 while its breaker holds it out",
-                                ["backend"], registry=r)
-        self.health_probes = Counter(
-            "fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r
+        self.backend_up = Gauge(
+            "fi_backend_up", "1 while a backend serves, 0 while its breaker holds it out", ["backend"], registry=r
         )
+        self.health_probes = Counter("fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r)
         self.health_status = Gauge(
-            "fi_health_status", "The last /health verdict (1 for the current status, 0 for the others)",
-            ["status"], registry=r,
+            "fi_health_status",
+            "The last /health verdict (1 for the current status, 0 for the others)",
+            ["status"],
+            registry=r,
         )
-        self.http_rate_limited = Counter(
-            "fi_http_rate_limited_total", "Requests answered 429", ["reason"], registry=r
-        )
+        self.http_rate_limited = Counter("fi_http_rate_limited_total", "Requests answered 429", ["reason"], registry=r)
         self.feedback_ingested = Counter(
             "fi_feedback_ingested_total", "Feedback rows stored", ["channel", "path"], registry=r
         )
@@ -96,22 +100,30 @@ class Metrics:
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )
         self.structure_later = Counter(
-            "fi_structure_later_total", "Rows the structure-later worker settled or gave back, by outcome",
-            ["outcome"], registry=r,
+            "fi_structure_later_total",
+            "Rows the structure-later worker settled or gave back, by outcome",
+            ["outcome"],
+            registry=r,
         )
         self.structure_backlog = Gauge(
             "fi_structure_backlog", "Rows saved for later and not structured yet", ["channel"], registry=r
         )
         self.structure_backlog_oldest = Gauge(
-            "fi_structure_backlog_oldest_seconds", "Age of the oldest row still waiting for the model",
-            ["channel"], registry=r,
+            "fi_structure_backlog_oldest_seconds",
+            "Age of the oldest row still waiting for the model",
+            ["channel"],
+            registry=r,
         )
         self.report_prose_rejected = Counter(
-            "fi_report_prose_rejected_total", "Model prose a guard kept from the report, by reason", ["reason"],
+            "fi_report_prose_rejected_total",
+            "Model prose a guard kept from the report, by reason",
+            ["reason"],
             registry=r,
         )
         self.report_prose_generations = Counter(
-            "fi_report_prose_generations_total", "Background report prose generations, by outcome", ["outcome"],
+            "fi_report_prose_generations_total",
+            "Background report prose generations, by outcome",
+            ["outcome"],
             registry=r,
         )
         self.guard_rejections = Counter(

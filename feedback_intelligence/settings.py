@@ -20,10 +20,17 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 
 ENV_PREFIX = "FI_"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as a Host header names them (IPv6 in brackets)
-_POSTGRESQL_SCHEMES = frozenset({
-    "postgres", "postgresql", "postgresql+asyncpg", "postgresql+psycopg", "postgresql+psycopg2",
-    "postgresql+psycopg2cffi", "postgresql+pg8000",
-})
+_POSTGRESQL_SCHEMES = frozenset(
+    {
+        "postgres",
+        "postgresql",
+        "postgresql+asyncpg",
+        "postgresql+psycopg",
+        "postgresql+psycopg2",
+        "postgresql+psycopg2cffi",
+        "postgresql+pg8000",
+    }
+)
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -47,7 +54,7 @@ def _split_list(value: Any) -> Any:
         try:
             parsed = json.loads(text)
         except ValueError as exc:
-            raise ValueError("starts with '[' but is not a JSON list; write a,b or [\"a\", \"b\"]") from exc
+            raise ValueError('starts with \'[\' but is not a JSON list; write a,b or ["a", "b"]') from exc
         if not isinstance(parsed, list) or not all(isinstance(item, str) for item in parsed):
             raise ValueError("must be a JSON list of strings")
         return [item.strip() for item in parsed if item.strip()]
@@ -129,8 +136,10 @@ def _backend_list(value: Any) -> Any:
         try:
             value = json.loads(value)
         except ValueError:
-            raise ValueError('must be a JSON list such as [{"name": "gpu1", "kind": "ollama", '
-                             '"url": "http://gpu1:11434", "slots": 2}]') from None
+            raise ValueError(
+                'must be a JSON list such as [{"name": "gpu1", "kind": "ollama", '
+                '"url": "http://gpu1:11434", "slots": 2}]'
+            ) from None
     if not isinstance(value, list) or not value:
         raise ValueError("must be a non-empty JSON list of backends")
     specs = [item if isinstance(item, BackendSpec) else _backend_entry(i, item) for i, item in enumerate(value)]
@@ -307,8 +316,11 @@ class Settings(BaseSettings):
     @classmethod
     def _hosts(cls, value: list[str]) -> list[str]:
         for host in value:
-            if not host or "/" in host or (host != "*" and "*" in host[1:]) or (
-                host.startswith("*") and host != "*" and not host.startswith("*.")
+            if (
+                not host
+                or "/" in host
+                or (host != "*" and "*" in host[1:])
+                or (host.startswith("*") and host != "*" and not host.startswith("*."))
             ):
                 raise ValueError(f"'{host}' must be a host name, an address, '*.domain' or '*'")
         return [host.lower() for host in value]
@@ -335,22 +347,28 @@ class Settings(BaseSettings):
         if self.query_default_limit > self.query_max_limit:
             raise ValueError(f"FI_QUERY_DEFAULT_LIMIT: must not exceed FI_QUERY_MAX_LIMIT ({self.query_max_limit})")
         if self.report_default_window_days > self.report_max_window_days:
-            raise ValueError("FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
-                             f"({self.report_max_window_days})")
+            raise ValueError(
+                "FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
+                f"({self.report_max_window_days})"
+            )
         if self.database_url == self.live_database_url or (
             _sqlite_file(self.database_url) is not None
             and _sqlite_file(self.database_url) == _sqlite_file(self.live_database_url)
         ):
-            raise ValueError("FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL "
-                             f"(both are {_sqlite_file(self.database_url) or self.database_url})")
+            raise ValueError(
+                "FI_LIVE_DATABASE_URL: must name a different database than FI_DATABASE_URL "
+                f"(both are {_sqlite_file(self.database_url) or self.database_url})"
+            )
         if self.max_body_bytes < self.input_max_chars:
             raise ValueError(f"FI_MAX_BODY_BYTES: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars})")
         if self.llm_backend == "embedded" and self.llm_model is not None:
             # Found at boot, not minutes later as a model that never loads.
             model = Path(self.llm_model).expanduser()
             if not model.is_file():
-                raise ValueError(f"FI_LLM_MODEL: no GGUF model file at {model} (the embedded backend loads a file; "
-                                 "unset it for the packaged SmolLM2 model)")
+                raise ValueError(
+                    f"FI_LLM_MODEL: no GGUF model file at {model} (the embedded backend loads a file; "
+                    "unset it for the packaged SmolLM2 model)"
+                )
         return self
 
     @property

@@ -115,9 +115,7 @@ def test_no_two_top_level_packages_import_each_other() -> None:
         " <-> ".join(cycle) + ": " + "; ".join(f"{a} -> {sorted(graph[a] & set(cycle))}" for a in cycle)
         for cycle in cycles
     ]
-    assert not cycles, (
-        "import cycles between top-level packages:\n" + "\n".join(described)
-    )
+    assert not cycles, "import cycles between top-level packages:\n" + "\n".join(described)
 
 
 def test_the_walk_sees_the_layers_it_guards() -> None:

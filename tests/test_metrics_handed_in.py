@@ -45,8 +45,12 @@ async def test_the_report_counts_its_fallbacks_in_its_own_metrics() -> None:
     runner = support.real_runner(support.ScriptedBackend(synth=lambda _p: "en osaa"))
     metrics = Metrics()
     svc = ReportService(
-        support.make_domain(), ReportOptions(), runner, support.StoreFake(corpus()).fetch,
-        now=lambda: support.NOW, metrics=metrics,
+        support.make_domain(),
+        ReportOptions(),
+        runner,
+        support.StoreFake(corpus()).fetch,
+        now=lambda: support.NOW,
+        metrics=metrics,
     )
 
     report = await svc.report(support.window())

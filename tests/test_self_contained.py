@@ -37,7 +37,9 @@ def _files() -> list[Path]:
             found.extend(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts
+                if p.is_file()
+                and p.suffix in TEXT_SUFFIXES
+                and "__pycache__" not in p.parts
                 and "node_modules" not in p.parts
             )
     return found

@@ -10,21 +10,26 @@ import pytest
 from feedback_intelligence.settings import ConfigurationError, load_settings
 
 
-@pytest.mark.parametrize("scheme", ["postgresql", "postgres", "postgresql+asyncpg", "postgresql+psycopg",
-                                    "postgresql+psycopg2"])
+@pytest.mark.parametrize(
+    "scheme", ["postgresql", "postgres", "postgresql+asyncpg", "postgresql+psycopg", "postgresql+psycopg2"]
+)
 def test_postgresql_urls_in_any_driver_spelling_use_the_shipped_driver(scheme: str) -> None:
-    settings = load_settings(database_url=f"{scheme}://fi@10.0.0.6/feedback",
-                             live_database_url=f"{scheme}://fi@10.0.0.6/desk_live")
+    settings = load_settings(
+        database_url=f"{scheme}://fi@10.0.0.6/feedback", live_database_url=f"{scheme}://fi@10.0.0.6/desk_live"
+    )
     assert settings.database_url == "postgresql+asyncpg://fi@10.0.0.6/feedback"
     assert settings.live_database_url == "postgresql+asyncpg://fi@10.0.0.6/desk_live"
 
 
-def test_one_sqlite_file_named_relatively_and_absolutely_is_refused(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_sqlite_file_named_relatively_and_absolutely_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigurationError, match="FI_LIVE_DATABASE_URL") as refused:
-        load_settings(database_url="sqlite:///data/feedback.db",
-                      live_database_url=f"sqlite+aiosqlite:///{tmp_path}/data/../data/feedback.db")
+        load_settings(
+            database_url="sqlite:///data/feedback.db",
+            live_database_url=f"sqlite+aiosqlite:///{tmp_path}/data/../data/feedback.db",
+        )
     assert str(tmp_path / "data" / "feedback.db") in str(refused.value)
 
 
@@ -37,6 +42,8 @@ def test_allowed_hosts_default_to_the_listen_host_and_the_loopback_names() -> No
     assert load_settings(host="10.1.2.3").effective_allowed_hosts == ["localhost", "127.0.0.1", "[::1]", "10.1.2.3"]
     assert load_settings(host="0.0.0.0").effective_allowed_hosts == ["localhost", "127.0.0.1", "[::1]"]
     assert load_settings(allowed_hosts=["Shop.Example", "*.shop.example"]).effective_allowed_hosts == [
-        "shop.example", "*.shop.example"]
+        "shop.example",
+        "*.shop.example",
+    ]
     with pytest.raises(ConfigurationError, match="FI_ALLOWED_HOSTS"):
         load_settings(allowed_hosts=["shop.*"])

@@ -52,8 +52,9 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     install_openapi(app, domain, settings)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
     # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.
-    edge = install_edge(app, settings, metrics=lambda: _runtime_part(app, "metrics"),
-                        retry_after_s=lambda: _gate_retry_after(app))
+    edge = install_edge(
+        app, settings, metrics=lambda: _runtime_part(app, "metrics"), retry_after_s=lambda: _gate_retry_after(app)
+    )
     app.state.edge = edge
     return app
 

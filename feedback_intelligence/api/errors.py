@@ -37,8 +37,12 @@ def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | 
 def busy_response(exc: LlmBusy) -> JSONResponse:
     return error_response(
         503,
-        {"error": "busy", "reason": exc.reason, "retryAfterSeconds": exc.retry_after_s,
-         "message": "The language model is busy right now; try again shortly."},
+        {
+            "error": "busy",
+            "reason": exc.reason,
+            "retryAfterSeconds": exc.retry_after_s,
+            "message": "The language model is busy right now; try again shortly.",
+        },
         {"Retry-After": str(exc.retry_after_s)},
     )
 
@@ -47,8 +51,12 @@ def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONRespons
     log.warning("LLM failure answered 503: %s", exc)  # the detail (addresses included) for the operator
     return error_response(
         503,
-        {"error": "llm_unavailable", "detail": exc.public, "retryAfterSeconds": retry_after_s,
-         "message": "The language model could not answer; try again later."},
+        {
+            "error": "llm_unavailable",
+            "detail": exc.public,
+            "retryAfterSeconds": retry_after_s,
+            "message": "The language model could not answer; try again later.",
+        },
         {"Retry-After": str(retry_after_s)},
     )
 
@@ -59,9 +67,13 @@ STORE_RETRY_AFTER_S = 5
 def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     return error_response(
         503,
-        {"error": "store_unavailable", "store": exc.store, "detail": f"the {exc.store} database cannot be reached",
-         "retryAfterSeconds": STORE_RETRY_AFTER_S,
-         "message": "The feedback database cannot be reached right now; nothing was saved, try again shortly."},
+        {
+            "error": "store_unavailable",
+            "store": exc.store,
+            "detail": f"the {exc.store} database cannot be reached",
+            "retryAfterSeconds": STORE_RETRY_AFTER_S,
+            "message": "The feedback database cannot be reached right now; nothing was saved, try again shortly.",
+        },
         {"Retry-After": str(STORE_RETRY_AFTER_S)},
     )
 
@@ -70,8 +82,9 @@ def _describe(error: dict[str, Any]) -> Problem:
     location = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
     where = ".".join(location)
     if error.get("type") == "json_invalid":
-        return Problem(f"body is not valid JSON: {error.get('ctx', {}).get('error', error.get('msg'))}",
-                       "body_not_json")
+        return Problem(
+            f"body is not valid JSON: {error.get('ctx', {}).get('error', error.get('msg'))}", "body_not_json"
+        )
     if not where and error.get("type") in ("model_attributes_type", "dict_type", "missing"):
         return Problem("body must be a JSON object (content-type: application/json)", "body_not_object")
     message = error.get("msg", "invalid value")

@@ -21,8 +21,9 @@ from feedback_intelligence.text.normalize import TextRuleError, normalize_text, 
 def _language(value: str) -> str:
     value = single_line(value)
     if not re.fullmatch(bounds.LANGUAGE_PATTERN, value):
-        raise TextRuleError("must be a language tag such as 'fi' or 'en-GB' (letters, digits and '-')",
-                            "language_invalid")
+        raise TextRuleError(
+            "must be a language tag such as 'fi' or 'en-GB' (letters, digits and '-')", "language_invalid"
+        )
     return value
 
 
@@ -30,8 +31,9 @@ Text = Annotated[str, AfterValidator(normalize_text)]
 Key = Annotated[str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(single_line)]
 Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(single_line)]
 Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS), AfterValidator(_language)]
-FieldValue = Annotated[str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS),
-                       AfterValidator(single_line)]
+FieldValue = Annotated[
+    str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS), AfterValidator(single_line)
+]
 Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line)]
 
 
@@ -58,8 +60,10 @@ class ErrorCode(ApiModel):
     """One broken rule as a code a client can translate; the parameters say which field and by how much."""
 
     model_config = ConfigDict(extra="allow", field_title_generator=_title)
-    code: str = Field(description="Stable code, e.g. `text_too_long`, `source_unknown`, `value_not_in_taxonomy`, "
-                                  "`timestamp_invalid`, `field_missing`, `body_not_json`, `body_too_large`.")
+    code: str = Field(
+        description="Stable code, e.g. `text_too_long`, `source_unknown`, `value_not_in_taxonomy`, "
+        "`timestamp_invalid`, `field_missing`, `body_not_json`, `body_too_large`."
+    )
     field: str | None = Field(None, description="The field at fault, when there is one.")
     limit: int | None = Field(None, description="The limit that was exceeded (characters or bytes).")
     length: int | None = Field(None, description="The length that was sent.")
@@ -70,9 +74,9 @@ class ErrorsBody(ApiModel):
     """400 (and 413): the request broke a rule; nothing was stored."""
 
     errors: list[str] = Field(description="One English message per broken rule, each naming its rule.")
-    codes: list[ErrorCode] = Field(default_factory=list,
-                                   description="The same rules as codes, in the same order, for clients to "
-                                               "translate.")
+    codes: list[ErrorCode] = Field(
+        default_factory=list, description="The same rules as codes, in the same order, for clients to translate."
+    )
 
 
 class NotFoundBody(ApiModel):
@@ -116,8 +120,10 @@ class StructureBody(_Wire):
     """The structure of one text, as the clerk accepted it (bounded, normalised)."""
 
     category: Key = Field(description="The domain's category key.")
-    theme: Theme = Field(description="A short free-text theme, in the text's language (one line, at most "
-                                     f"{bounds.THEME_MAX_CHARS} characters).")
+    theme: Theme = Field(
+        description="A short free-text theme, in the text's language (one line, at most "
+        f"{bounds.THEME_MAX_CHARS} characters)."
+    )
     severity: Key = Field(description="How serious it is.")
     type: Key = Field(description="What kind of feedback it is.")
     language: Language = Field(description="The text's language tag (e.g. `fi`, `en-GB`).")
@@ -146,22 +152,30 @@ class CorrectionIn(_Wire):
 class FeedbackIn(_Wire):
     """One feedback item to store."""
 
-    id: str | None = Field(None, description="Client-made id ([A-Za-z0-9._-]); a retried save with the same id "
-                                             "never duplicates (409).")
+    id: str | None = Field(
+        None, description="Client-made id ([A-Za-z0-9._-]); a retried save with the same id never duplicates (409)."
+    )
     source: Key = Field(description="Where the feedback came from (one of the domain's sources).")
-    text: Text = Field(description="The customer's words, stored untrimmed. NUL and unpaired surrogates are "
-                                   "refused; bidi controls and zero-width spaces are dropped (NFC).")
+    text: Text = Field(
+        description="The customer's words, stored untrimmed. NUL and unpaired surrogates are "
+        "refused; bidi controls and zero-width spaces are dropped (NFC)."
+    )
     timestamp: Instant | None = Field(None, description="ISO-8601 instant; offset-less means UTC; absent means now.")
     acceptedStructure: StructureBody | None = Field(
-        None, description="The structure the clerk accepted: stored as is, no LLM call.")
+        None, description="The structure the clerk accepted: stored as is, no LLM call."
+    )
     corrections: list[CorrectionIn] | None = Field(
-        None, description="The fields the clerk changed from the model's suggestion (needs acceptedStructure).")
+        None, description="The fields the clerk changed from the model's suggestion (needs acceptedStructure)."
+    )
     modelInterpretationFailed: bool | None = Field(
-        None, description="The model could not interpret the text and the clerk filled the fields by hand.")
+        None, description="The model could not interpret the text and the clerk filled the fields by hand."
+    )
     structureLater: bool | None = Field(
-        None, description="Save now, structure later: no LLM call and never shed; answers 202 with the "
-                          "deterministic proposal as the structure and `pending` true until the background "
-                          "worker has structured it. Not with `acceptedStructure`.")
+        None,
+        description="Save now, structure later: no LLM call and never shed; answers 202 with the "
+        "deterministic proposal as the structure and `pending` true until the background "
+        "worker has structured it. Not with `acceptedStructure`.",
+    )
 
 
 class InterpretIn(_Wire):
@@ -182,14 +196,18 @@ class FeedbackCreated(ApiModel):
 
     id: str = Field(description="The stored id (the client's, or a new one).")
     structure: StructureOut | None = Field(description="The stored structure; null when structuring failed.")
-    structureFailed: bool = Field(description="The LLM could not structure it; kept with its raw text, "
-                                              "`feedctl restructure` retries.")
+    structureFailed: bool = Field(
+        description="The LLM could not structure it; kept with its raw text, `feedctl restructure` retries."
+    )
     salvageNotes: list[str] = Field(description="What the parser repaired and what the guards replaced.")
     alerts: list[AlertOut] = Field(description="Deterministic alerts found in the text.")
     needsReview: bool = Field(description="A person should check it (e.g. possible prompt injection).")
     reviewFlags: list[str] = Field(description="Why it needs review.")
-    pending: bool = Field(False, description="Saved for later (202): the structure is the deterministic "
-                                             "proposal until the background worker replaces it.")
+    pending: bool = Field(
+        False,
+        description="Saved for later (202): the structure is the deterministic "
+        "proposal until the background worker replaces it.",
+    )
 
 
 class FeedbackItem(ApiModel):
@@ -208,8 +226,10 @@ class FeedbackItem(ApiModel):
     corrections: list[dict[str, Any]] | None = Field(description="The clerk's corrections of the model, if any.")
     needsReview: bool = Field(description="A person should check it.")
     reviewFlags: list[str] = Field(description="Why it needs review.")
-    pending: bool = Field(description="Waiting for the background worker: `structure` is the deterministic "
-                                      "proposal until then (see `structureLater`).")
+    pending: bool = Field(
+        description="Waiting for the background worker: `structure` is the deterministic "
+        "proposal until then (see `structureLater`)."
+    )
 
 
 class GuardOut(ApiModel):
@@ -285,5 +305,6 @@ class SchemaOut(ApiModel):
     sentiments: list[str] = Field(description="Sentiment keys.")
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
-    textMaxChars: int = Field(description="The longest text accepted (FI_INPUT_MAX_CHARS); the desk marks a longer "
-                                          "one instead of cutting it.")
+    textMaxChars: int = Field(
+        description="The longest text accepted (FI_INPUT_MAX_CHARS); the desk marks a longer one instead of cutting it."
+    )

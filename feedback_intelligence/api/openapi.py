@@ -37,22 +37,31 @@ TAGS = [
     {"name": "operator", "description": "Maintenance: status board, warm-up, re-structuring, telemetry."},
 ]
 
+
 def camel_operation_id(route: APIRoute) -> str:
     """The fallback for a route without an explicit ``operation_id``: its function name in camelCase."""
     head, *rest = route.name.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
+
 def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
-                                 description=DESCRIPTION, routes=app.routes, tags=TAGS)
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                summary=app.summary,
+                description=DESCRIPTION,
+                routes=app.routes,
+                tags=TAGS,
+            )
             drop_unused_422(schema)
             add_domain(schema, domain, settings.input_max_chars)
             app.openapi_schema = schema
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
+
 
 def drop_unused_422(schema: dict[str, Any]) -> None:
     """FastAPI documents a 422 for every route with parameters; this app answers bad input with 400
@@ -88,11 +97,13 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
             items = (properties.get("alertCategories") or {}).get("items")
             _enum(items, domain.alert_keywords)
 
+
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:
     """The string schema(s) of a property: itself, or the string branch of an ``anyOf`` (an optional)."""
     if "anyOf" in prop:
         return [alt for alt in prop["anyOf"] if alt.get("type") == "string"]
     return [prop]
+
 
 def _enum(prop: dict[str, Any] | None, values: Iterable[str]) -> None:
     if prop is None:
@@ -100,10 +111,13 @@ def _enum(prop: dict[str, Any] | None, values: Iterable[str]) -> None:
     for alternative in _alternatives(prop):
         alternative["enum"] = list(values)
 
+
 def _text_limit(prop: dict[str, Any] | None, max_chars: int) -> None:
     if prop is None:
         return
     prop["minLength"] = 1
     prop["maxLength"] = max_chars
-    prop["description"] = (f"{prop.get('description', '')} At most {max_chars} characters (FI_INPUT_MAX_CHARS); "
-                           "a longer text is refused with 400 `text_too_long`, never cut.").strip()
+    prop["description"] = (
+        f"{prop.get('description', '')} At most {max_chars} characters (FI_INPUT_MAX_CHARS); "
+        "a longer text is refused with 400 `text_too_long`, never cut."
+    ).strip()

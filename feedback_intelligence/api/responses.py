@@ -11,8 +11,10 @@ _ERRORS: dict[int, tuple[type[m.ApiModel], str]] = {
     404: (m.NotFoundBody, "Not found."),
     409: (m.DuplicateBody, "An item with this id is already stored (a retried save): nothing changed."),
     413: (m.ErrorsBody, "The body is over `FI_MAX_BODY_BYTES`; it was not read."),
-    429: (m.RateLimitedBody, "Too many requests from this client, or its previous LLM request is still running "
-                             "(see `Retry-After`)."),
+    429: (
+        m.RateLimitedBody,
+        "Too many requests from this client, or its previous LLM request is still running (see `Retry-After`).",
+    ),
     503: (m.BusyBody, "Busy or unavailable right now; nothing was stored (see `Retry-After`)."),
 }
 
@@ -25,7 +27,8 @@ def errors(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any
         # The content is named too: on a route whose own answer is not JSON (the snapshot's HTML), FastAPI
         # would otherwise document these JSON error bodies under the route's media type.
         documented[status] = {
-            "model": model, "description": descriptions.get(f"s{status}", description),
+            "model": model,
+            "description": descriptions.get(f"s{status}", description),
             "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
         }
     return documented

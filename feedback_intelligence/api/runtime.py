@@ -107,8 +107,15 @@ async def build_runtime(
     )
     reports = {
         name: ReportService(
-            domain, report_options, runner, channel.store.query, count=channel.store.count,
-            epochs=ChannelEpochs(channel), prose=report_prose, metrics=metrics, channel=name,
+            domain,
+            report_options,
+            runner,
+            channel.store.query,
+            count=channel.store.count,
+            epochs=ChannelEpochs(channel),
+            prose=report_prose,
+            metrics=metrics,
+            channel=name,
         )
         for name, channel in channels.items()
     }
@@ -116,10 +123,14 @@ async def build_runtime(
         await each.start()
     await _announce_parallelism(settings, backends)
     worker = StructuringWorker(
-        domain, structuring, [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
+        domain,
+        structuring,
+        [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
         WorkerOptions(
-            tasks=settings.structure_worker_tasks or settings.total_slots + 1, lease_s=settings.structure_lease_s,
-            max_attempts=settings.structure_max_attempts, poll_s=settings.structure_poll_s,
+            tasks=settings.structure_worker_tasks or settings.total_slots + 1,
+            lease_s=settings.structure_lease_s,
+            max_attempts=settings.structure_max_attempts,
+            poll_s=settings.structure_poll_s,
             retry_base_s=settings.structure_retry_s,
         ),
         metrics,
@@ -132,8 +143,14 @@ async def build_runtime(
         backend=backend,
         gate=gate,
         runner=runner,
-        health=HealthService(gate, backend, settings.health_timeout_s, metrics=metrics,
-                             cache_s=settings.health_cache_s, backends=backends),
+        health=HealthService(
+            gate,
+            backend,
+            settings.health_timeout_s,
+            metrics=metrics,
+            cache_s=settings.health_cache_s,
+            backends=backends,
+        ),
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),
@@ -151,13 +168,18 @@ async def _announce_parallelism(settings: Settings, backends: dict[str, LlmBacke
     total = sum(spec.slots for spec in settings.backend_specs)
     log.info(
         "LLM gate: %d slot(s) over %d backend(s), %d kept free from background work, %d ms acquire timeout, "
-        "%g s call deadline", total, len(backends), settings.llm_background_reserve,
-        settings.llm_acquire_timeout_ms, settings.llm_call_timeout_s,
+        "%g s call deadline",
+        total,
+        len(backends),
+        settings.llm_background_reserve,
+        settings.llm_acquire_timeout_ms,
+        settings.llm_call_timeout_s,
     )
     if settings.llm_background_reserve >= total:
         log.warning(
             "FI_LLM_BACKGROUND_RESERVE=%d keeps every slot for live visitors: report prose and restructure "
-            "will always fall back", settings.llm_background_reserve,
+            "will always fall back",
+            settings.llm_background_reserve,
         )
     for spec in settings.backend_specs:
         backend = backends.get(spec.name)
@@ -172,5 +194,7 @@ async def _announce_parallelism(settings: Settings, backends: dict[str, LlmBacke
         if info.parallelism is not None and info.parallelism != spec.slots:
             log.warning(
                 "backend %s reports %d parallel slot(s) but the gate admits %d: set them equal",
-                spec.name, info.parallelism, spec.slots,
+                spec.name,
+                info.parallelism,
+                spec.slots,
             )

@@ -19,16 +19,23 @@ def text_errors(text: str | None, max_chars: int) -> list[str]:
     if text is None or is_blank(text):  # only zero-width or format characters is empty too
         return [Problem("text must be non-empty.", "text_empty")]
     if len(text) > max_chars:
-        return [Problem(f"text exceeds the {max_chars}-character cap ({len(text)}).", "text_too_long",
-                        limit=max_chars, length=len(text))]
+        return [
+            Problem(
+                f"text exceeds the {max_chars}-character cap ({len(text)}).",
+                "text_too_long",
+                limit=max_chars,
+                length=len(text),
+            )
+        ]
     return []
 
 
 def source_errors(source: str, domain: Domain) -> list[str]:
     if source in domain.sources:
         return []
-    return [Problem(f"source must be one of [{', '.join(domain.sources)}], got '{source}'.", "source_unknown",
-                    value=source)]
+    return [
+        Problem(f"source must be one of [{', '.join(domain.sources)}], got '{source}'.", "source_unknown", value=source)
+    ]
 
 
 def timestamp_errors(timestamp: str | None) -> list[str]:
@@ -37,8 +44,13 @@ def timestamp_errors(timestamp: str | None) -> list[str]:
     try:
         normalize_timestamp(timestamp)
     except ValueError:
-        return [Problem(f"timestamp must be a parseable ISO-8601 instant, got '{timestamp}'.", "timestamp_invalid",
-                        field="timestamp")]
+        return [
+            Problem(
+                f"timestamp must be a parseable ISO-8601 instant, got '{timestamp}'.",
+                "timestamp_invalid",
+                field="timestamp",
+            )
+        ]
     return []
 
 
@@ -55,39 +67,58 @@ def structure_errors(structure: Structure, domain: Domain) -> list[str]:
     for name, allowed in (("category", domain.categories), ("severity", domain.severities), ("type", domain.types)):
         value = getattr(structure, name)
         if value not in allowed:
-            errors.append(Problem(f"{name} '{value}' is not a domain taxonomy value", "value_not_in_taxonomy",
-                                  field=name, value=str(value)))
+            errors.append(
+                Problem(
+                    f"{name} '{value}' is not a domain taxonomy value",
+                    "value_not_in_taxonomy",
+                    field=name,
+                    value=str(value),
+                )
+            )
     if is_blank(structure.theme):
         errors.append(Problem("theme must be a non-empty string", "field_empty", field="theme"))
     if is_blank(structure.language):
         errors.append(Problem("language must be a non-empty string", "field_empty", field="language"))
     if structure.sentiment is not None and structure.sentiment not in domain.sentiments:
-        errors.append(Problem(f"sentiment '{structure.sentiment}' is not a domain taxonomy value",
-                              "value_not_in_taxonomy", field="sentiment", value=structure.sentiment))
+        errors.append(
+            Problem(
+                f"sentiment '{structure.sentiment}' is not a domain taxonomy value",
+                "value_not_in_taxonomy",
+                field="sentiment",
+                value=structure.sentiment,
+            )
+        )
     return errors
 
 
-def correction_errors(
-    corrections: tuple[Correction, ...] | None, has_structure: bool, model_failed: bool
-) -> list[str]:
+def correction_errors(corrections: tuple[Correction, ...] | None, has_structure: bool, model_failed: bool) -> list[str]:
     if corrections is None:
         return []
     errors: list[str] = []
     if not has_structure:
         errors.append(Problem("corrections require an acceptedStructure.", "corrections_need_structure"))
     if model_failed:
-        errors.append(Problem("corrections cannot be combined with modelInterpretationFailed.",
-                              "corrections_with_model_failed"))
+        errors.append(
+            Problem("corrections cannot be combined with modelInterpretationFailed.", "corrections_with_model_failed")
+        )
     for correction in corrections:
         if correction.field not in CORRECTABLE_FIELDS:
-            errors.append(Problem(
-                f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)}).",
-                "correction_field_unknown", field=correction.field))
+            errors.append(
+                Problem(
+                    f"correction field '{correction.field}' is not a schema field ({', '.join(CORRECTABLE_FIELDS)}).",
+                    "correction_field_unknown",
+                    field=correction.field,
+                )
+            )
     return errors
 
 
 def later_errors(structure_later: bool, has_structure: bool) -> list[str]:
     if structure_later and has_structure:
-        return [Problem("structureLater cannot be combined with acceptedStructure (the clerk's structure needs "
-                        "no model).", "later_with_structure")]
+        return [
+            Problem(
+                "structureLater cannot be combined with acceptedStructure (the clerk's structure needs no model).",
+                "later_with_structure",
+            )
+        ]
     return []

@@ -120,8 +120,10 @@ async def _gate_busy_seconds(http: httpx.AsyncClient) -> tuple[float | None, flo
         return None, None
     if response.status_code != 200:
         return None, None
-    return (_metric_value(response.text, "fi_gate_busy_slot_seconds_total"),
-            _metric_value(response.text, "fi_gate_slots"))
+    return (
+        _metric_value(response.text, "fi_gate_busy_slot_seconds_total"),
+        _metric_value(response.text, "fi_gate_slots"),
+    )
 
 
 async def _sleep_until_at_most(seconds: float, deadline: float) -> None:
@@ -129,8 +131,9 @@ async def _sleep_until_at_most(seconds: float, deadline: float) -> None:
     await asyncio.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
 
 
-async def _save(http: httpx.AsyncClient, result: CrowdResult, pressed: float, text: str,
-                structure: dict[str, Any] | None) -> None:
+async def _save(
+    http: httpx.AsyncClient, result: CrowdResult, pressed: float, text: str, structure: dict[str, Any] | None
+) -> None:
     """The desk's save after a press: the accepted interpretation (201), or the text for later (202)."""
     body: dict[str, Any] = {"id": f"crowd-{uuid.uuid4().hex}", "source": "desk", "text": text}
     if structure is not None:
@@ -156,8 +159,16 @@ async def _save(http: httpx.AsyncClient, result: CrowdResult, pressed: float, te
         result.saved_direct += 1
 
 
-async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result: CrowdResult,
-                 rng: random.Random, max_retries: int, http_timeout_s: float, later: bool = False) -> None:
+async def _clerk(
+    url: str,
+    deadline: float,
+    think_s: tuple[float, float],
+    result: CrowdResult,
+    rng: random.Random,
+    max_retries: int,
+    http_timeout_s: float,
+    later: bool = False,
+) -> None:
     async with httpx.AsyncClient(base_url=url, timeout=http_timeout_s) as http:
         await _sleep_until_at_most(rng.uniform(0, think_s[1]), deadline)  # clerks don't all arrive at second zero
         while time.monotonic() < deadline:
@@ -202,10 +213,19 @@ async def _clerk(url: str, deadline: float, think_s: tuple[float, float], result
             await _sleep_until_at_most(rng.uniform(*think_s), deadline)
 
 
-async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[float, float] = (1.0, 6.0),
-                    seed: int | None = None, max_retries: int = 2, *, http_timeout_s: float = 600.0,
-                    drain_timeout_s: float | None = None, later: bool = False,
-                    at_deadline: Callable[[], Awaitable[None]] | None = None) -> CrowdResult:
+async def run_crowd(
+    url: str,
+    clerks: int,
+    duration_s: float,
+    think_s: tuple[float, float] = (1.0, 6.0),
+    seed: int | None = None,
+    max_retries: int = 2,
+    *,
+    http_timeout_s: float = 600.0,
+    drain_timeout_s: float | None = None,
+    later: bool = False,
+    at_deadline: Callable[[], Awaitable[None]] | None = None,
+) -> CrowdResult:
     """Run the crowd; ``at_deadline`` (if given) is awaited when the active window closes, for a caller that
     samples its own counters over exactly that window. With ``later`` each clerk follows the "save later"
     desk policy: an admitted interpretation is saved as accepted, a shed one is saved for later at once."""
@@ -216,8 +236,9 @@ async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[flo
         started = time.monotonic()
         deadline = started + duration_s
         tasks = [
-            asyncio.create_task(_clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries,
-                                       http_timeout_s, later))
+            asyncio.create_task(
+                _clerk(url, deadline, think_s, result, random.Random(rng.random()), max_retries, http_timeout_s, later)
+            )
             for _ in range(clerks)
         ]
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
@@ -239,4 +260,3 @@ async def run_crowd(url: str, clerks: int, duration_s: float, think_s: tuple[flo
         result.slots = int(slots)
         result.busy_slot_fraction = (busy_at_deadline - busy_before) / (result.active_s * slots)
     return result
-

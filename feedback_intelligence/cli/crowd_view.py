@@ -20,8 +20,15 @@ from feedback_intelligence.cli.http import base_url
 from feedback_intelligence.cli.output import bar, console, emit_json
 
 
-def run_crowd_command(clerks: int, duration: float, think_min: float, think_max: float, seed: int | None,
-                      output: Path | None, json_output: bool) -> int:
+def run_crowd_command(
+    clerks: int,
+    duration: float,
+    think_min: float,
+    think_max: float,
+    seed: int | None,
+    output: Path | None,
+    json_output: bool,
+) -> int:
     if think_min > think_max:
         raise CliError(f"--think-min ({think_min:g}) must not exceed --think-max ({think_max:g})")
     url = base_url()
@@ -30,8 +37,10 @@ def run_crowd_command(clerks: int, duration: float, think_min: float, think_max:
     except httpx.TransportError as exc:
         raise unreachable(url, exc) from exc
     except httpx.HTTPStatusError as exc:
-        raise CliError(f"{url}/livez answered {exc.response.status_code}; is this a Feedback Intelligence service?",
-                       ExitCode.UNREACHABLE) from exc
+        raise CliError(
+            f"{url}/livez answered {exc.response.status_code}; is this a Feedback Intelligence service?",
+            ExitCode.UNREACHABLE,
+        ) from exc
     progress = bar(f"{clerks} clerks", quiet=json_output)
     with progress:
         result = asyncio.run(_with_progress(progress, url, clerks, duration, (think_min, think_max), seed))
@@ -46,8 +55,9 @@ def run_crowd_command(clerks: int, duration: float, think_min: float, think_max:
     return int(ExitCode.DEGRADED if summary["otherErrors"] else ExitCode.OK)
 
 
-async def _with_progress(progress: Progress, url: str, clerks: int, duration: float, think: tuple[float, float],
-                         seed: int | None) -> Any:
+async def _with_progress(
+    progress: Progress, url: str, clerks: int, duration: float, think: tuple[float, float], seed: int | None
+) -> Any:
     task = progress.add_task("crowd", total=round(duration))
     started = time.monotonic()
 

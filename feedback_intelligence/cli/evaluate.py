@@ -29,8 +29,9 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 
 
 @contextmanager
-def target_service(url: str | None, backend: str | None, model: str | None, backend_url: str | None,
-                   domain: str) -> Iterator[str]:
+def target_service(
+    url: str | None, backend: str | None, model: str | None, backend_url: str | None, domain: str
+) -> Iterator[str]:
     """The URL to evaluate: the given one, or a service this command starts and stops."""
     if backend is None and model is None and backend_url is None:
         yield (url or os.environ.get("FEEDCTL_URL", DEFAULT_URL)).rstrip("/")
@@ -47,8 +48,14 @@ def target_service(url: str | None, backend: str | None, model: str | None, back
 
 
 def run_eval(
-    domain_name: str, split: str, url: str | None, backend: str | None, model: str | None,
-    backend_url: str | None, concurrency: int | None, limit: int | None,
+    domain_name: str,
+    split: str,
+    url: str | None,
+    backend: str | None,
+    model: str | None,
+    backend_url: str | None,
+    concurrency: int | None,
+    limit: int | None,
 ) -> dict[str, Any]:
     from feedback_intelligence.domain.loader import load_domain
     from feedback_intelligence.evaluation.dataset import select
@@ -59,8 +66,14 @@ def run_eval(
     if limit is not None:
         items = items[:limit]
     options = RunOptions(concurrency=concurrency, token=os.environ.get("FI_OPERATOR_TOKEN"))
-    progress = Progress(TextColumn("[bold]interpreting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.fields[note]}"), console=console)
+    progress = Progress(
+        TextColumn("[bold]interpreting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+        console=console,
+    )
     with target_service(url, backend, model, backend_url, domain_name) as target, progress:
         task = progress.add_task("eval", total=len(items), note="")
         errors = 0
@@ -80,8 +93,9 @@ def eval_command(
     backend: str | None = typer.Option(None, "--backend", help="Start a service with this backend instead."),
     model: str | None = typer.Option(None, "--model", help="Model for the started service (FI_LLM_MODEL)."),
     backend_url: str | None = typer.Option(None, "--backend-url", help="Backend URL for the started service."),
-    concurrency: int | None = typer.Option(None, "--concurrency", min=1,
-                                           help="Requests at once (default and ceiling: the gate's slots)."),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", min=1, help="Requests at once (default and ceiling: the gate's slots)."
+    ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N items of the split."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result (with each answer) here."),
     markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the docs/benchmarks.md table here."),
@@ -101,5 +115,7 @@ def eval_command(
     if markdown_out is not None:
         markdown_out.write_text(markdown(result), encoding="utf-8")
     if result["splits"][split]["errors"]:
-        raise CliError(f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
-                       ExitCode.DEGRADED)
+        raise CliError(
+            f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
+            ExitCode.DEGRADED,
+        )

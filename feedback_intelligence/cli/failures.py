@@ -41,8 +41,7 @@ class CliError(Exception):
 
 def unreachable(url: str, exc: Exception) -> CliError:
     reason = str(exc) or type(exc).__name__
-    return CliError(f"cannot reach the service at {url} ({reason}); is it running? (FEEDCTL_URL)",
-                    ExitCode.UNREACHABLE)
+    return CliError(f"cannot reach the service at {url} ({reason}); is it running? (FEEDCTL_URL)", ExitCode.UNREACHABLE)
 
 
 def describe(exc: BaseException) -> tuple[str, ExitCode] | None:

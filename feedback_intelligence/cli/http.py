@@ -34,7 +34,9 @@ def send(http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Res
     if response.status_code == 404 and _is_hidden_route(response):
         raise CliError(
             f"{base_url()} does not let this caller use {path} (operator routes answer only on loopback or with "
-            "FI_OPERATOR_TOKEN)", ExitCode.UNREACHABLE)
+            "FI_OPERATOR_TOKEN)",
+            ExitCode.UNREACHABLE,
+        )
     return response
 
 

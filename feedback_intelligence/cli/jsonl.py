@@ -52,12 +52,13 @@ def _parse(path: Path, number: int, raw: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise CliError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(item, dict):
-        raise CliError(f"{where}: expected a JSON object like {{\"source\": …, \"text\": …}}, "
-                       f"got {type(item).__name__}")
+        raise CliError(f'{where}: expected a JSON object like {{"source": …, "text": …}}, got {type(item).__name__}')
     missing = [name for name in REQUIRED_FIELDS if name not in item]
     if missing:
-        raise CliError(f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                       f"(each line needs {' and '.join(REQUIRED_FIELDS)})")
+        raise CliError(
+            f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(each line needs {' and '.join(REQUIRED_FIELDS)})"
+        )
     for name in REQUIRED_FIELDS:
         if not isinstance(item[name], str):
             raise CliError(f"{where}: {name} must be a string, got {type(item[name]).__name__}")

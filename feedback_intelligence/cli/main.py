@@ -22,10 +22,14 @@ from feedback_intelligence.settings import load_settings
 
 # rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
 # "--watch <bool>" and wraps a usage error in a box; plain click prints "--watch" and one "Error:" line.
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
-                  pretty_exceptions_enable=False,
-                  help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
-                       "2 unreachable or bad input.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
+    "2 unreachable or bad input.",
+)
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
 app.command("eval")(eval_command)
@@ -59,7 +63,11 @@ def serve(
     logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     application = create_app(settings)
     uvicorn.run(
-        application, host=settings.host, port=settings.port, workers=1, log_level=log_level.value,
+        application,
+        host=settings.host,
+        port=settings.port,
+        workers=1,
+        log_level=log_level.value,
         timeout_graceful_shutdown=5,
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.
@@ -79,8 +87,9 @@ def sim_ollama(
     host: str = typer.Option("127.0.0.1"),
     port: int = typer.Option(11434),
     replies: Path | None = typer.Option(
-        None, help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} '
-                   "(served in order); anything else gets the usual synthetic reply.",
+        None,
+        help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} '
+        "(served in order); anything else gets the usual synthetic reply.",
     ),
 ) -> None:
     """A simulated Ollama server (test and benchmark fixture, never the product's default)."""
@@ -93,8 +102,9 @@ def sim_ollama(
         typer.secho(str(exc), fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from exc
     serve_sim(
-        SimConfig(parallel=parallel, max_queue=max_queue, service_ms=service_ms, load_ms=load_ms,
-                  keep_alive_s=keep_alive_s),
+        SimConfig(
+            parallel=parallel, max_queue=max_queue, service_ms=service_ms, load_ms=load_ms, keep_alive_s=keep_alive_s
+        ),
         host=host,
         port=port,
         replies=script,

@@ -67,13 +67,20 @@ def warm(
         detail = answer.get("detail", "") if isinstance(answer, dict) else ""
         outcome = _wait_ready(http, readiness, started + wait_s, json_output)
     elapsed = round(time.monotonic() - started, 1)
-    result = {"ready": outcome.ready, "readiness": outcome.readiness, "health": outcome.health,
-              "detail": outcome.detail or detail, "seconds": elapsed}
+    result = {
+        "ready": outcome.ready,
+        "readiness": outcome.readiness,
+        "health": outcome.health,
+        "detail": outcome.detail or detail,
+        "seconds": elapsed,
+    }
     if json_output:
         emit_json(result)
     elif outcome.ready:
-        console.print(f"[green]ready[/green] in {elapsed:g} s · /health {outcome.health.get('status', '')} "
-                      f"({outcome.health.get('probe', '')})")
+        console.print(
+            f"[green]ready[/green] in {elapsed:g} s · /health {outcome.health.get('status', '')} "
+            f"({outcome.health.get('probe', '')})"
+        )
     else:
         console.print(f"[red]not ready[/red] after {elapsed:g} s: {escape(outcome.reason)}")
     if not outcome.ready:
@@ -81,8 +88,9 @@ def warm(
 
 
 class _Ready:
-    def __init__(self, ready: bool, readiness: str | None, health: dict[str, Any], reason: str = "",
-                 detail: str = "") -> None:
+    def __init__(
+        self, ready: bool, readiness: str | None, health: dict[str, Any], reason: str = "", detail: str = ""
+    ) -> None:
         self.ready, self.readiness, self.health, self.reason, self.detail = ready, readiness, health, reason, detail
 
 
@@ -93,16 +101,18 @@ def _wait_ready(http: httpx.Client, readiness: str | None, deadline: float, quie
         while True:
             if readiness == "down":
                 detail = str(health.get("detail", "")) if health else ""
-                return _Ready(False, readiness, health, f"the LLM backend is down{': ' + detail if detail else ''}",
-                              detail)
+                return _Ready(
+                    False, readiness, health, f"the LLM backend is down{': ' + detail if detail else ''}", detail
+                )
             response = send(http, "GET", "/health")
             body = body_of(response)
             health = body if isinstance(body, dict) else {"status": str(body)}
             if response.status_code == 200:
                 return _Ready(True, "ready", health)
             if time.monotonic() >= deadline:
-                return _Ready(False, readiness, health, f"/health still says {health.get('status')} "
-                              f"({health.get('probe', '')})")
+                return _Ready(
+                    False, readiness, health, f"/health still says {health.get('status')} ({health.get('probe', '')})"
+                )
             time.sleep(1.0)
             state = send(http, "GET", "/admin/status")
             status = body_of(state)
@@ -126,27 +136,37 @@ def interpret(
         emit_json({"httpStatus": response.status_code, "ms": round(elapsed_ms), "body": body})
     elif response.status_code == 200 and isinstance(body, dict):
         structure = body.get("structure") or {}
-        rows = [(name, str(structure.get(name, "–"))) for name in
-                ("category", "theme", "severity", "type", "sentiment", "language")]
+        rows = [
+            (name, str(structure.get(name, "–")))
+            for name in ("category", "theme", "severity", "type", "sentiment", "language")
+        ]
         rows.append(("alerts", ", ".join(body.get("alertCategories", [])) or "–"))
         if body.get("failed"):
             rows.insert(0, ("result", "[yellow]the model's answer was unusable; fill in by hand[/yellow]"))
         console.print(f"[green]200[/green] in {elapsed_ms:.0f} ms")
         console.print(key_value_table(rows))
     else:
-        console.print(f"[yellow]{response.status_code} in {elapsed_ms:.0f} ms[/yellow]: "
-                      f"{escape(server_errors(response))}")
+        console.print(
+            f"[yellow]{response.status_code} in {elapsed_ms:.0f} ms[/yellow]: {escape(server_errors(response))}"
+        )
     if response.status_code != 200 or (isinstance(body, dict) and body.get("failed")):
         raise typer.Exit(int(ExitCode.DEGRADED))
 
 
 def load(
-    file: Annotated[Path | None, typer.Argument(help="JSONL file, one {source, text, …} object per line; "
-                                                     "default: the packaged demo corpus.")] = None,
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="JSONL file, one {source, text, …} object per line; default: the packaged demo corpus."),
+    ] = None,
     channel: Annotated[Channel, typer.Option(help="corpus (/feedback) or live (/live/feedback).")] = Channel.corpus,
-    later: Annotated[bool, typer.Option(
-        "--later", help="Save every item now and let the background worker structure it (202, never shed): "
-                        "an import that never competes with the clerks for the model.")] = False,
+    later: Annotated[
+        bool,
+        typer.Option(
+            "--later",
+            help="Save every item now and let the background worker structure it (202, never shed): "
+            "an import that never competes with the clerks for the model.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Post a JSONL file item by item; 409 counts as already there, 503 is retried.
@@ -184,17 +204,32 @@ def load(
                 counts["already there"] += 1
             else:
                 counts["failed"] += 1
-                failures.append({"line": line.number, "id": line.item.get("id"), "httpStatus": outcome.status_code,
-                                 "error": server_errors(outcome)})
+                failures.append(
+                    {
+                        "line": line.number,
+                        "id": line.item.get("id"),
+                        "httpStatus": outcome.status_code,
+                        "error": server_errors(outcome),
+                    }
+                )
                 if not json_output:
-                    progress.console.print(f"[red]{escape(line.label)}: {outcome.status_code} "
-                                           f"{escape(server_errors(outcome))}[/red]")
+                    progress.console.print(
+                        f"[red]{escape(line.label)}: {outcome.status_code} {escape(server_errors(outcome))}[/red]"
+                    )
             progress.advance(task)
     if json_output:
-        emit_json({"channel": channel.value, "items": len(lines), "created": counts["created"],
-                   "savedForLater": counts["saved for later"],
-                   "alreadyThere": counts["already there"], "failed": counts["failed"],
-                   "structureFailed": counts["stored without structure"], "failures": failures})
+        emit_json(
+            {
+                "channel": channel.value,
+                "items": len(lines),
+                "created": counts["created"],
+                "savedForLater": counts["saved for later"],
+                "alreadyThere": counts["already there"],
+                "failed": counts["failed"],
+                "structureFailed": counts["stored without structure"],
+                "failures": failures,
+            }
+        )
     else:
         console.print(counts_table(f"load → {path} ({len(lines)} items)", counts))
     if counts["failed"] or counts["stored without structure"]:
@@ -238,8 +273,9 @@ def report(
             response = send(http, "GET", "/report", params=params)
         _fail_on_refusal(response, "report")
         if wait:  # the first answer is the deterministic report; its prose is written in the background
-            body = wait_for_prose(lambda headers: send(http, "GET", "/report", params=params, headers=headers),
-                                  response, console)
+            body = wait_for_prose(
+                lambda headers: send(http, "GET", "/report", params=params, headers=headers), response, console
+            )
         else:
             body = body_of(response)
     if json_output:
@@ -253,19 +289,26 @@ def render_report(body: dict[str, Any]) -> Group:
     head.add_column(style="bold")
     head.add_column()
     head.add_row("Window", f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
-    head.add_row("Items", f"{body['totalItems']} ({body['structureFailedCount']} without structure)"
-                 + (" · TRUNCATED" if body.get("truncated") else ""))
+    head.add_row(
+        "Items",
+        f"{body['totalItems']} ({body['structureFailedCount']} without structure)"
+        + (" · TRUNCATED" if body.get("truncated") else ""),
+    )
     head.add_row("Sentiment", ", ".join(f"{k} {v}" for k, v in body.get("sentimentCounts", {}).items()) or "–")
-    head.add_row("LLM", f"{body['llmFallbackCount']} fallback(s) · {body['droppedClaimCount']} ungrounded claim(s) "
-                 f"dropped · {body['actionDroppedCount']} directive summary(ies) dropped")
+    head.add_row(
+        "LLM",
+        f"{body['llmFallbackCount']} fallback(s) · {body['droppedClaimCount']} ungrounded claim(s) "
+        f"dropped · {body['actionDroppedCount']} directive summary(ies) dropped",
+    )
     alerts = Table("when", "source", "alert", "excerpt", title=f"Alerts ({len(body['alerts'])})", expand=True)
     for alert in body["alerts"]:
         origin = alert_words(alert) or f"model: {alert.get('llmReason')}"
         alerts.add_row(alert["timestamp"][:16], alert["source"], escape(origin), escape(alert["textExcerpt"]))
     themes = Table("theme", "n", "trend", "by", title="Top themes", expand=True)
     for theme in body["themes"][:6]:
-        themes.add_row(escape(theme["title"]), str(theme["count"]), theme.get("directionLabel") or "–",
-                       prose_origin(theme))
+        themes.add_row(
+            escape(theme["title"]), str(theme["count"]), theme.get("directionLabel") or "–", prose_origin(theme)
+        )
     return Group(head, alerts, themes)
 
 
@@ -287,18 +330,27 @@ def restructure(json_output: JsonFlag = False) -> None:
     else:
         if busy:
             console.print("[yellow]LLM busy — the pass stopped early; the work done so far is kept.[/yellow]")
-        console.print(counts_table("restructure (live channel)", {
-            "re-structured": counters["restructured"], "still failed": counters["failed"],
-            "skipped": counters["skipped"], "alerts updated": counters["alertsUpdated"],
-            "looked at": counters["total"]}))
+        console.print(
+            counts_table(
+                "restructure (live channel)",
+                {
+                    "re-structured": counters["restructured"],
+                    "still failed": counters["failed"],
+                    "skipped": counters["skipped"],
+                    "alerts updated": counters["alertsUpdated"],
+                    "looked at": counters["total"],
+                },
+            )
+        )
     if busy or counters["failed"]:
         raise typer.Exit(int(ExitCode.DEGRADED))
 
 
 def verify(
     ground_truth: Annotated[Path | None, typer.Option(help="Ground-truth JSON; default: the demo corpus's.")] = None,
-    report_file: Annotated[Path | None, typer.Option("--report", help="Report JSON; default: the saved "
-                                                                      "snapshot.")] = None,
+    report_file: Annotated[
+        Path | None, typer.Option("--report", help="Report JSON; default: the saved snapshot.")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Check that a saved report grounds each planted story of the demo corpus.

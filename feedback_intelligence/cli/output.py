@@ -56,16 +56,29 @@ def counts_table(title: str, counts: dict[str, int]) -> Group:
 
 def bar(label: str, *, quiet: bool = False) -> Progress:
     """A progress bar with a count and the time left (hidden with ``--json``)."""
-    return Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=progress_console, disable=quiet, transient=False)
+    return Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=progress_console,
+        disable=quiet,
+        transient=False,
+    )
 
 
 @contextmanager
 def spinner(label: str, *, quiet: bool = False) -> Iterator[Progress]:
     """An elapsed-time spinner for work whose size the service does not tell (restructure, warm)."""
     # Off when stderr is not a terminal: a spinner frozen in a log says nothing.
-    progress = Progress(SpinnerColumn(), TextColumn(f"[bold]{label}"), TimeElapsedColumn(),
-                        console=progress_console, disable=quiet or not progress_console.is_terminal, transient=True)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn(f"[bold]{label}"),
+        TimeElapsedColumn(),
+        console=progress_console,
+        disable=quiet or not progress_console.is_terminal,
+        transient=True,
+    )
     with progress:
         progress.add_task(label, total=None)
         yield progress

@@ -71,8 +71,10 @@ def wait_for_prose(
             if response.status_code == 304:
                 continue
             if response.status_code != 200:
-                console.print(f"[yellow]the service answered {response.status_code} while waiting; "
-                              "showing the report as it stands[/yellow]")
+                console.print(
+                    f"[yellow]the service answered {response.status_code} while waiting; "
+                    "showing the report as it stands[/yellow]"
+                )
                 break
             etag, body = response.headers.get("etag", ""), response.json()
             progress.update(task, completed=total - len(pending_parts(body)))

@@ -34,8 +34,11 @@ class Snapshot:
         return ExitCode.OK if self.health_code == 200 and gate_ok and stores_ok else ExitCode.DEGRADED
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": base_url(), "status": self.status, "health": {"httpStatus": self.health_code,
-                                                                      "body": self.health}}
+        return {
+            "url": base_url(),
+            "status": self.status,
+            "health": {"httpStatus": self.health_code, "body": self.health},
+        }
 
 
 def take() -> Snapshot:
@@ -44,8 +47,9 @@ def take() -> Snapshot:
         health_response = send(http, "GET", "/health")
     status = body_of(status_response)
     if status_response.status_code != 200 or not isinstance(status, dict):
-        raise CliError(f"/admin/status answered {status_response.status_code}: {str(status)[:200]}",
-                       ExitCode.UNREACHABLE)
+        raise CliError(
+            f"/admin/status answered {status_response.status_code}: {str(status)[:200]}", ExitCode.UNREACHABLE
+        )
     return Snapshot(status, health_response.status_code, body_of(health_response))
 
 
@@ -63,8 +67,10 @@ def board(snap: Snapshot) -> Panel:
     in_use, slots = gate.get("inUse", "?"), gate["slots"]
     gate_state = "[green]healthy[/green]" if gate.get("healthy") else f"[red]unhealthy[/red] {gate.get('detail', '')}"
     if gate.get("stalled"):
-        gate_state = (f"[red]stalled[/red]: every slot held {gate.get('newestHoldSeconds') or 0:.0f} s with no call "
-                      f"finished (threshold {gate.get('stallThresholdSeconds', '?')} s)")
+        gate_state = (
+            f"[red]stalled[/red]: every slot held {gate.get('newestHoldSeconds') or 0:.0f} s with no call "
+            f"finished (threshold {gate.get('stallThresholdSeconds', '?')} s)"
+        )
     sheds = gate.get("shedsLastMinute", 0)
     state, probe = _health_text(snap)
     health_colour = "green" if snap.health_code == 200 else "red"
@@ -72,13 +78,18 @@ def board(snap: Snapshot) -> Panel:
         ("API", f"[green]up[/green] at {base_url()} · domain {status['domain']}"),
         ("Backend", f"{backend['kind']} · {backend.get('baseUrl') or 'in-process'}"),
         ("Model", f"{backend['model']} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]"),
-        ("Gate", f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "
-                 f"{gate.get('waitingBackground', 0)} background · {gate_state}"
-                 + (" · shared via Redis" if gate.get("shared") else "")),
+        (
+            "Gate",
+            f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "
+            f"{gate.get('waitingBackground', 0)} background · {gate_state}"
+            + (" · shared via Redis" if gate.get("shared") else ""),
+        ),
         *[
-            (f"Backend {row['name']}",
-             f"[{'green' if row['state'] == 'ok' else 'yellow' if row['state'] == 'warming' else 'red'}]"
-             f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use")
+            (
+                f"Backend {row['name']}",
+                f"[{'green' if row['state'] == 'ok' else 'yellow' if row['state'] == 'warming' else 'red'}]"
+                f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use",
+            )
             for row in gate.get("backends", [])
         ],
         ("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]"),
@@ -100,8 +111,10 @@ def _backlog_text(later: dict[str, Any] | None) -> str:
     backlog = later.get("backlog")
     if backlog is None:
         return "[red]unknown[/red] (a store is unreachable)"
-    parts = [f"{name} {b['items']} waiting" + (f", oldest {b['oldestAgeSeconds']:.0f} s" if b["items"] else "")
-             for name, b in backlog.items()]
+    parts = [
+        f"{name} {b['items']} waiting" + (f", oldest {b['oldestAgeSeconds']:.0f} s" if b["items"] else "")
+        for name, b in backlog.items()
+    ]
     worker = "" if later.get("worker", True) else " · [yellow]worker off on this replica[/yellow]"
     return " · ".join(parts) + worker
 
@@ -122,11 +135,13 @@ def line(snap: Snapshot) -> str:
     )
     gate_state = "" if gate.get("healthy") else " gate-store=unreachable"
     gate_state += " gate=stalled" if gate.get("stalled") else ""
-    return (f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
-            f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
-            f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
-            f"health={snap.health_code}:{state}{gate_state} rows[{rows}] "
-            f"later[{_backlog_line(status.get('structureLater'))}]")
+    return (
+        f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
+        f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
+        f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
+        f"health={snap.health_code}:{state}{gate_state} rows[{rows}] "
+        f"later[{_backlog_line(status.get('structureLater'))}]"
+    )
 
 
 def _now() -> str:
@@ -134,8 +149,9 @@ def _now() -> str:
 
 
 def status(
-    watch: Annotated[bool, typer.Option("--watch", help="Refresh until Ctrl-C (one line per refresh when "
-                                                         "stdout is not a terminal).")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Refresh until Ctrl-C (one line per refresh when stdout is not a terminal).")
+    ] = False,
     interval: Annotated[float, typer.Option(min=0.1, help="Seconds between refreshes with --watch.")] = 2.0,
     count: Annotated[int | None, typer.Option(min=1, help="With --watch: stop after this many refreshes.")] = None,
     json_output: JsonFlag = False,

@@ -166,7 +166,11 @@ def _resolve_anchor(report: dict, ground_truth: dict, anchor: date | None) -> tu
 
 
 def _verify_story(
-    story: dict, themes: list[dict], alerts: list[dict], report_from: date | None, report_to: date | None,
+    story: dict,
+    themes: list[dict],
+    alerts: list[dict],
+    report_from: date | None,
+    report_to: date | None,
     anchor: date | None,
 ) -> StoryResult:
     ids: list[str] = list(dict.fromkeys(story["feedbackIds"]))
@@ -202,9 +206,7 @@ def _verify_story(
     if not trend_ok:
         warnings.append(f"trend: expected {trend}, report shows {observed}")
 
-    prose = " ".join(
-        str(t.get(key) or "") for t in matching for key in ("title", "narrative")
-    ).casefold()
+    prose = " ".join(str(t.get(key) or "") for t in matching for key in ("title", "narrative")).casefold()
     keywords = tuple(story.get("expectedThemeKeywords", []))
     found = tuple(k for k in keywords if k.strip() and k.casefold() in prose)
 
@@ -316,8 +318,7 @@ def format_result(result: VerifyResult) -> str:
         lines.append(f"      window {window}: {_mark(story.window_ok)}")
         lines.append(
             f"      grounding {len(story.grounded_ids)} of {story.story_id_count} ids (need {story.min_grounded_ids}): "
-            f"{_mark(story.grounding_ok)}"
-            + (f" ({', '.join(story.grounded_ids)})" if story.grounded_ids else "")
+            f"{_mark(story.grounding_ok)}" + (f" ({', '.join(story.grounded_ids)})" if story.grounded_ids else "")
         )
         if story.expect_alert:
             alerted = f" ({', '.join(story.alerted_ids)})" if story.alerted_ids else ""

@@ -68,20 +68,43 @@ def _spawn(args: list[str], env: dict[str, str], log_name: str) -> tuple[subproc
     log_path = log_dir / f"{log_name}.log"
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **env}
     proc = subprocess.Popen(
-        [sys.executable, *args], cwd=env.get("FI_TEST_CWD", str(REPO)), env=full_env,
-        stdout=log_path.open("wb"), stderr=subprocess.STDOUT,
+        [sys.executable, *args],
+        cwd=env.get("FI_TEST_CWD", str(REPO)),
+        env=full_env,
+        stdout=log_path.open("wb"),
+        stderr=subprocess.STDOUT,
     )
     return proc, log_path
 
 
 @contextmanager
-def sim_ollama(parallel: int = 2, max_queue: int = 8, service_ms: int = 300, load_ms: int = 0,
-               extra: list[str] | None = None, port: int | None = None) -> Iterator[ServerProcess]:
+def sim_ollama(
+    parallel: int = 2,
+    max_queue: int = 8,
+    service_ms: int = 300,
+    load_ms: int = 0,
+    extra: list[str] | None = None,
+    port: int | None = None,
+) -> Iterator[ServerProcess]:
     port = port or free_port()  # a fixed port brings a killed sim back where the app looks for it
     proc, log_path = _spawn(
-        ["-m", "feedback_intelligence.sim", "--port", str(port), "--parallel", str(parallel),
-         "--max-queue", str(max_queue), "--service-ms", str(service_ms), "--load-ms", str(load_ms), *(extra or [])],
-        {}, "sim",
+        [
+            "-m",
+            "feedback_intelligence.sim",
+            "--port",
+            str(port),
+            "--parallel",
+            str(parallel),
+            "--max-queue",
+            str(max_queue),
+            "--service-ms",
+            str(service_ms),
+            "--load-ms",
+            str(load_ms),
+            *(extra or []),
+        ],
+        {},
+        "sim",
     )
     server = ServerProcess(proc, f"http://127.0.0.1:{port}", log_path)
     try:
@@ -104,8 +127,9 @@ def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[Se
         "FI_SNAPSHOT_DIR": str(data / "snapshots"),
         "FI_TEST_CWD": str(data),
     }
-    proc, log_path = _spawn(["-m", "feedback_intelligence", "serve", "--log-level", "warning"],
-                            {**base_env, **env}, "app")
+    proc, log_path = _spawn(
+        ["-m", "feedback_intelligence", "serve", "--log-level", "warning"], {**base_env, **env}, "app"
+    )
     server = ServerProcess(proc, f"http://127.0.0.1:{port}", log_path)
     try:
         wait_http(server.url + "/livez", timeout_s=60, proc=proc)

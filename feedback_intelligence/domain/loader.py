@@ -300,8 +300,14 @@ def _load_taxonomy(spec: _File, data: dict[str, Any]) -> _Taxonomy:
     types = spec.labels(_given(data, "types", {}), "types") or dict(DEFAULT_TYPES)
     sentiments = spec.labels(_given(data, "sentiments", {}), "sentiments") or dict(DEFAULT_SENTIMENTS)
     return _Taxonomy(
-        categories=categories, hints=hints, catch_all=catch_all, demoted=tuple(demoted), severities=severities,
-        types=types, sentiments=sentiments, type_sentiment=_load_type_sentiment(spec, data, types, sentiments),
+        categories=categories,
+        hints=hints,
+        catch_all=catch_all,
+        demoted=tuple(demoted),
+        severities=severities,
+        types=types,
+        sentiments=sentiments,
+        type_sentiment=_load_type_sentiment(spec, data, types, sentiments),
     )
 
 

@@ -22,8 +22,11 @@ ALERT_VERIFY_ROLE = "alertVerify"
 # Where a prompt template takes what the code splices in: the data block, or one untrusted text.
 DATA_PLACEHOLDER = "{{data}}"
 TEXT_PLACEHOLDER = "{{text}}"
-PROMPT_PLACEHOLDERS = {SYNTHESIS_ROLE: DATA_PLACEHOLDER, ALERT_NOMINATION_ROLE: DATA_PLACEHOLDER,
-                       ALERT_VERIFY_ROLE: TEXT_PLACEHOLDER}
+PROMPT_PLACEHOLDERS = {
+    SYNTHESIS_ROLE: DATA_PLACEHOLDER,
+    ALERT_NOMINATION_ROLE: DATA_PLACEHOLDER,
+    ALERT_VERIFY_ROLE: TEXT_PLACEHOLDER,
+}
 
 # The one-word answers the alert-verify prompt asks for, by domain language: (yes, no).
 ALERT_VERIFY_WORDS: dict[str, tuple[str, str]] = {"fi": ("kyllä", "ei"), "en": ("yes", "no")}

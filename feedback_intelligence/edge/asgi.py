@@ -18,8 +18,7 @@ def header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any],
-                    headers: Iterable[tuple[str, str]] = ()) -> None:
+async def send_json(send: Send, status: int, body: dict[str, Any], headers: Iterable[tuple[str, str]] = ()) -> None:
     payload = json.dumps(body, separators=(",", ":")).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
     raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]

@@ -48,8 +48,14 @@ class BodyLimitMiddleware:
         await self.app(scope, replaying_receive, send)
 
     async def _reject(self, send: Send) -> None:
-        await send_json(send, 413, {"errors": [f"request body exceeds the {self.max_bytes}-byte cap"],
-                                    "codes": [{"code": "body_too_large", "limit": self.max_bytes}]})
+        await send_json(
+            send,
+            413,
+            {
+                "errors": [f"request body exceeds the {self.max_bytes}-byte cap"],
+                "codes": [{"code": "body_too_large", "limit": self.max_bytes}],
+            },
+        )
 
 
 def _content_length(scope: Scope) -> int | None:

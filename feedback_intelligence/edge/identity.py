@@ -33,8 +33,9 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 UNKNOWN_CLIENT = "unknown"
 
 # Headers that only a proxy adds; any of them from a loopback peer means "not a direct caller".
-FORWARDING_HEADERS = frozenset({b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"x-real-ip",
-                                b"forwarded"})
+FORWARDING_HEADERS = frozenset(
+    {b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"x-real-ip", b"forwarded"}
+)
 
 STATE_KEY = "client_identity"
 
@@ -93,8 +94,9 @@ def resolve_identity(scope: Scope, trusted: TrustedProxies) -> ClientIdentity:
 
     if peer is None or peer not in trusted or not forwarded_headers:
         # Not a trusted proxy, or a trusted proxy host talking for itself: the peer is the client.
-        return ClientIdentity(str(peer) if peer else (peer_text or UNKNOWN_CLIENT), peer_text, False, scheme,
-                              direct_loopback)
+        return ClientIdentity(
+            str(peer) if peer else (peer_text or UNKNOWN_CLIENT), peer_text, False, scheme, direct_loopback
+        )
 
     hops = [hop for value in _header_values(scope, b"x-forwarded-for") for hop in value.split(",") if hop.strip()]
     client_ip = str(peer)

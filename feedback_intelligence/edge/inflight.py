@@ -46,6 +46,7 @@ class InflightLimiter(Protocol):
 
 class LocalInflight:
     """In-flight places per client in this process: ``acquire`` takes one if fewer than ``limit`` are held."""
+
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._held: dict[str, int] = {}
@@ -113,8 +114,14 @@ class RedisInflight:
 
 
 class InflightLimitMiddleware:
-    def __init__(self, app: ASGIApp, inflight: InflightLimiter, policy: ClientPolicy,
-                 retry_after_s: Callable[[], int] = lambda: 1, count: CountHook = lambda reason: None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        inflight: InflightLimiter,
+        policy: ClientPolicy,
+        retry_after_s: Callable[[], int] = lambda: 1,
+        count: CountHook = lambda reason: None,
+    ) -> None:
         self.app = app
         self.inflight = inflight
         self.policy = policy
@@ -140,10 +147,14 @@ class InflightLimitMiddleware:
             self.count("inflight")
             retry = max(1, int(self.retry_after_s()))
             await send_json(
-                send, 429,
-                {"error": "too_many_inflight", "retryAfterSeconds": retry,
-                 "message": "Your previous request to the language model is still running; "
-                            "wait for it before sending another."},
+                send,
+                429,
+                {
+                    "error": "too_many_inflight",
+                    "retryAfterSeconds": retry,
+                    "message": "Your previous request to the language model is still running; "
+                    "wait for it before sending another.",
+                },
                 [("Retry-After", str(retry))],
             )
             return

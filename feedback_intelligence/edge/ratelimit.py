@@ -54,8 +54,13 @@ def build_storage(redis_url: str | None) -> Storage:
     """Memory, or the Redis at ``FI_REDIS_URL`` through redis-py (the client the gate uses too)."""
     if redis_url:
         # short timeouts: an unreachable Redis must fail fast (and open), not stall every request
-        storage = storage_from_string(f"async+{redis_url}", implementation="redispy", key_prefix="fi-edge",
-                                      socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+        storage = storage_from_string(
+            f"async+{redis_url}",
+            implementation="redispy",
+            key_prefix="fi-edge",
+            socket_timeout=REDIS_TIMEOUT_S,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+        )
     else:
         storage = storage_from_string("async+memory://")
     assert isinstance(storage, Storage)
@@ -116,8 +121,10 @@ class EdgeRateLimiter:
     audience of its source address; the verdict is the first limit that refuses, else the tighter of
     the two. Storage errors propagate: the middleware decides to fail open.
     """
-    def __init__(self, storage: Storage, per_client: str, audience: str,
-                 clock: Callable[[], float] = time.time) -> None:
+
+    def __init__(
+        self, storage: Storage, per_client: str, audience: str, clock: Callable[[], float] = time.time
+    ) -> None:
         self.storage = storage
         self.strategy = FixedWindowRateLimiter(storage)
         self.per_client: RateLimitItem = parse(per_client)
@@ -141,8 +148,9 @@ class EdgeRateLimiter:
 
 
 class RateLimitMiddleware:
-    def __init__(self, app: ASGIApp, limiter: EdgeRateLimiter, policy: ClientPolicy,
-                 count: CountHook = lambda reason: None) -> None:
+    def __init__(
+        self, app: ASGIApp, limiter: EdgeRateLimiter, policy: ClientPolicy, count: CountHook = lambda reason: None
+    ) -> None:
         self.app = app
         self.limiter = limiter
         self.policy = policy
@@ -165,9 +173,14 @@ class RateLimitMiddleware:
         if not verdict.allowed:
             self.count(verdict.reason)
             await send_json(
-                send, 429,
-                {"error": "rate_limited", "reason": verdict.reason, "retryAfterSeconds": verdict.reset_s,
-                 "message": f"Too many requests right now; try again in {verdict.reset_s} s."},
+                send,
+                429,
+                {
+                    "error": "rate_limited",
+                    "reason": verdict.reason,
+                    "retryAfterSeconds": verdict.reset_s,
+                    "message": f"Too many requests right now; try again in {verdict.reset_s} s.",
+                },
                 [*headers, ("Retry-After", str(verdict.reset_s))],
             )
             return

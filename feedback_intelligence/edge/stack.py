@@ -69,14 +69,14 @@ class Edge:
         await self.inflight.aclose()
 
 
-def build_edge(settings: Settings, *, inflight: InflightLimiter | None = None,
-               limiter: EdgeRateLimiter | None = None) -> Edge:
+def build_edge(
+    settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
+) -> Edge:
     auth = OperatorAuth(settings.operator_token)
     if inflight is None:
         if settings.redis_url:
             # leases renewed while a request runs: a killed replica's places lapse like its gate slots
-            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client,
-                                     settings.redis_lease_s)
+            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client, settings.redis_lease_s)
         else:
             inflight = LocalInflight(settings.max_inflight_llm_per_client)
     return Edge(
@@ -84,8 +84,8 @@ def build_edge(settings: Settings, *, inflight: InflightLimiter | None = None,
         auth=auth,
         policy=ClientPolicy(auth, settings.rate_limit_exempt_loopback),
         visitors=VisitorKeys(settings.visitor_secret),
-        limiter=limiter or EdgeRateLimiter(build_storage(settings.redis_url), settings.rate_limit,
-                                           settings.audience_rate_limit),
+        limiter=limiter
+        or EdgeRateLimiter(build_storage(settings.redis_url), settings.rate_limit, settings.audience_rate_limit),
         inflight=inflight,
     )
 
@@ -108,11 +108,19 @@ def install_edge(
 
     cors: list[tuple[type, dict[str, Any]]] = []
     if settings.cors_origins:
-        cors = [(CORSMiddleware, {
-            "allow_origins": settings.cors_origins, "allow_methods": ["GET", "POST"],
-            "allow_headers": ["Content-Type"], "allow_credentials": False,
-            "expose_headers": list(RATE_LIMIT_HEADERS), "max_age": 600,
-        })]
+        cors = [
+            (
+                CORSMiddleware,
+                {
+                    "allow_origins": settings.cors_origins,
+                    "allow_methods": ["GET", "POST"],
+                    "allow_headers": ["Content-Type"],
+                    "allow_credentials": False,
+                    "expose_headers": list(RATE_LIMIT_HEADERS),
+                    "max_age": 600,
+                },
+            )
+        ]
     layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
         (ClientIdentityMiddleware, {"trusted": edge.trusted}),
         (SecurityHeadersMiddleware, {}),
@@ -123,11 +131,17 @@ def install_edge(
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth}),
         (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
-        (InflightLimitMiddleware, {"inflight": edge.inflight, "policy": edge.policy,
-                                   "retry_after_s": retry_after_s, "count": count_rate_limited}),
+        (
+            InflightLimitMiddleware,
+            {
+                "inflight": edge.inflight,
+                "policy": edge.policy,
+                "retry_after_s": retry_after_s,
+                "count": count_rate_limited,
+            },
+        ),
     ]
     # Starlette puts each added middleware outside the ones added before it: add innermost first.
     for cls, options in reversed(layers):
         app.add_middleware(cls, **options)
     return edge
-

@@ -75,11 +75,26 @@ class RouteRule:
 
 
 def _rule(
-    methods: str, path: str, access: Access, *, kind: Kind = Kind.API, llm: bool = False, visitor: bool = False,
-    operator_query: str | None = None, prefix: bool = False,
+    methods: str,
+    path: str,
+    access: Access,
+    *,
+    kind: Kind = Kind.API,
+    llm: bool = False,
+    visitor: bool = False,
+    operator_query: str | None = None,
+    prefix: bool = False,
 ) -> RouteRule:
-    return RouteRule(frozenset(methods.split()), path, access, kind=kind, llm=llm, visitor=visitor,
-                     operator_query=operator_query, prefix=prefix)
+    return RouteRule(
+        frozenset(methods.split()),
+        path,
+        access,
+        kind=kind,
+        llm=llm,
+        visitor=visitor,
+        operator_query=operator_query,
+        prefix=prefix,
+    )
 
 
 PUBLIC, OPERATOR = Access.PUBLIC, Access.OPERATOR
@@ -140,8 +155,9 @@ class Classified:
         return self.access is Access.PUBLIC
 
 
-def classify(method: str, path: str, query_string: bytes | str = b"", routes: tuple[RouteRule, ...] = ROUTES
-             ) -> Classified:
+def classify(
+    method: str, path: str, query_string: bytes | str = b"", routes: tuple[RouteRule, ...] = ROUTES
+) -> Classified:
     """Public or operator, and the rule that says so. HEAD is GET; OPTIONS goes with the path."""
     method = "GET" if method == "HEAD" else method
     for rule in routes:
@@ -158,8 +174,9 @@ def classify(method: str, path: str, query_string: bytes | str = b"", routes: tu
 
 def _flag_set(query_string: bytes | str, name: str) -> bool:
     text = query_string.decode("latin-1") if isinstance(query_string, bytes) else query_string
-    return any(key == name and value.strip().lower() not in _FALSE
-               for key, value in parse_qsl(text, keep_blank_values=True))
+    return any(
+        key == name and value.strip().lower() not in _FALSE for key, value in parse_qsl(text, keep_blank_values=True)
+    )
 
 
 def route_path(scope: Scope) -> str:
@@ -167,7 +184,7 @@ def route_path(scope: Scope) -> str:
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     if root and path.startswith(root):
-        path = path[len(root):] or "/"
+        path = path[len(root) :] or "/"
     return path
 
 

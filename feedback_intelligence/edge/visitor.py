@@ -43,8 +43,10 @@ class VisitorKeys:
         else:
             self._secret = secrets.token_bytes(32)
             self.generated = True
-            log.warning("FI_VISITOR_SECRET is unset: visitor keys are signed with a secret generated at start-up; "
-                        "they end with this process, and replicas must share a configured FI_VISITOR_SECRET")
+            log.warning(
+                "FI_VISITOR_SECRET is unset: visitor keys are signed with a secret generated at start-up; "
+                "they end with this process, and replicas must share a configured FI_VISITOR_SECRET"
+            )
 
     def _sign(self, visitor_id: str) -> str:
         mac = hmac.new(self._secret, f"fi-visitor:{_VERSION}:{visitor_id}".encode(), hashlib.sha256).digest()
@@ -105,8 +107,10 @@ class VisitorKeyMiddleware:
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and 200 <= message["status"] < 400:
-                message = {**message, "headers": [*message.get("headers", []),
-                                                   (b"set-cookie", attributes.encode("latin-1"))]}
+                message = {
+                    **message,
+                    "headers": [*message.get("headers", []), (b"set-cookie", attributes.encode("latin-1"))],
+                }
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)

@@ -84,8 +84,9 @@ async def interpret_one(http: httpx.AsyncClient, item: EvalItem, options: RunOpt
             await asyncio.sleep(_retry_after(response))
             continue
         if response.status_code != 200:
-            return Observation(item.id, None, error=f"HTTP {response.status_code}: {response.text[:200]}",
-                               retries=retries)
+            return Observation(
+                item.id, None, error=f"HTTP {response.status_code}: {response.text[:200]}", retries=retries
+            )
         try:
             body = response.json()
         except ValueError:

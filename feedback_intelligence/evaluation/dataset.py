@@ -101,7 +101,8 @@ def label_problems(item: EvalItem, domain: Domain) -> list[str]:
     if len(language) != 2 or not language.isascii() or not language.islower():
         problems.append(f"gold language '{language}' is not a two-letter ISO 639-1 code")
     problems += [
-        f"alert category '{a}' is not in the domain's alert lexicon" for a in sorted(item.alerts)
+        f"alert category '{a}' is not in the domain's alert lexicon"
+        for a in sorted(item.alerts)
         if a not in domain.alert_keywords
     ]
     if item.split not in SPLITS:

@@ -23,8 +23,13 @@ def field_table(card: Mapping[str, Any], title: str) -> Table:
     table = Table("field", "final", "model alone", "prior alone", "majority", title=title)
     for field in SCORED_FIELDS:
         f = card["fields"][field]
-        table.add_row(field, fmt(f["final"]), fmt(f["modelAlone"]), fmt(f["prior"]),
-                      f"{fmt(f['majority'])} ({f['majorityLabel']})")
+        table.add_row(
+            field,
+            fmt(f["final"]),
+            fmt(f["modelAlone"]),
+            fmt(f["prior"]),
+            f"{fmt(f['majority'])} ({f['majorityLabel']})",
+        )
     return table
 
 
@@ -33,8 +38,14 @@ def alert_table(card: Mapping[str, Any]) -> Table:
     for category, s in card["alerts"]["byCategory"].items():
         table.add_row(category, fmt(s["recall"]), fmt(s["precision"]), str(s["tp"]), str(s["fp"]), str(s["fn"]))
     p = card["alerts"]["watchedPooled"]
-    table.add_row("[bold]pooled: " + ", ".join(card["alerts"]["watched"]) + "[/bold]", fmt(p["recall"]),
-                  fmt(p["precision"]), str(p["tp"]), str(p["fp"]), str(p["fn"]))
+    table.add_row(
+        "[bold]pooled: " + ", ".join(card["alerts"]["watched"]) + "[/bold]",
+        fmt(p["recall"]),
+        fmt(p["precision"]),
+        str(p["tp"]),
+        str(p["fp"]),
+        str(p["fn"]),
+    )
     return table
 
 
@@ -57,8 +68,9 @@ def health_table(card: Mapping[str, Any]) -> Table:
     confused = ", ".join(f"{c['gold']}→{c['predicted']} ×{c['count']}" for c in card["categoryConfusions"][:6])
     table.add_row("top category confusions", confused or "none")
     if "keywordRules" in card:
-        rules = ", ".join(f"{c} {fmt(s['precision'])} ({s['correct']}/{s['fired']})"
-                          for c, s in card["keywordRules"].items())
+        rules = ", ".join(
+            f"{c} {fmt(s['precision'])} ({s['correct']}/{s['fired']})" for c, s in card["keywordRules"].items()
+        )
         table.add_row("keyword rule precision", rules or "no rule fired")
     return table
 
@@ -80,13 +92,20 @@ def markdown(result: Mapping[str, Any]) -> str:
     for split, card in result["splits"].items():
         for field in SCORED_FIELDS:
             f = card["fields"][field]
-            lines.append(f"| {split} ({card['n']}) | {field} | {fmt(f['final'])} | {fmt(f['modelAlone'])} | "
-                         f"{fmt(f['prior'])} | {fmt(f['majority'])} ({f['majorityLabel']}) |")
-    lines += ["", "| split | alerts pooled over | recall | precision | failed | salvaged | p50 | p90 |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+            lines.append(
+                f"| {split} ({card['n']}) | {field} | {fmt(f['final'])} | {fmt(f['modelAlone'])} | "
+                f"{fmt(f['prior'])} | {fmt(f['majority'])} ({f['majorityLabel']}) |"
+            )
+    lines += [
+        "",
+        "| split | alerts pooled over | recall | precision | failed | salvaged | p50 | p90 |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for split, card in result["splits"].items():
         p, lat = card["alerts"]["watchedPooled"], card["latencyMs"]
-        lines.append(f"| {split} | {', '.join(card['alerts']['watched'])} | {fmt(p['recall'])} | "
-                     f"{fmt(p['precision'])} | {card['failed']} | {card['salvaged']} | {_ms(lat['p50'])} | "
-                     f"{_ms(lat['p90'])} |")
+        lines.append(
+            f"| {split} | {', '.join(card['alerts']['watched'])} | {fmt(p['recall'])} | "
+            f"{fmt(p['precision'])} | {card['failed']} | {card['salvaged']} | {_ms(lat['p50'])} | "
+            f"{_ms(lat['p90'])} |"
+        )
     return "\n".join(lines) + "\n"

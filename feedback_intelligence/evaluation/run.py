@@ -43,8 +43,12 @@ def service_info(base_url: str, token: str | None = None) -> dict[str, Any]:
         status = {}
     status = status if isinstance(status, dict) else {}
     backend = status.get("backend") or {}
-    return {"domain": status.get("domain"), "backend": backend.get("kind"), "model": backend.get("model"),
-            "slots": (status.get("gate") or {}).get("slots")}
+    return {
+        "domain": status.get("domain"),
+        "backend": backend.get("kind"),
+        "model": backend.get("model"),
+        "slots": (status.get("gate") or {}).get("slots"),
+    }
 
 
 async def evaluate(
@@ -64,10 +68,17 @@ async def evaluate(
     priors = prior_proposals(chosen, domain)
     theme_rejected, keyword_category = theme_check_of(domain), keyword_category_of(domain)
     parts = [split] if split != "all" else [s for s in SPLITS if any(i.split == s for i in chosen)] + ["all"]
-    splits = {part: scorecard(
-        select(chosen, part), observations, domain,
-        priors=priors, theme_rejected=theme_rejected, keyword_category=keyword_category,
-    ) for part in parts}
+    splits = {
+        part: scorecard(
+            select(chosen, part),
+            observations,
+            domain,
+            priors=priors,
+            theme_rejected=theme_rejected,
+            keyword_category=keyword_category,
+        )
+        for part in parts
+    }
     return {
         "domain": domain.name,
         "target": base_url,
@@ -80,6 +91,14 @@ async def evaluate(
 
 
 def _observation_json(o: Observation) -> dict[str, Any]:
-    return {"id": o.item_id, "structure": o.structure, "guards": list(o.guards), "alerts": sorted(o.alerts),
-            "failed": o.failed, "salvaged": o.salvaged, "latencyMs": o.latency_ms, "retries": o.retries,
-            "error": o.error}
+    return {
+        "id": o.item_id,
+        "structure": o.structure,
+        "guards": list(o.guards),
+        "alerts": sorted(o.alerts),
+        "failed": o.failed,
+        "salvaged": o.salvaged,
+        "latencyMs": o.latency_ms,
+        "retries": o.retries,
+        "error": o.error,
+    }

@@ -76,8 +76,13 @@ def alert_scores(
         tp = sum(category in g and category in p for g, p in pairs)
         fp = sum(category not in g and category in p for g, p in pairs)
         fn = sum(category in g and category not in p for g, p in pairs)
-        scores[category] = {"tp": tp, "fp": fp, "fn": fn, "recall": _ratio(tp, tp + fn),
-                            "precision": _ratio(tp, tp + fp)}
+        scores[category] = {
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "recall": _ratio(tp, tp + fn),
+            "precision": _ratio(tp, tp + fp),
+        }
     return scores
 
 
@@ -188,7 +193,8 @@ def scorecard(
     }
     if theme_rejected is not None:
         card["invariants"]["rejectedThemesShown"] = sum(
-            theme_rejected(str(s.get("theme", "")), item.text) for item, s in zip(items, final, strict=True)
+            theme_rejected(str(s.get("theme", "")), item.text)
+            for item, s in zip(items, final, strict=True)
             if s is not None
         )
     if keyword_category is not None:

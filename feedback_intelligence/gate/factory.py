@@ -21,7 +21,11 @@ def build_member(settings: Settings, name: str, slots: int, reserve: int) -> Slo
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
-            settings.redis_url, slots=slots, background_reserve=reserve, name=name, lease_s=settings.redis_lease_s,
+            settings.redis_url,
+            slots=slots,
+            background_reserve=reserve,
+            name=name,
+            lease_s=settings.redis_lease_s,
         )
     return LocalSlotPool(slots, reserve)
 
@@ -40,7 +44,9 @@ def build_pool(
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
     return PooledSlotPool(
-        members, background_reserve=settings.llm_background_reserve, cooldown_s=BREAKER_COOLDOWN_S,
+        members,
+        background_reserve=settings.llm_background_reserve,
+        cooldown_s=BREAKER_COOLDOWN_S,
         readiness=readiness,
     )
 

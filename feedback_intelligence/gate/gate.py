@@ -50,6 +50,7 @@ class LlmGate:
     records admissions, sheds, waits and hold times in ``metrics`` and estimates ``Retry-After`` from
     the observed hold times and the queue ahead.
     """
+
     def __init__(
         self,
         pool: SlotPool[Any],
@@ -237,8 +238,9 @@ class LlmGate:
         rows = []
         for name, state in self.pool.states.items():
             self.metrics.backend_up.labels(name).set(1 if state.serving else 0)
-            rows.append({"name": name, "state": state.state, "slots": occupancy[name].slots,
-                         "inUse": occupancy[name].in_use})
+            rows.append(
+                {"name": name, "state": state.state, "slots": occupancy[name].slots, "inUse": occupancy[name].in_use}
+            )
         return rows
 
     def degraded(self) -> bool:

@@ -36,6 +36,7 @@ class LocalSlotPool:
     came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
     holding anything. Each lease must be released exactly once; a second release is ignored.
     """
+
     def __init__(self, slots: int, background_reserve: int = 1) -> None:
         if slots < 1:
             raise ValueError("a gate needs at least one slot")

@@ -150,9 +150,11 @@ class PooledSlotPool:
 
     def _order(self, names: list[str]) -> list[str]:
         """Least loaded first, ready before warming; ties keep the configured order."""
+
         def load(name: str) -> tuple[int, float]:
             warming = self.states[name].readiness is Readiness.WARMING
             return (1 if warming else 0, self._in_use[name] / self.members[name].slots)
+
         return sorted(names, key=load)
 
     def _granted(self, name: str, inner: Any) -> PooledLease:

@@ -53,6 +53,7 @@ class RedisSlotPool:
     :class:`~feedback_intelligence.gate.slots.PoolUnavailable` (the gate sheds); a failed release is
     logged and left to the lease's expiry.
     """
+
     def __init__(
         self,
         url: str,
@@ -69,8 +70,10 @@ class RedisSlotPool:
         self.recheck_s = recheck_s
         prefix = f"fi:gate:{name}"
         self._leases = f"{prefix}:leases"
-        self._waiting = {Priority.INTERACTIVE: f"{prefix}:waiting:interactive",
-                         Priority.BACKGROUND: f"{prefix}:waiting:background"}
+        self._waiting = {
+            Priority.INTERACTIVE: f"{prefix}:waiting:interactive",
+            Priority.BACKGROUND: f"{prefix}:waiting:background",
+        }
         self._channel = f"{prefix}:released"
         self._redis = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._acquire = self._redis.register_script(_ACQUIRE)

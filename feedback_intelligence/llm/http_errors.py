@@ -21,8 +21,10 @@ def raise_for_backend_status(response: httpx.Response, backend: str) -> None:
             int(retry_after) if retry_after.isdigit() else 1,
             f"{backend} is busy ({response.status_code}): {detail}",
         )
-    raise LlmFailure(f"{backend} answered {response.status_code}: {detail}",
-                     public=f"the language model backend answered HTTP {response.status_code}")
+    raise LlmFailure(
+        f"{backend} answered {response.status_code}: {detail}",
+        public=f"the language model backend answered HTTP {response.status_code}",
+    )
 
 
 def _error_text(response: httpx.Response) -> str:
@@ -55,8 +57,10 @@ async def post_json(client: httpx.AsyncClient, path: str, payload: dict[str, Any
     try:
         body = response.json()
     except ValueError as exc:
-        raise LlmFailure(f"{backend} replied with something that is not JSON: {response.text[:200]}",
-                         public="the language model backend replied with something that is not JSON") from exc
+        raise LlmFailure(
+            f"{backend} replied with something that is not JSON: {response.text[:200]}",
+            public="the language model backend replied with something that is not JSON",
+        ) from exc
     if not isinstance(body, dict):
         raise LlmFailure(f"{backend} replied with JSON that is not an object: {response.text[:200]}")
     return body

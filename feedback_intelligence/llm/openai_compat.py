@@ -58,7 +58,8 @@ class OpenAICompatibleBackend:
         if self._schema_style == "json_schema":
             # Not "strict": strict mode rejects optional fields and length limits that our schemas use.
             payload["response_format"] = {
-                "type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": False},
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": schema, "strict": False},
             }
             try:
                 return await post_json(self._client, "/v1/chat/completions", payload, "OpenAI-compatible server")

@@ -21,7 +21,10 @@ class PromptRunner:
     """
 
     def __init__(
-        self, gate: LlmGate, backend: LlmBackend, metrics: Metrics | None = None,
+        self,
+        gate: LlmGate,
+        backend: LlmBackend,
+        metrics: Metrics | None = None,
         backends: Mapping[str, LlmBackend] | None = None,
     ) -> None:
         self.gate = gate

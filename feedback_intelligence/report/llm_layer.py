@@ -121,7 +121,10 @@ def synthesis_schema(shown_ids: Sequence[str]) -> dict[str, Any]:
             "title": {"type": "string", "minLength": 1, "maxLength": 80},
             "narrative": {"type": "string", "minLength": 1, "maxLength": 600},
             "citedIds": {
-                "type": "array", "items": {"type": "string", "enum": list(shown_ids)}, "minItems": 1, "maxItems": 12,
+                "type": "array",
+                "items": {"type": "string", "enum": list(shown_ids)},
+                "minItems": 1,
+                "maxItems": 12,
             },
         },
         "required": ["title", "narrative", "citedIds"],

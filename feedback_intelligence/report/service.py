@@ -348,7 +348,12 @@ def _check_mode(mode: str) -> None:
 
 def _ledger_fields(ledger: dict[str, object]) -> dict[str, object]:
     return {
-        "calls": ledger["calls"], "budget": ledger["budget"], "verify_calls": ledger["verifyCalls"],
-        "verify_budget": ledger["verifyBudget"], "shed": ledger["shed"], "failed": ledger["failed"],
-        "stopped": ledger["stopped"], "rejected": ledger["rejected"],
+        "calls": ledger["calls"],
+        "budget": ledger["budget"],
+        "verify_calls": ledger["verifyCalls"],
+        "verify_budget": ledger["verifyBudget"],
+        "shed": ledger["shed"],
+        "failed": ledger["failed"],
+        "stopped": ledger["stopped"],
+        "rejected": ledger["rejected"],
     }

@@ -18,8 +18,10 @@ def _count_fi(n: int) -> str:
 
 
 def _count_en(n: int) -> str:
-    return "One piece of feedback came in during this period." if n == 1 else (
-        f"{n} pieces of feedback came in during this period."
+    return (
+        "One piece of feedback came in during this period."
+        if n == 1
+        else (f"{n} pieces of feedback came in during this period.")
     )
 
 

@@ -67,9 +67,16 @@ class HealthService:
     report kept ``cache_s``; counts each probe outcome and the status in ``metrics``.
     """
 
-    def __init__(self, gate: LlmGate, backend: LlmBackend, timeout_s: float, *,
-                 metrics: Metrics | None = None, cache_s: float = 0.0,
-                 backends: dict[str, LlmBackend] | None = None) -> None:
+    def __init__(
+        self,
+        gate: LlmGate,
+        backend: LlmBackend,
+        timeout_s: float,
+        *,
+        metrics: Metrics | None = None,
+        cache_s: float = 0.0,
+        backends: dict[str, LlmBackend] | None = None,
+    ) -> None:
         self.gate = gate
         self.backend = backend
         self.backends = backends or {}
@@ -157,14 +164,19 @@ class HealthService:
         if self.gate.stalled(occupancy):
             held = occupancy.newest_hold_s or 0.0
             return await self._report(
-                "stalled", "skipped_gate_saturated",
+                "stalled",
+                "skipped_gate_saturated",
                 f"every slot has been held for {held:.0f} s without a call finishing "
                 f"(threshold {self.gate.stall_threshold_s():.0f} s)",
             )
         return await self._report("ok", "skipped_gate_saturated")
 
     async def _judge_by_readiness(
-        self, probe: str, exc: LlmFailure | LlmBusy, *, ready_means_ok: bool = False,
+        self,
+        probe: str,
+        exc: LlmFailure | LlmBusy,
+        *,
+        ready_means_ok: bool = False,
         answering_means_warming: bool = False,
     ) -> HealthReport:
         detail = exc.public if isinstance(exc, LlmFailure) else "the language model backend says it is busy"

@@ -67,6 +67,7 @@ class IngestService:
     ``structureFailed``. With ``structure_later`` no LLM call is made (never shed): the rules'
     proposal is stored ``pending`` and ``on_later`` tells this replica's worker. Returns the row as stored.
     """
+
     def __init__(
         self, domain: Domain, structuring: StructuringService, *, on_later: Callable[[], None] | None = None
     ) -> None:
@@ -95,9 +96,13 @@ class IngestService:
             except LlmBusy:
                 raise  # shed: nothing stored, the client retries with the same id
             except Exception as exc:  # down, broken, too slow, or a bug below: keep the feedback anyway
-                log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
-                        "structuring failed, storing %s as structureFailed: %s", command.id, exc,
-                        exc_info=not isinstance(exc, LlmFailure))
+                log.log(
+                    logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                    "structuring failed, storing %s as structureFailed: %s",
+                    command.id,
+                    exc,
+                    exc_info=not isinstance(exc, LlmFailure),
+                )
                 structure, failed, notes = None, True, (failure_note(exc),)
             else:
                 structure, notes = result.structure, tuple(result.notes)

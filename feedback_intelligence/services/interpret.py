@@ -44,6 +44,7 @@ class InterpretService:
     Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
     :class:`~feedback_intelligence.llm.errors.LlmFailure` when the backend fails; the route answers 503.
     """
+
     def __init__(self, domain: Domain, structuring: StructuringService) -> None:
         self.domain = domain
         self.structuring = structuring

@@ -22,6 +22,7 @@ from feedback_intelligence.structuring.service import StructuringService
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(slots=True)
 class RestructureOutcome:
     restructured: int = 0
@@ -59,6 +60,7 @@ class RestructureService:
     :class:`RestructureInterrupted`, which carries what was done so far (kept); an item whose LLM call
     fails is counted as failed and the pass goes on.
     """
+
     def __init__(self, domain: Domain, structuring: StructuringService, limit: int = 500) -> None:
         self.domain = domain
         self.structuring = structuring
@@ -97,8 +99,12 @@ class RestructureService:
         if forced == item.structure:
             return False
         rows = await channel.store.update_structure(
-            item.id, forced, structure_failed=item.structure_failed, salvage_notes=item.salvage_notes,
-            needs_review=item.needs_review, review_flags=item.review_flags,
+            item.id,
+            forced,
+            structure_failed=item.structure_failed,
+            salvage_notes=item.salvage_notes,
+            needs_review=item.needs_review,
+            review_flags=item.review_flags,
         )
         if rows:
             outcome.restructured += 1
@@ -113,14 +119,23 @@ class RestructureService:
         except LlmBusy:
             raise  # the pass stops; what was done is kept
         except Exception as exc:  # any other failure marks this row failed and the pass goes on
-            log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
-                    "restructuring %s failed: %s", item.id, exc, exc_info=not isinstance(exc, LlmFailure))
+            log.log(
+                logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                "restructuring %s failed: %s",
+                item.id,
+                exc,
+                exc_info=not isinstance(exc, LlmFailure),
+            )
             structure, notes = None, [failure_note(exc)]
         structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
         flags = review_flags(detect_injection_signals(item.text), structure)
         rows = await channel.store.update_structure(
-            item.id, structure, structure_failed=structure is None, salvage_notes=notes,
-            needs_review=bool(flags), review_flags=flags,
+            item.id,
+            structure,
+            structure_failed=structure is None,
+            salvage_notes=notes,
+            needs_review=bool(flags),
+            review_flags=flags,
         )
         if not rows:
             return False  # the row vanished meanwhile: neither counted

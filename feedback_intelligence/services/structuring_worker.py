@@ -84,8 +84,9 @@ class StructuringWorker:
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._loop(), name=f"structure-later-{i}")
-                       for i in range(self.options.tasks)]
+        self._tasks = [
+            asyncio.create_task(self._loop(), name=f"structure-later-{i}") for i in range(self.options.tasks)
+        ]
 
     async def stop(self) -> None:
         """Cancel the calls in flight; their rows are released (or simply lapse) for another replica."""
@@ -153,9 +154,14 @@ class StructuringWorker:
                 await asyncio.shield(queue.release(claim, retry_in_s=0, refund_attempt=True))
             raise
         except Exception as exc:
-            log.log(logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
-                    "structure-later: %s attempt %d failed: %s", item.id, item.structure_attempts, exc,
-                    exc_info=not isinstance(exc, LlmFailure))
+            log.log(
+                logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                "structure-later: %s attempt %d failed: %s",
+                item.id,
+                item.structure_attempts,
+                exc,
+                exc_info=not isinstance(exc, LlmFailure),
+            )
             if item.structure_attempts >= self.options.max_attempts:
                 await self._give_up(queue, claim, failure_note(exc))
             else:
@@ -173,16 +179,26 @@ class StructuringWorker:
             structure, failed = result.structure, False
         structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
         flags = review_flags(detect_injection_signals(item.text), structure)
-        version = await queue.finish(claim, structure, structure_failed=failed, salvage_notes=result.notes,
-                                     needs_review=bool(flags), review_flags=flags)
+        version = await queue.finish(
+            claim,
+            structure,
+            structure_failed=failed,
+            salvage_notes=result.notes,
+            needs_review=bool(flags),
+            review_flags=flags,
+        )
         self._count("lost" if version is None else ("failed" if failed else "structured"))
         return None
 
     async def _give_up(self, queue: StructureQueue, claim: Claim, note: str) -> None:
         item = claim.item
         version = await queue.finish(
-            claim, item.structure, structure_failed=True, salvage_notes=[note],
-            needs_review=item.needs_review, review_flags=item.review_flags,
+            claim,
+            item.structure,
+            structure_failed=True,
+            salvage_notes=[note],
+            needs_review=item.needs_review,
+            review_flags=item.review_flags,
         )
         self._count("lost" if version is None else "gave_up")
 

@@ -176,8 +176,9 @@ async def _stream(
     await send({"type": "http.response.body", "body": ndjson_line({**_head(request, ""), **stats})})
 
 
-def _done_stats(request: CompletionRequest, trace: Trace, reason: str, load_s: float, service_s: float,
-                tokens: list[str]) -> dict[str, Any]:
+def _done_stats(
+    request: CompletionRequest, trace: Trace, reason: str, load_s: float, service_s: float, tokens: list[str]
+) -> dict[str, Any]:
     """The closing fields Ollama puts on a finished reply (durations and token counts)."""
     return done_fields(
         reason,

@@ -34,7 +34,7 @@ class ScriptedReply:
 
 def parse_entry(value: Any, where: str) -> ScriptedReply:
     if not isinstance(value, dict):
-        raise ScriptError(f"{where}: expected an object like {{\"reply\": \"...\"}}")
+        raise ScriptError(f'{where}: expected an object like {{"reply": "..."}}')
     unknown = set(value) - {"match", "reply"}
     if unknown:
         raise ScriptError(f"{where}: unknown key(s) {sorted(unknown)}; only 'match' and 'reply'")

@@ -63,8 +63,10 @@ def _is_unavailability(exc: BaseException) -> bool:
             return True  # refused, reset, timed out (TimeoutError is an OSError), pool exhausted
         if isinstance(current, DBAPIError) and current.connection_invalidated:
             return True
-        if pg is not None and isinstance(current, pg.PostgresConnectionError | pg.OperatorInterventionError
-                                         | pg.TooManyConnectionsError | pg.InterfaceError):
+        if pg is not None and isinstance(
+            current,
+            pg.PostgresConnectionError | pg.OperatorInterventionError | pg.TooManyConnectionsError | pg.InterfaceError,
+        ):
             return True  # connection lost, server shutting down or starting up, no connection slots
         current = getattr(current, "orig", None) or current.__cause__ or current.__context__
     return False
@@ -115,7 +117,11 @@ def create_engine_for(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
-        url, pool_size=10, max_overflow=10, pool_pre_ping=True, pool_timeout=10,
+        url,
+        pool_size=10,
+        max_overflow=10,
+        pool_pre_ping=True,
+        pool_timeout=10,
         connect_args={"timeout": CONNECT_TIMEOUT_S, "command_timeout": COMMAND_TIMEOUT_S},
     )
 
@@ -129,8 +135,12 @@ def _structure_from(raw: str | None) -> Structure | None:
         return None
     data = json.loads(raw)
     return Structure(
-        category=data["category"], theme=data["theme"], severity=data["severity"], type=data["type"],
-        language=data["language"], sentiment=data.get("sentiment"),
+        category=data["category"],
+        theme=data["theme"],
+        severity=data["severity"],
+        type=data["type"],
+        language=data["language"],
+        sentiment=data.get("sentiment"),
     )
 
 
@@ -202,6 +212,7 @@ class FeedbackStore:
     in the same transaction, so the change counter moves exactly when a row lands. A database that
     cannot be reached raises :class:`StoreUnavailable` from every method, and nothing is half-written.
     """
+
     def __init__(self, url: str, *, name: str = "corpus") -> None:
         self.url = url
         self.name = name

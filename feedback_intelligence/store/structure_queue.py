@@ -74,9 +74,7 @@ class StructureQueue:
         """Lease the oldest claimable row to ``token`` and count the attempt; None when nothing is due."""
         at = now_ms() if at_ms is None else at_ms
         until = at + int(lease_s * 1000)
-        oldest = (
-            select(feedback.c.id).where(_claimable(at)).order_by(feedback.c.created_at, feedback.c.id).limit(1)
-        )
+        oldest = select(feedback.c.id).where(_claimable(at)).order_by(feedback.c.created_at, feedback.c.id).limit(1)
         take = dict(lease_owner=token, lease_until_ms=until, structure_attempts=feedback.c.structure_attempts + 1)
         async with self.engine.connect() as conn:
             # An idle worker polls: a plain read first, so an empty queue never takes SQLite's write lock.
@@ -90,9 +88,7 @@ class StructureQueue:
                 await conn.execute(update(feedback).where(feedback.c.id == row_id).values(**take))
             else:
                 statement = (
-                    update(feedback)
-                    .where(feedback.c.id == oldest.scalar_subquery(), _claimable(at))
-                    .values(**take)
+                    update(feedback).where(feedback.c.id == oldest.scalar_subquery(), _claimable(at)).values(**take)
                 )
                 if (await conn.execute(statement)).rowcount == 0:
                     return None
@@ -106,9 +102,7 @@ class StructureQueue:
         """Extend a held lease (a long call); None when it was lost meanwhile."""
         until = now_ms() + int(lease_s * 1000)
         async with self.engine.begin() as conn:
-            rows = (await conn.execute(
-                update(feedback).where(self._held(claim)).values(lease_until_ms=until)
-            )).rowcount
+            rows = (await conn.execute(update(feedback).where(self._held(claim)).values(lease_until_ms=until))).rowcount
         return Claim(claim.item, claim.token, until) if rows else None
 
     @_translate_unavailability

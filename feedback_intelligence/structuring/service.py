@@ -57,6 +57,7 @@ class StructuringService:
     result then has no structure, the reasons as notes and the raw reply. Transport outcomes raise
     (:class:`~feedback_intelligence.llm.errors.LlmBusy`, :class:`~feedback_intelligence.llm.errors.LlmFailure`).
     """
+
     def __init__(
         self,
         runner: PromptRunner,

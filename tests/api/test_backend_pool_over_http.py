@@ -16,10 +16,16 @@ INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
 
 
 def pool_env(*sims: ServerProcess, **extra: str) -> dict[str, str]:
-    backends = [{"name": f"gpu{i + 1}", "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 2}
-                for i, sim in enumerate(sims)]
-    return {"FI_LLM_BACKENDS": json.dumps(backends), "FI_LLM_ACQUIRE_TIMEOUT_MS": "500", "FI_HEALTH_CACHE_S": "0",
-            **extra}
+    backends = [
+        {"name": f"gpu{i + 1}", "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 2}
+        for i, sim in enumerate(sims)
+    ]
+    return {
+        "FI_LLM_BACKENDS": json.dumps(backends),
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
+        "FI_HEALTH_CACHE_S": "0",
+        **extra,
+    }
 
 
 def stats(sim: ServerProcess) -> dict:
@@ -45,8 +51,10 @@ async def interprets(app: ServerProcess, count: int) -> list[httpx.Response]:
 
 @pytest.fixture()
 def two_sims() -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=1500) as one, \
-         sim_ollama(parallel=2, max_queue=8, service_ms=1500) as two:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=1500) as one,
+        sim_ollama(parallel=2, max_queue=8, service_ms=1500) as two,
+    ):
         yield one, two
 
 
@@ -107,9 +115,11 @@ def test_a_dead_backend_is_taken_out_at_once_and_returns_when_it_comes_back() ->
 def test_a_backend_three_times_slower_receives_proportionally_fewer_calls() -> None:
     from feedback_intelligence.cli.crowd import run_crowd
 
-    with sim_ollama(parallel=2, max_queue=8, service_ms=250) as fast, \
-         sim_ollama(parallel=2, max_queue=8, service_ms=750) as slow, \
-         app_server(pool_env(fast, slow)) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=250) as fast,
+        sim_ollama(parallel=2, max_queue=8, service_ms=750) as slow,
+        app_server(pool_env(fast, slow)) as app,
+    ):
         result = asyncio.run(run_crowd(app.url, clerks=10, duration_s=8, think_s=(0.05, 0.2), seed=7))
         assert result.other_errors == {}
         done_fast, done_slow = stats(fast)["completed"], stats(slow)["completed"]
@@ -120,18 +130,27 @@ def test_a_backend_three_times_slower_receives_proportionally_fewer_calls() -> N
 
 
 def test_calls_in_flight_on_a_backend_that_dies_fail_as_llm_failures() -> None:
-    with sim_ollama(parallel=2, service_ms=4000) as one, sim_ollama(parallel=2, service_ms=4000) as two, \
-         app_server(pool_env(one, two)) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=4000) as one,
+        sim_ollama(parallel=2, service_ms=4000) as two,
+        app_server(pool_env(one, two)) as app,
+    ):
 
         async def in_flight_then_kill() -> list[httpx.Response]:
             async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
                 calls = [
                     asyncio.create_task(http.post("/interpret", json=INTERPRET)),
                     asyncio.create_task(http.post("/interpret", json=INTERPRET)),
-                    asyncio.create_task(http.post("/feedback", json={"id": "dies-1", "source": "web_form",
-                                                                     "text": "Maito oli hapanta."})),
-                    asyncio.create_task(http.post("/feedback", json={"id": "dies-2", "source": "web_form",
-                                                                     "text": "Kassajono oli pitkä."})),
+                    asyncio.create_task(
+                        http.post(
+                            "/feedback", json={"id": "dies-1", "source": "web_form", "text": "Maito oli hapanta."}
+                        )
+                    ),
+                    asyncio.create_task(
+                        http.post(
+                            "/feedback", json={"id": "dies-2", "source": "web_form", "text": "Kassajono oli pitkä."}
+                        )
+                    ),
                 ]
                 await asyncio.to_thread(wait_for, lambda: stats(two)["inFlight"] == 2, 20, "two calls on gpu2")
                 two.kill()

@@ -17,8 +17,12 @@ from feedback_intelligence.domain.loader import DOMAINS_ROOT
 
 def serve(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "feedback_intelligence", "serve"], cwd=cwd, capture_output=True, text=True,
-        timeout=60, env={**os.environ, "PYTHONPATH": str(REPO), "FI_PORT": str(free_port()), **env},
+        [sys.executable, "-m", "feedback_intelligence", "serve"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO), "FI_PORT": str(free_port()), **env},
     )
 
 
@@ -47,8 +51,14 @@ def test_a_bad_domain_folder_stops_the_boot_naming_the_problem(tmp_path: Path) -
 
 def test_a_new_domain_is_a_new_folder(tmp_path: Path) -> None:
     shutil.copytree(DOMAINS_ROOT / "game", tmp_path / "domains" / "arcade")
-    with app_server({"FI_DOMAIN": "arcade", "FI_DOMAINS_ROOT": str(tmp_path / "domains"),
-                     "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": "http://127.0.0.1:9"}) as app:
+    with app_server(
+        {
+            "FI_DOMAIN": "arcade",
+            "FI_DOMAINS_ROOT": str(tmp_path / "domains"),
+            "FI_LLM_BACKEND": "ollama",
+            "FI_LLM_BASE_URL": "http://127.0.0.1:9",
+        }
+    ) as app:
         schema = httpx.get(app.url + "/schema", timeout=10).json()
     assert schema["language"] == "en"
     assert "gameplay_balance" in schema["categories"]

@@ -12,13 +12,24 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
 
-ACCEPTED = {"category": "maito_kylma", "theme": "hapan maito", "severity": "high", "type": "complaint",
-            "language": "fi"}
+ACCEPTED = {
+    "category": "maito_kylma",
+    "theme": "hapan maito",
+    "severity": "high",
+    "type": "complaint",
+    "language": "fi",
+}
 
 
 def desk_entry(**extra: object) -> dict:
-    return {"id": f"desk-{uuid.uuid4().hex}", "source": "desk", "text": "Maito oli hapanta, sain vatsakivun.",
-            "timestamp": "2026-11-30T10:00:00+02:00", "acceptedStructure": ACCEPTED, **extra}
+    return {
+        "id": f"desk-{uuid.uuid4().hex}",
+        "source": "desk",
+        "text": "Maito oli hapanta, sain vatsakivun.",
+        "timestamp": "2026-11-30T10:00:00+02:00",
+        "acceptedStructure": ACCEPTED,
+        **extra,
+    }
 
 
 def rows(app: ServerProcess, path: str = "/live/feedback") -> int:
@@ -45,8 +56,7 @@ def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> N
             holders = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(2)]
             await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
             before = rows(app, "/feedback")
-            shed = await http.post("/feedback", json={"id": "shed-1", "source": "email",
-                                                      "text": "Leipä oli homeessa."})
+            shed = await http.post("/feedback", json={"id": "shed-1", "source": "email", "text": "Leipä oli homeessa."})
             assert rows(app, "/feedback") == before
             await asyncio.gather(*holders)
             return shed
@@ -55,11 +65,14 @@ def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> N
     assert shed.status_code == 503 and "Retry-After" in shed.headers
     assert httpx.get(app.url + "/feedback/shed-1", timeout=5).status_code == 404
     # The client retries with the same id once the GPU has room: stored exactly once.
-    again = httpx.post(app.url + "/feedback", json={"id": "shed-1", "source": "email", "text": "Leipä oli homeessa."},
-                       timeout=30)
+    again = httpx.post(
+        app.url + "/feedback", json={"id": "shed-1", "source": "email", "text": "Leipä oli homeessa."}, timeout=30
+    )
     assert again.status_code == 201
-    assert httpx.post(app.url + "/feedback", json={"id": "shed-1", "source": "email", "text": "x"},
-                      timeout=30).status_code == 409
+    assert (
+        httpx.post(app.url + "/feedback", json={"id": "shed-1", "source": "email", "text": "x"}, timeout=30).status_code
+        == 409
+    )
 
 
 def test_a_desk_save_with_an_accepted_structure_never_reaches_the_backend(stack) -> None:
@@ -86,8 +99,9 @@ def test_live_version_moves_with_every_live_save(stack) -> None:
 
 def test_with_the_backend_down_ingest_keeps_the_feedback_and_its_alerts(down_app: ServerProcess) -> None:
     text = "Liukastuin märällä lattialla ja sain haavan, veloititte myös kahdesti."
-    created = httpx.post(down_app.url + "/feedback", json={"id": "down-1", "source": "web_form", "text": text},
-                         timeout=30)
+    created = httpx.post(
+        down_app.url + "/feedback", json={"id": "down-1", "source": "web_form", "text": text}, timeout=30
+    )
     assert created.status_code == 201
     body = created.json()
     assert body["structureFailed"] is True and body["structure"] is None
@@ -115,8 +129,11 @@ def test_interpret_with_the_backend_down_is_a_503_with_retry_after(down_app: Ser
 
 def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:
     _, app = stack
-    response = httpx.post(app.url + "/feedback", json={"id": "bad id!", "source": "fax", "text": " ",
-                                                      "timestamp": "yesterday-ish"}, timeout=10)
+    response = httpx.post(
+        app.url + "/feedback",
+        json={"id": "bad id!", "source": "fax", "text": " ", "timestamp": "yesterday-ish"},
+        timeout=10,
+    )
     assert response.status_code == 400
     errors = response.json()["errors"]
     assert errors == [
@@ -125,11 +142,13 @@ def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:
         "timestamp must be a parseable ISO-8601 instant, got 'yesterday-ish'.",
         "id must match [A-Za-z0-9._-], max 100 chars.",
     ]
-    malformed = httpx.post(app.url + "/interpret", content=b'{"text": ', headers={"content-type": "application/json"},
-                           timeout=10)
+    malformed = httpx.post(
+        app.url + "/interpret", content=b'{"text": ', headers={"content-type": "application/json"}, timeout=10
+    )
     assert malformed.status_code == 400 and "JSON" in malformed.json()["errors"][0]
-    too_big = httpx.post(app.url + "/interpret", content=b"x" * 20_000, headers={"content-type": "application/json"},
-                         timeout=10)
+    too_big = httpx.post(
+        app.url + "/interpret", content=b"x" * 20_000, headers={"content-type": "application/json"}, timeout=10
+    )
     assert too_big.status_code == 413
     wrong_type = httpx.post(app.url + "/interpret", json={"text": 42}, timeout=10)
     assert wrong_type.status_code == 400
@@ -140,8 +159,9 @@ def test_bad_input_is_a_clear_400_naming_each_rule(stack) -> None:
 def test_restructure_never_takes_the_slot_a_clerk_leaves_free(stack) -> None:
     sim, app = stack
     # A text no keyword rule claims, so the catch-all category stays and the row needs a pass.
-    catch_all = desk_entry(text="Mihin aikaan olette auki jouluaattona?",
-                           acceptedStructure={**ACCEPTED, "category": "muu"})
+    catch_all = desk_entry(
+        text="Mihin aikaan olette auki jouluaattona?", acceptedStructure={**ACCEPTED, "category": "muu"}
+    )
     assert httpx.post(app.url + "/live/feedback", json=catch_all, timeout=10).status_code == 201
     httpx.post(sim.url + "/sim/reset", timeout=5)
 

@@ -25,8 +25,7 @@ def test_a_finnish_sentence_becomes_a_stored_row_that_keeps_the_contract() -> No
 
         schema = httpx.get(app.url + "/schema", timeout=10).json()
         text = "Ostin eilen maitoa, joka oli jo hapanta vaikka päiväys oli vasta ensi viikolla."
-        created = httpx.post(app.url + "/feedback", json={"id": "e2e-1", "source": "email", "text": text},
-                             timeout=300)
+        created = httpx.post(app.url + "/feedback", json={"id": "e2e-1", "source": "email", "text": text}, timeout=300)
         assert created.status_code == 201, created.text
         row = httpx.get(app.url + "/feedback/e2e-1", timeout=10).json()
         assert row["text"] == text

@@ -24,10 +24,17 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[ServerProcess]:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=5) as sim, app_server(
-        {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-         "FI_REPORT_ALERT_VERIFY_BUDGET": "3"}
-    ) as server:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=5) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_REPORT_ALERT_VERIFY_BUDGET": "3",
+            }
+        ) as server,
+    ):
         yield server
 
 
@@ -39,8 +46,9 @@ def test_no_generated_input_makes_a_server_error(app: ServerProcess) -> None:
     for operation in operations:
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
         def no_server_error(case: schemathesis.Case) -> None:
             nonlocal calls
             calls += 1

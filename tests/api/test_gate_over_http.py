@@ -16,8 +16,14 @@ INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
 
 
 def ollama_env(sim: ServerProcess, **extra: str) -> dict[str, str]:
-    return {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-            "FI_LLM_SLOTS": "2", "FI_LLM_ACQUIRE_TIMEOUT_MS": "500", **extra}
+    return {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": sim.url,
+        "FI_LLM_MODEL": "sim-model",
+        "FI_LLM_SLOTS": "2",
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
+        **extra,
+    }
 
 
 def sim_stats(sim: ServerProcess) -> dict:
@@ -131,7 +137,8 @@ def test_a_client_that_disconnects_mid_interpret_frees_its_slot_and_cancels_the_
     raw = socket.create_connection((host, int(port)))
     raw.sendall(
         b"POST /interpret HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
     )
     wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the call to reach the sim")
     assert gate_in_use(app) == 1
@@ -152,8 +159,10 @@ def test_backend_unreachable_health_says_llm_unavailable_every_time() -> None:
 
 
 def test_cold_loading_backend_health_says_warming() -> None:
-    with sim_ollama(parallel=2, service_ms=100, load_ms=8000) as sim, \
-            app_server(ollama_env(sim, FI_HEALTH_TIMEOUT_S="1")) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=100, load_ms=8000) as sim,
+        app_server(ollama_env(sim, FI_HEALTH_TIMEOUT_S="1")) as app,
+    ):
         health = httpx.get(app.url + "/health", timeout=30)
         assert health.status_code == 503
         assert health.json()["status"] == "warming"

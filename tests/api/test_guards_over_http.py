@@ -33,16 +33,25 @@ class Broken:
 
     @property
     def reply(self) -> str:
-        structure = {"category": "kassa_palvelu", "theme": "jono kassalla", "severity": "medium",
-                     "type": "complaint", "sentiment": "negative", "language": "fi"}
+        structure = {
+            "category": "kassa_palvelu",
+            "theme": "jono kassalla",
+            "severity": "medium",
+            "type": "complaint",
+            "sentiment": "negative",
+            "language": "fi",
+        }
         return json.dumps({**structure, self.field: self.model_value}, ensure_ascii=False)
 
 
 RLO = "\u202e"
 RLO_THEME = f"porakone{RLO}lanoisiv"
 CASES = [
-    Broken("Kassajono oli tosi pitkä ja vain yksi kassa auki.", "theme",
-           "2-4 word lowercase noun phrase in base form, in the feedback"),
+    Broken(
+        "Kassajono oli tosi pitkä ja vain yksi kassa auki.",
+        "theme",
+        "2-4 word lowercase noun phrase in base form, in the feedback",
+    ),
     Broken("Maito oli hapanta vaikka päiväys oli vasta huomenna.", "theme", "2-4"),
     Broken("Leipähylly oli tyhjä jo kuudelta illalla.", "theme", "PALAUTE_LOPPU"),
     Broken("Pakastealtaan kansi oli rikki ja jäätelöt sulaneet.", "theme", "Sentiment"),
@@ -56,8 +65,10 @@ CASES = [
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     replies = Path(tmp_path_factory.mktemp("replies")) / "broken.jsonl"
-    replies.write_text("".join(json.dumps({"match": case.text, "reply": case.reply}, ensure_ascii=False) + "\n"
-                               for case in CASES), encoding="utf-8")
+    replies.write_text(
+        "".join(json.dumps({"match": case.text, "reply": case.reply}, ensure_ascii=False) + "\n" for case in CASES),
+        encoding="utf-8",
+    )
     with sim_ollama(service_ms=50, extra=["--replies", str(replies)]) as sim, app_server(ollama_env(sim)) as app:
         yield app
 
@@ -107,8 +118,9 @@ def test_the_replacements_follow_the_text_and_the_domain(stack: ServerProcess) -
 @pytest.mark.parametrize("case", [CASES[2], CASES[5], CASES[6]], ids=["theme-echo", "theme-rlo", "language"])
 def test_ingest_stores_the_guarded_structure_with_a_note(stack: ServerProcess, case: Broken) -> None:
     feedback_id = f"guarded-{uuid.uuid4().hex[:12]}"
-    created = httpx.post(stack.url + "/feedback", json={"id": feedback_id, "source": "email", "text": case.text},
-                         timeout=30)
+    created = httpx.post(
+        stack.url + "/feedback", json={"id": feedback_id, "source": "email", "text": case.text}, timeout=30
+    )
     assert created.status_code == 201, created.text
     stored = httpx.get(f"{stack.url}/feedback/{feedback_id}", timeout=10).json()
     assert stored["structureFailed"] is False

@@ -22,8 +22,13 @@ from feedback_intelligence.llm.backend import BackendInfo, Completion, Completio
 from feedback_intelligence.llm.errors import LlmUnavailable
 from tests.edge.test_real_app import LOOPBACK, STRANGER, real_settings
 
-STRUCTURE = {"category": "maito_kylma", "theme": "hapan maito", "severity": "high", "type": "complaint",
-             "language": "fi"}
+STRUCTURE = {
+    "category": "maito_kylma",
+    "theme": "hapan maito",
+    "severity": "high",
+    "type": "complaint",
+    "language": "fi",
+}
 REPLY = json.dumps(STRUCTURE)
 
 
@@ -90,8 +95,7 @@ async def live_rows(app: FastAPI) -> list[dict[str, Any]]:
 # ── 1. NUL and lone surrogates: 400 naming the rule, before the gate and the store ──────────────
 
 
-@pytest.mark.parametrize("raw", ['{"text":"abc \\ud800"}', '{"text":"maito\\u0000loppui"}',
-                                 '{"text":"\\udfff"}'])
+@pytest.mark.parametrize("raw", ['{"text":"abc \\ud800"}', '{"text":"maito\\u0000loppui"}', '{"text":"\\udfff"}'])
 async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(tmp_path: Path, raw: str) -> None:
     backend = CountingBackend()
     app = create_app(real_settings(tmp_path), backend=backend)
@@ -101,8 +105,9 @@ async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(t
     assert answer.status_code == 400
     (message,) = answer.json()["errors"]
     assert message.startswith("text: must not contain") and "U+" in message
-    assert answer.json()["codes"] == [{"code": "text_nul_character" if "0000" in raw else "text_lone_surrogate",
-                                       "field": "text"}]
+    assert answer.json()["codes"] == [
+        {"code": "text_nul_character" if "0000" in raw else "text_lone_surrogate", "field": "text"}
+    ]
     assert backend.calls == 0
 
 
@@ -111,8 +116,10 @@ async def test_nul_in_a_save_and_in_an_id_path_is_400_and_stores_nothing(tmp_pat
     backend = CountingBackend()
     if store == "postgresql":
         async with postgres_database() as corpus, postgres_database() as live:
-            await _nul_scenario(create_app(real_settings(tmp_path, database_url=corpus, live_database_url=live),
-                                           backend=backend), backend)
+            await _nul_scenario(
+                create_app(real_settings(tmp_path, database_url=corpus, live_database_url=live), backend=backend),
+                backend,
+            )
     else:
         await _nul_scenario(create_app(real_settings(tmp_path), backend=backend), backend)
 
@@ -138,8 +145,9 @@ async def test_a_non_llm_exception_from_structuring_stores_the_row_structure_fai
     app = create_app(real_settings(tmp_path), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
-            saved = await http.post("/live/feedback", json={"id": "odd-reply", "source": "desk",
-                                                            "text": "Maito oli hapanta."})
+            saved = await http.post(
+                "/live/feedback", json={"id": "odd-reply", "source": "desk", "text": "Maito oli hapanta."}
+            )
         assert saved.status_code == 201, saved.text
         assert saved.json()["structureFailed"] is True
         (row,) = await live_rows(app)
@@ -153,14 +161,15 @@ async def test_a_non_llm_exception_from_structuring_stores_the_row_structure_fai
 # ── 4. /health: one probe at a time, a short cache, charged like any public route ───────────────
 
 
-async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_slots_to_clerks(
-        tmp_path: Path) -> None:
+async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_slots_to_clerks(tmp_path: Path) -> None:
     backend = CountingBackend(hold=True)
     app = create_app(real_settings(tmp_path, llm_slots=2), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
-            checks = [asyncio.create_task(http.get("/health", headers={"X-Forwarded-For": f"198.51.100.{n}"}))
-                      for n in range(4)]
+            checks = [
+                asyncio.create_task(http.get("/health", headers={"X-Forwarded-For": f"198.51.100.{n}"}))
+                for n in range(4)
+            ]
             while backend.running < 1:
                 await asyncio.sleep(0.005)
             backend.hold = False
@@ -199,19 +208,24 @@ async def test_a_rebound_host_name_is_refused_even_from_loopback(tmp_path: Path)
     assert (restructure.status_code, listing.status_code) == (400, 400)
 
 
-@pytest.mark.parametrize(("headers", "expected"), [
-    ({"Origin": "http://evil.example"}, 403),
-    ({"Origin": "null"}, 403),
-    ({"Sec-Fetch-Site": "cross-site"}, 403),
-    ({"Sec-Fetch-Site": "same-site"}, 403),
-    ({"Origin": "http://127.0.0.1:8080", "Sec-Fetch-Site": "same-origin"}, 200),
-    ({"Origin": "https://shop.example"}, 200),  # listed in FI_CORS_ORIGINS
-    ({}, 200),  # a program: feedctl, curl
-])
-async def test_state_changes_from_another_site_are_refused(tmp_path: Path, headers: dict[str, str],
-                                                           expected: int) -> None:
-    app = create_app(real_settings(tmp_path, allowed_hosts=[], cors_origins=["https://shop.example"]),
-                     backend=CountingBackend())
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"Origin": "http://evil.example"}, 403),
+        ({"Origin": "null"}, 403),
+        ({"Sec-Fetch-Site": "cross-site"}, 403),
+        ({"Sec-Fetch-Site": "same-site"}, 403),
+        ({"Origin": "http://127.0.0.1:8080", "Sec-Fetch-Site": "same-origin"}, 200),
+        ({"Origin": "https://shop.example"}, 200),  # listed in FI_CORS_ORIGINS
+        ({}, 200),  # a program: feedctl, curl
+    ],
+)
+async def test_state_changes_from_another_site_are_refused(
+    tmp_path: Path, headers: dict[str, str], expected: int
+) -> None:
+    app = create_app(
+        real_settings(tmp_path, allowed_hosts=[], cors_origins=["https://shop.example"]), backend=CountingBackend()
+    )
     async for _ in running(app):
         async with client(app, LOOPBACK, host="127.0.0.1:8080") as operator:
             answer = await operator.post("/live/restructure", headers=headers)
@@ -263,20 +277,23 @@ async def test_an_unreachable_backend_is_described_without_its_address(tmp_path:
 # ── 10. bounds on stored free text ──────────────────────────────────────────────────────────────
 
 
-@pytest.mark.parametrize("structure", [
-    {"theme": "x" * 15_000},
-    {"language": "<script>alert(1)</script>"},
-    {"language": "fi; en"},
-    {"theme": "\u200b\u200b"},
-    {"category": "k" * 5_000},
-])
-async def test_a_desk_save_with_an_unbounded_or_malformed_field_is_refused(tmp_path: Path,
-                                                                          structure: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "structure",
+    [
+        {"theme": "x" * 15_000},
+        {"language": "<script>alert(1)</script>"},
+        {"language": "fi; en"},
+        {"theme": "\u200b\u200b"},
+        {"category": "k" * 5_000},
+    ],
+)
+async def test_a_desk_save_with_an_unbounded_or_malformed_field_is_refused(
+    tmp_path: Path, structure: dict[str, str]
+) -> None:
     app = create_app(real_settings(tmp_path), backend=CountingBackend())
     async for _ in running(app):
         async with client(app) as http:
-            answer = await http.post("/live/feedback",
-                                     json=desk_entry(acceptedStructure={**STRUCTURE, **structure}))
+            answer = await http.post("/live/feedback", json=desk_entry(acceptedStructure={**STRUCTURE, **structure}))
         assert answer.status_code == 400, answer.text
         assert len(answer.text) < 2_000  # the refusal does not echo the 15,000 characters back
         assert await live_rows(app) == []
@@ -287,8 +304,12 @@ async def test_bidi_and_zero_width_characters_are_dropped_from_a_saved_text(tmp_
     async for _ in running(app):
         async with client(app) as http:
             blank = await http.post("/live/feedback", json=desk_entry(text="\u200b\u2060\ufeff"))
-            saved = await http.post("/live/feedback", json=desk_entry(
-                text="Maito\u202e oli\u200b hapanta", acceptedStructure={**STRUCTURE, "theme": "hapan\u2066 maito"}))
+            saved = await http.post(
+                "/live/feedback",
+                json=desk_entry(
+                    text="Maito\u202e oli\u200b hapanta", acceptedStructure={**STRUCTURE, "theme": "hapan\u2066 maito"}
+                ),
+            )
         assert blank.status_code == 400 and blank.json()["errors"] == ["text must be non-empty."]
         assert saved.status_code == 201
         (row,) = await live_rows(app)

@@ -51,8 +51,10 @@ def closed_by_server(sock: socket.socket, within_s: float) -> bool:
 
 @pytest.fixture(scope="module")
 def bounded_app() -> ServerProcess:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim, app_server(
-            ollama_env(sim, FI_REQUEST_READ_TIMEOUT_S="1", FI_KEEP_ALIVE_TIMEOUT_S="1")) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim,
+        app_server(ollama_env(sim, FI_REQUEST_READ_TIMEOUT_S="1", FI_KEEP_ALIVE_TIMEOUT_S="1")) as app,
+    ):
         yield app
 
 
@@ -112,8 +114,9 @@ def http_exchange(sock: socket.socket, request: bytes) -> bytes:
     while b"\r\n\r\n" not in data:
         data += sock.recv(65536)
     head, _, body = data.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                  if line.lower().startswith(b"content-length"))
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    )
     while len(body) < length:
         body += sock.recv(65536)
     return head + b"\r\n\r\n" + body
@@ -122,9 +125,12 @@ def http_exchange(sock: socket.socket, request: bytes) -> bytes:
 def test_a_lone_surrogate_body_is_400_and_the_connection_stays_usable(bounded_app: ServerProcess) -> None:
     body = json.dumps({"text": "abc \ud800"}).encode()
     with connect(bounded_app) as sock:
-        refused = http_exchange(sock, b"POST /interpret HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                      b"Content-Type: application/json\r\n"
-                                      b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        refused = http_exchange(
+            sock,
+            b"POST /interpret HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body,
+        )
         assert refused.startswith(b"HTTP/1.1 400"), refused[:200]
         assert b"surrogate" in refused
         again = http_exchange(sock, b"GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -132,12 +138,15 @@ def test_a_lone_surrogate_body_is_400_and_the_connection_stays_usable(bounded_ap
 
 
 def test_a_frozen_backend_turns_health_stalled_in_metrics_and_on_the_board() -> None:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=50) as sim, app_server(
-            ollama_env(sim, FI_HEALTH_TIMEOUT_S="1", FI_LLM_CALL_TIMEOUT_S="90")) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=50) as sim,
+        app_server(ollama_env(sim, FI_HEALTH_TIMEOUT_S="1", FI_LLM_CALL_TIMEOUT_S="90")) as app,
+    ):
         assert httpx.post(app.url + "/interpret", json=INTERPRET, timeout=30).status_code == 200  # a mean to judge by
         os.kill(sim.proc.pid, signal.SIGSTOP)  # the backend process freezes (kill -STOP)
         answers: list[tuple[int, str]] = []
         try:
+
             def interpret() -> None:
                 answer = httpx.post(app.url + "/interpret", json=INTERPRET, timeout=120)
                 answers.append((answer.status_code, answer.text))
@@ -145,18 +154,28 @@ def test_a_frozen_backend_turns_health_stalled_in_metrics_and_on_the_board() -> 
             holders = [threading.Thread(target=interpret) for _ in range(2)]
             for holder in holders:
                 holder.start()
-            wait_for(lambda: httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]["inUse"] == 2,
-                     timeout_s=20, what="both slots held by the frozen backend")
-            wait_for(lambda: httpx.get(app.url + "/health", timeout=10).status_code == 503, timeout_s=30,
-                     what="/health to stop saying ok")
+            wait_for(
+                lambda: httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]["inUse"] == 2,
+                timeout_s=20,
+                what="both slots held by the frozen backend",
+            )
+            wait_for(
+                lambda: httpx.get(app.url + "/health", timeout=10).status_code == 503,
+                timeout_s=30,
+                what="/health to stop saying ok",
+            )
             health = httpx.get(app.url + "/health", timeout=10)
             assert health.json()["status"] == "stalled", health.text
             metrics = httpx.get(app.url + "/metrics", timeout=5).text
             assert "fi_gate_stalled 1.0" in metrics
-            board = subprocess.run([sys.executable, "-m", "feedback_intelligence", "status"], capture_output=True,
-                                   text=True, timeout=60, cwd=REPO,
-                                   env={**os.environ, "PYTHONPATH": str(REPO), "FEEDCTL_URL": app.url,
-                                        "COLUMNS": "200"})
+            board = subprocess.run(
+                [sys.executable, "-m", "feedback_intelligence", "status"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=REPO,
+                env={**os.environ, "PYTHONPATH": str(REPO), "FEEDCTL_URL": app.url, "COLUMNS": "200"},
+            )
             assert "stalled" in board.stdout, board.stdout + board.stderr
         finally:
             os.kill(sim.proc.pid, signal.SIGCONT)
@@ -170,10 +189,21 @@ def test_a_frozen_backend_turns_health_stalled_in_metrics_and_on_the_board() -> 
 
 def test_boot_is_refused_when_both_stores_are_one_sqlite_file_spelled_two_ways() -> None:
     data = Path(tempfile.mkdtemp(prefix="fi-same-file-"))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "FI_PORT": str(free_port()), "FI_DATABASE_URL": "sqlite:///feedback.db",
-           "FI_LIVE_DATABASE_URL": f"sqlite:///{data}/feedback.db"}
-    done = subprocess.run([sys.executable, "-m", "feedback_intelligence", "serve"], capture_output=True, text=True,
-                          timeout=60, cwd=data, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "FI_PORT": str(free_port()),
+        "FI_DATABASE_URL": "sqlite:///feedback.db",
+        "FI_LIVE_DATABASE_URL": f"sqlite:///{data}/feedback.db",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=data,
+        env=env,
+    )
     assert done.returncode == 2
     assert "invalid configuration" in done.stderr and "FI_LIVE_DATABASE_URL" in done.stderr
     assert "Traceback" not in done.stderr

@@ -17,11 +17,17 @@ CAMEL = re.compile(r"^[a-z]+(?:[A-Z][a-z0-9]*)*$")
 
 
 def document(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
-    settings = load_settings(**{
-        "llm_backend": "ollama", "llm_base_url": "http://127.0.0.1:9", "llm_model": "held",
-        "database_url": f"sqlite:///{tmp_path}/feedback.db", "live_database_url": f"sqlite:///{tmp_path}/live.db",
-        "snapshot_dir": tmp_path / "snapshots", **overrides,
-    })
+    settings = load_settings(
+        **{
+            "llm_backend": "ollama",
+            "llm_base_url": "http://127.0.0.1:9",
+            "llm_model": "held",
+            "database_url": f"sqlite:///{tmp_path}/feedback.db",
+            "live_database_url": f"sqlite:///{tmp_path}/live.db",
+            "snapshot_dir": tmp_path / "snapshots",
+            **overrides,
+        }
+    )
     return create_app(settings).openapi()
 
 
@@ -93,8 +99,12 @@ def test_every_error_status_carries_its_body_model(schema: dict[str, Any]) -> No
     ops = {(m, p): op for m, p, op in operations(schema)}
     save = ops[("POST", "/live/feedback")]
     assert {status: _ref(save, status) for status in ("400", "409", "413", "429", "503")} == {
-        "400": "ErrorsBody", "409": "DuplicateBody", "413": "ErrorsBody", "429": "RateLimitedBody",
-        "503": "BusyBody"}
+        "400": "ErrorsBody",
+        "409": "DuplicateBody",
+        "413": "ErrorsBody",
+        "429": "RateLimitedBody",
+        "503": "BusyBody",
+    }
     assert _ref(ops[("GET", "/live/feedback/{feedback_id}")], "404") == "NotFoundBody"
     assert _ref(ops[("POST", "/interpret")], "503") == "BusyBody"
     assert _ref(ops[("POST", "/live/restructure")], "503") == "RestructureShedBody"

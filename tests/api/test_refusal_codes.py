@@ -15,17 +15,34 @@ async def test_each_broken_rule_comes_with_its_code(tmp_path: Path) -> None:
         async with client(app, LOOPBACK) as http:
             long = await http.post("/interpret", json={"text": "x" * 801})
             assert long.status_code == 400
-            assert long.json() == {"errors": ["text exceeds the 800-character cap (801)."],
-                                   "codes": [{"code": "text_too_long", "limit": 800, "length": 801}]}
+            assert long.json() == {
+                "errors": ["text exceeds the 800-character cap (801)."],
+                "codes": [{"code": "text_too_long", "limit": 800, "length": 801}],
+            }
 
-            save = await http.post("/live/feedback", json={
-                "source": "pigeon", "text": " ", "timestamp": "yesterday",
-                "acceptedStructure": {"category": "nope", "theme": "t", "severity": "low", "type": "praise",
-                                      "language": "fi"}})
+            save = await http.post(
+                "/live/feedback",
+                json={
+                    "source": "pigeon",
+                    "text": " ",
+                    "timestamp": "yesterday",
+                    "acceptedStructure": {
+                        "category": "nope",
+                        "theme": "t",
+                        "severity": "low",
+                        "type": "praise",
+                        "language": "fi",
+                    },
+                },
+            )
             body = save.json()
             assert save.status_code == 400 and len(body["errors"]) == len(body["codes"])
             assert [c["code"] for c in body["codes"]] == [
-                "text_empty", "source_unknown", "timestamp_invalid", "value_not_in_taxonomy"]
+                "text_empty",
+                "source_unknown",
+                "timestamp_invalid",
+                "value_not_in_taxonomy",
+            ]
             assert body["codes"][3] == {"code": "value_not_in_taxonomy", "field": "category", "value": "nope"}
 
             missing = await http.post("/live/feedback", json={"text": "no source"})

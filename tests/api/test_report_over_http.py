@@ -24,9 +24,18 @@ FIRST_ANSWER_S = 0.3
 
 def seed(app: ServerProcess) -> None:
     for feedback_id, text, category, severity in ITEMS:
-        body = {"id": feedback_id, "source": "email", "text": text,
-                "acceptedStructure": {"category": category, "theme": "aihe", "severity": severity,
-                                      "type": "complaint", "language": "fi"}}
+        body = {
+            "id": feedback_id,
+            "source": "email",
+            "text": text,
+            "acceptedStructure": {
+                "category": category,
+                "theme": "aihe",
+                "severity": severity,
+                "type": "complaint",
+                "language": "fi",
+            },
+        }
         assert httpx.post(app.url + "/feedback", json=body, timeout=10).status_code == 201
 
 
@@ -71,9 +80,10 @@ def poll_until_done(http: httpx.Client, params: dict[str, str], timeout_s: float
 
 
 def test_a_new_window_answers_at_once_with_prose_pending_and_a_later_request_gets_the_prose() -> None:
-    with sim_ollama(parallel=2, service_ms=SLOW_CALL_MS) as sim, app_server(
-        ollama_env(sim, FI_REPORT_LLM_BUDGET="1", FI_REPORT_ALERT_VERIFY_BUDGET="0")
-    ) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=SLOW_CALL_MS) as sim,
+        app_server(ollama_env(sim, FI_REPORT_LLM_BUDGET="1", FI_REPORT_ALERT_VERIFY_BUDGET="0")) as app,
+    ):
         seed(app)
         with httpx.Client(base_url=app.url, timeout=30) as http:
             http.get("/schema")  # the process is warm; the report for these windows is not
@@ -109,9 +119,10 @@ def test_a_new_window_answers_at_once_with_prose_pending_and_a_later_request_get
 
 
 def test_the_cache_never_serves_one_windows_prose_for_another() -> None:
-    with sim_ollama(parallel=2, service_ms=300) as sim, app_server(
-        ollama_env(sim, FI_REPORT_LLM_BUDGET="1", FI_REPORT_ALERT_VERIFY_BUDGET="0")
-    ) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=300) as sim,
+        app_server(ollama_env(sim, FI_REPORT_LLM_BUDGET="1", FI_REPORT_ALERT_VERIFY_BUDGET="0")) as app,
+    ):
         seed(app)
         with httpx.Client(base_url=app.url, timeout=30) as http:
             week, _ = poll_until_done(http, window(7), timeout_s=30)
@@ -133,8 +144,9 @@ def test_with_the_backend_down_the_report_renders_and_the_prose_falls_back_sayin
             done, _ = poll_until_done(http, window(7), timeout_s=30)
             assert_deterministic_parts(done)
             assert done["llm"]["stopped"] == "unavailable"
-            assert all(state == {"status": "automatic", "reason": "unavailable"}
-                       for state in prose_states(done).values())
+            assert all(
+                state == {"status": "automatic", "reason": "unavailable"} for state in prose_states(done).values()
+            )
             assert done["llmFallbackCount"] == len(RATED)
             assert all(not t["narrativeFromLlm"] for t in done["themes"])
 
@@ -149,9 +161,12 @@ def test_with_the_backend_down_the_report_renders_and_the_prose_falls_back_sayin
 
 
 def test_report_under_a_saturated_gate_answers_at_once_never_takes_a_desk_slot_and_writes_later() -> None:
-    with sim_ollama(parallel=2, service_ms=4000) as sim, app_server(
-        ollama_env(sim, FI_REPORT_LLM_BUDGET="4", FI_REPORT_ALERT_VERIFY_BUDGET="0", FI_REPORT_CACHE_SECONDS="0")
-    ) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=4000) as sim,
+        app_server(
+            ollama_env(sim, FI_REPORT_LLM_BUDGET="4", FI_REPORT_ALERT_VERIFY_BUDGET="0", FI_REPORT_CACHE_SECONDS="0")
+        ) as app,
+    ):
         seed(app)
 
         async def scenario() -> tuple[httpx.Response, float, int, dict]:

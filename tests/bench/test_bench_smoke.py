@@ -75,8 +75,13 @@ def test_gate_overhead_sends_the_apps_own_chat_request() -> None:
 
 def _phase(admitted_p99: float, shed_p99: float | None, busy: float, **extra) -> dict:
     crowd = {"admittedMs": {"p99": admitted_p99}, "shedMs": {"p99": shed_p99}, "otherErrors": {}, "capped": False}
-    return {"crowd": crowd, "simBusyFraction": busy, "edgeCheck": {"rejected": []},
-            "leak": {"gateInUse": 0, "simInFlight": 0}, **extra}
+    return {
+        "crowd": crowd,
+        "simBusyFraction": busy,
+        "edgeCheck": {"rejected": []},
+        "leak": {"gateInUse": 0, "simInFlight": 0},
+        **extra,
+    }
 
 
 def test_crowd_targets_are_judged_as_specified() -> None:
@@ -96,8 +101,12 @@ def test_crowd_over_gpus_targets_are_judged_as_specified() -> None:
     from bench.crowd_gpus import evaluate, targets
 
     def phase(throughput: float, p99: float, busy: list[float], peak: list[int]) -> dict:
-        return {"crowd": {"throughputPerS": throughput, "admittedMs": {"p99": p99}, "otherErrors": {}},
-                "simBusy": busy, "simMaxConcurrency": peak, "leak": 0}
+        return {
+            "crowd": {"throughputPerS": throughput, "admittedMs": {"p99": p99}, "otherErrors": {}},
+            "simBusy": busy,
+            "simMaxConcurrency": peak,
+            "leak": 0,
+        }
 
     good = evaluate(phase(1.3, 1600, [0.95], [2]), phase(2.6, 1650, [0.95, 0.94], [2, 2]), targets())
     assert all(good.values())

@@ -5,16 +5,37 @@ from __future__ import annotations
 from typing import Any
 
 
-def _phases(*, unsaved: int = 0, later_p99: float = 900.0, admitted_today: float = 2000.0,
-            admitted_later: float = 2100.0, backlog: int = 300, fraction: float = 0.95, found: int = 500,
-            shed_today: float = 0.80, shed_report: float = 0.82) -> dict[str, Any]:
+def _phases(
+    *,
+    unsaved: int = 0,
+    later_p99: float = 900.0,
+    admitted_today: float = 2000.0,
+    admitted_later: float = 2100.0,
+    backlog: int = 300,
+    fraction: float = 0.95,
+    found: int = 500,
+    shed_today: float = 0.80,
+    shed_report: float = 0.82,
+) -> dict[str, Any]:
     return {
         "today": {"admittedMs": {"p99": admitted_today}, "shedRate": shed_today},
         "withReport": {"shedRate": shed_report},
-        "later": {"unsaved": unsaved, "savedDirect": 100, "savedLater": 400 - unsaved, "presses": 500 - unsaved,
-                  "laterSavedMs": {"p99": later_p99}, "admittedMs": {"p99": admitted_later}},
-        "drain": {"backlogAtCrowdEnd": backlog, "drainFraction": fraction, "rowsFound": found,
-                  "savedPresses": 500, "rowsPending": 0, "rowsWithoutStructure": 0},
+        "later": {
+            "unsaved": unsaved,
+            "savedDirect": 100,
+            "savedLater": 400 - unsaved,
+            "presses": 500 - unsaved,
+            "laterSavedMs": {"p99": later_p99},
+            "admittedMs": {"p99": admitted_later},
+        },
+        "drain": {
+            "backlogAtCrowdEnd": backlog,
+            "drainFraction": fraction,
+            "rowsFound": found,
+            "savedPresses": 500,
+            "rowsPending": 0,
+            "rowsWithoutStructure": 0,
+        },
     }
 
 

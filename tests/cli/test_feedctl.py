@@ -18,17 +18,25 @@ from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_se
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim, app_server(
-        {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-         "FI_REPORT_ALERT_VERIFY_BUDGET": "5"}
-    ) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_REPORT_ALERT_VERIFY_BUDGET": "5",
+            }
+        ) as app,
+    ):
         yield sim, app
 
 
 def feedctl(app: ServerProcess, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FEEDCTL_URL": app.url, "PYTHONPATH": str(REPO), "COLUMNS": "160"}
-    return subprocess.run([sys.executable, "-m", "feedback_intelligence", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_status_shows_the_board(stack) -> None:
@@ -95,8 +103,10 @@ def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path)
 def test_load_counts_a_refused_row_by_its_line_and_exits_1(stack, tmp_path: Path) -> None:
     _, app = stack
     corpus = tmp_path / "mixed.jsonl"
-    corpus.write_text('{"source": "email", "text": "Kassalla jonoa."}\n'
-                      '{"source": "pigeon", "text": "Lintu toi viestin."}\n', encoding="utf-8")
+    corpus.write_text(
+        '{"source": "email", "text": "Kassalla jonoa."}\n{"source": "pigeon", "text": "Lintu toi viestin."}\n',
+        encoding="utf-8",
+    )
     result = feedctl(app, "load", str(corpus))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "line 2: 400 source must be one of" in result.stderr
@@ -140,8 +150,22 @@ def test_restructure_prints_its_counters(stack) -> None:
 def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:
     _, app = stack
     out = tmp_path / "crowd.json"
-    result = feedctl(app, "crowd", "--clerks", "4", "--duration", "3", "--think-min", "0.1", "--think-max", "0.5",
-                     "--seed", "7", "--output", str(out))
+    result = feedctl(
+        app,
+        "crowd",
+        "--clerks",
+        "4",
+        "--duration",
+        "3",
+        "--think-min",
+        "0.1",
+        "--think-max",
+        "0.5",
+        "--seed",
+        "7",
+        "--output",
+        str(out),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads(out.read_text())["summary"]
     assert summary["presses"] >= 4

@@ -19,11 +19,18 @@ BAD_INPUT = 2
 DEGRADED = 1
 
 
-def feedctl(url: str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
-            ) -> subprocess.CompletedProcess[str]:
+def feedctl(
+    url: str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "FEEDCTL_URL": url, "PYTHONPATH": str(REPO), "COLUMNS": "200", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "feedback_intelligence", *args], env=full_env, capture_output=True,
-                          text=True, timeout=timeout, cwd=env.get("CWD") if env else None)
+    return subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", *args],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=env.get("CWD") if env else None,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
@@ -89,8 +96,9 @@ def test_status_watch_keeps_going_while_the_service_is_down(nobody: str) -> None
     ],
     ids=["bad-json", "not-an-object", "no-source", "no-text", "no-fields", "text-not-a-string", "empty"],
 )
-def test_load_checks_every_line_first_and_names_the_bad_one(nobody: str, tmp_path: Path, content: str,
-                                                            expected: str) -> None:
+def test_load_checks_every_line_first_and_names_the_bad_one(
+    nobody: str, tmp_path: Path, content: str, expected: str
+) -> None:
     corpus = tmp_path / "items.jsonl"
     corpus.write_text(content, encoding="utf-8")
     result = feedctl(nobody, "load", str(corpus))  # the service is down: the file is judged before any request
@@ -162,8 +170,9 @@ def test_flags_are_shown_as_flags_in_help(nobody: str) -> None:
         ("FI_DOMAIN", "nope"),
     ],
 )
-def test_serve_with_a_bad_setting_prints_one_line_and_exits_2(nobody: str, tmp_path: Path, variable: str,
-                                                               value: str) -> None:
+def test_serve_with_a_bad_setting_prints_one_line_and_exits_2(
+    nobody: str, tmp_path: Path, variable: str, value: str
+) -> None:
     env = {name: "" for name in os.environ if name.startswith("FI_")}
     env.update({variable: value, "CWD": str(tmp_path)})
     result = feedctl(nobody, "serve", env=env)
@@ -177,9 +186,15 @@ def test_serve_with_a_bad_setting_prints_one_line_and_exits_2(nobody: str, tmp_p
 @pytest.fixture(scope="module")
 def llm_down(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The API answers; its Ollama does not (nothing listens at the backend URL)."""
-    with app_server({"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
-                     "FI_LLM_MODEL": "llama3.2:1b", "FI_HEALTH_TIMEOUT_S": "2"},
-                    data_dir=tmp_path_factory.mktemp("llm-down")) as app:
+    with app_server(
+        {
+            "FI_LLM_BACKEND": "ollama",
+            "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+            "FI_LLM_MODEL": "llama3.2:1b",
+            "FI_HEALTH_TIMEOUT_S": "2",
+        },
+        data_dir=tmp_path_factory.mktemp("llm-down"),
+    ) as app:
         yield app
 
 

@@ -32,8 +32,13 @@ def feedctl(*args: str, url: str | None = None, timeout: float = 180) -> subproc
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "160"}
     if url:
         env["FEEDCTL_URL"] = url
-    return subprocess.run([sys.executable, "-m", "feedback_intelligence", "eval", *args], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", "eval", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_eval_runs_a_subset_through_interpret_and_reports_each_split(app: ServerProcess, tmp_path: Path) -> None:
@@ -70,8 +75,22 @@ def test_eval_against_a_service_for_another_domain_stops_before_running(app: Ser
 
 def test_eval_with_backend_options_starts_and_stops_its_own_service(sim: ServerProcess, tmp_path: Path) -> None:
     out = tmp_path / "own.json"
-    result = feedctl("--domain", "game", "--split", "holdout", "--limit", "3", "--backend", "ollama",
-                     "--model", "sim-model", "--backend-url", sim.url, "--json", str(out))
+    result = feedctl(
+        "--domain",
+        "game",
+        "--split",
+        "holdout",
+        "--limit",
+        "3",
+        "--backend",
+        "ollama",
+        "--model",
+        "sim-model",
+        "--backend-url",
+        sim.url,
+        "--json",
+        str(out),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     body = json.loads(out.read_text())
     assert body["service"]["domain"] == "game" and body["target"] != "http://127.0.0.1:8080"

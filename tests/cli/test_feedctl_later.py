@@ -17,10 +17,18 @@ from tests.scale.conftest import wait_for
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim, app_server(
-        {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-         "FI_LLM_BACKGROUND_RESERVE": "0", "FI_STRUCTURE_POLL_S": "0.2"}
-    ) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=20) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_LLM_BACKGROUND_RESERVE": "0",
+                "FI_STRUCTURE_POLL_S": "0.2",
+            }
+        ) as app,
+    ):
         yield sim, app
 
 
@@ -34,9 +42,13 @@ def test_load_later_saves_every_item_at_once_and_the_worker_structures_them(stac
     counts = json.loads(result.stdout)
     assert (counts["savedForLater"], counts["created"], counts["failed"]) == (8, 0, 0)
 
-    wait_for(lambda: not any(r["pending"] for r in httpx.get(app.url + "/feedback", params={"limit": 100},
-                                                              timeout=10).json()),
-             timeout_s=60, what="the worker to drain the import")
+    wait_for(
+        lambda: (
+            not any(r["pending"] for r in httpx.get(app.url + "/feedback", params={"limit": 100}, timeout=10).json())
+        ),
+        timeout_s=60,
+        what="the worker to drain the import",
+    )
     rows = httpx.get(app.url + "/feedback", params={"limit": 100}, timeout=10).json()
     assert len(rows) == 8 and all(r["structure"] and not r["structureFailed"] for r in rows)
 

@@ -23,26 +23,82 @@ from tests.prerequisites import require
 
 # The 30 retail category keys and the ingest sources.
 RETAIL_CATEGORIES = {
-    "maito_kylma", "hevi", "kuiva_elintarvike", "liha_kala", "leipa", "makeiset", "juomat", "pakasteet",
-    "einekset", "oluet_siiderit", "koti_taloustavara", "hygienia_kauneus", "lastentarvikkeet", "lemmikki",
-    "kodinkoneet", "vaatteet_jalkineet", "vapaa_aika", "autotarvikkeet", "piha_puutarha", "rakennustarvike",
-    "tyokalut", "sisustus_maalit", "sahko_lvi", "kassa_palvelu", "tilat_siisteys", "varasto_nouto",
-    "verkkokauppa_toimitus", "rasismi", "asiaton", "muu",
+    "maito_kylma",
+    "hevi",
+    "kuiva_elintarvike",
+    "liha_kala",
+    "leipa",
+    "makeiset",
+    "juomat",
+    "pakasteet",
+    "einekset",
+    "oluet_siiderit",
+    "koti_taloustavara",
+    "hygienia_kauneus",
+    "lastentarvikkeet",
+    "lemmikki",
+    "kodinkoneet",
+    "vaatteet_jalkineet",
+    "vapaa_aika",
+    "autotarvikkeet",
+    "piha_puutarha",
+    "rakennustarvike",
+    "tyokalut",
+    "sisustus_maalit",
+    "sahko_lvi",
+    "kassa_palvelu",
+    "tilat_siisteys",
+    "varasto_nouto",
+    "verkkokauppa_toimitus",
+    "rasismi",
+    "asiaton",
+    "muu",
 }
 RETAIL_SOURCES = {"google_review", "email", "web_form", "desk"}
 
 # Every retail alert stem (case-insensitive substring match).
 ALERT_STEMS = {
     "injury_safety": [
-        "loukkaantu", "loukkas", "satutti", "vahingoittu", "tapaturma", "vaaratilanne", "hengenvaara", "vaarall",
-        "liukastu", "kaaduin", "verta", "haava", "palovamma", "murtu", "sähköisku", "tulipalo", "ambulanssi",
-        "ensiapu", "sairaala", "myrkyt", "tukehtu", "allergi", "lasinsiru", "vierasesine",
+        "loukkaantu",
+        "loukkas",
+        "satutti",
+        "vahingoittu",
+        "tapaturma",
+        "vaaratilanne",
+        "hengenvaara",
+        "vaarall",
+        "liukastu",
+        "kaaduin",
+        "verta",
+        "haava",
+        "palovamma",
+        "murtu",
+        "sähköisku",
+        "tulipalo",
+        "ambulanssi",
+        "ensiapu",
+        "sairaala",
+        "myrkyt",
+        "tukehtu",
+        "allergi",
+        "lasinsiru",
+        "vierasesine",
     ],
     "payment": ["veloit", "maksupäät", "laskutusvirhe", "maksu ei onnistu"],
     "rasismi": ["neeker", "nekru", "rättipää", "vinosilm", "mutakuono", "ryssä", "sieg heil"],
     "legal_threat": [
-        "kuluttajansuoja", "kuluttajariita", "lakimies", "asianajaja", "juristi", "oikeustoim", "haastan",
-        "korvausvaatimus", "vaadin korvaus", "viranomais", "terveystarkasta", "ruokavirasto",
+        "kuluttajansuoja",
+        "kuluttajariita",
+        "lakimies",
+        "asianajaja",
+        "juristi",
+        "oikeustoim",
+        "haastan",
+        "korvausvaatimus",
+        "vaadin korvaus",
+        "viranomais",
+        "terveystarkasta",
+        "ruokavirasto",
     ],
 }
 
@@ -167,8 +223,9 @@ def _local(timestamp: str) -> datetime:
     return datetime.fromisoformat(timestamp)
 
 
-@pytest.mark.parametrize(("now", "offsets"), [(SUMMER_NOW, {"+03:00"}), (WINTER_NOW, {"+02:00"}),
-                                              (DST_NOW, {"+02:00", "+03:00"})])
+@pytest.mark.parametrize(
+    ("now", "offsets"), [(SUMMER_NOW, {"+03:00"}), (WINTER_NOW, {"+02:00"}), (DST_NOW, {"+02:00", "+03:00"})]
+)
 def test_timestamps_rebased_into_the_21_days_before_now(now: datetime, offsets: set[str]) -> None:
     anchor = corpus_anchor(now)
     assert anchor == (now + finland_utc_offset(now)).date() - timedelta(days=1)
@@ -238,12 +295,15 @@ def test_absolute_timestamps_pass_through_and_bad_lines_fail(tmp_path) -> None:
         "not json",
     ]
     for line in bad_lines:
-        path.write_text('{"id": "ok", "source": "desk", "text": "hei", "daysAgo": 0, "timeOfDay": "09:00"}\n'
-                        + line + "\n", encoding="utf-8")
+        path.write_text(
+            '{"id": "ok", "source": "desk", "text": "hei", "daysAgo": 0, "timeOfDay": "09:00"}\n' + line + "\n",
+            encoding="utf-8",
+        )
         with pytest.raises(CorpusError, match=r":2: "):
             load_corpus(path, now=SUMMER_NOW)
-    path.write_text('{"id": "d", "source": "desk", "text": "a", "daysAgo": 0, "timeOfDay": "09:00"}\n' * 2,
-                    encoding="utf-8")
+    path.write_text(
+        '{"id": "d", "source": "desk", "text": "a", "daysAgo": 0, "timeOfDay": "09:00"}\n' * 2, encoding="utf-8"
+    )
     with pytest.raises(CorpusError, match="duplicate"):
         load_corpus(path, now=SUMMER_NOW)
 

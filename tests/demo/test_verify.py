@@ -25,14 +25,26 @@ GROUND_TRUTH = {
     "nonEvidential": False,
     "stories": [
         {
-            "id": "dairy", "kind": "trend", "feedbackIds": ["d-1", "d-2", "d-3", "d-4", "d-5"],
-            "expectedCategory": "maito_kylma", "expectedThemeKeywords": ["maito", "jogurtti"],
-            "windowDays": 14, "trend": "worsening", "minGroundedIds": 3, "expectAlert": False,
+            "id": "dairy",
+            "kind": "trend",
+            "feedbackIds": ["d-1", "d-2", "d-3", "d-4", "d-5"],
+            "expectedCategory": "maito_kylma",
+            "expectedThemeKeywords": ["maito", "jogurtti"],
+            "windowDays": 14,
+            "trend": "worsening",
+            "minGroundedIds": 3,
+            "expectAlert": False,
         },
         {
-            "id": "safety", "kind": "alert", "feedbackIds": ["s-1"],
-            "expectedCategory": "rakennustarvike", "expectedThemeKeywords": ["hylly"],
-            "windowDays": 7, "trend": "stable", "minGroundedIds": 1, "expectAlert": True,
+            "id": "safety",
+            "kind": "alert",
+            "feedbackIds": ["s-1"],
+            "expectedCategory": "rakennustarvike",
+            "expectedThemeKeywords": ["hylly"],
+            "windowDays": 7,
+            "trend": "stable",
+            "minGroundedIds": 1,
+            "expectAlert": True,
         },
     ],
 }
@@ -40,15 +52,31 @@ GROUND_TRUTH = {
 
 def theme(category: str, ids: list[str], direction: str = "stable", narrative: str = "") -> dict:
     return {
-        "category": category, "title": f"{category}: aihe", "narrative": narrative, "count": len(ids),
-        "direction": direction, "directionLabel": "", "feedbackIds": ids, "narrativeFromLlm": bool(narrative),
-        "sources": [], "flaggedCount": 0, "sentimentCounts": {}, "unrated": False,
+        "category": category,
+        "title": f"{category}: aihe",
+        "narrative": narrative,
+        "count": len(ids),
+        "direction": direction,
+        "directionLabel": "",
+        "feedbackIds": ids,
+        "narrativeFromLlm": bool(narrative),
+        "sources": [],
+        "flaggedCount": 0,
+        "sentimentCounts": {},
+        "unrated": False,
     }
 
 
 def alert(feedback_id: str) -> dict:
-    return {"feedbackId": feedback_id, "source": "web_form", "timestamp": "2026-06-28T14:40:00.0000000+00:00",
-            "textExcerpt": "…", "text": "…", "deterministicHits": [], "llmReason": "Malli tunnisti riskin."}
+    return {
+        "feedbackId": feedback_id,
+        "source": "web_form",
+        "timestamp": "2026-06-28T14:40:00.0000000+00:00",
+        "textExcerpt": "…",
+        "text": "…",
+        "deterministicHits": [],
+        "llmReason": "Malli tunnisti riskin.",
+    }
 
 
 def make_report(**overrides) -> dict:
@@ -56,15 +84,20 @@ def make_report(**overrides) -> dict:
         "windowFrom": "2026-06-01T09:00:00.0000000+00:00",
         "windowTo": "2026-07-01T09:00:00.0000000+00:00",
         "generatedAt": "2026-07-01T09:00:05.0000000+00:00",
-        "totalItems": 40, "structureFailedCount": 0,
+        "totalItems": 40,
+        "structureFailedCount": 0,
         "alerts": [alert("s-1")],
         "themes": [
             theme("maito_kylma", ["d-1", "d-2", "d-3", "x-9"], "worsening", "Maito ja jogurtti pilalla."),
             theme("rakennustarvike", ["s-1", "x-2"]),
             theme("hevi", ["x-3"]),
         ],
-        "droppedClaimCount": 0, "llmFallbackCount": 0, "language": "fi", "actionDroppedCount": 0,
-        "overall": None, "sentimentCounts": {},
+        "droppedClaimCount": 0,
+        "llmFallbackCount": 0,
+        "language": "fi",
+        "actionDroppedCount": 0,
+        "overall": None,
+        "sentimentCounts": {},
     }
     report.update(overrides)
     return report
@@ -185,11 +218,17 @@ def test_anchor_defaults_to_ground_truth_then_report() -> None:
         {"nonEvidential": False, "stories": []},
         {"nonEvidential": False},
         [],
-        {"stories": [{"id": "x", "feedbackIds": [], "expectedCategory": "leipa", "windowDays": 7,
-                      "minGroundedIds": 1}]},
+        {
+            "stories": [
+                {"id": "x", "feedbackIds": [], "expectedCategory": "leipa", "windowDays": 7, "minGroundedIds": 1}
+            ]
+        },
         {"stories": [{"id": "x", "feedbackIds": ["a"], "expectedCategory": "leipa", "minGroundedIds": 1}]},
-        {"stories": [{"id": "x", "feedbackIds": ["a"], "expectedCategory": "leipa", "windowDays": 7,
-                      "minGroundedIds": 0}]},
+        {
+            "stories": [
+                {"id": "x", "feedbackIds": ["a"], "expectedCategory": "leipa", "windowDays": 7, "minGroundedIds": 0}
+            ]
+        },
     ],
 )
 def test_empty_or_malformed_ground_truth_is_a_data_error(ground_truth) -> None:

@@ -70,7 +70,8 @@ def test_each_ollama_is_pinned_to_its_own_gpu() -> None:
     services = yaml.safe_load(TWO_GPUS.read_text())["services"]
     pinned = [
         tuple(device["device_ids"])
-        for name, service in services.items() if name.startswith("ollama")
+        for name, service in services.items()
+        if name.startswith("ollama")
         for device in service["deploy"]["resources"]["reservations"]["devices"]
     ]
     assert len(pinned) == 2 and len(set(pinned)) == 2

@@ -42,8 +42,10 @@ http {{
 def site_config(listen_port: int, upstream_port: int) -> str:
     """The deployed site file with only its listen address and upstream port changed."""
     text = SITE.read_text()
-    replacements = {"server 127.0.0.1:8080;": f"server 127.0.0.1:{upstream_port};",
-                    "listen 80;": f"listen 127.0.0.1:{listen_port};"}
+    replacements = {
+        "server 127.0.0.1:8080;": f"server 127.0.0.1:{upstream_port};",
+        "listen 80;": f"listen 127.0.0.1:{listen_port};",
+    }
     for old, new in replacements.items():
         assert text.count(old) == 1, f"{SITE.name} no longer has exactly one '{old}'"
         text = text.replace(old, new)

@@ -56,11 +56,15 @@ class EdgeApp:
 
 
 def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -> EdgeApp:
-    settings = load_settings(**{
-        "trusted_proxies": [PROXY], "operator_token": OPERATOR_TOKEN, "visitor_secret": "test-visitor-secret",
-        "allowed_hosts": ["edge.test"],
-        **overrides,
-    })
+    settings = load_settings(
+        **{
+            "trusted_proxies": [PROXY],
+            "operator_token": OPERATOR_TOKEN,
+            "visitor_secret": "test-visitor-secret",
+            "allowed_hosts": ["edge.test"],
+            **overrides,
+        }
+    )
     app = FastAPI()
     llm = Llm()
     metrics = Metrics()
@@ -134,16 +138,24 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
     limiter = None
     if clock is not None:
         limiter = EdgeRateLimiter(build_storage(None), settings.rate_limit, settings.audience_rate_limit, clock)
-    edge = install_edge(app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3,
-                        edge=build_edge(settings, limiter=limiter))
+    edge = install_edge(
+        app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3, edge=build_edge(settings, limiter=limiter)
+    )
     return EdgeApp(app, edge, metrics, settings, llm)
 
 
 # Operator routes of the table with a concrete path to call.
 OPERATOR_CALLS = [
-    ("POST", "/feedback"), ("GET", "/feedback"), ("GET", "/feedback/x1"), ("POST", "/live/restructure"),
-    ("GET", "/telemetry/corrections"), ("GET", "/metrics"), ("GET", "/admin/status"),
-    ("GET", "/report?snapshot=true"), ("GET", "/openapi.json"), ("GET", "/docs"),
+    ("POST", "/feedback"),
+    ("GET", "/feedback"),
+    ("GET", "/feedback/x1"),
+    ("POST", "/live/restructure"),
+    ("GET", "/telemetry/corrections"),
+    ("GET", "/metrics"),
+    ("GET", "/admin/status"),
+    ("GET", "/report?snapshot=true"),
+    ("GET", "/openapi.json"),
+    ("GET", "/docs"),
 ]
 
 

@@ -29,13 +29,19 @@ def _public(ctx: object) -> bool:
 
 def _public_schema() -> schemathesis.BaseSchema:
     data = Path(tempfile.mkdtemp(prefix="fi-fuzz-edge-"))
-    app = create_app(real_settings(data, rate_limit="100000/60seconds", audience_rate_limit="100000/60seconds",
-                                   report_llm_budget=0, allowed_hosts=["fi.test", "testserver", "localhost"]),
-                     backend=HeldBackend())
+    app = create_app(
+        real_settings(
+            data,
+            rate_limit="100000/60seconds",
+            audience_rate_limit="100000/60seconds",
+            report_llm_budget=0,
+            allowed_hosts=["fi.test", "testserver", "localhost"],
+        ),
+        backend=HeldBackend(),
+    )
     # schemathesis' lazy loader (from_fixture) does not work under pytest 9 (it writes request.node._nodeid),
     # so the schema is loaded at import, through the edge, with the operator token (it is an operator route)
-    loaded = schemathesis.openapi.from_asgi("/openapi.json", app,
-                                            headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
+    loaded = schemathesis.openapi.from_asgi("/openapi.json", app, headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
     # every generated string may carry NUL, a lone surrogate, a bidi or a zero-width character
     return add_hostile_strings(loaded.include(_public))
 

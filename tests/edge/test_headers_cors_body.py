@@ -35,8 +35,13 @@ async def test_pages_forbid_inline_script_and_framing() -> None:
     assert_common(page.headers)
     csp = page.headers["content-security-policy"]
     assert csp == PAGE_CSP
-    for directive in ("default-src 'self'", "script-src 'self';", "object-src 'none'", "base-uri 'none'",
-                      "frame-ancestors 'none'"):
+    for directive in (
+        "default-src 'self'",
+        "script-src 'self';",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ):
         assert directive in csp
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
 
@@ -75,8 +80,11 @@ async def test_operator_docs_get_a_policy_without_inline_scripts() -> None:
 
 async def test_cors_allows_only_configured_origins_without_credentials(clock: FakeClock) -> None:
     edge = build_edge_app(clock.time, cors_origins=[ORIGIN], rate_limit="2/60seconds")
-    preflight_headers = {"Origin": ORIGIN, "Access-Control-Request-Method": "POST",
-                         "Access-Control-Request-Headers": "content-type"}
+    preflight_headers = {
+        "Origin": ORIGIN,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+    }
     async with edge.client(PUBLIC_PEER) as http:
         preflight = await http.options("/interpret", headers=preflight_headers)
         assert preflight.status_code == 200
@@ -85,7 +93,10 @@ async def test_cors_allows_only_configured_origins_without_credentials(clock: Fa
         assert set(preflight.headers["access-control-allow-methods"].replace(" ", "").split(",")) == {"GET", "POST"}
         foreign = await http.options("/interpret", headers={**preflight_headers, "Origin": "https://evil.example"})
         assert "access-control-allow-origin" not in foreign.headers
-        assert "access-control-allow-origin" not in (await http.get("/health", headers={"Origin": "https://evil.example"})).headers
+        assert (
+            "access-control-allow-origin"
+            not in (await http.get("/health", headers={"Origin": "https://evil.example"})).headers
+        )
 
         served = await http.get("/health", headers={"Origin": ORIGIN})
         assert served.headers["access-control-allow-origin"] == ORIGIN
@@ -94,8 +105,13 @@ async def test_cors_allows_only_configured_origins_without_credentials(clock: Fa
         assert refused.status_code == 429
         assert refused.headers["access-control-allow-origin"] == ORIGIN
         exposed = {h.strip().lower() for h in refused.headers["access-control-expose-headers"].split(",")}
-        assert {"retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset",
-                "ratelimit-policy"} <= exposed
+        assert {
+            "retry-after",
+            "ratelimit-limit",
+            "ratelimit-remaining",
+            "ratelimit-reset",
+            "ratelimit-policy",
+        } <= exposed
 
 
 async def test_no_cors_headers_when_no_origin_is_configured() -> None:
@@ -109,27 +125,40 @@ async def test_body_cap_answers_413_before_the_route_parses() -> None:
     edge = build_edge_app()
     big = b'{"text": "' + b"x" * 20_000 + b'"}'
     async with edge.client((PROXY, 1)) as http:
-        declared = await http.post("/interpret", content=big, headers={
-            **via_proxy("198.51.100.90"), "content-type": "application/json"})
+        declared = await http.post(
+            "/interpret", content=big, headers={**via_proxy("198.51.100.90"), "content-type": "application/json"}
+        )
 
         async def chunks() -> AsyncIterator[bytes]:
             for start in range(0, len(big), 4096):
-                yield big[start:start + 4096]
+                yield big[start : start + 4096]
 
-        streamed = await http.post("/interpret", content=chunks(), headers={
-            **via_proxy("198.51.100.90"), "content-type": "application/json"})
+        streamed = await http.post(
+            "/interpret", content=chunks(), headers={**via_proxy("198.51.100.90"), "content-type": "application/json"}
+        )
     for response in (declared, streamed):
         assert response.status_code == 413
         assert "16384-byte cap" in response.json()["errors"][0]
     assert edge.llm.calls == 0
 
 
-def _raw_scope(method: str, path: str, client: tuple[str, int], headers: list[tuple[bytes, bytes]] | None = None
-               ) -> dict[str, Any]:
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-            "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
-            "headers": [(b"host", b"edge.test"), *(headers or [(b"content-length", b"100")])], "client": client,
-            "server": ("edge.test", 80)}
+def _raw_scope(
+    method: str, path: str, client: tuple[str, int], headers: list[tuple[bytes, bytes]] | None = None
+) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"edge.test"), *(headers or [(b"content-length", b"100")])],
+        "client": client,
+        "server": ("edge.test", 80),
+    }
 
 
 async def _call_without_reading(app: Any, scope: dict[str, Any]) -> int:

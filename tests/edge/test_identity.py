@@ -11,11 +11,14 @@ from fastapi import FastAPI, Request
 from feedback_intelligence.edge.identity import ClientIdentityMiddleware, TrustedProxies, parse_ip, resolve_identity
 
 
-def scope(peer: str | None, headers: dict[str, str] | list[tuple[str, str]] | None = None,
-          scheme: str = "http") -> dict[str, Any]:
+def scope(
+    peer: str | None, headers: dict[str, str] | list[tuple[str, str]] | None = None, scheme: str = "http"
+) -> dict[str, Any]:
     items = headers.items() if isinstance(headers, dict) else (headers or [])
     return {
-        "type": "http", "scheme": scheme, "client": (peer, 5555) if peer else None,
+        "type": "http",
+        "scheme": scheme,
+        "client": (peer, 5555) if peer else None,
         "headers": [(k.lower().encode(), v.encode()) for k, v in items],
     }
 
@@ -30,8 +33,9 @@ def test_direct_client_is_the_peer() -> None:
 
 
 def test_forwarded_for_from_an_untrusted_peer_is_ignored() -> None:
-    who = resolve_identity(scope("203.0.113.5", {"X-Forwarded-For": "127.0.0.1", "X-Forwarded-Proto": "https"}),
-                           PROXIES)
+    who = resolve_identity(
+        scope("203.0.113.5", {"X-Forwarded-For": "127.0.0.1", "X-Forwarded-Proto": "https"}), PROXIES
+    )
     assert who.client_ip == "203.0.113.5"
     assert not who.via_proxy and not who.is_direct_loopback
     assert who.scheme == "http"
@@ -51,16 +55,17 @@ def test_loopback_peer_with_forwarding_headers_is_not_a_direct_caller_even_if_un
 
 
 def test_trusted_proxy_hop_gives_the_forwarded_client() -> None:
-    who = resolve_identity(scope("10.0.0.7", {"X-Forwarded-For": "198.51.100.20", "X-Forwarded-Proto": "https"}),
-                           PROXIES)
-    assert (who.client_ip, who.via_proxy, who.scheme, who.is_direct_loopback) == (
-        "198.51.100.20", True, "https", False)
+    who = resolve_identity(
+        scope("10.0.0.7", {"X-Forwarded-For": "198.51.100.20", "X-Forwarded-Proto": "https"}), PROXIES
+    )
+    assert (who.client_ip, who.via_proxy, who.scheme, who.is_direct_loopback) == ("198.51.100.20", True, "https", False)
 
 
 def test_rightmost_untrusted_address_wins_over_what_the_client_claims() -> None:
     # the client sent "X-Forwarded-For: 127.0.0.1, 1.2.3.4"; two trusted hops appended what they saw
-    who = resolve_identity(scope("10.0.0.7", {"X-Forwarded-For": "127.0.0.1, 1.2.3.4, 198.51.100.20, 10.0.0.3"}),
-                           PROXIES)
+    who = resolve_identity(
+        scope("10.0.0.7", {"X-Forwarded-For": "127.0.0.1, 1.2.3.4, 198.51.100.20, 10.0.0.3"}), PROXIES
+    )
     assert who.client_ip == "198.51.100.20"
 
 
@@ -88,8 +93,9 @@ def test_only_trusted_hops_gives_the_leftmost() -> None:
 
 
 def test_proto_is_believed_only_when_it_is_http_or_https() -> None:
-    who = resolve_identity(scope("10.0.0.7", {"X-Forwarded-For": "198.51.100.20", "X-Forwarded-Proto": "gopher"}),
-                           PROXIES)
+    who = resolve_identity(
+        scope("10.0.0.7", {"X-Forwarded-For": "198.51.100.20", "X-Forwarded-Proto": "gopher"}), PROXIES
+    )
     assert who.scheme == "http"
 
 
@@ -103,11 +109,21 @@ def test_no_peer_at_all() -> None:
     assert who.client_ip == "unknown" and not who.is_direct_loopback
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("192.0.2.1", "192.0.2.1"), ("192.0.2.1:8080", "192.0.2.1"), (" 192.0.2.1 ", "192.0.2.1"),
-    ("[2001:db8::1]:443", "2001:db8::1"), ("2001:db8::1", "2001:db8::1"), ("::ffff:192.0.2.1", "192.0.2.1"),
-    ('"[2001:db8::1]"', "2001:db8::1"), ("unknown", None), ("", None), ("999.1.1.1", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("192.0.2.1", "192.0.2.1"),
+        ("192.0.2.1:8080", "192.0.2.1"),
+        (" 192.0.2.1 ", "192.0.2.1"),
+        ("[2001:db8::1]:443", "2001:db8::1"),
+        ("2001:db8::1", "2001:db8::1"),
+        ("::ffff:192.0.2.1", "192.0.2.1"),
+        ('"[2001:db8::1]"', "2001:db8::1"),
+        ("unknown", None),
+        ("", None),
+        ("999.1.1.1", None),
+    ],
+)
 def test_parse_ip(text: str, expected: str | None) -> None:
     parsed = parse_ip(text)
     assert (str(parsed) if parsed else None) == expected
@@ -118,14 +134,18 @@ async def test_identity_reaches_request_state() -> None:
 
     @app.get("/who")
     async def who(request: Request) -> dict[str, Any]:
-        return {"ip": request.state.client_ip, "proxy": request.state.via_proxy,
-                "loopback": request.state.is_direct_loopback, "client": request.client.host,
-                "scheme": request.url.scheme}
+        return {
+            "ip": request.state.client_ip,
+            "proxy": request.state.via_proxy,
+            "loopback": request.state.is_direct_loopback,
+            "client": request.client.host,
+            "scheme": request.url.scheme,
+        }
 
     app.add_middleware(ClientIdentityMiddleware, trusted=TrustedProxies(["10.0.0.7"]))
     transport = httpx.ASGITransport(app=app, client=("10.0.0.7", 1))
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-        body = (await http.get("/who", headers={"X-Forwarded-For": "198.51.100.3",
-                                                "X-Forwarded-Proto": "https"})).json()
-    assert body == {"ip": "198.51.100.3", "proxy": True, "loopback": False, "client": "198.51.100.3",
-                    "scheme": "https"}
+        body = (
+            await http.get("/who", headers={"X-Forwarded-For": "198.51.100.3", "X-Forwarded-Proto": "https"})
+        ).json()
+    assert body == {"ip": "198.51.100.3", "proxy": True, "loopback": False, "client": "198.51.100.3", "scheme": "https"}

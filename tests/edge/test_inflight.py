@@ -101,11 +101,22 @@ async def test_a_client_that_disconnects_gives_its_place_back() -> None:
         sent.append(message)
 
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-        "path": "/interpret", "raw_path": b"/interpret", "root_path": "", "query_string": b"",
-        "headers": [(b"host", b"edge.test"), (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode())],
-        "client": PUBLIC_PEER, "server": ("edge.test", 80),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/interpret",
+        "raw_path": b"/interpret",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"host", b"edge.test"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": PUBLIC_PEER,
+        "server": ("edge.test", 80),
     }
     task = asyncio.create_task(edge.app(scope, receive, send))
     await asyncio.wait_for(edge.llm.started.wait(), 5)

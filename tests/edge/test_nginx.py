@@ -26,10 +26,19 @@ pytestmark = [
 
 RATE = 4
 OPERATOR_TARGETS = [
-    ("GET", "/metrics"), ("GET", "/feedback"), ("POST", "/feedback"), ("GET", "/feedback/x1"),
-    ("POST", "/live/restructure"), ("GET", "/telemetry/corrections"), ("GET", "/admin/status"),
-    ("POST", "/admin/warm"), ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/report?snapshot=true"),
-    ("GET", "/report?snapshot=1&from=2026-01-01"), ("GET", "/no-such-route"),
+    ("GET", "/metrics"),
+    ("GET", "/feedback"),
+    ("POST", "/feedback"),
+    ("GET", "/feedback/x1"),
+    ("POST", "/live/restructure"),
+    ("GET", "/telemetry/corrections"),
+    ("GET", "/admin/status"),
+    ("POST", "/admin/warm"),
+    ("GET", "/openapi.json"),
+    ("GET", "/docs"),
+    ("GET", "/report?snapshot=true"),
+    ("GET", "/report?snapshot=1&from=2026-01-01"),
+    ("GET", "/no-such-route"),
 ]
 _addresses = (f"127.0.0.{n}" for n in itertools.count(10))
 _documentation_addresses = (f"198.51.100.{n}" for n in itertools.count(1))
@@ -46,11 +55,19 @@ def async_visitor(address: str) -> httpx.AsyncClient:
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, ServerProcess, nginx.Nginx]]:
-    with sim_ollama(parallel=2, max_queue=8, service_ms=800) as sim, app_server({
-        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-        "FI_TRUSTED_PROXIES": '["127.0.0.1/32"]', "FI_RATE_LIMIT": f"{RATE}/60seconds",
-        "FI_REPORT_LLM_BUDGET": "0",
-    }) as app:
+    with (
+        sim_ollama(parallel=2, max_queue=8, service_ms=800) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_TRUSTED_PROXIES": '["127.0.0.1/32"]',
+                "FI_RATE_LIMIT": f"{RATE}/60seconds",
+                "FI_REPORT_LLM_BUDGET": "0",
+            }
+        ) as app,
+    ):
         port = int(app.url.rsplit(":", 1)[1])
         with nginx.nginx_edge(port) as edge:
             yield sim, app, edge
@@ -76,7 +93,9 @@ def test_public_routes_pass_through_nginx(stack: tuple[ServerProcess, ServerProc
 
 @pytest.mark.parametrize(("method", "target"), OPERATOR_TARGETS)
 def test_operator_routes_are_refused_through_nginx(
-    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx], method: str, target: str,
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],
+    method: str,
+    target: str,
 ) -> None:
     _, app, edge = stack
     with visitor() as http:
@@ -84,8 +103,9 @@ def test_operator_routes_are_refused_through_nginx(
             refused = http.request(method, edge.url + target, headers=headers)
             assert refused.status_code == 404 and refused.json() == {"error": "Not Found"}, refused.text
     # and were nginx to forward everything, the app itself refuses a relayed request
-    relayed = httpx.request(method, app.url + target, headers={"X-Forwarded-For": next(_documentation_addresses)},
-                            timeout=30)
+    relayed = httpx.request(
+        method, app.url + target, headers={"X-Forwarded-For": next(_documentation_addresses)}, timeout=30
+    )
     assert relayed.status_code == 404 and relayed.json() == {"error": "Not Found"}
 
 
@@ -150,6 +170,7 @@ def test_a_visitor_double_click_through_nginx(
 def test_nginx_caps_the_body(stack: tuple[ServerProcess, ServerProcess, nginx.Nginx]) -> None:
     _, _, edge = stack
     with visitor() as http:
-        response = http.post(edge.url + "/interpret", content=b"x" * 20_000,
-                             headers={"content-type": "application/json"})
+        response = http.post(
+            edge.url + "/interpret", content=b"x" * 20_000, headers={"content-type": "application/json"}
+        )
     assert response.status_code == 413 and "16384-byte cap" in response.json()["errors"][0]

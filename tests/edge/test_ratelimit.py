@@ -120,8 +120,9 @@ async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clo
     visitor_id = genuine.split(".")[1]
     forgeries = [f"v1.{visitor_id}.AAAAAAAAAAAAAAAAAAAAAAAA", "v1.made-up.sig", "garbage", genuine + "x", None]
     async with edge.client((PROXY, 1)) as http:
-        codes = [(await http.get("/health", headers=via_proxy("198.51.100.60", forged))).status_code
-                 for forged in forgeries]
+        codes = [
+            (await http.get("/health", headers=via_proxy("198.51.100.60", forged))).status_code for forged in forgeries
+        ]
         # the genuine key still has its own, untouched bucket
         assert (await http.get("/health", headers=via_proxy("198.51.100.60", genuine))).status_code == 200
     assert codes == [200, 200, 200, 429, 429]
@@ -174,8 +175,9 @@ async def test_a_storage_failure_lets_requests_through(clock: FakeClock) -> None
 async def test_replicas_share_windows_through_redis() -> None:
     from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
 
-    replicas = [EdgeRateLimiter(build_storage("redis://127.0.0.1:6379/0"), "3/60seconds", "240/60seconds")
-                for _ in range(2)]
+    replicas = [
+        EdgeRateLimiter(build_storage("redis://127.0.0.1:6379/0"), "3/60seconds", "240/60seconds") for _ in range(2)
+    ]
     key = f"client:test-{uuid.uuid4().hex}"
     first = await replicas[0].charge(key, None)  # the redis marker made sure Redis answers
     assert first.allowed and first.remaining == 2

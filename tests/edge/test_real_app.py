@@ -57,13 +57,20 @@ class HeldBackend:
 
 
 def real_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    return load_settings(**{
-        "llm_backend": "ollama", "llm_base_url": "http://127.0.0.1:9", "llm_model": "held",
-        "database_url": f"sqlite:///{tmp_path}/feedback.db", "live_database_url": f"sqlite:///{tmp_path}/live.db",
-        "snapshot_dir": tmp_path / "snapshots", "trusted_proxies": [PROXY[0]], "operator_token": OPERATOR_TOKEN,
-        "allowed_hosts": ["fi.test"],
-        **overrides,
-    })
+    return load_settings(
+        **{
+            "llm_backend": "ollama",
+            "llm_base_url": "http://127.0.0.1:9",
+            "llm_model": "held",
+            "database_url": f"sqlite:///{tmp_path}/feedback.db",
+            "live_database_url": f"sqlite:///{tmp_path}/live.db",
+            "snapshot_dir": tmp_path / "snapshots",
+            "trusted_proxies": [PROXY[0]],
+            "operator_token": OPERATOR_TOKEN,
+            "allowed_hosts": ["fi.test"],
+            **overrides,
+        }
+    )
 
 
 async def running(app: FastAPI) -> AsyncIterator[FastAPI]:
@@ -112,8 +119,14 @@ def test_every_route_of_the_real_app_is_classified(tmp_path: Path) -> None:
 def test_routes_the_reference_hides_are_operator_routes_in_the_real_app(tmp_path: Path) -> None:
     app = create_app(real_settings(tmp_path))
     paths = {(m, p) for _, p, methods in app_routes(app) for m in methods}
-    for method, path in [("POST", "/feedback"), ("GET", "/feedback"), ("GET", "/feedback/{feedback_id}"),
-                         ("POST", "/live/restructure"), ("GET", "/telemetry/corrections"), ("GET", "/metrics")]:
+    for method, path in [
+        ("POST", "/feedback"),
+        ("GET", "/feedback"),
+        ("GET", "/feedback/{feedback_id}"),
+        ("POST", "/live/restructure"),
+        ("GET", "/telemetry/corrections"),
+        ("GET", "/metrics"),
+    ]:
         assert (method, path) in paths
         assert classify(method, path).access is Access.OPERATOR
     assert STATIC_PREFIX.endswith("/")
@@ -124,9 +137,15 @@ async def test_hidden_routes_look_exactly_like_unknown_ones(tmp_path: Path) -> N
     async for _ in running(app):
         async with client(app, LOOPBACK) as operator, client(app, STRANGER) as stranger:
             unknown = await operator.get("/definitely-not-a-route")
-            for method, target in [("GET", "/metrics"), ("GET", "/feedback"), ("POST", "/live/restructure"),
-                                   ("GET", "/telemetry/corrections"), ("GET", "/openapi.json"),
-                                   ("GET", "/admin/status"), ("GET", "/report?snapshot=true")]:
+            for method, target in [
+                ("GET", "/metrics"),
+                ("GET", "/feedback"),
+                ("POST", "/live/restructure"),
+                ("GET", "/telemetry/corrections"),
+                ("GET", "/openapi.json"),
+                ("GET", "/admin/status"),
+                ("GET", "/report?snapshot=true"),
+            ]:
                 hidden = await stranger.request(method, target, headers={"X-Forwarded-For": "127.0.0.1"})
                 assert (hidden.status_code, hidden.content) == (unknown.status_code, unknown.content), target
                 assert hidden.headers["content-type"] == unknown.headers["content-type"]
@@ -150,7 +169,8 @@ async def test_a_double_click_on_interpret_gets_429_while_the_first_runs(tmp_pat
             first = asyncio.create_task(http.post("/interpret", json={"text": "Maito oli hapanta."}, headers=visitor))
             await asyncio.wait_for(backend.started.wait(), 10)
             second = await asyncio.wait_for(
-                http.post("/interpret", json={"text": "Maito oli hapanta."}, headers=visitor), 5)
+                http.post("/interpret", json={"text": "Maito oli hapanta."}, headers=visitor), 5
+            )
             assert second.status_code == 429
             assert second.json()["error"] == "too_many_inflight"
             assert int(second.headers["retry-after"]) >= 1

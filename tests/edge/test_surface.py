@@ -9,29 +9,61 @@ from feedback_intelligence.edge.surface import ROUTES, Access, classify
 from tests.edge.support import LOOPBACK, OPERATOR_CALLS, OPERATOR_TOKEN, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
 
 
-@pytest.mark.parametrize(("method", "target", "access"), [
-    ("GET", "/health", "public"), ("HEAD", "/health", "public"), ("GET", "/livez", "public"),
-    ("POST", "/interpret", "public"), ("GET", "/interpret", "operator"),
-    ("POST", "/interpret/proposal", "public"), ("GET", "/interpret/proposal", "operator"),
-    ("POST", "/live/feedback", "public"), ("GET", "/live/feedback", "public"),
-    ("GET", "/live/feedback/desk-1", "public"), ("GET", "/live/feedback/a/b", "operator"),
-    ("GET", "/live/report", "public"), ("GET", "/live/version", "public"), ("GET", "/schema", "public"),
-    ("GET", "/report", "public"), ("GET", "/report?from=2026-01-01", "public"),
-    ("GET", "/report?snapshot=false", "public"), ("GET", "/report?snapshot=0", "public"),
-    ("GET", "/report?snapshot=true", "operator"), ("GET", "/report?snapshot=TRUE", "operator"),
-    ("GET", "/report?snapshot=1", "operator"), ("GET", "/report?snapshot=maybe", "operator"),
-    ("GET", "/report?snapshot=false&snapshot=true", "operator"), ("GET", "/report?snap%73hot=true", "operator"),
-    ("GET", "/report/snapshot", "public"), ("GET", "/report/snapshot.html", "public"),
-    ("GET", "/", "public"), ("GET", "/desk", "public"), ("GET", "/desk.html", "public"),
-    ("GET", "/index.html", "public"), ("GET", "/static/desk.js", "public"), ("GET", "/static/", "public"),
-    ("GET", "/staticx", "operator"), ("POST", "/static/x", "operator"),
-    ("POST", "/feedback", "operator"), ("GET", "/feedback", "operator"), ("GET", "/feedback/x", "operator"),
-    ("POST", "/live/restructure", "operator"), ("GET", "/telemetry/corrections", "operator"),
-    ("GET", "/metrics", "operator"), ("GET", "/admin/status", "operator"), ("POST", "/admin/warm", "operator"),
-    ("GET", "/openapi.json", "operator"), ("GET", "/docs", "operator"), ("GET", "/redoc", "operator"),
-    ("GET", "/health/", "operator"), ("GET", "/nothing-here", "operator"), ("DELETE", "/live/feedback", "operator"),
-    ("OPTIONS", "/interpret", "public"), ("OPTIONS", "/metrics", "operator"),
-])
+@pytest.mark.parametrize(
+    ("method", "target", "access"),
+    [
+        ("GET", "/health", "public"),
+        ("HEAD", "/health", "public"),
+        ("GET", "/livez", "public"),
+        ("POST", "/interpret", "public"),
+        ("GET", "/interpret", "operator"),
+        ("POST", "/interpret/proposal", "public"),
+        ("GET", "/interpret/proposal", "operator"),
+        ("POST", "/live/feedback", "public"),
+        ("GET", "/live/feedback", "public"),
+        ("GET", "/live/feedback/desk-1", "public"),
+        ("GET", "/live/feedback/a/b", "operator"),
+        ("GET", "/live/report", "public"),
+        ("GET", "/live/version", "public"),
+        ("GET", "/schema", "public"),
+        ("GET", "/report", "public"),
+        ("GET", "/report?from=2026-01-01", "public"),
+        ("GET", "/report?snapshot=false", "public"),
+        ("GET", "/report?snapshot=0", "public"),
+        ("GET", "/report?snapshot=true", "operator"),
+        ("GET", "/report?snapshot=TRUE", "operator"),
+        ("GET", "/report?snapshot=1", "operator"),
+        ("GET", "/report?snapshot=maybe", "operator"),
+        ("GET", "/report?snapshot=false&snapshot=true", "operator"),
+        ("GET", "/report?snap%73hot=true", "operator"),
+        ("GET", "/report/snapshot", "public"),
+        ("GET", "/report/snapshot.html", "public"),
+        ("GET", "/", "public"),
+        ("GET", "/desk", "public"),
+        ("GET", "/desk.html", "public"),
+        ("GET", "/index.html", "public"),
+        ("GET", "/static/desk.js", "public"),
+        ("GET", "/static/", "public"),
+        ("GET", "/staticx", "operator"),
+        ("POST", "/static/x", "operator"),
+        ("POST", "/feedback", "operator"),
+        ("GET", "/feedback", "operator"),
+        ("GET", "/feedback/x", "operator"),
+        ("POST", "/live/restructure", "operator"),
+        ("GET", "/telemetry/corrections", "operator"),
+        ("GET", "/metrics", "operator"),
+        ("GET", "/admin/status", "operator"),
+        ("POST", "/admin/warm", "operator"),
+        ("GET", "/openapi.json", "operator"),
+        ("GET", "/docs", "operator"),
+        ("GET", "/redoc", "operator"),
+        ("GET", "/health/", "operator"),
+        ("GET", "/nothing-here", "operator"),
+        ("DELETE", "/live/feedback", "operator"),
+        ("OPTIONS", "/interpret", "public"),
+        ("OPTIONS", "/metrics", "operator"),
+    ],
+)
 def test_classification(method: str, target: str, access: str) -> None:
     path, _, query = target.partition("?")
     assert classify(method, path, query).access.value == access
@@ -55,8 +87,12 @@ async def test_spoofed_forwarded_for_does_not_reach_operator_routes(method: str,
     edge = build_edge_app()
     async with edge.client(PUBLIC_PEER) as http:
         unknown = await _unknown_route(http)
-        refused = await http.request(method, target, json={} if method == "POST" else None,
-                                     headers={"X-Forwarded-For": "127.0.0.1", "X-Real-IP": "127.0.0.1"})
+        refused = await http.request(
+            method,
+            target,
+            json={} if method == "POST" else None,
+            headers={"X-Forwarded-For": "127.0.0.1", "X-Real-IP": "127.0.0.1"},
+        )
     assert refused.status_code == 404
     assert refused.content == unknown.content == b'{"error":"Not Found"}'
     assert refused.headers["content-type"] == unknown.headers["content-type"]
@@ -67,8 +103,9 @@ async def test_public_client_through_the_trusted_proxy_cannot_reach_operator_rou
     edge = build_edge_app()
     async with edge.client((PROXY, 1)) as http:
         for client_ip in ("198.51.100.9", "127.0.0.1", "::1"):
-            refused = await http.request(method, target, json={} if method == "POST" else None,
-                                         headers=via_proxy(client_ip))
+            refused = await http.request(
+                method, target, json={} if method == "POST" else None, headers=via_proxy(client_ip)
+            )
             assert refused.status_code == 404, (client_ip, refused.text)
             assert refused.json() == {"error": "Not Found"}
 
@@ -81,10 +118,14 @@ async def test_direct_loopback_operator_reaches_operator_routes(method: str, tar
     assert response.status_code in (200, 201), response.text
 
 
-@pytest.mark.parametrize("headers", [
-    {"Authorization": f"Bearer {OPERATOR_TOKEN}"}, {"Authorization": f"bearer {OPERATOR_TOKEN}"},
-    {"X-Operator-Token": OPERATOR_TOKEN},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": f"Bearer {OPERATOR_TOKEN}"},
+        {"Authorization": f"bearer {OPERATOR_TOKEN}"},
+        {"X-Operator-Token": OPERATOR_TOKEN},
+    ],
+)
 async def test_operator_token_opens_operator_routes_to_any_address(headers: dict[str, str]) -> None:
     edge = build_edge_app()
     async with edge.client(PUBLIC_PEER) as http:
@@ -96,11 +137,17 @@ async def test_operator_token_opens_operator_routes_to_any_address(headers: dict
         assert response.status_code == 200
 
 
-@pytest.mark.parametrize("headers", [
-    {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {OPERATOR_TOKEN}"},
-    {"Authorization": f"Bearer {OPERATOR_TOKEN}x"}, {"X-Operator-Token": OPERATOR_TOKEN[:-1]},
-    {"X-Operator-Token": ""}, {"Authorization": "Bearer "},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": "Bearer wrong"},
+        {"Authorization": f"Basic {OPERATOR_TOKEN}"},
+        {"Authorization": f"Bearer {OPERATOR_TOKEN}x"},
+        {"X-Operator-Token": OPERATOR_TOKEN[:-1]},
+        {"X-Operator-Token": ""},
+        {"Authorization": "Bearer "},
+    ],
+)
 async def test_wrong_token_is_an_ordinary_404(headers: dict[str, str]) -> None:
     edge = build_edge_app()
     async with edge.client(PUBLIC_PEER) as http:

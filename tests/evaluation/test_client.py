@@ -13,8 +13,13 @@ from feedback_intelligence.evaluation.client import RunOptions, interpret_one, r
 from feedback_intelligence.evaluation.dataset import EvalItem
 
 GOLD = {"category": "hevi", "severity": "low", "type": "complaint", "sentiment": "negative", "language": "fi"}
-BODY = {"structure": {"category": "hevi", "theme": "banaanit", "severity": "low", "type": "complaint",
-                      "language": "fi"}, "failed": False, "salvaged": False, "notes": [], "alertCategories": []}
+BODY = {
+    "structure": {"category": "hevi", "theme": "banaanit", "severity": "low", "type": "complaint", "language": "fi"},
+    "failed": False,
+    "salvaged": False,
+    "notes": [],
+    "alertCategories": [],
+}
 
 
 def items(n: int) -> list[EvalItem]:
@@ -28,9 +33,13 @@ async def test_a_shed_is_retried_after_its_retry_after(monkeypatch: pytest.Monke
         waits.append(seconds)
 
     monkeypatch.setattr(client_module.asyncio, "sleep", no_sleep)
-    answers = iter([httpx.Response(503, headers={"Retry-After": "2"}, json={"error": "busy"}),
-                    httpx.Response(429, headers={"Retry-After": "99"}, json={"error": "rate_limited"}),
-                    httpx.Response(200, json=BODY)])
+    answers = iter(
+        [
+            httpx.Response(503, headers={"Retry-After": "2"}, json={"error": "busy"}),
+            httpx.Response(429, headers={"Retry-After": "99"}, json={"error": "rate_limited"}),
+            httpx.Response(200, json=BODY),
+        ]
+    )
     transport = httpx.MockTransport(lambda request: next(answers))
     async with httpx.AsyncClient(base_url="http://svc", transport=transport) as http:
         seen = await interpret_one(http, items(1)[0], RunOptions())
@@ -66,8 +75,10 @@ async def test_concurrency_never_exceeds_the_gates_slots(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(client_module.httpx, "AsyncClient", mocked)
     done: list[str] = []
-    observations, concurrency = await run_set("http://svc", items(7), RunOptions(concurrency=5),
-                                              on_done=lambda o: done.append(o.item_id))
+    observations, concurrency = await run_set(
+        "http://svc", items(7), RunOptions(concurrency=5), on_done=lambda o: done.append(o.item_id)
+    )
     assert concurrency == 2 and peak <= 2
     assert [o.item_id for o in observations] == [f"i{k}" for k in range(7)] and sorted(done) == sorted(
-        o.item_id for o in observations)
+        o.item_id for o in observations
+    )

@@ -61,18 +61,31 @@ def _write(path: Path, *rows: dict) -> Path:
     return path
 
 
-GOOD = {"id": "x-1", "split": "dev", "text": "Maito oli hapanta.", "alerts": [],
-        "gold": {"category": "maito_kylma", "severity": "medium", "type": "complaint", "sentiment": "negative",
-                 "language": "fi"}}
+GOOD = {
+    "id": "x-1",
+    "split": "dev",
+    "text": "Maito oli hapanta.",
+    "alerts": [],
+    "gold": {
+        "category": "maito_kylma",
+        "severity": "medium",
+        "type": "complaint",
+        "sentiment": "negative",
+        "language": "fi",
+    },
+}
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"gold": {**GOOD["gold"], "category": "dairy"}}, "gold category 'dairy'"),
-    ({"gold": {**GOOD["gold"], "severity": "Korkea"}}, "gold severity 'Korkea'"),
-    ({"gold": {**GOOD["gold"], "language": "finnish"}}, "gold language 'finnish'"),
-    ({"alerts": ["fire"]}, "alert category 'fire'"),
-    ({"split": "test"}, "split 'test'"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"gold": {**GOOD["gold"], "category": "dairy"}}, "gold category 'dairy'"),
+        ({"gold": {**GOOD["gold"], "severity": "Korkea"}}, "gold severity 'Korkea'"),
+        ({"gold": {**GOOD["gold"], "language": "finnish"}}, "gold language 'finnish'"),
+        ({"alerts": ["fire"]}, "alert category 'fire'"),
+        ({"split": "test"}, "split 'test'"),
+    ],
+)
 def test_a_label_the_domain_does_not_declare_is_refused_with_its_line(tmp_path, change, message) -> None:
     path = _write(tmp_path / "set.jsonl", GOOD, {**GOOD, "id": "x-2", **change})
     with pytest.raises(EvalSetError, match=r"set\.jsonl:2") as raised:

@@ -26,15 +26,29 @@ def retail():
     return load_domain("retail")
 
 
-def item(id_: str, category: str, type_: str = "complaint", *, alerts=(), split: str = "dev",
-         severity: str = "medium", language: str = "fi") -> EvalItem:
+def item(
+    id_: str,
+    category: str,
+    type_: str = "complaint",
+    *,
+    alerts=(),
+    split: str = "dev",
+    severity: str = "medium",
+    language: str = "fi",
+) -> EvalItem:
     sentiment = {"complaint": "negative", "praise": "positive"}.get(type_, "neutral")
     gold = {"category": category, "severity": severity, "type": type_, "sentiment": sentiment, "language": language}
     return EvalItem(id_, split, f"teksti {id_}", gold, frozenset(alerts))
 
 
-def structure(category: str, type_: str = "complaint", sentiment: str | None = "negative", severity: str = "medium",
-              language: str = "fi", theme: str = "maito") -> dict:
+def structure(
+    category: str,
+    type_: str = "complaint",
+    sentiment: str | None = "negative",
+    severity: str = "medium",
+    language: str = "fi",
+    theme: str = "maito",
+) -> dict:
     body = {"category": category, "theme": theme, "severity": severity, "type": type_, "language": language}
     return body | ({"sentiment": sentiment} if sentiment else {})
 
@@ -95,32 +109,49 @@ def test_keyword_precision_counts_where_the_rules_name_a_category() -> None:
     items = [item("1", "hevi"), item("2", "hevi"), item("3", "kassa_palvelu"), item("4", "leipa")]
     named = {"teksti 1": "hevi", "teksti 2": "kassa_palvelu", "teksti 3": "kassa_palvelu"}
     result = keyword_precision(items, named.get)
-    assert result == {"kassa_palvelu": {"fired": 2, "correct": 1, "precision": 0.5},
-                      "hevi": {"fired": 1, "correct": 1, "precision": 1.0}}
+    assert result == {
+        "kassa_palvelu": {"fired": 2, "correct": 1, "precision": 0.5},
+        "hevi": {"fired": 1, "correct": 1, "precision": 1.0},
+    }
 
 
 def test_a_scorecard_puts_final_model_alone_prior_and_majority_side_by_side(retail) -> None:
-    items = [item("1", "hevi"), item("2", "leipa"), item("3", "hevi", "praise", severity="low"),
-             item("4", "tilat_siisteys", alerts=["injury_safety"], severity="critical")]
+    items = [
+        item("1", "hevi"),
+        item("2", "leipa"),
+        item("3", "hevi", "praise", severity="low"),
+        item("4", "tilat_siisteys", alerts=["injury_safety"], severity="critical"),
+    ]
     observations = [
         # the model said maito_kylma, a guard put hevi back: final right, model alone wrong
-        Observation("1", structure("hevi"), guards=({"field": "category", "reason": "keyword_evidence",
-                                                      "modelValue": "maito_kylma", "replacement": "hevi"},),
-                    latency_ms=100.0),
+        Observation(
+            "1",
+            structure("hevi"),
+            guards=(
+                {"field": "category", "reason": "keyword_evidence", "modelValue": "maito_kylma", "replacement": "hevi"},
+            ),
+            latency_ms=100.0,
+        ),
         Observation("2", structure("maito_kylma"), latency_ms=300.0, salvaged=True),
         Observation("3", structure("hevi", "praise", "negative", severity="low"), latency_ms=200.0),
         Observation("4", None, failed=True, alerts=frozenset({"injury_safety"}), latency_ms=400.0),
     ]
-    priors = {"1": structure("hevi"), "2": structure("leipa"), "3": structure("hevi", "complaint"),
-              "4": structure("tilat_siisteys", severity="critical")}
+    priors = {
+        "1": structure("hevi"),
+        "2": structure("leipa"),
+        "3": structure("hevi", "complaint"),
+        "4": structure("tilat_siisteys", severity="critical"),
+    }
     card = scorecard(items, observations, retail, priors=priors, theme_rejected=lambda theme, text: theme == "maito")
     category = card["fields"]["category"]
     assert category == {"final": 0.5, "modelAlone": 0.25, "prior": 1.0, "majority": 0.5, "majorityLabel": "hevi"}
     assert card["fields"]["type"]["final"] == 0.75 and card["fields"]["type"]["prior"] == 0.75
     assert card["fields"]["severity"]["majority"] == 0.5 and card["fields"]["severity"]["majorityLabel"] == "medium"
     assert card["fields"]["sentiment"]["final"] == 0.5  # item 3's negative praise is wrong, item 4 failed
-    assert card["categoryConfusions"] == [{"gold": "leipa", "predicted": "maito_kylma", "count": 1},
-                                          {"gold": "tilat_siisteys", "predicted": "(none)", "count": 1}]
+    assert card["categoryConfusions"] == [
+        {"gold": "leipa", "predicted": "maito_kylma", "count": 1},
+        {"gold": "tilat_siisteys", "predicted": "(none)", "count": 1},
+    ]
     assert card["alerts"]["watchedPooled"] == {"tp": 1, "fp": 0, "fn": 0, "recall": 1.0, "precision": 1.0}
     assert card["guards"] == {"category": {"keyword_evidence": 1}} and card["guardedItems"] == 1
     assert (card["failed"], card["salvaged"], card["errors"]) == (1, 1, 0)
@@ -136,9 +167,14 @@ def test_an_item_without_an_answer_counts_wrong_and_as_an_error(retail) -> None:
 
 
 def test_an_interpret_body_becomes_an_observation() -> None:
-    body = {"structure": structure("hevi"), "failed": False, "salvaged": True, "notes": [],
-            "alertCategories": ["injury_safety"], "guards": [{"field": "theme", "reason": "r", "modelValue": "x",
-                                                               "replacement": "y"}]}
+    body = {
+        "structure": structure("hevi"),
+        "failed": False,
+        "salvaged": True,
+        "notes": [],
+        "alertCategories": ["injury_safety"],
+        "guards": [{"field": "theme", "reason": "r", "modelValue": "x", "replacement": "y"}],
+    }
     seen = observation_from("a", body, 12.0, retries=2)
     assert seen.structure == body["structure"] and seen.salvaged and not seen.failed
     assert seen.alerts == {"injury_safety"} and seen.guards[0]["modelValue"] == "x" and seen.retries == 2

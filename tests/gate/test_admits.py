@@ -48,7 +48,12 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 @pytest.mark.redis
 @pytest.mark.parametrize(("priority", "slots", "in_use", "reserve", "waiting", "expected"), CASES, ids=IDS)
 async def test_the_lua_admission_agrees(
-    redis_client: aioredis.Redis, priority: Priority, slots: int, in_use: int, reserve: int, waiting: int,
+    redis_client: aioredis.Redis,
+    priority: Priority,
+    slots: int,
+    in_use: int,
+    reserve: int,
+    waiting: int,
     expected: bool,
 ) -> None:
     script = lua_script("feedback_intelligence.gate", "admits.lua") + (

@@ -24,8 +24,9 @@ async def until(predicate) -> None:
 
 
 def pool(**slots: int) -> PooledSlotPool:
-    return PooledSlotPool({name: LocalSlotPool(n, 0) for name, n in slots.items()}, background_reserve=0,
-                          cooldown_s=0.05)
+    return PooledSlotPool(
+        {name: LocalSlotPool(n, 0) for name, n in slots.items()}, background_reserve=0, cooldown_s=0.05
+    )
 
 
 async def test_admission_spreads_least_loaded_first_and_never_exceeds_a_backends_slots() -> None:
@@ -82,8 +83,9 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
     async def readiness() -> Readiness:
         return answers["gpu2"]
 
-    slots = PooledSlotPool({"gpu1": LocalSlotPool(2, 0), "gpu2": LocalSlotPool(2, 0)}, cooldown_s=0.05,
-                           readiness={"gpu2": readiness})
+    slots = PooledSlotPool(
+        {"gpu1": LocalSlotPool(2, 0), "gpu2": LocalSlotPool(2, 0)}, cooldown_s=0.05, readiness={"gpu2": readiness}
+    )
     gate = LlmGate(slots, acquire_timeout_s=0.05, call_timeout_s=5)
 
     async def dies_on_gpu2() -> str:
@@ -128,10 +130,14 @@ async def test_background_work_leaves_the_reserve_free_across_the_pool() -> None
         ("[]", "non-empty JSON list"),
         ('[{"name": "a", "kind": "ollama"}]', "url is required"),
         ('[{"name": "a", "kind": "vllm", "url": "http://x"}]', "kind must be one of"),
-        ('[{"name": "a", "kind": "ollama", "url": "x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
-         "url must be an absolute"),
-        ('[{"name": "a", "kind": "ollama", "url": "http://x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
-         "used twice"),
+        (
+            '[{"name": "a", "kind": "ollama", "url": "x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
+            "url must be an absolute",
+        ),
+        (
+            '[{"name": "a", "kind": "ollama", "url": "http://x"}, {"name": "a", "kind": "ollama", "url": "http://y"}]',
+            "used twice",
+        ),
         ('[{"name": "a", "kind": "ollama", "url": "http://x", "slots": 0}]', "slots must be"),
         ('[{"name": "a", "kind": "ollama", "url": "http://x", "port": 1}]', "unknown field 'port'"),
     ],
@@ -149,11 +155,16 @@ def test_the_shorthand_is_a_pool_of_one_and_the_list_replaces_it(monkeypatch) ->
     monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
     monkeypatch.setenv("FI_LLM_SLOTS", "3")
     assert [(s.name, s.slots) for s in load_settings().backend_specs] == [("ollama", 3)]
-    monkeypatch.setenv("FI_LLM_BACKENDS", '[{"name": "gpu1", "kind": "ollama", "url": "http://h1:11434"},'
-                                          '{"name": "cpu", "kind": "embedded", "slots": 1}]')
+    monkeypatch.setenv(
+        "FI_LLM_BACKENDS",
+        '[{"name": "gpu1", "kind": "ollama", "url": "http://h1:11434"},'
+        '{"name": "cpu", "kind": "embedded", "slots": 1}]',
+    )
     settings = load_settings()
     assert [(s.name, s.kind, s.url, s.slots) for s in settings.backend_specs] == [
-        ("gpu1", "ollama", "http://h1:11434", 2), ("cpu", "embedded", None, 1)]
+        ("gpu1", "ollama", "http://h1:11434", 2),
+        ("cpu", "embedded", None, 1),
+    ]
     assert settings.total_slots == 3
 
 

@@ -137,7 +137,7 @@ async def test_a_waiter_gets_the_slot_when_it_is_released_in_time(make_gate: Mak
         return "second"
 
     waiter = asyncio.create_task(gate.run(work))
-    await until(lambda: _occupied('waiting_interactive', gate))
+    await until(lambda: _occupied("waiting_interactive", gate))
     holder.let_go.set()
     assert await waiter == "second"
     assert (await gate.occupancy()).in_use == 0
@@ -187,7 +187,7 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(make_gate: 
         raise AssertionError("must not run")
 
     waiter = asyncio.create_task(gate.run(work))
-    await until(lambda: _occupied('waiting', gate))
+    await until(lambda: _occupied("waiting", gate))
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
@@ -228,9 +228,9 @@ async def test_background_runs_on_an_idle_gate_and_a_waiting_clerk_goes_first(ma
         order.append(name)
 
     background = asyncio.create_task(gate.run(lambda: record("background"), priority=Priority.BACKGROUND))
-    await until(lambda: _occupied('waiting_background', gate))
+    await until(lambda: _occupied("waiting_background", gate))
     interactive = asyncio.create_task(gate.run(lambda: record("interactive"), priority=Priority.INTERACTIVE))
-    await until(lambda: _occupied('waiting_interactive', gate))
+    await until(lambda: _occupied("waiting_interactive", gate))
     report.let_go.set()
     await report.task
     await interactive

@@ -129,8 +129,11 @@ def private_redis() -> Iterator[tuple[str, int]]:
 
 
 def start_redis(binary: str, port: int) -> None:
-    subprocess.run([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--daemonize", "yes"], check=True, capture_output=True)
+    subprocess.run(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "yes"],
+        check=True,
+        capture_output=True,
+    )
     deadline = time.monotonic() + 5
     while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() != b"PONG":
         if time.monotonic() > deadline:

@@ -21,8 +21,9 @@ def test_a_prompt_echo_is_replaced_by_a_theme_the_guard_accepts(name: str, text:
     domain = load_domain(name)
     prior = propose_structure(text, domain)
     assert theme_rejection(prior.theme, text, domain) == "prompt_echo"  # the prior's own pick echoes the prompt
-    model = Structure(prior.category, "2-4 word lowercase noun phrase", prior.severity, prior.type, prior.language,
-                      prior.sentiment)
+    model = Structure(
+        prior.category, "2-4 word lowercase noun phrase", prior.severity, prior.type, prior.language, prior.sentiment
+    )
     guarded = guard_structure(model, text, domain, prior)
     assert theme_rejection(guarded.structure.theme, text, domain) is None
     assert guarded.structure.theme in text.casefold()

@@ -28,9 +28,23 @@ SCHEMA = {
 def openai_server() -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(packaged_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--model_alias",
+            "smollm2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -50,9 +64,13 @@ async def backend(openai_server: str) -> AsyncIterator[OpenAICompatibleBackend]:
 
 @pytest.mark.embedded
 async def test_a_real_openai_compatible_server_answers_schema_valid_json(backend: OpenAICompatibleBackend) -> None:
-    completion = await backend.complete(CompletionRequest(
-        [ChatMessage("user", "The milk was sour. Classify it as JSON.")], max_tokens=48, json_schema=SCHEMA,
-    ))
+    completion = await backend.complete(
+        CompletionRequest(
+            [ChatMessage("user", "The milk was sour. Classify it as JSON.")],
+            max_tokens=48,
+            json_schema=SCHEMA,
+        )
+    )
     reply = json.loads(completion.text)
     assert reply["category"] in ("dairy", "bread") and isinstance(reply["theme"], str)
     assert completion.completion_tokens > 0

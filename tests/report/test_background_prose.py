@@ -106,8 +106,7 @@ async def test_two_replicas_sharing_redis_generate_once_and_both_serve_the_prose
     stores = [RedisProseStore(REDIS, namespace), RedisProseStore(REDIS, namespace)]
     data = StoreFake(corpus())
     replicas = [
-        ReportService(make_domain(), svc_options(), real_runner(backend), data.fetch, prose=store)
-        for store in stores
+        ReportService(make_domain(), svc_options(), real_runner(backend), data.fetch, prose=store) for store in stores
     ]
     try:
         await replicas[0].view(window())

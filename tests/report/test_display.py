@@ -11,7 +11,8 @@ from tests.report.support import StoreFake, item, make_domain, window
 def test_an_alert_shows_the_words_of_the_text_not_the_stem():
     assert matched_words("Minulta veloitettiin kahdesti.", "veloit") == ["veloitettiin"]
     assert matched_words("Maksupäätteet eivät toimineet, maksupääte jumissa", "maksupäät") == [
-        "Maksupäätteet", "maksupääte",
+        "Maksupäätteet",
+        "maksupääte",
     ]
     assert matched_words("Maksu ei onnistu kortilla", "maksu ei onnistu") == ["Maksu ei onnistu"]
     assert matched_words("ei osumaa", "veloit") == []
@@ -28,7 +29,8 @@ def test_a_broken_stored_theme_is_replaced_by_the_matched_word_or_left_out():
     assert [shown_theme(i, domain) for i in (range_echo, marker, prompt_echo)] == [None, None, None]
     assert shown_theme(with_alert, domain) == "veloitettiin"
     assert leading_themes([good, range_echo, marker, prompt_echo, with_alert], domain) == [
-        "vanha maito", "veloitettiin",
+        "vanha maito",
+        "veloitettiin",
     ]
 
 

@@ -114,8 +114,12 @@ async def test_standard_report_has_the_exact_shape_and_every_deterministic_part(
     assert [a["feedbackId"] for a in report["alerts"]] == ["k1"]
     assert list(report["alerts"][0]) == ALERT_KEYS
     assert report["alerts"][0]["deterministicHits"] == [
-        {"category": "injury_safety", "categoryLabel": "loukkaantuminen tai turvallisuus", "pattern": "loukkaantu",
-         "words": ["loukkaantui"]}
+        {
+            "category": "injury_safety",
+            "categoryLabel": "loukkaantuminen tai turvallisuus",
+            "pattern": "loukkaantu",
+            "words": ["loukkaantui"],
+        }
     ]
     assert report["alerts"][0]["llmReason"] is None
 

@@ -160,6 +160,8 @@ def test_html_alerts_show_the_matched_words_and_an_old_snapshot_still_renders():
     svc, _ = service(items, None)
     page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
     assert "sanahaku: loukkaantuminen tai turvallisuus: loukkaantui" in page
-    old = {"alerts": [{"textExcerpt": "x", "deterministicHits": [{"category": "payment", "pattern": "veloit"}]}],
-           "themes": [{"category": "maito_kylma", "title": "t", "narrative": "n", "count": 1}]}
+    old = {
+        "alerts": [{"textExcerpt": "x", "deterministicHits": [{"category": "payment", "pattern": "veloit"}]}],
+        "themes": [{"category": "maito_kylma", "title": "t", "narrative": "n", "count": 1}],
+    }
     assert "payment: veloit" in render_snapshot_html(old, make_domain())

@@ -20,8 +20,13 @@ from tests.prerequisites import require
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
 VISITOR_SECRET = "replicas-share-this-visitor-secret"
 INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
-ACCEPTED = {"category": "maito_kylma", "theme": "hapan maito", "severity": "high", "type": "complaint",
-            "language": "fi"}
+ACCEPTED = {
+    "category": "maito_kylma",
+    "theme": "hapan maito",
+    "severity": "high",
+    "type": "complaint",
+    "language": "fi",
+}
 
 
 def desk_entry(feedback_id: str, text: str = "Maito oli hapanta vaikka päiväys oli huomenna.") -> dict:
@@ -33,15 +38,21 @@ def unique_gate_name() -> str:
     return f"scale-{uuid.uuid4().hex[:10]}"
 
 
-def replica_env(sim: ServerProcess, databases: tuple[str, str], *, redis_url: str = SHARED_REDIS,
-                gate_name: str, **extra: str) -> dict[str, str]:
+def replica_env(
+    sim: ServerProcess, databases: tuple[str, str], *, redis_url: str = SHARED_REDIS, gate_name: str, **extra: str
+) -> dict[str, str]:
     """What every replica must share: the gate (Redis URL + name), the stores, the visitor secret, the slots."""
     corpus, live = databases
     return {
-        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-        "FI_LLM_SLOTS": "2", "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
-        "FI_REDIS_URL": redis_url, "FI_GATE_NAME": gate_name,
-        "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live,
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": sim.url,
+        "FI_LLM_MODEL": "sim-model",
+        "FI_LLM_SLOTS": "2",
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
+        "FI_REDIS_URL": redis_url,
+        "FI_GATE_NAME": gate_name,
+        "FI_DATABASE_URL": corpus,
+        "FI_LIVE_DATABASE_URL": live,
         "FI_VISITOR_SECRET": VISITOR_SECRET,
         **extra,
     }
@@ -100,8 +111,23 @@ class PrivateRedis:
         self.url = f"redis://127.0.0.1:{port}/0"
 
     def start(self) -> None:
-        subprocess.run([self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                        "--appendonly", "no", "--daemonize", "yes"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "yes",
+            ],
+            check=True,
+            capture_output=True,
+        )
         wait_for(self.answers, 5, "the private redis to start")
 
     def stop(self) -> None:

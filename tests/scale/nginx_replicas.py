@@ -23,8 +23,7 @@ def replicas_site_config(listen_port: int, upstream_ports: list[int]) -> str:
     start = text.index("upstream feedback_intelligence {")
     end = text.index("}", start) + 1
     text = text[:start] + upstream_block(upstream_ports) + text[end:]
-    replacements = {"listen 80;": f"listen 127.0.0.1:{listen_port};",
-                    "proxy_next_upstream off;": NEXT_UPSTREAM}
+    replacements = {"listen 80;": f"listen 127.0.0.1:{listen_port};", "proxy_next_upstream off;": NEXT_UPSTREAM}
     for old, new in replacements.items():
         assert text.count(old) == 1, f"{SITE.name} no longer has exactly one '{old}'"
         text = text.replace(old, new)

@@ -18,19 +18,25 @@ SERVICE_MS = 300
 
 
 def test_three_replicas_never_send_either_backend_more_than_its_two_slots() -> None:
-    with postgres_pair() as databases, \
-         sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as one, \
-         sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as two:
-        backends = [{"name": name, "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 2}
-                    for name, sim in (("gpu1", one), ("gpu2", two))]
+    with (
+        postgres_pair() as databases,
+        sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as one,
+        sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as two,
+    ):
+        backends = [
+            {"name": name, "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 2}
+            for name, sim in (("gpu1", one), ("gpu2", two))
+        ]
         env = replica_env(one, databases, gate_name=unique_gate_name(), FI_LLM_BACKENDS=json.dumps(backends))
         with replicas(3, env) as apps:
 
             async def crowds() -> list[CrowdResult]:
-                return await asyncio.gather(*(
-                    run_crowd(app.url, clerks=12, duration_s=8, think_s=(0.1, 0.6), seed=i)
-                    for i, app in enumerate(apps)
-                ))
+                return await asyncio.gather(
+                    *(
+                        run_crowd(app.url, clerks=12, duration_s=8, think_s=(0.1, 0.6), seed=i)
+                        for i, app in enumerate(apps)
+                    )
+                )
 
             results = asyncio.run(crowds())
             for result in results:

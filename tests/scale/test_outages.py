@@ -82,8 +82,11 @@ def test_redis_down_sheds_every_llm_call_says_why_and_recovers(
         assert httpx.post(app.url + "/live/feedback", json=desk_entry("during"), timeout=10).status_code == 201
 
         private_redis.start()
-        wait_for(lambda: httpx.post(app.url + "/interpret", json=INTERPRET, timeout=30).status_code == 200,
-                 timeout_s=10, what="interpret to be admitted again")
+        wait_for(
+            lambda: httpx.post(app.url + "/interpret", json=INTERPRET, timeout=30).status_code == 200,
+            timeout_s=10,
+            what="interpret to be admitted again",
+        )
         assert httpx.get(app.url + "/health", timeout=30).status_code == 200
         assert metric(app, "fi_gate_store_up") == 1
         assert live_ids(app) == ["before-0", "before-1", "before-2", "during"]
@@ -102,8 +105,11 @@ def test_postgresql_down_answers_503_store_unavailable_loses_nothing_and_recover
 
             proxy.cut()
             for method, path, body in [
-                ("GET", "/live/version", None), ("GET", "/live/feedback", None), ("GET", "/live/report", None),
-                ("POST", "/live/feedback", desk_entry("lost-in-transit")), ("POST", "/feedback", desk_entry("c1")),
+                ("GET", "/live/version", None),
+                ("GET", "/live/feedback", None),
+                ("GET", "/live/report", None),
+                ("POST", "/live/feedback", desk_entry("lost-in-transit")),
+                ("POST", "/feedback", desk_entry("c1")),
             ]:
                 answer = httpx.request(method, app.url + path, json=body, timeout=30)
                 assert answer.status_code == 503, f"{method} {path}: {answer.status_code} {answer.text}"
@@ -114,8 +120,11 @@ def test_postgresql_down_answers_503_store_unavailable_loses_nothing_and_recover
             assert status["channels"]["live"]["healthy"] is False
 
             proxy.start()
-            wait_for(lambda: httpx.get(app.url + "/live/version", timeout=10).status_code == 200, timeout_s=10,
-                     what="the store to answer again")
+            wait_for(
+                lambda: httpx.get(app.url + "/live/version", timeout=10).status_code == 200,
+                timeout_s=10,
+                what="the store to answer again",
+            )
             assert live_ids(app) == ["kept"]  # the refused save stored nothing, the earlier one survived
             retried = httpx.post(app.url + "/live/feedback", json=desk_entry("lost-in-transit"), timeout=10)
             assert retried.status_code == 201  # the client's retry with the same id

@@ -53,16 +53,22 @@ def trio() -> Iterator[Trio]:
     Leases of 2 s (FI_REDIS_LEASE_S) so that a killed replica's slot comes back within a test's patience.
     """
     with postgres_pair() as databases, sim_ollama(parallel=2, max_queue=8, service_ms=SERVICE_MS) as sim:
-        env = replica_env(sim, databases, gate_name=unique_gate_name(), FI_REDIS_LEASE_S=str(LEASE_S),
-                          FI_TRUSTED_PROXIES='["127.0.0.1/32"]')
+        env = replica_env(
+            sim,
+            databases,
+            gate_name=unique_gate_name(),
+            FI_REDIS_LEASE_S=str(LEASE_S),
+            FI_TRUSTED_PROXIES='["127.0.0.1/32"]',
+        )
         with replicas(3, env) as apps:
             yield Trio(sim, apps, env)
 
 
 @pytest.fixture
 def idle_trio(trio: Trio) -> Trio:
-    wait_for(lambda: gate_status(trio.apps[0])["inUse"] == 0 and sim_stats(trio.sim)["inFlight"] == 0,
-             what="an idle gate")
+    wait_for(
+        lambda: gate_status(trio.apps[0])["inUse"] == 0 and sim_stats(trio.sim)["inFlight"] == 0, what="an idle gate"
+    )
     httpx.post(trio.sim.url + "/sim/config", json={"serviceMs": SERVICE_MS}, timeout=5)
     httpx.post(trio.sim.url + "/sim/reset", timeout=5)
     return trio
@@ -72,9 +78,9 @@ def test_a_crowd_over_three_replicas_never_runs_more_than_the_two_shared_slots(i
     sim, apps = idle_trio.sim, idle_trio.apps
 
     async def crowds() -> list[CrowdResult]:
-        return await asyncio.gather(*(
-            run_crowd(app.url, clerks=10, duration_s=8, think_s=(0.2, 1.0), seed=i) for i, app in enumerate(apps)
-        ))
+        return await asyncio.gather(
+            *(run_crowd(app.url, clerks=10, duration_s=8, think_s=(0.2, 1.0), seed=i) for i, app in enumerate(apps))
+        )
 
     started = time.monotonic()
     results = asyncio.run(crowds())
@@ -143,8 +149,11 @@ def test_a_replica_killed_holding_a_slot_gives_it_back_within_the_lease(idle_tri
         killed_at = time.monotonic()
         with pytest.raises(httpx.TransportError):
             long_call.result(10)  # its own client loses the request (and retries, elsewhere)
-        wait_for(lambda: sim_stats(sim)["cancelled"] == 1, timeout_s=2,
-                 what="the sim to cancel the killed replica's call when its connection dropped")
+        wait_for(
+            lambda: sim_stats(sim)["cancelled"] == 1,
+            timeout_s=2,
+            what="the sim to cancel the killed replica's call when its connection dropped",
+        )
 
         outcomes: list[tuple[float, list[int]]] = []
         while not outcomes or outcomes[-1][1] != [200, 200]:
@@ -196,8 +205,9 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
         with pytest.raises(httpx.TransportError):
             lost.result(10)
         # the client retries (the desk does so on its own schedule); within the lease it is served again
-        while (retry := httpx.post(b.url + "/interpret", json=INTERPRET, headers=proxied, timeout=30)).status_code \
-                != 200:
+        while (
+            retry := httpx.post(b.url + "/interpret", json=INTERPRET, headers=proxied, timeout=30)
+        ).status_code != 200:
             assert retry.status_code == 429, retry.text
             assert time.monotonic() - killed_at < LEASE_S + 3, "the dead replica's in-flight place never lapsed"
             time.sleep(0.2)

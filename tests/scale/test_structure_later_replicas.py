@@ -14,8 +14,9 @@ from tests.services.test_structure_later import TEXT, later, metric
 @pytest.mark.postgres
 def test_two_replicas_on_one_postgresql_structure_every_row_exactly_once(pg_databases) -> None:
     with sim_ollama(parallel=2, max_queue=8, service_ms=60) as sim:
-        env = replica_env(sim, pg_databases, gate_name=unique_gate_name(), FI_LLM_BACKGROUND_RESERVE="0",
-                          FI_STRUCTURE_POLL_S="0.2")
+        env = replica_env(
+            sim, pg_databases, gate_name=unique_gate_name(), FI_LLM_BACKGROUND_RESERVE="0", FI_STRUCTURE_POLL_S="0.2"
+        )
         with replicas(2, env) as (first, second):
             ids = [f"x-{i:02d}" for i in range(24)]
             for n, feedback_id in enumerate(ids):

@@ -35,5 +35,13 @@ def structuring(domain: Domain, backend: ScriptedBackend) -> StructuringService:
 
 def reply(category: str, severity: str = "medium", theme: str = "maidon laatu") -> str:
     """A model reply that passes every check."""
-    return json.dumps({"category": category, "theme": theme, "severity": severity, "type": "complaint",
-                       "language": "fi", "sentiment": "negative"})
+    return json.dumps(
+        {
+            "category": category,
+            "theme": theme,
+            "severity": severity,
+            "type": "complaint",
+            "language": "fi",
+            "sentiment": "negative",
+        }
+    )

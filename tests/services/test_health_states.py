@@ -47,8 +47,13 @@ class FreezableBackend:
 
 def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FreezableBackend, HealthService]:
     metrics = Metrics()
-    gate = LlmGate(LocalSlotPool(2, 0), acquire_timeout_s=0.05, call_timeout_s=call_timeout_s, metrics=metrics,
-                   stall_floor_s=floor_s)
+    gate = LlmGate(
+        LocalSlotPool(2, 0),
+        acquire_timeout_s=0.05,
+        call_timeout_s=call_timeout_s,
+        metrics=metrics,
+        stall_floor_s=floor_s,
+    )
     backend = FreezableBackend()
     return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics)  # type: ignore[arg-type]
 
@@ -63,8 +68,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
         await gate.run(lambda: backend.complete(REQUEST), route="interpret")
     assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
     backend.frozen = True
-    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret"))
-             for _ in range(2)]
+    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret")) for _ in range(2)]
     await until(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
 
     early = await health.check()
@@ -146,18 +150,25 @@ async def test_a_probe_that_reaches_the_backend_and_fails_is_llm_unavailable_eve
 
     gate = LlmGate(LocalSlotPool(1, 0), acquire_timeout_s=0.05, call_timeout_s=5)
     report = await HealthService(gate, NotLoaded(), timeout_s=1).check()  # type: ignore[arg-type]
-    assert (report.status, report.probe, report.detail) == ("llm_unavailable", "failed",
-                                                            "the backend answered HTTP 404")
+    assert (report.status, report.probe, report.detail) == (
+        "llm_unavailable",
+        "failed",
+        "the backend answered HTTP 404",
+    )
 
 
 # ── Ollama: a model named without a tag is the ":latest" that /api/ps lists ─────────────────────
 
 
-@pytest.mark.parametrize(("name", "canonical"), [
-    ("llama3", "llama3:latest"), ("llama3.2:1b", "llama3.2:1b"),
-    ("registry:5000/team/llama3", "registry:5000/team/llama3:latest"),
-    ("registry:5000/team/llama3:8b", "registry:5000/team/llama3:8b"),
-])
+@pytest.mark.parametrize(
+    ("name", "canonical"),
+    [
+        ("llama3", "llama3:latest"),
+        ("llama3.2:1b", "llama3.2:1b"),
+        ("registry:5000/team/llama3", "registry:5000/team/llama3:latest"),
+        ("registry:5000/team/llama3:8b", "registry:5000/team/llama3:8b"),
+    ],
+)
 def test_canonical_model_names(name: str, canonical: str) -> None:
     assert canonical_model_name(name) == canonical
 
@@ -166,8 +177,9 @@ async def test_ollama_readiness_matches_an_untagged_model_to_its_latest_tag() ->
     def answer(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/api/tags":
             return httpx.Response(200, json={"models": [{"name": "sim-model:latest"}]})
-        return httpx.Response(200, content=json.dumps(
-            {"models": [{"name": "sim-model:latest", "model": "sim-model:latest"}]}))
+        return httpx.Response(
+            200, content=json.dumps({"models": [{"name": "sim-model:latest", "model": "sim-model:latest"}]})
+        )
 
     backend = OllamaBackend("http://ollama.invalid", "sim-model")
     backend._client = httpx.AsyncClient(base_url="http://ollama.invalid", transport=httpx.MockTransport(answer))

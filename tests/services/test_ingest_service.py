@@ -32,8 +32,9 @@ async def test_a_desk_save_whose_category_an_override_replaces_drops_only_the_cl
     retail: Domain, channel: Channel
 ) -> None:
     corrections = (Correction("category", "kassa_palvelu", "hevi"), Correction("severity", "low", "medium"))
-    command = IngestCommand("desk", RACIST, WHEN, id="desk-1", accepted_structure=accepted("hevi"),
-                            corrections=corrections)
+    command = IngestCommand(
+        "desk", RACIST, WHEN, id="desk-1", accepted_structure=accepted("hevi"), corrections=corrections
+    )
 
     stored = await service(retail).ingest(channel, command)  # the scripted backend has no steps: no LLM call
 
@@ -44,8 +45,9 @@ async def test_a_desk_save_whose_category_an_override_replaces_drops_only_the_cl
 
 async def test_a_desk_save_the_override_leaves_alone_keeps_every_correction(retail: Domain, channel: Channel) -> None:
     corrections = (Correction("category", "kassa_palvelu", "maito_kylma"),)
-    command = IngestCommand("desk", "Maito oli hapanta.", WHEN, accepted_structure=accepted("maito_kylma"),
-                            corrections=corrections)
+    command = IngestCommand(
+        "desk", "Maito oli hapanta.", WHEN, accepted_structure=accepted("maito_kylma"), corrections=corrections
+    )
 
     stored = await service(retail).ingest(channel, command)
 

@@ -17,8 +17,16 @@ def row(
     id_: str, text: str, structure: Structure | None, *, day: int, alerts: tuple[AlertHit, ...] = ()
 ) -> StoredFeedback:
     stamp = f"2026-06-{day:02d}T08:00:00.0000000+00:00"
-    return StoredFeedback(id=id_, source="email", text=text, timestamp=stamp, created_at=stamp, structure=structure,
-                          structure_failed=structure is None, alerts=alerts)
+    return StoredFeedback(
+        id=id_,
+        source="email",
+        text=text,
+        timestamp=stamp,
+        created_at=stamp,
+        structure=structure,
+        structure_failed=structure is None,
+        alerts=alerts,
+    )
 
 
 def named(category: str) -> Structure:
@@ -64,8 +72,11 @@ async def test_a_failed_llm_call_is_counted_as_failed_and_the_pass_goes_on(retai
 
     assert (outcome.restructured, outcome.failed) == (1, 1)
     failed, done = await channel.store.get("new"), await channel.store.get("old")
-    assert failed is not None and failed.structure_failed and failed.salvage_notes == (
-        "llm call failed: the language model backend cannot be reached",)
+    assert (
+        failed is not None
+        and failed.structure_failed
+        and failed.salvage_notes == ("llm call failed: the language model backend cannot be reached",)
+    )
     assert done is not None and done.structure is not None and done.structure.category == "maito_kylma"
 
 

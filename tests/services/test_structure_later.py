@@ -19,18 +19,34 @@ from feedback_intelligence.devtools.processes import ServerProcess, app_server, 
 from tests.scale.conftest import wait_for
 
 TEXT = "Maito oli hapanta vaikka päiväys oli huomenna, ja kassalla jono."
-ACCEPTED = {"category": "maito_kylma", "theme": "hapan maito", "severity": "high", "type": "complaint",
-            "language": "fi"}
+ACCEPTED = {
+    "category": "maito_kylma",
+    "theme": "hapan maito",
+    "severity": "high",
+    "type": "complaint",
+    "language": "fi",
+}
 
 
 def ollama_env(sim: ServerProcess, **extra: str) -> dict[str, str]:
-    return {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-            "FI_LLM_SLOTS": "2", "FI_LLM_ACQUIRE_TIMEOUT_MS": "500", "FI_LLM_BACKGROUND_RESERVE": "0", **extra}
+    return {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": sim.url,
+        "FI_LLM_MODEL": "sim-model",
+        "FI_LLM_SLOTS": "2",
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
+        "FI_LLM_BACKGROUND_RESERVE": "0",
+        **extra,
+    }
 
 
 def later(feedback_id: str | None = None, text: str = TEXT) -> dict:
-    return {"id": feedback_id or f"later-{uuid.uuid4().hex[:12]}", "source": "desk", "text": text,
-            "structureLater": True}
+    return {
+        "id": feedback_id or f"later-{uuid.uuid4().hex[:12]}",
+        "source": "desk",
+        "text": text,
+        "structureLater": True,
+    }
 
 
 def sim_stats(sim: ServerProcess) -> dict:
@@ -44,8 +60,11 @@ def item(app: ServerProcess, feedback_id: str) -> dict:
 def metric(app: ServerProcess, name: str, **labels: str) -> float:
     text = httpx.get(app.url + "/metrics", timeout=10).text
     wanted = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
-    pattern = re.compile(rf"^{re.escape(name)}\{{{re.escape(wanted)}\}} (\S+)$", re.M) if labels else \
-        re.compile(rf"^{re.escape(name)} (\S+)$", re.M)
+    pattern = (
+        re.compile(rf"^{re.escape(name)}\{{{re.escape(wanted)}\}} (\S+)$", re.M)
+        if labels
+        else re.compile(rf"^{re.escape(name)} (\S+)$", re.M)
+    )
     found = pattern.search(text)
     return float(found.group(1)) if found else 0.0
 
@@ -83,8 +102,7 @@ def test_a_later_save_answers_202_pending_with_the_proposal_then_the_worker_stru
     assert httpx.get(app.url + "/live/version", timeout=5).json()["version"] >= version + 2  # saved, structured
     assert metric(app, "fi_structure_later_total", outcome="structured") >= 1
     assert metric(app, "fi_structure_backlog", channel="live") == 0
-    assert httpx.get(app.url + "/health", timeout=30).json()["backlog"]["live"] == {"items": 0,
-                                                                                    "oldestAgeSeconds": 0.0}
+    assert httpx.get(app.url + "/health", timeout=30).json()["backlog"]["live"] == {"items": 0, "oldestAgeSeconds": 0.0}
     # The same save retried never makes a second row.
     assert httpx.post(app.url + "/live/feedback", json=entry, timeout=10).status_code == 409
 
@@ -101,8 +119,7 @@ def test_later_with_an_accepted_structure_is_refused_and_stores_nothing(slow_sta
 def test_a_later_save_is_never_shed_while_every_slot_is_busy(slow_stack) -> None:
     sim, app = slow_stack
     with ThreadPoolExecutor(3) as pool:
-        holders = [pool.submit(httpx.post, app.url + "/interpret", json={"text": TEXT}, timeout=60)
-                   for _ in range(2)]
+        holders = [pool.submit(httpx.post, app.url + "/interpret", json={"text": TEXT}, timeout=60) for _ in range(2)]
         wait_for(lambda: sim_stats(sim)["inFlight"] >= 2, timeout_s=20, what="two calls holding the slots")
         shed = httpx.post(app.url + "/feedback", json={"source": "email", "text": TEXT}, timeout=10)
         saved = httpx.post(app.url + "/feedback", json={**later(), "source": "email"}, timeout=10)
@@ -110,8 +127,11 @@ def test_a_later_save_is_never_shed_while_every_slot_is_busy(slow_stack) -> None
             holder.result()
     assert shed.status_code == 503  # API ingest keeps its contract: shed, nothing stored
     assert saved.status_code == 202 and saved.json()["pending"] is True  # ... unless the client asked for later
-    wait_for(lambda: httpx.get(app.url + saved.headers["Location"], timeout=5).json()["pending"] is False,
-          timeout_s=60, what="the corpus row to be structured")
+    wait_for(
+        lambda: httpx.get(app.url + saved.headers["Location"], timeout=5).json()["pending"] is False,
+        timeout_s=60,
+        what="the corpus row to be structured",
+    )
 
 
 class _Failing(BaseHTTPRequestHandler):
@@ -146,8 +166,14 @@ def failing_backend() -> Iterator[str]:
 
 
 def test_a_failing_model_settles_a_later_row_structure_failed_after_bounded_attempts(failing_backend) -> None:
-    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": failing_backend, "FI_LLM_MODEL": "sim-model",
-           "FI_STRUCTURE_MAX_ATTEMPTS": "2", "FI_STRUCTURE_RETRY_S": "0.2", "FI_STRUCTURE_POLL_S": "0.2"}
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": failing_backend,
+        "FI_LLM_MODEL": "sim-model",
+        "FI_STRUCTURE_MAX_ATTEMPTS": "2",
+        "FI_STRUCTURE_RETRY_S": "0.2",
+        "FI_STRUCTURE_POLL_S": "0.2",
+    }
     with app_server(env) as app:
         entry = later()
         saved = httpx.post(app.url + "/live/feedback", json=entry, timeout=10)
@@ -162,13 +188,21 @@ def test_a_failing_model_settles_a_later_row_structure_failed_after_bounded_atte
 
 
 def test_a_down_model_spends_no_attempt_and_the_row_waits_pending() -> None:
-    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
-           "FI_STRUCTURE_MAX_ATTEMPTS": "1", "FI_STRUCTURE_RETRY_S": "0.2", "FI_STRUCTURE_POLL_S": "0.2"}
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+        "FI_STRUCTURE_MAX_ATTEMPTS": "1",
+        "FI_STRUCTURE_RETRY_S": "0.2",
+        "FI_STRUCTURE_POLL_S": "0.2",
+    }
     with app_server(env) as app:
         entry = later()
         assert httpx.post(app.url + "/live/feedback", json=entry, timeout=10).status_code == 202
-        wait_for(lambda: metric(app, "fi_structure_later_total", outcome="outage") >= 3, timeout_s=60,
-                 what="the worker to meet the outage three times")
+        wait_for(
+            lambda: metric(app, "fi_structure_later_total", outcome="outage") >= 3,
+            timeout_s=60,
+            what="the worker to meet the outage three times",
+        )
         waiting = item(app, entry["id"])
         assert waiting["pending"] is True and not waiting["structureFailed"]  # one attempt allowed, none spent
         assert metric(app, "fi_structure_later_total", outcome="gave_up") == 0

@@ -46,8 +46,9 @@ def retail() -> Domain:
 
 @pytest.fixture
 async def channels(tmp_path: Path) -> AsyncIterator[dict[str, Channel]]:
-    made = {name: Channel(name, FeedbackStore(sqlite_url(tmp_path, f"{name}.db"), name=name))
-            for name in (CORPUS, LIVE)}
+    made = {
+        name: Channel(name, FeedbackStore(sqlite_url(tmp_path, f"{name}.db"), name=name)) for name in (CORPUS, LIVE)
+    }
     for channel in made.values():
         await channel.store.migrate()
     yield made
@@ -56,19 +57,31 @@ async def channels(tmp_path: Path) -> AsyncIterator[dict[str, Channel]]:
 
 
 def later(id_: str, second: int, text: str = "Maito oli hapanta.") -> StoredFeedback:
-    return StoredFeedback(id=id_, source="desk", text=f"{text} {id_}", timestamp="2026-11-30T10:00:00.0000000+00:00",
-                          created_at=f"2026-11-30T10:00:{second:02d}.0000000+00:00", structure=PROPOSAL,
-                          pending=True)
+    return StoredFeedback(
+        id=id_,
+        source="desk",
+        text=f"{text} {id_}",
+        timestamp="2026-11-30T10:00:00.0000000+00:00",
+        created_at=f"2026-11-30T10:00:{second:02d}.0000000+00:00",
+        structure=PROPOSAL,
+        pending=True,
+    )
 
 
-def worker(retail: Domain, structuring: ScriptedStructuring, channels: dict[str, Channel],
-           **options: object) -> StructuringWorker:
-    return StructuringWorker(retail, structuring, [channels[LIVE], channels[CORPUS]],  # type: ignore[arg-type]
-                             WorkerOptions(**{"tasks": 1, "max_attempts": 3, **options}))  # type: ignore[arg-type]
+def worker(
+    retail: Domain, structuring: ScriptedStructuring, channels: dict[str, Channel], **options: object
+) -> StructuringWorker:
+    return StructuringWorker(
+        retail,
+        structuring,
+        [channels[LIVE], channels[CORPUS]],  # type: ignore[arg-type]
+        WorkerOptions(**{"tasks": 1, "max_attempts": 3, **options}),
+    )  # type: ignore[arg-type]
 
 
 async def test_the_desks_rows_go_before_an_older_import_and_each_is_settled_at_background_priority(
-    retail: Domain, channels: dict[str, Channel],
+    retail: Domain,
+    channels: dict[str, Channel],
 ) -> None:
     await channels[CORPUS].insert(later("import-1", 1))
     await channels[LIVE].insert(later("desk-1", 9))
@@ -87,7 +100,8 @@ async def test_the_desks_rows_go_before_an_older_import_and_each_is_settled_at_b
 
 
 async def test_a_shed_gives_the_row_back_with_its_attempt_refunded(
-    retail: Domain, channels: dict[str, Channel],
+    retail: Domain,
+    channels: dict[str, Channel],
 ) -> None:
     await channels[LIVE].insert(later("a", 1))
     structuring = ScriptedStructuring(LlmBusy("gate_busy", retry_after_s=3), MODEL)
@@ -101,7 +115,8 @@ async def test_a_shed_gives_the_row_back_with_its_attempt_refunded(
 
 
 async def test_a_row_that_crashed_replicas_beyond_the_bound_is_settled_without_another_call(
-    retail: Domain, channels: dict[str, Channel],
+    retail: Domain,
+    channels: dict[str, Channel],
 ) -> None:
     await channels[LIVE].insert(later("poison", 1))
     queue = StructureQueue(channels[LIVE].store)

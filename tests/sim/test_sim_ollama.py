@@ -237,6 +237,7 @@ async def test_format_schema_and_json_replies_parse(sim):
     assert isinstance(value["urgent"], bool) and len(value["note"]) <= 2
     require("jsonschema_rs")
     import jsonschema_rs
+
     assert jsonschema_rs.validator_for(schema).is_valid(value)
 
     streamed = await client.post("/api/generate", json=generate(stream=True, format=schema))

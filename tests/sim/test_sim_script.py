@@ -99,8 +99,9 @@ async def test_a_match_wins_over_the_next_in_order_reply_and_does_not_use_it_up(
 
 async def test_a_scripted_reply_is_served_whole_whatever_num_predict_or_format_say(sim):
     _, client = await sim([ScriptedReply("not json at all, and longer than two tokens")])
-    response = await client.post("/api/chat", json=chat_body("x", format={"type": "object"},
-                                                             options={"num_predict": 2}))
+    response = await client.post(
+        "/api/chat", json=chat_body("x", format={"type": "object"}, options={"num_predict": 2})
+    )
     body = response.json()
     assert body["message"]["content"] == "not json at all, and longer than two tokens"
     assert body["done_reason"] == "stop"
@@ -178,9 +179,21 @@ def feedctl_sim(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     with (tmp_path / "sim.log").open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "feedback_intelligence", "sim-ollama", "--port", str(port), "--service-ms", "10",
-             "--replies", str(script)],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "feedback_intelligence",
+                "sim-ollama",
+                "--port",
+                str(port),
+                "--service-ms",
+                "10",
+                "--replies",
+                str(script),
+            ],
+            cwd=REPO,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         server = ServerProcess(proc, f"http://127.0.0.1:{port}", tmp_path / "sim.log")
         try:
@@ -193,8 +206,11 @@ def feedctl_sim(tmp_path: Path) -> Iterator[str]:
 async def test_feedctl_sim_ollama_replies_file_answers_the_products_ollama_client(feedctl_sim: str):
     backend = OllamaBackend(feedctl_sim, MODEL, keep_alive="30m", slots=1)
     try:
-        asked = await backend.complete(CompletionRequest([ChatMessage("user", "Kassajono oli pitkä")], max_tokens=50,
-                                                       json_schema={"type": "object"}))
+        asked = await backend.complete(
+            CompletionRequest(
+                [ChatMessage("user", "Kassajono oli pitkä")], max_tokens=50, json_schema={"type": "object"}
+            )
+        )
         assert asked.text == ECHO
         plain = CompletionRequest([ChatMessage("user", "muuta")], max_tokens=50)
         assert (await backend.complete(plain)).text == "in order, once"

@@ -30,7 +30,9 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 
 def record(id_: str, ts: str, **kw: object) -> StoredFeedback:
     defaults: dict[str, object] = {
-        "source": "desk", "text": f"teksti {id_} — ääkköset ok", "timestamp": ts,
+        "source": "desk",
+        "text": f"teksti {id_} — ääkköset ok",
+        "timestamp": ts,
         "created_at": "2026-11-30T10:00:00.0000000+00:00",
         "structure": Structure("maito_kylma", "hapan maito", "high", "complaint", "fi"),
     }
@@ -39,12 +41,15 @@ def record(id_: str, ts: str, **kw: object) -> StoredFeedback:
 
 async def test_round_trip_keeps_every_field(store: FeedbackStore) -> None:
     original = record(
-        "a-1", "2026-11-01T08:00:00.0000000+00:00",
+        "a-1",
+        "2026-11-01T08:00:00.0000000+00:00",
         structure=Structure("hevi", "homeiset mansikat", "medium", "complaint", "fi", sentiment="negative"),
         salvage_notes=("'category' normalized from 'Hevi' to 'hevi'",),
         alerts=(AlertHit("injury_safety", "haava"),),
         corrections=(Correction("category", "muu", "hevi"),),
-        needs_review=True, review_flags=("override",), model_failed=True,
+        needs_review=True,
+        review_flags=("override",),
+        model_failed=True,
     )
     await store.insert(original)
     assert await store.get("a-1") == original
@@ -73,11 +78,18 @@ async def test_query_is_newest_first_within_an_inclusive_window(store: FeedbackS
 async def test_update_structure_clears_the_human_audit_and_update_alerts_touches_only_alerts(
     store: FeedbackStore,
 ) -> None:
-    await store.insert(record("u", "2026-11-01T08:00:00.0000000+00:00", corrections=(Correction("theme", "a", "b"),),
-                              model_failed=True))
+    await store.insert(
+        record(
+            "u", "2026-11-01T08:00:00.0000000+00:00", corrections=(Correction("theme", "a", "b"),), model_failed=True
+        )
+    )
     changed = await store.update_structure(
-        "u", Structure("leipa", "kuiva leipä", "low", "complaint", "fi"),
-        structure_failed=False, salvage_notes=["n"], needs_review=True, review_flags=["override"],
+        "u",
+        Structure("leipa", "kuiva leipä", "low", "complaint", "fi"),
+        structure_failed=False,
+        salvage_notes=["n"],
+        needs_review=True,
+        review_flags=["override"],
     )
     assert changed == 1
     row = await store.get("u")

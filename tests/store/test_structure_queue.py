@@ -41,8 +41,13 @@ async def stores(url: str) -> AsyncIterator[tuple[FeedbackStore, FeedbackStore]]
 
 def later(id_: str, created: int) -> StoredFeedback:
     return StoredFeedback(
-        id=id_, source="desk", text=f"Maito oli hapanta {id_}", timestamp="2026-11-30T10:00:00.0000000+00:00",
-        created_at=f"2026-11-30T10:00:{created:02d}.0000000+00:00", structure=PROPOSAL, pending=True,
+        id=id_,
+        source="desk",
+        text=f"Maito oli hapanta {id_}",
+        timestamp="2026-11-30T10:00:00.0000000+00:00",
+        created_at=f"2026-11-30T10:00:{created:02d}.0000000+00:00",
+        structure=PROPOSAL,
+        pending=True,
     )
 
 
@@ -51,9 +56,16 @@ async def test_a_pending_row_is_claimed_once_finished_once_and_ticks_the_version
 ) -> None:
     store, _ = stores
     await store.insert(later("a", 1), bump="version")
-    await store.insert(StoredFeedback(id="settled", source="desk", text="t", timestamp="2026-11-30T10:00:00"
-                                      ".0000000+00:00", created_at="2026-11-30T10:00:00.0000000+00:00",
-                                      structure=MODEL))
+    await store.insert(
+        StoredFeedback(
+            id="settled",
+            source="desk",
+            text="t",
+            timestamp="2026-11-30T10:00:00.0000000+00:00",
+            created_at="2026-11-30T10:00:00.0000000+00:00",
+            structure=MODEL,
+        )
+    )
     queue = StructureQueue(store)
     assert (await queue.backlog()).items == 1
 
@@ -62,12 +74,18 @@ async def test_a_pending_row_is_claimed_once_finished_once_and_ticks_the_version
     assert await queue.claim("w2", lease_s=30) is None  # held: nobody else gets it
     version_before = await store.read_counter()
 
-    assert await queue.finish(claim, MODEL, structure_failed=False, salvage_notes=[], needs_review=False,
-                              review_flags=[]) == version_before + 1
+    assert (
+        await queue.finish(claim, MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[])
+        == version_before + 1
+    )
     row = await store.get("a")
     assert row is not None and not row.pending and row.structure == MODEL and row.to_json()["pending"] is False
-    assert await queue.finish(claim, PROPOSAL, structure_failed=True, salvage_notes=["late"], needs_review=False,
-                              review_flags=[]) is None  # settled: a second finish changes nothing
+    assert (
+        await queue.finish(
+            claim, PROPOSAL, structure_failed=True, salvage_notes=["late"], needs_review=False, review_flags=[]
+        )
+        is None
+    )  # settled: a second finish changes nothing
     assert (await store.get("a")) == row
     assert (await queue.backlog()).items == 0
 
@@ -96,10 +114,14 @@ async def test_a_lapsed_lease_is_taken_over_and_the_old_holder_can_no_longer_wri
     taken = await alive.claim("alive", lease_s=30, at_ms=now_ms() + 31_000)
     assert taken is not None and taken.item.id == "a" and taken.item.structure_attempts == 2
     assert await dead.renew(lost, 30) is None
-    assert await dead.finish(lost, PROPOSAL, structure_failed=True, salvage_notes=[], needs_review=False,
-                             review_flags=[]) is None
-    assert await alive.finish(taken, MODEL, structure_failed=False, salvage_notes=[], needs_review=False,
-                              review_flags=[]) is not None
+    assert (
+        await dead.finish(lost, PROPOSAL, structure_failed=True, salvage_notes=[], needs_review=False, review_flags=[])
+        is None
+    )
+    assert (
+        await alive.finish(taken, MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[])
+        is not None
+    )
     row = await first.get("a")
     assert row is not None and row.structure == MODEL and not row.structure_failed
 
@@ -128,10 +150,15 @@ async def test_an_operator_restructure_settles_a_pending_row_and_voids_the_lease
     queue = StructureQueue(store)
     claim = await queue.claim("w", lease_s=30)
     assert claim is not None
-    await store.update_structure("a", MODEL, structure_failed=False, salvage_notes=[], needs_review=False,
-                                 review_flags=[])
-    assert await queue.finish(claim, PROPOSAL, structure_failed=True, salvage_notes=[], needs_review=False,
-                              review_flags=[]) is None
+    await store.update_structure(
+        "a", MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]
+    )
+    assert (
+        await queue.finish(
+            claim, PROPOSAL, structure_failed=True, salvage_notes=[], needs_review=False, review_flags=[]
+        )
+        is None
+    )
     row = await store.get("a")
     assert row is not None and row.structure == MODEL and not row.pending
 

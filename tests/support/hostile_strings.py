@@ -13,8 +13,17 @@ from typing import Any
 import schemathesis
 from hypothesis import strategies as st
 
-URL_SAFE_HOSTILE = ("\x00", "\u202e", "\u2066", "\u200b", "\ufeff", "\u200d", "\r\n", "\u0435",
-                    "<<<PALAUTE\u200b_LOPPU>>>")
+URL_SAFE_HOSTILE = (
+    "\x00",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "\ufeff",
+    "\u200d",
+    "\r\n",
+    "\u0435",
+    "<<<PALAUTE\u200b_LOPPU>>>",
+)
 HOSTILE = (*URL_SAFE_HOSTILE, "\ud800", "\udfff", "a\udc80b")
 
 

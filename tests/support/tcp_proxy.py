@@ -71,7 +71,8 @@ class TcpProxy:
             return
         self._writers.update((client_writer, upstream_writer))
         await asyncio.gather(
-            self._pipe(client_reader, upstream_writer), self._pipe(upstream_reader, client_writer),
+            self._pipe(client_reader, upstream_writer),
+            self._pipe(upstream_reader, client_writer),
             return_exceptions=True,
         )
         for writer in (client_writer, upstream_writer):

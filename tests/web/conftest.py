@@ -15,8 +15,14 @@ REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 CHROMIUM = os.environ.get("FI_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -78,14 +84,17 @@ class Pages:
         self.contexts: list[object] = []
         self.problems: list[str] = []
 
-    def open(self, url: str | None = None, *, viewport: dict[str, int] | None = None, locale: str = "fi-FI",
-             setup=None):
+    def open(
+        self, url: str | None = None, *, viewport: dict[str, int] | None = None, locale: str = "fi-FI", setup=None
+    ):
         context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale)
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
-        page.on("console", lambda msg: self.problems.append(f"console: {msg.text}")
-                if "Content Security Policy" in msg.text else None)
+        page.on(
+            "console",
+            lambda msg: self.problems.append(f"console: {msg.text}") if "Content Security Policy" in msg.text else None,
+        )
         if setup is not None:
             setup(page)
         if url is not None:

@@ -127,8 +127,9 @@ class FakeApi:
                 headers = {"Retry-After": sc.retry_after} if sc.retry_after else {}
                 return Response(status_code=429, headers=headers)
             if status == 400:
-                return JSONResponse({"errors": ["text must be non-empty."], "codes": [{"code": "text_empty"}]},
-                                    status_code=400)
+                return JSONResponse(
+                    {"errors": ["text must be non-empty."], "codes": [{"code": "text_empty"}]}, status_code=400
+                )
             if status != 200:
                 return JSONResponse({"error": "internal error"}, status_code=status)
             return JSONResponse(sc.interpretation)
@@ -171,9 +172,19 @@ class FakeApi:
             stored = sample_data.stored_from_request(body)
             sc.live_items.append(stored)
             sc.live_version += 1
-            return JSONResponse({"id": stored["id"], "structure": stored["structure"], "structureFailed": False,
-                                 "salvageNotes": [], "alerts": [], "needsReview": False, "reviewFlags": []},
-                                status_code=201, headers={"Location": f"/live/feedback/{stored['id']}"})
+            return JSONResponse(
+                {
+                    "id": stored["id"],
+                    "structure": stored["structure"],
+                    "structureFailed": False,
+                    "salvageNotes": [],
+                    "alerts": [],
+                    "needsReview": False,
+                    "reviewFlags": [],
+                },
+                status_code=201,
+                headers={"Location": f"/live/feedback/{stored['id']}"},
+            )
 
         def window_of(request: Request) -> Window:
             return sample_data.window(request.query_params.get("from"), request.query_params.get("to"))
@@ -190,8 +201,9 @@ class FakeApi:
                 span = window_of(request)
             except WindowError as exc:
                 return refused(exc)
-            report = await sample_data.build_report(sc.live_items, summary=True, language=sc.schema["language"],
-                                                    span=span)
+            report = await sample_data.build_report(
+                sc.live_items, summary=True, language=sc.schema["language"], span=span
+            )
             return JSONResponse(report.to_json())
 
         @app.get("/report")
@@ -201,18 +213,21 @@ class FakeApi:
             if sc.report_delay_s:
                 await asyncio.sleep(sc.report_delay_s)
             if sc.report_status != 200:
-                return JSONResponse({"errors": ["window must be positive and at most 92 days."],
-                                     "codes": [{"code": "window_invalid"}]}
-                                    if sc.report_status == 400 else {"error": "scripted"},
-                                    status_code=sc.report_status)
+                return JSONResponse(
+                    {"errors": ["window must be positive and at most 92 days."], "codes": [{"code": "window_invalid"}]}
+                    if sc.report_status == 400
+                    else {"error": "scripted"},
+                    status_code=sc.report_status,
+                )
             if sc.report is not None:
                 return JSONResponse(sc.report)
             try:
                 span = window_of(request)
             except WindowError as exc:
                 return refused(exc)
-            report = await sample_data.build_report(sc.live_items, summary=False, language=sc.schema["language"],
-                                                    span=span)
+            report = await sample_data.build_report(
+                sc.live_items, summary=False, language=sc.schema["language"], span=span
+            )
             return JSONResponse(report.to_json())
 
         @app.get("/report/snapshot")
@@ -236,8 +251,9 @@ class ThreadedServer:
     def __init__(self, app: Any) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off",
-                                access_log=False)
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off", access_log=False
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name=f"fake-api-{self.port}", daemon=True)
 

@@ -22,8 +22,14 @@ from tests.web.conftest import PHONE, screenshot
 
 pytestmark = pytest.mark.browser
 
-MODEL_SAYS = {"category": "kassa_palvelu", "theme": "jono kassalla", "severity": "medium", "type": "complaint",
-              "sentiment": "negative", "language": "fi"}
+MODEL_SAYS = {
+    "category": "kassa_palvelu",
+    "theme": "jono kassalla",
+    "severity": "medium",
+    "type": "complaint",
+    "sentiment": "negative",
+    "language": "fi",
+}
 
 
 def script(sim: ServerProcess, match: str, **fields: str) -> None:

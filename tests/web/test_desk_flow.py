@@ -24,8 +24,12 @@ def open_desk(pages, fake, **kw):
 
 def test_pages_are_served_at_their_addresses(pages, fake):
     page = pages.open()
-    for path, title in (("/desk", "Palautepiste"), ("/desk.html", "Palautepiste"), ("/", "Palauteraportti"),
-                        ("/index.html", "Palauteraportti")):
+    for path, title in (
+        ("/desk", "Palautepiste"),
+        ("/desk.html", "Palautepiste"),
+        ("/", "Palauteraportti"),
+        ("/index.html", "Palauteraportti"),
+    ):
         response = page.goto(fake.url + path)
         assert response.status == 200
         assert response.headers["content-type"].startswith("text/html")
@@ -100,8 +104,14 @@ def test_interpret_correct_and_save_with_a_client_made_id(pages, fake):
     assert UUID_ID.match(saved["id"]), saved["id"]
     assert saved["source"] == "desk"
     assert saved["text"] == text
-    assert saved["acceptedStructure"] == {"category": "maito_kylma", "theme": "vanhentunut maito", "severity": "high",
-                                          "type": "complaint", "sentiment": "negative", "language": "fi"}
+    assert saved["acceptedStructure"] == {
+        "category": "maito_kylma",
+        "theme": "vanhentunut maito",
+        "severity": "high",
+        "type": "complaint",
+        "sentiment": "negative",
+        "language": "fi",
+    }
     assert saved["corrections"] == [{"field": "severity", "modelValue": "medium", "humanValue": "high"}]
     assert saved["modelInterpretationFailed"] is False
     # The live segment shows the new entry under its category.
@@ -121,8 +131,10 @@ def test_a_save_whose_answer_was_lost_is_retried_with_the_same_id_and_never_dupl
         else:
             route.continue_()
 
-    page.route("**/live/feedback", lambda route: lose_first_answer(route) if route.request.method == "POST"
-               else route.continue_())
+    page.route(
+        "**/live/feedback",
+        lambda route: lose_first_answer(route) if route.request.method == "POST" else route.continue_(),
+    )
     page.fill("#feedback-text", "Leipä oli homeessa.")
     page.click("#interpret-btn")
     expect(page.locator("#review")).to_be_visible()
@@ -151,8 +163,13 @@ def test_busy_save_keeps_the_entry_and_says_so(pages, fake):
 
 
 def test_model_failure_means_manual_entry_with_the_category_to_choose(pages, fake):
-    fake.script.interpretation = {"structure": None, "failed": True, "salvaged": False, "notes": ["unparseable"],
-                                  "alertCategories": []}
+    fake.script.interpretation = {
+        "structure": None,
+        "failed": True,
+        "salvaged": False,
+        "notes": ["unparseable"],
+        "alertCategories": [],
+    }
     page = open_desk(pages, fake)
     page.fill("#feedback-text", "Jotain sekavaa tekstiä.")
     page.click("#interpret-btn")
@@ -196,7 +213,7 @@ def test_busy_then_fill_by_hand_then_cancel(pages, fake):
 
 def test_user_text_is_shown_as_text_never_as_html(pages, fake):
     hostile = '<img src=x onerror="window.__pwned=1"><b>lihava</b>'
-    fake.script.live_items = [sample_data.stored("desk-x1", hostile, "muu", '<script>window.__pwned=2</script>')]
+    fake.script.live_items = [sample_data.stored("desk-x1", hostile, "muu", "<script>window.__pwned=2</script>")]
     fake.script.interpretation = sample_data.interpretation(theme="<i>kursiivi</i>")
     page = open_desk(pages, fake)
     expect(page.locator("#live-sections")).to_contain_text(hostile)
@@ -255,8 +272,9 @@ def test_live_segment_polls_the_version_and_pauses_while_hidden(pages, fake):
     assert fake.script.version_calls == calls
 
     # Another desk saved something: the next tick notices the version move and reloads.
-    fake.script.live_items.append(sample_data.stored("desk-new", "Uusi merkintä toiselta kassalta.", "kassa_palvelu",
-                                                     "jonot"))
+    fake.script.live_items.append(
+        sample_data.stored("desk-new", "Uusi merkintä toiselta kassalta.", "kassa_palvelu", "jonot")
+    )
     fake.script.live_version = 2
     before_tick = fake.script.version_calls
     page.clock.run_for(11_000)
@@ -342,8 +360,10 @@ def test_keyboard_only_flow(pages, fake):
 
 
 def test_a_long_section_shows_the_first_five_and_folds_the_rest(pages, fake):
-    fake.script.live_items = [sample_data.stored(f"desk-l{n}", f"Jono numero {n} oli pitkä.", "kassa_palvelu", "jonot",
-                                                 hours_ago=n + 1) for n in range(8)]
+    fake.script.live_items = [
+        sample_data.stored(f"desk-l{n}", f"Jono numero {n} oli pitkä.", "kassa_palvelu", "jonot", hours_ago=n + 1)
+        for n in range(8)
+    ]
     page = open_desk(pages, fake)
     card = page.locator("#live-sections .theme[data-category='kassa_palvelu']")
     expect(card.locator(":scope > .items > .item")).to_have_count(5)
@@ -371,7 +391,8 @@ def test_a_guard_note_shows_hidden_characters_of_the_model_as_a_visible_mark(pag
     assert "\u202e" not in shown and "pora\ufffdenokar" in shown
     assert "piilotettuja ohjausmerkkejä" in shown
     expect(page.locator("#g-language")).to_have_text(
-        "Malli ehdotti ”al”. Se vaihdettiin, koska se ei ole oikea kielikoodi.")
+        "Malli ehdotti ”al”. Se vaihdettiin, koska se ei ole oikea kielikoodi."
+    )
     expect(page.locator("#g-severity")).to_be_hidden()  # a domain's policy, not a fault: no note
     page.click("#cancel-btn")
     expect(page.locator("#g-theme")).to_be_hidden()

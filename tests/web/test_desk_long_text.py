@@ -27,8 +27,14 @@ def long_complaint(length: int) -> str:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with app_server({"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
-                     "FI_LLM_MODEL": "llama3.2:1b"}, data_dir=tmp_path_factory.mktemp("long-text")) as server:
+    with app_server(
+        {
+            "FI_LLM_BACKEND": "ollama",
+            "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+            "FI_LLM_MODEL": "llama3.2:1b",
+        },
+        data_dir=tmp_path_factory.mktemp("long-text"),
+    ) as server:
         yield server
 
 
@@ -60,9 +66,15 @@ def test_a_900_character_paste_is_kept_whole_and_marked_until_shortened(pages, a
 
 
 def test_the_limit_comes_from_the_server(pages, tmp_path_factory: pytest.TempPathFactory) -> None:
-    with app_server({"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
-                     "FI_LLM_MODEL": "llama3.2:1b", "FI_INPUT_MAX_CHARS": "300"},
-                    data_dir=tmp_path_factory.mktemp("short-limit")) as server:
+    with app_server(
+        {
+            "FI_LLM_BACKEND": "ollama",
+            "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+            "FI_LLM_MODEL": "llama3.2:1b",
+            "FI_INPUT_MAX_CHARS": "300",
+        },
+        data_dir=tmp_path_factory.mktemp("short-limit"),
+    ) as server:
         page = pages.open(server.url + "/desk")
         expect(page.locator("#interpret-btn")).to_be_enabled(timeout=15000)
         page.fill("#feedback-text", "x" * 301)

@@ -128,8 +128,9 @@ def test_six_desks_against_a_saturated_two_slot_backend_do_not_retry_in_lockstep
     # Press Tulkitse on all six at one shared wall-clock instant (the contexts share the clock).
     at_ms = int(time.time() * 1000) + 1000
     for page in desks:
-        page.evaluate("(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())",
-                      at_ms)
+        page.evaluate(
+            "(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())", at_ms
+        )
     outcome = re.compile(f"Tarkista kentät|{BUSY_FI}")
     for page in desks:
         expect(page.locator("#entry-message")).to_contain_text(outcome, timeout=10000)

@@ -23,10 +23,17 @@ TEXT = "Kylmäallas oli lämmin koko aamun ja maito hapanta."
 @pytest.fixture
 def app_and_sim_port() -> Iterator[tuple[ServerProcess, int]]:
     sim_port = free_port()  # nothing listens here yet: the model is down
-    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{sim_port}",
-           "FI_LLM_MODEL": "sim-model", "FI_LLM_SLOTS": "2", "FI_LLM_BACKGROUND_RESERVE": "0",
-           "FI_STRUCTURE_RETRY_S": "0.5", "FI_STRUCTURE_MAX_ATTEMPTS": "100", "FI_STRUCTURE_POLL_S": "0.3",
-           "FI_REPORT_CACHE_SECONDS": "0"}
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": f"http://127.0.0.1:{sim_port}",
+        "FI_LLM_MODEL": "sim-model",
+        "FI_LLM_SLOTS": "2",
+        "FI_LLM_BACKGROUND_RESERVE": "0",
+        "FI_STRUCTURE_RETRY_S": "0.5",
+        "FI_STRUCTURE_MAX_ATTEMPTS": "100",
+        "FI_STRUCTURE_POLL_S": "0.3",
+        "FI_REPORT_CACHE_SECONDS": "0",
+    }
     with app_server(env) as app:
         yield app, sim_port
 
@@ -50,9 +57,12 @@ def test_a_clerk_saves_now_and_sees_the_structure_later(pages, app_and_sim_port)
     [row] = httpx.get(app.url + "/live/feedback", timeout=10).json()
     assert row["pending"] is True and row["text"] == TEXT and row["structure"] is not None
 
-    sim = subprocess.Popen([sys.executable, "-m", "feedback_intelligence.sim", "--port", str(sim_port),
-                            "--service-ms", "150"], cwd=str(REPO), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    sim = subprocess.Popen(
+        [sys.executable, "-m", "feedback_intelligence.sim", "--port", str(sim_port), "--service-ms", "150"],
+        cwd=str(REPO),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_http(f"http://127.0.0.1:{sim_port}/api/version", proc=sim)
         expect(item).to_have_attribute("data-state", "ready", timeout=60000)

@@ -28,16 +28,42 @@ CALLS: list[Any] = [
     ("POST", "/interpret", "/interpret", {"text": "Maito oli hapanta."}, {}),
     ("POST", "/interpret", "/interpret", {"text": "Maito oli hapanta."}, {"interpret_statuses": [503]}),
     ("POST", "/interpret", "/interpret", {"text": ""}, {"interpret_statuses": [400]}),
-    ("POST", "/live/feedback", "/live/feedback",
-     {"id": "desk-new", "source": "desk", "text": "Leipä oli homeessa.", "timestamp": "2026-06-01T10:00:00+03:00",
-      "acceptedStructure": {"category": "leipa", "theme": "home", "severity": "medium", "type": "complaint",
-                            "language": "fi", "sentiment": "negative"}}, {}),
-    ("POST", "/live/feedback", "/live/feedback",
-     {"id": "desk-a1", "source": "desk", "text": "Toinen kerta.", "timestamp": "2026-06-01T10:00:00+03:00"}, {}),
+    (
+        "POST",
+        "/live/feedback",
+        "/live/feedback",
+        {
+            "id": "desk-new",
+            "source": "desk",
+            "text": "Leipä oli homeessa.",
+            "timestamp": "2026-06-01T10:00:00+03:00",
+            "acceptedStructure": {
+                "category": "leipa",
+                "theme": "home",
+                "severity": "medium",
+                "type": "complaint",
+                "language": "fi",
+                "sentiment": "negative",
+            },
+        },
+        {},
+    ),
+    (
+        "POST",
+        "/live/feedback",
+        "/live/feedback",
+        {"id": "desk-a1", "source": "desk", "text": "Toinen kerta.", "timestamp": "2026-06-01T10:00:00+03:00"},
+        {},
+    ),
     ("GET", "/live/report", "/live/report", None, {}),
     ("GET", "/report", "/report", None, {}),
-    ("GET", "/report", "/report", None, {"report": sample_data.report_from_items(sample_data.live_items(),
-                                                                                summary=False, model_prose=False)}),
+    (
+        "GET",
+        "/report",
+        "/report",
+        None,
+        {"report": sample_data.report_from_items(sample_data.live_items(), summary=False, model_prose=False)},
+    ),
 ]
 
 
@@ -70,7 +96,11 @@ def _id(call: Any) -> str:
 
 @pytest.mark.parametrize(("method", "path", "template", "body", "setup"), CALLS, ids=[_id(c) for c in CALLS])
 async def test_the_fakes_answer_matches_the_real_response_schema(
-    openapi: dict[str, Any], method: str, path: str, template: str, body: dict[str, Any] | None,
+    openapi: dict[str, Any],
+    method: str,
+    path: str,
+    template: str,
+    body: dict[str, Any] | None,
     setup: dict[str, Any],
 ) -> None:
     fake = FakeApi()

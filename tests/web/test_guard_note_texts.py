@@ -12,12 +12,21 @@ from feedback_intelligence.deterministic import category_override
 from feedback_intelligence.structuring.guards import fields, language, theme
 
 I18N = Path(__file__).resolve().parents[2] / "feedback_intelligence" / "web" / "static" / "js" / "i18n.js"
-REASONS = sorted({
-    *theme.THEME_REASONS,
-    language.NOT_ISO, language.CONTRADICTS_TEXT, language.UNEXPECTED,
-    fields.CONTRADICTS_CUES, fields.BELOW_ALERT, fields.CONTRADICTS_TYPE, fields.MISSING,
-    category_override.ALERT_REASON, category_override.VULGARITY_REASON, category_override.KEYWORD_REASON,
-})
+REASONS = sorted(
+    {
+        *theme.THEME_REASONS,
+        language.NOT_ISO,
+        language.CONTRADICTS_TEXT,
+        language.UNEXPECTED,
+        fields.CONTRADICTS_CUES,
+        fields.BELOW_ALERT,
+        fields.CONTRADICTS_TYPE,
+        fields.MISSING,
+        category_override.ALERT_REASON,
+        category_override.VULGARITY_REASON,
+        category_override.KEYWORD_REASON,
+    }
+)
 
 
 def bundles() -> dict[str, str]:

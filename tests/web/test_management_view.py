@@ -61,8 +61,14 @@ def test_a_themes_messages_open_in_a_dialog_and_close_back_to_the_button(pages, 
 
 def test_alert_message_is_behind_a_disclosure(pages, fake):
     long_text = "Lattia oli märkä ja liukastuin. " + "Kerron lisää tapahtumista. " * 10
-    item = sample_data.stored("desk-long", long_text, "tilat_siisteys", "liukas lattia", "critical",
-                              alerts=[{"category": "injury_safety", "pattern": "liukastu"}])
+    item = sample_data.stored(
+        "desk-long",
+        long_text,
+        "tilat_siisteys",
+        "liukas lattia",
+        "critical",
+        alerts=[{"category": "injury_safety", "pattern": "liukastu"}],
+    )
     fake.script.live_items = [item]
     page = pages.open(fake.url + "/")
     card = page.locator("#report-alerts .alert-card")
@@ -102,7 +108,8 @@ def test_neither_report_nor_snapshot_gives_a_clear_state(pages, fake):
     fake.script.report_status = 503
     page = pages.open(fake.url + "/")
     expect(page.locator("#report-status")).to_have_text(
-        "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.")
+        "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä."
+    )
     expect(page.locator("#mode-badge")).to_be_hidden()
     expect(page.locator("#report-themes")).to_be_hidden()
     expect(page.locator("#refresh-btn")).to_be_enabled()
@@ -121,8 +128,9 @@ def test_window_choices_and_custom_dates(pages, fake):
     page.select_option("#window-select", "today")
     expect(page.locator("#refresh-btn")).to_be_enabled()
     q = fake.script.report_queries[-1]
-    local_midnight = page.evaluate("() => { const n = new Date(); return new Date(n.getFullYear(), n.getMonth(),"
-                                   " n.getDate()).toISOString(); }")
+    local_midnight = page.evaluate(
+        "() => { const n = new Date(); return new Date(n.getFullYear(), n.getMonth(), n.getDate()).toISOString(); }"
+    )
     assert _parse(q["from"]) == _parse(local_midnight)
 
     page.select_option("#window-select", "custom")
@@ -166,8 +174,15 @@ def test_counters_truncation_and_automated_summaries_are_shown(pages, fake):
 def test_english_report_and_hostile_text(pages, fake):
     hostile = '<img src=x onerror="window.__pwned=1">'
     # The theme's word is in the text: the report's theme guard shows only themes the text grounds.
-    items = [sample_data.stored("x1", f"{hostile} <b>teema</b>", "hevi", "<b>teema</b>",
-                                alerts=[{"category": "payment", "pattern": "<script>"}])]
+    items = [
+        sample_data.stored(
+            "x1",
+            f"{hostile} <b>teema</b>",
+            "hevi",
+            "<b>teema</b>",
+            alerts=[{"category": "payment", "pattern": "<script>"}],
+        )
+    ]
     fake.script.schema = sample_data.schema("en")
     fake.script.live_items = items
     page = pages.open(fake.url + "/", locale="fi-FI")

@@ -21,8 +21,14 @@ OPERATIONS = ("interpretFeedback", "saveDeskEntry", "listDeskEntries", "getRepor
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A fresh install: empty stores, no snapshot; its LLM does not answer (nothing needs it here)."""
-    with app_server({"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
-                     "FI_LLM_MODEL": "llama3.2:1b"}, data_dir=tmp_path_factory.mktemp("fresh")) as app:
+    with app_server(
+        {
+            "FI_LLM_BACKEND": "ollama",
+            "FI_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}",
+            "FI_LLM_MODEL": "llama3.2:1b",
+        },
+        data_dir=tmp_path_factory.mktemp("fresh"),
+    ) as app:
         yield app
 
 
@@ -50,8 +56,7 @@ def test_swagger_ui_loads_offline_and_lists_the_operations(pages, fresh: ServerP
     watch: list[Offline] = []
     page = pages.open(fresh.url + "/docs", setup=lambda p: watch.append(Offline(p)))
     for operation_id in OPERATIONS:
-        expect(page.locator(".opblock-summary-operation-id", has_text=operation_id).first).to_be_visible(
-            timeout=20000)
+        expect(page.locator(".opblock-summary-operation-id", has_text=operation_id).first).to_be_visible(timeout=20000)
     expect(page.locator(".opblock-summary-description", has_text="Preview the structure of a text")).to_be_visible()
     screenshot(page, "api-docs-swagger")
     [offline] = watch
@@ -62,8 +67,7 @@ def test_swagger_ui_loads_offline_and_lists_the_operations(pages, fresh: ServerP
 def test_redoc_loads_offline_and_lists_the_operations(pages, fresh: ServerProcess) -> None:
     watch: list[Offline] = []
     page = pages.open(fresh.url + "/redoc", setup=lambda p: watch.append(Offline(p)))
-    expect(page.locator("h2", has_text="Preview the structure of a text (stores nothing)")).to_be_visible(
-        timeout=30000)
+    expect(page.locator("h2", has_text="Preview the structure of a text (stores nothing)")).to_be_visible(timeout=30000)
     for operation_id in OPERATIONS:
         expect(page.locator(f'[id="operation/{operation_id}"]')).to_have_count(1)
     screenshot(page, "api-docs-redoc")

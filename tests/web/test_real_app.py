@@ -19,8 +19,13 @@ CORPUS = [
     ("c-1", "Maito oli hapanta vaikka päiväys oli vasta huomenna.", "maito_kylma", "vanhentunut maito", "high"),
     ("c-2", "Jogurttihyllyssä vanhentuneita purkkeja.", "maito_kylma", "vanhentunut maito", "medium"),
     ("c-3", "Kylmäallas oli lämmin koko aamun.", "maito_kylma", "kylmäketju", "high"),
-    ("c-4", "Liukastuin märällä lattialla pullonpalautuksen luona, polvessa haava.", "tilat_siisteys",
-     "liukas lattia", "critical"),
+    (
+        "c-4",
+        "Liukastuin märällä lattialla pullonpalautuksen luona, polvessa haava.",
+        "tilat_siisteys",
+        "liukas lattia",
+        "critical",
+    ),
     ("c-5", "Kassajono oli pitkä ja vain yksi kassa auki.", "kassa_palvelu", "jonot", "medium"),
     ("c-6", "Kassalla erittäin ystävällinen palvelu, kiitos!", "kassa_palvelu", "ystävällinen palvelu", "low"),
     ("c-7", "Leipähylly oli tyhjä jo kuudelta illalla.", "leipa", "loppunut tuote", "low"),
@@ -29,10 +34,18 @@ CORPUS = [
 
 @pytest.fixture(scope="module")
 def real() -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    with sim_ollama(service_ms=150) as sim, app_server({
-        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model",
-        "FI_LLM_SLOTS": "2", "FI_REPORT_CACHE_SECONDS": "0",
-    }) as app:
+    with (
+        sim_ollama(service_ms=150) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_LLM_SLOTS": "2",
+                "FI_REPORT_CACHE_SECONDS": "0",
+            }
+        ) as app,
+    ):
         yield sim, app
 
 
@@ -70,9 +83,18 @@ def test_full_desk_flow_on_the_real_app(pages, real):
 def test_management_view_live_then_snapshot_then_model_down(pages, real):
     sim, app = real
     for feedback_id, text, category, theme, severity in CORPUS:
-        body = {"id": feedback_id, "source": "email", "text": text,
-                "acceptedStructure": {"category": category, "theme": theme, "severity": severity,
-                                      "type": "praise" if "kiitos" in text else "complaint", "language": "fi"}}
+        body = {
+            "id": feedback_id,
+            "source": "email",
+            "text": text,
+            "acceptedStructure": {
+                "category": category,
+                "theme": theme,
+                "severity": severity,
+                "type": "praise" if "kiitos" in text else "complaint",
+                "language": "fi",
+            },
+        }
         assert httpx.post(app.url + "/feedback", json=body, timeout=10).status_code == 201
 
     page = pages.open(app.url + "/")
@@ -98,9 +120,18 @@ def test_management_view_live_then_snapshot_then_model_down(pages, real):
     # The model backend stops and new feedback arrives: the report still renders, every narrative
     # marked as automated (prose written before, for the old data, is not served for the new).
     sim.stop()
-    late = {"id": "c-8", "source": "email", "text": "Leipä oli kuivaa.",
-            "acceptedStructure": {"category": "leipa", "theme": "kuiva leipä", "severity": "low",
-                                  "type": "complaint", "language": "fi"}}
+    late = {
+        "id": "c-8",
+        "source": "email",
+        "text": "Leipä oli kuivaa.",
+        "acceptedStructure": {
+            "category": "leipa",
+            "theme": "kuiva leipä",
+            "severity": "low",
+            "type": "complaint",
+            "language": "fi",
+        },
+    }
     assert httpx.post(app.url + "/feedback", json=late, timeout=10).status_code == 201
     down = pages.open(app.url + "/")
     expect(down.locator("#mode-badge")).to_have_text("Ajantasainen", timeout=30000)
@@ -113,22 +144,35 @@ def test_management_view_live_then_snapshot_then_model_down(pages, real):
 
 def test_six_desks_against_the_real_saturated_gate_spread_their_retries(pages):
     """Six clerks press Tulkitse at one instant against the real app: 2 gate slots, a sim taking 1.5 s."""
-    with sim_ollama(parallel=2, service_ms=1500) as sim, app_server({
-        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model", "FI_LLM_SLOTS": "2",
-    }) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=1500) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_LLM_SLOTS": "2",
+            }
+        ) as app,
+    ):
         starts: dict[int, list[float]] = {}
         desks = []
         for n in range(6):
             page = pages.open(app.url + "/desk")
             expect(page.locator("#interpret-btn")).to_be_enabled(timeout=10000)
             page.fill("#feedback-text", f"Kassa {n}: jono oli pitkä ja vain yksi kassa auki.")
-            page.on("requestfinished", lambda request, n=n: request.url.endswith("/interpret")
-                    and starts.setdefault(n, []).append(request.timing["startTime"]))
+            page.on(
+                "requestfinished",
+                lambda request, n=n: (
+                    request.url.endswith("/interpret") and starts.setdefault(n, []).append(request.timing["startTime"])
+                ),
+            )
             desks.append(page)
         at_ms = int(time.time() * 1000) + 500
         for page in desks:
-            page.evaluate("(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())",
-                          at_ms)
+            page.evaluate(
+                "(at) => setTimeout(() => document.getElementById('interpret-btn').click(), at - Date.now())", at_ms
+            )
         outcome = re.compile("Tarkista kentät|Kielimalli on juuri nyt varattu")
         for page in desks:  # none hangs: each ends in a result or the busy message
             expect(page.locator("#entry-message")).to_contain_text(outcome, timeout=20000)

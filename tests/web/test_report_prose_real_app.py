@@ -43,16 +43,33 @@ WATCH = """() => {
 
 @pytest.fixture(scope="module")
 def slow() -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    with sim_ollama(parallel=2, service_ms=SLOW_CALL_MS) as sim, app_server({
-        "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model", "FI_LLM_SLOTS": "2",
-        "FI_REPORT_ALERT_VERIFY_BUDGET": "0",
-    }) as app:
+    with (
+        sim_ollama(parallel=2, service_ms=SLOW_CALL_MS) as sim,
+        app_server(
+            {
+                "FI_LLM_BACKEND": "ollama",
+                "FI_LLM_BASE_URL": sim.url,
+                "FI_LLM_MODEL": "sim-model",
+                "FI_LLM_SLOTS": "2",
+                "FI_REPORT_ALERT_VERIFY_BUDGET": "0",
+            }
+        ) as app,
+    ):
         now = datetime.now(UTC)
         for feedback_id, text, category, theme, severity, days_ago in RECENT + OLDER:
-            body = {"id": feedback_id, "source": "email", "text": text,
-                    "timestamp": (now - timedelta(days=days_ago, hours=1)).isoformat(),
-                    "acceptedStructure": {"category": category, "theme": theme, "severity": severity,
-                                          "type": "praise" if "kiitos" in text else "complaint", "language": "fi"}}
+            body = {
+                "id": feedback_id,
+                "source": "email",
+                "text": text,
+                "timestamp": (now - timedelta(days=days_ago, hours=1)).isoformat(),
+                "acceptedStructure": {
+                    "category": category,
+                    "theme": theme,
+                    "severity": severity,
+                    "type": "praise" if "kiitos" in text else "complaint",
+                    "language": "fi",
+                },
+            }
             assert httpx.post(app.url + "/feedback", json=body, timeout=10).status_code == 201
         yield sim, app
 
@@ -65,9 +82,7 @@ def test_seven_days_shows_its_numbers_at_once_then_writes_the_prose_in(pages, sl
 
     page.select_option("#window-select", "7")
     expect(page.locator("#report")).to_have_attribute("data-items", str(COUNTS["7"]), timeout=5000)
-    shown_after_ms = page.evaluate(
-        "() => window.__seen.find((s) => s.items !== '').at - window.__changed"
-    )
+    shown_after_ms = page.evaluate("() => window.__seen.find((s) => s.items !== '').at - window.__changed")
     assert shown_after_ms < 1000, shown_after_ms
     expect(page.locator("#report-meta")).to_contain_text(f"{COUNTS['7']} merkintää")
     pending = page.locator("#themes-list .theme[data-prose='pending']")

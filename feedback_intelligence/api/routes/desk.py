@@ -27,25 +27,34 @@ from feedback_intelligence.store.feedback_store import DuplicateId
 router = APIRouter()
 
 _INGEST_RESPONSES = {
-    202: {"model": m.FeedbackCreated,
-          "description": "Saved for later (`structureLater`): stored with the deterministic proposal and "
-                         "`pending` true; the background worker structures it."},
-    **errors(400, 409, 413, 429, 503,
-             s503="The LLM is busy (shed) or a store is down: nothing stored; retry with the same id after "
-                  "Retry-After. With `structureLater` only a store that is down answers 503."),
+    202: {
+        "model": m.FeedbackCreated,
+        "description": "Saved for later (`structureLater`): stored with the deterministic proposal and "
+        "`pending` true; the background worker structures it.",
+    },
+    **errors(
+        400,
+        409,
+        413,
+        429,
+        503,
+        s503="The LLM is busy (shed) or a store is down: nothing stored; retry with the same id after "
+        "Retry-After. With `structureLater` only a store that is down answers 503.",
+    ),
 }
 _LIST_RESPONSES = errors(400, 429, 503)
-_LIMIT = Query(None, description="At most this many items, newest first (default and ceiling: "
-                                       "FI_QUERY_DEFAULT_LIMIT, FI_QUERY_MAX_LIMIT).")
+_LIMIT = Query(
+    None,
+    description="At most this many items, newest first (default and ceiling: "
+    "FI_QUERY_DEFAULT_LIMIT, FI_QUERY_MAX_LIMIT).",
+)
 _FROM = Query(None, alias="from", description="Window start (ISO-8601 instant, inclusive).")
 _TO = Query(None, description="Window end (ISO-8601 instant, exclusive).")
 
 
 def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
     settings, domain = rt.settings, rt.domain
-    accepted = (
-        Structure(**body.acceptedStructure.model_dump()) if body.acceptedStructure is not None else None
-    )
+    accepted = Structure(**body.acceptedStructure.model_dump()) if body.acceptedStructure is not None else None
     corrections = (
         tuple(Correction(c.field, c.modelValue, c.humanValue) for c in body.corrections)
         if body.corrections is not None
@@ -63,8 +72,12 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
     if errors:
         raise InputError(errors)
     return IngestCommand(
-        source=body.source, text=body.text, timestamp=body.timestamp, id=body.id,
-        accepted_structure=accepted, corrections=corrections,
+        source=body.source,
+        text=body.text,
+        timestamp=body.timestamp,
+        id=body.id,
+        accepted_structure=accepted,
+        corrections=corrections,
         model_interpretation_failed=bool(body.modelInterpretationFailed),
         structure_later=bool(body.structureLater),
     )
@@ -94,32 +107,56 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
     return JSONResponse(body_out, status_code=status, headers={"Location": f"{prefix}/feedback/{stored.id}"})
 
 
-@router.post("/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
-             tags=["feedback"], operation_id="ingestFeedback", summary="Ingest one item into the corpus channel",
-             description="Structures the text through the LLM gate (unless `acceptedStructure` is given) and "
-                         "stores it with its deterministic alerts. An LLM that fails stores the item "
-                         "`structureFailed` with its raw text; a shed (503) stores nothing unless `structureLater` "
-                         "asked to save now and structure in the background (202). Operator route.")
+@router.post(
+    "/feedback",
+    status_code=201,
+    response_model=m.FeedbackCreated,
+    responses=_INGEST_RESPONSES,
+    tags=["feedback"],
+    operation_id="ingestFeedback",
+    summary="Ingest one item into the corpus channel",
+    description="Structures the text through the LLM gate (unless `acceptedStructure` is given) and "
+    "stores it with its deterministic alerts. An LLM that fails stores the item "
+    "`structureFailed` with its raw text; a shed (503) stores nothing unless `structureLater` "
+    "asked to save now and structure in the background (202). Operator route.",
+)
 async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(CORPUS, body, request, rt)
 
 
-@router.post("/live/feedback", status_code=201, response_model=m.FeedbackCreated, responses=_INGEST_RESPONSES,
-             tags=["desk"], operation_id="saveDeskEntry",
-             summary="Save one desk entry; with acceptedStructure no LLM is involved",
-             description="The desk's save. With `acceptedStructure` (the clerk's checked fields) it never "
-                         "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
-                         "background. Retrying with the same `id` answers 409 and changes nothing.")
+@router.post(
+    "/live/feedback",
+    status_code=201,
+    response_model=m.FeedbackCreated,
+    responses=_INGEST_RESPONSES,
+    tags=["desk"],
+    operation_id="saveDeskEntry",
+    summary="Save one desk entry; with acceptedStructure no LLM is involved",
+    description="The desk's save. With `acceptedStructure` (the clerk's checked fields) it never "
+    "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
+    "background. Retrying with the same `id` answers 409 and changes nothing.",
+)
 async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
     return await _ingest(LIVE, body, request, rt)
 
 
-@router.post("/interpret", response_model=m.InterpretOut, tags=["desk"], operation_id="interpretFeedback",
-             responses=errors(400, 413, 429, 503, s503="The LLM is busy (shed after at most the acquire timeout, "
-                                                       "~500 ms) or unavailable: retry after Retry-After."),
-             summary="Preview the structure of a text (stores nothing)",
-             description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
-                         "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).")
+@router.post(
+    "/interpret",
+    response_model=m.InterpretOut,
+    tags=["desk"],
+    operation_id="interpretFeedback",
+    responses=errors(
+        400,
+        413,
+        429,
+        503,
+        s503="The LLM is busy (shed after at most the acquire timeout, "
+        "~500 ms) or unavailable: retry after Retry-After.",
+    ),
+    summary="Preview the structure of a text (stores nothing)",
+    description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
+    "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).",
+)
 async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
@@ -128,12 +165,17 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     return result.to_json()
 
 
-@router.post("/interpret/proposal", response_model=m.ProposalOut, tags=["desk"], operation_id="proposeStructure",
-             responses=errors(400, 413, 429),
-             summary="The rules' structure for a text, without the model (stores nothing)",
-             description="What the desk's \"fill in by hand\" starts from when the model is busy or down: the "
-                         "deterministic prior's structure (category keywords, alert stems, lexicons, language "
-                         "detection). Never goes through the gate, so it answers whatever the GPU is doing.")
+@router.post(
+    "/interpret/proposal",
+    response_model=m.ProposalOut,
+    tags=["desk"],
+    operation_id="proposeStructure",
+    responses=errors(400, 413, 429),
+    summary="The rules' structure for a text, without the model (stores nothing)",
+    description='What the desk\'s "fill in by hand" starts from when the model is busy or down: the '
+    "deterministic prior's structure (category keywords, alert stems, lexicons, language "
+    "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
+)
 async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
@@ -166,9 +208,15 @@ async def _list(channel_name: str, rt: Runtime, from_: str | None, to: str | Non
     return [r.to_json() for r in rows]
 
 
-@router.get("/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["feedback"],
-            operation_id="listFeedback", summary="List corpus items in a window, newest first",
-            description="Never needs the LLM. Operator route.")
+@router.get(
+    "/feedback",
+    response_model=list[m.FeedbackItem],
+    responses=_LIST_RESPONSES,
+    tags=["feedback"],
+    operation_id="listFeedback",
+    summary="List corpus items in a window, newest first",
+    description="Never needs the LLM. Operator route.",
+)
 async def list_feedback(
     rt: Runtime = Depends(runtime),
     from_: str | None = _FROM,
@@ -178,9 +226,15 @@ async def list_feedback(
     return await _list(CORPUS, rt, from_, to, limit)
 
 
-@router.get("/live/feedback", response_model=list[m.FeedbackItem], responses=_LIST_RESPONSES, tags=["desk"],
-            operation_id="listDeskEntries", summary="List desk entries in a window, newest first",
-            description="Never needs the LLM.")
+@router.get(
+    "/live/feedback",
+    response_model=list[m.FeedbackItem],
+    responses=_LIST_RESPONSES,
+    tags=["desk"],
+    operation_id="listDeskEntries",
+    summary="List desk entries in a window, newest first",
+    description="Never needs the LLM.",
+)
 async def list_live_feedback(
     rt: Runtime = Depends(runtime),
     from_: str | None = _FROM,
@@ -200,43 +254,74 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
     return JSONResponse(row.to_json())
 
 
-@router.get("/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(400, 404, 429, 503),
-            tags=["feedback"], operation_id="getFeedback", summary="One corpus item by id",
-            description="Operator route.")
+@router.get(
+    "/feedback/{feedback_id}",
+    response_model=m.FeedbackItem,
+    responses=errors(400, 404, 429, 503),
+    tags=["feedback"],
+    operation_id="getFeedback",
+    summary="One corpus item by id",
+    description="Operator route.",
+)
 async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(CORPUS, feedback_id, rt)
 
 
-@router.get("/live/feedback/{feedback_id}", response_model=m.FeedbackItem, responses=errors(400, 404, 429, 503),
-            tags=["desk"], operation_id="getDeskEntry", summary="One desk entry by id",
-            description="Never needs the LLM.")
+@router.get(
+    "/live/feedback/{feedback_id}",
+    response_model=m.FeedbackItem,
+    responses=errors(400, 404, 429, 503),
+    tags=["desk"],
+    operation_id="getDeskEntry",
+    summary="One desk entry by id",
+    description="Never needs the LLM.",
+)
 async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
     return await _get(LIVE, feedback_id, rt)
 
 
-@router.get("/live/version", response_model=m.VersionOut, tags=["desk"], operation_id="getLiveVersion",
-            responses=errors(429, 503), summary="The live channel's change counter (survives restarts)",
-            description="Pages poll it and reload the live segment only when it moved.")
+@router.get(
+    "/live/version",
+    response_model=m.VersionOut,
+    tags=["desk"],
+    operation_id="getLiveVersion",
+    responses=errors(429, 503),
+    summary="The live channel's change counter (survives restarts)",
+    description="Pages poll it and reload the live segment only when it moved.",
+)
 async def live_version(rt: Runtime = Depends(runtime)) -> dict[str, int]:
     return {"version": await rt.channels[LIVE].version()}
 
 
-@router.get("/schema", tags=["desk"], operation_id="getSchema", response_model=m.SchemaOut,
-            responses=errors(429), summary="The active domain's taxonomy and labels",
-            description="Categories, severities, types, sentiments and sources with their display labels, in "
-                        "the domain's language. Pages build their forms from it.")
+@router.get(
+    "/schema",
+    tags=["desk"],
+    operation_id="getSchema",
+    response_model=m.SchemaOut,
+    responses=errors(429),
+    summary="The active domain's taxonomy and labels",
+    description="Categories, severities, types, sentiments and sources with their display labels, in "
+    "the domain's language. Pages build their forms from it.",
+)
 async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     return {**schema_json(rt.domain), "textMaxChars": rt.settings.input_max_chars}
 
 
-@router.post("/live/restructure", response_model=m.RestructureOut, tags=["operator"],
-             operation_id="restructureDeskEntries",
-             responses={**errors(429), 503: {"model": m.RestructureShedBody,
-                                             "description": "Shed part-way: the work done before is kept "
-                                                            "(its counts are in the body)."}},
-             summary="Re-structure live rows without a usable structure (background priority)",
-             description="Runs at background priority: it leaves `FI_LLM_BACKGROUND_RESERVE` slots to the "
-                         "desk. Operator route.")
+@router.post(
+    "/live/restructure",
+    response_model=m.RestructureOut,
+    tags=["operator"],
+    operation_id="restructureDeskEntries",
+    responses={
+        **errors(429),
+        503: {
+            "model": m.RestructureShedBody,
+            "description": "Shed part-way: the work done before is kept (its counts are in the body).",
+        },
+    },
+    summary="Re-structure live rows without a usable structure (background priority)",
+    description="Runs at background priority: it leaves `FI_LLM_BACKGROUND_RESERVE` slots to the desk. Operator route.",
+)
 async def restructure(rt: Runtime = Depends(runtime)) -> Response:
     try:
         outcome = await rt.restructure.run(rt.channels[LIVE])
@@ -244,6 +329,7 @@ async def restructure(rt: Runtime = Depends(runtime)) -> Response:
         response = busy_response(stop.busy)
         return JSONResponse(
             {**stop.outcome.to_json(), "error": "busy", "retryAfterSeconds": stop.busy.retry_after_s},
-            status_code=503, headers={"Retry-After": response.headers["Retry-After"]},
+            status_code=503,
+            headers={"Retry-After": response.headers["Retry-After"]},
         )
     return JSONResponse(outcome.to_json())

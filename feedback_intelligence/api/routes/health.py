@@ -23,27 +23,30 @@ class HealthBody(ApiModel):
     """Whether the LLM answers, as far as a probe through the gate could tell."""
 
     status: str = Field(description="`ok`, `warming` (the model is loading) or `llm_unavailable`.")
-    probe: str = Field(description="What the probe did: `completed`, `skipped_gate_saturated` (no free slot: the "
-                                   "gate's own answer is used), `failed`, `timeout`, …")
+    probe: str = Field(
+        description="What the probe did: `completed`, `skipped_gate_saturated` (no free slot: the "
+        "gate's own answer is used), `failed`, `timeout`, …"
+    )
     gate: dict[str, Any] = Field(description="The gate's occupancy when the probe ran.")
     detail: str | None = Field(None, description="What failed, for an operator.")
     probeLatencyMs: float | None = Field(None, description="How long the probe's completion took.")
     backlog: dict[str, dict[str, float]] | None = Field(
-        None, description="Per channel: rows saved for later and not yet structured (`items`) and the oldest "
-                          "one's age (`oldestAgeSeconds`); absent when a store cannot be read.")
+        None,
+        description="Per channel: rows saved for later and not yet structured (`items`) and the oldest "
+        "one's age (`oldestAgeSeconds`); absent when a store cannot be read.",
+    )
 
 
 @router.get(
     "/health",
     response_model=HealthBody,
     operation_id="getHealth",
-    responses={503: {"model": HealthBody, "description": "`warming`, `stalled` or `llm_unavailable`."},
-               **errors(429)},
+    responses={503: {"model": HealthBody, "description": "`warming`, `stalled` or `llm_unavailable`."}, **errors(429)},
     summary="Is the LLM answering? Probes only when a gate slot is free, one probe at a time.",
     description="The probe is an LLM call through the gate like any other, shared by concurrent checks and "
-                "reused for a short while; a saturated gate is a busy but healthy LLM, so it answers 200 "
-                "without probing, unless no slot has been freed for longer than the stall threshold "
-                "(503 `stalled`).",
+    "reused for a short while; a saturated gate is a busy but healthy LLM, so it answers 200 "
+    "without probing, unless no slot has been freed for longer than the stall threshold "
+    "(503 `stalled`).",
 )
 async def health(rt: Runtime = Depends(runtime)) -> Response:
     backlog = await structure_backlog(rt)  # before the probe, which may take a while
@@ -66,8 +69,12 @@ async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int]] | 
     return backlog
 
 
-@router.get("/livez", operation_id="getLiveness", summary="The process is up. Never touches the LLM.",
-            description="For a container's liveness probe: it answers as long as the process serves.")
+@router.get(
+    "/livez",
+    operation_id="getLiveness",
+    summary="The process is up. Never touches the LLM.",
+    description="For a container's liveness probe: it answers as long as the process serves.",
+)
 async def livez() -> dict[str, str]:
     return {"status": "alive"}
 
@@ -78,11 +85,20 @@ router.add_api_route("/health", health, methods=["HEAD"], include_in_schema=Fals
 router.add_api_route("/livez", livez, methods=["HEAD"], include_in_schema=False)
 
 
-@router.get("/metrics", summary="Prometheus metrics", response_class=Response, operation_id="getMetrics",
-            description="Gate occupancy, sheds, LLM call latencies, edge refusals, ingest counts "
-                        "(Prometheus text format). Operator route.",
-            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
-                             "description": "Prometheus text exposition format."}})
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics",
+    response_class=Response,
+    operation_id="getMetrics",
+    description="Gate occupancy, sheds, LLM call latencies, edge refusals, ingest counts "
+    "(Prometheus text format). Operator route.",
+    responses={
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "Prometheus text exposition format.",
+        }
+    },
+)
 async def metrics(rt: Runtime = Depends(runtime)) -> Response:
     try:
         occupancy = await rt.gate.occupancy()

@@ -27,8 +27,9 @@ from feedback_intelligence.report.window import Window, WindowError, build_windo
 from feedback_intelligence.services.channels import CORPUS, LIVE
 
 router = APIRouter(tags=["report"])
-_WINDOW_ERRORS = errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than "
-                                             "FI_REPORT_MAX_WINDOW_DAYS.")
+_WINDOW_ERRORS = errors(
+    400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than FI_REPORT_MAX_WINDOW_DAYS."
+)
 _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"model": Report, "description": "The report; prose still being written is marked pending."},
     304: {"description": "Unchanged since the ETag sent in If-None-Match."},
@@ -57,12 +58,17 @@ def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
 
-@router.get("/report", responses=_REPORT_RESPONSES, response_model=Report, operation_id="getReport",
-            summary="The management report at once, prose pending until written; "
-                    "?snapshot=true (operator) waits for the prose and saves it as the snapshot",
-            description="Always 200 at once: deterministic alerts, counts, groups and trends; grounded LLM prose "
-                        "is written in the background and marked pending until then. Ask again with "
-                        "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md).")
+@router.get(
+    "/report",
+    responses=_REPORT_RESPONSES,
+    response_model=Report,
+    operation_id="getReport",
+    summary="The management report at once, prose pending until written; "
+    "?snapshot=true (operator) waits for the prose and saves it as the snapshot",
+    description="Always 200 at once: deterministic alerts, counts, groups and trends; grounded LLM prose "
+    "is written in the background and marked pending until then. Ask again with "
+    "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md).",
+)
 async def report(
     request: Request,
     rt: Runtime = Depends(runtime),
@@ -78,10 +84,15 @@ async def report(
     return conditional(request, await service.view(window, mode="standard"))
 
 
-@router.get("/live/report", responses=_REPORT_RESPONSES, response_model=Report, tags=["desk"],
-            operation_id="getLiveReport",
-            summary="The live desk's summary report at once, prose pending until written (never saved)",
-            description="The desk's situation view: the same layers as the report, over the live channel.")
+@router.get(
+    "/live/report",
+    responses=_REPORT_RESPONSES,
+    response_model=Report,
+    tags=["desk"],
+    operation_id="getLiveReport",
+    summary="The live desk's summary report at once, prose pending until written (never saved)",
+    description="The desk's situation view: the same layers as the report, over the live channel.",
+)
 async def live_report(
     request: Request,
     rt: Runtime = Depends(runtime),
@@ -91,15 +102,22 @@ async def live_report(
     return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to), mode="summary"))
 
 
-@router.get("/report/snapshot", operation_id="getReportSnapshot",
-            responses={200: {"description": "The saved report, as `GET /report` returned it.",
-                             "content": {"application/json": {"schema": {"type": "object"}}}},
-                       204: {"description": "No snapshot has been saved yet (a fresh install)."},
-                       **errors(429)},
-            summary="The last saved report (JSON)",
-            description="Saved by `GET /report?snapshot=true` (operator). Before the first one, the answer is "
-                        "204 No Content: a fresh install is not an error, and the management view asks for "
-                        "it on every load.")
+@router.get(
+    "/report/snapshot",
+    operation_id="getReportSnapshot",
+    responses={
+        200: {
+            "description": "The saved report, as `GET /report` returned it.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        204: {"description": "No snapshot has been saved yet (a fresh install)."},
+        **errors(429),
+    },
+    summary="The last saved report (JSON)",
+    description="Saved by `GET /report?snapshot=true` (operator). Before the first one, the answer is "
+    "204 No Content: a fresh install is not an error, and the management view asks for "
+    "it on every load.",
+)
 async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_json(rt.settings.snapshot_dir)
     if text is None:
@@ -107,9 +125,14 @@ async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
     return Response(text, media_type="application/json")
 
 
-@router.get("/report/snapshot.html", responses=errors(404, 429), response_class=HTMLResponse,
-            operation_id="getReportSnapshotPage", summary="The last saved report as a self-contained page",
-            description="No script, one inline style: it still reads when saved to disk or mailed.")
+@router.get(
+    "/report/snapshot.html",
+    responses=errors(404, 429),
+    response_class=HTMLResponse,
+    operation_id="getReportSnapshotPage",
+    summary="The last saved report as a self-contained page",
+    description="No script, one inline style: it still reads when saved to disk or mailed.",
+)
 async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
     text = read_snapshot_html(rt.settings.snapshot_dir)
     if text is None:
@@ -117,10 +140,14 @@ async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
     return HTMLResponse(text)
 
 
-@router.get("/telemetry/corrections", responses=_WINDOW_ERRORS, tags=["operator"],
-            operation_id="getCorrectionTelemetry",
-            summary="How often clerks corrected the model, per field and per week (both channels)",
-            description="Desk entries only. Operator route.")
+@router.get(
+    "/telemetry/corrections",
+    responses=_WINDOW_ERRORS,
+    tags=["operator"],
+    operation_id="getCorrectionTelemetry",
+    summary="How often clerks corrected the model, per field and per week (both channels)",
+    description="Desk entries only. Operator route.",
+)
 async def corrections(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),

@@ -72,4 +72,3 @@ def sentiment_verdict(model_sentiment: str | None, type_: str, domain: Domain) -
     if neutral is not None and expected == neutral:
         return None  # a suggestion or a question may carry a tone; only a polar type has an opposite
     return CONTRADICTS_TYPE, expected
-
