@@ -1,5 +1,5 @@
 # The two commands of the README. Everything else is a convenience.
-BENCHES := gate_overhead ingest report crowd crowd_later gate_redis quality
+BENCHES := gate_overhead ingest report crowd crowd_later crowd_gpus gate_redis quality language_detection
 .PHONY: run test lint bench $(BENCHES)
 
 run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp, one process)
@@ -9,11 +9,13 @@ run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp,
 test:  ## set up and run the whole test suite (unit, API over real servers, browser, PostgreSQL, Redis, nginx)
 	scripts/bootstrap.sh test
 	.venv/bin/ruff check feedback_intelligence tests bench
+	.venv/bin/ruff format --check feedback_intelligence tests bench
 	.venv/bin/mypy
 	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
 lint:
 	.venv/bin/ruff check feedback_intelligence tests bench
+	.venv/bin/ruff format --check feedback_intelligence tests bench
 
 bench: $(BENCHES)  ## every benchmark; each prints a table, writes bench/results/<name>.json, exits 1 on a FAIL
 
