@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -196,3 +197,66 @@ def test_report_under_a_saturated_gate_answers_at_once_never_takes_a_desk_slot_a
         later = bodies["later"]
         assert later["llm"]["stopped"] is None
         assert all(state["status"] != "pending" and state["reason"] != "busy" for state in prose_states(later).values())
+
+
+# The broken prose a small model wrote into real reports, scripted per theme (matched by an item's words).
+BROKEN_PROSE = {
+    "maito_kylma": (
+        "Maito oli hapanta",
+        {
+            "title": "Maito",
+            "narrative": "Ottamio kielen kielen kielen kielen kielen kielen kielen.",
+            "citedIds": ["r-1"],
+        },
+        "repetition",
+    ),
+    "tilat_siisteys": (
+        "Liukastuin märällä",
+        {
+            "title": "keskustilä",
+            "narrative": "keskustilä, keskustilä, keskustilä, keskustilä, keskustilä, keskustilä.",
+            "citedIds": ["r-3"],
+        },
+        "repetition",
+    ),
+    "leipa": (
+        "Leipähylly tyhjä",
+        {
+            "title": "leipa: PALAUTE_LOPPU",
+            "narrative": "PALAUTE_LOPPU <<<ASIAKASPALAUTE>>> leipä.",
+            "citedIds": ["r-4"],
+        },
+        "echo",
+    ),
+}
+
+
+def test_broken_prose_from_the_model_never_reaches_the_manager(tmp_path) -> None:
+    """Scripted over real HTTP: each broken reply is rejected; the automatic summary stands with its reason."""
+    script = tmp_path / "prose.jsonl"
+    script.write_text(
+        "".join(
+            json.dumps({"match": match, "reply": json.dumps(reply, ensure_ascii=False)}, ensure_ascii=False) + "\n"
+            for match, reply, _ in BROKEN_PROSE.values()
+        ),
+        encoding="utf-8",
+    )
+    with (
+        sim_ollama(parallel=2, service_ms=50, extra=["--replies", str(script)]) as sim,
+        app_server(ollama_env(sim, FI_REPORT_LLM_BUDGET="3", FI_REPORT_ALERT_VERIFY_BUDGET="0")) as app,
+    ):
+        seed(app)
+        with httpx.Client(base_url=app.url, timeout=30) as http:
+            done, _ = poll_until_done(http, window(7), timeout_s=60)
+            assert_deterministic_parts(done)
+            states = prose_states(done)
+            assert states == {
+                category: {"status": "automatic", "reason": reason} for category, (_, _, reason) in BROKEN_PROSE.items()
+            }
+            shown = json.dumps(done["themes"], ensure_ascii=False).lower()
+            for broken in ("kielen kielen", "keskustilä, keskustilä", "palaute_loppu", "<<<"):
+                assert broken not in shown
+            assert done["llm"]["rejected"] == {"repetition": 2, "echo": 1}
+            metrics = http.get("/metrics").text
+            assert 'fi_report_prose_rejected_total{reason="repetition"} 2.0' in metrics
+            assert 'fi_report_prose_rejected_total{reason="echo"} 1.0' in metrics
