@@ -18,17 +18,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
 
 from bench.common import print_table, write_result
-from feedback_intelligence.devtools.processes import app_server, free_port, wait_http
+from feedback_intelligence.devtools.processes import app_server, llama_cpp_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set
 from feedback_intelligence.evaluation.render import fmt, markdown, render
@@ -79,40 +76,6 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
     }
 
 
-@contextmanager
-def llama_cpp_server() -> Iterator[str]:
-    """llama-cpp-python's own OpenAI-compatible server on the packaged GGUF (a real peer, not ours)."""
-    from feedback_intelligence.llm.embedded import packaged_model_path
-
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(packaged_model_path()),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            str(CONTEXT_TOKENS),
-            "--model_alias",
-            "smollm2",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/v1/models", timeout_s=120, proc=proc)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def run_against(env: dict[str, str], items: list, label: str) -> dict[str, Any]:
     domain = load_domain("retail")
     console = Console(width=140)
@@ -158,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     runs["embedded"] = {"result": embedded, "targets": judged(embedded)}
     show(embedded, runs["embedded"]["targets"])
     if not args.skip_openai:
-        with llama_cpp_server() as url:
+        with llama_cpp_server(CONTEXT_TOKENS) as url:
             env = {
                 "FI_LLM_BACKEND": "openai",
                 "FI_LLM_BASE_URL": url + "/v1",

@@ -136,3 +136,24 @@ def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[Se
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def llama_cpp_server(context_tokens: int = 2048, *, alias: str = "smollm2", ready_s: float = 120) -> Iterator[str]:
+    """llama-cpp-python's own OpenAI-compatible server on the packaged GGUF (a real peer, not ours).
+
+    Yields its base URL (without ``/v1``) once ``/v1/models`` answers.
+    """
+    from feedback_intelligence.llm.embedded import packaged_model_path
+
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_model_path())]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context_tokens), "--model_alias", alias]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/v1/models", timeout_s=ready_s, proc=proc)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -4,16 +4,13 @@ running the packaged SmolLM2 GGUF."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 
-from feedback_intelligence.devtools.processes import free_port, wait_http
+from feedback_intelligence.devtools.processes import free_port, llama_cpp_server
 from feedback_intelligence.llm.backend import ChatMessage, CompletionRequest, Readiness
-from feedback_intelligence.llm.embedded import packaged_model_path
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
 from feedback_intelligence.llm.openai_compat import OpenAICompatibleBackend
 
@@ -26,33 +23,8 @@ SCHEMA = {
 
 @pytest.fixture(scope="module")
 def openai_server() -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(packaged_model_path()),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "2048",
-            "--model_alias",
-            "smollm2",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/v1/models", timeout_s=60, proc=proc)
+    with llama_cpp_server(2048, ready_s=60) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture
