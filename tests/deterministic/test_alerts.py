@@ -45,6 +45,7 @@ def test_multiple_categories_and_patterns_in_file_order(retail: Domain) -> None:
         AlertHit("injury_safety", "liukastu"),
         AlertHit("injury_safety", "verta"),
         AlertHit("payment", "veloit"),
+        AlertHit("legal_threat", "lakimie"),  # lakimies inflects: lakimieheen, lakimiehestä
     ]
     assert categories("Harkitsen oikeustoimia ja ilmoitan ruokavirastoon, liukastuin.", retail) == [
         "injury_safety",
@@ -174,3 +175,49 @@ def test_exceptions_mask_only_their_own_category(retail: Domain) -> None:
 def test_an_exception_does_not_hide_a_second_real_hit(retail: Domain) -> None:
     text = "Kassajärjestelmä kaatui ja samaan aikaan asiakas kaatui märällä lattialla."
     assert match_alerts(text, retail) == [AlertHit("injury_safety", "kaatui")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "asiakas puhuu jo lakimiehestä",
+        "uhkasi viedä asian oikeuteen",
+        "aikoo tehdä rikosilmoituksen",
+        "otti yhteyttä kuluttajaneuvontaan",
+        "customer said she will talk to a lawyer",
+    ],
+)
+def test_a_legal_threat_in_its_inflected_forms(text: str, retail: Domain) -> None:
+    assert "legal_threat" in categories(text, retail)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["tilanne oli haastava", "haastavaa löytää oikeaa kokoa", "oikeus palauttaa tuote 14 päivän sisällä"],
+)
+def test_challenging_is_not_a_lawsuit(text: str, retail: Domain) -> None:
+    assert "legal_threat" not in categories(text, retail)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rahat lähti kortilta kahteen kertaan",
+        "ostos veloitettiin tililtä vaikka maksu ei mennyt läpi",
+        "the self-checkout charged her card twice",
+    ],
+)
+def test_a_double_or_unwanted_charge_is_a_payment_alert(text: str, retail: Domain) -> None:
+    assert "payment" in categories(text, retail)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "laite kuumeni ja poltti kämmenen",
+        "sai palovammoja kahvinkeittimestä",
+        "jarru ei toiminut, olis voinut käydä pahasti",
+    ],
+)
+def test_burns_and_near_misses_are_safety_alerts(text: str, retail: Domain) -> None:
+    assert "injury_safety" in categories(text, retail)
