@@ -115,6 +115,7 @@ def stored(
         "corrections": None,
         "needsReview": needs_review,
         "reviewFlags": ["instruction_like"] if needs_review else [],
+        "pending": False,
     }
 
 
@@ -137,6 +138,7 @@ def stored_from_request(body: dict[str, Any]) -> dict[str, Any]:
         "corrections": body.get("corrections"),
         "needsReview": False,
         "reviewFlags": [],
+        "pending": False,
     }
 
 
