@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
@@ -236,3 +238,28 @@ def service(
 async def full(svc: ReportService, win: Window, mode: Mode = "standard") -> dict:
     """The report once its prose is written, in its wire form (what a client reads)."""
     return (await svc.report(win, mode=mode)).to_json()
+
+
+@asynccontextmanager
+async def desk_calls_holding_every_slot(runner: PromptRunner, slots: int = 2) -> AsyncIterator[None]:
+    """Clerks' interactive calls hold every slot of the runner's gate until the block ends."""
+    release, all_held = asyncio.Event(), asyncio.Event()
+    held = 0
+
+    async def desk_call() -> None:
+        nonlocal held
+        held += 1
+        if held == slots:
+            all_held.set()
+        await release.wait()
+
+    holders = [
+        asyncio.create_task(runner.gate.run(desk_call, priority=Priority.INTERACTIVE, route="interpret"))
+        for _ in range(slots)
+    ]
+    await all_held.wait()
+    try:
+        yield
+    finally:
+        release.set()
+        await asyncio.gather(*holders)

@@ -6,11 +6,19 @@ import asyncio
 import dataclasses
 import uuid
 
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
-from tests.report.support import ScriptedBackend, StoreFake, item, make_domain, real_runner, service, window
+from tests.report.support import (
+    ScriptedBackend,
+    StoreFake,
+    desk_calls_holding_every_slot,
+    item,
+    make_domain,
+    real_runner,
+    service,
+    window,
+)
 from tests.report.test_report_service import RATED, corpus, themes_by_category
 from tests.support.waiting import until
 
@@ -129,29 +137,11 @@ async def test_a_shed_generation_keeps_the_prose_pending_and_writes_it_once_a_sl
     backend = ScriptedBackend()
     runner = real_runner(backend, slots=2, acquire_timeout_s=0.05)
     svc, _ = service(corpus(), runner=runner, shed_retry_s=30)
-    release, both_held = asyncio.Event(), asyncio.Event()
-    held = 0
-
-    async def desk_call() -> None:
-        nonlocal held
-        held += 1
-        if held == 2:
-            both_held.set()
-        await release.wait()
-
-    holders = [
-        asyncio.create_task(runner.gate.run(desk_call, priority=Priority.INTERACTIVE, route="interpret"))
-        for _ in range(2)
-    ]
-    await both_held.wait()
-    try:
+    async with desk_calls_holding_every_slot(runner):
         assert (await svc.view(window())).llm.status == "pending"
         await until(lambda: _shed_once(runner), what="the background generation to be shed")
         assert (await svc.view(window())).llm.status == "pending"  # shed: still pending, not "busy" for good
         assert backend.requests == []
-    finally:
-        release.set()
-        await asyncio.gather(*holders)
     await settled(svc)
     done = (await svc.view(window())).to_json()
     assert done["llm"]["status"] == "done" and done["llm"]["stopped"] is None

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmFailure, LlmUnavailable
 from feedback_intelligence.report.options import ReportOptions
 from tests.report.support import (
     ScriptedBackend,
+    desk_calls_holding_every_slot,
     full,
     item,
     make_domain,
@@ -405,28 +405,10 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     items = corpus() + [item(f"x{n}", 1 + n / 10, category="muu", theme="sekalaista") for n in range(20)]
     svc, store = service(items, options=ReportOptions(llm_budget=budget), runner=runner)
 
-    release, both_held = asyncio.Event(), asyncio.Event()
-    held = 0
-
-    async def desk_call() -> None:
-        nonlocal held
-        held += 1
-        if held == 2:
-            both_held.set()
-        await release.wait()
-
-    holders = [
-        asyncio.create_task(runner.gate.run(desk_call, priority=Priority.INTERACTIVE, route="interpret"))
-        for _ in range(2)
-    ]
-    await both_held.wait()
-    try:
+    async with desk_calls_holding_every_slot(runner):
         started = time.perf_counter()
         report = await full(svc, window())
         elapsed = time.perf_counter() - started
-    finally:
-        release.set()
-        await asyncio.gather(*holders)
 
     assert elapsed < (budget + 1) * acquire_timeout_s + 0.15, elapsed
     assert backend.requests == []  # never took a slot
