@@ -177,18 +177,25 @@ def test_an_exception_does_not_hide_a_second_real_hit(retail: Domain) -> None:
     assert match_alerts(text, retail) == [AlertHit("injury_safety", "kaatui")]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "asiakas puhuu jo lakimiehestä",
-        "uhkasi viedä asian oikeuteen",
-        "aikoo tehdä rikosilmoituksen",
-        "otti yhteyttä kuluttajaneuvontaan",
-        "customer said she will talk to a lawyer",
-    ],
-)
-def test_a_legal_threat_in_its_inflected_forms(text: str, retail: Domain) -> None:
-    assert "legal_threat" in categories(text, retail)
+# How clerks write these alerts: inflected, third person, past tense, now and then in English.
+CLERK_WORDINGS = [
+    ("asiakas puhuu jo lakimiehestä", "legal_threat"),
+    ("uhkasi viedä asian oikeuteen", "legal_threat"),
+    ("aikoo tehdä rikosilmoituksen", "legal_threat"),
+    ("otti yhteyttä kuluttajaneuvontaan", "legal_threat"),
+    ("customer said she will talk to a lawyer", "legal_threat"),
+    ("rahat lähti kortilta kahteen kertaan", "payment"),
+    ("ostos veloitettiin tililtä vaikka maksu ei mennyt läpi", "payment"),
+    ("the self-checkout charged her card twice", "payment"),
+    ("laite kuumeni ja poltti kämmenen", "injury_safety"),
+    ("sai palovammoja kahvinkeittimestä", "injury_safety"),
+    ("jarru ei toiminut, olis voinut käydä pahasti", "injury_safety"),
+]
+
+
+@pytest.mark.parametrize(("text", "category"), CLERK_WORDINGS)
+def test_clerk_wordings_raise_their_alert(text: str, category: str, retail: Domain) -> None:
+    assert category in categories(text, retail)
 
 
 @pytest.mark.parametrize(
@@ -197,27 +204,3 @@ def test_a_legal_threat_in_its_inflected_forms(text: str, retail: Domain) -> Non
 )
 def test_challenging_is_not_a_lawsuit(text: str, retail: Domain) -> None:
     assert "legal_threat" not in categories(text, retail)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "rahat lähti kortilta kahteen kertaan",
-        "ostos veloitettiin tililtä vaikka maksu ei mennyt läpi",
-        "the self-checkout charged her card twice",
-    ],
-)
-def test_a_double_or_unwanted_charge_is_a_payment_alert(text: str, retail: Domain) -> None:
-    assert "payment" in categories(text, retail)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "laite kuumeni ja poltti kämmenen",
-        "sai palovammoja kahvinkeittimestä",
-        "jarru ei toiminut, olis voinut käydä pahasti",
-    ],
-)
-def test_burns_and_near_misses_are_safety_alerts(text: str, retail: Domain) -> None:
-    assert "injury_safety" in categories(text, retail)
