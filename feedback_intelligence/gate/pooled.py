@@ -172,8 +172,6 @@ class PooledSlotPool:
         if name in self.states and self.states[name].serving and readiness is not Readiness.DOWN:
             self.states[name].readiness = readiness
 
-    # -- admission -------------------------------------------------------------------------------
-
     # -- stalls ----------------------------------------------------------------------------------
 
     def judge_stalls(self, occupancy: Mapping[str, Occupancy], threshold_s: float) -> None:
@@ -208,6 +206,8 @@ class PooledSlotPool:
         """The names of backends not stalled, or all of them when every one is."""
         return [name for name in names if not self.states[name].stalled] or names
 
+    # -- admission -------------------------------------------------------------------------------
+
     def _order(self, names: list[str]) -> list[str]:
         """Least loaded first, ready before warming, stalled last; ties keep the configured order."""
 
@@ -240,8 +240,10 @@ class PooledSlotPool:
         # Wait on every offered backend at once, except stalled ones while another can free a slot
         # (a slot a stalled backend frees is one whose call ran into its deadline); the first slot
         # that frees wins, the rest give up.
+        judging = time.monotonic()
         await self.refresh_stalls()
         names = self._unstalled(names)
+        timeout_s = max(0.0, timeout_s - (time.monotonic() - judging))  # judging counts towards the wait
         tasks: dict[asyncio.Future[Any], str] = {
             asyncio.ensure_future(self.members[name].acquire(priority, timeout_s)): name for name in names
         }
