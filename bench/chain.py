@@ -154,6 +154,7 @@ async def crowd_phase(
     seed: int,
     gate_name: str | None,
     drain_cap_s: float = 120.0,
+    think_s: tuple[float, float] = (1.0, 6.0),
 ) -> dict[str, Any]:
     """Reset the sims, run the crowd split over ``apps``, then read busy, queueing and leaks."""
     async with httpx.AsyncClient(timeout=30) as http:
@@ -177,6 +178,7 @@ async def crowd_phase(
                     app.url,
                     n,
                     duration_s,
+                    think_s=think_s,
                     seed=seed + i,
                     http_timeout_s=60.0,
                     drain_timeout_s=drain_cap_s,

@@ -8,7 +8,8 @@ message (after all three attempts), the share of attempts shed, the admitted p99
 the backends' busy fraction (from the sims). The sims are reset between points; the same seed is used
 throughout. ``docs/operations.md`` ("Capacity planning") is built from its table.
 
-Run: .venv/bin/python -m bench.chain_sweep [--backends 1 2 --per-slot 1 2 3 4 5 6 8 12 --duration 30]
+Run: .venv/bin/python -m bench.chain_sweep [--backends 1 2 --per-slot 1 2 3 4 5 6 8 12 --duration 30
+     --service-ms 1500 --think-s 1 6]
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ def point(backends: int, clerks: int, phase: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run(backends: list[int], per_slot: list[float], duration_s: float, service_ms: int, seed: int) -> list[dict]:
+def run(
+    backends: list[int],
+    per_slot: list[float],
+    duration_s: float,
+    service_ms: int,
+    seed: int,
+    think_s: tuple[float, float] = (1.0, 6.0),
+) -> list[dict]:
     rows: list[dict[str, Any]] = []
     for count in backends:
         with ExitStack() as stack:
@@ -59,7 +67,9 @@ def run(backends: list[int], per_slot: list[float], duration_s: float, service_m
             for ratio in per_slot:
                 clerks = max(1, round(ratio * count * PARALLEL))
                 phase = asyncio.run(
-                    crowd_phase([app], sims, clerks=clerks, duration_s=duration_s, seed=seed, gate_name=None)
+                    crowd_phase(
+                        [app], sims, clerks=clerks, duration_s=duration_s, seed=seed, gate_name=None, think_s=think_s
+                    )
                 )
                 rows.append(point(count, clerks, phase))
                 print_row(rows[-1])
@@ -85,9 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--service-ms", type=int, default=SERVICE_MS)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--think-s", type=float, nargs=2, default=[1.0, 6.0], metavar=("MIN", "MAX"), help="a clerk's think time"
+    )
     args = parser.parse_args(argv)
     print(HEADER, flush=True)
-    rows = run(args.backends, args.per_slot, args.duration, args.service_ms, args.seed)
+    think = (args.think_s[0], args.think_s[1])
+    rows = run(args.backends, args.per_slot, args.duration, args.service_ms, args.seed, think)
     path = write_result(
         "chain_sweep",
         {
@@ -95,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             "parallel": PARALLEL,
             "serviceMs": args.service_ms,
             "acquireTimeoutMs": ACQUIRE_MS,
-            "thinkS": [1.0, 6.0],
+            "thinkS": list(think),
             "seed": args.seed,
             "rows": rows,
         },
