@@ -102,6 +102,13 @@ class RateLimitedBody(ApiModel):
     message: str = Field(description="A sentence for a person.")
 
 
+class CrossSiteBody(ApiModel):
+    """403: a page on another site tried to change data here (``Origin`` or ``Sec-Fetch-Site`` says so)."""
+
+    error: str = Field(description="Always `cross_site_request`.")
+    message: str = Field(description="A sentence for a person.")
+
+
 class BusyBody(ApiModel):
     """503: the LLM is busy (shed after waiting at most the acquire timeout), unavailable, or a store is down."""
 
