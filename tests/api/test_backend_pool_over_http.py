@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from feedback_intelligence.api.routes.health import HealthBody
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
 INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
@@ -105,6 +106,8 @@ def test_a_dead_backend_is_taken_out_at_once_and_returns_when_it_comes_back() ->
                 body = report.json()
                 assert body["degraded"] is True
                 assert {row["name"]: row["state"] for row in body["backends"]} == {"gpu1": "ok", "gpu2": "down"}
+                documented = HealthBody.model_validate(body)  # the body is the documented one, field for field
+                assert documented.backends is not None and set(documented.model_fields_set) >= set(body)
                 # The backend comes back on its address and is probed back in after the cool-down.
                 with sim_ollama(parallel=2, service_ms=200, port=port):
                     wait_for(lambda: health(app).json().get("degraded") is False, 30, "gpu2 back in the pool")

@@ -20,6 +20,18 @@ from feedback_intelligence.store.feedback_store import StoreUnavailable
 router = APIRouter(tags=["health"])
 
 
+class BackendRow(ApiModel):
+    """One backend of a pool, by name (never by address)."""
+
+    name: str = Field(description="The backend's name from `FI_LLM_BACKENDS`.")
+    state: str = Field(description="`ok`, `warming`, `stalled` (no slot freed past the threshold) or `down`.")
+    slots: int = Field(description="Its own slots; it is never sent more calls than these.")
+    inUse: int = Field(description="Its slots held now.")
+    newestHoldSeconds: float | None = Field(
+        None, description="How long ago its most recently admitted call still running was admitted."
+    )
+
+
 class HealthBody(ApiModel):
     """Whether the LLM answers, as far as a probe through the gate could tell."""
 
@@ -36,6 +48,10 @@ class HealthBody(ApiModel):
         description="Per channel: rows saved for later and not yet structured (`items`) and the oldest "
         "one's age (`oldestAgeSeconds`); absent when a store cannot be read.",
     )
+    degraded: bool | None = Field(
+        None, description="With several backends: true while one is `down` or `stalled` and the others serve."
+    )
+    backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
 
 
 @router.get(
