@@ -47,7 +47,7 @@ def score_of(service_s: float, now_s: float, half_life_s: float) -> float:
 
 def service_of(score: float, now_s: float, half_life_s: float) -> float:
     """The decayed slot-seconds a score stands for at ``now_s``."""
-    return max(0.0, 2.0 ** (score - now_s / half_life_s) - FLOOR)
+    return max(0.0, math.pow(2.0, score - now_s / half_life_s) - FLOOR)
 
 
 class ServiceLedger:

@@ -35,7 +35,7 @@ from feedback_intelligence.redis_leases import lua_script
 from tests.support.waiting import until
 
 REDIS = "redis://127.0.0.1:6379/0"
-I = Priority.INTERACTIVE
+LIVE = Priority.INTERACTIVE
 
 
 @dataclass
@@ -110,7 +110,7 @@ async def rigs(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
 
 async def served(rig: Rig, visitor: str, hold_s: float = 0.0, pool: int = 0) -> None:
     """One call of ``visitor`` that holds its slot for ``hold_s`` on the gate's clock."""
-    lease = await rig.pools[pool].acquire(I, 5.0, visitor)
+    lease = await rig.pools[pool].acquire(LIVE, 5.0, visitor)
     assert lease is not None
     if hold_s:
         await rig.advance(hold_s)
@@ -135,12 +135,12 @@ async def test_the_visitor_with_less_attained_service_is_served_first(rigs: Any,
     rig = await rigs(order=order)
     await served(rig, "quiet")  # a call that is over at once: next to no service
     await served(rig, "greedy", hold_s=0.05, pool=1)  # a long one, through the other replica
-    holder = await rig.pools[0].acquire(I, 5.0, "holder")
+    holder = await rig.pools[0].acquire(LIVE, 5.0, "holder")
     assert holder is not None
     # greedy asks first; quiet asks later, on the other replica
-    tasks = {"greedy": asyncio.create_task(rig.pools[1].acquire(I, 5.0, "greedy"))}
+    tasks = {"greedy": asyncio.create_task(rig.pools[1].acquire(LIVE, 5.0, "greedy"))}
     await waiting(rig, 1)
-    tasks["quiet"] = asyncio.create_task(rig.pools[0].acquire(I, 5.0, "quiet"))
+    tasks["quiet"] = asyncio.create_task(rig.pools[0].acquire(LIVE, 5.0, "quiet"))
     await waiting(rig, 2)
 
     await rig.pools[0].release(holder)
@@ -157,8 +157,8 @@ async def test_the_visitor_with_less_attained_service_is_served_first(rigs: Any,
 async def test_a_new_visitor_starts_at_the_least_served_active_visitor_not_at_zero(rigs: Any) -> None:
     rig = await rigs(slots=2)
     # a and b are active at once (b arrives while a is new too: both start at zero)
-    a = await rig.pools[0].acquire(I, 5.0, "a")
-    b = await rig.pools[1].acquire(I, 5.0, "b")
+    a = await rig.pools[0].acquire(LIVE, 5.0, "a")
+    b = await rig.pools[1].acquire(LIVE, 5.0, "b")
     await rig.advance(0.05)
     await rig.pools[1].release(b)  # b: ~0.05 slot-seconds
     await rig.advance(0.05)
@@ -234,13 +234,13 @@ async def test_idle_visitors_are_forgotten_on_redis_too() -> None:
     pool = RedisSlotPool(REDIS, slots=1, name=f"fair-{uuid.uuid4().hex[:8]}", half_life_s=0.02)
     try:
         for n in range(20):
-            lease = await pool.acquire(I, 1.0, f"v{n}")
+            lease = await pool.acquire(LIVE, 1.0, f"v{n}")
             assert lease is not None
             await pool.release(lease)
         assert len(await pool.attained()) == 20
 
         async def forgotten() -> bool:
-            lease = await pool.acquire(I, 1.0, "x")
+            lease = await pool.acquire(LIVE, 1.0, "x")
             assert lease is not None
             await pool.release(lease)
             return set(await pool.attained()) == {"x"}
@@ -251,7 +251,9 @@ async def test_idle_visitors_are_forgotten_on_redis_too() -> None:
 
 
 @pytest.mark.redis
-@pytest.mark.parametrize(("service", "t_ms", "half_ms"), [(0.0, 1.7e12, 60_000), (3.5, 1.7e12, 60_000), (120, 5e11, 250)])
+@pytest.mark.parametrize(
+    ("service", "t_ms", "half_ms"), [(0.0, 1.7e12, 60_000), (3.5, 1.7e12, 60_000), (120, 5e11, 250)]
+)
 async def test_the_lua_scores_agree(service: float, t_ms: float, half_ms: int) -> None:
     script = lua_script("feedback_intelligence.gate", "fair.lua") + (
         "\nlocal s = fair_score_of(tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))"
@@ -272,11 +274,11 @@ async def test_a_waiter_passed_over_still_sheds_at_its_timeout_and_leaves_no_tra
     rig = await rigs()
     await served(rig, "quiet")
     await served(rig, "greedy", hold_s=0.05)
-    holder = await rig.pools[0].acquire(I, 5.0, "holder")
+    holder = await rig.pools[0].acquire(LIVE, 5.0, "holder")
     assert holder is not None
-    greedy = asyncio.create_task(rig.pools[1].acquire(I, 0.3, "greedy"))
+    greedy = asyncio.create_task(rig.pools[1].acquire(LIVE, 0.3, "greedy"))
     await waiting(rig, 1)
-    quiet = asyncio.create_task(rig.pools[0].acquire(I, 5.0, "quiet"))
+    quiet = asyncio.create_task(rig.pools[0].acquire(LIVE, 5.0, "quiet"))
     await waiting(rig, 2)
     await rig.pools[0].release(holder)
     lease = await asyncio.wait_for(quiet, 5)
@@ -285,7 +287,7 @@ async def test_a_waiter_passed_over_still_sheds_at_its_timeout_and_leaves_no_tra
     await rig.pools[0].release(lease)
     await rig.idle()
     if rig.redis is not None:  # and the queue kept nothing of it
-        name = rig.pools[0]._queue[I]
+        name = rig.pools[0]._queue[LIVE]
         assert await rig.redis.zcard(name) == 0
 
 
@@ -293,10 +295,10 @@ async def test_priorities_keep_their_meaning_over_attained_service(rigs: Any) ->
     rig = await rigs(slots=2)
     for pool in rig.pools:
         pool.background_reserve = 1
-    holder = await rig.pools[0].acquire(I, 5.0, "heavy")
+    holder = await rig.pools[0].acquire(LIVE, 5.0, "heavy")
     assert holder is not None
     background = asyncio.create_task(rig.pools[0].acquire(Priority.BACKGROUND, 5.0, "background:report"))
-    other = await rig.pools[1].acquire(I, 5.0, "heavy")  # the last slot: interactive takes it
+    other = await rig.pools[1].acquire(LIVE, 5.0, "heavy")  # the last slot: interactive takes it
     assert other is not None
     await rig.advance(0.05)
     await rig.pools[1].release(other)
@@ -313,13 +315,13 @@ async def test_over_several_backends_the_order_is_the_pools() -> None:
     ledger = ServiceLedger(60.0, clock=clock)
     pool = PooledSlotPool({"gpu-a": LocalSlotPool(1, 0, ledger), "gpu-b": LocalSlotPool(1, 0, ledger)})
     for visitor, held in (("quiet", 0.0), ("greedy", 5.0)):
-        lease = await pool.acquire(I, 1.0, visitor)
+        lease = await pool.acquire(LIVE, 1.0, visitor)
         assert lease is not None
         clock.now += held
         await pool.release(lease)
-    holders = [await pool.acquire(I, 1.0, "holder") for _ in range(2)]
+    holders = [await pool.acquire(LIVE, 1.0, "holder") for _ in range(2)]
     assert all(holders) and {h.backend for h in holders if h} == {"gpu-a", "gpu-b"}
-    tasks = {"greedy": asyncio.create_task(pool.acquire(I, 5.0, "greedy"))}
+    tasks = {"greedy": asyncio.create_task(pool.acquire(LIVE, 5.0, "greedy"))}
 
     def queued(count: int) -> Callable[[], Awaitable[bool]]:
         async def check() -> bool:
@@ -328,7 +330,7 @@ async def test_over_several_backends_the_order_is_the_pools() -> None:
         return check
 
     await until(queued(2), what="greedy waiting on both backends")
-    tasks["quiet"] = asyncio.create_task(pool.acquire(I, 5.0, "quiet"))
+    tasks["quiet"] = asyncio.create_task(pool.acquire(LIVE, 5.0, "quiet"))
     await until(queued(4), what="quiet waiting on both backends")
     # the charge of greedy was taken on one backend; the other backend's slot still goes to quiet
     await pool.release(holders[1])  # type: ignore[arg-type]
@@ -341,13 +343,13 @@ async def test_over_several_backends_the_order_is_the_pools() -> None:
 
 def test_the_gate_names_whose_share_a_call_counts_against() -> None:
     assert LlmGate.visitor_of(Priority.BACKGROUND, "report", None) == "background:report"
-    assert LlmGate.visitor_of(I, "interpret", None) == "anonymous"
+    assert LlmGate.visitor_of(LIVE, "interpret", None) == "anonymous"
     token = current_visitor.set("client:198.51.100.7")
     try:
-        assert LlmGate.visitor_of(I, "interpret", None) == "client:198.51.100.7"
+        assert LlmGate.visitor_of(LIVE, "interpret", None) == "client:198.51.100.7"
         # background work started by a request is not charged to its visitor
         assert LlmGate.visitor_of(Priority.BACKGROUND, "restructure", None) == "background:restructure"
-        assert LlmGate.visitor_of(I, "interpret", "named") == "named"
+        assert LlmGate.visitor_of(LIVE, "interpret", "named") == "named"
     finally:
         current_visitor.reset(token)
     assert math.isfinite(score_of(0.0, 0.0, 60.0))
