@@ -13,7 +13,7 @@ An ordinary clerk presses "Tulkitse" after a think time of 1-6 s and follows the
 whatever it was, and waits only when the edge says 429 (its ``Retry-After``): as fast as it is allowed.
 Every phase uses the same seed. Figures: the ordinary clerks' admitted share (presses that ended with
 an interpretation) and admitted p99 with vs without the greedy visitor, and Jain's fairness index of
-served presses across all eleven clients (and across the ten ordinary ones).
+served presses across the ten ordinary clerks (judged) and across all eleven clients (shown beside).
 
 Run: .venv/bin/python -m bench.crowd_fair [--duration 45]
 """
@@ -161,6 +161,7 @@ def compare(alone: dict[str, Any], crowded: dict[str, Any]) -> dict[str, Any]:
     return {
         "shareRatio": ratio(alone["ordinary"]["admittedShare"], crowded["ordinary"]["admittedShare"]),
         "p99Ratio": ratio(crowded_p99, alone_p99),
+        "jainOrdinary": crowded["jainOrdinary"],
         "jainAll": crowded["jainAll"],
     }
 
@@ -171,7 +172,8 @@ def evaluate(phases: dict[str, Any], targets: dict[str, float] = TARGETS) -> dic
     return {
         "shareWithin": None if fair["shareRatio"] is None else fair["shareRatio"] <= targets["shareRatioMax"],
         "p99Within": None if fair["p99Ratio"] is None else fair["p99Ratio"] <= targets["p99RatioMax"],
-        "jain": None if fair["jainAll"] is None else fair["jainAll"] >= targets["jainMin"],
+        # across the ten ordinary clerks, as the issue names them; all eleven is shown beside it
+        "jain": None if fair["jainOrdinary"] is None else fair["jainOrdinary"] >= targets["jainMin"],
         "noSlotLeaked": all(p["gateInUseAfter"] == 0 for p in phases.values()),
         "noOtherErrors": not any(p["errors"] for p in phases.values()),
     }
@@ -245,9 +247,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"≤ 1.2  {pf(verdicts['shareWithin'])}; {pf(verdicts['p99Within'])}",
             ),
             (
-                "fair: Jain's index, all 11 / 10 ordinary",
-                f"{fair['jainAll']} / {phases['fairGreedy']['jainOrdinary']}",
-                f"≥ 0.95  {pf(verdicts['jain'])}",
+                "fair: Jain's index, 10 ordinary (alone) / all 11",
+                f"{fair['jainOrdinary']} ({phases['fairAlone']['jainOrdinary']}) / {fair['jainAll']}",
+                f"10 ≥ 0.95  {pf(verdicts['jain'])}",
             ),
             ("fifo, clerks alone", figures("fifoAlone"), ""),
             ("fifo, with the greedy visitor", figures("fifoGreedy"), ""),
@@ -257,8 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                 "(beside)",
             ),
             (
-                "fifo: Jain's index, all 11 / 10 ordinary",
-                f"{fifo['jainAll']} / {phases['fifoGreedy']['jainOrdinary']}",
+                "fifo: Jain's index, 10 ordinary (alone) / all 11",
+                f"{fifo['jainOrdinary']} ({phases['fifoAlone']['jainOrdinary']}) / {fifo['jainAll']}",
                 "(beside)",
             ),
             (

@@ -98,6 +98,7 @@ class ServiceLedger:
             self._score[visitor] = max(own, min(others)) if others else own
         self._seen[visitor] = now
         self._present[visitor] += 1
+        self._sweep(now)  # visitors that were only ever shed are charged nothing, but forgotten too
 
     def leave(self, visitor: str) -> None:
         self._seen[visitor] = self._clock()

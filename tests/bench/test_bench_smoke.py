@@ -13,7 +13,17 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 
-BENCHES = ["gate_overhead", "ingest", "report", "crowd", "crowd_later", "gate_redis", "quality", "crowd_gpus", "crowd_fair"]
+BENCHES = [
+    "gate_overhead",
+    "ingest",
+    "report",
+    "crowd",
+    "crowd_later",
+    "gate_redis",
+    "quality",
+    "crowd_gpus",
+    "crowd_fair",
+]
 
 
 @pytest.fixture(scope="module")
