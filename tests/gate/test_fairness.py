@@ -312,14 +312,34 @@ async def test_priorities_keep_their_meaning_over_attained_service(rigs: Any) ->
     await rig.idle()
 
 
-async def test_over_several_backends_the_order_is_the_pools() -> None:
-    clock = Clock()
-    ledger = ServiceLedger(60.0, clock=clock)
-    pool = PooledSlotPool({"gpu-a": LocalSlotPool(1, 0, ledger), "gpu-b": LocalSlotPool(1, 0, ledger)})
-    for visitor, held in (("quiet", 0.0), ("greedy", 5.0)):
+@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+async def backends(request: pytest.FixtureRequest) -> AsyncIterator[tuple[PooledSlotPool, Rig]]:
+    """A gate over two one-slot backends whose pools share one ledger (in-process, or the gate's on Redis)."""
+    if request.param == "local":
+        rig = Rig("local", [])
+        ledger = ServiceLedger(60.0, clock=rig.clock)
+        members: dict[str, Any] = {name: LocalSlotPool(1, 0, ledger) for name in ("gpu-a", "gpu-b")}
+    else:
+        rig = Rig("redis", [], redis=aioredis.from_url(REDIS))
+        gate = f"fair-{uuid.uuid4().hex[:8]}"
+        members = {
+            name: RedisSlotPool(REDIS, slots=1, background_reserve=0, name=f"{gate}:{name}", ledger=gate)
+            for name in ("gpu-a", "gpu-b")
+        }
+    pool = PooledSlotPool(members)
+    yield pool, rig
+    await pool.aclose()
+    if rig.redis is not None:
+        await rig.redis.aclose()
+
+
+async def test_over_several_backends_the_order_is_the_pools(backends: tuple[PooledSlotPool, Rig]) -> None:
+    pool, rig = backends
+    for visitor, held in (("quiet", 0.0), ("greedy", 0.05)):
         lease = await pool.acquire(LIVE, 1.0, visitor)
         assert lease is not None
-        clock.now += held
+        if held:
+            await rig.advance(held)
         await pool.release(lease)
     holders = [await pool.acquire(LIVE, 1.0, "holder") for _ in range(2)]
     assert all(holders) and {h.backend for h in holders if h} == {"gpu-a", "gpu-b"}
