@@ -173,6 +173,10 @@ class Settings(BaseSettings):
     llm_background_reserve: int = Field(1, ge=0, le=64)
     llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
     llm_call_timeout_s: float = Field(120, gt=0, le=3600)
+    # Who goes first among waiters: least attained service per visitor ("fair"), or first come ("fifo",
+    # kept to measure against). Attained service decays with this half-life (docs/adr/0018-fair-shares.md).
+    gate_order: Literal["fair", "fifo"] = "fair"
+    fair_half_life_s: float = Field(60, gt=0, le=86_400)
     llm_max_output_tokens: int = Field(512, ge=1, le=8192)
     # Fields the deterministic prior decides instead of the model. Unset: the domain's measured
     # ``priorFields`` on the packaged default model, none on any other model (measure it first:

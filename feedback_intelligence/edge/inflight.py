@@ -19,9 +19,10 @@ served, not refused as "still running").
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -29,9 +30,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
+from feedback_intelligence.gate.fairness import current_visitor
 from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper
 
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def _visitor(key: str) -> Iterator[None]:
+    """The gate orders its waiters by attained service per visitor; this request's visitor is ``key``."""
+    token = current_visitor.set(key)
+    try:
+        yield
+    finally:
+        current_visitor.reset(token)
 
 
 class InflightLimiter(Protocol):
@@ -133,10 +145,19 @@ class InflightLimitMiddleware:
             await self.app(scope, receive, send)
             return
         rule = classify_scope(scope).rule
-        if rule is None or not rule.llm or self.policy.exempt(scope):
+        if rule is None or not rule.llm:
             await self.app(scope, receive, send)
             return
         key = client_key(scope)
+        if self.policy.exempt(scope):
+            # Operators and direct loopback callers share a share of their own at the gate.
+            with _visitor(f"operator:{key}"):
+                await self.app(scope, receive, send)
+            return
+        with _visitor(key):
+            await self._limited(key, scope, receive, send)
+
+    async def _limited(self, key: str, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             admitted = await self.inflight.acquire(key)
         except Exception as exc:  # shared counter down: fail open, the gate still sheds

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from feedback_intelligence.gate.fairness import GateOrder, ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
@@ -16,7 +17,9 @@ from feedback_intelligence.settings import Settings
 BREAKER_COOLDOWN_S = 5.0
 
 
-def build_member(settings: Settings, name: str, slots: int, reserve: int) -> SlotPool[Any]:
+def build_member(settings: Settings, name: str, slots: int, reserve: int, ledger: ServiceLedger) -> SlotPool[Any]:
+    """One backend's pool. Every member of a gate orders its waiters by one ledger of attained service:
+    ``ledger`` in-process, the gate name's hash on Redis."""
     if settings.redis_url:
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
@@ -26,8 +29,11 @@ def build_member(settings: Settings, name: str, slots: int, reserve: int) -> Slo
             background_reserve=reserve,
             name=name,
             lease_s=settings.redis_lease_s,
+            ledger=settings.gate_name,
+            half_life_s=settings.fair_half_life_s,
+            order=GateOrder(settings.gate_order),
         )
-    return LocalSlotPool(slots, reserve)
+    return LocalSlotPool(slots, reserve, ledger)
 
 
 def build_pool(
@@ -39,8 +45,9 @@ def build_pool(
         reserves = [settings.llm_background_reserve]  # the one-backend shorthand: exactly as before
     # The shorthand keeps the gate's Redis keys of before (fi:gate:<FI_GATE_NAME>); a pool names each.
     keys = [settings.gate_name] if not settings.llm_backends else [f"{settings.gate_name}:{s.name}" for s in specs]
+    ledger = ServiceLedger(settings.fair_half_life_s, GateOrder(settings.gate_order))
     members = {
-        spec.name: build_member(settings, key, spec.slots, reserve)
+        spec.name: build_member(settings, key, spec.slots, reserve, ledger)
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
     return PooledSlotPool(

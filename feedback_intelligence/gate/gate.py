@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from feedback_intelligence.gate.fairness import ANONYMOUS, current_visitor
 from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend, stalled
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
@@ -78,6 +79,16 @@ class LlmGate:
     def slots(self) -> int:
         return self.pool.slots
 
+    @staticmethod
+    def visitor_of(priority: Priority, route: str, visitor: str | None) -> str:
+        """Whose share a call counts against: the one named, else background work by its route (never
+        the visitor whose request started it), else the visitor the edge set for this request."""
+        if visitor:
+            return visitor
+        if priority is Priority.BACKGROUND:
+            return f"background:{route}"
+        return current_visitor.get() or ANONYMOUS
+
     def retry_after_s(self, occupancy: Occupancy | None = None) -> int:
         """Seconds until a slot is likely free: the mean hold time, scaled by the queue ahead."""
         waiting = occupancy.waiting if occupancy else 0
@@ -107,12 +118,14 @@ class LlmGate:
         priority: Priority = Priority.INTERACTIVE,
         route: str = "other",
         deadline_s: float | None = None,
+        visitor: str | None = None,
     ) -> T:
-        """Wait up to the acquire timeout for a slot, then run ``work`` under the deadline."""
+        """Wait up to the acquire timeout for a slot, then run ``work`` under the deadline. Waiters are
+        served least attained service of their visitor first (``visitor_of``)."""
         started = time.perf_counter()
         self.metrics.gate_waiting.labels(priority.value).inc()
         try:
-            lease = await self.pool.acquire(priority, self.acquire_timeout_s)
+            lease = await self.pool.acquire(priority, self.acquire_timeout_s, self.visitor_of(priority, route, visitor))
         except PoolUnavailable as exc:
             # The shared gate cannot be consulted: fail safe, as busy, never unbounded.
             self._shed(route, priority, "gate_unavailable")
@@ -132,9 +145,10 @@ class LlmGate:
         priority: Priority = Priority.INTERACTIVE,
         route: str = "health",
         deadline_s: float | None = None,
+        visitor: str | None = None,
     ) -> tuple[bool, T | None]:
         """Run ``work`` only if a slot is free right now; ``(False, None)`` without running otherwise."""
-        lease = await self.pool.try_acquire(priority)
+        lease = await self.pool.try_acquire(priority, self.visitor_of(priority, route, visitor))
         if lease is None:
             return False, None
         result = await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s)

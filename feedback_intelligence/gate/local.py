@@ -1,50 +1,58 @@
-"""The in-process slot pool: a counter and FIFO waiter queues, one per priority.
+"""The in-process slot pool: a counter and a waiter queue per priority, least attained service first.
 
 Release hands the slot straight to the next admissible waiter, synchronously, so no await
 sits between "slot freed" and "slot taken" — a cancelled releaser can never strand a waiter.
+Who is next among the waiters of one priority is the :class:`~.fairness.ServiceLedger`'s call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
+from feedback_intelligence.gate.fairness import ANONYMOUS, ServiceLedger
 from feedback_intelligence.gate.slots import Occupancy, Priority, admits
 
 
 @dataclass(eq=False, slots=True)
 class LocalLease:
     priority: Priority
+    visitor: str = ANONYMOUS
     released: bool = False
-    since: float = field(default_factory=time.monotonic)
+    since: float = field(default_factory=time.monotonic)  # on the ledger's clock
 
 
 @dataclass(eq=False, slots=True)
 class _Waiter:
     priority: Priority
+    visitor: str
+    arrival: int  # ties in attained service go by arrival
     future: asyncio.Future[LocalLease] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 class LocalSlotPool:
-    """The slots of one process: a counter and a FIFO queue of waiters per priority.
+    """The slots of one process: a counter and a queue of waiters per priority.
 
     Admission follows :func:`~feedback_intelligence.gate.slots.admits`; waiters of one priority are
-    served in arrival order, visitors before background work. ``acquire`` returns ``None`` when no slot
+    served least attained service first (``ledger``; shared by a gate's backends), arrival order among
+    equals, visitors before background work. ``acquire`` returns ``None`` when no slot
     came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
     holding anything. Each lease must be released exactly once; a second release is ignored.
     """
 
-    def __init__(self, slots: int, background_reserve: int = 1) -> None:
+    def __init__(self, slots: int, background_reserve: int = 1, ledger: ServiceLedger | None = None) -> None:
         if slots < 1:
             raise ValueError("a gate needs at least one slot")
         self.slots = slots
         self.background_reserve = background_reserve
+        self.ledger = ledger if ledger is not None else ServiceLedger()
         self._in_use = 0
         self._held: set[LocalLease] = set()
-        self._queues: dict[Priority, deque[_Waiter]] = {p: deque() for p in Priority}
+        self._queues: dict[Priority, list[_Waiter]] = {p: [] for p in Priority}
+        self._arrivals = itertools.count()
 
     def _admits(self, priority: Priority) -> bool:
         return admits(
@@ -55,23 +63,35 @@ class LocalSlotPool:
             interactive_waiting=len(self._queues[Priority.INTERACTIVE]),
         )
 
-    def _take(self, priority: Priority) -> LocalLease:
+    def _take(self, priority: Priority, visitor: str) -> LocalLease:
         self._in_use += 1
-        lease = LocalLease(priority)
+        lease = LocalLease(priority, visitor, since=self.ledger.now())
         self._held.add(lease)
         return lease
 
-    async def try_acquire(self, priority: Priority) -> LocalLease | None:
-        # Never jump a waiter of the same priority: FIFO among equals.
+    def _take_now(self, priority: Priority, visitor: str) -> LocalLease | None:
+        # Never jump a waiter of the same priority: release hands slots to waiters synchronously, so a
+        # waiter present while a slot is free is one that ``admits`` holds back, and so would we be.
         if self._queues[priority] or not self._admits(priority):
             return None
-        return self._take(priority)
+        return self._take(priority, visitor)
 
-    async def acquire(self, priority: Priority, timeout_s: float) -> LocalLease | None:
-        lease = await self.try_acquire(priority)
-        if lease is not None or timeout_s <= 0:
+    async def try_acquire(self, priority: Priority, visitor: str = ANONYMOUS) -> LocalLease | None:
+        self.ledger.arrive(visitor)
+        lease = self._take_now(priority, visitor)
+        if lease is None:
+            self.ledger.leave(visitor)
+        return lease
+
+    async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> LocalLease | None:
+        self.ledger.arrive(visitor)  # present from here until it gives up or its lease is released
+        lease = self._take_now(priority, visitor)
+        if lease is not None:
             return lease
-        waiter = _Waiter(priority)
+        if timeout_s <= 0:
+            self.ledger.leave(visitor)
+            return None
+        waiter = _Waiter(priority, visitor, next(self._arrivals))
         self._queues[priority].append(waiter)
         try:
             async with asyncio.timeout(timeout_s):
@@ -89,6 +109,7 @@ class LocalSlotPool:
         if waiter.future.done() and not waiter.future.cancelled():
             return waiter.future.result()
         waiter.future.cancel()
+        self.ledger.leave(waiter.visitor)
         with contextlib.suppress(ValueError):
             self._queues[waiter.priority].remove(waiter)
         # Our leaving may unblock background waiters that deferred to us.
@@ -104,17 +125,25 @@ class LocalSlotPool:
         lease.released = True
         self._in_use -= 1
         self._held.discard(lease)
+        self.ledger.charge(lease.visitor, self.ledger.now() - lease.since)
+        self.ledger.leave(lease.visitor)
         self._dispatch()
+
+    def _next(self, queue: list[_Waiter]) -> _Waiter:
+        """The waiter with the least attained service; among equals the earliest."""
+        waiter = min(queue, key=lambda w: (self.ledger.key(w.visitor), w.arrival))
+        queue.remove(waiter)
+        return waiter
 
     def _dispatch(self) -> None:
         """Hand free slots to waiters: visitors first, then background work if the rule allows."""
         for priority in (Priority.INTERACTIVE, Priority.BACKGROUND):
             queue = self._queues[priority]
             while queue and self._admits(priority):
-                waiter = queue.popleft()
+                waiter = self._next(queue)
                 if waiter.future.done():
                     continue
-                waiter.future.set_result(self._take(priority))
+                waiter.future.set_result(self._take(priority, waiter.visitor))
 
     async def occupancy(self) -> Occupancy:
         return Occupancy(
@@ -122,8 +151,13 @@ class LocalSlotPool:
             in_use=self._in_use,
             waiting_interactive=len(self._queues[Priority.INTERACTIVE]),
             waiting_background=len(self._queues[Priority.BACKGROUND]),
-            newest_hold_s=time.monotonic() - max(lease.since for lease in self._held) if self._held else None,
+            newest_hold_s=self.ledger.now() - max(lease.since for lease in self._held) if self._held else None,
         )
+
+    async def attained(self) -> dict[str, float]:
+        """Each remembered visitor's decayed attained service in slot-seconds (the ledger's, shared by
+        the members of one gate)."""
+        return self.ledger.attained()
 
     async def aclose(self) -> None:
         return None

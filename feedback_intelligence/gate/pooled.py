@@ -26,6 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from feedback_intelligence.gate.fairness import ANONYMOUS
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
 
@@ -222,30 +223,31 @@ class PooledSlotPool:
         self._in_use[name] += 1
         return PooledLease(name, inner)
 
-    async def try_acquire(self, priority: Priority) -> PooledLease | None:
+    async def try_acquire(self, priority: Priority, visitor: str = ANONYMOUS) -> PooledLease | None:
         for name in self._order(self.serving()):
-            inner = await self.members[name].try_acquire(priority)
+            inner = await self.members[name].try_acquire(priority, visitor)
             if inner is not None:
                 return self._granted(name, inner)
         return None
 
-    async def acquire(self, priority: Priority, timeout_s: float) -> PooledLease | None:
+    async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> PooledLease | None:
         names = self._order(self.serving())
         if len(names) == 1:
-            inner = await self.members[names[0]].acquire(priority, timeout_s)
+            inner = await self.members[names[0]].acquire(priority, timeout_s, visitor)
             return None if inner is None else self._granted(names[0], inner)
-        lease = await self.try_acquire(priority)
+        lease = await self.try_acquire(priority, visitor)
         if lease is not None or timeout_s <= 0:
             return lease
         # Wait on every offered backend at once, except stalled ones while another can free a slot
         # (a slot a stalled backend frees is one whose call ran into its deadline); the first slot
-        # that frees wins, the rest give up.
+        # that frees wins, the rest give up. The members share one ledger of attained service, so each orders
+        # its waiters as the pool would.
         judging = time.monotonic()
         await self.refresh_stalls()
         names = self._unstalled(names)
         timeout_s = max(0.0, timeout_s - (time.monotonic() - judging))  # judging counts towards the wait
         tasks: dict[asyncio.Future[Any], str] = {
-            asyncio.ensure_future(self.members[name].acquire(priority, timeout_s)): name for name in names
+            asyncio.ensure_future(self.members[name].acquire(priority, timeout_s, visitor)): name for name in names
         }
         winner: PooledLease | None = None
         try:

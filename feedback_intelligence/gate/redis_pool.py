@@ -3,8 +3,13 @@
 Slots are leases in a sorted set scored by their expiry: a replica killed mid-call cannot
 leak its slot, because the lease simply runs out (``lease_s``) unless the holder renews it.
 Acquire, renew and release are single Lua scripts, so admission is atomic across replicas; renewal
-and release are the shared lease primitive (:mod:`feedback_intelligence.redis_leases`), and the
-admission rule is the same as in-process (:func:`gate.slots.admits`, mirrored in ``lua/admits.lua``).
+is the shared lease primitive (:mod:`feedback_intelligence.redis_leases`), and the admission rule is
+the same as in-process (:func:`gate.slots.admits`, mirrored in ``lua/admits.lua``).
+
+Who goes first among waiters is the same as in-process too: least attained service per visitor
+(``lua/fair.lua``, the twin of :mod:`gate.fairness`). Each visitor's decayed slot-seconds live in a
+hash shared by every replica (and by every backend of one gate: ``ledger``), waiters in a sorted set by
+that score; release charges the held time and re-scores the visitor's waiters, in the same script.
 
 Waiting is not busy-polling: a release publishes on a channel, and each replica's waiters
 wake on it. A slow fallback re-check covers what no message announces (a lease expiring).
@@ -24,14 +29,17 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from feedback_intelligence.gate.fairness import ANONYMOUS, FORGET_HALF_LIVES, RECENT_S, GateOrder
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
-from feedback_intelligence.redis_leases import RELEASE, LeaseKeeper, lua_script
+from feedback_intelligence.redis_leases import LeaseKeeper, lua_script
 
 log = logging.getLogger(__name__)
 
 # The admission rule (lua/admits.lua, the Lua twin of ``slots.admits``) and the scripts that use it.
-_ACQUIRE = lua_script("feedback_intelligence.gate", "admits.lua", "acquire.lua")
-_REGISTER_WAITER = lua_script("feedback_intelligence.gate", "register_waiter.lua")
+_ACQUIRE = lua_script("feedback_intelligence.gate", "admits.lua", "fair.lua", "acquire.lua")
+_REGISTER_WAITER = lua_script("feedback_intelligence.gate", "fair.lua", "register_waiter.lua")
+_RELEASE = lua_script("feedback_intelligence.gate", "fair.lua", "release.lua")
+_ATTAINED = lua_script("feedback_intelligence.gate", "fair.lua", "attained.lua")
 _OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
 
 
@@ -39,6 +47,7 @@ _OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
 class RedisLease:
     id: str
     priority: Priority
+    visitor: str = ANONYMOUS
     released: bool = False
 
 
@@ -63,24 +72,35 @@ class RedisSlotPool:
         name: str = "llm",
         lease_s: float = 10.0,
         recheck_s: float = 0.1,
+        ledger: str | None = None,
+        half_life_s: float = 60.0,
+        order: GateOrder = GateOrder.FAIR,
     ) -> None:
         self.slots = slots
         self.background_reserve = background_reserve
         self.lease_ms = int(lease_s * 1000)
         self.recheck_s = recheck_s
+        self.order = order
+        self.half_life_ms = max(1, int(half_life_s * 1000))
         prefix = f"fi:gate:{name}"
         self._leases = f"{prefix}:leases"
         self._waiting = {
             Priority.INTERACTIVE: f"{prefix}:waiting:interactive",
             Priority.BACKGROUND: f"{prefix}:waiting:background",
         }
+        self._queue = {p: f"{prefix}:queue:{p.value}" for p in Priority}
+        # One ledger per gate, whichever backend's pool a slot came from (default: this pool's own).
+        fair_prefix = f"fi:gate:{ledger or name}:fair"
+        self._scores = f"{fair_prefix}:service"
+        self._seen = f"{fair_prefix}:seen"
         self._channel = f"{prefix}:released"
         self._redis = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._acquire = self._redis.register_script(_ACQUIRE)
-        self._release = self._redis.register_script(RELEASE)
+        self._release = self._redis.register_script(_RELEASE)
         self.keeper = LeaseKeeper(self._redis, self.lease_ms, what="gate lease")
         self._register = self._redis.register_script(_REGISTER_WAITER)
         self._occupancy = self._redis.register_script(_OCCUPANCY)
+        self._attained = self._redis.register_script(_ATTAINED)
         self._released = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
         self._closed = False
@@ -88,11 +108,27 @@ class RedisSlotPool:
     def _keys(self) -> list[str]:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
 
-    async def _try(self, priority: Priority, waiter_id: str = "") -> RedisLease | None:
+    @property
+    def _fair(self) -> str:
+        return "1" if self.order is GateOrder.FAIR else "0"
+
+    async def _try(self, priority: Priority, visitor: str, waiter_id: str = "") -> RedisLease | None:
         try:
             granted = await self._acquire(
-                keys=self._keys(),
-                args=[uuid.uuid4().hex, self.lease_ms, priority.value, self.slots, self.background_reserve, waiter_id],
+                keys=[*self._keys(), self._queue[priority], self._scores, self._seen],
+                args=[
+                    uuid.uuid4().hex,
+                    self.lease_ms,
+                    priority.value,
+                    self.slots,
+                    self.background_reserve,
+                    waiter_id,
+                    visitor,
+                    self.half_life_ms,
+                    int(RECENT_S * 1000),
+                    FORGET_HALF_LIVES * self.half_life_ms,
+                    self._fair,
+                ],
             )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
@@ -100,22 +136,27 @@ class RedisSlotPool:
             return None
         lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)  # "<admitted ms>:<id>"
         self.keeper.hold(self._leases, lease_id)
-        return RedisLease(lease_id, priority)
+        return RedisLease(lease_id, priority, visitor)
 
-    async def try_acquire(self, priority: Priority) -> RedisLease | None:
-        return await self._try(priority)
+    async def try_acquire(self, priority: Priority, visitor: str = ANONYMOUS) -> RedisLease | None:
+        return await self._try(priority, visitor)
 
-    async def acquire(self, priority: Priority, timeout_s: float) -> RedisLease | None:
+    async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> RedisLease | None:
         self._ensure_listener()
-        lease = await self._try(priority)
+        lease = await self._try(priority, visitor)
         if lease is not None or timeout_s <= 0:
             return lease
         deadline = time.monotonic() + timeout_s
         waiter_id = uuid.uuid4().hex
         waiters = self._waiting[priority]
+        queue = self._queue[priority]
         try:
-            # Announce the wait (it expires by itself) so background work on any replica defers to visitors.
-            await self._register(keys=[waiters], args=[waiter_id, int(timeout_s * 1000) + 1000])
+            # Announce the wait (it expires by itself) so background work on any replica defers to
+            # visitors, and take a place in the queue by the visitor's attained service.
+            await self._register(
+                keys=[waiters, queue, self._scores],
+                args=[waiter_id, int(timeout_s * 1000) + 1000, visitor, self.half_life_ms, self._fair],
+            )
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -124,14 +165,17 @@ class RedisSlotPool:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(min(remaining, self.recheck_s)):
                         await self._released.wait()
-                lease = await self._try(priority, waiter_id)
+                lease = await self._try(priority, visitor, waiter_id)
                 if lease is not None:
                     return lease
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         finally:
             with contextlib.suppress(RedisError, asyncio.CancelledError):
-                await self._redis.zrem(waiters, waiter_id)
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.zrem(waiters, waiter_id)
+                    pipe.zrem(queue, f"{waiter_id}:{visitor}")
+                    await pipe.execute()
 
     async def release(self, lease: RedisLease) -> None:
         if lease.released:
@@ -139,7 +183,17 @@ class RedisSlotPool:
         lease.released = True
         self.keeper.drop(self._leases, lease.id)
         try:
-            await self._release(keys=[self._leases, self._channel], args=[lease.id])
+            await self._release(
+                keys=[
+                    self._leases,
+                    self._channel,
+                    self._scores,
+                    self._seen,
+                    self._queue[Priority.INTERACTIVE],
+                    self._queue[Priority.BACKGROUND],
+                ],
+                args=[lease.id, lease.visitor, self.half_life_ms, FORGET_HALF_LIVES * self.half_life_ms, self._fair],
+            )
         except RedisError as exc:
             # The lease expires on its own within lease_s; nothing is leaked for longer.
             log.warning("could not release gate lease %s (it will expire): %s", lease.id[:8], exc)
@@ -169,6 +223,15 @@ class RedisSlotPool:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         newest = int(newest_ms) / 1000 if int(newest_ms) >= 0 else None
         return Occupancy(self.slots, int(in_use), int(interactive), int(background), newest_hold_s=newest)
+
+    async def attained(self) -> dict[str, float]:
+        """Each remembered visitor's decayed attained service in slot-seconds, shared by every replica."""
+        try:
+            flat = await self._attained(keys=[self._scores], args=[self.half_life_ms])
+        except RedisError as exc:
+            raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
+        names = [v.decode() if isinstance(v, bytes) else str(v) for v in flat[::2]]
+        return {name: float(value) for name, value in zip(names, flat[1::2], strict=True)}
 
     async def aclose(self) -> None:
         self._closed = True

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
+from feedback_intelligence.gate.fairness import ANONYMOUS
+
 
 class Priority(StrEnum):
     INTERACTIVE = "interactive"  # a person is waiting: interpret, ingest
@@ -55,11 +57,12 @@ class SlotPool(Protocol[LeaseT]):
     slots: int
     background_reserve: int
 
-    async def acquire(self, priority: Priority, timeout_s: float) -> LeaseT | None:
-        """Wait at most ``timeout_s`` for a slot; ``None`` when none came free in time."""
+    async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> LeaseT | None:
+        """Wait at most ``timeout_s`` for a slot; ``None`` when none came free in time. Waiters of one
+        priority are served least attained service of their ``visitor`` first (gate/fairness.py)."""
         ...
 
-    async def try_acquire(self, priority: Priority) -> LeaseT | None:
+    async def try_acquire(self, priority: Priority, visitor: str = ANONYMOUS) -> LeaseT | None:
         """Take a slot only if one is free right now; never waits."""
         ...
 

@@ -24,6 +24,7 @@ BENCHES = [
     "crowd_gpus",
     "chain",
     "chain_sweep",
+    "crowd_fair",
 ]
 
 

@@ -1,0 +1,37 @@
+"""The edge names the visitor a request is on behalf of, so the gate can order its waiters fairly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feedback_intelligence.gate.fairness import current_visitor
+from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
+
+TEXT = {"text": "Maito oli hapanta."}
+
+
+async def test_the_gate_sees_the_visitor_key_the_limits_use() -> None:
+    edge = build_edge_app()
+    seen: list[str | None] = []
+
+    async def call() -> dict[str, Any]:  # where the gate would read it, inside the route
+        seen.append(current_visitor.get())
+        return {"structure": None, "failed": True}
+
+    edge.llm.call = call  # type: ignore[method-assign]
+    _, alice = edge.edge.visitors.issue()
+    alice_id = edge.edge.visitors.verify(alice)
+    async with edge.client((PROXY, 1)) as http:
+        assert (await http.post("/interpret", json=TEXT, headers=via_proxy("198.51.100.80", alice))).status_code == 200
+        assert (await http.post("/interpret", json=TEXT, headers=via_proxy("198.51.100.81"))).status_code == 200
+    async with edge.client(PUBLIC_PEER) as http:
+        assert (await http.post("/interpret", json=TEXT)).status_code == 200
+    async with edge.client(LOOPBACK) as http:
+        assert (await http.post("/interpret", json=TEXT)).status_code == 200
+    assert seen == [
+        f"visitor:{alice_id}",  # behind the trusted proxy with a signed key: the visitor's own
+        "client:198.51.100.81",  # behind the proxy without a key: the forwarded address
+        f"client:{PUBLIC_PEER[0]}",  # a direct client: its address
+        "operator:client:127.0.0.1",  # a loopback operator: a share of its own
+    ]
+    assert current_visitor.get() is None  # nothing leaks out of the request
