@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from feedback_intelligence.gate.slots import Occupancy, Priority, admits
@@ -45,6 +46,8 @@ class LocalSlotPool:
         self._in_use = 0
         self._held: set[LocalLease] = set()
         self._queues: dict[Priority, deque[_Waiter]] = {p: deque() for p in Priority}
+        # Held leases a waiting visitor may preempt: when offered, and whom to tell (docs/adr/0017).
+        self._offers: dict[LocalLease, tuple[float, Callable[[], None]]] = {}
 
     def _admits(self, priority: Priority) -> bool:
         return admits(
@@ -104,6 +107,7 @@ class LocalSlotPool:
         lease.released = True
         self._in_use -= 1
         self._held.discard(lease)
+        self._offers.pop(lease, None)
         self._dispatch()
 
     def _dispatch(self) -> None:
@@ -115,6 +119,23 @@ class LocalSlotPool:
                 if waiter.future.done():
                     continue
                 waiter.future.set_result(self._take(priority))
+
+    # -- preemption: the holder side (the gate offers background leases; a waiting visitor preempts) --
+
+    async def offer(self, lease: LocalLease, on_preempt: Callable[[], None]) -> None:
+        if not lease.released:
+            self._offers[lease] = (time.monotonic(), on_preempt)
+
+    async def newest_offer(self) -> float | None:
+        return max((offered for offered, _ in self._offers.values()), default=None)
+
+    async def preempt(self) -> bool:
+        if not self._offers:
+            return False
+        newest = max(self._offers, key=lambda lease: self._offers[lease][0])
+        _, on_preempt = self._offers.pop(newest)
+        on_preempt()  # the holder cancels its work and releases; the slot then goes to a waiter
+        return True
 
     async def occupancy(self) -> Occupancy:
         return Occupancy(
