@@ -7,6 +7,7 @@ Every step waits on an event or on observable state, never on a sleep.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,7 +20,6 @@ from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
-from tests.support.waiting import until
 
 REDIS = "redis://127.0.0.1:6379/0"
 MakeGate = Callable[..., LlmGate]
@@ -215,10 +215,8 @@ async def test_a_preempted_caller_can_go_on_and_call_again(make_gate: MakeGate) 
         return "second try"
 
     async def caller() -> str:
-        try:
+        with contextlib.suppress(LlmPreempted):
             await gate.run(hold, priority=Priority.BACKGROUND, route="report")
-        except LlmPreempted:
-            pass
         await asyncio.sleep(0)  # a cancellation left pending on the task would land here
         holding.clear()
         return await gate.run(hold, priority=Priority.BACKGROUND, route="report", preempted=1)
