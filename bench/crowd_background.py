@@ -125,7 +125,9 @@ async def manager(app: ServerProcess, stop: asyncio.Event) -> list[dict[str, Any
                     "calls": body["llm"].get("calls", 0),
                     "shed": body["llm"].get("shed", 0),
                     "stopped": body["llm"].get("stopped"),
-                    "modelThemes": sum(1 for t in body.get("themes", []) if t.get("prose", {}).get("status") == "model"),
+                    "modelThemes": sum(
+                        1 for t in body.get("themes", []) if t.get("prose", {}).get("status") == "model"
+                    ),
                 }
             )
     return reports
@@ -208,12 +210,13 @@ def row(name: str, phase: dict[str, Any]) -> tuple[str, str, str]:
     preempted = sum(v for k, v in counters.items() if k.startswith("preempted:"))
     work = ""
     if "preloaded" in phase:
-        work = f"; rows structured {int(counters.get('worker:structured', 0))}"
+        work = f"; rows structured during the crowd {phase['backlogBefore'] - phase['backlogAfter']}"
     if "reports" in c:
         r = c["reports"]
         work = f"; reports settled {r['settled']}/{r['started']}, with model prose {r['withModelProse']}"
     return (
         name,
+        f"presses {c['presses']}, ended busy {c['busyMessages']}; "
         f"shed {c['shedRate']:.3f}; admitted p50/p99 {c['admittedMs']['p50']}/{c['admittedMs']['p99']} ms "
         f"(n={c['admittedMs']['n']}); busy slots {c['busySlotFraction']}",
         f"preempted {int(preempted)}, sim cancelled {sim['cancelled']}{work}",
@@ -249,9 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows = [row(name, out[name]) for name in phases]
     rows += [(f"verdict: {name}", "", pf(ok)) for name, ok in verdicts.items()]
-    print_table(
-        f"crowd_background: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} x {SERVICE_MS} ms", rows
-    )
+    print_table(f"crowd_background: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} x {SERVICE_MS} ms", rows)
     print(f"written: {path}")
     return 0 if all(v is not False for v in verdicts.values()) else 1
 

@@ -13,7 +13,17 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 
-BENCHES = ["gate_overhead", "ingest", "report", "crowd", "crowd_later", "gate_redis", "quality", "crowd_gpus"]
+BENCHES = [
+    "gate_overhead",
+    "ingest",
+    "report",
+    "crowd",
+    "crowd_later",
+    "crowd_background",
+    "gate_redis",
+    "quality",
+    "crowd_gpus",
+]
 
 
 @pytest.fixture(scope="module")
