@@ -102,6 +102,13 @@ class RateLimitedBody(ApiModel):
     message: str = Field(description="A sentence for a person.")
 
 
+class CrossSiteBody(ApiModel):
+    """403: a page on another site tried to change data here (``Origin`` or ``Sec-Fetch-Site`` says so)."""
+
+    error: str = Field(description="Always `cross_site_request`.")
+    message: str = Field(description="A sentence for a person.")
+
+
 class BusyBody(ApiModel):
     """503: the LLM is busy (shed after waiting at most the acquire timeout), unavailable, or a store is down."""
 
@@ -238,8 +245,9 @@ class GuardOut(ApiModel):
     field: str = Field(description="The structure field: category, theme, severity, type, sentiment or language.")
     reason: str = Field(
         description="Why, as a stable code (the reason label of fi_guard_rejections_total): e.g. prompt_echo, "
-        "control_characters, repeated_word, not_grounded, not_iso639_1, contradicts_text, contradicts_type, "
-        "missing, keyword_evidence, prior_field (the domain lets the deterministic prior decide the field)."
+        "control_characters, mixed_case, repeated_word, not_grounded, not_iso639_1, contradicts_text, "
+        "contradicts_type, missing, keyword_evidence, prior_field (the domain lets the deterministic prior "
+        "decide the field)."
     )
     modelValue: str | None = Field(description="Exactly what the model said (null when it said nothing).")
     replacement: str | None = Field(description="The value shown instead.")

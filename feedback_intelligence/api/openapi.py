@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
 
@@ -23,8 +24,9 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
 * **Everything else** (lists, saves of an accepted structure, the schema, the report's deterministic
   layer) never needs the LLM.
 * **Errors**: `400 {"errors": [...], "codes": [...]}` names every broken rule (the codes are for
-  clients that translate); `409` a duplicate id; `413` a body over the cap; `429` too many requests
-  or an LLM request still running; `503` busy or unavailable. Never a `500` for bad input.
+  clients that translate); `403` a state change sent by a page on another site; `409` a duplicate
+  id; `413` a body over the cap; `429` too many requests or an LLM request still running; `503`
+  busy or unavailable. Never a `500` for bad input.
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """
@@ -56,6 +58,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
                 tags=TAGS,
             )
             drop_unused_422(schema)
+            document_cross_site_refusal(schema)
             add_domain(schema, domain, settings.input_max_chars)
             app.openapi_schema = schema
         return app.openapi_schema
@@ -72,6 +75,23 @@ def drop_unused_422(schema: dict[str, Any]) -> None:
     components = schema.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         components.pop(name, None)
+
+
+_UNSAFE_METHODS = ("post", "put", "patch", "delete")
+
+
+def document_cross_site_refusal(schema: dict[str, Any]) -> None:
+    """Every operation that changes state may be refused ``403`` by the edge's cross-site guard
+    (:mod:`feedback_intelligence.edge.origin`), before any route runs; say so on each of them."""
+    components: dict[str, Any] = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["CrossSiteBody"] = CrossSiteBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    for operations in schema.get("paths", {}).values():
+        for method, operation in operations.items():
+            if method in _UNSAFE_METHODS:
+                operation.setdefault("responses", {})["403"] = {
+                    "description": "Refused: a page on another site may not change data here.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CrossSiteBody"}}},
+                }
 
 
 def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
@@ -99,12 +100,28 @@ def eval_command(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N items of the split."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full result (with each answer) here."),
     markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the docs/benchmarks.md table here."),
+    prior_only: bool = typer.Option(
+        False,
+        "--prior-only",
+        help="Only the deterministic layer (alerts, the prior, keyword rules): no model, no service.",
+    ),
+    misses: str | None = typer.Option(
+        None,
+        "--misses",
+        help="With --prior-only: list the dev items the alert stems miss or raise wrongly, plus the prior's "
+        "mistakes on these comma-separated fields ('alerts' for alerts only). Never holdout items.",
+    ),
 ) -> None:
     """Run a labelled set through POST /interpret and report accuracy beside the baselines."""
     from feedback_intelligence.evaluation.render import markdown, render
 
     if split not in ("dev", "holdout", "all"):
         raise typer.BadParameter("must be dev, holdout or all", param_hint="--split")
+    if misses is not None and not prior_only:
+        raise typer.BadParameter("needs --prior-only", param_hint="--misses")
+    if prior_only:
+        deterministic_eval(domain, split, limit, json_out, markdown_out, misses)
+        return
     try:
         result = run_eval(domain, split, url, backend, model, backend_url, concurrency, limit)
     except (EvalSetError, DomainError, LookupError, TimeoutError) as exc:
@@ -119,3 +136,39 @@ def eval_command(
             f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
             ExitCode.DEGRADED,
         )
+
+
+def deterministic_eval(
+    domain_name: str,
+    split: str,
+    limit: int | None,
+    json_out: Path | None,
+    markdown_out: Path | None,
+    misses: str | None,
+) -> None:
+    """``feedctl eval --prior-only``: the alert and prior figures per split, computed in-process."""
+    from feedback_intelligence.domain.loader import load_domain
+    from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, select
+    from feedback_intelligence.evaluation.offline import deterministic_result, dev_misses
+    from feedback_intelligence.evaluation.render import markdown_deterministic, render_deterministic
+
+    try:
+        domain = load_domain(domain_name)
+        items = select(load_set(domain), split)[:limit]
+        fields = [f.strip() for f in (misses or "").split(",") if f.strip() and f.strip() != "alerts"]
+        unknown = [f for f in fields if f not in SCORED_FIELDS]
+        if unknown:
+            raise typer.BadParameter(f"not a scored field: {', '.join(unknown)}", param_hint="--misses")
+        result = deterministic_result(items, domain, split)
+        listed = dev_misses([i for i in items if i.split == "dev"], domain, fields) if misses is not None else []
+    except (EvalSetError, DomainError) as exc:
+        raise CliError(str(exc)) from exc
+    console.print(render_deterministic(result))
+    for miss in listed:
+        console.print(f"[bold]{miss.item_id}[/bold] {miss.kind} {escape(miss.detail)}: {escape(miss.text)}")
+    if misses is not None and split != "dev":
+        console.print("(misses are listed for the dev part only; the holdout part is reported in aggregate)")
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    if markdown_out is not None:
+        markdown_out.write_text(markdown_deterministic(result), encoding="utf-8")

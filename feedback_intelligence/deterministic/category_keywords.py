@@ -10,15 +10,22 @@ names whom the customer told, not what the feedback is about.
 The winner is the first rule in file order with a strong term; only when no rule has one, the
 first rule with a weak term. So "the clerk could not find the nectarines" routes to produce,
 whatever the order of the rules, and "the clerk was rude" still routes to service.
+
+Incident evidence outweighs a location noun: in a text that reports an incident (the domain's
+``incidentPlaces.incidentWords``), the words that only say where it happened — a word before a place
+postposition ("hedelmäosaston edessä") or one containing a place stem ("lelukäytävällä") — are
+blanked before any rule looks, so a fall in front of the produce department is not about produce.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
-from feedback_intelligence.domain.model import CategoryKeywordRule
+from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlaces
 
 STRONG = 2
 WEAK = 1
@@ -58,13 +65,42 @@ def rule_fires(text: str | FoldedText, rule: CategoryKeywordRule) -> bool:
     return rule_evidence(text, rule) is not None
 
 
-def keyword_evidence(text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule]) -> list[KeywordEvidence]:
-    """Evidence per firing rule, in file order (one entry per category)."""
+@lru_cache(maxsize=16)
+def _place_patterns(places: IncidentPlaces) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """(a word before a postposition, a word containing a place stem), over folded text."""
+
+    def alternatives(terms: tuple[str, ...]) -> str:
+        return "|".join(re.escape(f) for f in sorted({fold(t) for t in terms if fold(t)}, key=len, reverse=True))
+
+    before = alternatives(places.postpositions)
+    stems = alternatives(places.place_stems)
+    return (
+        re.compile(rf"\w+(?=[\s-]+(?:{before})(?!\w))") if before else None,
+        re.compile(rf"[\w-]*(?:{stems})\w*") if stems else None,
+    )
+
+
+def without_incident_places(folded: FoldedText, places: IncidentPlaces | None) -> FoldedText:
+    """``folded`` with the place words blanked when it reports an incident (unchanged otherwise)."""
+    if places is None or not any(folded.contains(w) for w in places.incident_words):
+        return folded
+    text = folded.folded
+    for pattern in _place_patterns(places):
+        if pattern is not None:
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return folded if text == folded.folded else FoldedText.of(text)
+
+
+def keyword_evidence(
+    text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule], places: IncidentPlaces | None = None
+) -> list[KeywordEvidence]:
+    """Evidence per firing rule, in file order (one entry per category); ``places`` see the module doc."""
     if text is None:
         return []
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
     if not folded.folded.strip():
         return []
+    folded = without_incident_places(folded, places)
     found = (rule_evidence(folded, rule) for rule in rules)
     return [e for e in found if e is not None]
 
@@ -78,7 +114,9 @@ def strongest(evidence: Iterable[KeywordEvidence]) -> KeywordEvidence | None:
     return best
 
 
-def match_category_keywords(text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule]) -> str | None:
+def match_category_keywords(
+    text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule], places: IncidentPlaces | None = None
+) -> str | None:
     """The category the keywords point to most strongly, or None."""
-    best = strongest(keyword_evidence(text, rules))
+    best = strongest(keyword_evidence(text, rules, places))
     return best.category if best else None

@@ -36,7 +36,9 @@ def keyword_replacement(
 
     ``keywords`` is the text's :func:`keyword_evidence` when the caller has it already.
     """
-    evidence = keyword_evidence(text, domain.category_keywords) if keywords is None else keywords
+    evidence = (
+        keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
+    )
     best = strongest(evidence)
     if best is None or best.category == current:
         return None

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.language import LanguageGuess, detect_language
@@ -106,7 +106,7 @@ class _EvidenceCache:
         alerts = match_alerts(text, domain)
         evidence = TextEvidence(
             alerts=alerts,
-            keywords=keyword_evidence(text, domain.category_keywords),
+            keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places),
             types=type_evidence(text, domain, alerts),
             language=detect_language(text, domain.detection_languages),
         )
@@ -170,7 +170,7 @@ def _word_with(text: str, term: str) -> str | None:
 def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain) -> str:
     best = strongest(e for e in evidence.keywords if e.category == category)
     candidates = [best.term] if best else []
-    candidates.extend(a.pattern for a in evidence.alerts)
+    candidates.extend(needle for a in evidence.alerts for needle in pattern_needles(a.pattern))
     for term in candidates:
         word = _word_with(text, term)
         if word:

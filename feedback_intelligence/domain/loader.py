@@ -31,6 +31,7 @@ from feedback_intelligence.domain.model import (
     SYNTHESIS_ROLE,
     CategoryKeywordRule,
     Domain,
+    IncidentPlaces,
     PriorLexicon,
     VulgarityLexicon,
     normalize_newlines,
@@ -232,6 +233,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     prior_fields = _load_prior_fields(spec, data)
     alert_keywords, alert_exceptions = _load_alert_keywords(folder)
     category_keywords = _load_category_keywords(folder, taxonomy.categories)
+    incident_places = _load_incident_places(folder)
     vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
     prior = _load_prior(folder, taxonomy.types, taxonomy.severities, alert_keywords)
     return Domain(
@@ -249,6 +251,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         sources=sources,
         alert_keywords=alert_keywords,
         category_keywords=category_keywords,
+        incident_places=incident_places,
         alert_exceptions=alert_exceptions,
         prior=prior,
         prior_fields=prior_fields,
@@ -417,6 +420,12 @@ def _load_alert_keywords(folder: Path) -> tuple[dict[str, tuple[str, ...]], dict
         kept = file.string_list(patterns, key, drop_blank=True)
         if not kept:
             raise file.error(key, "must keep at least one non-blank pattern")
+        for pattern in kept:
+            # a co-occurrence pattern ("a|b & c") with an empty group or alternative would match too much
+            if "&" in pattern or "|" in pattern:
+                groups = [[alt.strip() for alt in group.split("|")] for group in pattern.split("&")]
+                if any(not alt for group in groups for alt in group):
+                    raise file.error(key, f"pattern '{pattern}' has an empty part around '&' or '|'")
         result[name] = tuple(kept)
     if not result:
         raise file.error("categories", "must declare at least one alert category")
@@ -437,6 +446,9 @@ def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[C
     data = file.load()
     if "categories" not in data:
         raise file.error("categories", "is required")
+    for top in data:
+        if top not in ("categories", "incidentPlaces", "description"):
+            raise file.error(top, "is not a key of this file (categories, incidentPlaces, description)")
     rules: list[CategoryKeywordRule] = []
     for category, rule in file.obj(data["categories"], "categories").items():
         key = f"categories.{category}"
@@ -458,6 +470,28 @@ def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[C
         not_evidence = file.string_list(_given(body, "notEvidence", []), f"{key}.notEvidence", drop_blank=True)
         rules.append(CategoryKeywordRule(category, tuple(terms), tuple(exclusions), tuple(weak), tuple(not_evidence)))
     return tuple(rules)
+
+
+def _load_incident_places(folder: Path) -> IncidentPlaces:
+    """``category-keywords.json`` ``incidentPlaces`` (optional): place phrases that are not evidence in an incident."""
+    path = folder / CATEGORY_KEYWORD_FILE
+    if not path.exists():
+        return IncidentPlaces()
+    file = _File(path)
+    data = file.load()
+    if "incidentPlaces" not in data:
+        return IncidentPlaces()
+    body = file.obj(data["incidentPlaces"], "incidentPlaces")
+    known = ("incidentWords", "postpositions", "placeStems", "description")
+    for key in body:
+        if key not in known:
+            raise file.error(f"incidentPlaces.{key}", "is not a field (incidentWords, postpositions, placeStems)")
+    words = file.string_list(_given(body, "incidentWords", []), "incidentPlaces.incidentWords", drop_blank=True)
+    if not words:
+        raise file.error("incidentPlaces.incidentWords", "must contain at least one non-blank word")
+    postpositions = file.string_list(_given(body, "postpositions", []), "incidentPlaces.postpositions", drop_blank=True)
+    stems = file.string_list(_given(body, "placeStems", []), "incidentPlaces.placeStems", drop_blank=True)
+    return IncidentPlaces(tuple(words), tuple(postpositions), tuple(stems))
 
 
 def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]) -> VulgarityLexicon:

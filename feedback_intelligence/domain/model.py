@@ -51,6 +51,17 @@ class CategoryKeywordRule:
 
 
 @dataclass(frozen=True, slots=True)
+class IncidentPlaces:
+    """Where an incident happened is not what it is about: in a text with an ``incident_words`` match, a
+    word followed by one of ``postpositions`` ("hedelmäosaston edessä") and a word containing one of
+    ``place_stems`` ("lelukäytävällä") are blanked before the category keyword rules look."""
+
+    incident_words: tuple[str, ...] = ()
+    postpositions: tuple[str, ...] = ()
+    place_stems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class VulgarityLexicon:
     mild: tuple[str, ...] = ()
     strong: tuple[str, ...] = ()
@@ -96,6 +107,7 @@ class Domain:
     sources: tuple[str, ...]
     alert_keywords: dict[str, tuple[str, ...]]  # alert category -> patterns, file order
     category_keywords: tuple[CategoryKeywordRule, ...] = ()
+    incident_places: IncidentPlaces = field(default_factory=IncidentPlaces)
     alert_exceptions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # alert category -> masked phrases
     prior: PriorLexicon = field(default_factory=PriorLexicon)
     prior_fields: tuple[str, ...] = ()  # fields the deterministic prior decides; the model's value is ignored

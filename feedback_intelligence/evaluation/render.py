@@ -109,3 +109,51 @@ def markdown(result: Mapping[str, Any]) -> str:
             f"{_ms(lat['p90'])} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _alert_rows(card: Mapping[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
+    rows = [
+        (category, fmt(s["recall"]), fmt(s["precision"]), str(s["tp"]), str(s["fp"]), str(s["fn"]))
+        for category, s in card["alerts"]["byCategory"].items()
+    ]
+    p = card["alerts"]["watchedPooled"]
+    rows.append(("pooled (watched)", fmt(p["recall"]), fmt(p["precision"]), str(p["tp"]), str(p["fp"]), str(p["fn"])))
+    return rows
+
+
+def render_deterministic(result: Mapping[str, Any]) -> Group:
+    """The no-model figures: alerts per category and pooled, the prior per field, per split."""
+    parts: list[Any] = []
+    for split, card in result["splits"].items():
+        title = f"{result['domain']} · {split} ({card['n']} items) · alerts and prior, no model"
+        alerts = Table("alert category", "recall", "precision", "tp", "fp", "fn", title=title)
+        for row in _alert_rows(card):
+            alerts.add_row(*row)
+        prior = Table("field", "prior alone", "majority")
+        for field in SCORED_FIELDS:
+            f = card["fields"][field]
+            prior.add_row(field, fmt(f["prior"]), f"{fmt(f['majority'])} ({f['majorityLabel']})")
+        prior.add_row("themes the guard refuses", str(card["priorThemesRejected"]), "")
+        parts += [alerts, prior]
+    return Group(*parts)
+
+
+def markdown_deterministic(result: Mapping[str, Any]) -> str:
+    """One row per split: pooled alert recall/precision, then the prior's accuracy per field."""
+    head = " | ".join(SCORED_FIELDS)
+    lines = [
+        f"| split | alert recall (pooled) | alert precision | {head} |",
+        "|---|---:|---:|" + "---:|" * len(SCORED_FIELDS),
+    ]
+    for split, card in result["splits"].items():
+        p = card["alerts"]["watchedPooled"]
+        figures = " | ".join(fmt(card["fields"][field]["prior"]) for field in SCORED_FIELDS)
+        lines.append(f"| {split} ({card['n']}) | {fmt(p['recall'])} | {fmt(p['precision'])} | {figures} |")
+    lines += [
+        "",
+        "| split | alert category | recall | precision | tp | fp | fn |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for split, card in result["splits"].items():
+        lines += [f"| {split} | " + " | ".join(row) + " |" for row in _alert_rows(card)]
+    return "\n".join(lines) + "\n"

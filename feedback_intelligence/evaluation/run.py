@@ -23,7 +23,7 @@ def prior_proposals(items: list[EvalItem], domain: Domain) -> dict[str, dict[str
 
 def keyword_category_of(domain: Domain) -> Callable[[str], str | None]:
     """The category the keyword rules point to (what the category guard would impose), for their precision."""
-    return lambda text: match_category_keywords(text, domain.category_keywords)
+    return lambda text: match_category_keywords(text, domain.category_keywords, domain.incident_places)
 
 
 def theme_check_of(domain: Domain) -> Callable[[str, str], bool]:

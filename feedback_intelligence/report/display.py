@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
+from feedback_intelligence.deterministic.alerts import pattern_needles
 from feedback_intelligence.deterministic.text_match import find_all
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.structuring.guards.theme import NOT_GROUNDED, theme_rejection
+from feedback_intelligence.structuring.guards.theme import TEXT_DEPENDENT_REASONS, theme_rejection
 
 LEADING_THEMES = 3
 _VERDICTS_KEPT = 50_000
@@ -22,7 +23,8 @@ _VERDICTS_KEPT = 50_000
 class _ThemeVerdicts:
     """The theme guard's verdicts, remembered: a report asks about every item several times, and the
     guard's vocabulary scan costs milliseconds. A theme's verdict without the text holds for every
-    text unless it is "not grounded" (then the item's own words decide), so it is kept per theme."""
+    text unless it is one of the text-dependent reasons ("not grounded", "mixed case": then the item's
+    own words decide), so it is kept per theme."""
 
     def __init__(self) -> None:
         self._alone: dict[tuple[int, str], tuple[Domain, str | None]] = {}
@@ -30,7 +32,7 @@ class _ThemeVerdicts:
 
     def rejection(self, theme: str, text: str, domain: Domain) -> str | None:
         alone = self._remember(self._alone, (id(domain), theme), domain, lambda: theme_rejection(theme, "", domain))
-        if alone != NOT_GROUNDED:
+        if alone not in TEXT_DEPENDENT_REASONS:
             return alone
         return self._remember(
             self._with_text, (id(domain), theme, text), domain, lambda: theme_rejection(theme, text, domain)
@@ -58,7 +60,8 @@ def matched_words(text: str, pattern: str) -> list[str]:
     on both sides, so the card shows what the customer wrote. A multi-word pattern keeps its span.
     """
     found: list[str] = []
-    for start, end in find_all(text, pattern):
+    spans = [span for needle in pattern_needles(pattern) for span in find_all(text, needle)]
+    for start, end in sorted(spans):
         while start > 0 and text[start - 1].isalnum():
             start -= 1
         while end < len(text) and text[end].isalnum():

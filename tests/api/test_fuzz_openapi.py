@@ -12,14 +12,20 @@ from collections.abc import Iterator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.support.hostile_strings import add_hostile_strings
 
 EXAMPLES_PER_OPERATION = 30
-# No 500, and every answer in the documented body shape and content type for its status.
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+# No 500, every status one the operation documents, every answer in the documented body shape and content
+# type for its status.
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, status_code_conformance]
 
 
 @pytest.fixture(scope="module")

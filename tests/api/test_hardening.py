@@ -17,6 +17,7 @@ import pytest
 from fastapi import FastAPI
 
 from feedback_intelligence.api.app import create_app
+from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmUnavailable
@@ -233,7 +234,18 @@ async def test_state_changes_from_another_site_are_refused(
     assert answer.status_code == expected, answer.text
     assert read.status_code == 200
     if expected == 403:
-        assert answer.json()["error"] == "cross_site_request"
+        assert CrossSiteBody.model_validate(answer.json()).error == "cross_site_request"
+
+
+def test_every_state_change_documents_the_cross_site_refusal(tmp_path: Path) -> None:
+    schema = create_app(real_settings(tmp_path), backend=CountingBackend()).openapi()
+    unsafe = [(path, op) for path, ops in schema["paths"].items() for method, op in ops.items() if method == "post"]
+    assert len(unsafe) >= 5
+    for path, operation in unsafe:
+        refusal = operation["responses"].get("403")
+        assert refusal is not None, f"POST {path} does not document the cross-site 403"
+        assert refusal["content"]["application/json"]["schema"]["$ref"].endswith("/CrossSiteBody")
+    assert "CrossSiteBody" in schema["components"]["schemas"]
 
 
 # ── 8. a trailing newline is not a valid id ──────────────────────────────────────────────────────

@@ -43,8 +43,36 @@ def test_alert_forces_even_without_a_structure_but_apply_keeps_null(retail: Doma
 
 
 def test_non_category_alerts_do_not_force(retail: Domain) -> None:
-    text = "Liukastuin pakastealtaan edessä."  # injury_safety is an alert, not a category
+    text = "Sain sähköiskun pakastealtaasta."  # injury_safety is an alert, not a category
     assert force(text, structure("tilat_siisteys"), retail) == "pakasteet"  # keyword rule instead
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asiakas kaatui märällä lattialla hedelmäosaston edessä, varoituskylttiä ei ollut",
+        "Liukastuin pakastealtaan edessä.",
+        "asiakas liukastui lelukäytävällä",
+        "mummo kaatui maito-osastolla",
+        "asiakas kaatui kassojen vieressä",
+    ],
+)
+def test_incident_evidence_outweighs_a_location_noun(text: str, retail: Domain) -> None:
+    """rules.md, Category override: where a fall happened is not what it is about (issue 11)."""
+    assert force(text, structure("hevi"), retail) in ("tilat_siisteys", None)
+    assert force(text, structure("muu"), retail) == "tilat_siisteys"
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("hedelmäosastolla oli homeisia mansikoita", "hevi"),  # no incident: the department is the subject
+        ("kahvinkeittimen kannu halkesi ja asiakas satutti kätensä", "kodinkoneet"),  # the product caused it
+        ("asiakas kaatui uudella polkupyörällä kun etujarru petti", "vapaa_aika"),
+    ],
+)
+def test_a_department_that_is_the_subject_or_the_cause_still_counts(text: str, category: str, retail: Domain) -> None:
+    assert force(text, structure("muu"), retail) == category
 
 
 def test_demoted_structure_keeps_its_category(retail: Domain) -> None:

@@ -513,3 +513,34 @@ def test_alert_exceptions(game_copy: DomainFolder) -> None:
     assert load(game_copy).alert_exceptions == {"data_loss": ("rolled back the price",)}
     game_copy.edit("alert-keywords.json", lambda d: d.update(exceptions={"fire": ["x"]}))
     fails(game_copy, "alert-keywords.json", "exceptions.fire", "not an alert category")
+
+
+# ------------------------------------------------------------ incidentPlaces and co-occurrence alert patterns
+
+
+def test_real_incident_places_load() -> None:
+    places = load_domain("retail").incident_places
+    assert "kaatui" in places.incident_words
+    assert "edessä" in places.postpositions and "osasto" in places.place_stems
+    assert load_domain("game").incident_places.incident_words == ()  # optional: the game domain has none
+
+
+def test_incident_places_need_incident_words(retail_copy: DomainFolder) -> None:
+    retail_copy.edit("category-keywords.json", lambda d: d.update(incidentPlaces={"postpositions": ["edessä"]}))
+    fails(retail_copy, "category-keywords.json", "incidentPlaces.incidentWords", "at least one")
+
+
+def test_incident_places_unknown_field_fails(retail_copy: DomainFolder) -> None:
+    retail_copy.edit("category-keywords.json", lambda d: d["incidentPlaces"].update(prepositions=["near"]))
+    fails(retail_copy, "category-keywords.json", "incidentPlaces.prepositions", "not a field")
+
+
+def test_category_keywords_unknown_top_level_key_fails(retail_copy: DomainFolder) -> None:
+    retail_copy.edit("category-keywords.json", lambda d: d.update(rules={}))
+    fails(retail_copy, "category-keywords.json", "rules", "not a key")
+
+
+@pytest.mark.parametrize("pattern", ["kuum & ", "kuum||läikky", "& läikky", "kuum | & x"])
+def test_co_occurrence_alert_pattern_with_an_empty_part_fails(retail_copy: DomainFolder, pattern: str) -> None:
+    retail_copy.edit("alert-keywords.json", lambda d: d["categories"]["payment"].append(pattern))
+    fails(retail_copy, "alert-keywords.json", "categories.payment", "empty part")

@@ -13,7 +13,12 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.edge.surface import classify
@@ -47,8 +52,9 @@ def _public_schema() -> schemathesis.BaseSchema:
 
 
 schema = _public_schema()
-# No 500, and every answer in the documented body shape and content type for its status.
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+# No 500, every status one the operation documents, every answer in the documented body shape and content
+# type for its status.
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, status_code_conformance]
 
 
 @schema.parametrize()

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import pytest
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.evaluation.dataset import load_set
 from feedback_intelligence.structuring.guards.theme import (
     CONTROL_CHARACTERS,
     EMPTY,
+    MIXED_CASE,
     NOT_GROUNDED,
     PROMPT_ECHO,
     REPEATED_WORD,
+    mixed_case,
     related,
     theme_rejection,
 )
+from feedback_intelligence.structuring.guards.vocabulary import edit_distance, prompt_vocabulary
 from feedback_intelligence.structuring.untrusted import FENCE_CLOSE, FENCE_OPEN
 
 TEXT = "Maito oli vanhentunut jo hyllyssä, tosi harmillista."
@@ -136,3 +143,69 @@ def test_game_domain_themes(theme: str, text: str, expected: str | None, game: D
 )
 def test_related_words(a: str, b: str, expected: bool) -> None:
     assert related(a, b) is expected
+
+
+# ------------------------------------------------- garbled tokens: inner capitals and near-echoes of the fence
+
+
+@pytest.mark.parametrize(
+    "theme",
+    [
+        "AsiaKaspalAte",  # seen from the embedded model: ASIAKASPALAUTE garbled, its prefix "Asiakas" in the text
+        "asiakaspalate",
+        "ASIAKASPALAUT",
+        "asiakas-palaute",  # two words, yet the fence word with a hyphen in it: still words of the prompt
+        "Palaute_Lopu",
+        "ASIAKASPALAUTEE vika",
+    ],
+)
+def test_near_echoes_of_the_fence_words_are_rejected(theme: str, retail: Domain) -> None:
+    text = "Asiakas sanoi että maito oli vanhentunut"
+    assert theme_rejection(theme, text, retail) == PROMPT_ECHO
+
+
+@pytest.mark.parametrize("theme", ["maiTo vanha", "vanhEntunut maito", "hyllyN tyhjyys", "kAssajono"])
+def test_inner_capitals_are_rejected(theme: str, retail: Domain) -> None:
+    text = "Maito oli vanhentunut ja hyllyn kassajono pitkä"
+    assert theme_rejection(theme, text, retail) == MIXED_CASE
+
+
+@pytest.mark.parametrize(
+    ("theme", "text"),
+    [
+        ("MobilePay maksu", "MobilePay maksu ei mennyt läpi"),  # a brand the text itself spells so
+        ("Helsinki", "Helsingin myymälässä oli siistiä, Helsinki kiittää"),  # a proper noun's capital
+        ("LED-lamput", "asiakas osti LED-lamppuja ja puolet paloi"),  # an acronym
+        ("LVI-osasto", "kehui LVI-osaston myyjää"),
+        ("asiakaspalvelu", "asiakaspalvelu ei vastannut"),  # near the fence word, but a different word
+        ("palautus", "palautus kesti kauan"),
+        ("asiakaspalautteet", "asiakaspalautteet luettiin"),
+    ],
+)
+def test_ordinary_capitals_and_neighbours_of_the_fence_pass(theme: str, text: str, retail: Domain) -> None:
+    assert theme_rejection(theme, text, retail) is None
+
+
+def test_a_brand_in_mixed_case_is_rejected_when_the_text_does_not_spell_it_so(retail: Domain) -> None:
+    assert theme_rejection("MobilePay maksu", "mobilepay maksu ei mennyt läpi", retail) == MIXED_CASE
+
+
+def test_edit_distance_stops_at_its_limit() -> None:
+    assert edit_distance("asiakaspalate", "asiakaspalaute", 2) == 1
+    assert edit_distance("kassa", "kissa", 1) == 1
+    assert edit_distance("asiakaspalvelu", "asiakaspalaute", 2) == 3  # limit + 1: more than the limit
+
+
+@pytest.mark.parametrize("domain_name", ["retail", "game"])
+def test_the_new_rules_refuse_no_word_of_the_evaluation_texts(domain_name: str, retail: Domain, game: Domain) -> None:
+    """Every word and every pair of adjacent words of every labelled text, as a theme: a clean theme taken from
+    the text is never refused as a garbled token (measured: 0 of ~8,000 candidates)."""
+    domain = retail if domain_name == "retail" else game
+    vocabulary = prompt_vocabulary(domain)
+    refused: list[str] = []
+    for item in load_set(domain):
+        found = re.findall(r"[\w-]+", item.text)
+        for candidate in [*found, *(" ".join(pair) for pair in itertools.pairwise(found))]:
+            if vocabulary.near_echoes(candidate) or mixed_case(candidate, item.text):
+                refused.append(candidate)
+    assert refused == []

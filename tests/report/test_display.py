@@ -18,6 +18,20 @@ def test_an_alert_shows_the_words_of_the_text_not_the_stem():
     assert matched_words("ei osumaa", "veloit") == []
 
 
+def test_a_co_occurrence_hit_shows_the_words_of_each_part_in_text_order():
+    pattern = "kiehuv|kuum & läikky|roisk"
+    assert matched_words("Kattilasta läikkyi kiehuvaa vettä", pattern) == ["läikkyi", "kiehuvaa"]
+
+
+def test_a_brand_in_mixed_case_shows_where_its_text_spells_it_so_and_nowhere_else():
+    """The verdict cache keeps text-dependent reasons per text: one item's verdict is not another's."""
+    domain = make_domain()
+    spelled = item("a", theme="MobilePay", text="MobilePay maksu ei mennyt läpi.")
+    lowercase = item("b", theme="MobilePay", text="mobilepay maksu ei mennyt läpi.")
+    assert shown_theme(spelled, domain) == "MobilePay"
+    assert shown_theme(lowercase, domain) is None
+
+
 def test_a_broken_stored_theme_is_replaced_by_the_matched_word_or_left_out():
     domain = make_domain()
     good = item("a", theme="vanha maito", text="Maito oli vanha ja hapan.")

@@ -58,7 +58,7 @@ async def test_a_rule_that_now_fires_replaces_a_valid_category_without_the_llm(
 
 
 async def test_alerts_are_refreshed_from_the_current_lexicon(retail: Domain, channel: Channel) -> None:
-    text = "Liukastuin pakastealtaan edessä."
+    text = "Sain sähköiskun pakastealtaasta."  # the freezer is the subject: nothing to restructure
     await channel.store.insert(row("b", text, named("pakasteet"), day=1))
 
     outcome = await service(retail).run(channel)

@@ -35,6 +35,11 @@ _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
     304: {"description": "Unchanged since the ETag sent in If-None-Match."},
     **_WINDOW_ERRORS,
 }
+# ``?snapshot=true`` is an operator form of the public report: to anyone else the edge hides it as a 404
+_MAIN_REPORT_RESPONSES = {
+    **_REPORT_RESPONSES,
+    **errors(404, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
+}
 POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
 
 
@@ -60,7 +65,7 @@ def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
 
 @router.get(
     "/report",
-    responses=_REPORT_RESPONSES,
+    responses=_MAIN_REPORT_RESPONSES,
     response_model=Report,
     operation_id="getReport",
     summary="The management report at once, prose pending until written; "

@@ -2,15 +2,22 @@
 
 Reasons, checked in this order: ``control_characters`` (control, bidi or zero-width characters:
 a theme must read as it renders), ``empty``, ``prompt_echo`` (the prompt's, the schema's or the
-fence's own words: "2-4", "PALAUTE_LOPPU", "Sentiment", "low"), ``repeated_word`` (a word three
-times: "kielen kielen kielen"), ``not_grounded`` (no word shared with the text or the domain's
-vocabulary; a shared stem or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
+fence's own words: "2-4", "PALAUTE_LOPPU", "Sentiment", "low"; and a marker word garbled by an edit
+or two: "AsiaKaspalAte" for ASIAKASPALAUTE), ``mixed_case`` (a capital inside a word after a small
+letter, "AsiaKaspalAte": a small model garbling a token, not a word anyone writes; a brand the text
+itself spells that way, "MobilePay", passes), ``repeated_word`` (a word three times: "kielen kielen
+kielen"), ``not_grounded`` (no word shared with the text or the domain's vocabulary; a shared stem
+or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
+
+``mixed_case`` and ``not_grounded`` depend on the text; the other verdicts hold for any text.
 
 Public and pure, so the report checks the themes it shows with the same rule.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 import unicodedata
 from collections import Counter
 
@@ -23,8 +30,11 @@ EMPTY = "empty"
 PROMPT_ECHO = "prompt_echo"
 REPEATED_WORD = "repeated_word"
 NOT_GROUNDED = "not_grounded"
+MIXED_CASE = "mixed_case"
 
-THEME_REASONS: tuple[str, ...] = (CONTROL_CHARACTERS, EMPTY, PROMPT_ECHO, REPEATED_WORD, NOT_GROUNDED)
+THEME_REASONS: tuple[str, ...] = (CONTROL_CHARACTERS, EMPTY, PROMPT_ECHO, MIXED_CASE, REPEATED_WORD, NOT_GROUNDED)
+# Verdicts that can change with the text (a caller caching verdicts per theme must not share these).
+TEXT_DEPENDENT_REASONS = frozenset({MIXED_CASE, NOT_GROUNDED})
 
 # Unicode categories that never belong in a theme: controls, format (bidi, zero-width), separators
 # of lines and paragraphs, private use, surrogates, unassigned.
@@ -32,6 +42,7 @@ _FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 _REPEAT_LIMIT = 3
 _MIN_STEM = 3
 _GRADING = frozenset("kpt")  # the consonants that change inside a Finnish stem
+_CASED_WORD = re.compile(r"[^\W\d_]+")  # runs of letters, case kept
 
 
 def has_forbidden_characters(text: str) -> bool:
@@ -61,6 +72,21 @@ def related(a: str, b: str) -> bool:
     return common == shorter - 2 and (a[common] in _GRADING or b[common] in _GRADING)
 
 
+def has_inner_capital(word: str) -> bool:
+    """A capital right after a small letter inside ``word`` ("AsiaKaspalAte", "iPhone"); a capitalised
+    word ("Helsinki") and an all-capitals one ("LED", "LVI") have none."""
+    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
+
+
+def mixed_case(theme: str, text: str) -> bool:
+    """A word of ``theme`` with an inner capital that ``text`` does not spell exactly so."""
+    spelled = set(_CASED_WORD.findall(unicodedata.normalize("NFC", text)))
+    return any(
+        has_inner_capital(word) and word not in spelled
+        for word in _CASED_WORD.findall(unicodedata.normalize("NFC", theme))
+    )
+
+
 def _content_words(theme: str, domain: Domain) -> list[str]:
     stop = {fold(s) for s in domain.prior.stopwords}
     all_words = words(theme)
@@ -87,8 +113,11 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
         return CONTROL_CHARACTERS
     if not words(theme):
         return EMPTY
-    if prompt_vocabulary(domain).echoes(theme):
+    vocabulary = prompt_vocabulary(domain)
+    if vocabulary.echoes(theme) or vocabulary.near_echoes(theme):
         return PROMPT_ECHO
+    if mixed_case(theme, text):
+        return MIXED_CASE
     if max(Counter(words(theme)).values()) >= _REPEAT_LIMIT:
         return REPEATED_WORD
     if not is_grounded(theme, text, domain):

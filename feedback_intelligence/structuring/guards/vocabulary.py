@@ -3,7 +3,8 @@
 * the prompt vocabulary: the words of the structuring prompt's instructions (the template as filled
   for the domain, minus its category list, plus the corrective re-prompt), the fence markers, the JSON
   schema's field names and every enum key — what an echoing model copies;
-* the domain vocabulary: category keys, labels and hints, keyword and alert stems (not the prior's tone cues) —
+* the domain vocabulary: category keys, labels and hints, keyword and alert stems (not the prior's tone cues, not
+  the parts of a co-occurrence alert pattern) —
   words a grounded theme may use even when the text spells them otherwise.
 """
 
@@ -21,6 +22,23 @@ from feedback_intelligence.structuring.untrusted import FENCE_CLOSE, FENCE_OPEN
 
 _WORD = re.compile(r"\w+")
 _MARKER_PUNCTUATION = re.compile(r"[<>]{2,}")
+_NEAR_ECHO_MIN = 8  # shorter words have too many honest neighbours within an edit
+_LETTERS_PER_EDIT = 6  # one edit allowed per six letters of the marker word
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` as soon as it must exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        current = [i]
+        for j, y in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
 
 
 def words(text: str) -> list[str]:
@@ -39,6 +57,7 @@ class PromptVocabulary:
     words: frozenset[str]  # every word of the instructions, field names, enum keys, marker words
     keys: frozenset[str]  # field names, enum keys (categories too) and marker words, folded
     markers: tuple[str, ...]  # the fence markers, folded
+    marker_words: tuple[str, ...] = ()  # the markers' words long enough to have garbled look-alikes
 
     def echoes(self, theme: str) -> bool:
         folded = fold(theme)
@@ -53,6 +72,21 @@ class PromptVocabulary:
         if f" {joined} " in self.instructions:
             return True
         return all(w in self.words for w in theme_words)
+
+    def near_echoes(self, theme: str) -> bool:
+        """A word of ``theme`` within a few edits of a fence marker word ("asiakaspalate" for
+        "asiakaspalaute"): a model garbling the marker it was shown, in any case."""
+        theme_words = words(theme)
+        joined = "".join(theme_words)
+        for marker in self.marker_words:
+            limit = max(1, len(marker) // _LETTERS_PER_EDIT)
+            if any(edit_distance(word, marker, limit) <= limit for word in theme_words):
+                return True
+            # the words run together ("asiakas-palaute" is the marker with a hyphen in it), one edit at most:
+            # "asiakas palautti" (the customer returned) is two edits away and an ordinary phrase
+            if len(theme_words) > 1 and edit_distance(joined, marker, 1) <= 1:
+                return True
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +110,11 @@ def _prompt_vocabulary(domain: Domain) -> PromptVocabulary:
         keys.update(words(marker))
         keys.add(phrase(marker))
     all_words = set(instructions.split()) | {w for key in keys for w in words(key)} | keys
-    return PromptVocabulary(f" {instructions} ", frozenset(all_words), frozenset(keys), markers)
+    # whole marker words only: their parts ("palaute", feedback) are ordinary words a theme may use
+    marker_words = {w for m in markers for w in words(m) if len(w) >= _NEAR_ECHO_MIN}
+    return PromptVocabulary(
+        f" {instructions} ", frozenset(all_words), frozenset(keys), markers, tuple(sorted(marker_words))
+    )
 
 
 def _domain_vocabulary(domain: Domain) -> DomainVocabulary:
@@ -88,7 +126,8 @@ def _domain_vocabulary(domain: Domain) -> DomainVocabulary:
         sources.extend(rule.terms)
         sources.extend(rule.weak_terms)
     for patterns in domain.alert_keywords.values():
-        sources.extend(patterns)
+        # a co-occurrence pattern's parts ("kuum", "auki") name a subject only together: not vocabulary alone
+        sources.extend(p for p in patterns if "&" not in p)
     stop = {fold(s) for s in domain.prior.stopwords}
     found = {w for text in sources for w in words(text.replace("_", " ")) if len(w) >= 3 and w not in stop}
     by_prefix: dict[str, list[str]] = {}
