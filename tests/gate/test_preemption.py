@@ -7,7 +7,6 @@ Every step waits on an event or on observable state, never on a sleep.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -207,28 +206,33 @@ async def test_cancelling_a_background_call_from_outside_stays_a_cancellation(ma
 async def test_a_preempted_caller_can_go_on_and_call_again(make_gate: MakeGate) -> None:
     """The preemption is withdrawn from the caller's task: the same task may await and call again."""
     gate = make_gate(slots=1, reserve=0)
-    holding, let_go = asyncio.Event(), asyncio.Event()
+    first_try, second_try, let_go = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    outcomes: list[str] = []
 
-    async def hold() -> str:
-        holding.set()
+    async def hold(started: asyncio.Event) -> str:
+        started.set()
         await let_go.wait()
         return "second try"
 
     async def caller() -> str:
-        with contextlib.suppress(LlmPreempted):
-            await gate.run(hold, priority=Priority.BACKGROUND, route="report")
+        try:
+            await gate.run(lambda: hold(first_try), priority=Priority.BACKGROUND, route="report")
+        except LlmPreempted:
+            outcomes.append("preempted")
         await asyncio.sleep(0)  # a cancellation left pending on the task would land here
-        holding.clear()
-        return await gate.run(hold, priority=Priority.BACKGROUND, route="report", preempted=1)
+        outcomes.append("still running")
+        return await gate.run(lambda: hold(second_try), priority=Priority.BACKGROUND, route="report", preempted=1)
 
     task = asyncio.create_task(caller())
-    await holding.wait()
+    await first_try.wait()
     waiting = clerk(gate)
     await waiting.holding.wait()
+    assert not second_try.is_set()  # the clerk holds the only slot; the caller waits behind it
     await waiting.finish()
-    await holding.wait()  # admitted again once the clerk was done
+    await second_try.wait()  # admitted again once the clerk was done
     let_go.set()
     assert await task == "second try"
+    assert outcomes == ["preempted", "still running"]
     assert await in_use(gate) == 0
 
 
