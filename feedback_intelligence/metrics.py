@@ -91,6 +91,12 @@ class Metrics:
         self.backend_up = Gauge(
             "fi_backend_up", "1 while a backend serves, 0 while its breaker holds it out", ["backend"], registry=r
         )
+        self.backend_stalled = Gauge(
+            "fi_backend_stalled",
+            "1 while every slot of a backend is held and none has been freed for longer than the stall threshold",
+            ["backend"],
+            registry=r,
+        )
         self.health_probes = Counter("fi_health_probes_total", "Health probe outcomes", ["outcome"], registry=r)
         self.health_status = Gauge(
             "fi_health_status",

@@ -74,6 +74,9 @@ def warm(
         "detail": outcome.detail or detail,
         "seconds": elapsed,
     }
+    backends = answer.get("backends") if isinstance(answer, dict) else None
+    if backends:
+        result["backends"] = backends
     if json_output:
         emit_json(result)
     elif outcome.ready:
@@ -83,6 +86,12 @@ def warm(
         )
     else:
         console.print(f"[red]not ready[/red] after {elapsed:g} s: {escape(outcome.reason)}")
+    for row in backends or []:
+        if row.get("readiness") != "ready":  # the pool serves, but this backend did not warm
+            console.print(
+                f"[yellow]backend {escape(str(row.get('name')))}[/yellow]: {row.get('readiness')} "
+                f"{escape(str(row.get('detail') or ''))}"
+            )
     if not outcome.ready:
         raise typer.Exit(int(ExitCode.DEGRADED))
 

@@ -88,7 +88,8 @@ def board(snap: Snapshot) -> Panel:
             (
                 f"Backend {row['name']}",
                 f"[{'green' if row['state'] == 'ok' else 'yellow' if row['state'] == 'warming' else 'red'}]"
-                f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use",
+                f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use"
+                + (f" · none freed for {row.get('newestHoldSeconds') or 0:.0f} s" if row["state"] == "stalled" else ""),
             )
             for row in gate.get("backends", [])
         ],
@@ -135,6 +136,7 @@ def line(snap: Snapshot) -> str:
     )
     gate_state = "" if gate.get("healthy") else " gate-store=unreachable"
     gate_state += " gate=stalled" if gate.get("stalled") else ""
+    gate_state += "".join(f" {row['name']}={row['state']}" for row in gate.get("backends", []) if row["state"] != "ok")
     return (
         f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
         f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend
+from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend, stalled
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.llm.errors import (
@@ -112,6 +112,7 @@ class LlmGate:
         self.hold_time = HoldTimeEstimator()
         self.metrics.gate_slots.set(pool.slots)
         if isinstance(pool, PooledSlotPool):
+            pool.stall_threshold_s = self.stall_threshold_s  # each backend is judged by the gate's threshold
             for name, member in pool.members.items():
                 self.metrics.backend_slots.labels(name).set(member.slots)
                 self.metrics.backend_up.labels(name).set(1)
@@ -139,12 +140,7 @@ class LlmGate:
         """Every slot held, and the newest holder admitted longer than the threshold ago: the backend
         has stopped finishing calls (frozen, wedged), although every slot looks busy. Recorded in
         ``fi_gate_stalled``."""
-        verdict = (
-            occupancy.healthy
-            and occupancy.in_use >= occupancy.slots
-            and occupancy.newest_hold_s is not None
-            and occupancy.newest_hold_s > self.stall_threshold_s()
-        )
+        verdict = stalled(occupancy, self.stall_threshold_s())
         self.metrics.gate_stalled.set(1 if verdict else 0)
         return verdict
 
@@ -308,16 +304,26 @@ class LlmGate:
         return await self.pool.occupancy()
 
     async def backends(self) -> list[dict[str, Any]]:
-        """Per backend, by name: its state (ok, warming, down), slots and slots held, for /health and
-        the status board; empty when the pool is not one of backends."""
+        """Per backend, by name: its state (ok, warming, stalled, down), slots, slots held and how long
+        ago its newest holder was admitted, for /health and the status board; judges each backend's
+        stall as it reads (``fi_backend_stalled``). Empty when the pool is not one of backends."""
         if not isinstance(self.pool, PooledSlotPool):
             return []
         occupancy = await self.pool.member_occupancy()
+        self.pool.judge_stalls(occupancy, self.stall_threshold_s())
         rows = []
         for name, state in self.pool.states.items():
             self.metrics.backend_up.labels(name).set(1 if state.serving else 0)
+            self.metrics.backend_stalled.labels(name).set(1 if state.stalled else 0)
+            held = occupancy[name].newest_hold_s
             rows.append(
-                {"name": name, "state": state.state, "slots": occupancy[name].slots, "inUse": occupancy[name].in_use}
+                {
+                    "name": name,
+                    "state": state.state,
+                    "slots": occupancy[name].slots,
+                    "inUse": occupancy[name].in_use,
+                    "newestHoldSeconds": None if held is None else round(held, 1),
+                }
             )
         return rows
 

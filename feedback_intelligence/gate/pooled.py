@@ -7,6 +7,12 @@ a slow backend frees slots less often and gets proportionally fewer calls. Each 
 own pool (in-process, or its own leases on Redis), so no backend is ever sent more than its slots,
 whatever the replicas do. The background reserve is the pool's: spread over the backends so that
 together they keep ``reserve`` slots free for visitors (docs/adr/0016-several-gpus-one-gate.md).
+
+A backend whose every slot has been held with no call finishing for longer than the gate's stall
+threshold is *stalled* (frozen, wedged): it is offered last and a waiting call does not wait on it
+while another backend can still free a slot. The verdict is judged from each backend's own
+occupancy (its leases, across replicas), by the gate and, at most once a second, by a call that
+must wait.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from feedback_intelligence.gate.slots import Occupancy, Priority, SlotPool
+from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
 
 log = logging.getLogger(__name__)
@@ -29,7 +35,8 @@ log = logging.getLogger(__name__)
 # runs in the gate's task, so it sees it); read by whoever sends the call (the prompt runner, health).
 granted_backend: ContextVar[str | None] = ContextVar("granted_backend", default=None)
 
-STATES = ("ok", "warming", "down")
+STATES = ("ok", "warming", "stalled", "down")
+STALL_RECHECK_S = 1.0  # how stale a stall verdict may be before a waiting call judges again
 
 
 @dataclass(eq=False, slots=True)
@@ -49,6 +56,8 @@ class BackendState:
     failures: int = 0
     detail: str = ""
     probe: asyncio.Task[None] | None = field(default=None, repr=False)
+    stalled: bool = False  # every slot held, none freed for longer than the stall threshold
+    newest_hold_s: float | None = None  # as last judged: age of the newest call still holding a slot
 
     @property
     def serving(self) -> bool:
@@ -58,7 +67,20 @@ class BackendState:
     def state(self) -> str:
         if not self.serving:
             return "down"
+        if self.stalled:
+            return "stalled"
         return "warming" if self.readiness is Readiness.WARMING else "ok"
+
+
+def stalled(occupancy: Occupancy, threshold_s: float) -> bool:
+    """Every slot held, and the newest holder admitted longer than ``threshold_s`` ago: the backend
+    has stopped finishing calls although every slot looks busy."""
+    return (
+        occupancy.healthy
+        and occupancy.in_use >= occupancy.slots
+        and occupancy.newest_hold_s is not None
+        and occupancy.newest_hold_s > threshold_s
+    )
 
 
 def spread_reserve(slots: Sequence[int], reserve: int) -> list[int]:
@@ -101,6 +123,10 @@ class PooledSlotPool:
         self._readiness = dict(readiness or {})
         self.states = {name: BackendState(name) for name in self.members}
         self._in_use = dict.fromkeys(self.members, 0)  # this process's holders, for least-loaded ordering
+        # Set by the gate that owns the pool (its threshold follows the observed hold times); without
+        # one, no backend is ever judged stalled.
+        self.stall_threshold_s: Callable[[], float] | None = None
+        self._stalls_judged = -STALL_RECHECK_S  # monotonic time of the last verdict
 
     # -- breaker ---------------------------------------------------------------------------------
 
@@ -146,14 +172,49 @@ class PooledSlotPool:
         if name in self.states and self.states[name].serving and readiness is not Readiness.DOWN:
             self.states[name].readiness = readiness
 
+    # -- stalls ----------------------------------------------------------------------------------
+
+    def judge_stalls(self, occupancy: Mapping[str, Occupancy], threshold_s: float) -> None:
+        """Record each backend's stall verdict from its own occupancy (logged when it changes)."""
+        self._stalls_judged = time.monotonic()
+        for name, found in occupancy.items():
+            state = self.states[name]
+            verdict = stalled(found, threshold_s)
+            if verdict != state.stalled:
+                log.warning(
+                    "backend %s %s: every slot held, newest call admitted %.0f s ago (threshold %.0f s)",
+                    name,
+                    "stalled" if verdict else "finishes calls again",
+                    found.newest_hold_s or 0.0,
+                    threshold_s,
+                )
+            state.stalled = verdict
+            state.newest_hold_s = found.newest_hold_s
+
+    async def refresh_stalls(self, *, max_age_s: float = STALL_RECHECK_S) -> None:
+        """Judge the stalls again if the last verdict is older than ``max_age_s``."""
+        if self.stall_threshold_s is None or time.monotonic() - self._stalls_judged < max_age_s:
+            return
+        self._stalls_judged = time.monotonic()  # one judgement at a time, even if it fails
+        try:
+            occupancy = await self.member_occupancy()
+        except PoolUnavailable:
+            return  # the acquire that follows meets the same store and fails safe there
+        self.judge_stalls(occupancy, self.stall_threshold_s())
+
+    def _unstalled(self, names: list[str]) -> list[str]:
+        """The names of backends not stalled, or all of them when every one is."""
+        return [name for name in names if not self.states[name].stalled] or names
+
     # -- admission -------------------------------------------------------------------------------
 
     def _order(self, names: list[str]) -> list[str]:
-        """Least loaded first, ready before warming; ties keep the configured order."""
+        """Least loaded first, ready before warming, stalled last; ties keep the configured order."""
 
-        def load(name: str) -> tuple[int, float]:
-            warming = self.states[name].readiness is Readiness.WARMING
-            return (1 if warming else 0, self._in_use[name] / self.members[name].slots)
+        def load(name: str) -> tuple[int, int, float]:
+            state = self.states[name]
+            warming = state.readiness is Readiness.WARMING
+            return (1 if state.stalled else 0, 1 if warming else 0, self._in_use[name] / self.members[name].slots)
 
         return sorted(names, key=load)
 
@@ -176,7 +237,13 @@ class PooledSlotPool:
         lease = await self.try_acquire(priority)
         if lease is not None or timeout_s <= 0:
             return lease
-        # Wait on every offered backend at once; the first slot that frees wins, the rest give up.
+        # Wait on every offered backend at once, except stalled ones while another can free a slot
+        # (a slot a stalled backend frees is one whose call ran into its deadline); the first slot
+        # that frees wins, the rest give up.
+        judging = time.monotonic()
+        await self.refresh_stalls()
+        names = self._unstalled(names)
+        timeout_s = max(0.0, timeout_s - (time.monotonic() - judging))  # judging counts towards the wait
         tasks: dict[asyncio.Future[Any], str] = {
             asyncio.ensure_future(self.members[name].acquire(priority, timeout_s)): name for name in names
         }
@@ -257,6 +324,7 @@ class PooledSlotPool:
         )
 
     def degraded(self) -> bool:
+        """A backend is out of the pool (its breaker is open)."""
         return any(not state.serving for state in self.states.values())
 
     async def aclose(self) -> None:

@@ -53,7 +53,8 @@ class HealthReport:
         if self.latency_ms is not None:
             body["probeLatencyMs"] = round(self.latency_ms, 1)
         if len(self.backends) > 1:
-            body["degraded"] = any(row["state"] == "down" for row in self.backends)
+            # a backend out of the pool (down) or no longer finishing calls (stalled): the rest serve
+            body["degraded"] = any(row["state"] in ("down", "stalled") for row in self.backends)
             body["backends"] = self.backends
         return body
 

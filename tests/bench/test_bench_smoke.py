@@ -23,6 +23,8 @@ BENCHES = [
     "gate_redis",
     "quality",
     "crowd_gpus",
+    "chain",
+    "chain_sweep",
 ]
 
 
@@ -125,6 +127,68 @@ def test_crowd_over_gpus_targets_are_judged_as_specified() -> None:
     assert not bad["perBackendSlots"]
 
 
+def _chain_result(**changes) -> dict:
+    sim = {"busy": 0.95, "maxConcurrency": 2, "maxWaitMs": 0.1, "parallel": 2}
+    result = {
+        "crowd": {"admittedMs": {"p99": 2000}, "shedMs": {"p99": 550}, "otherErrors": {}, "capped": False},
+        "sims": [dict(sim) for _ in range(4)],
+        "leak": {"gateInUse": [0, 0, 0], "redisLeases": 0},
+    }
+    result.update(changes)
+    return result
+
+
+def test_chain_targets_are_judged_as_specified() -> None:
+    from bench.chain import evaluate, split, targets_for
+
+    goal = targets_for(service_ms=1500, acquire_ms=500)
+    assert goal["admittedP99MaxMs"] == 2300 and goal["shedP99MaxMs"] == 600
+    assert all(evaluate(_chain_result(), goal).values())
+    slow_sim = _chain_result(sims=[{"busy": 0.85, "maxConcurrency": 2, "maxWaitMs": 0.1, "parallel": 2}])
+    assert evaluate(slow_sim, goal)["everyBackendBusy"] is False
+    queued = _chain_result(sims=[{"busy": 0.95, "maxConcurrency": 3, "maxWaitMs": 900.0, "parallel": 2}])
+    assert evaluate(queued, goal)["nothingQueuedBelowTheGate"] is False
+    leaked = _chain_result(leak={"gateInUse": [0, 1, 0], "redisLeases": 0})
+    assert evaluate(leaked, goal)["noSlotLeaked"] is False
+    assert evaluate(_chain_result(leak={"gateInUse": [0, 0, 0], "redisLeases": 2}), goal)["noSlotLeaked"] is False
+    assert split(160, 3) == [54, 53, 53] and sum(split(7, 3)) == 7
+
+
+def test_chain_merges_the_crowds_of_every_replica() -> None:
+    from bench.chain import merge
+    from feedback_intelligence.cli.crowd import CrowdResult
+
+    one = CrowdResult(clerks=2, duration_s=10, presses=4, busy=1, attempts=6)
+    one.admitted_latencies_ms, one.shed_latencies_ms = [1500.0, 1600.0], [500.0, 510.0]
+    two = CrowdResult(clerks=3, duration_s=10, presses=6, busy=2, attempts=9, other_errors={"500": 1})
+    two.admitted_latencies_ms, two.shed_latencies_ms = [1700.0], [505.0]
+    merged = merge([one, two], 10)
+    assert (merged["clerks"], merged["presses"], merged["busyMessages"]) == (5, 10, 3)
+    assert merged["busyShare"] == 0.3 and merged["shedRate"] == 0.2 and merged["throughputPerS"] == 0.3
+    assert merged["admittedMs"]["n"] == 3 and merged["otherErrors"] == {"500": 1}
+    assert merged["perReplica"] == [{"admitted": 2, "shed": 2}, {"admitted": 1, "shed": 1}]
+
+
+def test_chain_sweep_rows_say_clerks_per_slot() -> None:
+    from bench.chain_sweep import point
+
+    phase = {
+        "crowd": {
+            "presses": 40,
+            "busyShare": 0.1,
+            "shedRate": 0.3,
+            "admittedMs": {"p99": 2000},
+            "shedMs": {"p99": 520},
+            "throughputPerS": 2.5,
+            "otherErrors": {},
+        },
+        "sims": [{"busy": 0.9}, {"busy": 0.94}],
+        "client": {"lagMs": {"p99": 2.0}},
+    }
+    row = point(2, 16, phase)
+    assert (row["slots"], row["clerksPerSlot"], row["simBusy"], row["busyShare"]) == (4, 4.0, 0.92, 0.1)
+
+
 def test_quality_targets_are_judged_as_specified(retail) -> None:
     from bench.quality import targets
     from feedback_intelligence.evaluation.client import Observation
@@ -146,3 +210,18 @@ def test_quality_targets_are_judged_as_specified(retail) -> None:
     assert checks["sentiment contradicting type"] == ("1", "0", False)
     assert checks["shown themes a guard rejects"] == ("0", "0", True)
     assert checks["alert recall (pooled)"][2] is False  # nothing to recall: no figure, not a pass
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_a_tiny_chain_runs_end_to_end() -> None:
+    """Two replicas on Redis and PostgreSQL in front of two sims, four clerks for two seconds: the
+    plumbing (crowd split, sim stats, lease count) works; the figures belong to ``make chain``."""
+    from bench.chain import evaluate, run, targets_for
+
+    result = run(clerks=4, duration_s=2, sims=2, replicas=2, service_ms=100, seed=1)
+    assert [sim["parallel"] for sim in result["sims"]] == [2, 2]
+    assert result["crowd"]["clerks"] == 4 and result["crowd"]["presses"] >= 1
+    assert result["leak"] == {"gateInUse": [0, 0], "redisLeases": 0}
+    verdicts = evaluate(result, targets_for(service_ms=100))
+    assert verdicts["noSlotLeaked"] and verdicts["noOtherErrors"] and verdicts["nothingQueuedBelowTheGate"]

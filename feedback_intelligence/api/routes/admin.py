@@ -10,7 +10,9 @@ from fastapi import APIRouter, Depends
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.routes.health import structure_backlog
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable
+from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.llm.errors import LlmError
 from feedback_intelligence.store.feedback_store import StoreUnavailable
 
@@ -80,17 +82,42 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
 @router.post(
     "/warm",
     operation_id="warmModel",
-    summary="Load the model and keep it loaded (no completion through the gate)",
-    description="What `feedctl warm` calls. `readiness` is `ready`, `warming` or `down`; `detail` says "
-    "why when the backend could not be reached. Operator route.",
+    summary="Load the model of every backend and keep it loaded (no completion through the gate)",
+    description="What `feedctl warm` calls. Every backend of the pool is warmed at once. `readiness` is "
+    "`ready`, `warming` or `down`: the best any backend reached (the service answers as soon as one "
+    "does); with several backends `backends` lists each by name with its own `readiness` and `detail`, "
+    "and `degraded` is true while any of them is not ready. `detail` says why a backend could not be "
+    "reached. Operator route.",
 )
 async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    warm_up = getattr(rt.backend, "warm", None) or getattr(rt.backend, "wait_loaded", None)
+    backends = rt.runner.backends or {rt.settings.backend_specs[0].name: rt.backend}
+    names = list(backends)
+    warmed = await asyncio.gather(*(_warm_one(backends[name]) for name in names))
+    rows = [{"name": name, **row} for name, row in zip(names, warmed, strict=True)]
+    if isinstance(rt.gate.pool, PooledSlotPool):
+        for row in rows:  # a warm backend is offered before a warming one
+            rt.gate.pool.note_readiness(row["name"], Readiness(row["readiness"]))
+    best = min(rows, key=lambda row: _READINESS_ORDER.index(row["readiness"]))
+    body: dict[str, Any] = {"readiness": best["readiness"], "detail": best["detail"]}
+    if len(rows) > 1:
+        body["degraded"] = any(row["readiness"] != Readiness.READY.value for row in rows)
+        body["backends"] = rows
+        if best["readiness"] == Readiness.DOWN.value:
+            body["detail"] = "; ".join(f"{row['name']}: {row['detail']}" for row in rows if row["detail"])
+    return body
+
+
+_READINESS_ORDER = [Readiness.READY.value, Readiness.WARMING.value, Readiness.DOWN.value]
+
+
+async def _warm_one(backend: LlmBackend) -> dict[str, str]:
+    """Load one backend's model (its own way: Ollama's empty generate, the embedded engine's load)."""
+    warm_up = getattr(backend, "warm", None) or getattr(backend, "wait_loaded", None)
     detail = ""
     if warm_up is not None:
         try:
             await warm_up()
         except LlmError as exc:
             detail = str(exc)
-    readiness = await rt.backend.readiness()
+    readiness = await backend.readiness()
     return {"readiness": readiness.value, "detail": detail}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -108,5 +109,7 @@ async def metrics(rt: Runtime = Depends(runtime)) -> Response:
         rt.metrics.gate_store_up.set(1)
         rt.metrics.gate_in_use.set(occupancy.in_use)
         rt.gate.stalled(occupancy)  # the gate records fi_gate_stalled as it judges
+        with contextlib.suppress(PoolUnavailable):
+            await rt.gate.backends()  # and fi_backend_up / fi_backend_stalled per backend
     await structure_backlog(rt)
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

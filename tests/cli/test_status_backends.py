@@ -1,0 +1,35 @@
+"""The status board names each backend of the pool with its own state, a stalled one included."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from feedback_intelligence.cli.status import Snapshot, board, line
+
+
+def snapshot() -> Snapshot:
+    rows = [
+        {"name": "gpu1", "state": "ok", "slots": 2, "inUse": 1, "newestHoldSeconds": 0.4},
+        {"name": "gpu2", "state": "stalled", "slots": 2, "inUse": 2, "newestHoldSeconds": 41.7},
+    ]
+    status = {
+        "backend": {"kind": "ollama", "model": "m", "baseUrl": None, "readiness": "ready"},
+        "gate": {"slots": 4, "inUse": 3, "healthy": True, "stalled": False, "backends": rows},
+        "channels": {},
+        "structureLater": None,
+        "domain": "retail",
+    }
+    return Snapshot(status, 200, {"status": "ok", "probe": "completed", "degraded": True})
+
+
+def test_the_board_shows_a_stalled_backend_and_how_long_it_made_no_room() -> None:
+    console = Console(width=200, record=True)
+    console.print(board(snapshot()))
+    text = console.export_text()
+    assert "Backend gpu1" in text and "Backend gpu2" in text
+    assert "stalled · 2/2 slots in use · none freed for 42 s" in text
+
+
+def test_the_one_line_board_names_backends_not_ok() -> None:
+    text = line(snapshot())
+    assert " gpu2=stalled" in text and "gpu1=" not in text
