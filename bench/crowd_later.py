@@ -9,8 +9,8 @@ same seed):
     shed the text is saved at once with ``structureLater`` (202) and the worker structures it later.
     ``FI_LLM_BACKGROUND_RESERVE=0`` so the worker may use every slot a clerk does not wait for.
 
-(c) today's policy again while a manager's report is generated over and over (the corpus preloaded
-    with 100 rule-structured demo items, the report cache off): its prose calls are background work.
+A report generating during the crowd (issue 15's "shed rate within 5 %") is measured, with and
+without preemption, in bench/crowd_background.
 
 After (b)'s crowd the bench measures the backlog's drain rate against the backend's capacity, then
 SIGKILLs the app mid-drain, starts a fresh process on the same database and counts, once the backlog
@@ -33,10 +33,7 @@ import httpx
 
 from bench.common import print_table, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
-from feedback_intelligence.demo.corpus import load_corpus
-from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
-from feedback_intelligence.domain.loader import load_domain
 
 PARALLEL = 2
 SERVICE_MS = 1500
@@ -48,9 +45,7 @@ TARGETS = {
     "laterSavedP99MaxMs": 1500.0,
     "drainMinFraction": 0.90,
     "admittedP99MaxRatio": 1.10,
-    "reportShedRateMaxRatio": 1.05,
 }
-REPORT_WINDOW = {"from": "2026-11-01T00:00:00Z", "to": "2026-12-31T00:00:00Z"}
 
 
 def backlog(app: ServerProcess) -> int:
@@ -71,53 +66,6 @@ def crowd(app: ServerProcess, clerks: int, duration_s: float, seed: int, later: 
     return asyncio.run(
         run_crowd(app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=600.0, later=later)
     )
-
-
-def preload_corpus(app: ServerProcess) -> int:
-    """The demo corpus with the rule-made structure as the accepted one: stored without any LLM call."""
-    domain = load_domain("retail")
-    stored = 0
-    with httpx.Client(base_url=app.url, timeout=30) as http:
-        for item in load_corpus():
-            accepted = propose_structure(item["text"], domain).to_json()
-            accepted.pop("sentiment", None)
-            stored += http.post("/feedback", json={**item, "acceptedStructure": accepted}).status_code == 201
-    return stored
-
-
-async def crowd_with_reports(app: ServerProcess, clerks: int, duration_s: float, seed: int) -> dict[str, Any]:
-    """Today's crowd while reports are generated back to back until the crowd's deadline."""
-    reports: list[dict[str, Any]] = []
-    stop = asyncio.Event()
-
-    async def manager() -> None:
-        async with httpx.AsyncClient(base_url=app.url, timeout=120) as http:
-            while not stop.is_set():
-                started = time.perf_counter()
-                body = (await http.get("/report", params=REPORT_WINDOW)).json()
-                reports.append(
-                    {
-                        "ms": (time.perf_counter() - started) * 1000,
-                        "llm": body.get("llm", {}),
-                        "fallbacks": body.get("llmFallbackCount", 0),
-                    }
-                )
-
-    async def at_deadline() -> None:
-        stop.set()
-
-    task = asyncio.create_task(manager())
-    result = await run_crowd(
-        app.url, clerks, duration_s, seed=seed, http_timeout_s=60.0, drain_timeout_s=600.0, at_deadline=at_deadline
-    )
-    await task
-    return {
-        **result.summary(),
-        "reports": len(reports),
-        "reportLlmCalls": sum(int(r["llm"].get("calls", 0) or 0) for r in reports),
-        "reportLlmShed": sum(int(r["llm"].get("shed", 0) or 0) for r in reports),
-        "reportMsP50": sorted(r["ms"] for r in reports)[len(reports) // 2] if reports else None,
-    }
 
 
 def drain_and_kill(app: ServerProcess, env: dict[str, str], data: Path, saved_ids: list[str]) -> dict[str, Any]:
@@ -155,9 +103,6 @@ def run(clerks: int, duration_s: float, seed: int) -> dict[str, Any]:
         env_today = {**common, "FI_LLM_BASE_URL": sim.url, **TODAY}
         with app_server(env_today) as app:
             out["today"] = crowd(app, clerks, duration_s, seed, later=False).summary()
-        with app_server({**env_today, "FI_REPORT_CACHE_SECONDS": "0"}) as app:
-            out["corpusPreloaded"] = preload_corpus(app)
-            out["withReport"] = asyncio.run(crowd_with_reports(app, clerks, duration_s, seed))
         env_later = {**common, "FI_LLM_BASE_URL": sim.url, **LATER}
         data = Path(tempfile.mkdtemp(prefix="fi-bench-later-"))
         with app_server(env_later, data_dir=data) as app:
@@ -168,14 +113,9 @@ def run(clerks: int, duration_s: float, seed: int) -> dict[str, Any]:
 
 
 def evaluate(out: dict[str, Any]) -> dict[str, bool | None]:
-    today, later, drain, reporting = out["today"], out["later"], out["drain"], out["withReport"]
+    today, later, drain = out["today"], out["later"], out["drain"]
     later_p99 = later["laterSavedMs"]["p99"]
     return {
-        "reportShedRate": (
-            reporting["shedRate"] <= TARGETS["reportShedRateMaxRatio"] * today["shedRate"]
-            if today["shedRate"]
-            else None
-        ),
         "noPressUnsaved": later["unsaved"] == 0 and later["savedDirect"] + later["savedLater"] == later["presses"],
         "laterSavedP99": None if later_p99 is None else later_p99 <= TARGETS["laterSavedP99MaxMs"],
         "drainRate": (
@@ -215,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             **out,
         },
     )
-    t, lt, d, r = out["today"], out["later"], out["drain"], out["withReport"]
+    t, lt, d = out["today"], out["later"], out["drain"]
     print_table(
         f"crowd_later: {args.clerks} clerks, {args.duration:g} s, sim {PARALLEL} x {SERVICE_MS} ms",
         [
@@ -224,12 +164,6 @@ def main(argv: list[str] | None = None) -> int:
                 "(a) today: admitted p50 / p99",
                 f"{t['admittedMs']['p50']} / {t['admittedMs']['p99']} ms (n={t['admittedMs']['n']})",
                 "",
-            ),
-            (
-                "(a) vs (c) interactive shed rate, without / with reports",
-                f"{t['shedRate']} / {r['shedRate']} ({r['reports']} reports, {r['reportLlmCalls']} prose calls, "
-                f"{r['reportLlmShed']} shed)",
-                f"(c) ≤ 1.05 × (a)  {pf(verdicts['reportShedRate'])}",
             ),
             (
                 "(b) later: presses / saved direct / saved later / unsaved",

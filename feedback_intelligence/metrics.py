@@ -45,6 +45,12 @@ class Metrics:
         self.gate_sheds = Counter(
             "fi_gate_sheds_total", "Calls shed instead of queued", ["route", "priority", "reason"], registry=r
         )
+        self.gate_preemptions = Counter(
+            "fi_gate_preemptions_total",
+            "Background calls cancelled to give their slot to a waiting visitor (by the preempted call's route)",
+            ["route"],
+            registry=r,
+        )
         self.gate_acquire_wait = Histogram(
             "fi_gate_acquire_wait_seconds",
             "Time spent waiting for a slot (admitted or shed)",

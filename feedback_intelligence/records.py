@@ -70,6 +70,7 @@ class StoredFeedback:
     # worker replaces it with the model's (guarded) structure.
     pending: bool = False
     structure_attempts: int = 0
+    structure_preemptions: int = 0  # how often a waiting visitor preempted its structuring call
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -172,6 +172,9 @@ class Settings(BaseSettings):
     llm_backends: BackendList = None
     llm_background_reserve: int = Field(1, ge=0, le=64)
     llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
+    # How often one background work item may be preempted by a waiting visitor before its calls run
+    # unpreempted (aging, docs/adr/0017); 0 turns preemption off.
+    llm_preempt_max: int = Field(2, ge=0, le=100)
     llm_call_timeout_s: float = Field(120, gt=0, le=3600)
     # Who goes first among waiters: least attained service per visitor ("fair"), or first come ("fifo",
     # kept to measure against). Attained service decays with this half-life (docs/adr/0018-fair-shares.md).

@@ -67,4 +67,5 @@ def build_gate(
         call_timeout_s=settings.llm_call_timeout_s,
         metrics=metrics,
         stall_floor_s=settings.health_timeout_s,
+        preempt_max=settings.llm_preempt_max,
     )

@@ -3,6 +3,11 @@
 Shed, not queue: a call waits at most the acquire timeout for a slot, then raises
 :class:`LlmBusy`. Holding a slot, the work runs under a deadline; the slot is released on
 success, error, deadline and cancellation alike.
+
+Background yields to a waiting visitor (docs/adr/0017-background-yields-to-a-waiting-clerk.md): a
+background call that has been preempted fewer than ``preempt_max`` times is offered to the pool while
+it runs; a visitor that finds no free slot preempts the most recently offered one, whose work is
+cancelled (its backend request with it) and raises :class:`LlmPreempted` to its caller, who requeues.
 """
 
 from __future__ import annotations
@@ -18,7 +23,13 @@ from feedback_intelligence.gate.fairness import ANONYMOUS, current_visitor
 from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend, stalled
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
 from feedback_intelligence.llm.backend import Readiness
-from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmTransportFailure, LlmUnavailable
+from feedback_intelligence.llm.errors import (
+    LlmBusy,
+    LlmDeadlineExceeded,
+    LlmPreempted,
+    LlmTransportFailure,
+    LlmUnavailable,
+)
 from feedback_intelligence.metrics import Metrics
 
 T = TypeVar("T")
@@ -40,6 +51,33 @@ class HoldTimeEstimator:
         self.observed += 1
 
 
+class _Preemption:
+    """The holder's side of one preemptible call: a preemption cancels the holding task, the way
+    ``asyncio.timeout`` does, and the gate turns that cancellation (and only that one) into
+    :class:`LlmPreempted`. Once the work has ended a late preemption is ignored."""
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.baseline = task.cancelling()
+        self.fired = False
+        self._open = True
+
+    def fire(self) -> None:
+        if self._open and not self.fired:
+            self.fired = True
+            self.task.cancel("preempted by a waiting visitor")
+
+    def settle(self) -> bool:
+        """Close to further preemption; True when ours was the only cancellation of the task (then the
+        cancel request is withdrawn and the caller raises :class:`LlmPreempted` instead)."""
+        if not self._open:
+            return False
+        self._open = False
+        if not self.fired:
+            return False
+        return self.task.uncancel() <= self.baseline
+
+
 class LlmGate:
     """Admits LLM work into the slots of a pool: shed, not queue (docs/invariants.md, invariants 1, 2, 6).
 
@@ -50,6 +88,10 @@ class LlmGate:
     every way out (result, error, deadline, cancellation) the slot is released exactly once. The gate
     records admissions, sheds, waits and hold times in ``metrics`` and estimates ``Retry-After`` from
     the observed hold times and the queue ahead.
+
+    A visitor that finds no free slot first preempts the most recently started background call still
+    offered (one preemption per waiting visitor); a background call is offered while its work item
+    has been preempted fewer than ``preempt_max`` times (``0`` turns preemption off).
     """
 
     def __init__(
@@ -60,8 +102,10 @@ class LlmGate:
         call_timeout_s: float,
         metrics: Metrics | None = None,
         stall_floor_s: float = 10.0,
+        preempt_max: int = 2,
     ) -> None:
         self.pool = pool
+        self.preempt_max = preempt_max
         self.acquire_timeout_s = acquire_timeout_s
         self.call_timeout_s = call_timeout_s
         self.stall_floor_s = stall_floor_s
@@ -119,13 +163,17 @@ class LlmGate:
         route: str = "other",
         deadline_s: float | None = None,
         visitor: str | None = None,
+        preempted: int = 0,
     ) -> T:
         """Wait up to the acquire timeout for a slot, then run ``work`` under the deadline. Waiters are
-        served least attained service of their visitor first (``visitor_of``)."""
+        served least attained service of their visitor first (``visitor_of``).
+
+        ``preempted``: how often the work item behind a background call was preempted before (aging:
+        from ``preempt_max`` on it is not offered for preemption again)."""
         started = time.perf_counter()
         self.metrics.gate_waiting.labels(priority.value).inc()
         try:
-            lease = await self.pool.acquire(priority, self.acquire_timeout_s, self.visitor_of(priority, route, visitor))
+            lease = await self._acquire(priority, self.visitor_of(priority, route, visitor))
         except PoolUnavailable as exc:
             # The shared gate cannot be consulted: fail safe, as busy, never unbounded.
             self._shed(route, priority, "gate_unavailable")
@@ -136,7 +184,22 @@ class LlmGate:
         if lease is None:
             self._shed(route, priority, "acquire_timeout")
             raise LlmBusy("acquire_timeout", self.retry_after_s(await self._safe_occupancy()))
-        return await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s)
+        return await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s, preempted=preempted)
+
+    async def _acquire(self, priority: Priority, visitor: str) -> object | None:
+        if priority is not Priority.INTERACTIVE or self.preempt_max <= 0:
+            return await self.pool.acquire(priority, self.acquire_timeout_s, visitor)
+        started = time.monotonic()
+        lease: object | None = await self.pool.try_acquire(priority, visitor)
+        if lease is not None:
+            return lease
+        # A visitor must wait: the newest preemptible background call gives its slot back (at most one
+        # per waiting visitor). Admission itself stays the pool's (``admits``): the freed slot goes to
+        # whichever visitor the pool serves next.
+        await self.pool.preempt()
+        remaining = self.acquire_timeout_s - (time.monotonic() - started)
+        lease = await self.pool.acquire(priority, max(0.0, remaining), visitor)
+        return lease
 
     async def try_run(
         self,
@@ -162,6 +225,7 @@ class LlmGate:
         priority: Priority,
         route: str,
         deadline_s: float | None,
+        preempted: int = 0,
     ) -> T:
         self.metrics.gate_admitted.labels(route, priority.value).inc()
         self.metrics.gate_in_use.inc()
@@ -172,7 +236,13 @@ class LlmGate:
             self.metrics.backend_in_use.labels(backend).inc()
         started = time.perf_counter()
         outcome = "error"
+        preemption: _Preemption | None = None
         try:
+            if priority is Priority.BACKGROUND and preempted < self.preempt_max:
+                task = asyncio.current_task()
+                if task is not None:
+                    preemption = _Preemption(task)
+                    await self.pool.offer(lease, preemption.fire)
             async with asyncio.timeout(deadline_s or self.call_timeout_s) as deadline:
                 result = await work()
             outcome = "ok"
@@ -193,6 +263,12 @@ class LlmGate:
                 ) from exc
             raise
         except asyncio.CancelledError:
+            if preemption is not None and preemption.settle():
+                # A waiting visitor took this slot: the work (and its backend request) is cancelled,
+                # and the caller requeues it.
+                outcome = "preempted"
+                self.metrics.gate_preemptions.labels(route).inc()
+                raise LlmPreempted(self.retry_after_s()) from None
             outcome = "cancelled"
             raise
         except LlmBusy:
@@ -200,12 +276,14 @@ class LlmGate:
             self._shed(route, priority, "backend_busy")
             raise
         finally:
+            if preemption is not None:
+                preemption.settle()  # no late preemption once the work has ended
             granted_backend.reset(token)
             held = time.perf_counter() - started
             self.metrics.gate_in_use.dec()
             if backend is not None:
                 self.metrics.backend_in_use.labels(backend).dec()
-                if outcome not in ("ok", "cancelled", "backend_busy"):
+                if outcome not in ("ok", "cancelled", "backend_busy", "preempted"):
                     self.metrics.backend_failures.labels(backend, outcome).inc()
             self.metrics.llm_call_duration.labels(route, outcome).observe(held)
             self.metrics.gate_busy_seconds.inc(held)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from feedback_intelligence.gate.fairness import ANONYMOUS, ServiceLedger
@@ -53,6 +54,8 @@ class LocalSlotPool:
         self._held: set[LocalLease] = set()
         self._queues: dict[Priority, list[_Waiter]] = {p: [] for p in Priority}
         self._arrivals = itertools.count()
+        # Held leases a waiting visitor may preempt: when offered, and whom to tell (docs/adr/0017).
+        self._offers: dict[LocalLease, tuple[float, Callable[[], None]]] = {}
 
     def _admits(self, priority: Priority) -> bool:
         return admits(
@@ -127,6 +130,7 @@ class LocalSlotPool:
         self._held.discard(lease)
         self.ledger.charge(lease.visitor, self.ledger.now() - lease.since)
         self.ledger.leave(lease.visitor)
+        self._offers.pop(lease, None)
         self._dispatch()
 
     def _next(self, queue: list[_Waiter]) -> _Waiter:
@@ -144,6 +148,23 @@ class LocalSlotPool:
                 if waiter.future.done():
                     continue
                 waiter.future.set_result(self._take(priority, waiter.visitor))
+
+    # -- preemption: the holder side (the gate offers background leases; a waiting visitor preempts) --
+
+    async def offer(self, lease: LocalLease, on_preempt: Callable[[], None]) -> None:
+        if not lease.released:
+            self._offers[lease] = (time.monotonic(), on_preempt)
+
+    async def newest_offer(self) -> float | None:
+        return max((offered for offered, _ in self._offers.values()), default=None)
+
+    async def preempt(self) -> bool:
+        if not self._offers:
+            return False
+        newest = max(self._offers, key=lambda lease: self._offers[lease][0])
+        _, on_preempt = self._offers.pop(newest)
+        on_preempt()  # the holder cancels its work and releases; the slot then goes to a waiter
+        return True
 
     async def occupancy(self) -> Occupancy:
         return Occupancy(

@@ -285,6 +285,27 @@ class PooledSlotPool:
         self._in_use[lease.backend] -= 1
         await self.members[lease.backend].release(lease.inner)
 
+    # -- preemption: on the pool as a whole (docs/adr/0017) ------------------------------------------
+
+    async def offer(self, lease: PooledLease, on_preempt: Callable[[], None]) -> None:
+        await self.members[lease.backend].offer(lease.inner, on_preempt)
+
+    async def newest_offer(self) -> float | None:
+        found = [o for o in await asyncio.gather(*(m.newest_offer() for m in self.members.values())) if o is not None]
+        return max(found, default=None)
+
+    async def preempt(self) -> bool:
+        """The most recently offered lease among the backends a waiting call is offered to (a visitor
+        waits on every serving backend at once, so any of their slots serves it)."""
+        names = self.serving()
+        if len(names) == 1:
+            return await self.members[names[0]].preempt()
+        found = await asyncio.gather(*(self.members[name].newest_offer() for name in names))
+        for _, name in sorted(((o, n) for o, n in zip(found, names, strict=True) if o is not None), reverse=True):
+            if await self.members[name].preempt():  # False: that offer went meanwhile; try the next newest
+                return True
+        return False
+
     # -- reading -----------------------------------------------------------------------------------
 
     async def member_occupancy(self) -> dict[str, Occupancy]:

@@ -15,6 +15,11 @@ Waiting is not busy-polling: a release publishes on a channel, and each replica'
 wake on it. A slow fallback re-check covers what no message announces (a lease expiring).
 If Redis cannot be reached the pool raises :class:`PoolUnavailable` and the gate sheds:
 busy, never unbounded.
+
+Preemption (docs/adr/0017-background-yields-to-a-waiting-clerk.md): a holder offers its background
+lease (``lua/offer.lua``); a visitor that must wait, on any replica, marks the most recently offered
+one (``lua/preempt.lua``); the holder's replica polls for marks every ``preempt_poll_s`` while it
+holds offers (``lua/preempted.lua``) and cancels that work, which releases the slot.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import contextlib
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -41,6 +47,9 @@ _REGISTER_WAITER = lua_script("feedback_intelligence.gate", "fair.lua", "registe
 _RELEASE = lua_script("feedback_intelligence.gate", "fair.lua", "release.lua")
 _ATTAINED = lua_script("feedback_intelligence.gate", "fair.lua", "attained.lua")
 _OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
+_OFFER = lua_script("feedback_intelligence.gate", "offer.lua")
+_PREEMPT = lua_script("feedback_intelligence.gate", "preempt.lua")
+_PREEMPTED = lua_script("feedback_intelligence.gate", "preempted.lua")
 
 
 @dataclass(eq=False)
@@ -75,6 +84,7 @@ class RedisSlotPool:
         ledger: str | None = None,
         half_life_s: float = 60.0,
         order: GateOrder = GateOrder.FAIR,
+        preempt_poll_s: float = 0.05,
     ) -> None:
         self.slots = slots
         self.background_reserve = background_reserve
@@ -104,6 +114,15 @@ class RedisSlotPool:
         self._released = asyncio.Event()
         self._listener: asyncio.Task[None] | None = None
         self._closed = False
+        # preemption (holder side): this replica's offered leases and whom to tell when one is preempted
+        self.preempt_poll_s = preempt_poll_s
+        self._offers = f"{prefix}:offers"
+        self._preempted = f"{prefix}:preempted"
+        self._offer = self._redis.register_script(_OFFER)
+        self._preempt = self._redis.register_script(_PREEMPT)
+        self._poll_preempted = self._redis.register_script(_PREEMPTED)
+        self._offered: dict[str, Callable[[], None]] = {}
+        self._watcher: asyncio.Task[None] | None = None
 
     def _keys(self) -> list[str]:
         return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
@@ -182,6 +201,7 @@ class RedisSlotPool:
             return
         lease.released = True
         self.keeper.drop(self._leases, lease.id)
+        self._offered.pop(lease.id, None)  # its offer in Redis is dropped as stale by the next preempt
         try:
             await self._release(
                 keys=[
@@ -197,6 +217,54 @@ class RedisSlotPool:
         except RedisError as exc:
             # The lease expires on its own within lease_s; nothing is leaked for longer.
             log.warning("could not release gate lease %s (it will expire): %s", lease.id[:8], exc)
+
+    # -- preemption ---------------------------------------------------------------------------------
+
+    async def offer(self, lease: RedisLease, on_preempt: Callable[[], None]) -> None:
+        if lease.released:
+            return
+        try:
+            offered = await self._offer(keys=[self._leases, self._offers], args=[lease.id, self.lease_ms])
+        except RedisError as exc:
+            log.warning("could not offer gate lease %s for preemption (it runs to its end): %s", lease.id[:8], exc)
+            return
+        if not offered or lease.released:
+            return
+        self._offered[lease.id] = on_preempt
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.create_task(self._watch_preemptions(), name="gate-preemption-watcher")
+
+    async def _find_offer(self, mark: bool) -> float | None:
+        try:
+            found = await self._preempt(
+                keys=[self._leases, self._offers, self._preempted], args=[self.lease_ms, "1" if mark else "0"]
+            )
+        except RedisError as exc:
+            raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
+        return None if found is None else float(found)
+
+    async def newest_offer(self) -> float | None:
+        return await self._find_offer(mark=False)
+
+    async def preempt(self) -> bool:
+        return await self._find_offer(mark=True) is not None
+
+    async def _watch_preemptions(self) -> None:
+        """While this replica holds offered leases, ask Redis every ``preempt_poll_s`` which were marked."""
+        while self._offered and not self._closed:
+            await asyncio.sleep(self.preempt_poll_s)
+            held = list(self._offered)
+            if not held:
+                break
+            try:
+                marked = await self._poll_preempted(keys=[self._offers, self._preempted], args=[self.lease_ms, *held])
+            except RedisError as exc:
+                log.debug("preemption poll failed (retrying): %s", exc)
+                continue
+            for member in marked:
+                on_preempt = self._offered.pop(member.decode() if isinstance(member, bytes) else str(member), None)
+                if on_preempt is not None:
+                    on_preempt()
 
     def _ensure_listener(self) -> None:
         if self._listener is None or self._listener.done():
@@ -235,6 +303,10 @@ class RedisSlotPool:
 
     async def aclose(self) -> None:
         self._closed = True
+        self._offered.clear()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.wait({self._watcher}, timeout=1.0)
         await self.keeper.aclose()
         listener = self._listener
         if listener is not None:

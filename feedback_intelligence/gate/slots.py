@@ -6,6 +6,7 @@ live once, in :class:`feedback_intelligence.gate.gate.LlmGate`, above any pool.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeVar
@@ -67,6 +68,23 @@ class SlotPool(Protocol[LeaseT]):
         ...
 
     async def release(self, lease: LeaseT) -> None: ...
+
+    # -- preemption (docs/adr/0017-background-yields-to-a-waiting-clerk.md) --------------------------
+
+    async def offer(self, lease: LeaseT, on_preempt: Callable[[], None]) -> None:
+        """Let a waiting visitor preempt ``lease`` (background work): ``on_preempt`` runs at most once,
+        in this process, when one does. The offer ends with the lease's release."""
+        ...
+
+    async def newest_offer(self) -> float | None:
+        """When the most recently offered lease not yet preempted was offered (on the pool's own
+        clock, comparable between the members of one pool); ``None`` when there is none."""
+        ...
+
+    async def preempt(self) -> bool:
+        """A visitor must wait: preempt the most recently offered lease (its holder, in whichever process,
+        learns it and gives the slot back). False when no offered lease is left to preempt."""
+        ...
 
     async def occupancy(self) -> Occupancy: ...
 

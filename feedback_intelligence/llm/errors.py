@@ -21,6 +21,16 @@ class LlmBusy(LlmError):
         super().__init__(detail or f"LLM busy ({reason})")
 
 
+class LlmPreempted(LlmBusy):
+    """Background work gave its slot to a waiting visitor: its call was cancelled mid-way (the backend
+    request too) and the work is to be requeued. Not a failure and not the work's fault: callers
+    that treat a shed as "try again later" already do the right thing; those that can, count the
+    preemption on the work item (aging: after ``FI_LLM_PREEMPT_MAX`` it is no longer preempted)."""
+
+    def __init__(self, retry_after_s: int = 1, detail: str = "") -> None:
+        super().__init__("preempted", retry_after_s, detail or "LLM call preempted by a waiting visitor")
+
+
 class LlmFailure(LlmError):
     """The backend could not produce an answer (down, error, bad reply, deadline).
 

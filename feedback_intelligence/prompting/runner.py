@@ -15,7 +15,9 @@ from feedback_intelligence.metrics import Metrics
 class PromptRunner:
     """Sends single-turn prompts to the backend whose slot the gate granted, each call admitted by the gate.
 
-    Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed and
+    Raises :class:`~feedback_intelligence.llm.errors.LlmBusy` when shed (its subclass
+    :class:`~feedback_intelligence.llm.errors.LlmPreempted` when a background call gave its slot to a
+    waiting visitor) and
     :class:`~feedback_intelligence.llm.errors.LlmFailure` (or a subclass) when the backend fails.
     Counts the tokens of every completion in ``metrics`` (a private registry when none is given).
     """
@@ -47,7 +49,10 @@ class PromptRunner:
         temperature: float = 0.0,
         json_schema: dict[str, Any] | None = None,
         deadline_s: float | None = None,
+        preempted: int = 0,
     ) -> str:
+        """One completion; ``preempted`` is how often the work item behind this call was preempted before
+        (background work: the gate stops offering it for preemption at ``FI_LLM_PREEMPT_MAX``)."""
         request = CompletionRequest(
             messages=[ChatMessage("user", prompt)],
             max_tokens=max_tokens,
@@ -59,7 +64,9 @@ class PromptRunner:
         async def call() -> Completion:
             return await self.granted().complete(request)
 
-        completion = await self.gate.run(call, priority=priority, route=route, deadline_s=deadline_s)
+        completion = await self.gate.run(
+            call, priority=priority, route=route, deadline_s=deadline_s, preempted=preempted
+        )
         self.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)
         self.metrics.llm_tokens.labels("completion").inc(completion.completion_tokens)
         return completion.text

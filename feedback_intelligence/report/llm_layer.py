@@ -36,7 +36,7 @@ from feedback_intelligence.domain.model import (
     Domain,
 )
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmUnavailable, LlmWarming
+from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
@@ -71,7 +71,9 @@ class LlmLedger:
     verify_budget: int  # yes/no screen calls allowed
     calls: int = 0  # calls that took from ``budget`` (attempted, whatever the outcome)
     verify_calls: int = 0
-    shed: int = 0  # calls the gate or backend shed (busy)
+    shed: int = 0  # calls the gate or backend shed (busy), preemptions included
+    # calls a waiting visitor preempted, in this generation's attempts so far (aging, docs/adr/0017)
+    preempted: int = 0
     failed: int = 0  # calls that raised anything else
     fallbacks: int = 0  # parts that used deterministic text: infrastructure, budget, unusable reply
     dropped_claims: int = 0  # ungrounded citations
@@ -94,6 +96,7 @@ class LlmLedger:
             "verifyCalls": self.verify_calls,
             "verifyBudget": self.verify_budget,
             "shed": self.shed,
+            "preempted": self.preempted,
             "failed": self.failed,
             "stopped": self.stopped,
             "rejected": dict(self.rejected),
@@ -164,10 +167,13 @@ class ReportLlm:
         self.metrics = metrics
         self.wording = wording_for(domain.language)
 
-    def new_ledger(self) -> LlmLedger:
+    def new_ledger(self, preempted: int = 0) -> LlmLedger:
+        """``preempted``: preemptions of this generation's earlier attempts (aging carries across them)."""
         if self.runner is None:
             return LlmLedger(budget=0, verify_budget=0)
-        return LlmLedger(budget=self.options.llm_budget, verify_budget=self.options.alert_verify_budget)
+        return LlmLedger(
+            budget=self.options.llm_budget, verify_budget=self.options.alert_verify_budget, preempted=preempted
+        )
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -189,7 +195,14 @@ class ReportLlm:
                 max_tokens=max_tokens,
                 temperature=temperature,
                 json_schema=json_schema,
+                preempted=ledger.preempted,
             )
+        except LlmPreempted:
+            # A clerk took the slot: like a shed, the part stays pending and the generation retries.
+            ledger.preempted += 1
+            ledger.shed += 1
+            ledger.stopped = ledger.stopped or "busy"
+            raise
         except LlmBusy:
             ledger.shed += 1
             ledger.stopped = ledger.stopped or "busy"

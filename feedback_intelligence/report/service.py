@@ -259,8 +259,12 @@ class ReportService:
 
                 deadline = time.monotonic() + self.shed_retry_s
                 settled: dict[str, ThemeProse] = {}
+                preempted = 0  # carried across attempts: aging bounds how often a generation yields
                 for attempt in itertools.count():
-                    layer = await self._run_llm(items, window, mode, progress=written_so_far, settled=settled)
+                    layer = await self._run_llm(
+                        items, window, mode, progress=written_so_far, settled=settled, preempted=preempted
+                    )
+                    preempted = int(layer.ledger.get("preempted", 0))
                     shed = layer.ledger["stopped"] == "busy"
                     pause = SHED_BACKOFF_S[min(attempt, len(SHED_BACKOFF_S) - 1)]
                     if not shed or time.monotonic() + pause > deadline:
@@ -288,6 +292,7 @@ class ReportService:
         mode: Mode,
         progress: Callable[[ProseLayer], Awaitable[None]] | None = None,
         settled: dict[str, ThemeProse] | None = None,
+        preempted: int = 0,
     ) -> ProseLayer:
         """Every model part of the report; ``progress`` sees the layer after each theme's prose.
 
@@ -296,7 +301,7 @@ class ReportService:
         """
         domain, options = self.domain, self.options
         settled = settled or {}
-        ledger = self.llm.new_ledger()
+        ledger = self.llm.new_ledger(preempted)
         alerts = await self.llm.screen_alerts(items, ledger)
         themes: dict[str, ThemeProse] = {}
         if mode == "standard":

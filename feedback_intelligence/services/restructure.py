@@ -1,7 +1,10 @@
 """Operator batch: re-structure the live channel's rows that lack a usable structure.
 
 Runs at background priority, one item at a time, so it only ever uses a slot that a live
-visitor does not need; a shed stops the pass, and the work done before it is kept.
+visitor does not need; a shed stops the pass, and the work done before it is kept. A call preempted
+by a waiting visitor is asked again for the same row (its preemptions counted, so from
+``FI_LLM_PREEMPT_MAX`` on it is not preempted again); if that is shed, the pass stops with the row
+untouched, and the next pass takes it up.
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ from feedback_intelligence.deterministic.category_override import apply_override
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
-from feedback_intelligence.structuring.service import StructuringService
+from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 
 log = logging.getLogger(__name__)
 
@@ -110,11 +113,24 @@ class RestructureService:
             outcome.restructured += 1
         return bool(rows)
 
+    async def _structure(self, item: StoredFeedback) -> StructuringResult:
+        """The row's structure at background priority; a preempted call is requeued at once for the same
+        row (the gate lets it wait behind the visitor, or sheds it, which stops the pass)."""
+        preempted = 0
+        while True:
+            try:
+                return await self.structuring.structure(
+                    item.text, priority=Priority.BACKGROUND, route="restructure", preempted=preempted
+                )
+            except LlmPreempted:
+                preempted += 1
+                log.info("restructuring %s was preempted by a visitor (%d); asking again", item.id, preempted)
+
     async def _restructure(
         self, channel: Channel, item: StoredFeedback, alerts: list[AlertHit], outcome: RestructureOutcome
     ) -> bool:
         try:
-            result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route="restructure")
+            result = await self._structure(item)
             structure, notes = result.structure, list(result.notes)
         except LlmBusy:
             raise  # the pass stops; what was done is kept

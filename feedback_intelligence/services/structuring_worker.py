@@ -12,6 +12,9 @@ Outcomes per claimed row:
   stored, ``pending`` false, the channel's version ticks;
 * a shed: the row goes back at once with its attempt refunded (not the item's fault), and this
   worker pauses for the gate's Retry-After;
+* preempted (a clerk was waiting and this call held the newest background slot): the row goes back
+  pending at once, the attempt refunded and its preemptions counted; from ``FI_LLM_PREEMPT_MAX``
+  preemptions on its calls are no longer preempted (aging, docs/adr/0017);
 * the backend down or still loading: the row goes back with its attempt refunded and waits for as
   long as the outage lasts (retried every ``retry_base_s``);
 * any other failed call (an error answer, the deadline, a bug): the attempt counts, the row goes back
@@ -36,7 +39,7 @@ from feedback_intelligence.deterministic.category_override import apply_override
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable, LlmWarming
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
@@ -137,7 +140,13 @@ class StructuringWorker:
             return None
         renewer = asyncio.create_task(self._renew(queue, claim))
         try:
-            result = await self.structuring.structure(item.text, priority=Priority.BACKGROUND, route=ROUTE)
+            result = await self.structuring.structure(
+                item.text, priority=Priority.BACKGROUND, route=ROUTE, preempted=item.structure_preemptions
+            )
+        except LlmPreempted as preempted:
+            await queue.release(claim, retry_in_s=0, refund_attempt=True, preempted=True)
+            self._count("preempted")
+            return float(min(preempted.retry_after_s, self.options.poll_s))  # a clerk is busy: as after a shed
         except LlmBusy as busy:
             await queue.release(claim, retry_in_s=0, refund_attempt=True)
             self._count("shed")

@@ -166,6 +166,7 @@ def _row_to_record(row: Any) -> StoredFeedback:
         review_flags=tuple(json.loads(row.review_flags_json)),
         pending=bool(row.structure_due),
         structure_attempts=int(row.structure_attempts or 0),
+        structure_preemptions=int(row.structure_preemptions or 0),
     )
 
 
@@ -188,6 +189,7 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "review_flags_json": _dumps(list(record.review_flags)),
         "structure_due": record.pending,
         "structure_attempts": record.structure_attempts,
+        "structure_preemptions": record.structure_preemptions,
     }
 
 

@@ -28,6 +28,8 @@ feedback = Table(
     # that lapses when the replica holding it dies, so another replica takes the work over.
     Column("structure_due", Boolean, nullable=False, server_default=false()),
     Column("structure_attempts", Integer, nullable=False, server_default=text("0")),
+    # How often a waiting visitor preempted the row's call (not an attempt: aging, docs/adr/0017).
+    Column("structure_preemptions", Integer, nullable=False, server_default=text("0")),
     Column("lease_owner", String(64), nullable=True),
     Column("lease_until_ms", BigInteger, nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),

@@ -134,12 +134,15 @@ class StructureQueue:
             return await _bump(conn, VERSION_COUNTER)
 
     @_translate_unavailability
-    async def release(self, claim: Claim, *, retry_in_s: float, refund_attempt: bool) -> bool:
+    async def release(self, claim: Claim, *, retry_in_s: float, refund_attempt: bool, preempted: bool = False) -> bool:
         """Give the row back, claimable again after ``retry_in_s``. A shed is not the item's fault, so
-        its attempt is refunded; a failed call's attempt counts toward the bound."""
+        its attempt is refunded; a failed call's attempt counts toward the bound. A preempted call is
+        refunded too and counted apart (aging: after ``FI_LLM_PREEMPT_MAX`` it is not preempted again)."""
         values: dict[str, object] = dict(lease_owner=None, lease_until_ms=now_ms() + int(retry_in_s * 1000))
-        if refund_attempt:
+        if refund_attempt or preempted:
             values["structure_attempts"] = feedback.c.structure_attempts - 1
+        if preempted:
+            values["structure_preemptions"] = feedback.c.structure_preemptions + 1
         async with self.engine.begin() as conn:
             return bool((await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount)
 

@@ -80,26 +80,28 @@ class StructuringService:
         self.prompt = prompt or StructuringPrompt.for_domain(domain)
         self.json_schema = structure_json_schema(domain) if use_schema else None
 
-    async def _ask(self, prompt: str, priority: Priority, route: str) -> str:
+    async def _ask(self, prompt: str, priority: Priority, route: str, preempted: int) -> str:
         return await self.runner.complete(
             prompt,
             priority=priority,
             route=route,
+            preempted=preempted,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             json_schema=self.json_schema,
             deadline_s=self.deadline_s,
         )
 
-    async def structure(self, text: str, *, priority: Priority, route: str) -> StructuringResult:
+    async def structure(self, text: str, *, priority: Priority, route: str, preempted: int = 0) -> StructuringResult:
+        """``preempted``: how often this text's background work was preempted before (aging, ADR 0017)."""
         prompt = self.prompt.render(text)
-        raw = await self._ask(prompt, priority, route)
+        raw = await self._ask(prompt, priority, route, preempted)
         first = parse_structure(raw, self.domain)
         if first.valid:
             return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
-        raw = await self._ask(correction_prompt(prompt, first.violations), priority, route)
+        raw = await self._ask(correction_prompt(prompt, first.violations), priority, route, preempted)
         second = parse_structure(raw, self.domain)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:

@@ -19,6 +19,7 @@ BENCHES = [
     "report",
     "crowd",
     "crowd_later",
+    "crowd_background",
     "gate_redis",
     "quality",
     "crowd_gpus",

@@ -14,12 +14,9 @@ def _phases(
     backlog: int = 300,
     fraction: float = 0.95,
     found: int = 500,
-    shed_today: float = 0.80,
-    shed_report: float = 0.82,
 ) -> dict[str, Any]:
     return {
-        "today": {"admittedMs": {"p99": admitted_today}, "shedRate": shed_today},
-        "withReport": {"shedRate": shed_report},
+        "today": {"admittedMs": {"p99": admitted_today}},
         "later": {
             "unsaved": unsaved,
             "savedDirect": 100,
@@ -54,4 +51,3 @@ def test_each_target_fails_on_its_own_bad_figure() -> None:
     assert evaluate(_phases(fraction=0.85))["drainRate"] is False
     assert evaluate(_phases(backlog=3))["drainRate"] is None  # too few rows left to time
     assert evaluate(_phases(found=499))["nothingLostAfterKill"] is False
-    assert evaluate(_phases(shed_report=0.85))["reportShedRate"] is False  # > 1.05 × 0.80

@@ -29,7 +29,9 @@ MakeGate = Callable[..., LlmGate]
 async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
     pools: list[SlotPool] = []
 
-    def make(slots: int = 2, acquire_ms: int = 500, call_timeout_s: float = 120, reserve: int = 1) -> LlmGate:
+    def make(
+        slots: int = 2, acquire_ms: int = 500, call_timeout_s: float = 120, reserve: int = 1, preempt_max: int = 2
+    ) -> LlmGate:
         pool: SlotPool
         if request.param == "local":
             pool = LocalSlotPool(slots, reserve)
@@ -37,7 +39,9 @@ async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
             name = f"contract-{uuid.uuid4().hex[:8]}"
             pool = RedisSlotPool(REDIS, slots=slots, background_reserve=reserve, name=name)
         pools.append(pool)
-        return LlmGate(pool, acquire_timeout_s=acquire_ms / 1000, call_timeout_s=call_timeout_s)
+        return LlmGate(
+            pool, acquire_timeout_s=acquire_ms / 1000, call_timeout_s=call_timeout_s, preempt_max=preempt_max
+        )
 
     yield make
     for pool in pools:
@@ -217,7 +221,8 @@ async def test_background_work_never_takes_the_last_free_slot(make_gate: MakeGat
 
 
 async def test_background_runs_on_an_idle_gate_and_a_waiting_clerk_goes_first(make_gate: MakeGate) -> None:
-    gate = make_gate(slots=2, acquire_ms=2000)
+    # Preemption off: this is the order of waiters alone (tests/gate/test_preemption.py has the rest).
+    gate = make_gate(slots=2, acquire_ms=2000, preempt_max=0)
     report = Holder(gate, Priority.BACKGROUND)
     await report.holding.wait()
     clerk = Holder(gate, Priority.INTERACTIVE)

@@ -148,5 +148,38 @@ async def test_a_shed_generation_keeps_the_prose_pending_and_writes_it_once_a_sl
     assert themes_by_category(done)["maito_kylma"]["prose"]["status"] == "model"
 
 
+async def test_a_generation_a_clerk_preempts_stays_pending_and_writes_its_prose_later():
+    backend = ScriptedBackend()
+    backend.hold = asyncio.Event()  # the report's calls wait at the backend until told
+    runner = real_runner(backend, slots=2, acquire_timeout_s=2.0)
+    svc, _ = service(corpus(), runner=runner, shed_retry_s=30)
+    assert (await svc.view(window())).llm.status == "pending"
+    await backend.arrived.wait()  # the report's first call holds a background slot
+    first_clerk = asyncio.Event()
+    let_go = asyncio.Event()
+
+    async def hold() -> None:
+        first_clerk.set()
+        await let_go.wait()
+
+    async def quick() -> str:
+        return "served"
+
+    holding = asyncio.create_task(runner.gate.run(hold, route="interpret"))
+    await first_clerk.wait()
+    assert await runner.gate.run(quick, route="interpret") == "served"  # took the report's slot
+    registry = runner.gate.metrics.registry
+    assert registry.get_sample_value("fi_gate_preemptions_total", {"route": "report"}) == 1
+    assert (await svc.view(window())).llm.status == "pending"  # preempted: still pending, not given up
+
+    let_go.set()
+    await holding
+    backend.hold.set()
+    await settled(svc)
+    done = (await svc.view(window())).to_json()
+    assert done["llm"]["status"] == "done" and done["llm"]["stopped"] is None
+    assert themes_by_category(done)["maito_kylma"]["prose"]["status"] == "model"
+
+
 async def _shed_once(runner) -> bool:
     return runner.gate.sheds_in_last() >= 1

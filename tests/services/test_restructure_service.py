@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.restructure import RestructureInterrupted, RestructureService
+from feedback_intelligence.structuring.service import StructuringService
 from tests.services.conftest import reply, structuring
-from tests.structuring.fakes import ScriptedBackend
+from tests.structuring.fakes import ScriptedBackend, make_runner
 
 
 def row(
@@ -93,3 +98,31 @@ async def test_a_shed_stops_the_pass_and_keeps_what_was_done(retail: Domain, cha
     assert done is not None and done.structure is not None and not done.structure_failed
     assert untouched is not None and untouched.structure is None and untouched.structure_failed
     assert await channel.version() == 1  # the work done before the shed counts as a change
+
+
+async def test_a_call_a_clerk_preempts_is_asked_again_for_the_same_row(retail: Domain, channel: Channel) -> None:
+    await channel.store.insert(row("a", "Maito oli hapanta.", None, day=1))
+    started = asyncio.Event()
+
+    async def held_until_cancelled(_request: CompletionRequest) -> str:
+        started.set()
+        await asyncio.Event().wait()  # only a cancellation ends it
+        raise AssertionError("unreachable")
+
+    backend = ScriptedBackend(held_until_cancelled, reply("maito_kylma"))
+    runner = make_runner(backend, slots=1, acquire_timeout_s=2.0)
+    restructure = RestructureService(retail, StructuringService(runner, retail, use_schema=False))
+    running = asyncio.create_task(restructure.run(channel))
+    await started.wait()
+
+    async def clerk() -> str:
+        return "served"
+
+    assert await runner.gate.run(clerk, priority=Priority.INTERACTIVE, route="interpret") == "served"
+    outcome = await running
+    assert (outcome.restructured, outcome.failed) == (1, 0)  # requeued, not failed
+    assert len(backend.requests) == 2
+    stored = await channel.store.get("a")
+    assert stored is not None and stored.structure is not None and stored.structure.category == "maito_kylma"
+    registry = runner.gate.metrics.registry
+    assert registry.get_sample_value("fi_gate_preemptions_total", {"route": "restructure"}) == 1

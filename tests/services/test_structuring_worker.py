@@ -3,6 +3,8 @@ which row goes first, what a shed or a crash-looping row costs, and what the wor
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,13 +14,15 @@ from feedback_intelligence.devtools.databases import sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.errors import LlmBusy
+from feedback_intelligence.llm.backend import CompletionRequest
+from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
-from feedback_intelligence.structuring.service import StructuringResult
+from feedback_intelligence.structuring.service import StructuringResult, StructuringService
+from tests.structuring.fakes import ScriptedBackend, make_runner
 
 PROPOSAL = Structure("muu", "maito", "low", "complaint", "fi", "negative")
 MODEL = Structure("maito_kylma", "hapan maito", "high", "complaint", "fi", "negative")
@@ -30,9 +34,11 @@ class ScriptedStructuring:
     def __init__(self, *answers: Structure | Exception) -> None:
         self.answers = list(answers)
         self.calls: list[tuple[str, Priority]] = []
+        self.preempted: list[int] = []  # the item's preemptions handed to each call (aging)
 
-    async def structure(self, text: str, *, priority: Priority, route: str) -> StructuringResult:
+    async def structure(self, text: str, *, priority: Priority, route: str, preempted: int = 0) -> StructuringResult:
         self.calls.append((text, priority))
+        self.preempted.append(preempted)
         answer = self.answers.pop(0) if self.answers else MODEL
         if isinstance(answer, Exception):
             raise answer
@@ -129,3 +135,69 @@ async def test_a_row_that_crashed_replicas_beyond_the_bound_is_settled_without_a
     settled = await channels[LIVE].store.get("poison")
     assert settled is not None and not settled.pending and settled.structure_failed
     assert settled.structure == PROPOSAL and "gave up" in settled.salvage_notes[0]
+
+
+async def test_a_preempted_row_goes_back_pending_with_its_attempt_refunded_and_its_preemption_counted(
+    retail: Domain,
+    channels: dict[str, Channel],
+) -> None:
+    await channels[LIVE].insert(later("a", 1))
+    structuring = ScriptedStructuring(LlmPreempted(retry_after_s=3), LlmPreempted(), MODEL)
+    w = worker(retail, structuring, channels, poll_s=1.0)
+    assert await w.drain_once() == 1.0  # a clerk is busy: paused as after a shed
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and row.pending and not row.structure_failed
+    assert row.structure_attempts == 0 and row.structure_preemptions == 1 and row.structure == PROPOSAL
+    assert await w.drain_once() == 1.0
+    assert await w.drain_once() is None
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and not row.pending and not row.structure_failed and row.structure_attempts == 1
+    assert structuring.preempted == [0, 1, 2]  # the gate stops offering it at FI_LLM_PREEMPT_MAX
+
+
+async def test_a_clerk_preempts_the_workers_call_and_the_row_is_structured_exactly_once_later(
+    retail: Domain,
+    channels: dict[str, Channel],
+) -> None:
+    """Over a real gate: the worker's backend call is cancelled for a clerk, the row stays pending (not
+    failed), and the next drain structures it with one more backend call."""
+    await channels[LIVE].insert(later("a", 1))
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def held_until_cancelled(_request: CompletionRequest) -> str:
+        started.set()
+        try:
+            await asyncio.Event().wait()  # only a cancellation ends it
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        raise AssertionError("unreachable")
+
+    backend = ScriptedBackend(held_until_cancelled, json.dumps(MODEL.to_json(), ensure_ascii=False))
+    runner = make_runner(backend, slots=1, acquire_timeout_s=2.0)
+    w = StructuringWorker(
+        retail,
+        StructuringService(runner, retail),
+        [channels[LIVE], channels[CORPUS]],
+        WorkerOptions(tasks=1, max_attempts=3, poll_s=1.0),
+    )
+    drain = asyncio.create_task(w.drain_once())
+    await started.wait()
+
+    async def clerk() -> str:
+        return "interpreted"
+
+    assert await runner.gate.run(clerk, priority=Priority.INTERACTIVE, route="interpret") == "interpreted"
+    assert cancelled.is_set()
+    assert await drain == 1.0
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and row.pending and not row.structure_failed and row.structure == PROPOSAL
+    assert row.structure_attempts == 0 and row.structure_preemptions == 1
+
+    assert await w.drain_once() is None
+    row = await channels[LIVE].store.get("a")
+    assert row is not None and not row.pending and not row.structure_failed and row.structure != PROPOSAL
+    assert len(backend.requests) == 2  # the cancelled call and the one that structured it
+    assert await w.drain_once() == w.options.poll_s  # nothing left to structure
+    assert (await runner.gate.occupancy()).in_use == 0

@@ -1,0 +1,126 @@
+"""A preempted call's backend request ends with it (docs/adr/0017): the simulated Ollama sees the client
+hang up (its 499), and the embedded llama.cpp engine stops at its next token. Synchronised on the sim's
+``/sim/stats`` and on the engine's own progress, never on sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import httpx
+import pytest
+
+from feedback_intelligence.devtools.processes import sim_ollama
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.backend import Completion, CompletionRequest
+from feedback_intelligence.llm.embedded import EmbeddedBackend
+from feedback_intelligence.llm.errors import LlmPreempted
+from feedback_intelligence.llm.ollama import OllamaBackend
+from feedback_intelligence.prompting.runner import PromptRunner
+from tests.support.waiting import until
+
+
+def one_slot_gate() -> LlmGate:
+    return LlmGate(LocalSlotPool(1, background_reserve=0), acquire_timeout_s=5.0, call_timeout_s=120)
+
+
+async def served() -> str:
+    return "served"
+
+
+async def test_a_preempted_call_is_cancelled_at_the_simulated_ollama() -> None:
+    with sim_ollama(parallel=1, service_ms=60_000) as sim:
+        backend = OllamaBackend(sim.url, "sim-model", slots=1)
+        runner = PromptRunner(one_slot_gate(), backend)
+        async with httpx.AsyncClient(base_url=sim.url, timeout=5) as control:
+
+            async def sim_stats() -> dict[str, Any]:
+                return (await control.get("/sim/stats")).json()  # type: ignore[no-any-return]
+
+            async def reached_sim() -> bool:
+                return (await sim_stats())["inFlight"] == 1
+
+            async def sim_saw_the_cancel() -> bool:
+                return (await sim_stats())["cancelled"] == 1
+
+            try:
+                report = asyncio.create_task(
+                    runner.complete("Tiivistä päivä.", priority=Priority.BACKGROUND, route="report", max_tokens=16)
+                )
+                await until(reached_sim, timeout_s=10, what="the report's call to reach the sim")
+                assert await runner.gate.run(served, route="interpret") == "served"
+                with pytest.raises(LlmPreempted):
+                    await report
+                await until(sim_saw_the_cancel, timeout_s=10, what="the sim to see the request cancelled")
+                stats = await sim_stats()
+                assert stats["completed"] == 0 and stats["inFlight"] == 0
+                assert (await runner.gate.occupancy()).in_use == 0
+            finally:
+                await backend.aclose()
+
+
+class _FirstCheck:
+    """Stands in for the engine's cancel flag: tells the loop when generation reached its first token."""
+
+    def __init__(self, flag: threading.Event, on_first: Any) -> None:
+        self.flag = flag
+        self.on_first = on_first
+        self.checks = 0
+
+    def is_set(self) -> bool:
+        self.checks += 1
+        if self.checks == 1:
+            self.on_first()
+        return self.flag.is_set()
+
+
+class WatchedEmbedded(EmbeddedBackend):
+    """The real embedded backend, watched: when the first token came and how the generation ended."""
+
+    def __init__(self) -> None:
+        super().__init__(None, slots=1)
+        self.generating = asyncio.Event()
+        self.ended: tuple[int, bool] | None = None  # (tokens generated, cancel flag seen)
+        self._loop = asyncio.get_running_loop()
+
+    def _generate(self, engine: Any, request: CompletionRequest, cancelled: threading.Event) -> Completion:
+        watched = _FirstCheck(cancelled, lambda: self._loop.call_soon_threadsafe(self.generating.set))
+        result = super()._generate(engine, request, watched)  # type: ignore[arg-type]
+        self.ended = (result.completion_tokens, cancelled.is_set())
+        return result
+
+
+@pytest.mark.embedded
+async def test_a_preempted_call_stops_the_embedded_engine_at_its_next_token() -> None:
+    backend = WatchedEmbedded()
+    await backend.start()
+    try:
+        await backend.wait_loaded()
+        runner = PromptRunner(one_slot_gate(), backend)
+        report = asyncio.create_task(
+            runner.complete(
+                "Write a long story about a cat who runs a small shop.",
+                priority=Priority.BACKGROUND,
+                route="report",
+                max_tokens=400,
+                temperature=0.0,
+            )
+        )
+        await backend.generating.wait()
+        assert await runner.gate.run(served, route="interpret") == "served"
+        with pytest.raises(LlmPreempted):
+            await report
+
+        async def engine_back() -> bool:
+            engines = backend._engines
+            return backend.ended is not None and engines is not None and engines.qsize() == 1
+
+        await until(engine_back, timeout_s=30, what="the engine to stop and return to its pool")
+        assert backend.ended is not None
+        tokens, flag_seen = backend.ended
+        assert flag_seen and tokens < 400  # stopped by the preemption, far short of its token cap
+    finally:
+        await backend.aclose()
