@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import print_table, write_result
+from bench.common import pf, print_table, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
@@ -253,10 +253,6 @@ def run(*, clerks: int, duration_s: float, sims: int, replicas: int, service_ms:
         return asyncio.run(
             crowd_phase(apps, started, clerks=clerks, duration_s=duration_s, seed=seed, gate_name=gate_name)
         )
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,3 +39,8 @@ def print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
     for row in rows:
         table.add_row(*row)
     Console(width=120).print(table)
+
+
+def pf(ok: bool | None) -> str:
+    """A target's verdict for a table: PASS, FAIL, or n/a where the run could not judge it."""
+    return "n/a" if ok is None else ("PASS" if ok else "FAIL")

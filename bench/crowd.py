@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import print_table, write_result
+from bench.common import pf, print_table, write_result
 from feedback_intelligence.cli.crowd import SAMPLE_TEXTS, run_crowd
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
 
@@ -162,10 +162,6 @@ def run(clerks: int, duration_s: float, seed: int, drain_cap_s: float) -> dict[s
                 phases[name]["wallS"] = round(time.monotonic() - started, 1)
                 phases[name]["env"] = env
     return phases
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:

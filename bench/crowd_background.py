@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.common import print_table, write_result
+from bench.common import pf, print_table, write_result
 from feedback_intelligence.cli.crowd import run_crowd
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.deterministic.prior import propose_structure
@@ -199,10 +199,6 @@ def evaluate(out: dict[str, Any]) -> dict[str, bool | None]:
             None if bp99 is None or rp99 is None else rp99 <= TARGETS["admittedP99MaxRatio"] * bp99
         )
     return verdicts
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def row(name: str, phase: dict[str, Any]) -> tuple[str, str, str]:

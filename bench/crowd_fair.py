@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import print_table, summary_ms, write_result
+from bench.common import pf, print_table, summary_ms, write_result
 from feedback_intelligence.cli.crowd import SAMPLE_TEXTS, retry_delay_s
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
 
@@ -198,10 +198,6 @@ def run(duration_s: float, seed: int) -> dict[str, Any]:
                         phase(app.url, with_greedy=with_greedy, duration_s=duration_s, seed=seed)
                     )
     return phases
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:

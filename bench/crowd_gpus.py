@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import print_table, write_result
+from bench.common import pf, print_table, write_result
 from feedback_intelligence.cli.crowd import run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
@@ -104,10 +104,6 @@ def run(clerks: int, duration_s: float, seed: int) -> dict[str, Any]:
             with app_server(env_for(used)) as app:
                 phases[name] = asyncio.run(phase(app.url, used, clerks=clerks, duration_s=duration_s, seed=seed))
     return phases
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:

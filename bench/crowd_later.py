@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import print_table, write_result
+from bench.common import pf, print_table, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
@@ -130,10 +130,6 @@ def evaluate(out: dict[str, Any]) -> dict[str, bool | None]:
             and drain["rowsWithoutStructure"] == 0
         ),
     }
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from bench.common import print_table, summary_ms, write_result
+from bench.common import pf, print_table, summary_ms, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
@@ -205,10 +205,6 @@ def verdicts(overhead: dict[str, Any], three: dict[str, Any]) -> dict[str, bool 
         "noOtherErrors": not crowd["otherErrors"],
         "noSlotLeaked": three["gateInUseAfter"] == 0 and overhead["leasesLeftOver"] == 0,
     }
-
-
-def pf(ok: bool | None) -> str:
-    return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
 def ms(summary: dict[str, Any]) -> str:
