@@ -10,33 +10,13 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
 from feedback_intelligence.gate.slots import Occupancy, Priority
-from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.backend import Completion, CompletionRequest
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
+from tests.support.backends import FreezableBackend
 from tests.support.waiting import until
 
 REQUEST = CompletionRequest([], max_tokens=1)
-
-
-class FreezableBackend:
-    """Answers at once until frozen; a frozen backend never finishes a call (kill -STOP)."""
-
-    kind = "freezable"
-
-    def __init__(self) -> None:
-        self.frozen = False
-        self.thaw = asyncio.Event()
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        if self.frozen:
-            await self.thaw.wait()
-        return Completion(text="ok")
-
-    async def readiness(self) -> Readiness:
-        return Readiness.READY
-
-    async def info(self) -> BackendInfo:
-        return BackendInfo(kind=self.kind, model="m", base_url=None)
 
 
 def two_of_one_slot() -> PooledSlotPool:
