@@ -94,6 +94,7 @@ def board(snap: Snapshot) -> Panel:
             for row in gate.get("backends", [])
         ],
         ("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]"),
+        ("Largest shares", _shares_text(gate.get("largestShares"))),
         ("/health", f"[{health_colour}]{snap.health_code} {state}[/] ({probe})"),
     ]
     for name, channel in channels.items():
@@ -103,6 +104,13 @@ def board(snap: Snapshot) -> Panel:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
     rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
     return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
+
+
+def _shares_text(shares: list[dict[str, Any]] | None) -> str:
+    """Who has held the slots most lately (decayed slot-seconds): the fair order serves them last."""
+    if not shares:
+        return "none yet"
+    return " · ".join(f"{share['visitor']} {share['slotSeconds']:.1f} s" for share in shares)
 
 
 def _backlog_text(later: dict[str, Any] | None) -> str:

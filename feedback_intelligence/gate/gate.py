@@ -341,6 +341,16 @@ class LlmGate:
             )
         return rows
 
+    async def largest_shares(self, count: int = 5) -> list[tuple[str, float]]:
+        """The visitors with the most attained service (decayed slot-seconds), largest first: whom the
+        fair order is holding back (docs/adr/0018-fair-shares.md). One ledger per gate, so with several
+        backends any member's answer is the gate's."""
+        pool: Any = self.pool
+        if isinstance(pool, PooledSlotPool):
+            pool = next(iter(pool.members.values()))
+        attained = await pool.attained()
+        return sorted(attained.items(), key=lambda item: (-item[1], item[0]))[:count]
+
     def degraded(self) -> bool:
         return isinstance(self.pool, PooledSlotPool) and self.pool.degraded()
 

@@ -338,3 +338,18 @@ async def test_head_on_health_and_livez_answers_like_get_without_a_body(tmp_path
             answers = [await http.head(path) for path in ("/health", "/livez")]
     assert [a.status_code for a in answers] == [200, 200]
     assert all(a.headers["content-type"] == "application/json" for a in answers)
+
+
+async def test_the_operator_board_names_whose_calls_held_the_slots(tmp_path: Path) -> None:
+    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    async for _ in running(app):
+        async with client(app) as http:
+            assert (await http.post("/interpret", json={"text": "Maito oli hapanta."})).status_code == 200
+        async with client(app, LOOPBACK) as operator:
+            board = (await operator.get("/admin/status")).json()
+        async with client(app) as http:
+            hidden = await http.get("/admin/status")
+    shares = board["gate"]["largestShares"]
+    assert [share["visitor"] for share in shares] == [f"client:{STRANGER[0]}"]
+    assert shares[0]["slotSeconds"] >= 0
+    assert hidden.status_code == 404  # an operator route: a stranger does not learn who else is here

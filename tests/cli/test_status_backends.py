@@ -33,3 +33,18 @@ def test_the_board_shows_a_stalled_backend_and_how_long_it_made_no_room() -> Non
 def test_the_one_line_board_names_backends_not_ok() -> None:
     text = line(snapshot())
     assert " gpu2=stalled" in text and "gpu1=" not in text
+
+
+def test_the_board_shows_whom_the_fair_order_serves_last() -> None:
+    snap = snapshot()
+    snap.status["gate"]["largestShares"] = [
+        {"visitor": "client:198.51.100.7", "slotSeconds": 41.25},
+        {"visitor": "background:report", "slotSeconds": 3.0},
+    ]
+    console = Console(width=200, record=True)
+    console.print(board(snap))
+    assert "client:198.51.100.7 41.2 s · background:report 3.0 s" in console.export_text()
+    console = Console(width=200, record=True)
+    console.print(board(snapshot()))
+    text = console.export_text()
+    assert "Largest shares" in text and "none yet" in text

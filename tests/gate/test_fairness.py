@@ -375,3 +375,19 @@ def test_the_gate_names_whose_share_a_call_counts_against() -> None:
     finally:
         current_visitor.reset(token)
     assert math.isfinite(score_of(0.0, 0.0, 60.0))
+
+
+async def test_the_operator_sees_the_largest_shares_of_a_pool_of_backends_largest_first(
+    backends: tuple[PooledSlotPool, Rig],
+) -> None:
+    pool, rig = backends
+    for visitor, held in (("light", 0.02), ("heavy", 0.2), ("medium", 0.08)):
+        lease = await pool.acquire(LIVE, 1.0, visitor)
+        assert lease is not None
+        await rig.advance(held)
+        await pool.release(lease)
+    gate = LlmGate(pool, acquire_timeout_s=0.5, call_timeout_s=5)
+    shares = await gate.largest_shares(count=2)
+    assert [visitor for visitor, _ in shares] == ["heavy", "medium"]
+    heavy = shares[0][1]
+    assert 0.2 <= heavy < 0.5  # slot-seconds: what it held (plus the Redis round trips while held)

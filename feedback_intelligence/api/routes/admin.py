@@ -24,7 +24,8 @@ router = APIRouter(prefix="/admin", tags=["operator"])
     operation_id="getOperatorStatus",
     summary="Backend, gate and channel state for the operator's board (no LLM call)",
     description="What `feedctl status` shows: the backend and its model's readiness, gate occupancy and "
-    "sheds of the last minute, each channel's row count. Operator route.",
+    "sheds of the last minute, the visitors with the largest recent shares of the slots (the fair order "
+    "serves them last), each channel's row count. Operator route.",
 )
 async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
@@ -51,6 +52,11 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
             "stallThresholdSeconds": round(rt.gate.stall_threshold_s(), 1),
         }
     )
+    try:
+        shares = await rt.gate.largest_shares()
+        gate["largestShares"] = [{"visitor": visitor, "slotSeconds": round(held, 2)} for visitor, held in shares]
+    except PoolUnavailable:
+        pass  # the gate's own row already says the shared store is unreachable
     try:
         backends = await rt.gate.backends()
     except PoolUnavailable:
