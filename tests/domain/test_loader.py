@@ -475,6 +475,7 @@ def test_real_prior_lexicons_load() -> None:
     assert retail.prior_fields == ("category", "severity", "type", "sentiment", "language")
     game = load_domain("game")
     assert game.detection_languages[0] == "en" and game.prior.type_cues["praise"]
+    assert game.prior_fields == retail.prior_fields  # measured on its own set too (docs/benchmarks.md)
 
 
 def test_missing_prior_lexicon_is_empty(retail_copy: DomainFolder) -> None:

@@ -17,4 +17,5 @@ def retail() -> Domain:
 
 @pytest.fixture(scope="session")
 def game() -> Domain:
-    return load_domain("game")
+    """The game domain with every field guarded, as ``retail`` above."""
+    return replace(load_domain("game"), prior_fields=())
