@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 import uuid
@@ -29,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import pf, print_table, write_result
+from bench.common import pf, print_table, sim_pool_env, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
@@ -220,16 +219,7 @@ async def settle(http: httpx.AsyncClient, apps: list[ServerProcess], timeout_s: 
 
 
 def pool_env(sims: list[ServerProcess], **extra: str) -> dict[str, str]:
-    backends = [
-        {"name": f"gpu{i + 1}", "kind": "ollama", "url": s.url, "model": "sim-model", "slots": PARALLEL}
-        for i, s in enumerate(sims)
-    ]
-    return {
-        "FI_LLM_BACKENDS": json.dumps(backends),
-        "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS),
-        "FI_LLM_CALL_TIMEOUT_S": "120",
-        **extra,
-    }
+    return sim_pool_env([s.url for s in sims], slots=PARALLEL, acquire_ms=ACQUIRE_MS, **extra)
 
 
 def run(*, clerks: int, duration_s: float, sims: int, replicas: int, service_ms: int, seed: int) -> dict[str, Any]:

@@ -44,3 +44,18 @@ def print_table(title: str, rows: list[tuple[str, str, str]]) -> None:
 def pf(ok: bool | None) -> str:
     """A target's verdict for a table: PASS, FAIL, or n/a where the run could not judge it."""
     return "n/a" if ok is None else ("PASS" if ok else "FAIL")
+
+
+def sim_pool_env(urls: list[str], *, slots: int, acquire_ms: int, first: int = 1, **extra: str) -> dict[str, str]:
+    """The app's settings for a pool of sim-ollama backends (``FI_LLM_BACKENDS``), named gpu<first>...,
+    each with ``slots`` slots; a long call deadline so only the gate's own timeout sheds."""
+    backends = [
+        {"name": f"gpu{i + first}", "kind": "ollama", "url": url, "model": "sim-model", "slots": slots}
+        for i, url in enumerate(urls)
+    ]
+    return {
+        "FI_LLM_BACKENDS": json.dumps(backends),
+        "FI_LLM_ACQUIRE_TIMEOUT_MS": str(acquire_ms),
+        "FI_LLM_CALL_TIMEOUT_S": "120",
+        **extra,
+    }

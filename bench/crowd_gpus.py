@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from contextlib import ExitStack
@@ -22,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import pf, print_table, write_result
+from bench.common import pf, print_table, sim_pool_env, write_result
 from feedback_intelligence.cli.crowd import run_crowd
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
@@ -50,15 +49,7 @@ def evaluate(one: dict[str, Any], two: dict[str, Any], goal: dict[str, float]) -
 
 
 def env_for(sims: list[ServerProcess]) -> dict[str, str]:
-    backends = [
-        {"name": f"gpu{i}", "kind": "ollama", "url": s.url, "model": "sim-model", "slots": PARALLEL}
-        for i, s in enumerate(sims)
-    ]
-    return {
-        "FI_LLM_BACKENDS": json.dumps(backends),
-        "FI_LLM_ACQUIRE_TIMEOUT_MS": str(ACQUIRE_MS),
-        "FI_LLM_CALL_TIMEOUT_S": "120",
-    }
+    return sim_pool_env([s.url for s in sims], slots=PARALLEL, acquire_ms=ACQUIRE_MS, first=0)
 
 
 async def phase(app_url: str, sims: list[ServerProcess], *, clerks: int, duration_s: float, seed: int) -> dict:
