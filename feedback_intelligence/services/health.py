@@ -28,6 +28,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFa
 from feedback_intelligence.metrics import Metrics
 
 log = logging.getLogger(__name__)
+PROBE_VISITOR = "probe:health"  # whose fair share the health probe counts against
 
 STATUSES = ("ok", "warming", "stalled", "llm_unavailable")
 _UNPROBED = frozenset({"skipped_gate_saturated", "gate_unavailable"})  # answered without a completion
@@ -133,8 +134,10 @@ class HealthService:
 
         started = time.perf_counter()
         try:
+            # One probe answers every concurrent check (single flight): it is nobody's own call, so it
+            # counts against a share of its own, never the visitor whose check happened to start it.
             admitted, _ = await self.gate.try_run(
-                probe, priority=Priority.INTERACTIVE, route="health", deadline_s=self.timeout_s
+                probe, priority=Priority.INTERACTIVE, route="health", deadline_s=self.timeout_s, visitor=PROBE_VISITOR
             )
         except PoolUnavailable as exc:
             log.warning("health: %s", exc)
