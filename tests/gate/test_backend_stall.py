@@ -5,10 +5,14 @@ prefers the backends that still finish calls."""
 from __future__ import annotations
 
 import asyncio
+import uuid
+
+import pytest
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
+from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Occupancy, Priority
 from feedback_intelligence.llm.backend import Completion, CompletionRequest
 from feedback_intelligence.metrics import Metrics
@@ -17,6 +21,7 @@ from tests.support.backends import FreezableBackend
 from tests.support.waiting import until
 
 REQUEST = CompletionRequest([], max_tokens=1)
+REDIS = "redis://127.0.0.1:6379/0"
 
 
 def two_of_one_slot() -> PooledSlotPool:
@@ -115,3 +120,40 @@ def test_a_backend_below_its_slots_or_recently_admitted_is_not_stalled() -> None
     for occupancy in (busy_but_finishing, one_free):
         slots.judge_stalls({"gpu1": occupancy}, threshold_s=30.0)
         assert slots.states["gpu1"].state == "ok"
+
+
+@pytest.mark.redis
+async def test_on_redis_every_replica_judges_a_backend_by_the_shared_leases() -> None:
+    """Replica A holds gpu1's only slot and never frees it; replica B holds nothing itself, yet reads
+    gpu1 stalled from the shared lease set (and gpu2, held by nobody, ok): the replicas agree."""
+    gate = f"stall-{uuid.uuid4().hex[:8]}"
+
+    def replica() -> PooledSlotPool:
+        return PooledSlotPool(
+            {
+                name: RedisSlotPool(REDIS, slots=1, background_reserve=0, name=f"{gate}:{name}", ledger=gate)
+                for name in ("gpu1", "gpu2")
+            },
+            background_reserve=0,
+        )
+
+    a, b = replica(), replica()
+    try:
+        lease = await a.members["gpu1"].try_acquire(Priority.INTERACTIVE)
+        assert lease is not None
+
+        async def b_reads_gpu1_stalled() -> bool:
+            b.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
+            return b.states["gpu1"].stalled
+
+        await until(b_reads_gpu1_stalled, what="replica B to read gpu1 stalled from Redis")
+        assert not b.states["gpu2"].stalled
+        granted = await b.try_acquire(Priority.INTERACTIVE)  # B admits to the backend that still serves
+        assert granted is not None and granted.backend == "gpu2"
+        await b.release(granted)
+        await a.members["gpu1"].release(lease)
+        b.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
+        assert not b.states["gpu1"].stalled  # the slot came back: it finishes calls again
+    finally:
+        await a.aclose()
+        await b.aclose()
