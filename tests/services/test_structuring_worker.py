@@ -16,16 +16,14 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
-from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.structuring.fakes import ScriptedBackend, make_runner
-
-PROPOSAL = Structure("muu", "maito", "low", "complaint", "fi", "negative")
-MODEL = Structure("maito_kylma", "hapan maito", "high", "complaint", "fi", "negative")
+from tests.support.later_rows import MODEL, PROPOSAL, later
 
 
 class ScriptedStructuring:
@@ -60,18 +58,6 @@ async def channels(tmp_path: Path) -> AsyncIterator[dict[str, Channel]]:
     yield made
     for channel in made.values():
         await channel.store.aclose()
-
-
-def later(id_: str, second: int, text: str = "Maito oli hapanta.") -> StoredFeedback:
-    return StoredFeedback(
-        id=id_,
-        source="desk",
-        text=f"{text} {id_}",
-        timestamp="2026-11-30T10:00:00.0000000+00:00",
-        created_at=f"2026-11-30T10:00:{second:02d}.0000000+00:00",
-        structure=PROPOSAL,
-        pending=True,
-    )
 
 
 def worker(

@@ -13,12 +13,10 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
-from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
-
-PROPOSAL = Structure("muu", "maito", "low", "complaint", "fi", "negative")
-MODEL = Structure("maito_kylma", "hapan maito", "high", "complaint", "fi", "negative")
+from tests.support.later_rows import MODEL, PROPOSAL, later
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -37,18 +35,6 @@ async def stores(url: str) -> AsyncIterator[tuple[FeedbackStore, FeedbackStore]]
     yield first, second
     await first.aclose()
     await second.aclose()
-
-
-def later(id_: str, created: int) -> StoredFeedback:
-    return StoredFeedback(
-        id=id_,
-        source="desk",
-        text=f"Maito oli hapanta {id_}",
-        timestamp="2026-11-30T10:00:00.0000000+00:00",
-        created_at=f"2026-11-30T10:00:{created:02d}.0000000+00:00",
-        structure=PROPOSAL,
-        pending=True,
-    )
 
 
 async def test_a_pending_row_is_claimed_once_finished_once_and_ticks_the_version(
