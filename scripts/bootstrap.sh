@@ -10,10 +10,12 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=".venv/.installed-$mode-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.installed-$mode-$(cat pyproject.toml scripts/engine-wheel.sh | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/pip install --quiet --upgrade pip wheel
-  # llama-cpp-python builds from source the first time (minutes); pip's wheel cache keeps the result.
+  # The engine first, from its portable wheel (built once, minutes; ADR 0019), so that installing the
+  # project finds llama-cpp-python satisfied and never compiles it natively.
+  scripts/engine-wheel.sh .venv
   if [ "$mode" = test ]; then
     .venv/bin/pip install --quiet -e '.[test]'
   else
