@@ -91,6 +91,25 @@ class Metrics:
         self.backend_up = Gauge(
             "fi_backend_up", "1 while a backend serves, 0 while its breaker holds it out", ["backend"], registry=r
         )
+        # The embedded backend's engine processes (docs/adr/0019-engine-out-of-process.md).
+        self.engine_restarts = Counter(
+            "fi_engine_restarts_total",
+            "Engine child processes that ended and were restarted, by how they ended (SIGSEGV, SIGKILL, exit, …)",
+            ["backend", "engine", "cause"],
+            registry=r,
+        )
+        self.engine_up = Gauge(
+            "fi_engine_up", "1 while an engine child process is loaded and serving", ["backend", "engine"], registry=r
+        )
+        self.engine_crash_loop = Gauge(
+            "fi_engine_crash_loop",
+            "1 while an engine keeps exiting without answering in between (retried at the longest backoff)",
+            ["backend", "engine"],
+            registry=r,
+        )
+        self.engine_rss = Gauge(
+            "fi_engine_rss_bytes", "Resident memory of each engine child process", ["backend", "engine"], registry=r
+        )
         self.backend_stalled = Gauge(
             "fi_backend_stalled",
             "1 while every slot of a backend is held and none has been freed for longer than the stall threshold",

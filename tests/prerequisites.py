@@ -47,7 +47,7 @@ def _module(name: str) -> str | None:
 
 
 def _packaged_model() -> str | None:
-    from feedback_intelligence.llm.embedded import packaged_model_path
+    from feedback_intelligence.llm.engine.model_file import packaged_model_path
     from feedback_intelligence.llm.errors import LlmUnavailable
 
     try:

@@ -87,7 +87,7 @@ async def build_runtime(
     domain = with_prior_fields(domain or load_configured_domain(settings), settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     # A backend handed in (tests, tools) stands for the whole pool under the first backend's name.
-    backends = {settings.backend_specs[0].name: backend} if backend is not None else build_backends(settings)
+    backends = {settings.backend_specs[0].name: backend} if backend is not None else build_backends(settings, metrics)
     backend = next(iter(backends.values()))
     gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
     runner = PromptRunner(gate, backend, metrics, backends)

@@ -93,6 +93,7 @@ def board(snap: Snapshot) -> Panel:
             )
             for row in gate.get("backends", [])
         ],
+        *[(f"Engine {row['name']}", _engine_text(row)) for row in backend.get("engines") or []],
         ("Sheds (1 min)", f"[{'yellow' if sheds else 'green'}]{sheds}[/]"),
         ("Largest shares", _shares_text(gate.get("largestShares"))),
         ("/health", f"[{health_colour}]{snap.health_code} {state}[/] ({probe})"),
@@ -104,6 +105,21 @@ def board(snap: Snapshot) -> Panel:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
     rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
     return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
+
+
+def _engine_text(row: dict[str, Any]) -> str:
+    """One embedded engine process: its state, memory and restarts, and while it is down, why."""
+    colour = {"running": "green", "loading": "yellow", "restarting": "yellow"}.get(row["state"], "red")
+    memory = f" · {row['rssBytes'] / 2**20:.0f} MiB" if row.get("rssBytes") else ""
+    pid = f" · pid {row['pid']}" if row.get("pid") else ""
+    restarts = f" · {row['restarts']} restart(s), last {row['lastExit']}" if row.get("restarts") else ""
+    reason = f" · {row['reason']}" if row["state"] != "running" and row.get("reason") else ""
+    return f"[{colour}]{row['state']}[/]{pid}{memory}{restarts}{reason}"
+
+
+def _engines_line(backend: dict[str, Any]) -> str:
+    engines = backend.get("engines") or []
+    return "".join(f" {row['name']}={row['state']}/r{row['restarts']}" for row in engines)
 
 
 def _shares_text(shares: list[dict[str, Any]] | None) -> str:
@@ -146,7 +162,7 @@ def line(snap: Snapshot) -> str:
     gate_state += " gate=stalled" if gate.get("stalled") else ""
     gate_state += "".join(f" {row['name']}={row['state']}" for row in gate.get("backends", []) if row["state"] != "ok")
     return (
-        f"{_now()} api=up model={backend['model']} readiness={backend['readiness']} "
+        f"{_now()} api=up model={backend['model']} readiness={backend['readiness']}{_engines_line(backend)} "
         f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
         f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
         f"health={snap.health_code}:{state}{gate_state} rows[{rows}] "

@@ -144,7 +144,7 @@ def llama_cpp_server(context_tokens: int = 2048, *, alias: str = "smollm2", read
 
     Yields its base URL (without ``/v1``) once ``/v1/models`` answers.
     """
-    from feedback_intelligence.llm.embedded import packaged_model_path
+    from feedback_intelligence.llm.engine.model_file import packaged_model_path
 
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(packaged_model_path())]

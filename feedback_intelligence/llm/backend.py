@@ -62,3 +62,35 @@ class LlmBackend(Protocol):
     async def info(self) -> BackendInfo: ...
 
     async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    """One engine process of a backend that runs its own (the embedded one): for /health, the
+    operator's board and the metrics."""
+
+    name: str
+    state: str  # "loading" | "running" | "restarting" | "crash_loop" | "stopped"
+    pid: int | None
+    rss_bytes: int | None
+    restarts: int
+    last_exit: str | None = None  # how the last child ended: "killed by SIGSEGV"
+    reason: str | None = None  # while not running: the likely cause, for an operator
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "state": self.state,
+            "pid": self.pid,
+            "rssBytes": self.rss_bytes,
+            "restarts": self.restarts,
+            "lastExit": self.last_exit,
+            "reason": self.reason,
+        }
+
+
+@runtime_checkable
+class SupervisedEngines(Protocol):
+    """A backend whose engines are processes of its own, supervised and restarted."""
+
+    def engines(self) -> list[EngineStatus]: ...

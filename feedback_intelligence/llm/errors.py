@@ -66,3 +66,10 @@ class LlmDeadlineExceeded(LlmFailure):
     """The call ran past its deadline; an LLM failure, never a client disconnect."""
 
     public_message = "the language model call ran past its deadline"
+
+
+class LlmEngineCrashed(LlmFailure):
+    """The embedded engine's process ended during the call (crashed, killed, out of memory); its
+    supervisor restarts it. An LLM failure like any other: the service itself lives on."""
+
+    public_message = "the embedded language model engine stopped during the call and is restarting"

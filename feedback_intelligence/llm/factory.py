@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from feedback_intelligence.llm.backend import LlmBackend
+from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.settings import BackendSpec, Settings
 
 
-def build_backends(settings: Settings) -> dict[str, LlmBackend]:
+def build_backends(settings: Settings, metrics: Metrics | None = None) -> dict[str, LlmBackend]:
     """One backend per entry of the pool (FI_LLM_BACKENDS, or the one-backend shorthand), by name."""
-    return {spec.name: build_one(spec, settings) for spec in settings.backend_specs}
+    return {spec.name: build_one(spec, settings, metrics) for spec in settings.backend_specs}
 
 
-def build_backend(settings: Settings) -> LlmBackend:
+def build_backend(settings: Settings, metrics: Metrics | None = None) -> LlmBackend:
     """The first backend of the pool (the only one under the one-backend shorthand)."""
-    return build_one(settings.backend_specs[0], settings)
+    return build_one(settings.backend_specs[0], settings, metrics)
 
 
-def build_one(spec: BackendSpec, settings: Settings) -> LlmBackend:
+def build_one(spec: BackendSpec, settings: Settings, metrics: Metrics | None = None) -> LlmBackend:
     if spec.kind == "ollama":
         from feedback_intelligence.llm.ollama import OllamaBackend
 
@@ -34,4 +35,6 @@ def build_one(spec: BackendSpec, settings: Settings) -> LlmBackend:
         slots=spec.slots,
         context_tokens=settings.llm_context_tokens,
         threads=settings.llm_threads,
+        name=spec.name,
+        metrics=metrics,
     )

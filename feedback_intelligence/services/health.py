@@ -17,13 +17,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.pooled import granted_backend
 from feedback_intelligence.gate.slots import PoolUnavailable, Priority
-from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend, Readiness
+from feedback_intelligence.llm.backend import (
+    ChatMessage,
+    Completion,
+    CompletionRequest,
+    LlmBackend,
+    Readiness,
+    SupervisedEngines,
+)
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmWarming
 from feedback_intelligence.metrics import Metrics
 
@@ -42,6 +49,7 @@ class HealthReport:
     latency_ms: float | None = None
     gate: dict[str, Any] = field(default_factory=dict)
     backends: list[dict[str, Any]] = field(default_factory=list)  # per backend, by name, when several
+    engines: list[dict[str, Any]] = field(default_factory=list)  # the embedded backend's engine processes
 
     @property
     def http_status(self) -> int:
@@ -57,7 +65,14 @@ class HealthReport:
             # a backend out of the pool (down) or no longer finishing calls (stalled): the rest serve
             body["degraded"] = any(row["state"] in ("down", "stalled") for row in self.backends)
             body["backends"] = self.backends
+        if self.engines:
+            body["engines"] = self.engines
         return body
+
+
+def _engine_states(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What makes a kept report stale at once: an engine that ended, restarted or came back."""
+    return [(row.get("backend"), row["name"], row["state"], row["restarts"]) for row in rows]
 
 
 class HealthService:
@@ -91,8 +106,13 @@ class HealthService:
 
     async def check(self) -> HealthReport:
         """The current report: the cached one while fresh, else the probe in flight, else a new probe."""
-        if self._cached is not None and time.monotonic() - self._cached[0] < self.cache_s:
-            return self._cached[1]
+        engines = self._engines()
+        if (
+            self._cached is not None
+            and time.monotonic() - self._cached[0] < self.cache_s
+            and _engine_states(self._cached[1].engines) == _engine_states(engines)
+        ):
+            return replace(self._cached[1], engines=engines)  # engine rows are read fresh, for free
         if self._inflight is None or self._inflight.done():
             self._inflight = asyncio.create_task(self._fresh(), name="health-probe")
         # shielded: one caller leaving must not cancel the probe the others are waiting for
@@ -207,4 +227,16 @@ class HealthService:
             backends = await self.gate.backends()
         except PoolUnavailable:
             backends = []
-        return HealthReport(status, probe, detail, latency_ms, gate, backends)
+        return HealthReport(status, probe, detail, latency_ms, gate, backends, self._engines())
+
+    def _engines(self) -> list[dict[str, Any]]:
+        """Each engine process of the backends that run their own: state, restarts, memory, and the
+        likely cause while one is not running (no addresses: the public may read it)."""
+        rows = []
+        for name, backend in (self.backends or {"": self.backend}).items():
+            if isinstance(backend, SupervisedEngines):
+                for engine in backend.engines():
+                    row = engine.to_json()
+                    del row["pid"]  # the operator's board has it; the public has no use for it
+                    rows.append({"backend": name, **row} if len(self.backends) > 1 else row)
+        return rows

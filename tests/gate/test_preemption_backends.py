@@ -5,7 +5,6 @@ hang up (its 499), and the embedded llama.cpp engine stops at its next token. Sy
 from __future__ import annotations
 
 import asyncio
-import threading
 from typing import Any
 
 import httpx
@@ -15,7 +14,6 @@ from feedback_intelligence.devtools.processes import sim_ollama
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.backend import Completion, CompletionRequest
 from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.llm.errors import LlmPreempted
 from feedback_intelligence.llm.ollama import OllamaBackend
@@ -62,43 +60,21 @@ async def test_a_preempted_call_is_cancelled_at_the_simulated_ollama() -> None:
                 await backend.aclose()
 
 
-class _FirstCheck:
-    """Stands in for the engine's cancel flag: tells the loop when generation reached its first token."""
-
-    def __init__(self, flag: threading.Event, on_first: Any) -> None:
-        self.flag = flag
-        self.on_first = on_first
-        self.checks = 0
-
-    def is_set(self) -> bool:
-        self.checks += 1
-        if self.checks == 1:
-            self.on_first()
-        return self.flag.is_set()
-
-
-class WatchedEmbedded(EmbeddedBackend):
-    """The real embedded backend, watched: when the first token came and how the generation ended."""
-
-    def __init__(self) -> None:
-        super().__init__(None, slots=1)
-        self.generating = asyncio.Event()
-        self.ended: tuple[int, bool] | None = None  # (tokens generated, cancel flag seen)
-        self._loop = asyncio.get_running_loop()
-
-    def _generate(self, engine: Any, request: CompletionRequest, cancelled: threading.Event) -> Completion:
-        watched = _FirstCheck(cancelled, lambda: self._loop.call_soon_threadsafe(self.generating.set))
-        result = super()._generate(engine, request, watched)  # type: ignore[arg-type]
-        self.ended = (result.completion_tokens, cancelled.is_set())
-        return result
-
-
 @pytest.mark.embedded
 async def test_a_preempted_call_stops_the_embedded_engine_at_its_next_token() -> None:
-    backend = WatchedEmbedded()
+    backend = EmbeddedBackend(None, slots=1)
     await backend.start()
     try:
         await backend.wait_loaded()
+        child = backend._engines[0].child
+        assert child is not None
+        generating = asyncio.Event()
+        original = child.complete
+
+        async def watched(request: Any, **kwargs: Any) -> Any:  # the child says when its first token came
+            return await original(request, on_started=generating.set, **kwargs)
+
+        child.complete = watched  # type: ignore[method-assign]
         runner = PromptRunner(one_slot_gate(), backend)
         report = asyncio.create_task(
             runner.complete(
@@ -109,18 +85,16 @@ async def test_a_preempted_call_stops_the_embedded_engine_at_its_next_token() ->
                 temperature=0.0,
             )
         )
-        await backend.generating.wait()
+        await generating.wait()
         assert await runner.gate.run(served, route="interpret") == "served"
         with pytest.raises(LlmPreempted):
             await report
 
         async def engine_back() -> bool:
-            engines = backend._engines
-            return backend.ended is not None and engines is not None and engines.qsize() == 1
+            return child.last_done is not None and len(backend._idle) == 1
 
         await until(engine_back, timeout_s=30, what="the engine to stop and return to its pool")
-        assert backend.ended is not None
-        tokens, flag_seen = backend.ended
-        assert flag_seen and tokens < 400  # stopped by the preemption, far short of its token cap
+        assert child.last_done is not None
+        assert child.last_done.cancelled and child.last_done.completion_tokens < 400  # far short of its cap
     finally:
         await backend.aclose()

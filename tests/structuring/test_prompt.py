@@ -145,7 +145,7 @@ def test_worst_case_prompt_fits_smollm2_by_its_own_tokenizer() -> None:
     require("packaged model")
     import llama_cpp
 
-    from feedback_intelligence.llm.embedded import packaged_model_path
+    from feedback_intelligence.llm.engine.model_file import packaged_model_path
 
     model = packaged_model_path()
     vocab = llama_cpp.Llama(model_path=str(model), vocab_only=True, verbose=False)

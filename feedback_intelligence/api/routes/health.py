@@ -32,10 +32,28 @@ class BackendRow(ApiModel):
     )
 
 
+class EngineRow(ApiModel):
+    """One engine process of the embedded backend (docs/operations.md, "The embedded engine")."""
+
+    backend: str | None = Field(None, description="The backend it belongs to, with several backends.")
+    name: str = Field(description="`engine-0`, `engine-1`, …: one per gate slot.")
+    state: str = Field(
+        description="`loading`, `running`, `restarting` (its process ended; a new one is starting), "
+        "`crash_loop` (it keeps ending without answering; retried at the longest backoff) or `stopped`."
+    )
+    rssBytes: int | None = Field(None, description="Resident memory of its process.")
+    restarts: int = Field(description="How often its process ended and was restarted.")
+    lastExit: str | None = Field(None, description="How its last process ended, e.g. `killed by SIGSEGV`.")
+    reason: str | None = Field(None, description="While it is not running: the likely cause and what to do.")
+
+
 class HealthBody(ApiModel):
     """Whether the LLM answers, as far as a probe through the gate could tell."""
 
-    status: str = Field(description="`ok`, `warming` (the model is loading) or `llm_unavailable`.")
+    status: str = Field(
+        description="`ok`, `warming` (the model is loading, or an embedded engine is restarting), `stalled` or "
+        "`llm_unavailable` (`detail` says why: a backend down, an engine in a crash loop)."
+    )
     probe: str = Field(
         description="What the probe did: `completed`, `skipped_gate_saturated` (no free slot: the "
         "gate's own answer is used), `failed`, `timeout`, …"
@@ -52,6 +70,9 @@ class HealthBody(ApiModel):
         None, description="With several backends: true while one is `down` or `stalled` and the others serve."
     )
     backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
+    engines: list[EngineRow] | None = Field(
+        None, description="With the embedded backend: each engine process, its restarts and memory."
+    )
 
 
 @router.get(
