@@ -9,6 +9,7 @@ import os
 import signal
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -127,3 +128,29 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
         else:
             app.stop()
         wait_for(lambda: gone(new_pid), 10, "the engine to end with the service")
+
+
+def test_a_gguf_that_cannot_load_leaves_the_service_up_and_health_naming_the_cause(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + os.urandom(4096))
+    with app_server({"FI_LLM_BACKEND": "embedded", "FI_LLM_SLOTS": "1", "FI_LLM_MODEL": str(broken)}) as app:
+
+        def crash_loop() -> bool:
+            health = httpx.get(app.url + "/health", timeout=30)
+            return health.status_code == 503 and health.json()["status"] == "llm_unavailable"
+
+        wait_for(crash_loop, 60, "the engine's crash loop to be reported")
+        body = httpx.get(app.url + "/health", timeout=30).json()
+        [engine] = body["engines"]
+        assert engine["state"] == "crash_loop" and "FI_LLM_MODEL" in engine["reason"]
+        assert "keeps crashing" in body["detail"]
+        assert httpx.get(app.url + "/livez", timeout=5).status_code == 200
+        answered = httpx.post(app.url + "/interpret", json={"text": "Maito oli hapanta."}, timeout=30)
+        assert answered.status_code == 503 and answered.json()["error"] == "llm_unavailable"
+        saved = httpx.post(
+            app.url + "/live/feedback",
+            json={"id": "kept-1", "source": "desk", "text": "Maito oli hapanta.", "acceptedStructure": ACCEPTED},
+            timeout=10,
+        )
+        assert saved.status_code == 201
+        assert "is in a crash loop" in app.log() and "is FI_LLM_MODEL a valid GGUF file?" in app.log()

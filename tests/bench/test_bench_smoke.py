@@ -5,8 +5,12 @@ Behaviour only, never timing: figures belong to ``make bench`` on a quiet machin
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +30,8 @@ BENCHES = [
     "chain",
     "chain_sweep",
     "crowd_fair",
+    "engine",
+    "engine_build",
 ]
 
 
@@ -226,3 +232,16 @@ def test_a_tiny_chain_runs_end_to_end() -> None:
     assert result["leak"] == {"gateInUse": [0, 0], "redisLeases": 0}
     verdicts = evaluate(result, targets_for(service_ms=100))
     assert verdicts["noSlotLeaked"] and verdicts["noOtherErrors"] and verdicts["nothingQueuedBelowTheGate"]
+
+
+@pytest.mark.embedded
+def test_engine_bench_reads_an_engine_back_after_a_kill_and_finds_a_process_s_children() -> None:
+    from bench import engine
+
+    [seconds] = asyncio.run(engine.recovery(1))
+    assert seconds > 0
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        assert child.pid in engine.children_of(os.getpid()) and engine.rss_bytes(child.pid) > 0
+    finally:
+        child.communicate(b"")
