@@ -7,20 +7,24 @@ cd "$(dirname "$0")/.."
 mode="${1:-run}"
 PY="${PYTHON:-python3}"
 
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
+lock="requirements/run.txt"
+[ "$mode" = test ] && lock="requirements/test.txt"
+stamp_of() { echo ".venv/.installed-$1-$(cat pyproject.toml "$2" scripts/engine-wheel.sh | sha256sum | cut -c1-16)"; }
+stamp="$(stamp_of "$mode" "$lock")"
+# The test lock holds the run lock: a virtualenv set up for the tests serves `make run` as it is.
+if [ "$mode" = run ] && [ -f "$(stamp_of test requirements/test.txt)" ]; then
+  stamp="$(stamp_of test requirements/test.txt)"
 fi
-stamp=".venv/.installed-$mode-$(cat pyproject.toml scripts/engine-wheel.sh | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-  .venv/bin/pip install --quiet --upgrade pip wheel
+  # A new virtualenv whenever the lock or the mode changed, so that it holds the lock and nothing else.
+  rm -rf .venv
+  "$PY" -m venv .venv
   # The engine first, from its portable wheel (built once, minutes; ADR 0019), so that installing the
-  # project finds llama-cpp-python satisfied and never compiles it natively.
+  # lock finds llama-cpp-python satisfied and never compiles it natively.
   scripts/engine-wheel.sh .venv
-  if [ "$mode" = test ]; then
-    .venv/bin/pip install --quiet -e '.[test]'
-  else
-    .venv/bin/pip install --quiet -e .
-  fi
+  # Exactly the locked versions, each checked against its hash (scripts/lock.sh re-locks them).
+  .venv/bin/pip install --quiet --require-hashes -r "$lock"
+  .venv/bin/pip install --quiet --no-deps -e .
   touch "$stamp"
 fi
 

@@ -1,0 +1,42 @@
+"""The environment is the lock: every locked package installed at its locked version, nothing else
+installed (scripts/bootstrap.sh installs requirements/test.txt with --require-hashes)."""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import distributions
+from pathlib import Path
+
+LOCK = Path(__file__).resolve().parents[1] / "requirements" / "test.txt"
+PROJECT = "feedback-intelligence"
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def locked() -> dict[str, str]:
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)", LOCK.read_text(encoding="utf-8"), re.MULTILINE)
+    return {canonical(name): version for name, version in pins}
+
+
+def installed() -> dict[str, str]:
+    return {canonical(d.metadata["Name"]): d.version for d in distributions() if d.metadata["Name"]}
+
+
+def test_every_locked_package_is_installed_at_its_locked_version() -> None:
+    have = installed()
+    wrong = {name: (version, have.get(name)) for name, version in locked().items() if have.get(name) != version}
+    assert not wrong, f"locked vs installed: {wrong}"
+
+
+def test_nothing_is_installed_that_the_lock_does_not_name() -> None:
+    extra = sorted(set(installed()) - set(locked()) - {PROJECT})
+    assert not extra, f"installed without a lock entry: {extra}"
+
+
+def test_the_test_lock_holds_the_run_lock_at_the_same_versions() -> None:
+    run = LOCK.with_name("run.txt").read_text(encoding="utf-8")
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)", run, re.MULTILINE)
+    test = locked()
+    assert {canonical(name): version for name, version in pins}.items() <= test.items()
