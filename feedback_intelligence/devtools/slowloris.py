@@ -1,5 +1,6 @@
 """A slowloris crowd for tests and benchmarks: many sockets from one source address that each send a
-request head a byte at a time and never finish it, reconnecting at once whenever the server drops one.
+request head a byte at a time and never finish it, reconnecting on its next round (``trickle_s``)
+whenever the server drops or refuses one.
 
 It runs as a process of its own (:func:`slowloris`), so a caller's probes are timed without sharing
 an interpreter with the crowd. Binding a source address of its own (``127.0.0.2``) lets a test tell
@@ -12,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -51,6 +53,9 @@ class SlowlorisCrowd:
             self.counts.connects += 1
             await self._trickle(reader, writer, first)
             first = False
+            # Reconnect on the next round, as the classic tool re-creates dropped sockets once per
+            # pass; a tight loop would mostly measure this process's CPU on the same machine.
+            await asyncio.sleep(self.trickle_s * (0.5 + random.random()))  # rounds drift apart
 
     def _tried_once(self) -> None:
         self._tried += 1

@@ -37,31 +37,34 @@ class ReadTimeoutH11Protocol(H11Protocol):
     share: ConnectionShare | None = None  # one per server (the class is made per server)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
         self._read_deadline: asyncio.TimerHandle | None = None
         self._header_deadline: asyncio.TimerHandle | None = None
         self._share_key: str | None = None
-        if not self._take_share():
+        self._refused = False
+        if not self._take_share(transport):
             return
+        super().connection_made(transport)
         self._arm_deadlines()  # a connection that never sends a byte is closed too
 
-    def _take_share(self) -> bool:
-        if self.share is None or self.client is None:
+    def _take_share(self, transport: asyncio.Transport) -> bool:
+        """Count this connection under its peer's share; past the share, refuse it before any other work."""
+        peer = transport.get_extra_info("peername")
+        if self.share is None or not peer:
             return True
-        key = self.share.counted_key(self.client[0])
+        key = self.share.counted_key(str(peer[0]))
         if key is None:
             return True
         if not self.share.take(key):
-            self.connections.discard(self)  # never counts against the global cap
+            self._refused = True
             self.logger.info("refusing a connection from %s: its share of connections is taken", key)
-            self.transport.write(REFUSAL)
-            self.transport.close()
+            transport.write(REFUSAL)
+            transport.close()
             return False
         self._share_key = key
         return True
 
     def data_received(self, data: bytes) -> None:
-        if self.transport.is_closing():
+        if self._refused or self.transport.is_closing():
             return
         if self._read_deadline is None and self.conn.their_state is h11.IDLE:
             self._arm_deadlines()  # the first byte of the next request on a kept-alive connection
@@ -72,10 +75,12 @@ class ReadTimeoutH11Protocol(H11Protocol):
             self._disarm("_read_deadline")  # the whole request is in (or the parser gave up on it)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._refused:
+            return  # never became a connection: nothing of uvicorn's to tear down
         self._disarm("_header_deadline")
         self._disarm("_read_deadline")
-        if self.share is not None and getattr(self, "_share_key", None) is not None:
-            self.share.release(self._share_key)  # type: ignore[arg-type]
+        if self.share is not None and self._share_key is not None:
+            self.share.release(self._share_key)
             self._share_key = None
         super().connection_lost(exc)
 

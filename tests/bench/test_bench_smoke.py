@@ -26,6 +26,7 @@ BENCHES = [
     "chain",
     "chain_sweep",
     "crowd_fair",
+    "slowloris",
 ]
 
 
