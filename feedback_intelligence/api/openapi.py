@@ -27,6 +27,13 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   clients that translate); `403` a state change sent by a page on another site; `409` a duplicate
   id; `413` a body over the cap; `429` too many requests or an LLM request still running; `503`
   busy or unavailable. Never a `500` for bad input.
+* **Schema and behaviour agree** (issue 23): instants (`timestamp`, the `from`/`to` of lists and
+  reports) are `format: date-time`, so `""` or any other non-instant is refused `400
+  timestamp_invalid` as the schema says (the schema changed; offset-less instants are accepted too,
+  as UTC); `corrections` require a non-null `acceptedStructure` (the schema says so with
+  `if`/`then`; the behaviour was already that); `maxLength` of `text` counts the text as sent, so
+  801 characters are refused even when control characters would be dropped from them (the behaviour
+  changed: the limit was counted after normalisation).
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """
@@ -60,6 +67,8 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             drop_unused_422(schema)
             document_cross_site_refusal(schema)
             add_domain(schema, domain, settings.input_max_chars)
+            document_instants(schema)
+            document_corrections_need_structure(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -116,6 +125,34 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
         elif base == "InterpretOut":
             items = (properties.get("alertCategories") or {}).get("items")
             _enum(items, domain.alert_keywords)
+
+
+INSTANT_PARAMETERS = ("from", "to")
+
+
+def document_instants(schema: dict[str, Any]) -> None:
+    """Every instant the API reads is ``format: date-time``: a body's ``timestamp``, a query's ``from``/``to``.
+    Anything else (``""`` included) is refused ``400 timestamp_invalid``, which the schema now says."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and parameter.get("name") in INSTANT_PARAMETERS:
+                    for alternative in _alternatives(parameter.get("schema", {})):
+                        alternative["format"] = "date-time"
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] == "FeedbackIn":
+            for alternative in _alternatives(component.get("properties", {}).get("timestamp") or {}):
+                alternative["format"] = "date-time"
+
+
+def document_corrections_need_structure(schema: dict[str, Any]) -> None:
+    """A save with ``corrections`` (a list) needs a non-null ``acceptedStructure``: the rule, in JSON Schema."""
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] != "FeedbackIn":
+            continue
+        structure = next(alt for alt in component["properties"]["acceptedStructure"]["anyOf"] if "$ref" in alt)
+        component["if"] = {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]}
+        component["then"] = {"properties": {"acceptedStructure": structure}, "required": ["acceptedStructure"]}
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:
