@@ -14,6 +14,7 @@ from fastapi.routing import APIRoute
 from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
+from feedback_intelligence.text import bounds
 
 DESCRIPTION = """\
 Shop-floor feedback, structured by a local LLM behind a gate that **sheds instead of queueing**.
@@ -69,6 +70,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             add_domain(schema, domain, settings.input_max_chars)
             document_instants(schema)
             document_corrections_need_structure(schema)
+            document_ids_and_tags(schema, settings.id_max_length)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -128,6 +130,7 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
 
 
 INSTANT_PARAMETERS = ("from", "to")
+ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
 
 
 def document_instants(schema: dict[str, Any]) -> None:
@@ -153,6 +156,24 @@ def document_corrections_need_structure(schema: dict[str, Any]) -> None:
         structure = next(alt for alt in component["properties"]["acceptedStructure"]["anyOf"] if "$ref" in alt)
         component["if"] = {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]}
         component["then"] = {"properties": {"acceptedStructure": structure}, "required": ["acceptedStructure"]}
+
+
+def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
+    """The rules the app already enforces on ids (body and path) and language tags, written into the schema."""
+    id_rule = {"pattern": ID_PATTERN_SCHEMA, "maxLength": id_max_length}
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter.get("name") == "feedback_id":
+                    parameter.get("schema", {}).update(id_rule)
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        base, properties = name.split("-")[0], component.get("properties", {})
+        if base == "FeedbackIn":
+            for alternative in _alternatives(properties.get("id") or {}):
+                alternative.update(id_rule)
+        if base == "StructureBody":
+            for alternative in _alternatives(properties.get("language") or {}):
+                alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:

@@ -80,6 +80,10 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         ({"corrections": None}, True),
         ({"text": "a\x01" * 401}, False),  # 802 characters as sent, 401 once the controls are dropped
         ({"text": "a" * 800}, True),
+        ({"id": "ok.id-1"}, True),
+        ({"id": "not an id"}, False),
+        ({"acceptedStructure": {**STRUCTURE, "language": ""}}, False),
+        ({"acceptedStructure": {**STRUCTURE, "language": "en-GB"}}, True),
     ],
     ids=[
         "empty-timestamp",
@@ -90,6 +94,10 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         "null-corrections",
         "801-with-controls",
         "800",
+        "id",
+        "bad-id",
+        "empty-language",
+        "language-tag",
     ],
 )
 async def test_a_save_is_refused_exactly_when_the_schema_refuses_it(
