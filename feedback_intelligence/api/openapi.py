@@ -131,6 +131,8 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
 
 INSTANT_PARAMETERS = ("from", "to")
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
+# A theme needs one visible character (text/normalize.is_blank): not a space, zero-width or soft hyphen.
+VISIBLE_CHARACTER = "[^\\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]"
 
 
 def document_instants(schema: dict[str, Any]) -> None:
@@ -174,6 +176,8 @@ def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
         if base == "StructureBody":
             for alternative in _alternatives(properties.get("language") or {}):
                 alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
+            for alternative in _alternatives(properties.get("theme") or {}):
+                alternative.update({"minLength": 1, "pattern": VISIBLE_CHARACTER})
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:

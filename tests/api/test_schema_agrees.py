@@ -84,6 +84,8 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         ({"id": "not an id"}, False),
         ({"acceptedStructure": {**STRUCTURE, "language": ""}}, False),
         ({"acceptedStructure": {**STRUCTURE, "language": "en-GB"}}, True),
+        ({"acceptedStructure": {**STRUCTURE, "theme": ""}}, False),
+        ({"acceptedStructure": {**STRUCTURE, "theme": " \u200b "}}, False),
     ],
     ids=[
         "empty-timestamp",
@@ -98,6 +100,8 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         "bad-id",
         "empty-language",
         "language-tag",
+        "empty-theme",
+        "blank-theme",
     ],
 )
 async def test_a_save_is_refused_exactly_when_the_schema_refuses_it(
