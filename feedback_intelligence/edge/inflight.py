@@ -103,16 +103,21 @@ class RedisInflight:
         self.keeper = LeaseKeeper(self._redis, self._lease_ms, what="in-flight place")
         self._held: dict[str, list[str]] = {}  # client key -> ids of the places this process holds
         self._retries: set[asyncio.Task[None]] = set()
+        self._unreleased: dict[str, set[str]] = {}  # client key -> places whose release failed (Redis away)
 
     async def acquire(self, key: str) -> bool:
+        await self._release_unreleased(key)  # a place this client could not give back must not refuse it now
         place = uuid.uuid4().hex
         try:
             granted = await self._acquire(keys=[self.prefix + key], args=[place, self._lease_ms, self.limit])
         except Exception:
-            # The script may have run with its reply lost: give back whatever it took, or the client
-            # would be refused as "still running" until the lease ran out. Best effort; then fail as before.
-            with contextlib.suppress(Exception):
+            # The script may have run with its reply lost: give back whatever it took, now or (Redis still
+            # away) on this client's next acquire, or it would be refused as "still running" until the
+            # lease ran out. Then fail as before (the middleware lets the request pass).
+            try:
                 await self._release(keys=[self.prefix + key], args=[place])
+            except Exception:
+                self._retry_release(key, place)
             raise
         if not granted:
             return False
@@ -137,13 +142,31 @@ class RedisInflight:
             self._retry_release(key, place)
             raise
 
+    async def _release_unreleased(self, key: str) -> None:
+        for place in list(self._unreleased.get(key, ())):
+            with contextlib.suppress(Exception):
+                await self._release(keys=[self.prefix + key], args=[place])
+                self._forget_unreleased(key, place)
+
+    def _forget_unreleased(self, key: str, place: str) -> None:
+        places = self._unreleased.get(key)
+        if places is not None:
+            places.discard(place)
+            if not places:
+                del self._unreleased[key]
+
     def _retry_release(self, key: str, place: str) -> None:
+        self._unreleased.setdefault(key, set()).add(place)
+
         async def again() -> None:
             for _ in range(max(1, int(self.expiry_s / RELEASE_RETRY_S))):  # past that the lease has lapsed
                 await asyncio.sleep(RELEASE_RETRY_S)
+                if place not in self._unreleased.get(key, ()):
+                    return  # the client's next acquire gave it back
                 with contextlib.suppress(Exception):
                     await self._release(keys=[self.prefix + key], args=[place])
-                    return
+                    break
+            self._forget_unreleased(key, place)
 
         task = asyncio.create_task(again(), name="in-flight-release-retry")
         self._retries.add(task)
