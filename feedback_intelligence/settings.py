@@ -220,6 +220,10 @@ class Settings(BaseSettings):
     max_connections: int = Field(256, ge=8, le=100_000)
     request_read_timeout_s: float = Field(10, gt=0, le=600)
     keep_alive_timeout_s: float = Field(5, gt=0, le=600)
+    request_header_timeout_s: float = Field(5, gt=0, le=600)
+    # one peer's share of max_connections (IPv6 by /64); the host's own tools and trusted proxies are exempt
+    max_connections_per_address: int = Field(64, ge=1, le=100_000)
+    connection_share_exempt: StringList = Field(default_factory=lambda: ["127.0.0.1", "::1"])
 
     # domain and input rules
     domain: str = "retail"
@@ -274,7 +278,7 @@ class Settings(BaseSettings):
             raise ValueError("must be a redis:// or rediss:// URL with a host")
         return value
 
-    @field_validator("trusted_proxies")
+    @field_validator("trusted_proxies", "connection_share_exempt")
     @classmethod
     def _networks(cls, value: list[str]) -> list[str]:
         for entry in value:

@@ -28,16 +28,23 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
+# Debian packages: Voikko's Finnish morphology in both modes (the service's themes and rules use it;
+# ADR 0022), and for the tests Debian's chromium and nginx.
+need=()
+for pkg in libvoikko1 voikko-fi; do
+  [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = "install ok installed" ] || need+=("$pkg")
+done
 if [ "$mode" = test ]; then
-  need=()
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
-  if [ "${#need[@]}" -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-    else
-      sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-    fi
+fi
+if [ "${#need[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   fi
+fi
+if [ "$mode" = test ]; then
   scripts/services.sh
 fi

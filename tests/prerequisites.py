@@ -1,7 +1,7 @@
 """What parts of the suite need from the machine, checked in one place.
 
 A test that needs a prerequisite says so, by a marker (``redis``, ``postgres``, ``nginx``, ``browser``,
-``embedded``; ``tests/conftest.py`` maps them) or by calling :func:`require`. Where one is missing the
+``embedded``, ``voikko``; ``tests/conftest.py`` maps them) or by calling :func:`require`. Where one is missing the
 test is skipped with the reason, so a developer can run most of the suite anywhere. In CI (``CI`` set)
 nothing may hide in a skip: the session stops at start if any prerequisite is missing, and
 :func:`require` fails instead of skipping. This is the only place a test may skip for the machine's sake;
@@ -57,6 +57,12 @@ def _packaged_model() -> str | None:
     return None
 
 
+def _voikko() -> str | None:
+    from feedback_intelligence.text import morphology
+
+    return None if morphology.available() else "Voikko is not loadable (apt: libvoikko1 voikko-fi; pip: libvoikko)"
+
+
 def _tzdata() -> str | None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -80,6 +86,7 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "packaged model": _packaged_model,
     "jsonschema_rs": lambda: _module("jsonschema_rs"),
     "tzdata": _tzdata,
+    "voikko": _voikko,
 }
 
 # What each marker needs.
@@ -89,6 +96,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "nginx": ("nginx",),
     "browser": ("chromium", "playwright"),
     "embedded": ("llama_cpp", "packaged model"),
+    "voikko": ("voikko",),
 }
 
 

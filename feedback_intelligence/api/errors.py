@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.feedback_store import StoreFull, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,24 @@ def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     )
 
 
+STORE_FULL_RETRY_AFTER_S = 60
+
+
+def store_full_response(exc: StoreFull) -> JSONResponse:
+    return error_response(
+        503,
+        {
+            "error": "store_full",
+            "store": exc.store,
+            "detail": f"the {exc.store} database has no room left (disk full)",
+            "retryAfterSeconds": STORE_FULL_RETRY_AFTER_S,
+            "message": "The feedback database is out of disk space; nothing was saved. "
+            "An operator must free space before saves work again.",
+        },
+        {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)},
+    )
+
+
 def _describe(error: dict[str, Any]) -> Problem:
     location = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
     where = ".".join(location)
@@ -118,6 +136,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreUnavailable)
     async def _store(request: Request, exc: StoreUnavailable) -> Response:
         log.warning("%s %s: %s", request.method, request.url.path, exc)
+        if isinstance(exc, StoreFull):
+            return store_full_response(exc)
         return store_unavailable_response(exc)
 
     @app.exception_handler(ClientDisconnected)

@@ -27,7 +27,19 @@ def _language(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(normalize_text)]
+class SentText(str):
+    """Normalised text that remembers how long it was as sent (the length the schema's maxLength counts)."""
+
+    sent_length: int
+
+
+def _normalized(raw: str) -> str:
+    text = SentText(normalize_text(raw))
+    text.sent_length = len(raw)
+    return text
+
+
+Text = Annotated[str, AfterValidator(_normalized)]
 Key = Annotated[str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(single_line)]
 Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(single_line)]
 Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS), AfterValidator(_language)]

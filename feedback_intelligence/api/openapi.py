@@ -14,6 +14,7 @@ from fastapi.routing import APIRoute
 from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
+from feedback_intelligence.text import bounds
 
 DESCRIPTION = """\
 Shop-floor feedback, structured by a local LLM behind a gate that **sheds instead of queueing**.
@@ -27,6 +28,13 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   clients that translate); `403` a state change sent by a page on another site; `409` a duplicate
   id; `413` a body over the cap; `429` too many requests or an LLM request still running; `503`
   busy or unavailable. Never a `500` for bad input.
+* **Schema and behaviour agree** (issue 23): instants (`timestamp`, the `from`/`to` of lists and
+  reports) are `format: date-time`, so `""` or any other non-instant is refused `400
+  timestamp_invalid` as the schema says (the schema changed; offset-less instants are accepted too,
+  as UTC); `corrections` require a non-null `acceptedStructure` (the schema says so with
+  `if`/`then`; the behaviour was already that); `maxLength` of `text` counts the text as sent, so
+  801 characters are refused even when control characters would be dropped from them (the behaviour
+  changed: the limit was counted after normalisation).
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """
@@ -60,6 +68,9 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             drop_unused_422(schema)
             document_cross_site_refusal(schema)
             add_domain(schema, domain, settings.input_max_chars)
+            document_instants(schema)
+            document_corrections_need_structure(schema)
+            document_ids_and_tags(schema, settings.id_max_length)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -116,6 +127,57 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
         elif base == "InterpretOut":
             items = (properties.get("alertCategories") or {}).get("items")
             _enum(items, domain.alert_keywords)
+
+
+INSTANT_PARAMETERS = ("from", "to")
+ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
+# A theme needs one visible character (text/normalize.is_blank): not a space, zero-width or soft hyphen.
+VISIBLE_CHARACTER = "[^\\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]"
+
+
+def document_instants(schema: dict[str, Any]) -> None:
+    """Every instant the API reads is ``format: date-time``: a body's ``timestamp``, a query's ``from``/``to``.
+    Anything else (``""`` included) is refused ``400 timestamp_invalid``, which the schema now says."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and parameter.get("name") in INSTANT_PARAMETERS:
+                    for alternative in _alternatives(parameter.get("schema", {})):
+                        alternative["format"] = "date-time"
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] == "FeedbackIn":
+            for alternative in _alternatives(component.get("properties", {}).get("timestamp") or {}):
+                alternative["format"] = "date-time"
+
+
+def document_corrections_need_structure(schema: dict[str, Any]) -> None:
+    """A save with ``corrections`` (a list) needs a non-null ``acceptedStructure``: the rule, in JSON Schema."""
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] != "FeedbackIn":
+            continue
+        structure = next(alt for alt in component["properties"]["acceptedStructure"]["anyOf"] if "$ref" in alt)
+        component["if"] = {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]}
+        component["then"] = {"properties": {"acceptedStructure": structure}, "required": ["acceptedStructure"]}
+
+
+def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
+    """The rules the app already enforces on ids (body and path) and language tags, written into the schema."""
+    id_rule = {"pattern": ID_PATTERN_SCHEMA, "maxLength": id_max_length}
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter.get("name") == "feedback_id":
+                    parameter.get("schema", {}).update(id_rule)
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        base, properties = name.split("-")[0], component.get("properties", {})
+        if base == "FeedbackIn":
+            for alternative in _alternatives(properties.get("id") or {}):
+                alternative.update(id_rule)
+        if base == "StructureBody":
+            for alternative in _alternatives(properties.get("language") or {}):
+                alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
+            for alternative in _alternatives(properties.get("theme") or {}):
+                alternative.update({"minLength": 1, "pattern": VISIBLE_CHARACTER})
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:

@@ -27,6 +27,7 @@ from feedback_intelligence.services.structuring_worker import StructuringWorker,
 from feedback_intelligence.settings import ConfigurationError, Settings
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
+from feedback_intelligence.text import morphology
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ async def build_runtime(
         await channel.store.migrate()
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
+    morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
     structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
     report_options = ReportOptions.from_settings(settings)
     # Shared between replicas when they share Redis: one prose generation per window between them.

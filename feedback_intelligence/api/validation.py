@@ -18,13 +18,15 @@ CORRECTABLE_FIELDS: tuple[str, ...] = (*SCHEMA_FIELDS, *OPTIONAL_FIELDS)
 def text_errors(text: str | None, max_chars: int) -> list[str]:
     if text is None or is_blank(text):  # only zero-width or format characters is empty too
         return [Problem("text must be non-empty.", "text_empty")]
-    if len(text) > max_chars:
+    # The cap counts the text as sent (what the schema's maxLength counts), not what normalisation left.
+    length = max(len(text), getattr(text, "sent_length", 0))
+    if length > max_chars:
         return [
             Problem(
-                f"text exceeds the {max_chars}-character cap ({len(text)}).",
+                f"text exceeds the {max_chars}-character cap ({length}).",
                 "text_too_long",
                 limit=max_chars,
-                length=len(text),
+                length=length,
             )
         ]
     return []

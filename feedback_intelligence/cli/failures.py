@@ -28,6 +28,7 @@ class ExitCode(IntEnum):
     DEGRADED = 1  # the service answered, but not all is well: failed items, /health 503, a story not found
     UNREACHABLE = 2  # the service (or its backend, for `warm`) could not be reached
     BAD_INPUT = 2  # a missing or malformed file, a bad setting, an answer feedctl cannot use
+    CANNOT_START = 3  # serve: a database it needs cannot be reached at start (uvicorn's own startup-failure code)
 
 
 class CliError(Exception):

@@ -18,7 +18,7 @@ from feedback_intelligence.cli import failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.status import status
-from feedback_intelligence.settings import load_settings
+from feedback_intelligence.settings import Settings, load_settings
 
 # rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
 # "--watch <bool>" and wraps a usage error in a box; plain click prints "--watch" and one "Error:" line.
@@ -61,6 +61,7 @@ def serve(
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
     application = create_app(settings)
     uvicorn.run(
         application,
@@ -75,6 +76,26 @@ def serve(
         # Header size, read deadline, keep-alive and concurrency bounds: edge/http_server.py.
         **uvicorn_limits(settings),
     )
+
+
+def _stores_answer(settings: Settings) -> None:
+    import asyncio
+
+    from feedback_intelligence.store.feedback_store import FeedbackStore, StoreUnavailable
+
+    async def ping_all() -> None:
+        for name, url in (("corpus", settings.database_url), ("live", settings.live_database_url)):
+            store = FeedbackStore(url, name=name)
+            try:
+                await store.ping()
+            finally:
+                await store.aclose()
+
+    try:
+        asyncio.run(ping_all())
+    except StoreUnavailable as exc:
+        message = f"cannot start: the {exc.store} database cannot be reached ({exc.detail})"
+        raise failures.CliError(message, failures.ExitCode.CANNOT_START) from exc
 
 
 @app.command("sim-ollama")

@@ -101,6 +101,8 @@ def board(snap: Snapshot) -> Panel:
     for name, channel in channels.items():
         if channel.get("healthy", True):
             rows.append((f"Rows: {name}", f"{channel['rows']} (version {channel['version']})"))
+        elif channel.get("fault") == "store_full":
+            rows.append((f"Rows: {name}", f"{channel['rows']} [red]disk full, saves refused[/red] {channel['detail']}"))
         else:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
     rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
@@ -155,7 +157,9 @@ def line(snap: Snapshot) -> str:
     backend, gate = status["backend"], status["gate"]
     state, _ = _health_text(snap)
     rows = " ".join(
-        f"{name}={c['rows']}" if c.get("healthy", True) else f"{name}=unreachable"
+        f"{name}={c['rows']}"
+        if c.get("healthy", True)
+        else (f"{name}={c['rows']}:disk-full" if c.get("fault") == "store_full" else f"{name}=unreachable")
         for name, c in status["channels"].items()
     )
     gate_state = "" if gate.get("healthy") else " gate-store=unreachable"

@@ -19,6 +19,7 @@ served, not refused as "still running").
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import uuid
@@ -31,9 +32,11 @@ from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
 from feedback_intelligence.gate.fairness import current_visitor
-from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper
+from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper, connect
 
 log = logging.getLogger(__name__)
+
+RELEASE_RETRY_S = 0.25  # how often a release that failed even after reconnecting is tried again
 
 
 @contextlib.contextmanager
@@ -90,21 +93,33 @@ class RedisInflight:
     within ``expiry_s`` (``FI_REDIS_LEASE_S``), not a whole call deadline later."""
 
     def __init__(self, url: str, limit: int, expiry_s: float, prefix: str = "fi-edge:inflight:") -> None:
-        import redis.asyncio as aioredis
-
         self.limit = limit
         self.expiry_s = expiry_s
         self.prefix = prefix
         self._lease_ms = max(1, int(expiry_s * 1000))
-        self._redis = aioredis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+        self._redis = connect(url, REDIS_TIMEOUT_S)  # a dead pooled connection is retried on a fresh one
         self._acquire = self._redis.register_script(ACQUIRE)
         self._release = self._redis.register_script(RELEASE)
         self.keeper = LeaseKeeper(self._redis, self._lease_ms, what="in-flight place")
         self._held: dict[str, list[str]] = {}  # client key -> ids of the places this process holds
+        self._retries: set[asyncio.Task[None]] = set()
+        self._unreleased: dict[str, set[str]] = {}  # client key -> places whose release failed (Redis away)
 
     async def acquire(self, key: str) -> bool:
+        await self._release_unreleased(key)  # a place this client could not give back must not refuse it now
         place = uuid.uuid4().hex
-        if not await self._acquire(keys=[self.prefix + key], args=[place, self._lease_ms, self.limit]):
+        try:
+            granted = await self._acquire(keys=[self.prefix + key], args=[place, self._lease_ms, self.limit])
+        except Exception:
+            # The script may have run with its reply lost: give back whatever it took, now or (Redis still
+            # away) on this client's next acquire, or it would be refused as "still running" until the
+            # lease ran out. Then fail as before (the middleware lets the request pass).
+            try:
+                await self._release(keys=[self.prefix + key], args=[place])
+            except Exception:
+                self._retry_release(key, place)
+            raise
+        if not granted:
             return False
         self._held.setdefault(key, []).append(place)
         self.keeper.hold(self.prefix + key, place)
@@ -118,9 +133,48 @@ class RedisInflight:
         if not places:
             del self._held[key]
         self.keeper.drop(self.prefix + key, place)
-        await self._release(keys=[self.prefix + key], args=[place])
+        try:
+            await self._release(keys=[self.prefix + key], args=[place])
+        except Exception:
+            # Redis is away even after the client's reconnects (restarting): renew the place no longer and
+            # keep trying in the background, so a Redis that kept it (persistence) frees it once back
+            # instead of a whole lease (FI_REDIS_LEASE_S) later.
+            self._retry_release(key, place)
+            raise
+
+    async def _release_unreleased(self, key: str) -> None:
+        for place in list(self._unreleased.get(key, ())):
+            with contextlib.suppress(Exception):
+                await self._release(keys=[self.prefix + key], args=[place])
+                self._forget_unreleased(key, place)
+
+    def _forget_unreleased(self, key: str, place: str) -> None:
+        places = self._unreleased.get(key)
+        if places is not None:
+            places.discard(place)
+            if not places:
+                del self._unreleased[key]
+
+    def _retry_release(self, key: str, place: str) -> None:
+        self._unreleased.setdefault(key, set()).add(place)
+
+        async def again() -> None:
+            for _ in range(max(1, int(self.expiry_s / RELEASE_RETRY_S))):  # past that the lease has lapsed
+                await asyncio.sleep(RELEASE_RETRY_S)
+                if place not in self._unreleased.get(key, ()):
+                    return  # the client's next acquire gave it back
+                with contextlib.suppress(Exception):
+                    await self._release(keys=[self.prefix + key], args=[place])
+                    break
+            self._forget_unreleased(key, place)
+
+        task = asyncio.create_task(again(), name="in-flight-release-retry")
+        self._retries.add(task)
+        task.add_done_callback(self._retries.discard)
 
     async def aclose(self) -> None:
+        for task in self._retries:
+            task.cancel()
         await self.keeper.aclose()
         await self._redis.aclose()
 

@@ -32,12 +32,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.fairness import ANONYMOUS, FORGET_HALF_LIVES, RECENT_S, GateOrder
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
-from feedback_intelligence.redis_leases import LeaseKeeper, lua_script
+from feedback_intelligence.redis_leases import LeaseKeeper, connect, lua_script
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +103,7 @@ class RedisSlotPool:
         self._scores = f"{fair_prefix}:service"
         self._seen = f"{fair_prefix}:seen"
         self._channel = f"{prefix}:released"
-        self._redis = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+        self._redis = connect(url, 1.0)  # a dead pooled connection is retried on a fresh one (issue 23)
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._release = self._redis.register_script(_RELEASE)
         self.keeper = LeaseKeeper(self._redis, self.lease_ms, what="gate lease")

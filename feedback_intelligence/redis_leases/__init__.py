@@ -6,7 +6,8 @@ replica that dies simply stops renewing, and its leases lapse within one lease t
 ``.lua`` files beside this module (:mod:`.scripts`).
 """
 
+from feedback_intelligence.redis_leases.client import connect
 from feedback_intelligence.redis_leases.keeper import LeaseKeeper
 from feedback_intelligence.redis_leases.scripts import ACQUIRE, RELEASE, RENEW, lua_script
 
-__all__ = ["ACQUIRE", "RELEASE", "RENEW", "LeaseKeeper", "lua_script"]
+__all__ = ["ACQUIRE", "RELEASE", "RENEW", "LeaseKeeper", "connect", "lua_script"]

@@ -3,36 +3,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Collection, Iterable
 from typing import Any
 
-# First-person recommendations and imperatives addressed to management (fi + en). A substring list
-# cannot catch paraphrases; it stops the plain cases of the model stepping out of its describing role.
-ACTION_PHRASES: tuple[str, ...] = (
-    "suosittelen",
-    "suosittelemme",
-    "suosittelisin",
-    "suosittelisimme",
-    "ehdotan",
-    "ehdotamme",
-    "vaadin",
-    "vaadimme",
-    "irtisanokaa",
-    "sulkekaa",
-    "sulje osasto",
-    "hyvittäkää",
-    "antakaa hyvitys",
-    "korvatkaa asiakkaille",
-    "ryhtykää toimiin",
-    "we recommend",
-    "i recommend",
-    "we suggest",
-    "i suggest",
-    "we should",
-    "we must",
-    "we need to",
-)
+from feedback_intelligence.report.directives import gives_directive
 
 _ID_CHARS = "A-Za-z0-9._-"
 _EMPTY_BRACKETS = re.compile(r"[\[(][\s,;·]*[\])]")
@@ -41,11 +15,9 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+(?=[,.;:!?])")
 
 
 def looks_action_bearing(text: str | None) -> bool:
-    """True when the text recommends, demands or orders something (case-insensitive)."""
-    if not text:
-        return False
-    folded = unicodedata.normalize("NFC", text).lower()
-    return any(phrase in folded for phrase in ACTION_PHRASES)
+    """True when the text gives instructions about people or recommends, demands or orders anything
+    (by meaning, through base forms: :mod:`feedback_intelligence.report.directives`)."""
+    return gives_directive(text)
 
 
 def strip_id_echo(text: str, ids: Iterable[str]) -> str:

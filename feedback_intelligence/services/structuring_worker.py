@@ -43,11 +43,13 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, 
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.feedback_store import StoreFull, StoreUnavailable
 from feedback_intelligence.store.structure_queue import Claim, StructureQueue
 from feedback_intelligence.structuring.service import StructuringService
 
 log = logging.getLogger(__name__)
+
+STORE_FULL_BACKOFF = 15  # polls between tries while the disk is full (30 s at the default 2 s poll)
 
 ROUTE = "structure-later"
 
@@ -111,6 +113,9 @@ class StructuringWorker:
         while not self._stopping:
             try:
                 pause = await self.drain_once()
+            except StoreFull as exc:  # space comes back only when an operator frees it: look far less often
+                pause = self.options.poll_s * STORE_FULL_BACKOFF
+                log.error("structure-later: the database is out of disk space, retrying in %g s: %s", pause, exc)
             except StoreUnavailable as exc:
                 log.warning("structure-later: store unavailable, retrying in %g s: %s", self.options.poll_s, exc)
                 pause = self.options.poll_s

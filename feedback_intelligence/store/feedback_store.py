@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -49,6 +50,44 @@ class StoreUnavailable(Exception):
         super().__init__(f"{store} store unavailable: {detail}")
 
 
+class StoreFull(StoreUnavailable):
+    """The channel's database has no room left: SQLite's ``SQLITE_FULL`` ("database or disk is full"),
+    PostgreSQL's ``disk_full``, or the filesystem's ``ENOSPC``.
+
+    Not "cannot be reached": retrying in a moment will not help until an operator frees space, so the API
+    answers it with a code and message of its own, and the store reads unhealthy in ``/admin/status``
+    until a write succeeds again (:attr:`FeedbackStore.storage_fault`). Nothing is half-written.
+    """
+
+
+SQLITE_FULL = 13
+#: Methods whose success shows the database takes writes again (clears a recorded storage fault).
+WRITE_METHODS = frozenset(
+    {"insert", "update_structure", "update_alerts", "bump_counter", "claim", "renew", "finish", "release"}
+)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not s for s in seen):
+        seen.append(current)
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return seen
+
+
+def _is_storage_full(exc: BaseException) -> bool:
+    """Does ``exc`` (or anything it wraps) say "no room left" rather than "not there" or "bad query"?"""
+    for current in _chain(exc):
+        if getattr(current, "sqlite_errorcode", None) == SQLITE_FULL or "database or disk is full" in str(current):
+            return True
+        if getattr(current, "sqlstate", None) == "53100":  # PostgreSQL disk_full (asyncpg DiskFullError)
+            return True
+        if isinstance(current, OSError) and current.errno == errno.ENOSPC:
+            return True
+    return False
+
+
 def _is_unavailability(exc: BaseException) -> bool:
     """Does ``exc`` (or anything it wraps) say "the database is not there", rather than "bad query"?"""
     try:
@@ -73,17 +112,27 @@ def _is_unavailability(exc: BaseException) -> bool:
 
 
 def _translate_unavailability(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    writes = method.__name__ in WRITE_METHODS
+
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        owner = args[0]
+        store = getattr(owner, "store", owner)  # a StructureQueue records faults on its store
         try:
-            return await method(*args, **kwargs)
+            result = await method(*args, **kwargs)
         except (StoreUnavailable, DuplicateId):
             raise
         except Exception as exc:
+            name = getattr(owner, "name", "feedback")
+            if _is_storage_full(exc):
+                setattr(store, "storage_fault", _short(exc))  # noqa: B010 - the owner is a store or a queue
+                raise StoreFull(name, _short(exc)) from exc
             if _is_unavailability(exc):
-                store = args[0]
-                raise StoreUnavailable(getattr(store, "name", "feedback"), _short(exc)) from exc
+                raise StoreUnavailable(name, _short(exc)) from exc
             raise
+        if writes:
+            setattr(store, "storage_fault", None)  # noqa: B010
+        return result
 
     return wrapper
 
@@ -219,6 +268,8 @@ class FeedbackStore:
         self.url = url
         self.name = name
         self.engine = create_engine_for(url)
+        #: Why the last write failed for want of space (disk full), until a write succeeds again.
+        self.storage_fault: str | None = None
 
     @_translate_unavailability
     async def migrate(self) -> None:
@@ -227,6 +278,12 @@ class FeedbackStore:
 
     async def aclose(self) -> None:
         await self.engine.dispose()
+
+    @_translate_unavailability
+    async def ping(self) -> None:
+        """Connect once (no table needed): raises :class:`StoreUnavailable` when the database is not there."""
+        async with self.engine.connect():
+            pass
 
     @_translate_unavailability
     async def insert(self, record: StoredFeedback, *, bump: str | None = None) -> int | None:

@@ -208,3 +208,28 @@ def test_boot_is_refused_when_both_stores_are_one_sqlite_file_spelled_two_ways()
     assert "invalid configuration" in done.stderr and "FI_LIVE_DATABASE_URL" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (data / "feedback.db").exists()  # refused before anything was created
+
+
+def test_postgresql_down_at_boot_is_one_line_and_exit_3() -> None:
+    """Issue 23, item 6: no traceback, the documented code, and which database it was."""
+    data = Path(tempfile.mkdtemp(prefix="fi-pg-down-"))
+    nobody = free_port()  # nothing listens there: PostgreSQL is down
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "FI_PORT": str(free_port()),
+        "FI_DATABASE_URL": f"sqlite:///{data}/feedback.db",
+        "FI_LIVE_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{nobody}/live",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=data,
+        env=env,
+    )
+    assert done.returncode == 3, done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1 and "cannot start: the live database cannot be reached" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr

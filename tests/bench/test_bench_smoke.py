@@ -32,6 +32,7 @@ BENCHES = [
     "crowd_fair",
     "engine",
     "engine_build",
+    "slowloris",
 ]
 
 

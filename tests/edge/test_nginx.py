@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
 import time
 from collections.abc import Iterator
 
@@ -174,3 +175,59 @@ def test_nginx_caps_the_body(stack: tuple[ServerProcess, ServerProcess, nginx.Ng
             edge.url + "/interpret", content=b"x" * 20_000, headers={"content-type": "application/json"}
         )
     assert response.status_code == 413 and "16384-byte cap" in response.json()["errors"][0]
+
+
+def test_nginx_holds_each_address_to_its_connection_share(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],
+) -> None:
+    """limit_conn: 70 requests in progress from one address (heads sent, bodies never); past 64 each
+    is answered 429 at once, and another address is served meanwhile."""
+    _, _, edge = stack
+    port = int(edge.url.rsplit(":", 1)[1])
+    address = next(_addresses)
+    head = (
+        b"POST /interpret HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    held: list[socket.socket] = []
+    try:
+        for _ in range(70):  # all at once: nginx drops a body that is late by client_body_timeout (15 s)
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0))
+            held.append(sock)
+            sock.sendall(head)
+        refusals = []
+        for sock in held:
+            sock.settimeout(0.2)
+            try:
+                refusals.append(sock.recv(4096))
+            except TimeoutError:
+                refusals.append(b"")  # held, waiting for its body
+        answered = [r for r in refusals if r]
+        assert len(answered) == 70 - 64, [r[:40] for r in answered]
+        assert all(r.startswith(b"HTTP/1.1 429") and b"too_many_requests" in r for r in answered)
+        assert b"Retry-After: 1" in answered[0]
+        with visitor() as other:
+            assert other.get(edge.url + "/livez").status_code == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_nginx_bounds_each_address_request_rate(stack: tuple[ServerProcess, ServerProcess, nginx.Nginx]) -> None:
+    """limit_req: 300 requests at once from one address pass the burst of 100 and are then refused."""
+    _, _, edge = stack
+    address = next(_addresses)
+
+    async def flood() -> list[httpx.Response]:
+        limits = httpx.Limits(max_connections=25)
+        transport = httpx.AsyncHTTPTransport(local_address=address, limits=limits)
+        async with httpx.AsyncClient(transport=transport, timeout=30) as http:
+            return await asyncio.gather(*(http.get(edge.url + "/livez") for _ in range(300)))
+
+    answers = asyncio.run(flood())
+    assert {a.status_code for a in answers} <= {200, 429}
+    at_nginx = [a for a in answers if a.status_code == 429 and a.json()["error"] == "too_many_requests"]
+    passed = len(answers) - len(at_nginx)  # reached the app (served, or refused by its own rate limit)
+    assert passed >= 100, passed  # the burst
+    assert at_nginx and all(a.headers["retry-after"] == "1" for a in at_nginx)
+    with visitor() as other:
+        assert other.get(edge.url + "/livez").status_code == 200

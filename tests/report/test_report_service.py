@@ -293,8 +293,12 @@ async def test_grounded_citation_of_a_group_item_not_shown_in_excerpts_is_accept
 
 @pytest.mark.parametrize(
     ("title", "narrative"),
-    [("Suosittelemme hyllyn tarkistamista", "Vanhaa maitoa."), ("Maito", "Vanhaa maitoa. We should refund.")],
-    ids=["title", "narrative"],
+    [
+        ("Suosittelemme hyllyn tarkistamista", "Vanhaa maitoa."),
+        ("Maito", "Vanhaa maitoa. We should refund."),
+        ("Henkilökunta", "Myymäläpäällikkö Virtanen pitää erottaa heti."),  # issue 23: no phrase list had it
+    ],
+    ids=["title", "narrative", "personnel"],
 )
 async def test_directive_prose_is_dropped_and_counted(title, narrative):
     def directive(prompt: str) -> str:

@@ -67,6 +67,8 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     for name, channel in rt.channels.items():
         try:
             channels[name] = {"rows": await channel.store.count(), "version": await channel.version(), "healthy": True}
+            if channel.store.storage_fault is not None:  # reads work, writes do not: disk full
+                channels[name].update({"healthy": False, "fault": "store_full", "detail": channel.store.storage_fault})
         except StoreUnavailable as exc:
             channels[name] = {"healthy": False, "detail": str(exc)}
     return {

@@ -1,0 +1,118 @@
+"""Issue 23, item 8: each mismatch schemathesis found between the schema and the behaviour, now in
+agreement. For every input, the app's own ``/openapi.json`` (validated with formats) and the app's
+answer say the same thing: schema-invalid and refused ``400``, or schema-valid and accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema_rs
+import pytest
+
+from feedback_intelligence.api.app import create_app
+from tests.api.test_hardening import STRUCTURE, CountingBackend, client, running
+from tests.edge.test_real_app import LOOPBACK, real_settings
+
+
+def schema_for(document: dict[str, Any], fragment: dict[str, Any]) -> jsonschema_rs.Validator:
+    """A validator for ``fragment`` whose ``#/components/...`` references resolve in ``document``."""
+    return jsonschema_rs.validator_for({**fragment, "components": document["components"]}, validate_formats=True)
+
+
+def body_schema(document: dict[str, Any], path: str) -> jsonschema_rs.Validator:
+    content = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return schema_for(document, content)
+
+
+def query_schema(document: dict[str, Any], path: str, name: str) -> jsonschema_rs.Validator:
+    (parameter,) = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == name]
+    return schema_for(document, parameter["schema"])
+
+
+OMIT = object()  # the key is left out of the body
+
+
+def save(**extra: Any) -> dict[str, Any]:
+    return {"source": "desk", "text": "Maito oli hapanta.", **extra}
+
+
+async def agree(
+    http: httpx.AsyncClient, validator: jsonschema_rs.Validator, value: Any, answer: httpx.Response
+) -> None:
+    valid = validator.is_valid(value)
+    assert (answer.status_code < 400) == valid, f"schema says valid={valid}, app answered {answer.status_code}"
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"),
+    [("", False), ("garbage", False), ("2026-11-30T12:00:00Z", True), ("2026-11-30T12:00:00+02:00", True)],
+)
+async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
+    tmp_path: Path, value: str, accepted: bool
+) -> None:
+    app = create_app(real_settings(tmp_path, structure_worker=False), backend=CountingBackend())
+    async for _ in running(app):
+        async with client(app, LOOPBACK) as operator:
+            document = (await operator.get("/openapi.json")).json()
+            for path in ("/feedback", "/live/feedback"):
+                for name in ("from", "to"):
+                    answer = await operator.get(path, params={name: value})
+                    assert (answer.status_code == 200) == accepted, (path, name, answer.text)
+                    await agree(operator, query_schema(document, path, name), value, answer)
+
+
+@pytest.mark.parametrize(
+    ("extra", "accepted"),
+    [
+        ({"timestamp": ""}, False),  # issue 23: the schema allowed it, the app refused it
+        ({"timestamp": "yesterday"}, False),
+        ({"timestamp": "2026-11-30T12:00:00Z"}, True),
+        (  # issue 23: corrections without acceptedStructure
+            {
+                "corrections": [{"field": "severity", "modelValue": "low", "humanValue": "high"}],
+                "acceptedStructure": OMIT,
+            },
+            False,
+        ),
+        ({"corrections": [], "acceptedStructure": None}, False),
+        ({"corrections": None}, True),
+        ({"text": "a\x01" * 401}, False),  # 802 characters as sent, 401 once the controls are dropped
+        ({"text": "a" * 800}, True),
+        ({"id": "ok.id-1"}, True),
+        ({"id": "not an id"}, False),
+        ({"acceptedStructure": {**STRUCTURE, "language": ""}}, False),
+        ({"acceptedStructure": {**STRUCTURE, "language": "en-GB"}}, True),
+        ({"acceptedStructure": {**STRUCTURE, "theme": ""}}, False),
+        ({"acceptedStructure": {**STRUCTURE, "theme": " \u200b "}}, False),
+    ],
+    ids=[
+        "empty-timestamp",
+        "bad-timestamp",
+        "timestamp",
+        "corrections",
+        "corrections-null-structure",
+        "null-corrections",
+        "801-with-controls",
+        "800",
+        "id",
+        "bad-id",
+        "empty-language",
+        "language-tag",
+        "empty-theme",
+        "blank-theme",
+    ],
+)
+async def test_a_save_is_refused_exactly_when_the_schema_refuses_it(
+    tmp_path: Path, extra: dict[str, Any], accepted: bool
+) -> None:
+    app = create_app(real_settings(tmp_path, structure_worker=False), backend=CountingBackend())
+    async for _ in running(app):
+        async with client(app) as http, client(app, LOOPBACK) as operator:
+            document = (await operator.get("/openapi.json")).json()
+            merged = {**save(acceptedStructure=dict(STRUCTURE)), **extra}
+            body = {key: value for key, value in merged.items() if value is not OMIT}
+            answer = await http.post("/live/feedback", json=body)
+            assert (answer.status_code == 201) == accepted, answer.text
+            await agree(http, body_schema(document, "/live/feedback"), body, answer)
