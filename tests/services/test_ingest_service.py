@@ -10,7 +10,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.services.ingest import IngestCommand, IngestService
+from feedback_intelligence.services.ingest import UNEXPECTED_FAILURE_NOTE, IngestCommand, IngestService
 from feedback_intelligence.store.feedback_store import DuplicateId
 from tests.services.conftest import reply, structuring
 from tests.structuring.fakes import ScriptedBackend
@@ -90,6 +90,17 @@ async def test_an_llm_outage_stores_the_text_and_its_alerts_as_structure_failed(
     assert stored.salvage_notes == ("llm call failed: the language model backend cannot be reached",)
     assert [a.category for a in stored.alerts] == ["injury_safety"]
     assert await channel.store.get("down-1") == stored
+
+
+async def test_an_unexpected_failure_stores_the_row_with_a_note_that_names_no_internals(
+    retail: Domain, channel: Channel
+) -> None:
+    backend = ScriptedBackend(RuntimeError("a bug below the service, at /srv/secret/path"))
+
+    stored = await service(retail, backend).ingest(channel, IngestCommand("email", "Maito oli hapanta.", WHEN))
+
+    assert stored.structure is None and stored.structure_failed is True
+    assert stored.salvage_notes == (UNEXPECTED_FAILURE_NOTE,)  # docs/rules.md, "Ingest order" 4
 
 
 async def test_a_shed_stores_nothing(retail: Domain, channel: Channel) -> None:
