@@ -130,30 +130,17 @@ def list_fetch(items: list[StoredFeedback]):
     return fetch
 
 
-class SilentBackend:
-    """A backend that never answers: the background generation waits on it and costs the answer nothing."""
-
-    kind = "silent"
-
-    async def complete(self, request: Any) -> Any:
-        await asyncio.Event().wait()
-
-    async def start(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-
 def deterministic_service(items: list[StoredFeedback], domain: Domain) -> ReportService:
     """A service as the API builds it (a model configured, cache on), over a backend that never answers."""
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.llm.testing import FakeBackend
     from feedback_intelligence.prompting.runner import PromptRunner
 
     gate = LlmGate(LocalSlotPool(2, background_reserve=1), acquire_timeout_s=0.5, call_timeout_s=3600)
     options = ReportOptions(max_items=max(len(items), 1))
-    return ReportService(domain, options, PromptRunner(gate, SilentBackend()), list_fetch(items), now=lambda: NOW)
+    silent = FakeBackend(reply="", hold=asyncio.Event(), kind="silent")  # never answers: costs the answer nothing
+    return ReportService(domain, options, PromptRunner(gate, silent), list_fetch(items), now=lambda: NOW)
 
 
 async def time_answers(service: ReportService, window: Window, mode: str, rounds: int, *, cold: bool) -> list[float]:
