@@ -6,9 +6,9 @@ from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.health import HealthService
+from feedback_intelligence.settings import ReportSettings
 from tests.report import support
 from tests.report.test_report_service import corpus
 from tests.structuring.fakes import make_runner
@@ -47,7 +47,7 @@ async def test_the_report_counts_its_fallbacks_in_its_own_metrics() -> None:
     metrics = Metrics()
     svc = ReportService(
         support.make_domain(),
-        ReportOptions(),
+        ReportSettings(),
         runner,
         support.StoreFake(corpus()).fetch,
         now=lambda: support.NOW,

@@ -43,11 +43,11 @@ from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose import ThemeProse
 from feedback_intelligence.report.prose_guards import prose_rejection
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
+from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
 
@@ -159,7 +159,7 @@ class ReportLlm:
     """Runs the report's model calls at background priority; ``runner=None`` means no model at all."""
 
     def __init__(
-        self, domain: Domain, options: ReportOptions, runner: PromptRunner | None, metrics: Metrics | None = None
+        self, domain: Domain, options: ReportSettings, runner: PromptRunner | None, metrics: Metrics | None = None
     ) -> None:
         self.domain = domain
         self.options = options

@@ -18,9 +18,9 @@ from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
+from feedback_intelligence.settings import ReportSettings
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"
 WINDOW_TO = "2026-06-08T00:00:00Z"
@@ -75,8 +75,8 @@ def make_domain(language: str = "fi", *, prompts: dict[str, str] | None = None, 
     )
 
 
-def window(from_raw: str = WINDOW_FROM, to_raw: str = WINDOW_TO, options: ReportOptions | None = None) -> Window:
-    return build_window(from_raw, to_raw, NOW, options or ReportOptions())
+def window(from_raw: str = WINDOW_FROM, to_raw: str = WINDOW_TO, options: ReportSettings | None = None) -> Window:
+    return build_window(from_raw, to_raw, NOW, options or ReportSettings())
 
 
 def stamp(day: float) -> str:
@@ -193,7 +193,7 @@ def service(
     items: Sequence[StoredFeedback],
     backend: ScriptedBackend | None = None,
     *,
-    options: ReportOptions | None = None,
+    options: ReportSettings | None = None,
     domain: Domain | None = None,
     runner: PromptRunner | None = None,
     shed_retry_s: float = 0.0,
@@ -203,7 +203,7 @@ def service(
         runner = real_runner(backend)
     svc = ReportService(
         domain or make_domain(),
-        options or ReportOptions(),
+        options or ReportSettings(),
         runner,
         store.fetch,
         count=store.count,

@@ -8,8 +8,8 @@ import pytest
 
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.report.llm_layer import alert_verdict
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.wording import ENGLISH, FINNISH
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import ScriptedBackend, full, item, make_domain, service, window
 
 GENERIC_FI = FINNISH.generic_alert_reason
@@ -127,7 +127,7 @@ async def test_a_shed_screen_fails_closed_and_stops_the_report_calling_the_model
 async def test_the_verify_budget_prevents_a_flood_of_calls():
     items = [item(f"q{n}", 1 + n / 10, text=f"hylly {n} huojuu") for n in range(10)]
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
-    svc, _ = service(items, backend, options=ReportOptions(alert_verify_budget=3))
+    svc, _ = service(items, backend, options=ReportSettings(alert_verify_budget=3))
     report = await full(svc, window())
     assert len(backend.prompts_of("VERIFY")) == 3
     assert [a["feedbackId"] for a in report["alerts"]] == ["q9", "q8", "q7"]  # newest first, in item order
@@ -165,7 +165,7 @@ async def test_nomination_lines_carry_id_category_severity_and_a_neutralised_exc
 
 
 async def test_no_screen_when_nomination_is_disabled_or_the_budget_is_zero():
-    for options in (ReportOptions(alert_nomination=False), ReportOptions(alert_verify_budget=0)):
+    for options in (ReportSettings(alert_nomination=False), ReportSettings(alert_verify_budget=0)):
         backend = ScriptedBackend(verify=lambda _p: "kyllä")
         svc, _ = service(screened_corpus(), backend, options=options)
         report = await full(svc, window())

@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 import uuid
 
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     StoreFake,
@@ -104,8 +104,8 @@ async def test_a_mode_or_domain_change_never_shares_prose():
     assert (await other.view(window())).llm.status == "pending"
 
 
-def svc_options() -> ReportOptions:
-    return ReportOptions()
+def svc_options() -> ReportSettings:
+    return ReportSettings()
 
 
 async def test_two_replicas_sharing_redis_generate_once_and_both_serve_the_prose():

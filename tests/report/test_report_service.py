@@ -9,7 +9,7 @@ import time
 import pytest
 
 from feedback_intelligence.llm.errors import LlmFailure, LlmUnavailable
-from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     desk_calls_holding_every_slot,
@@ -362,7 +362,7 @@ async def test_llm_down_still_renders_every_deterministic_part(error):
 
 async def test_zero_budget_means_no_llm_call_at_all():
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
-    svc, _ = service(corpus(), backend, options=ReportOptions(llm_budget=0))
+    svc, _ = service(corpus(), backend, options=ReportSettings(llm_budget=0))
     report = await full(svc, window())
     assert backend.requests == []
     assert report["llmFallbackCount"] == len(RATED)
@@ -391,7 +391,7 @@ async def test_no_runner_renders_deterministically():
 
 async def test_an_exhausted_budget_falls_back_for_the_remaining_themes():
     backend = ScriptedBackend()
-    svc, _ = service(corpus(), backend, options=ReportOptions(llm_budget=1))
+    svc, _ = service(corpus(), backend, options=ReportSettings(llm_budget=1))
     report = await full(svc, window())
     assert len(backend.prompts_of("SYNTH")) == 1
     assert themes_by_category(report)["maito_kylma"]["narrativeFromLlm"] is True  # the biggest theme goes first
@@ -403,7 +403,7 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
     runner = real_runner(backend, slots=2, acquire_timeout_s=acquire_timeout_s)
     items = corpus() + [item(f"x{n}", 1 + n / 10, category="muu", theme="sekalaista") for n in range(20)]
-    svc, store = service(items, options=ReportOptions(llm_budget=budget), runner=runner)
+    svc, store = service(items, options=ReportSettings(llm_budget=budget), runner=runner)
 
     async with desk_calls_holding_every_slot(runner):
         started = time.perf_counter()
@@ -425,13 +425,13 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
 
 async def test_truncation_is_reported_with_the_real_window_count():
     items = [item(f"m{n}", 1 + n / 10) for n in range(5)]
-    svc, store = service(items, None, options=ReportOptions(max_items=3))
+    svc, store = service(items, None, options=ReportSettings(max_items=3))
     report = await full(svc, window())
     assert store.fetches[0][2] == 4
     assert (report["truncated"], report["totalItems"], report["itemsInWindow"]) == (True, 3, 5)
     assert report["themes"][0]["feedbackIds"] == ["m4", "m3", "m2"]  # the newest
 
-    exact, _ = service(items[:3], None, options=ReportOptions(max_items=3))
+    exact, _ = service(items[:3], None, options=ReportSettings(max_items=3))
     report = await full(exact, window())
     assert (report["truncated"], report["itemsInWindow"]) == (False, 3)
 
