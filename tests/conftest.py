@@ -7,8 +7,10 @@ session stops at start if one is missing, and any skip at all is reported as a f
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import AsyncIterator, Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,11 +41,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.process)
 
 
+def _leaves_out_process(config: pytest.Config) -> bool:
+    return "not process" in (config.option.markexpr or "")
+
+
+_MODULE_MARK = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.(?:process|browser|nginx|embedded)\b", re.M)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In a run that leaves ``process`` out, a module marked so as a whole is not even imported: its
+    imports (Playwright, the app's subprocess helpers) would cost the fast run seconds for nothing."""
+    candidate = collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+    if candidate and _leaves_out_process(config) and _MODULE_MARK.search(collection_path.read_text(encoding="utf-8")):
+        return True
+    return None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """In a run that leaves ``process`` out (``make test-fast``), a test that starts a process anyway
     fails, naming the marker it lacks, so the fast run cannot silently grow slow (every child process,
     asyncio's and Playwright's included, goes through Popen). The full suite runs everything unguarded."""
-    if "not process" not in (config.option.markexpr or ""):
+    if not _leaves_out_process(config):
         return
     original = subprocess.Popen.__init__
 
