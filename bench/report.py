@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import random
 import statistics
 import sys
@@ -36,9 +35,9 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
+from feedback_intelligence.settings import ReportSettings
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
 WINDOW_DAYS = 7
@@ -56,7 +55,7 @@ def _pick(rng: random.Random, weighted: Sequence[tuple[str, float]]) -> str:
 
 
 def report_window(days: int = WINDOW_DAYS) -> Window:
-    return build_window(None, None, NOW, ReportOptions(default_window_days=days, max_window_days=max(days, 92)))
+    return build_window(None, None, NOW, ReportSettings(default_window_days=days, max_window_days=max(days, 92)))
 
 
 def synthetic_items(count: int, domain: Domain, *, seed: int = 7, window: Window | None = None) -> list[StoredFeedback]:
@@ -130,30 +129,17 @@ def list_fetch(items: list[StoredFeedback]):
     return fetch
 
 
-class SilentBackend:
-    """A backend that never answers: the background generation waits on it and costs the answer nothing."""
-
-    kind = "silent"
-
-    async def complete(self, request: Any) -> Any:
-        await asyncio.Event().wait()
-
-    async def start(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-
 def deterministic_service(items: list[StoredFeedback], domain: Domain) -> ReportService:
     """A service as the API builds it (a model configured, cache on), over a backend that never answers."""
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.llm.testing import FakeBackend
     from feedback_intelligence.prompting.runner import PromptRunner
 
     gate = LlmGate(LocalSlotPool(2, background_reserve=1), acquire_timeout_s=0.5, call_timeout_s=3600)
-    options = ReportOptions(max_items=max(len(items), 1))
-    return ReportService(domain, options, PromptRunner(gate, SilentBackend()), list_fetch(items), now=lambda: NOW)
+    options = ReportSettings(max_items=max(len(items), 1))
+    silent = FakeBackend(reply="", hold=asyncio.Event(), kind="silent")  # never answers: costs the answer nothing
+    return ReportService(domain, options, PromptRunner(gate, silent), list_fetch(items), now=lambda: NOW)
 
 
 async def time_answers(service: ReportService, window: Window, mode: str, rounds: int, *, cold: bool) -> list[float]:
@@ -208,8 +194,7 @@ async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dic
         call_timeout_s=settings.llm_call_timeout_s,
     )
     runner = PromptRunner(gate, backend)
-    base = ReportOptions.from_settings(settings)
-    options = dataclasses.replace(base, llm_budget=4, alert_verify_budget=verify_budget)
+    options = settings.report.model_copy(update={"llm_budget": 4, "alert_verify_budget": verify_budget})
     stored = synthetic_items(items, domain, seed=11)
     service = ReportService(domain, options, runner, list_fetch(stored), now=lambda: NOW)
     window = report_window()
@@ -347,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if not args.skip_embedded:
-        runs = [0] if args.skip_screen else [0, ReportOptions().alert_verify_budget]
+        runs = [0] if args.skip_screen else [0, ReportSettings().alert_verify_budget]
         result["embedded"] = []
         for verify_budget in runs:
             run = asyncio.run(embedded_report(args.embedded_items, verify_budget, domain))

@@ -3,6 +3,12 @@
 A bad value stops the boot with one line per fault, ``invalid configuration: FI_X: …``, and exit
 status 2 (``feedctl serve``) (docs/invariants.md, invariant 10). List settings take what people write:
 ``a,b``, a single ``a``, or a JSON list ``["a", "b"]``.
+
+The variables stay flat (``FI_REPORT_LLM_BUDGET``, ``settings.report_llm_budget``); code reads them
+grouped by concern (ADR 0021): ``settings.gate``, ``settings.edge``, ``settings.report`` and
+``settings.worker``. A group that code builds on its own too (:class:`ReportSettings`, which tests and
+benchmarks construct) holds its bounds itself and the flat fields take them from it, so each bound is
+written once.
 """
 
 from __future__ import annotations
@@ -10,12 +16,14 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+from copy import copy
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlparse
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 ENV_PREFIX = "FI_"
@@ -155,6 +163,94 @@ def _backend_list(value: Any) -> Any:
 BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
 
 
+class ReportSettings(BaseModel):
+    """The report's knobs (``FI_REPORT_*``, ``FI_SYNTHESIS_*``) and their bounds, the one place of both."""
+
+    model_config = ConfigDict(frozen=True)
+
+    llm_budget: int = Field(4, ge=0, le=200)  # synthesis + nomination calls per report; 0 = deterministic only
+    alert_verify_budget: int = Field(80, ge=0)  # per-item yes/no screen calls per report; 0 = no screen
+    alert_nomination: bool = True
+    max_items: int = Field(2000, ge=1)  # items one report reads from the window (newest first)
+    excerpt_chars: int = Field(120, ge=20)
+    max_items_per_llm_call: int = Field(60, ge=1)
+    min_items_for_trend: int = Field(6, ge=3)
+    trend_z: float = Field(1.6, ge=0)
+    synthesis_max_tokens: int = Field(700, ge=1)
+    synthesis_temperature: float = Field(0.3, ge=0, le=2)
+    cache_seconds: int = Field(900, ge=0)  # 0 = no cache
+    default_window_days: int = Field(7, ge=1)
+    max_window_days: int = Field(92, ge=1)
+
+    @model_validator(mode="after")
+    def _window(self) -> Self:
+        if self.default_window_days > self.max_window_days:
+            raise ValueError(f"default_window_days: must not exceed max_window_days ({self.max_window_days})")
+        return self
+
+
+# ReportSettings field -> its flat setting (FI_ + upper case).
+REPORT_FIELDS: dict[str, str] = {
+    name: {"synthesis_max_tokens": "synthesis_max_output_tokens", "synthesis_temperature": "synthesis_temperature"}.get(
+        name, f"report_{name}"
+    )
+    for name in ReportSettings.model_fields
+}
+
+
+def _report_field(name: str) -> Any:
+    """The flat field of ReportSettings' ``name``: its default and bounds, written there once."""
+    info: FieldInfo = copy(ReportSettings.model_fields[name])
+    return info
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """The gate's settings, read together (``settings.gate``)."""
+
+    slots: int
+    background_reserve: int
+    acquire_timeout_s: float
+    call_timeout_s: float
+    preempt_max: int
+    order: str
+    fair_half_life_s: float
+    redis_url: str | None
+    name: str
+    lease_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSettings:
+    """Who may call what, how often, how big (``settings.edge``)."""
+
+    trusted_proxies: tuple[str, ...]
+    operator_token: str | None
+    cors_origins: tuple[str, ...]
+    allowed_hosts: tuple[str, ...]
+    rate_limit: str
+    audience_rate_limit: str
+    rate_limit_exempt_loopback: bool
+    max_inflight_llm_per_client: int
+    max_body_bytes: int
+    max_header_bytes: int
+    max_connections: int
+    request_read_timeout_s: float
+    keep_alive_timeout_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """The structure-later worker (``settings.worker``)."""
+
+    enabled: bool
+    tasks: int
+    lease_s: float
+    max_attempts: int
+    poll_s: float
+    retry_base_s: float
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
 
@@ -233,20 +329,20 @@ class Settings(BaseSettings):
     query_default_limit: int = Field(200, ge=1)
     query_max_limit: int = Field(1000, ge=1)
 
-    # report
-    report_default_window_days: int = Field(7, ge=1)
-    report_max_window_days: int = Field(92, ge=1)
-    report_max_items: int = Field(2000, ge=1)
-    report_llm_budget: int = Field(4, ge=0, le=200)
-    report_alert_verify_budget: int = Field(80, ge=0)
-    report_alert_nomination: bool = True
-    report_cache_seconds: int = Field(900, ge=0)
-    report_max_items_per_llm_call: int = Field(60, ge=1)
-    report_excerpt_chars: int = Field(120, ge=20)
-    report_min_items_for_trend: int = Field(6, ge=3)
-    report_trend_z: float = Field(1.6, ge=0)
-    synthesis_max_output_tokens: int = Field(700, ge=1)
-    synthesis_temperature: float = Field(0.3, ge=0, le=2)
+    # report: defaults and bounds are ReportSettings' (read them as ``settings.report``)
+    report_default_window_days: int = _report_field("default_window_days")
+    report_max_window_days: int = _report_field("max_window_days")
+    report_max_items: int = _report_field("max_items")
+    report_llm_budget: int = _report_field("llm_budget")
+    report_alert_verify_budget: int = _report_field("alert_verify_budget")
+    report_alert_nomination: bool = _report_field("alert_nomination")
+    report_cache_seconds: int = _report_field("cache_seconds")
+    report_max_items_per_llm_call: int = _report_field("max_items_per_llm_call")
+    report_excerpt_chars: int = _report_field("excerpt_chars")
+    report_min_items_for_trend: int = _report_field("min_items_for_trend")
+    report_trend_z: float = _report_field("trend_z")
+    synthesis_max_output_tokens: int = _report_field("synthesis_max_tokens")
+    synthesis_temperature: float = _report_field("synthesis_temperature")
 
     restructure_limit: int = Field(500, ge=1)
 
@@ -357,11 +453,10 @@ class Settings(BaseSettings):
         # Each message starts with the variable to change, as the per-field messages do.
         if self.query_default_limit > self.query_max_limit:
             raise ValueError(f"FI_QUERY_DEFAULT_LIMIT: must not exceed FI_QUERY_MAX_LIMIT ({self.query_max_limit})")
-        if self.report_default_window_days > self.report_max_window_days:
-            raise ValueError(
-                "FI_REPORT_DEFAULT_WINDOW_DAYS: must not exceed FI_REPORT_MAX_WINDOW_DAYS "
-                f"({self.report_max_window_days})"
-            )
+        try:
+            self.report  # noqa: B018 - the group's own rules across its fields, named by their variables
+        except ValidationError as exc:
+            raise ValueError(_flat_names(_message(exc.errors()[0]))) from None
         if self.database_url == self.live_database_url or (
             _sqlite_file(self.database_url) is not None
             and _sqlite_file(self.database_url) == _sqlite_file(self.live_database_url)
@@ -399,6 +494,54 @@ class Settings(BaseSettings):
         return self.llm_acquire_timeout_ms / 1000
 
     @property
+    def report(self) -> ReportSettings:
+        return ReportSettings(**{name: getattr(self, flat) for name, flat in REPORT_FIELDS.items()})
+
+    @property
+    def gate(self) -> GateSettings:
+        return GateSettings(
+            slots=self.total_slots,
+            background_reserve=self.llm_background_reserve,
+            acquire_timeout_s=self.acquire_timeout_s,
+            call_timeout_s=self.llm_call_timeout_s,
+            preempt_max=self.llm_preempt_max,
+            order=self.gate_order,
+            fair_half_life_s=self.fair_half_life_s,
+            redis_url=self.redis_url,
+            name=self.gate_name,
+            lease_s=self.redis_lease_s,
+        )
+
+    @property
+    def edge(self) -> EdgeSettings:
+        return EdgeSettings(
+            trusted_proxies=tuple(self.trusted_proxies),
+            operator_token=self.operator_token,
+            cors_origins=tuple(self.cors_origins),
+            allowed_hosts=tuple(self.effective_allowed_hosts),
+            rate_limit=self.rate_limit,
+            audience_rate_limit=self.audience_rate_limit,
+            rate_limit_exempt_loopback=self.rate_limit_exempt_loopback,
+            max_inflight_llm_per_client=self.max_inflight_llm_per_client,
+            max_body_bytes=self.max_body_bytes,
+            max_header_bytes=self.max_header_bytes,
+            max_connections=self.max_connections,
+            request_read_timeout_s=self.request_read_timeout_s,
+            keep_alive_timeout_s=self.keep_alive_timeout_s,
+        )
+
+    @property
+    def worker(self) -> WorkerSettings:
+        return WorkerSettings(
+            enabled=self.structure_worker,
+            tasks=self.structure_worker_tasks or self.total_slots + 1,
+            lease_s=self.structure_lease_s,
+            max_attempts=self.structure_max_attempts,
+            poll_s=self.structure_poll_s,
+            retry_base_s=self.structure_retry_s,
+        )
+
+    @property
     def backend_specs(self) -> list[BackendSpec]:
         """The backend pool: FI_LLM_BACKENDS, or the one-backend shorthand as a pool of one."""
         if self.llm_backends:
@@ -427,6 +570,13 @@ def _message(item: Any) -> str:
     message = str(item["msg"])
     for noise in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(noise)
+    return message
+
+
+def _flat_names(message: str) -> str:
+    """A group's message with its field names as the variables people set (``FI_REPORT_MAX_ITEMS``)."""
+    for name, flat in sorted(REPORT_FIELDS.items(), key=lambda item: -len(item[0])):
+        message = re.sub(rf"\b{name}\b", f"{ENV_PREFIX}{flat.upper()}", message)
     return message
 
 

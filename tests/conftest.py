@@ -7,11 +7,18 @@ session stops at start if one is missing, and any skip at all is reported as a f
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import re
+import subprocess
+from collections.abc import AsyncIterator, Generator
+from pathlib import Path
+from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from tests.prerequisites import MARKERS, all_missing, in_ci, require
+from tests.support.clock import Clock
+from tests.support.redis import REDIS_URL
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -20,6 +27,63 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if missing:
             details = ", ".join(f"{name} ({reason})" for name, reason in missing.items())
             raise pytest.UsageError("CI must not skip tests; missing: " + details)
+
+
+# Markers whose tests start processes (Chromium, nginx) or run a real model for tens of seconds
+# (embedded): they count as ``process`` too, so the fast run leaves them out.
+_PROCESS_BY_NATURE = ("browser", "nginx", "embedded")
+_running: pytest.Item | None = None  # the test being set up, run or torn down
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(name) for name in _PROCESS_BY_NATURE):
+            item.add_marker(pytest.mark.process)
+
+
+def _leaves_out_process(config: pytest.Config) -> bool:
+    return "not process" in (config.option.markexpr or "")
+
+
+_MODULE_MARK = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.(?:process|browser|nginx|embedded)\b", re.M)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In a run that leaves ``process`` out, a module marked so as a whole is not even imported: its
+    imports (Playwright, the app's subprocess helpers) would cost the fast run seconds for nothing."""
+    candidate = collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+    if candidate and _leaves_out_process(config) and _MODULE_MARK.search(collection_path.read_text(encoding="utf-8")):
+        return True
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a run that leaves ``process`` out (``make test-fast``), a test that starts a process anyway
+    fails, naming the marker it lacks, so the fast run cannot silently grow slow (every child process,
+    asyncio's and Playwright's included, goes through Popen). The full suite runs everything unguarded."""
+    if not _leaves_out_process(config):
+        return
+    original = subprocess.Popen.__init__
+
+    def guarded(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        if _running is not None and _running.get_closest_marker("process") is None:
+            raise pytest.fail.Exception(
+                f"{_running.nodeid} starts a process ({args[0] if args else kwargs.get('args')!r}); mark it "
+                "@pytest.mark.process (tests/conftest.py)"
+            )
+        original(self, *args, **kwargs)
+
+    subprocess.Popen.__init__ = guarded  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    global _running
+    _running = item
+    try:
+        yield
+    finally:
+        _running = None
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -36,3 +100,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"CI must not skip a test: {report.longrepr}"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """A clock the test moves (tests/support/clock.py)."""
+    return Clock()
+
+
+@pytest.fixture
+async def redis_client() -> AsyncIterator[aioredis.Redis]:
+    """A client of the shared Redis; the test marks itself ``redis`` and uses unique names."""
+    require("redis")
+    client = aioredis.from_url(REDIS_URL)
+    yield client
+    await client.aclose()

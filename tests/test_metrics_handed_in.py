@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.health import HealthService
+from feedback_intelligence.settings import ReportSettings
 from tests.report import support
 from tests.report.test_report_service import corpus
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 
 
 def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) -> float:
@@ -18,9 +19,9 @@ def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) ->
 
 
 async def test_the_runner_counts_tokens_in_its_own_metrics() -> None:
-    gate = make_runner(ScriptedBackend()).gate
+    gate = make_runner(FakeBackend()).gate
     metrics = Metrics()
-    runner = PromptRunner(gate, ScriptedBackend("ok"), metrics)  # type: ignore[arg-type]
+    runner = PromptRunner(gate, FakeBackend("ok"), metrics)  # type: ignore[arg-type]
 
     assert await runner.complete("x" * 40, priority=Priority.INTERACTIVE, route="ingest", max_tokens=5) == "ok"
 
@@ -30,9 +31,9 @@ async def test_the_runner_counts_tokens_in_its_own_metrics() -> None:
 
 
 async def test_health_counts_its_probes_in_its_own_metrics() -> None:
-    gate = make_runner(ScriptedBackend()).gate
+    gate = make_runner(FakeBackend()).gate
     metrics = Metrics()
-    health = HealthService(gate, ScriptedBackend("pong"), 1.0, metrics=metrics)  # type: ignore[arg-type]
+    health = HealthService(gate, FakeBackend("pong"), 1.0, metrics=metrics)  # type: ignore[arg-type]
 
     report = await health.check()
 
@@ -46,7 +47,7 @@ async def test_the_report_counts_its_fallbacks_in_its_own_metrics() -> None:
     metrics = Metrics()
     svc = ReportService(
         support.make_domain(),
-        ReportOptions(),
+        ReportSettings(),
         runner,
         support.StoreFake(corpus()).fetch,
         now=lambda: support.NOW,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.settings import ConfigurationError, Settings, load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -163,3 +164,22 @@ def test_the_domains_prior_fields_apply_to_the_packaged_model_only(monkeypatch: 
     monkeypatch.setenv("FI_LLM_BACKEND", "embedded")
     monkeypatch.setenv("FI_PRIOR_FIELDS", "none")
     assert with_prior_fields(retail, load_settings()).prior_fields == ()
+
+
+def test_the_report_group_is_the_flat_report_settings_with_their_one_set_of_bounds() -> None:
+    from feedback_intelligence.settings import REPORT_FIELDS, ReportSettings
+
+    settings = load_settings(report_llm_budget=7, synthesis_temperature=0.1)
+    assert settings.report == ReportSettings(llm_budget=7, synthesis_temperature=0.1)
+    for name, flat in REPORT_FIELDS.items():  # each bound is written once, on ReportSettings
+        assert Settings.model_fields[flat].metadata == ReportSettings.model_fields[name].metadata
+        assert Settings.model_fields[flat].default == ReportSettings.model_fields[name].default
+    with pytest.raises(ValidationError):
+        ReportSettings(default_window_days=100)
+
+
+def test_settings_read_grouped_by_concern_keep_their_flat_names() -> None:
+    settings = load_settings(llm_slots=3, llm_acquire_timeout_ms=250, structure_lease_s=12, rate_limit="5/60seconds")
+    assert (settings.gate.slots, settings.gate.acquire_timeout_s) == (3, 0.25) == (3, settings.acquire_timeout_s)
+    assert (settings.worker.tasks, settings.worker.lease_s) == (4, 12)  # FI_LLM_SLOTS + 1 by default
+    assert settings.edge.rate_limit == "5/60seconds" == settings.rate_limit

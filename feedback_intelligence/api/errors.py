@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
-from feedback_intelligence.store.feedback_store import StoreFull, StoreUnavailable
+from feedback_intelligence.store.feedback_store import DuplicateId, StoreFull, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +28,14 @@ class InputError(Exception):
         self.errors = errors
         self.status_code = status_code
         super().__init__("; ".join(errors))
+
+
+class NotFound(Exception):
+    """No item with this id: answered 404 ``{"error": "not found", "id": …}`` (``NotFoundBody``)."""
+
+    def __init__(self, feedback_id: str) -> None:
+        self.feedback_id = feedback_id
+        super().__init__(f"no item {feedback_id!r}")
 
 
 def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
@@ -124,6 +132,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(InputError)
     async def _input(_: Request, exc: InputError) -> Response:
         return error_response(exc.status_code, {"errors": exc.errors, "codes": codes_of(exc.errors)})
+
+    @app.exception_handler(NotFound)
+    async def _not_found(_: Request, exc: NotFound) -> Response:
+        return error_response(404, {"error": "not found", "id": exc.feedback_id})
+
+    @app.exception_handler(DuplicateId)
+    async def _duplicate(_: Request, exc: DuplicateId) -> Response:  # a retried save: nothing was changed
+        return error_response(409, {"error": "duplicate id", "id": exc.feedback_id})
 
     @app.exception_handler(LlmBusy)
     async def _busy(_: Request, exc: LlmBusy) -> Response:

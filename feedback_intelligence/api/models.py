@@ -157,7 +157,10 @@ class StructureOut(ApiModel):
     severity: str = Field(description="How serious it is.")
     type: str = Field(description="What kind of feedback it is.")
     language: str = Field(description="The text's language (e.g. `fi`).")
-    sentiment: str | None = Field(None, description="The tone; when absent it follows from `type`.")
+    # No ``sentiment`` key when there is none: the wire shape of a structure everywhere (records.Structure).
+    sentiment: str | None = Field(
+        None, description="The tone; when absent it follows from `type`.", exclude_if=lambda value: value is None
+    )
 
 
 class CorrectionIn(_Wire):

@@ -15,7 +15,6 @@ from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
@@ -24,7 +23,7 @@ from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
 from feedback_intelligence.services.restructure import RestructureService
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
-from feedback_intelligence.settings import ConfigurationError, Settings
+from feedback_intelligence.settings import ConfigurationError, ReportSettings, Settings
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text import morphology
@@ -45,7 +44,7 @@ class Runtime:
     interpret: InterpretService
     ingest: IngestService
     restructure: RestructureService
-    report_options: ReportOptions
+    report_options: ReportSettings
     reports: dict[str, ReportService]
     worker: StructuringWorker
     report_prose: ProseStore
@@ -102,7 +101,7 @@ async def build_runtime(
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
     structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
-    report_options = ReportOptions.from_settings(settings)
+    report_options = settings.report
     # Shared between replicas when they share Redis: one prose generation per window between them.
     report_prose: ProseStore = (
         RedisProseStore(settings.redis_url, settings.gate_name) if settings.redis_url else MemoryProseStore()

@@ -87,8 +87,10 @@ def apply_override(structure: Structure | None, forced: str | None) -> Structure
     return structure.with_category(forced)
 
 
-def override_structure(
+def finish_structure(
     text: str | None, structure: Structure | None, alerts: Iterable[AlertHit], domain: Domain
 ) -> Structure | None:
-    """Convenience: :func:`forced_category` then :func:`apply_override`."""
+    """The structure as it is shown or stored: the deterministic override applied to what the model
+    (or the clerk, or the prior) proposed. The one call every path makes: ingest, /interpret,
+    restructure and the structure-later worker."""
     return apply_override(structure, forced_category(text, structure, list(alerts), domain))

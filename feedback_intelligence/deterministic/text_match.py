@@ -22,20 +22,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-_EXTRA_IGNORABLE = frozenset({0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0})  # CGJ and the Hangul fillers
-
-
-def is_ignorable(ch: str) -> bool:
-    """True for characters that never count in a comparison (format characters, selectors)."""
-    code = ord(ch)
-    if code < 0xAD:
-        return False
-    return (
-        unicodedata.category(ch) == "Cf"
-        or 0xFE00 <= code <= 0xFE0F
-        or 0xE0100 <= code <= 0xE01EF
-        or code in _EXTRA_IGNORABLE
-    )
+from feedback_intelligence.text.invisible import is_ignorable
 
 
 @lru_cache(maxsize=8192)

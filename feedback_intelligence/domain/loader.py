@@ -232,8 +232,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     prompts = _load_prompts(spec, folder, data, language=language, alert_nomination=alert_nomination)
     prior_fields = _load_prior_fields(spec, data)
     alert_keywords, alert_exceptions = _load_alert_keywords(folder)
-    category_keywords = _load_category_keywords(folder, taxonomy.categories)
-    incident_places = _load_incident_places(folder)
+    category_keywords, incident_places = _load_category_file(folder, taxonomy.categories)
     vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
     prior = _load_prior(folder, taxonomy.types, taxonomy.severities, alert_keywords)
     return Domain(
@@ -438,12 +437,21 @@ def _load_alert_keywords(folder: Path) -> tuple[dict[str, tuple[str, ...]], dict
     return result, exceptions
 
 
-def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[CategoryKeywordRule, ...]:
+def _load_category_file(
+    folder: Path, categories: dict[str, str]
+) -> tuple[tuple[CategoryKeywordRule, ...], IncidentPlaces]:
+    """``category-keywords.json`` (optional), read once: its keyword rules and its incident places."""
     path = folder / CATEGORY_KEYWORD_FILE
     if not path.exists():
-        return ()
+        return (), IncidentPlaces()
     file = _File(path)
     data = file.load()
+    return _load_category_keywords(file, data, categories), _load_incident_places(file, data)
+
+
+def _load_category_keywords(
+    file: _File, data: dict[str, Any], categories: dict[str, str]
+) -> tuple[CategoryKeywordRule, ...]:
     if "categories" not in data:
         raise file.error("categories", "is required")
     for top in data:
@@ -472,13 +480,8 @@ def _load_category_keywords(folder: Path, categories: dict[str, str]) -> tuple[C
     return tuple(rules)
 
 
-def _load_incident_places(folder: Path) -> IncidentPlaces:
-    """``category-keywords.json`` ``incidentPlaces`` (optional): place phrases that are not evidence in an incident."""
-    path = folder / CATEGORY_KEYWORD_FILE
-    if not path.exists():
-        return IncidentPlaces()
-    file = _File(path)
-    data = file.load()
+def _load_incident_places(file: _File, data: dict[str, Any]) -> IncidentPlaces:
+    """``incidentPlaces`` (optional): place phrases that are not evidence in an incident."""
     if "incidentPlaces" not in data:
         return IncidentPlaces()
     body = file.obj(data["incidentPlaces"], "incidentPlaces")

@@ -12,16 +12,16 @@ reports, single flight, epoch), ``service`` (the answer at once, the prose in th
 """
 
 from feedback_intelligence.report.cache import EpochSource, MemoryEpochSource, ReportCache
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, WindowError, build_window, cache_key
+from feedback_intelligence.settings import ReportSettings
 
 __all__ = [
     "EpochSource",
     "MemoryEpochSource",
     "ReportCache",
-    "ReportOptions",
     "ReportService",
+    "ReportSettings",
     "Window",
     "WindowError",
     "build_window",

@@ -16,10 +16,10 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
 from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.settings import ReportSettings
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def alert_match(item: StoredFeedback, hit: AlertHit, domain: Domain) -> AlertMat
 
 
 def alert_row(
-    item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportOptions, domain: Domain
+    item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportSettings, domain: Domain
 ) -> AlertRow:
     return AlertRow(
         feedback_id=item.id,
@@ -61,7 +61,7 @@ def alert_row(
     )
 
 
-def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportOptions) -> list[AlertRow]:
+def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportSettings) -> list[AlertRow]:
     """Items with a keyword hit outside the demoted (moderation) categories, newest first.
 
     A hit only in a demoted category (e.g. a slur) is moderation work, not an operational alert;
@@ -139,7 +139,7 @@ def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list
     return [source_entry(i, domain) for i in ranked]
 
 
-def direction_of(items: Iterable[StoredFeedback], window: Window, domain: Domain, options: ReportOptions) -> str:
+def direction_of(items: Iterable[StoredFeedback], window: Window, domain: Domain, options: ReportSettings) -> str:
     """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
     return halves_direction(
         ((i.timestamp, i.structure.severity if i.structure else None) for i in items),

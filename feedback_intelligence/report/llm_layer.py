@@ -43,11 +43,12 @@ from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose import ThemeProse
 from feedback_intelligence.report.prose_guards import prose_rejection
+from feedback_intelligence.report.replies import NominationReply, SynthesisReply, parsed_reply
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
+from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
 
@@ -159,7 +160,7 @@ class ReportLlm:
     """Runs the report's model calls at background priority; ``runner=None`` means no model at all."""
 
     def __init__(
-        self, domain: Domain, options: ReportOptions, runner: PromptRunner | None, metrics: Metrics | None = None
+        self, domain: Domain, options: ReportSettings, runner: PromptRunner | None, metrics: Metrics | None = None
     ) -> None:
         self.domain = domain
         self.options = options
@@ -287,15 +288,15 @@ class ReportLlm:
             log.info("report: alert nomination fell back: %s", exc)
             ledger.fallbacks += 1
             return {}
-        parsed = extract_json_object(raw or "").obj
-        if parsed is None:
+        obj = extract_json_object(raw or "").obj
+        if obj is None:
             ledger.fallbacks += 1
             return {}
+        reply = parsed_reply(NominationReply, obj)
         reasons: dict[str, Any] = {}
-        entries = parsed.get("alerts")
-        for entry in entries if isinstance(entries, list) else ():
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"] in ids:
-                reasons.setdefault(entry["id"], entry.get("reason"))
+        for entry in reply.nominated() if reply is not None else ():
+            if entry.id in ids:
+                reasons.setdefault(entry.id, entry.reason)
         return reasons
 
     def _reason(self, reason: Any, ids: Collection[str]) -> str:
@@ -354,18 +355,14 @@ class ReportLlm:
         return "\n".join(lines)
 
     def _checked_prose(self, raw: str, ids: Sequence[str], ledger: LlmLedger, template: str) -> ThemeProse:
-        parsed = extract_json_object(raw or "").obj
-        if parsed is None or not (
-            isinstance(parsed.get("title"), str)
-            and isinstance(parsed.get("narrative"), str)
-            and isinstance(parsed.get("citedIds"), list)
-        ):
+        reply = parsed_reply(SynthesisReply, extract_json_object(raw or "").obj)
+        if reply is None:
             ledger.fallbacks += 1
             return ThemeProse.automatic("unparseable")
-        if parsed["citedIds"] and not is_grounded(parsed["citedIds"], set(ids)):
+        if reply.cited_ids and not is_grounded(reply.cited_ids, set(ids)):
             ledger.dropped_claims += 1
             return ThemeProse.automatic("ungrounded")
-        title, narrative = parsed["title"].strip(), parsed["narrative"].strip()
+        title, narrative = reply.title.strip(), reply.narrative.strip()
         if looks_action_bearing(title) or looks_action_bearing(narrative):
             ledger.action_dropped += 1
             return ThemeProse.automatic("directive")
@@ -374,7 +371,7 @@ class ReportLlm:
             ledger.fallbacks += 1
             return ThemeProse.automatic("empty")
         rejection = prose_rejection(
-            title, narrative, parsed["citedIds"], language=self.domain.language, prompt_lines=template.splitlines()
+            title, narrative, reply.cited_ids, language=self.domain.language, prompt_lines=template.splitlines()
         )
         if rejection is not None:
             ledger.rejected[rejection] += 1

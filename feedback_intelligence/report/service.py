@@ -37,11 +37,11 @@ from feedback_intelligence.report.deterministic import (
 from feedback_intelligence.report.instants import format_instant, to_ticks
 from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.settings import ReportSettings
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class ReportService:
     def __init__(
         self,
         domain: Domain,
-        options: ReportOptions,
+        options: ReportSettings,
         runner: PromptRunner | None,
         fetch: Fetch,
         *,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot_html import render_snapshot_html
 
 log = logging.getLogger(__name__)
@@ -33,19 +34,19 @@ def snapshot_json(report: dict[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2)
 
 
-def write_snapshot(directory: Path, report: dict[str, Any], domain: Domain) -> bool:
+def write_snapshot(directory: Path, report: Report, domain: Domain) -> bool:
     """Write both files; ``True`` if both landed. Never raises."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         log.exception("snapshot: cannot create %s", directory)
         return False
-    wrote_json = _atomic_write(directory / JSON_NAME, lambda: snapshot_json(report))
+    wrote_json = _atomic_write(directory / JSON_NAME, lambda: snapshot_json(report.to_json()))
     wrote_html = _atomic_write(directory / HTML_NAME, lambda: render_snapshot_html(report, domain))
     return wrote_json and wrote_html
 
 
-async def persist_snapshot(directory: Path, report: dict[str, Any], domain: Domain) -> bool:
+async def persist_snapshot(directory: Path, report: Report, domain: Domain) -> bool:
     """:func:`write_snapshot` off the event loop."""
     return await asyncio.to_thread(write_snapshot, directory, report, domain)
 

@@ -1,13 +1,17 @@
-"""The snapshot as one self-contained HTML page: no script, no external resource, every value escaped."""
+"""The snapshot as one self-contained HTML page: no script, no external resource, every value escaped.
+
+Rendered from the typed :class:`Report` through a Jinja2 template with autoescape and strict
+undefined names, so a renamed field is an error at render time, never a blank in the page."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
-from typing import Any
+
+import jinja2
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.report.instants import from_ticks, parse_instant
+from feedback_intelligence.report.model import Report
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,150 +114,32 @@ def _labels(language: str) -> _Labels:
     return _FI if (language or "").lower() == "fi" else _EN
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def _when(timestamp: Any) -> str:
-    ticks = parse_instant(timestamp) if isinstance(timestamp, str) else None
+def _when(timestamp: str | None) -> str:
+    ticks = parse_instant(timestamp) if timestamp else None
     if ticks is None:
-        return _e(timestamp)
-    return _e(from_ticks(ticks).strftime("%Y-%m-%d %H:%M") + " UTC")
+        return timestamp or ""
+    return from_ticks(ticks).strftime("%Y-%m-%d %H:%M") + " UTC"
 
 
-def _sentiment_pills(counts: dict[str, int], domain: Domain) -> str:
-    keys = [k for k in domain.sentiments if counts.get(k)] + [k for k in counts if k not in domain.sentiments]
-    pills = [
-        f'<span class="pill snt-{_e(k)}">{_e(domain.sentiments.get(k, k))} {_e(counts[k])}</span>'
-        for k in keys
-        if counts.get(k)
-    ]
-    return f'<div class="pills">{"".join(pills)}</div>' if pills else ""
+def _environment(domain: Domain) -> jinja2.Environment:
+    def sentiment_order(counts: dict[str, int]) -> list[str]:
+        """The domain's sentiments in its order, then any other key; zero counts left out."""
+        keys = [k for k in domain.sentiments if counts.get(k)] + [k for k in counts if k not in domain.sentiments]
+        return [k for k in keys if counts.get(k)]
 
-
-def _alerts(report: dict[str, Any], labels: _Labels) -> str:
-    alerts = report.get("alerts") or []
-    parts = [f"<h2>{_e(labels.alerts.format(count=len(alerts)))}</h2>"]
-    if not alerts:
-        parts.append(f'<p class="meta">{_e(labels.no_alerts)}</p>')
-    for alert in alerts:
-        hits = alert.get("deterministicHits") or []
-        if hits:
-            origin = f"{labels.keyword}: " + "; ".join(_hit_text(h) for h in hits)
-        else:
-            origin = f"{labels.model}: {alert.get('llmReason') or ''}"
-        parts.append(
-            '<div class="card alert">'
-            f'<div class="text">{_e(alert.get("textExcerpt"))}</div>'
-            f'<div class="origin">{_e(origin)} · {_e(alert.get("source"))} · {_when(alert.get("timestamp"))}</div>'
-            "</div>"
-        )
-    return "".join(parts)
-
-
-def _sources(theme: dict[str, Any], domain: Domain, labels: _Labels) -> str:
-    sources = theme.get("sources") or []
-    if not sources:
-        return ""
-    rows = []
-    for source in sources:
-        bits = [_e(source.get("source")), _when(source.get("timestamp"))]
-        if not theme.get("unrated"):
-            severity = source.get("severity")
-            bits.append(_e(domain.severities.get(severity, severity)))
-        sentiment = source.get("sentiment")
-        badge = (
-            f' <span class="pill snt-{_e(sentiment)}">{_e(domain.sentiments.get(sentiment, sentiment))}</span>'
-            if sentiment
-            else ""
-        )
-        review = f' <span class="flag">{_e(labels.review)}</span>' if source.get("needsReview") else ""
-        rows.append(
-            f'<div class="source"><div class="text">{_e(source.get("text"))}</div>'
-            f'<div class="origin">{" · ".join(bits)}{badge}{review}</div></div>'
-        )
-    return f"<details><summary>{_e(labels.sources.format(count=len(sources)))}</summary>{''.join(rows)}</details>"
-
-
-def _theme_card(theme: dict[str, Any], domain: Domain, labels: _Labels) -> str:
-    category = theme.get("category")
-    label = domain.categories.get(category, category) if isinstance(category, str) else category
-    meta = [_e(label), _e(labels.items.format(count=theme.get("count", 0)))]
-    if not theme.get("unrated"):
-        meta.append(f"{_e(labels.trend)}: {_e(theme.get('directionLabel'))}")
-        if not theme.get("narrativeFromLlm"):
-            meta.append(_e(labels.automated))
-    flagged = theme.get("flaggedCount") or 0
-    flag = f'<div class="flag">{_e(labels.flagged.format(count=flagged))}</div>' if flagged else ""
-    return (
-        '<div class="card">'
-        f"<h3>{_e(theme.get('title'))}</h3>"
-        f'<div class="meta">{" · ".join(meta)}</div>'
-        f"{_sentiment_pills(theme.get('sentimentCounts') or {}, domain)}{flag}"
-        f"<p>{_e(theme.get('narrative'))}</p>"
-        f"{_sources(theme, domain, labels)}"
-        "</div>"
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("feedback_intelligence.report", "templates"),
+        autoescape=True,  # every value is text from customers or the model: escaped, never markup
+        undefined=jinja2.StrictUndefined,  # a renamed field fails the render instead of rendering blank
+        keep_trailing_newline=True,
     )
+    env.filters["when"] = _when
+    env.filters["sentiment_order"] = sentiment_order
+    return env
 
 
-def render_snapshot_html(report: dict[str, Any], domain: Domain) -> str:
-    labels = _labels(report.get("language") or domain.language)
-    themes = report.get("themes") or []
-    rated = [t for t in themes if not t.get("unrated")]
-    unrated = [t for t in themes if t.get("unrated")]
-    total = report.get("totalItems", 0)
-    description = labels.summary.format(count=total, alerts=len(report.get("alerts") or []))
-    window = labels.window.format(
-        start=_when(report.get("windowFrom")),
-        end=_when(report.get("windowTo")),
-        count=_e(total),
-        generated=_when(report.get("generatedAt")),
-    )
-    notes = []
-    if report.get("structureFailedCount"):
-        notes.append(_e(labels.without_structure.format(count=report["structureFailedCount"])))
-    if report.get("truncated"):
-        notes.append(_e(labels.truncated.format(count=total)))
-
-    body = [
-        f'<h1>{_e(labels.heading)}</h1><span class="badge">{_e(labels.badge)}</span>',
-        f'<p class="meta">{window}</p>',
-        *(f'<p class="meta">{note}</p>' for note in notes),
-        _sentiment_pills(report.get("sentimentCounts") or {}, domain),
-    ]
-    overall = report.get("overall")
-    if overall:
-        body.append(f"<h2>{_e(labels.overall)}</h2>{_theme_card(overall, domain, labels)}")
-    body.append(_alerts(report, labels))
-    body.append(f"<h2>{_e(labels.themes.format(count=len(rated)))}</h2>")
-    if not rated:
-        body.append(f'<p class="meta">{_e(labels.no_themes)}</p>')
-    body.extend(_theme_card(t, domain, labels) for t in rated)
-    if unrated:
-        moderated = sum(int(t.get("count") or 0) for t in unrated)
-        cards = "".join(_theme_card(t, domain, labels) for t in unrated)
-        body.append(f"<details><summary>{_e(labels.moderation.format(count=moderated))}</summary>{cards}</details>")
-
-    title = _e(labels.page_title)
-    return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="{_e(labels.lang)}"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        '<meta name="referrer" content="no-referrer">'
-        f"<title>{title}</title>"
-        f'<meta name="description" content="{_e(description)}">'
-        f'<meta property="og:type" content="website"><meta property="og:title" content="{title}">'
-        f'<meta property="og:description" content="{_e(description)}">'
-        f'<meta name="twitter:card" content="summary"><meta name="twitter:title" content="{title}">'
-        f'<meta name="twitter:description" content="{_e(description)}">'
-        f"<style>{_CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
-    )
-
-
-def _hit_text(hit: dict[str, Any]) -> str:
-    """The category's label and the words the text matched; a snapshot saved before words existed shows the stem."""
-    words = hit.get("words") or [hit.get("pattern", "")]
-    label = hit.get("categoryLabel") or hit.get("category", "")
-    return f"{label}: " + ", ".join(str(w) for w in words)
+def render_snapshot_html(report: Report, domain: Domain) -> str:
+    """The typed report as the snapshot page (``templates/snapshot.html.j2``)."""
+    template = _environment(domain).get_template("snapshot.html.j2")
+    labels = _labels(report.language or domain.language)
+    return template.render(report=report, domain=domain, labels=labels, css=_CSS)

@@ -13,7 +13,7 @@ from feedback_intelligence.report.instants import (
     parse_instant,
     to_ticks,
 )
-from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.settings import ReportSettings
 
 Mode = Literal["standard", "summary"]
 
@@ -47,7 +47,7 @@ class Window:
         return format_instant(self.from_ticks + (self.to_ticks - self.from_ticks) // 2)
 
 
-def build_window(from_raw: str | None, to_raw: str | None, now: datetime, options: ReportOptions) -> Window:
+def build_window(from_raw: str | None, to_raw: str | None, now: datetime, options: ReportSettings) -> Window:
     """``to`` defaults to now, ``from`` to ``to`` minus the default days; raises :class:`WindowError`."""
     if to_raw is None or not to_raw.strip():
         to_ticks_ = to_ticks(now)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
@@ -108,8 +108,7 @@ class IngestService:
                 structure, notes = result.structure, tuple(result.notes)
                 failed = structure is None
 
-        forced = forced_category(command.text, structure, alerts, self.domain)
-        overridden = apply_override(structure, forced)
+        overridden = finish_structure(command.text, structure, alerts, self.domain)
         if command.accepted_structure is not None and overridden != structure and corrections:
             # The rule decided the category; a clerk's category correction no longer describes the row.
             corrections = tuple(c for c in corrections if c.field != "category")

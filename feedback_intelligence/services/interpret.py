@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.records import Structure
@@ -53,7 +53,7 @@ class InterpretService:
         """Raises LlmBusy (shed) or LlmFailure (backend down); the route answers 503 for both."""
         result = await self.structuring.structure(text, priority=Priority.INTERACTIVE, route="interpret")
         alerts = match_alerts(text, self.domain)
-        structure = apply_override(result.structure, forced_category(text, result.structure, alerts, self.domain))
+        structure = finish_structure(text, result.structure, alerts, self.domain)
         return Interpretation(
             structure=structure,
             failed=structure is None,

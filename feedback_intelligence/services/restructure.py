@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
@@ -98,7 +98,7 @@ class RestructureService:
         self, channel: Channel, item: StoredFeedback, alerts: list[AlertHit], outcome: RestructureOutcome
     ) -> bool:
         """A valid named category (perhaps a clerk's) is kept unless a deterministic rule now forces another."""
-        forced = apply_override(item.structure, forced_category(item.text, item.structure, alerts, self.domain))
+        forced = finish_structure(item.text, item.structure, alerts, self.domain)
         if forced == item.structure:
             return False
         rows = await channel.store.update_structure(
@@ -143,7 +143,7 @@ class RestructureService:
                 exc_info=not isinstance(exc, LlmFailure),
             )
             structure, notes = None, [failure_note(exc)]
-        structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
+        structure = finish_structure(item.text, structure, alerts, self.domain)
         flags = review_flags(detect_injection_signals(item.text), structure)
         rows = await channel.store.update_structure(
             item.id,

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import apply_override, forced_category
+from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
@@ -191,7 +191,7 @@ class StructuringWorker:
             structure, failed = item.structure, True
         else:
             structure, failed = result.structure, False
-        structure = apply_override(structure, forced_category(item.text, structure, alerts, self.domain))
+        structure = finish_structure(item.text, structure, alerts, self.domain)
         flags = review_flags(detect_injection_signals(item.text), structure)
         version = await queue.finish(
             claim,

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 
-THEME_MAX_LENGTH = 60
 
-
-def structure_json_schema(domain: Domain, *, theme_max_length: int = THEME_MAX_LENGTH) -> dict[str, Any]:
+def structure_json_schema(domain: Domain, *, theme_max_length: int = THEME_MAX_CHARS) -> dict[str, Any]:
     """Enums for the domain's keys, the five required fields, nothing else allowed."""
     return {
         "type": "object",

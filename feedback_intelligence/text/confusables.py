@@ -17,6 +17,8 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+from feedback_intelligence.text.invisible import renders_as_nothing
+
 # prototype -> look-alikes (after NFKC and casefold, so only lower-case forms are listed)
 _LOOKALIKES: dict[str, str] = {
     "a": "аα@4",
@@ -47,10 +49,6 @@ _LOOKALIKES: dict[str, str] = {
 FOLD: dict[int, str] = {ord(ch): proto for proto, chars in _LOOKALIKES.items() for ch in chars}
 
 
-def _invisible(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in "\u034f\u115f\u1160\u3164\uffa0"
-
-
 @lru_cache(maxsize=4096)
 def skeleton(text: str) -> str:
     """NFKC, caseless, invisible characters dropped, look-alikes folded, whitespace runs collapsed.
@@ -58,7 +56,7 @@ def skeleton(text: str) -> str:
     Combining marks are dropped too (after NFKD), so ``ä`` and ``a`` share a skeleton: phrases in
     the scan list are folded the same way, and a stray accent cannot hide one either."""
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    visible = "".join(ch for ch in folded if not _invisible(ch))
+    visible = "".join(ch for ch in folded if not renders_as_nothing(ch))
     return " ".join(visible.translate(FOLD).split())
 
 

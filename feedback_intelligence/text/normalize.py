@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from feedback_intelligence.text.invisible import renders_as_nothing
+
 NUL_RULE = "must not contain the NUL character (U+0000)"
 SURROGATE_RULE = "must not contain unpaired surrogate code points (U+D800-U+DFFF)"
 
@@ -29,8 +31,6 @@ _BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE_SEPARATORS = "\u200b\u2060\ufeff\u180e"
 _DROPPED = re.compile(f"[\u0000-\u0008\u000b-\u001f\u007f-\u009f{_BIDI_CONTROLS}{_INVISIBLE_SEPARATORS}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Letters that render as nothing: the Hangul fillers and the blank Braille pattern.
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class TextRuleError(ValueError):
@@ -70,10 +70,7 @@ def is_blank(text: str | None) -> bool:
     """True when nothing visible is left: whitespace, format and zero-width characters only."""
     if not text:
         return True
-    return all(
-        ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Mn", "Me")
-        for ch in text
-    )
+    return all(ch.isspace() or renders_as_nothing(ch) or unicodedata.category(ch) in ("Cc", "Zs") for ch in text)
 
 
 def printable(text: str) -> str:

@@ -13,6 +13,8 @@ import pytest
 from feedback_intelligence.api.routes.health import HealthBody
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
 
 

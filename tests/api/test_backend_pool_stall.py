@@ -6,9 +6,12 @@ import asyncio
 import signal
 
 import httpx
+import pytest
 
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
 from tests.api.test_backend_pool_over_http import INTERPRET, health, interprets, pool_env, stats, wait_for
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 
 def states(body: dict) -> dict[str, str]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.api.test_backend_pool_over_http import pool_env, stats
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 
 def warm(app: ServerProcess) -> httpx.Response:

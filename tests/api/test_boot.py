@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from feedback_intelligence.devtools.processes import REPO, app_server, free_port
 from feedback_intelligence.domain.loader import DOMAINS_ROOT
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 
 def serve(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,8 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 ACCEPTED = {
     "category": "maito_kylma",
     "theme": "hapan maito",

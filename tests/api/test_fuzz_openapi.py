@@ -22,6 +22,8 @@ from schemathesis.checks import (
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.support.hostile_strings import add_hostile_strings
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 EXAMPLES_PER_OPERATION = 30
 # No 500, every status one the operation documents, every answer in the documented body shape and content
 # type for its status.

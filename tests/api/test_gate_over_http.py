@@ -12,6 +12,8 @@ import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
 
 

@@ -22,6 +22,8 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.api.test_gate_over_http import ollama_env
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 @dataclass(frozen=True)
 class Broken:

@@ -19,8 +19,8 @@ from fastapi import FastAPI
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.devtools.databases import postgres_database
-from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmUnavailable
+from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.test_real_app import LOOPBACK, STRANGER, real_settings
 
 STRUCTURE = {
@@ -33,41 +33,15 @@ STRUCTURE = {
 REPLY = json.dumps(STRUCTURE)
 
 
-class CountingBackend:
-    """Answers a valid structure; counts calls; optionally holds every call until released, or fails."""
-
-    kind = "counting"
-
-    def __init__(self, *, hold: bool = False, failure: BaseException | None = None) -> None:
-        self.hold = hold
-        self.failure = failure
-        self.calls = 0
-        self.running = 0
-        self.release = asyncio.Event()
-
-    async def start(self) -> None:
-        return None
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        self.calls += 1
-        self.running += 1
-        try:
-            if self.hold:
-                await self.release.wait()
-            if self.failure is not None:
-                raise self.failure
-            return Completion(text=REPLY, prompt_tokens=1, completion_tokens=1)
-        finally:
-            self.running -= 1
-
-    async def readiness(self) -> Readiness:
-        return Readiness.READY
-
-    async def info(self) -> BackendInfo:
-        return BackendInfo(kind=self.kind, model="counting", base_url="http://10.9.8.7:11434")
-
-    async def aclose(self) -> None:
-        return None
+def counting_backend(*, hold: bool = False, failure: BaseException | None = None) -> FakeBackend:
+    """Answers a valid structure (or fails); counts calls; optionally holds every call until thawed."""
+    return FakeBackend(
+        reply=failure or REPLY,
+        hold=asyncio.Event() if hold else None,
+        kind="counting",
+        model="counting",
+        base_url="http://10.9.8.7:11434",
+    )
 
 
 async def running(app: FastAPI) -> AsyncIterator[FastAPI]:
@@ -98,7 +72,7 @@ async def live_rows(app: FastAPI) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("raw", ['{"text":"abc \\ud800"}', '{"text":"maito\\u0000loppui"}', '{"text":"\\udfff"}'])
 async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(tmp_path: Path, raw: str) -> None:
-    backend = CountingBackend()
+    backend = counting_backend()
     app = create_app(real_settings(tmp_path), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
@@ -114,7 +88,7 @@ async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(t
 
 @pytest.mark.parametrize("store", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def test_nul_in_a_save_and_in_an_id_path_is_400_and_stores_nothing(tmp_path: Path, store: str) -> None:
-    backend = CountingBackend()
+    backend = counting_backend()
     if store == "postgresql":
         async with postgres_database() as corpus, postgres_database() as live:
             await _nul_scenario(
@@ -125,7 +99,7 @@ async def test_nul_in_a_save_and_in_an_id_path_is_400_and_stores_nothing(tmp_pat
         await _nul_scenario(create_app(real_settings(tmp_path), backend=backend), backend)
 
 
-async def _nul_scenario(app: FastAPI, backend: CountingBackend) -> None:
+async def _nul_scenario(app: FastAPI, backend: FakeBackend) -> None:
     async for _ in running(app):
         async with client(app) as http:
             llm_save = await http.post("/live/feedback", json={"source": "desk", "text": "maito\x00loppui"})
@@ -142,7 +116,7 @@ async def _nul_scenario(app: FastAPI, backend: CountingBackend) -> None:
 
 
 async def test_a_non_llm_exception_from_structuring_stores_the_row_structure_failed(tmp_path: Path) -> None:
-    backend = CountingBackend(failure=ValueError("invalid literal for int() with base 10: 'many'"))
+    backend = counting_backend(failure=ValueError("invalid literal for int() with base 10: 'many'"))
     app = create_app(real_settings(tmp_path), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
@@ -163,7 +137,7 @@ async def test_a_non_llm_exception_from_structuring_stores_the_row_structure_fai
 
 
 async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_slots_to_clerks(tmp_path: Path) -> None:
-    backend = CountingBackend(hold=True)
+    backend = counting_backend(hold=True)
     app = create_app(real_settings(tmp_path, llm_slots=2), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
@@ -173,9 +147,10 @@ async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_
             ]
             while backend.running < 1:
                 await asyncio.sleep(0.005)
-            backend.hold = False
+            probe_held, backend.hold = backend.hold, None  # the probe stays held; new calls pass
             clerk = await http.post("/interpret", json={"text": "Maito oli hapanta."})
-            backend.release.set()
+            assert probe_held is not None
+            probe_held.set()
             answers = await asyncio.gather(*checks)
             again = await http.get("/health")
         assert clerk.status_code == 200, clerk.text
@@ -186,7 +161,7 @@ async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_
 
 
 async def test_health_is_charged_to_a_strangers_rate_limit(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path, rate_limit="3/60seconds"), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path, rate_limit="3/60seconds"), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             codes = [(await http.get("/health")).status_code for _ in range(4)]
@@ -197,7 +172,7 @@ async def test_health_is_charged_to_a_strangers_rate_limit(tmp_path: Path) -> No
 
 
 async def test_a_rebound_host_name_is_refused_even_from_loopback(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path, allowed_hosts=[]), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path, allowed_hosts=[]), backend=counting_backend())
     async for _ in running(app):
         async with client(app, LOOPBACK, host="evil.example") as rebound:
             restructure = await rebound.post("/live/restructure", headers={"Origin": "http://evil.example"})
@@ -225,7 +200,7 @@ async def test_state_changes_from_another_site_are_refused(
     tmp_path: Path, headers: dict[str, str], expected: int
 ) -> None:
     app = create_app(
-        real_settings(tmp_path, allowed_hosts=[], cors_origins=["https://shop.example"]), backend=CountingBackend()
+        real_settings(tmp_path, allowed_hosts=[], cors_origins=["https://shop.example"]), backend=counting_backend()
     )
     async for _ in running(app):
         async with client(app, LOOPBACK, host="127.0.0.1:8080") as operator:
@@ -238,7 +213,7 @@ async def test_state_changes_from_another_site_are_refused(
 
 
 def test_every_state_change_documents_the_cross_site_refusal(tmp_path: Path) -> None:
-    schema = create_app(real_settings(tmp_path), backend=CountingBackend()).openapi()
+    schema = create_app(real_settings(tmp_path), backend=counting_backend()).openapi()
     unsafe = [(path, op) for path, ops in schema["paths"].items() for method, op in ops.items() if method == "post"]
     assert len(unsafe) >= 5
     for path, operation in unsafe:
@@ -252,7 +227,7 @@ def test_every_state_change_documents_the_cross_site_refusal(tmp_path: Path) -> 
 
 
 async def test_an_id_with_a_trailing_newline_is_refused_and_not_stored(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             answer = await http.post("/live/feedback", json=desk_entry(id="desk-1\n"))
@@ -267,7 +242,7 @@ async def test_an_id_with_a_trailing_newline_is_refused_and_not_stored(tmp_path:
 
 async def test_an_unreachable_backend_is_described_without_its_address(tmp_path: Path) -> None:
     address = "http://10.9.8.7:11434"
-    backend = CountingBackend(failure=LlmUnavailable(f"Ollama at {address} is unreachable: ConnectError"))
+    backend = counting_backend(failure=LlmUnavailable(f"Ollama at {address} is unreachable: ConnectError"))
     app = create_app(real_settings(tmp_path), backend=backend)
     async for _ in running(app):
         async with client(app) as http:
@@ -302,7 +277,7 @@ async def test_an_unreachable_backend_is_described_without_its_address(tmp_path:
 async def test_a_desk_save_with_an_unbounded_or_malformed_field_is_refused(
     tmp_path: Path, structure: dict[str, str]
 ) -> None:
-    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             answer = await http.post("/live/feedback", json=desk_entry(acceptedStructure={**STRUCTURE, **structure}))
@@ -312,7 +287,7 @@ async def test_a_desk_save_with_an_unbounded_or_malformed_field_is_refused(
 
 
 async def test_bidi_and_zero_width_characters_are_dropped_from_a_saved_text(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             blank = await http.post("/live/feedback", json=desk_entry(text="\u200b\u2060\ufeff"))
@@ -332,7 +307,7 @@ async def test_bidi_and_zero_width_characters_are_dropped_from_a_saved_text(tmp_
 
 
 async def test_head_on_health_and_livez_answers_like_get_without_a_body(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             answers = [await http.head(path) for path in ("/health", "/livez")]
@@ -341,7 +316,7 @@ async def test_head_on_health_and_livez_answers_like_get_without_a_body(tmp_path
 
 
 async def test_the_operator_board_names_whose_calls_held_the_slots(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http:
             assert (await http.post("/interpret", json={"text": "Maito oli hapanta."})).status_code == 200

@@ -21,6 +21,8 @@ import pytest
 from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_server, free_port, sim_ollama
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, wait_for
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -14,8 +14,11 @@ import pytest
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.llm.testing import FakeBackend
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
-from tests.edge.test_real_app import STRANGER, HeldBackend, client, real_settings, running
+from tests.edge.test_real_app import STRANGER, client, real_settings, running
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 SLIPPED = "Asiakas kaatui märällä lattialla pullonpalautuksen luona ja satutti polvensa."
 
@@ -65,7 +68,7 @@ def test_a_proposal_takes_the_same_text_rules_as_interpret(stack) -> None:
 
 
 async def test_the_proposal_is_public_and_rate_limited_like_the_other_routes(tmp_path: Path) -> None:
-    backend = HeldBackend()
+    backend = FakeBackend(reply="{}")
     app = create_app(real_settings(tmp_path, rate_limit="2/60seconds"), backend=backend)
     async for _ in running(app):
         async with client(app, STRANGER) as http:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from feedback_intelligence.api.app import create_app
-from tests.edge.test_real_app import LOOPBACK, HeldBackend, client, real_settings, running
+from feedback_intelligence.llm.testing import FakeBackend
+from tests.edge.test_real_app import LOOPBACK, client, real_settings, running
 
 
 async def test_each_broken_rule_comes_with_its_code(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=HeldBackend())
+    app = create_app(real_settings(tmp_path), backend=FakeBackend(reply="{}"))
     async for _ in running(app):
         async with client(app, LOOPBACK) as http:
             long = await http.post("/interpret", json={"text": "x" * 801})
@@ -54,7 +55,7 @@ async def test_each_broken_rule_comes_with_its_code(tmp_path: Path) -> None:
 
 
 async def test_a_fresh_install_has_no_snapshot_and_says_so_without_an_error(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=HeldBackend())
+    app = create_app(real_settings(tmp_path), backend=FakeBackend(reply="{}"))
     async for _ in running(app):
         async with client(app, LOOPBACK) as http:
             snapshot = await http.get("/report/snapshot")
@@ -63,7 +64,7 @@ async def test_a_fresh_install_has_no_snapshot_and_says_so_without_an_error(tmp_
 
 
 async def test_the_schema_tells_the_pages_the_text_limit(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path, input_max_chars=300), backend=HeldBackend())
+    app = create_app(real_settings(tmp_path, input_max_chars=300), backend=FakeBackend(reply="{}"))
     async for _ in running(app):
         async with client(app, LOOPBACK) as http:
             assert (await http.get("/schema")).json()["textMaxChars"] == 300

@@ -8,9 +8,12 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 ITEMS = [
     ("r-1", "Maito oli hapanta ja päiväys vasta huomenna.", "maito_kylma", "high"),

@@ -220,6 +220,7 @@ def test_quality_targets_are_judged_as_specified(retail) -> None:
     assert checks["alert recall (pooled)"][2] is False  # nothing to recall: no figure, not a pass
 
 
+@pytest.mark.process
 @pytest.mark.redis
 @pytest.mark.postgres
 def test_a_tiny_chain_runs_end_to_end() -> None:

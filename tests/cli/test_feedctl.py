@@ -15,6 +15,8 @@ import pytest
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_server, sim_ollama
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:

@@ -14,6 +14,8 @@ import pytest
 
 from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_server, free_port
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 UNREACHABLE = 2
 BAD_INPUT = 2
 DEGRADED = 1

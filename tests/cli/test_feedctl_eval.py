@@ -15,6 +15,8 @@ from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_se
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[ServerProcess]:

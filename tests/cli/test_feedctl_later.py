@@ -14,6 +14,8 @@ from feedback_intelligence.devtools.processes import ServerProcess, app_server, 
 from tests.cli.test_feedctl import feedctl
 from tests.scale.conftest import wait_for
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:

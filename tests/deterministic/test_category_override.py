@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import apply_override, forced_category, override_structure
+from feedback_intelligence.deterministic.category_override import apply_override, finish_structure, forced_category
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 
@@ -133,10 +133,10 @@ def test_apply_override(forced: str | None, expected_category: str) -> None:
         assert result is original
 
 
-def test_override_structure_convenience(retail: Domain) -> None:
+def test_finish_structure(retail: Domain) -> None:
     text = "omenamehu"
-    assert override_structure(text, structure("hevi"), match_alerts(text, retail), retail).category == "juomat"
-    assert override_structure(text, None, [], retail) is None
+    assert finish_structure(text, structure("hevi"), match_alerts(text, retail), retail).category == "juomat"
+    assert finish_structure(text, None, [], retail) is None
 
 
 def test_game_domain_keywords_replace_only_a_category_without_evidence(game: Domain) -> None:

@@ -165,16 +165,3 @@ def via_proxy(client_ip: str, visitor_cookie: str | None = None, **extra: str) -
     if visitor_cookie:
         headers["Cookie"] = f"fi_visitor={visitor_cookie}"
     return headers
-
-
-class FakeClock:
-    """Wall-clock time for the ``limits`` memory storage and the limiter, moved by the test."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = start
-
-    def time(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds

@@ -22,8 +22,9 @@ from schemathesis.checks import (
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.edge.surface import classify
+from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.support import OPERATOR_TOKEN
-from tests.edge.test_real_app import HeldBackend, real_settings
+from tests.edge.test_real_app import real_settings
 from tests.support.hostile_strings import add_hostile_strings
 
 
@@ -42,7 +43,7 @@ def _public_schema() -> schemathesis.BaseSchema:
             report_llm_budget=0,
             allowed_hosts=["fi.test", "testserver", "localhost"],
         ),
-        backend=HeldBackend(),
+        backend=FakeBackend(reply="{}"),
     )
     # schemathesis' lazy loader (from_fixture) does not work under pytest 9 (it writes request.node._nodeid),
     # so the schema is loaded at import, through the edge, with the operator token (it is an operator route)

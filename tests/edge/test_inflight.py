@@ -12,6 +12,7 @@ import pytest
 
 from feedback_intelligence.edge.inflight import LocalInflight, RedisInflight
 from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
+from tests.support.redis import REDIS_URL
 from tests.support.waiting import until
 
 TEXT = {"text": "Maito oli hapanta."}
@@ -140,7 +141,7 @@ async def test_a_route_that_raises_gives_its_place_back() -> None:
 @pytest.mark.redis
 async def test_redis_counter_is_shared_between_replicas() -> None:
     prefix = f"fi-test-inflight-{uuid.uuid4().hex[:8]}:"
-    replicas = [RedisInflight("redis://127.0.0.1:6379/0", limit=1, expiry_s=5, prefix=prefix) for _ in range(2)]
+    replicas = [RedisInflight(REDIS_URL, limit=1, expiry_s=5, prefix=prefix) for _ in range(2)]
     try:
         assert await replicas[0].acquire("visitor:a")  # the redis marker made sure Redis answers
         assert not await replicas[1].acquire("visitor:a")  # the other replica sees the place taken

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import types
 import uuid
-from collections.abc import Iterator
 
-import limits.aio.storage.memory
 import pytest
 
 from feedback_intelligence.edge.visitor import COOKIE_NAME
-from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, FakeClock, build_edge_app, via_proxy
+from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
+from tests.support.clock import Clock
+from tests.support.redis import REDIS_URL
 
 
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
-    fake = FakeClock()
-    monkeypatch.setattr(limits.aio.storage.memory, "time", types.SimpleNamespace(time=fake.time))
-    yield fake
-
-
-async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(clock: FakeClock) -> None:
+async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     spoofs = ["127.0.0.1", "198.51.100.1", "::1", "127.0.0.1, 10.0.0.7"]
     async with edge.client(PUBLIC_PEER) as http:
@@ -34,7 +26,7 @@ async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(cl
     assert edge.rate_limited("client") == 1
 
 
-async def test_static_assets_do_not_spend_a_visitors_window(clock: FakeClock) -> None:
+async def test_static_assets_do_not_spend_a_visitors_window(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
         assets = [(await http.get("/static/app.js")).status_code for _ in range(6)]
@@ -43,7 +35,7 @@ async def test_static_assets_do_not_spend_a_visitors_window(clock: FakeClock) ->
     assert api == [200, 200, 429]
 
 
-async def test_retry_after_is_the_time_left_in_the_window(clock: FakeClock) -> None:
+async def test_retry_after_is_the_time_left_in_the_window(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
         first = await http.get("/health")
@@ -63,7 +55,7 @@ async def test_retry_after_is_the_time_left_in_the_window(clock: FakeClock) -> N
         assert again.status_code == 200 and again.headers["ratelimit-remaining"] == "2"
 
 
-async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: FakeClock) -> None:
+async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(LOOPBACK) as http:
         for _ in range(5):
@@ -75,7 +67,7 @@ async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: Fake
     assert codes == [200, 200, 429]
 
 
-async def test_loopback_client_through_the_proxy_is_not_exempt(clock: FakeClock) -> None:
+async def test_loopback_client_through_the_proxy_is_not_exempt(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client((PROXY, 1)) as http:
         codes = [(await http.get("/health", headers=via_proxy("127.0.0.1"))).status_code for _ in range(3)]
@@ -83,7 +75,7 @@ async def test_loopback_client_through_the_proxy_is_not_exempt(clock: FakeClock)
 
 
 async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_audience_ceiling(
-    clock: FakeClock,
+    clock: Clock,
 ) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="5/60seconds")
     _, alice = edge.edge.visitors.issue()
@@ -114,7 +106,7 @@ async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_au
     assert edge.rate_limited("audience") == 3
 
 
-async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clock: FakeClock) -> None:
+async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="100/60seconds")
     _, genuine = edge.edge.visitors.issue()
     visitor_id = genuine.split(".")[1]
@@ -128,7 +120,7 @@ async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clo
     assert codes == [200, 200, 200, 429, 429]
 
 
-async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: FakeClock) -> None:
+async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: Clock) -> None:
     """Without a trusted proxy in between, the address is the client: fresh keys do not buy fresh buckets."""
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
@@ -139,7 +131,7 @@ async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: FakeClock)
     assert codes == [200, 200, 429]
 
 
-async def test_pages_issue_the_signed_visitor_key(clock: FakeClock) -> None:
+async def test_pages_issue_the_signed_visitor_key(clock: Clock) -> None:
     edge = build_edge_app(clock.time)
     async with edge.client((PROXY, 1)) as http:
         page = await http.get("/desk.html", headers=via_proxy("198.51.100.70"))
@@ -158,7 +150,7 @@ async def test_pages_issue_the_signed_visitor_key(clock: FakeClock) -> None:
         assert "secure" not in (await http.get("/desk.html")).headers["set-cookie"].lower()
 
 
-async def test_a_storage_failure_lets_requests_through(clock: FakeClock) -> None:
+async def test_a_storage_failure_lets_requests_through(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="1/60seconds")
 
     async def broken(*_: object, **__: object) -> int:
@@ -175,9 +167,7 @@ async def test_a_storage_failure_lets_requests_through(clock: FakeClock) -> None
 async def test_replicas_share_windows_through_redis() -> None:
     from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
 
-    replicas = [
-        EdgeRateLimiter(build_storage("redis://127.0.0.1:6379/0"), "3/60seconds", "240/60seconds") for _ in range(2)
-    ]
+    replicas = [EdgeRateLimiter(build_storage(REDIS_URL), "3/60seconds", "240/60seconds") for _ in range(2)]
     key = f"client:test-{uuid.uuid4().hex}"
     first = await replicas[0].charge(key, None)  # the redis marker made sure Redis answers
     assert first.allowed and first.remaining == 2

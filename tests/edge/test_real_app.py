@@ -16,44 +16,13 @@ from starlette.routing import Mount, Route
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.edge.surface import ROUTES, STATIC_PREFIX, Access, classify
-from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.settings import Settings, load_settings
 from tests.edge.support import OPERATOR_TOKEN
 
 PROXY = ("10.0.0.7", 4242)
 LOOPBACK = ("127.0.0.1", 4243)
 STRANGER = ("203.0.113.5", 4244)
-
-
-class HeldBackend:
-    """An LLM that answers nonsense (the app falls back honestly), optionally held until released."""
-
-    kind = "held"
-
-    def __init__(self, hold: bool = False) -> None:
-        self.hold = hold
-        self.calls = 0
-        self.started = asyncio.Event()
-        self.release = asyncio.Event()
-
-    async def start(self) -> None:
-        return None
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        self.calls += 1
-        self.started.set()
-        if self.hold:
-            await self.release.wait()
-        return Completion(text="{}")
-
-    async def readiness(self) -> Readiness:
-        return Readiness.READY
-
-    async def info(self) -> BackendInfo:
-        return BackendInfo(kind=self.kind, model="held", base_url=None)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def real_settings(tmp_path: Path, **overrides: Any) -> Settings:
@@ -133,7 +102,7 @@ def test_routes_the_reference_hides_are_operator_routes_in_the_real_app(tmp_path
 
 
 async def test_hidden_routes_look_exactly_like_unknown_ones(tmp_path: Path) -> None:
-    app = create_app(real_settings(tmp_path), backend=HeldBackend())
+    app = create_app(real_settings(tmp_path), backend=FakeBackend(reply="{}"))
     async for _ in running(app):
         async with client(app, LOOPBACK) as operator, client(app, STRANGER) as stranger:
             unknown = await operator.get("/definitely-not-a-route")
@@ -155,7 +124,7 @@ async def test_hidden_routes_look_exactly_like_unknown_ones(tmp_path: Path) -> N
 
 
 async def test_a_double_click_on_interpret_gets_429_while_the_first_runs(tmp_path: Path) -> None:
-    backend = HeldBackend(hold=True)
+    backend = FakeBackend(reply="{}", hold=asyncio.Event())  # nonsense: the app falls back honestly
     app = create_app(real_settings(tmp_path), backend=backend)
     async for _ in running(app):
         async with client(app, PROXY) as http:
@@ -167,7 +136,7 @@ async def test_a_double_click_on_interpret_gets_429_while_the_first_runs(tmp_pat
             visitor = {**proxied, "Cookie": cookie.split(";")[0]}
 
             first = asyncio.create_task(http.post("/interpret", json={"text": "Maito oli hapanta."}, headers=visitor))
-            await asyncio.wait_for(backend.started.wait(), 10)
+            await asyncio.wait_for(backend.arrived.wait(), 10)
             second = await asyncio.wait_for(
                 http.post("/interpret", json={"text": "Maito oli hapanta."}, headers=visitor), 5
             )
@@ -175,7 +144,7 @@ async def test_a_double_click_on_interpret_gets_429_while_the_first_runs(tmp_pat
             assert second.json()["error"] == "too_many_inflight"
             assert int(second.headers["retry-after"]) >= 1
             assert not first.done()
-            backend.release.set()
+            backend.thaw()
             assert (await first).status_code == 200
         async with client(app, LOOPBACK) as operator:
             metrics = (await operator.get("/metrics")).text
@@ -193,7 +162,7 @@ def rate_limited(exposition: str, reason: str) -> float:
 
 @pytest.mark.parametrize("path", ["/schema", "/live/version", "/health"])
 async def test_public_json_routes_carry_the_edge_headers(tmp_path: Path, path: str) -> None:
-    app = create_app(real_settings(tmp_path), backend=HeldBackend())
+    app = create_app(real_settings(tmp_path), backend=FakeBackend(reply="{}"))
     async for _ in running(app):
         async with client(app, STRANGER) as http:
             response = await http.get(path)

@@ -85,6 +85,7 @@ def feedctl_eval(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.process
 def test_feedctl_eval_prior_only_needs_no_service_and_lists_no_holdout_item(tmp_path, retail: Domain) -> None:
     out = tmp_path / "det.json"
     run = feedctl_eval(
@@ -99,6 +100,7 @@ def test_feedctl_eval_prior_only_needs_no_service_and_lists_no_holdout_item(tmp_
     assert "misses are listed for the dev part only" in run.stdout
 
 
+@pytest.mark.process
 def test_feedctl_eval_misses_needs_prior_only() -> None:
     run = feedctl_eval("--misses", "alerts")
     assert run.returncode == 2 and "--prior-only" in run.stderr

@@ -15,9 +15,9 @@ from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Occupancy, Priority
 from feedback_intelligence.llm.backend import Completion, CompletionRequest
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
-from tests.support.backends import FreezableBackend
 from tests.support.waiting import until
 
 REQUEST = CompletionRequest([], max_tokens=1)
@@ -35,7 +35,7 @@ def held(age_s: float) -> Occupancy:
 async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serves() -> None:
     metrics = Metrics()
     gate = LlmGate(two_of_one_slot(), acquire_timeout_s=0.05, call_timeout_s=120, metrics=metrics, stall_floor_s=0.2)
-    backends = {"gpu1": FreezableBackend(), "gpu2": FreezableBackend()}
+    backends = {"gpu1": FakeBackend(reply="ok"), "gpu2": FakeBackend(reply="ok")}
     health = HealthService(gate, backends["gpu1"], timeout_s=5, metrics=metrics, backends=backends)  # type: ignore[arg-type]
 
     async def call() -> Completion:
@@ -43,15 +43,14 @@ async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serv
 
     await gate.run(call)  # a call that finishes: the gate learns a (tiny) mean hold time
     assert gate.stall_threshold_s() == 0.2  # 3 x a tiny mean is under the floor
-    backends["gpu2"].frozen = True
+    backends["gpu2"].freeze()
     # gpu1 is busy with a call that will finish, so the next call lands on gpu2 and freezes there
-    backends["gpu1"].frozen = True
+    backends["gpu1"].freeze()
     on_gpu1 = asyncio.create_task(gate.run(call))
     await until(lambda: _in_use(gate, "gpu1", 1), what="gpu1 busy")
     stuck = asyncio.create_task(gate.run(call))
     await until(lambda: _in_use(gate, "gpu2", 1), what="gpu2 holding a frozen call")
-    backends["gpu1"].frozen = False
-    backends["gpu1"].thaw.set()
+    backends["gpu1"].thaw()
     await on_gpu1
 
     async def gpu2_stalled() -> bool:
@@ -68,9 +67,9 @@ async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serv
     assert (report.status, report.http_status) == ("ok", 200)
     assert body["degraded"] is True
     assert {row["name"]: row["state"] for row in body["backends"]} == {"gpu1": "ok", "gpu2": "stalled"}
-    assert [await gate.run(call) for _ in range(3)] == [Completion(text="ok")] * 3  # served by gpu1 meanwhile
+    assert [(await gate.run(call)).text for _ in range(3)] == ["ok"] * 3  # served by gpu1 meanwhile
 
-    backends["gpu2"].thaw.set()  # the backend resumes: its call finishes and it is ok again
+    backends["gpu2"].thaw()  # the backend resumes: its call finishes and it is ok again
     await stuck
     assert {row["name"]: row["state"] for row in await gate.backends()} == {"gpu1": "ok", "gpu2": "ok"}
     assert metrics.registry.get_sample_value("fi_backend_stalled", {"backend": "gpu2"}) == 0

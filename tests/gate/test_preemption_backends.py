@@ -20,6 +20,8 @@ from feedback_intelligence.llm.ollama import OllamaBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from tests.support.waiting import until
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 def one_slot_gate() -> LlmGate:
     return LlmGate(LocalSlotPool(1, background_reserve=0), acquire_timeout_s=5.0, call_timeout_s=120)

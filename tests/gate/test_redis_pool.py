@@ -141,6 +141,7 @@ def start_redis(binary: str, port: int) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.process
 async def test_redis_down_fails_safe_as_busy_and_recovers(private_redis: tuple[str, int]) -> None:
     binary, port = private_redis
     start_redis(binary, port)

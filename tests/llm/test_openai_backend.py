@@ -14,6 +14,8 @@ from feedback_intelligence.llm.backend import ChatMessage, CompletionRequest, Re
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
 from feedback_intelligence.llm.openai_compat import OpenAICompatibleBackend
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 SCHEMA = {
     "type": "object",
     "properties": {"category": {"type": "string", "enum": ["dairy", "bread"]}, "theme": {"type": "string"}},

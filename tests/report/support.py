@@ -14,12 +14,13 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.backend import CompletionRequest
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
+from feedback_intelligence.settings import ReportSettings
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"
 WINDOW_TO = "2026-06-08T00:00:00Z"
@@ -74,8 +75,8 @@ def make_domain(language: str = "fi", *, prompts: dict[str, str] | None = None, 
     )
 
 
-def window(from_raw: str = WINDOW_FROM, to_raw: str = WINDOW_TO, options: ReportOptions | None = None) -> Window:
-    return build_window(from_raw, to_raw, NOW, options or ReportOptions())
+def window(from_raw: str = WINDOW_FROM, to_raw: str = WINDOW_TO, options: ReportSettings | None = None) -> Window:
+    return build_window(from_raw, to_raw, NOW, options or ReportSettings())
 
 
 def stamp(day: float) -> str:
@@ -161,10 +162,8 @@ def good_synthesis(prompt: str) -> str:
     )
 
 
-class ScriptedBackend:
-    """A backend whose replies a test scripts per prompt kind (the prompt's first line)."""
-
-    kind = "fake"
+class ScriptedBackend(FakeBackend):
+    """A fake backend whose replies a test scripts per prompt kind (the prompt's first line)."""
 
     def __init__(
         self,
@@ -173,37 +172,16 @@ class ScriptedBackend:
         verify: Callable[[str], Reply] = lambda _p: "ei",
         nominate: Callable[[str], Reply] = lambda _p: '{"alerts": []}',
     ) -> None:
+        super().__init__(reply=self._answer)
         self.handlers = {"SYNTH": synth, "VERIFY": verify, "NOMINATE": nominate}
-        self.requests: list[CompletionRequest] = []
-        self.arrived = asyncio.Event()  # set by the first request
-        self.hold: asyncio.Event | None = None  # when set by a test, requests wait for it
 
-    def prompts(self, kind: str | None = None) -> list[str]:
+    def _answer(self, request: CompletionRequest) -> Reply:
+        prompt = request.messages[0].content
+        return self.handlers[prompt.split("\n", 1)[0]](prompt)
+
+    def prompts_of(self, kind: str | None = None) -> list[str]:
         texts = [r.messages[0].content for r in self.requests]
         return [t for t in texts if kind is None or t.startswith(kind)]
-
-    async def start(self) -> None:
-        return None
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        self.arrived.set()
-        if self.hold is not None:
-            await self.hold.wait()
-        prompt = request.messages[0].content
-        reply = self.handlers[prompt.split("\n", 1)[0]](prompt)
-        if isinstance(reply, BaseException):
-            raise reply
-        return Completion(reply)
-
-    async def readiness(self) -> Readiness:
-        return Readiness.READY
-
-    async def info(self) -> BackendInfo:
-        return BackendInfo(kind=self.kind, model="scripted", base_url=None)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def real_runner(backend: ScriptedBackend, *, slots: int = 2, acquire_timeout_s: float = 0.05) -> PromptRunner:
@@ -215,7 +193,7 @@ def service(
     items: Sequence[StoredFeedback],
     backend: ScriptedBackend | None = None,
     *,
-    options: ReportOptions | None = None,
+    options: ReportSettings | None = None,
     domain: Domain | None = None,
     runner: PromptRunner | None = None,
     shed_retry_s: float = 0.0,
@@ -225,7 +203,7 @@ def service(
         runner = real_runner(backend)
     svc = ReportService(
         domain or make_domain(),
-        options or ReportOptions(),
+        options or ReportSettings(),
         runner,
         store.fetch,
         count=store.count,

@@ -8,8 +8,8 @@ import pytest
 
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.report.llm_layer import alert_verdict
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.wording import ENGLISH, FINNISH
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import ScriptedBackend, full, item, make_domain, service, window
 
 GENERIC_FI = FINNISH.generic_alert_reason
@@ -84,7 +84,7 @@ async def test_confirmed_items_become_model_alerts_after_the_keyword_alerts():
     assert alerts[0]["llmReason"] is None
     assert alerts[1]["deterministicHits"] == [] and alerts[1]["llmReason"] == GENERIC_FI
     assert alerts[2]["llmReason"] == "Rakenne petti asiakkaan alla."
-    assert len(backend.prompts("NOMINATE")) == 1
+    assert len(backend.prompts_of("NOMINATE")) == 1
     assert report["llm"]["calls"] == 3  # nomination + two rated themes
     assert report["llm"]["verifyCalls"] == 3
 
@@ -93,7 +93,7 @@ async def test_candidates_exclude_praise_and_keyword_hits():
     backend = ScriptedBackend()
     svc, _ = service(screened_corpus(), backend)
     await full(svc, window())
-    screened = backend.prompts("VERIFY")
+    screened = backend.prompts_of("VERIFY")
     assert len(screened) == 3
     assert not any("Kiitos avusta" in p or "Lapsi loukkaantui" in p for p in screened)
 
@@ -103,7 +103,7 @@ async def test_rejections_add_nothing_and_make_no_nomination_call():
     svc, _ = service(screened_corpus(), backend)
     report = await full(svc, window())
     assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
-    assert backend.prompts("NOMINATE") == []
+    assert backend.prompts_of("NOMINATE") == []
 
 
 async def test_the_screen_fails_closed_on_any_error_and_is_not_a_fallback():
@@ -127,9 +127,9 @@ async def test_a_shed_screen_fails_closed_and_stops_the_report_calling_the_model
 async def test_the_verify_budget_prevents_a_flood_of_calls():
     items = [item(f"q{n}", 1 + n / 10, text=f"hylly {n} huojuu") for n in range(10)]
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
-    svc, _ = service(items, backend, options=ReportOptions(alert_verify_budget=3))
+    svc, _ = service(items, backend, options=ReportSettings(alert_verify_budget=3))
     report = await full(svc, window())
-    assert len(backend.prompts("VERIFY")) == 3
+    assert len(backend.prompts_of("VERIFY")) == 3
     assert [a["feedbackId"] for a in report["alerts"]] == ["q9", "q8", "q7"]  # newest first, in item order
 
 
@@ -159,17 +159,17 @@ async def test_nomination_lines_carry_id_category_severity_and_a_neutralised_exc
     backend = ScriptedBackend(verify=verify_by_text("romahtivat", "kaatui"))
     svc, _ = service(screened_corpus(), backend)
     await full(svc, window())
-    data = backend.prompts("NOMINATE")[0]
+    data = backend.prompts_of("NOMINATE")[0]
     assert '- [failed] (?/?) "Hylly kaatui päälle"' in data
     assert '- [stairs] (kassa_palvelu/medium) "Portaat romahtivat allani"' in data
 
 
 async def test_no_screen_when_nomination_is_disabled_or_the_budget_is_zero():
-    for options in (ReportOptions(alert_nomination=False), ReportOptions(alert_verify_budget=0)):
+    for options in (ReportSettings(alert_nomination=False), ReportSettings(alert_verify_budget=0)):
         backend = ScriptedBackend(verify=lambda _p: "kyllä")
         svc, _ = service(screened_corpus(), backend, options=options)
         report = await full(svc, window())
-        assert backend.prompts("VERIFY") == []
+        assert backend.prompts_of("VERIFY") == []
         assert [a["feedbackId"] for a in report["alerts"]] == ["hit"]
 
 

@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 import uuid
 
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     StoreFake,
@@ -20,9 +20,10 @@ from tests.report.support import (
     window,
 )
 from tests.report.test_report_service import RATED, corpus, themes_by_category
+from tests.support.redis import REDIS_URL
 from tests.support.waiting import until
 
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = REDIS_URL
 OTHER_FROM, OTHER_TO = "2026-06-04T00:00:00Z", "2026-06-08T00:00:00Z"
 
 
@@ -68,7 +69,7 @@ async def test_many_views_of_one_window_start_one_generation():
     await settled(svc)
     await svc.view(window())
     await settled(svc)
-    assert len(backend.prompts("SYNTH")) == len(RATED)
+    assert len(backend.prompts_of("SYNTH")) == len(RATED)
 
 
 async def test_one_windows_prose_is_never_served_for_another_window():
@@ -103,8 +104,8 @@ async def test_a_mode_or_domain_change_never_shares_prose():
     assert (await other.view(window())).llm.status == "pending"
 
 
-def svc_options() -> ReportOptions:
-    return ReportOptions()
+def svc_options() -> ReportSettings:
+    return ReportSettings()
 
 
 async def test_two_replicas_sharing_redis_generate_once_and_both_serve_the_prose():
@@ -127,7 +128,7 @@ async def test_two_replicas_sharing_redis_generate_once_and_both_serve_the_prose
         served = await replicas[1].view(window())
         assert served.llm.status == "done"
         assert themes_by_category(served.to_json())["maito_kylma"]["title"] == "Maidon tuoreus"
-        assert len(backend.prompts("SYNTH")) == len(RATED)  # written once between the two
+        assert len(backend.prompts_of("SYNTH")) == len(RATED)  # written once between the two
     finally:
         for store in stores:
             await store.aclose()

@@ -5,14 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from feedback_intelligence.report.cache import MemoryEpochSource, ReportCache
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import Clock
 
 
 def counting_factory():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from feedback_intelligence.report.display import leading_themes, matched_words, shown_theme
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import StoreFake, item, make_domain, window
 
 
@@ -55,7 +55,7 @@ async def test_group_titles_use_the_category_label_and_only_guarded_themes():
         item("m3", 3.0, category="maito_kylma", theme="hapan maito", text="Maito oli hapan."),
     ]
     store = StoreFake(items)
-    svc = ReportService(make_domain(), ReportOptions(), None, store.fetch)
+    svc = ReportService(make_domain(), ReportSettings(), None, store.fetch)
     report = (await svc.view(window())).to_json()
     titles = {t["category"]: t["title"] for t in report["themes"]}
     assert titles == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä: hapan maito"}
@@ -72,7 +72,7 @@ async def test_the_automatic_summary_says_counts_leading_themes_and_the_trend_in
         item(f"g{n}", 4 + n / 4, theme="hapan maito" if n % 2 else "vanha jogurtti", text="Maito ja jogurtti.")
         for n in range(1, 8)
     ]
-    svc = ReportService(make_domain(), ReportOptions(), None, StoreFake(items).fetch)
+    svc = ReportService(make_domain(), ReportSettings(), None, StoreFake(items).fetch)
     [theme] = (await svc.view(window())).to_json()["themes"]
     assert theme["direction"] == "growing"
     assert theme["narrative"] == (

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from feedback_intelligence.llm.errors import LlmFailure, LlmUnavailable
-from feedback_intelligence.report.options import ReportOptions
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     desk_calls_holding_every_slot,
@@ -145,7 +145,7 @@ async def test_demoted_theme_is_count_only_and_never_narrated_by_the_model():
     assert rasismi["sentimentCounts"] == {}
     assert rasismi["sources"][0]["sentiment"] is None
     assert rasismi["sources"][0]["alertCategories"] == ["rasismi"]
-    synth_prompts = backend.prompts("SYNTH")
+    synth_prompts = backend.prompts_of("SYNTH")
     assert len(synth_prompts) == 3
     assert not any("rasismi" in p or "asiaton" in p for p in synth_prompts)
 
@@ -185,7 +185,7 @@ async def test_summary_mode_orders_demoted_last_and_writes_one_overall():
 
     assert [t["category"] for t in report["themes"]] == ["maito_kylma", "hevi", "kassa_palvelu", "rasismi", "asiaton"]
     assert all(t["narrativeFromLlm"] is False for t in report["themes"])
-    assert len(backend.prompts("SYNTH")) == 1
+    assert len(backend.prompts_of("SYNTH")) == 1
     assert report["llmFallbackCount"] == 0  # section prose is deterministic by design, not a fallback
     overall = report["overall"]
     assert list(overall) == THEME_KEYS
@@ -196,7 +196,7 @@ async def test_summary_mode_orders_demoted_last_and_writes_one_overall():
     assert overall["sources"] == []
     assert overall["flaggedCount"] == 1
     assert overall["sentimentCounts"] == report["sentimentCounts"]
-    assert "osasto: kaikki" in backend.prompts("SYNTH")[0]
+    assert "osasto: kaikki" in backend.prompts_of("SYNTH")[0]
 
 
 async def test_summary_overall_falls_back_to_the_scope_title_and_is_null_without_rated_items():
@@ -215,17 +215,17 @@ async def test_summary_and_standard_never_share_a_cache_entry_and_reuse_until_in
     svc, store = service(corpus(), backend)
     standard = await full(svc, window())
     assert await full(svc, window()) == standard
-    assert len(store.fetches) == 1 and len(backend.prompts("SYNTH")) == 3
+    assert len(store.fetches) == 1 and len(backend.prompts_of("SYNTH")) == 3
 
     summary = await full(svc, window(), "summary")  # same window, other mode: its own generation
     assert standard["overall"] is None and summary["overall"] is not None
     assert await full(svc, window(), "summary") == summary
-    assert len(store.fetches) == 2 and len(backend.prompts("SYNTH")) == 4
+    assert len(store.fetches) == 2 and len(backend.prompts_of("SYNTH")) == 4
 
     assert await svc.invalidate() == 1
     assert await svc.version() == 1
     await full(svc, window(), "summary")
-    assert len(store.fetches) == 3 and len(backend.prompts("SYNTH")) == 5
+    assert len(store.fetches) == 3 and len(backend.prompts_of("SYNTH")) == 5
 
 
 async def test_an_ingest_during_generation_keeps_the_stale_report_out_of_the_cache():
@@ -366,7 +366,7 @@ async def test_llm_down_still_renders_every_deterministic_part(error):
 
 async def test_zero_budget_means_no_llm_call_at_all():
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
-    svc, _ = service(corpus(), backend, options=ReportOptions(llm_budget=0))
+    svc, _ = service(corpus(), backend, options=ReportSettings(llm_budget=0))
     report = await full(svc, window())
     assert backend.requests == []
     assert report["llmFallbackCount"] == len(RATED)
@@ -395,9 +395,9 @@ async def test_no_runner_renders_deterministically():
 
 async def test_an_exhausted_budget_falls_back_for_the_remaining_themes():
     backend = ScriptedBackend()
-    svc, _ = service(corpus(), backend, options=ReportOptions(llm_budget=1))
+    svc, _ = service(corpus(), backend, options=ReportSettings(llm_budget=1))
     report = await full(svc, window())
-    assert len(backend.prompts("SYNTH")) == 1
+    assert len(backend.prompts_of("SYNTH")) == 1
     assert themes_by_category(report)["maito_kylma"]["narrativeFromLlm"] is True  # the biggest theme goes first
     assert report["llmFallbackCount"] == 2
 
@@ -407,7 +407,7 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     backend = ScriptedBackend(verify=lambda _p: "kyllä")
     runner = real_runner(backend, slots=2, acquire_timeout_s=acquire_timeout_s)
     items = corpus() + [item(f"x{n}", 1 + n / 10, category="muu", theme="sekalaista") for n in range(20)]
-    svc, store = service(items, options=ReportOptions(llm_budget=budget), runner=runner)
+    svc, store = service(items, options=ReportSettings(llm_budget=budget), runner=runner)
 
     async with desk_calls_holding_every_slot(runner):
         started = time.perf_counter()
@@ -429,13 +429,13 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
 
 async def test_truncation_is_reported_with_the_real_window_count():
     items = [item(f"m{n}", 1 + n / 10) for n in range(5)]
-    svc, store = service(items, None, options=ReportOptions(max_items=3))
+    svc, store = service(items, None, options=ReportSettings(max_items=3))
     report = await full(svc, window())
     assert store.fetches[0][2] == 4
     assert (report["truncated"], report["totalItems"], report["itemsInWindow"]) == (True, 3, 5)
     assert report["themes"][0]["feedbackIds"] == ["m4", "m3", "m2"]  # the newest
 
-    exact, _ = service(items[:3], None, options=ReportOptions(max_items=3))
+    exact, _ = service(items[:3], None, options=ReportSettings(max_items=3))
     report = await full(exact, window())
     assert (report["truncated"], report["itemsInWindow"]) == (False, 3)
 
@@ -447,9 +447,9 @@ async def test_untrusted_text_is_neutralised_in_every_prompt():
     svc, _ = service(items, backend)
     await full(svc, window())
 
-    verify = backend.prompts("VERIFY")[0]
-    nominate = backend.prompts("NOMINATE")[0]
-    synth = backend.prompts("SYNTH")[0]
+    verify = backend.prompts_of("VERIFY")[0]
+    nominate = backend.prompts_of("NOMINATE")[0]
+    synth = backend.prompts_of("SYNTH")[0]
     for prompt in (verify, nominate, synth):
         assert "<<<PALAUTE_LOPPU>>>" not in prompt
         assert "`" not in prompt

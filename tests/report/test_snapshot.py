@@ -10,7 +10,11 @@ import threading
 import time
 from pathlib import Path
 
+import jinja2
+import pytest
+
 from feedback_intelligence.report import snapshot
+from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import (
     HTML_NAME,
     JSON_NAME,
@@ -25,21 +29,21 @@ from tests.report.support import ScriptedBackend, full, item, make_domain, servi
 HOSTILE = '<script>alert("x")</script> & "lainaus" <img src=x onerror=alert(1)>'
 
 
-def hostile_report(language: str = "fi") -> dict:
+def hostile_report(language: str = "fi") -> Report:
     items = [
         item("m1", 1.0, text=HOSTILE, theme="<b>teema</b>", alerts=[("injury_safety", "<loukkaantu>")]),
         item("m2", 2.0, needs_review=True),
         item("r1", 3.0, category="rasismi", theme="herjaus", text="moderoitava <i>"),
     ]
     svc, _ = service(items, None, domain=make_domain(language))
-    return asyncio.run(full(svc, window()))
+    return Report.model_validate(asyncio.run(full(svc, window())))
 
 
 def test_json_is_indented_and_keeps_non_ascii(tmp_path: Path):
     report = hostile_report()
     assert write_snapshot(tmp_path, report, make_domain())
     text = read_snapshot_json(tmp_path)
-    assert json.loads(text) == report
+    assert json.loads(text) == report.to_json()
     assert '\n  "windowFrom"' in text
     assert "aikavälillä" in text and "\\u" not in text
     assert read_snapshot_html(tmp_path).startswith("<!DOCTYPE html>")
@@ -58,7 +62,7 @@ def test_readers_return_none_when_missing_and_writes_never_raise(tmp_path: Path)
 
 async def test_persisting_from_the_event_loop_runs_off_it(tmp_path: Path):
     svc, _ = service([item("m1", 1.0)], None)
-    report = await full(svc, window())
+    report = Report.model_validate(await full(svc, window()))
     assert await persist_snapshot(tmp_path / "snap", report, make_domain()) is True
     assert (await asyncio.to_thread(read_snapshot_json, tmp_path / "snap")) is not None
 
@@ -76,10 +80,11 @@ def test_stale_temps_are_swept_and_young_ones_left(tmp_path: Path):
 
 
 def test_a_concurrent_reader_never_sees_a_torn_file(tmp_path: Path):
-    small = hostile_report()
+    report = hostile_report()
+    small = report.to_json()
     big = dict(small, themes=small["themes"] * 150, totalItems=4242)
     domain = make_domain()
-    write_snapshot(tmp_path, small, domain)
+    write_snapshot(tmp_path, report, domain)
 
     stop = threading.Event()
     seen: list[int] = []
@@ -116,7 +121,10 @@ def test_html_escapes_hostile_text_and_loads_nothing_external():
     page = render_snapshot_html(report, make_domain())
     assert "<script" not in page.lower()
     assert "<img" not in page and "<b>teema" not in page and "moderoitava <i>" not in page
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;lainaus&quot;" in page
+    # markupsafe spells " as &#34;
+    assert (
+        "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#34;lainaus&#34;" in page
+    )  # markupsafe spells " as &#34;
     assert "&lt;loukkaantu&gt;" in page  # the keyword origin of the alert
     tags = re.findall(r"<[^>]*>", page)
     assert not [t for t in tags if re.search(r"\b(src|href|action|srcset)=", t) or t.startswith("<link")]
@@ -146,22 +154,28 @@ def test_html_names_model_alerts_and_an_empty_window():
         verify=lambda _p: "kyllä", nominate=lambda _p: '{"alerts": [{"id": "m1", "reason": "Hylly <kaatui>"}]}'
     )
     svc, _ = service([item("m1", 1.0)], backend)
-    page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
+    page = render_snapshot_html(typed(svc), make_domain())
     assert "kielimalli: Hylly &lt;kaatui&gt;" in page
 
     empty, _ = service([], None)
-    page = render_snapshot_html(asyncio.run(full(empty, window())), make_domain())
+    page = render_snapshot_html(typed(empty), make_domain())
     assert "Aikavälillä ei ole hälytyksiä." in page
     assert "Aikavälillä ei ole jäsenneltyä palautetta." in page
 
 
-def test_html_alerts_show_the_matched_words_and_an_old_snapshot_still_renders():
+def test_html_alerts_show_the_matched_words():
     items = [item("k1", 2.0, text="Asiakas loukkaantui kassalla", alerts=[("injury_safety", "loukkaantu")])]
     svc, _ = service(items, None)
-    page = render_snapshot_html(asyncio.run(full(svc, window())), make_domain())
+    page = render_snapshot_html(typed(svc), make_domain())
     assert "sanahaku: loukkaantuminen tai turvallisuus: loukkaantui" in page
-    old = {
-        "alerts": [{"textExcerpt": "x", "deterministicHits": [{"category": "payment", "pattern": "veloit"}]}],
-        "themes": [{"category": "maito_kylma", "title": "t", "narrative": "n", "count": 1}],
-    }
-    assert "payment: veloit" in render_snapshot_html(old, make_domain())
+
+
+def test_a_field_the_template_names_but_the_report_lacks_fails_the_render_instead_of_rendering_blank():
+    report = hostile_report()
+    broken = report.model_copy(update={"alerts": [object()]})  # an alert row without any of its fields
+    with pytest.raises(jinja2.UndefinedError):
+        render_snapshot_html(broken, make_domain())
+
+
+def typed(svc) -> Report:
+    return Report.model_validate(asyncio.run(full(svc, window())))

@@ -3,9 +3,9 @@ import random
 import pytest
 
 from feedback_intelligence.report.deterministic import direction_of, group_items
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.trends import direction_label, trend_direction
 from feedback_intelligence.report.window import build_window
+from feedback_intelligence.settings import ReportSettings
 from tests.report.support import NOW, item, make_domain, newest_first, stamp, window
 
 
@@ -37,7 +37,7 @@ def test_organic_uniform_noise_rarely_reads_as_a_trend():
     cards that show a trend while nothing happened stays under 10 %, and worsening under 3 %."""
     domain = make_domain(categories=14)
     categories = [f"cat{i:02d}" for i in range(14)]
-    options = ReportOptions()
+    options = ReportSettings()
     w = window()
 
     themes = trending = worsening = 0
@@ -64,7 +64,7 @@ def test_organic_uniform_noise_rarely_reads_as_a_trend():
 
 def test_a_real_surge_is_detected_and_a_new_theme_only_grows():
     domain = make_domain()
-    options = ReportOptions()
+    options = ReportSettings()
     w = build_window("2026-06-01T00:00:00Z", "2026-06-08T00:00:00Z", NOW, options)
 
     escalating = [item(f"a{n}", 0.5, severity="low") for n in range(2)] + [

@@ -3,8 +3,8 @@ from datetime import UTC, datetime
 import pytest
 
 from feedback_intelligence.report.instants import format_instant, parse_instant
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.window import WindowError, build_window, cache_key
+from feedback_intelligence.settings import ReportSettings
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
 
@@ -20,14 +20,14 @@ def test_instants_round_trip_seven_digits_and_offsets():
 
 
 def test_defaults_to_last_seven_days_ending_now():
-    w = build_window(None, None, NOW, ReportOptions())
+    w = build_window(None, None, NOW, ReportSettings())
     assert w.to_norm == "2026-06-08T12:00:00.0000000+00:00"
     assert w.from_norm == "2026-06-01T12:00:00.0000000+00:00"
     assert w.midpoint_norm == "2026-06-05T00:00:00.0000000+00:00"
 
 
 def test_from_defaults_relative_to_given_to():
-    w = build_window("", "2026-05-10T00:00:00Z", NOW, ReportOptions(default_window_days=3))
+    w = build_window("", "2026-05-10T00:00:00Z", NOW, ReportSettings(default_window_days=3))
     assert w.from_norm == "2026-05-07T00:00:00.0000000+00:00"
 
 
@@ -44,17 +44,17 @@ def test_from_defaults_relative_to_given_to():
 )
 def test_window_errors(from_raw, to_raw, message):
     with pytest.raises(WindowError) as caught:
-        build_window(from_raw, to_raw, NOW, ReportOptions())
+        build_window(from_raw, to_raw, NOW, ReportSettings())
     assert caught.value.message == message
 
 
 def test_exactly_max_days_is_allowed():
-    w = build_window("2026-01-01T00:00:00Z", "2026-04-03T00:00:00Z", NOW, ReportOptions())
+    w = build_window("2026-01-01T00:00:00Z", "2026-04-03T00:00:00Z", NOW, ReportSettings())
     assert w.to_norm.startswith("2026-04-03")
 
 
 def test_cache_key_buckets_ten_minutes_and_separates_modes():
-    opts = ReportOptions()
+    opts = ReportSettings()
     a = build_window(None, "2026-06-08T12:01:00Z", NOW, opts)
     b = build_window(None, "2026-06-08T12:09:59Z", NOW, opts)
     c = build_window(None, "2026-06-08T12:10:00Z", NOW, opts)

@@ -16,8 +16,9 @@ import pytest
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port
 from tests.prerequisites import require
+from tests.support.redis import REDIS_URL
 
-SHARED_REDIS = "redis://127.0.0.1:6379/0"
+SHARED_REDIS = REDIS_URL
 VISITOR_SECRET = "replicas-share-this-visitor-secret"
 INTERPRET = {"text": "Maito oli hapanta ja kassajono pitkä."}
 ACCEPTED = {

@@ -12,7 +12,7 @@ from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import sim_ollama
 from tests.scale.conftest import gate_status, replica_env, replicas, sim_stats, unique_gate_name, wait_for
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres]
+pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
 SERVICE_MS = 300
 

@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator
 import pytest
 
 from feedback_intelligence.edge.inflight import RedisInflight
+from tests.support.redis import REDIS_URL
 
 pytestmark = pytest.mark.redis
-REDIS = "redis://127.0.0.1:6379/0"
+REDIS = REDIS_URL
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from feedback_intelligence.devtools.processes import ServerProcess, app_server, 
 from tests.scale.conftest import INTERPRET, PrivateRedis, desk_entry, replica_env, sim_stats, unique_gate_name, wait_for
 from tests.support.tcp_proxy import TcpProxy
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres]
+pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
 
 def metric(app: ServerProcess, name: str) -> float | None:

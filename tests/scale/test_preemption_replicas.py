@@ -23,7 +23,7 @@ from tests.scale.conftest import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres]
+pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
 SERVICE_MS = 3000  # the clerk's call outlasts the restructure's second try at the gate
 

@@ -8,6 +8,9 @@ from feedback_intelligence.gate.factory import build_pool
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.settings import ConfigurationError, load_settings
+from tests.support.redis import REDIS_URL
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +35,7 @@ def test_an_empty_redis_url_means_unset(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 async def test_gate_name_and_lease_reach_the_redis_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FI_REDIS_URL", "redis://127.0.0.1:6379/0")
+    monkeypatch.setenv("FI_REDIS_URL", REDIS_URL)
     monkeypatch.setenv("FI_GATE_NAME", "shop-7")
     monkeypatch.setenv("FI_REDIS_LEASE_S", "2.5")
     monkeypatch.setenv("FI_LLM_SLOTS", "3")

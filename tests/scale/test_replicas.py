@@ -33,7 +33,7 @@ from tests.scale.conftest import (
 )
 from tests.scale.nginx_replicas import nginx_over
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres]
+pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
 SERVICE_MS = 300
 LEASE_S = 2

@@ -10,6 +10,8 @@ from feedback_intelligence.devtools.processes import sim_ollama
 from tests.scale.conftest import replica_env, replicas, sim_stats, unique_gate_name, wait_for
 from tests.services.test_structure_later import TEXT, later, metric
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 
 @pytest.mark.postgres
 def test_two_replicas_on_one_postgresql_structure_every_row_exactly_once(pg_databases) -> None:

@@ -10,10 +10,11 @@ import pytest
 
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.services.channels import LIVE, Channel
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +30,7 @@ async def channel(tmp_path: Path) -> AsyncIterator[Channel]:
     await store.aclose()
 
 
-def structuring(domain: Domain, backend: ScriptedBackend) -> StructuringService:
+def structuring(domain: Domain, backend: FakeBackend) -> StructuringService:
     return StructuringService(make_runner(backend, slots=2), domain, use_schema=False)
 
 

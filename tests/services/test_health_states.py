@@ -12,18 +12,19 @@ import pytest
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.slots import Priority
-from feedback_intelligence.llm.backend import Completion, CompletionRequest, Readiness
+from feedback_intelligence.llm.backend import CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
 from feedback_intelligence.llm.ollama import OllamaBackend, canonical_model_name
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
-from tests.support.backends import FreezableBackend
+from tests.support.redis import REDIS_URL
 from tests.support.waiting import until
 
 REQUEST = CompletionRequest([], max_tokens=1)
 
 
-def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FreezableBackend, HealthService]:
+def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FakeBackend, HealthService]:
     metrics = Metrics()
     gate = LlmGate(
         LocalSlotPool(2, 0),
@@ -32,7 +33,7 @@ def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, Fr
         metrics=metrics,
         stall_floor_s=floor_s,
     )
-    backend = FreezableBackend()
+    backend = FakeBackend(reply="ok")
     return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics)  # type: ignore[arg-type]
 
 
@@ -45,7 +46,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
     for _ in range(3):  # calls that finish: the gate learns a (short) mean hold time
         await gate.run(lambda: backend.complete(REQUEST), route="interpret")
     assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
-    backend.frozen = True
+    backend.freeze()
     stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret")) for _ in range(2)]
     await until(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
 
@@ -62,7 +63,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
     assert sample(health.metrics, "fi_health_status", status="stalled") == 1
     assert sample(health.metrics, "fi_health_status", status="ok") == 0
 
-    backend.thaw.set()  # the backend resumes: calls finish, slots free, health is ok again
+    backend.thaw()  # the backend resumes: calls finish, slots free, health is ok again
     await asyncio.gather(*stuck)
     assert (await health.check()).status == "ok"
     assert sample(health.metrics, "fi_gate_stalled") == 0
@@ -75,19 +76,19 @@ async def _in_use(gate: LlmGate, n: int) -> bool:
 async def test_without_any_observed_call_the_threshold_is_the_call_deadline() -> None:
     gate, backend, health = stack(floor_s=0.01, call_timeout_s=60)
     assert gate.stall_threshold_s() == 60
-    backend.frozen = True
+    backend.freeze()
     stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST))) for _ in range(2)]
     await until(lambda: _in_use(gate, 2), what="both slots held")
     await asyncio.sleep(0.05)  # well past the floor, far below the deadline
     assert (await health.check()).status == "ok"
-    backend.thaw.set()
+    backend.thaw()
     await asyncio.gather(*stuck)
 
 
 async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
     gate, backend, health = stack(floor_s=1.0)
     await gate.run(lambda: backend.complete(REQUEST))
-    backend.frozen = True
+    backend.freeze()
     first = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
     await until(lambda: _in_use(gate, 1), what="one slot held")
     await asyncio.sleep(1.2)  # the first holder is past the threshold
@@ -95,17 +96,17 @@ async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
     await until(lambda: _in_use(gate, 2), what="both slots held")
     # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled
     assert (await health.check()).status == "ok"
-    backend.thaw.set()
+    backend.thaw()
     await asyncio.gather(first, second)
 
 
 async def test_concurrent_checks_share_one_probe_and_its_report_is_cached() -> None:
     gate, backend, _ = stack(floor_s=1)
     health = HealthService(gate, backend, timeout_s=5, cache_s=60)  # type: ignore[arg-type]
-    backend.frozen = True
+    backend.freeze()
     checks = [asyncio.create_task(health.check()) for _ in range(4)]
     await until(lambda: _calls(backend, 1), what="the probe to start")
-    backend.thaw.set()
+    backend.thaw()
     reports = await asyncio.gather(*checks)
     assert {r.probe for r in reports} == {"completed"}
     assert backend.calls == 1
@@ -114,20 +115,17 @@ async def test_concurrent_checks_share_one_probe_and_its_report_is_cached() -> N
     assert free.in_use == 0  # and the probe never held more than its one slot meanwhile
 
 
-async def _calls(backend: FreezableBackend, n: int) -> bool:
+async def _calls(backend: FakeBackend, n: int) -> bool:
     return backend.calls >= n
 
 
 async def test_a_probe_that_reaches_the_backend_and_fails_is_llm_unavailable_even_while_not_loaded() -> None:
-    class NotLoaded(FreezableBackend):
-        async def complete(self, request: CompletionRequest) -> Completion:
-            raise LlmFailure("Ollama answered 404: model 'x' not found", public="the backend answered HTTP 404")
-
-        async def readiness(self) -> Readiness:
-            return Readiness.WARMING
-
+    not_loaded = FakeBackend(
+        reply=LlmFailure("Ollama answered 404: model 'x' not found", public="the backend answered HTTP 404"),
+        readiness=Readiness.WARMING,
+    )
     gate = LlmGate(LocalSlotPool(1, 0), acquire_timeout_s=0.05, call_timeout_s=5)
-    report = await HealthService(gate, NotLoaded(), timeout_s=1).check()  # type: ignore[arg-type]
+    report = await HealthService(gate, not_loaded, timeout_s=1).check()  # type: ignore[arg-type]
     assert (report.status, report.probe, report.detail) == (
         "llm_unavailable",
         "failed",
@@ -190,7 +188,7 @@ async def test_the_shared_gate_judges_stalls_by_the_newest_lease_on_redis_clock(
     from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
     name = f"stall-{uuid.uuid4().hex[:8]}"
-    replicas = [RedisSlotPool("redis://127.0.0.1:6379/0", slots=2, name=name, lease_s=5) for _ in range(2)]
+    replicas = [RedisSlotPool(REDIS_URL, slots=2, name=name, lease_s=5) for _ in range(2)]
     try:
         assert (await replicas[1].occupancy()).newest_hold_s is None
         first = await replicas[0].try_acquire(Priority.INTERACTIVE)

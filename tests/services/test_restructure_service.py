@@ -10,12 +10,13 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.restructure import RestructureInterrupted, RestructureService
 from feedback_intelligence.structuring.service import StructuringService
 from tests.services.conftest import reply, structuring
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 
 
 def row(
@@ -38,8 +39,8 @@ def named(category: str) -> Structure:
     return Structure(category, "jokin teema", "medium", "complaint", "fi", "negative")
 
 
-def service(domain: Domain, backend: ScriptedBackend | None = None) -> RestructureService:
-    return RestructureService(domain, structuring(domain, backend or ScriptedBackend()))
+def service(domain: Domain, backend: FakeBackend | None = None) -> RestructureService:
+    return RestructureService(domain, structuring(domain, backend or FakeBackend()))
 
 
 async def test_a_rule_that_now_fires_replaces_a_valid_category_without_the_llm(
@@ -71,7 +72,7 @@ async def test_alerts_are_refreshed_from_the_current_lexicon(retail: Domain, cha
 async def test_a_failed_llm_call_is_counted_as_failed_and_the_pass_goes_on(retail: Domain, channel: Channel) -> None:
     await channel.store.insert(row("old", "Maito oli hapanta.", None, day=1))
     await channel.store.insert(row("new", "Leipä oli homeessa.", None, day=2))
-    backend = ScriptedBackend(LlmUnavailable("connection refused"), reply("maito_kylma"))  # newest first
+    backend = FakeBackend(LlmUnavailable("connection refused"), reply("maito_kylma"))  # newest first
 
     outcome = await service(retail, backend).run(channel)
 
@@ -88,7 +89,7 @@ async def test_a_failed_llm_call_is_counted_as_failed_and_the_pass_goes_on(retai
 async def test_a_shed_stops_the_pass_and_keeps_what_was_done(retail: Domain, channel: Channel) -> None:
     await channel.store.insert(row("old", "Maito oli hapanta.", None, day=1))
     await channel.store.insert(row("new", "Maito oli vanhaa.", None, day=2))
-    backend = ScriptedBackend(reply("maito_kylma"), LlmBusy("backend_busy", 2))
+    backend = FakeBackend(reply("maito_kylma"), LlmBusy("backend_busy", 2))
 
     with pytest.raises(RestructureInterrupted) as interrupted:
         await service(retail, backend).run(channel)
@@ -109,7 +110,7 @@ async def test_a_call_a_clerk_preempts_is_asked_again_for_the_same_row(retail: D
         await asyncio.Event().wait()  # only a cancellation ends it
         raise AssertionError("unreachable")
 
-    backend = ScriptedBackend(held_until_cancelled, reply("maito_kylma"))
+    backend = FakeBackend(held_until_cancelled, reply("maito_kylma"))
     runner = make_runner(backend, slots=1, acquire_timeout_s=2.0)
     restructure = RestructureService(retail, StructuringService(runner, retail, use_schema=False))
     running = asyncio.create_task(restructure.run(channel))

@@ -18,6 +18,8 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 from tests.scale.conftest import wait_for
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 TEXT = "Maito oli hapanta vaikka päiväys oli huomenna, ja kassalla jono."
 ACCEPTED = {
     "category": "maito_kylma",

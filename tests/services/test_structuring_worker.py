@@ -16,13 +16,14 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 from tests.support.later_rows import MODEL, PROPOSAL, later
 
 
@@ -160,7 +161,7 @@ async def test_a_clerk_preempts_the_workers_call_and_the_row_is_structured_exact
             raise
         raise AssertionError("unreachable")
 
-    backend = ScriptedBackend(held_until_cancelled, json.dumps(MODEL.to_json(), ensure_ascii=False))
+    backend = FakeBackend(held_until_cancelled, json.dumps(MODEL.to_json(), ensure_ascii=False))
     runner = make_runner(backend, slots=1, acquire_timeout_s=2.0)
     w = StructuringWorker(
         retail,

@@ -572,6 +572,7 @@ async def real(sim_process: str) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+@pytest.mark.process
 async def test_real_server_hang_up_cancels_and_frees_the_slot(real):
     request = asyncio.ensure_future(real.post("/api/chat", json=chat()))
     await until(real, lambda s: s["inFlight"] == 1, "the request to take the slot")
@@ -586,6 +587,7 @@ async def test_real_server_hang_up_cancels_and_frees_the_slot(real):
     assert (await records(real))[-1]["waitMs"] < 1000
 
 
+@pytest.mark.process
 async def test_real_server_hang_up_while_queued_or_streaming(real):
     first = asyncio.ensure_future(real.post("/api/chat", json=chat()))
     await until(real, lambda s: s["inFlight"] == 1, "the first request to take the slot")
@@ -605,6 +607,7 @@ async def test_real_server_hang_up_while_queued_or_streaming(real):
     assert state["completed"] == 0
 
 
+@pytest.mark.process
 async def test_the_products_ollama_client_works_against_the_real_server(real, sim_process):
     await real.post("/sim/config", json={"serviceMs": 20})
     await real.post("/sim/unload")

@@ -203,6 +203,7 @@ def feedctl_sim(tmp_path: Path) -> Iterator[str]:
             server.stop()
 
 
+@pytest.mark.process
 async def test_feedctl_sim_ollama_replies_file_answers_the_products_ollama_client(feedctl_sim: str):
     backend = OllamaBackend(feedctl_sim, MODEL, keep_alive="30m", slots=1)
     try:

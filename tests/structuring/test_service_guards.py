@@ -8,10 +8,11 @@ from dataclasses import replace
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmUnavailable
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.structuring.guards import Rejection
 from feedback_intelligence.structuring.service import StructuringService
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 
 TEXT = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."
 ECHO = "2-4 word lowercase noun phrase in base form, in the feedback"
@@ -34,7 +35,7 @@ def rejected(metrics: Metrics, field: str, reason: str) -> float:
     return value or 0.0
 
 
-async def structure(backend: ScriptedBackend, metrics: Metrics | None = None):  # type: ignore[no-untyped-def]
+async def structure(backend: FakeBackend, metrics: Metrics | None = None):  # type: ignore[no-untyped-def]
     # every field guarded: the shipped priorFields would count these as prior_field instead
     svc = StructuringService(make_runner(backend), replace(load_domain("retail"), prior_fields=()), metrics=metrics)
     return await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
@@ -42,7 +43,7 @@ async def structure(backend: ScriptedBackend, metrics: Metrics | None = None):  
 
 async def test_a_prompt_echo_theme_is_replaced_noted_and_counted() -> None:
     metrics = Metrics()
-    result = await structure(ScriptedBackend(reply(theme=ECHO)), metrics)
+    result = await structure(FakeBackend(reply(theme=ECHO)), metrics)
     assert result.structure is not None
     assert result.structure.theme != ECHO
     assert result.structure.theme in TEXT.lower()  # the prior's theme comes from the text
@@ -56,7 +57,7 @@ async def test_a_prompt_echo_theme_is_replaced_noted_and_counted() -> None:
 async def test_every_broken_field_is_counted_by_field_and_reason() -> None:
     metrics = Metrics()
     broken = reply(theme="PALAUTE_LOPPU", language="al", sentiment="positive")
-    result = await structure(ScriptedBackend(broken), metrics)
+    result = await structure(FakeBackend(broken), metrics)
     assert result.structure is not None
     assert (result.structure.language, result.structure.sentiment) == ("fi", "negative")
     assert {(r.field, r.reason) for r in result.rejections} == {
@@ -71,14 +72,14 @@ async def test_every_broken_field_is_counted_by_field_and_reason() -> None:
 
 async def test_a_clean_reply_counts_nothing() -> None:
     metrics = Metrics()
-    result = await structure(ScriptedBackend(reply()), metrics)
+    result = await structure(FakeBackend(reply()), metrics)
     assert result.rejections == () and result.notes == ()
     assert rejected(metrics, "theme", "prompt_echo") == 0
 
 
 async def test_guards_apply_to_the_corrected_reply_too() -> None:
     metrics = Metrics()
-    result = await structure(ScriptedBackend("no json here", reply(theme="kielen kielen kielen")), metrics)
+    result = await structure(FakeBackend("no json here", reply(theme="kielen kielen kielen")), metrics)
     assert result.retried and result.structure is not None
     assert [r.reason for r in result.rejections] == ["repeated_word"]
     assert rejected(metrics, "theme", "repeated_word") == 1
@@ -86,12 +87,12 @@ async def test_guards_apply_to_the_corrected_reply_too() -> None:
 
 async def test_a_failed_structuring_keeps_its_contract() -> None:
     metrics = Metrics()
-    result = await structure(ScriptedBackend("nope", "still nope"), metrics)
+    result = await structure(FakeBackend("nope", "still nope"), metrics)
     assert result.failed and result.structure is None and result.rejections == ()
 
 
 async def test_transport_failures_still_raise() -> None:
-    backend = ScriptedBackend(LlmUnavailable("down"))
+    backend = FakeBackend(LlmUnavailable("down"))
     try:
         await structure(backend, Metrics())
     except LlmUnavailable:
@@ -101,7 +102,7 @@ async def test_transport_failures_still_raise() -> None:
 
 
 async def test_without_metrics_the_guards_still_apply() -> None:
-    result = await structure(ScriptedBackend(reply(theme="Sentiment")))
+    result = await structure(FakeBackend(reply(theme="Sentiment")))
     assert result.structure is not None and result.structure.theme != "Sentiment"
 
 
@@ -112,7 +113,7 @@ async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
     domain = replace(load_domain("retail"), prior_fields=())  # every field guarded, not handed to the prior
     metrics = Metrics()
     broken = reply(theme="2-4", language="al", sentiment="positive")
-    svc = StructuringService(make_runner(ScriptedBackend(broken)), domain, metrics=metrics)
+    svc = StructuringService(make_runner(FakeBackend(broken)), domain, metrics=metrics)
     body = (await InterpretService(domain, svc).interpret(TEXT)).to_json()
     InterpretOut.model_validate(body)  # the documented wire model
     assert body["guards"] == [

@@ -17,10 +17,10 @@ from feedback_intelligence.domain.model import DATA_PLACEHOLDER, SYNTHESIS_ROLE,
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.llm_layer import LlmLedger
 from feedback_intelligence.report.model import Report
-from feedback_intelligence.report.options import ReportOptions
 from feedback_intelligence.report.prose import ProseLayer, ThemeProse, layered_view
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
+from feedback_intelligence.settings import ReportSettings
 
 CATEGORIES = {
     "maito_kylma": "Maito & kylmä",
@@ -271,9 +271,9 @@ def record(item: dict[str, Any]) -> StoredFeedback:
 
 def window(from_raw: str | None = None, to_raw: str | None = None, *, days: int | None = None) -> Window:
     """The report window as the real app builds it from a request's ``from``/``to`` (default: the last 7 days)."""
-    options = ReportOptions()
+    options = ReportSettings()
     if days is not None:
-        options = ReportOptions(default_window_days=days, max_window_days=max(days, options.max_window_days))
+        options = ReportSettings(default_window_days=days, max_window_days=max(days, options.max_window_days))
     return build_window(from_raw, to_raw, datetime.now(UTC), options)
 
 
@@ -281,7 +281,7 @@ def canned_prose(report: Report) -> Report:
     """Model prose over each rated theme of a standard report, laid on by the app's own code (``layered_view``),
     as if the model had written and the guards passed all of it."""
     rated = [t for t in report.themes if not t.unrated]
-    ledger = LlmLedger(budget=max(len(rated), ReportOptions().llm_budget), verify_budget=0, calls=len(rated))
+    ledger = LlmLedger(budget=max(len(rated), ReportSettings().llm_budget), verify_budget=0, calls=len(rated))
     themes = {
         t.category: ThemeProse(
             title=f"{t.category_label} — {t.leading_themes[0]}",
@@ -319,7 +319,7 @@ async def build_report(
 
     mode: Mode = "summary" if summary else "standard"
     service = ReportService(
-        domain(language), ReportOptions(cache_seconds=0), None, fetch, channel="live" if summary else "corpus"
+        domain(language), ReportSettings(cache_seconds=0), None, fetch, channel="live" if summary else "corpus"
     )
     report = await service.view(span or window(days=7 if summary else 30), mode=mode)
     return canned_prose(report) if model_prose and not summary else report

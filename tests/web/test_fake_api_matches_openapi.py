@@ -15,7 +15,8 @@ import jsonschema_rs
 import pytest
 
 from feedback_intelligence.api.app import create_app
-from tests.edge.test_real_app import HeldBackend, real_settings
+from feedback_intelligence.llm.testing import FakeBackend
+from tests.edge.test_real_app import real_settings
 from tests.web import sample_data
 from tests.web.fake_api import FakeApi
 
@@ -70,7 +71,7 @@ CALLS: list[Any] = [
 @pytest.fixture(scope="module")
 def openapi(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data: Path = tmp_path_factory.mktemp("openapi")
-    return create_app(real_settings(data), backend=HeldBackend()).openapi()
+    return create_app(real_settings(data), backend=FakeBackend(reply="{}")).openapi()
 
 
 def response_schema(openapi: dict[str, Any], method: str, template: str, status: int) -> dict[str, Any] | None:

@@ -6,7 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.prerequisites import require
+
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 JS_TESTS = Path(__file__).parent / "js"
 

@@ -11,7 +11,7 @@ from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
-from feedback_intelligence.api.errors import InputError, busy_response
+from feedback_intelligence.api.errors import InputError, NotFound, busy_response
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
@@ -22,7 +22,6 @@ from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.proposal import propose
 from feedback_intelligence.services.restructure import RestructureInterrupted
-from feedback_intelligence.store.feedback_store import DuplicateId
 
 router = APIRouter()
 
@@ -86,25 +85,24 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
 async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
     command = _command(body, rt)
     channel = rt.channels[channel_name]
-    try:
-        stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))
-    except DuplicateId as dup:
-        return JSONResponse({"error": "duplicate id", "id": dup.feedback_id}, status_code=409)
+    stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))  # DuplicateId: 409
     path = "desk" if command.accepted_structure else ("later" if command.structure_later else "llm")
     rt.metrics.feedback_ingested.labels(channel_name, path).inc()
     prefix = "/live" if channel_name == LIVE else ""
-    body_out = {
-        "id": stored.id,
-        "structure": stored.structure.to_json() if stored.structure else None,
-        "structureFailed": stored.structure_failed,
-        "salvageNotes": list(stored.salvage_notes),
-        "alerts": [a.to_json() for a in stored.alerts],
-        "needsReview": stored.needs_review,
-        "reviewFlags": list(stored.review_flags),
-        "pending": stored.pending,
-    }
+    created = m.FeedbackCreated(
+        id=stored.id,
+        structure=m.StructureOut.model_validate(stored.structure.to_json()) if stored.structure else None,
+        structureFailed=stored.structure_failed,
+        salvageNotes=list(stored.salvage_notes),
+        alerts=[m.AlertOut.model_validate(a.to_json()) for a in stored.alerts],
+        needsReview=stored.needs_review,
+        reviewFlags=list(stored.review_flags),
+        pending=stored.pending,
+    )
     status = 202 if stored.pending else 201  # accepted: the model's part is still to come
-    return JSONResponse(body_out, status_code=status, headers={"Location": f"{prefix}/feedback/{stored.id}"})
+    return JSONResponse(
+        created.model_dump(mode="json"), status_code=status, headers={"Location": f"{prefix}/feedback/{stored.id}"}
+    )
 
 
 @router.post(
@@ -200,12 +198,14 @@ def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
     return bounds[0], bounds[1]
 
 
-async def _list(channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None) -> list[dict]:
+async def _list(
+    channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None
+) -> list[m.FeedbackItem]:
     lo, hi = _window(from_, to)
     settings = rt.settings
     clamped = max(1, min(settings.query_max_limit, limit if limit is not None else settings.query_default_limit))
     rows = await rt.channels[channel_name].store.query(lo, hi, clamped)
-    return [r.to_json() for r in rows]
+    return [m.FeedbackItem.model_validate(r.to_json()) for r in rows]
 
 
 @router.get(
@@ -222,7 +222,7 @@ async def list_feedback(
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
-) -> list[dict]:
+) -> list[m.FeedbackItem]:
     return await _list(CORPUS, rt, from_, to, limit)
 
 
@@ -240,18 +240,18 @@ async def list_live_feedback(
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
-) -> list[dict]:
+) -> list[m.FeedbackItem]:
     return await _list(LIVE, rt, from_, to, limit)
 
 
-async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
+async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackItem:
     problems = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
     if problems:
         raise InputError(problems)
     row = await rt.channels[channel_name].store.get(feedback_id)
     if row is None:
-        return JSONResponse({"error": "not found", "id": feedback_id}, status_code=404)
-    return JSONResponse(row.to_json())
+        raise NotFound(feedback_id)
+    return m.FeedbackItem.model_validate(row.to_json())
 
 
 @router.get(
@@ -263,7 +263,7 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> Response:
     summary="One corpus item by id",
     description="Operator route.",
 )
-async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
+async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.FeedbackItem:
     return await _get(CORPUS, feedback_id, rt)
 
 
@@ -276,7 +276,7 @@ async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Resp
     summary="One desk entry by id",
     description="Never needs the LLM.",
 )
-async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> Response:
+async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.FeedbackItem:
     return await _get(LIVE, feedback_id, rt)
 
 
@@ -289,8 +289,8 @@ async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) ->
     summary="The live channel's change counter (survives restarts)",
     description="Pages poll it and reload the live segment only when it moved.",
 )
-async def live_version(rt: Runtime = Depends(runtime)) -> dict[str, int]:
-    return {"version": await rt.channels[LIVE].version()}
+async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
+    return m.VersionOut(version=await rt.channels[LIVE].version())
 
 
 @router.get(

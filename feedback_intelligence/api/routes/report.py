@@ -84,7 +84,7 @@ async def report(
     service, window = rt.reports[CORPUS], _window(rt, from_, to)
     if snapshot:
         body = await service.report(window, mode="standard")
-        await persist_snapshot(rt.settings.snapshot_dir, body.to_json(), rt.domain)
+        await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
         return conditional(request, body)
     return conditional(request, await service.view(window, mode="standard"))
 

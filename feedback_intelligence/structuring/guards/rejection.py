@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from feedback_intelligence.records import Structure
+from feedback_intelligence.text.invisible import escape_not_text
 
 # The domain gives the field to the deterministic prior (domain.json ``priorFields``): a policy, not a
 # fault of the model, so it is listed and counted but leaves no note on every item.
@@ -49,7 +49,4 @@ def _clip(value: str | None, limit: int = 60) -> str:
     """Short and inert: control, bidi and zero-width characters shown as escapes, never applied."""
     text = "" if value is None else value
     text = text if len(text) <= limit else text[:limit] + "…"
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in _INVISIBLE else ch for ch in text)
-
-
-_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+    return escape_not_text(text)

@@ -24,6 +24,7 @@ from collections import Counter
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
+from feedback_intelligence.text.invisible import has_not_text
 
 CONTROL_CHARACTERS = "control_characters"
 EMPTY = "empty"
@@ -36,9 +37,6 @@ THEME_REASONS: tuple[str, ...] = (CONTROL_CHARACTERS, EMPTY, PROMPT_ECHO, MIXED_
 # Verdicts that can change with the text (a caller caching verdicts per theme must not share these).
 TEXT_DEPENDENT_REASONS = frozenset({MIXED_CASE, NOT_GROUNDED})
 
-# Unicode categories that never belong in a theme: controls, format (bidi, zero-width), separators
-# of lines and paragraphs, private use, surrogates, unassigned.
-_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 _REPEAT_LIMIT = 3
 _MIN_STEM = 3
 _GRADING = frozenset("kpt")  # the consonants that change inside a Finnish stem
@@ -46,7 +44,8 @@ _CASED_WORD = re.compile(r"[^\W\d_]+")  # runs of letters, case kept
 
 
 def has_forbidden_characters(text: str) -> bool:
-    return any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in text)
+    """Controls, format (bidi, zero-width), line separators, private use, unassigned: never in a theme."""
+    return has_not_text(text)
 
 
 def related(a: str, b: str) -> bool:
