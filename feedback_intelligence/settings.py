@@ -254,6 +254,9 @@ class Settings(BaseSettings):
     structure_poll_s: float = Field(2, gt=0, le=600)
     structure_retry_s: float = Field(5, ge=0, le=3600)
 
+    # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
+    warm_at_start: bool = True
+
     @field_validator("llm_base_url")
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:

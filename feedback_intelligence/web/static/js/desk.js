@@ -24,6 +24,7 @@ const state = {
   maxChars: 800,
   entry: null, // {id, text, model: structure|null, manual, proposal, guards, sentimentTouched, alertCategories}
   interpreting: false,
+  interpretAbort: null, // AbortController of the interpretation in flight: the clerk's own choice stops it
   saving: false,
   // live segment
   segmentLoading: false,
@@ -70,9 +71,12 @@ const el = {
 
 // ---------------------------------------------------------------- small helpers
 
-function say(target, text, kind = "info") {
+/** Show a message; `about` says what it is about ("text" by default, "model" for busy/down), so an edit
+ * of the text can clear the messages it makes stale and keep those it does not. */
+function say(target, text, kind = "info", about = "text") {
   target.textContent = text || "";
   target.dataset.kind = kind;
+  target.dataset.about = about;
 }
 
 function newEntryId() {
@@ -174,17 +178,31 @@ async function onInterpret(event) {
     return;
   }
   state.interpreting = true;
+  const abort = new AbortController();
+  state.interpretAbort = abort;
   updateInterpretButton();
   el.text.readOnly = true;
   say(el.entryMessage, state.t("msg.working"), "busy");
   let result;
   try {
-    result = await fetchWithShedRetry(() => request("/interpret", { method: "POST", body: { text } }), {
-      onRetry: ({ attempt }) => say(el.entryMessage,
-        state.t("msg.retrying", { n: attempt, max: SHED_DEFAULTS.maxRetries }), "busy"),
-    });
+    result = await fetchWithShedRetry(
+      () => request("/interpret", { method: "POST", body: { text }, signal: abort.signal }), {
+        signal: abort.signal,
+        // On the first shed the ways out are offered at once; the retries go on behind them, and a
+        // proposal that still arrives fills the form unless the clerk has chosen meanwhile.
+        onRetry: ({ attempt }) => {
+          say(el.entryMessage, state.t("msg.retrying", { n: attempt, max: SHED_DEFAULTS.maxRetries }), "busy");
+          show(el.manual, true);
+          show(el.later, true);
+        },
+      });
+  } catch (error) {
+    if (error && error.name === "AbortError") return; // the clerk chose "by hand" or "later": theirs now
+    throw error;
   } finally {
     state.interpreting = false;
+    if (state.interpretAbort === abort) state.interpretAbort = null;
+    updateInterpretButton();
   }
   el.text.readOnly = false;
   const t = state.t;
@@ -204,12 +222,12 @@ async function onInterpret(event) {
       break;
     }
     case "busy":
-      say(el.entryMessage, t("msg.busy"), "warn");
+      say(el.entryMessage, t("msg.busy"), "warn", "model");
       show(el.manual, true);
       show(el.later, true);
       break;
     case "unavailable":
-      say(el.entryMessage, t("msg.unavailable"), "warn");
+      say(el.entryMessage, t("msg.unavailable"), "warn", "model");
       show(el.manual, true);
       show(el.later, true);
       break;
@@ -240,12 +258,21 @@ async function onManual() {
     return;
   }
   if (state.entry || el.manual.disabled) return;
+  stopInterpreting();
   el.manual.disabled = true;
   try {
     startEntry(text, null, await fetchProposal(text));
   } finally {
     el.manual.disabled = false;
   }
+}
+
+/** The clerk chose another way while the page was still retrying: the late answer is not wanted. */
+function stopInterpreting() {
+  if (state.interpretAbort) state.interpretAbort.abort();
+  state.interpretAbort = null;
+  state.interpreting = false;
+  el.text.readOnly = false;
 }
 
 /** Save now, interpret later: stored at once with rule-made fields; the model's turn comes when it has room. */
@@ -258,6 +285,7 @@ async function onLater() {
     el.text.focus();
     return;
   }
+  stopInterpreting();
   const id = newEntryId();
   state.saving = true;
   el.later.disabled = true;
@@ -373,6 +401,7 @@ function startEntry(text, interpretation, proposal = null) {
   show(el.reviewAlerts, alerts.length > 0);
   say(el.saveMessage, "");
   show(el.manual, false);
+  show(el.later, false);
   show(el.review, true);
   refreshMarks();
   if (structure) say(el.entryMessage, t("msg.interpreted"), "ok");
@@ -559,10 +588,35 @@ async function onSave(event) {
   }
 }
 
+/** "Peruuta": back to the text as it was, to edit or interpret again; no verdict, no message left over. */
 function onCancel() {
   endEntry({ clearText: false });
-  say(el.entryMessage, state.t("save.cancelled"), "info");
+  say(el.entryMessage, "");
+  say(el.saveMessage, "");
   el.text.focus();
+}
+
+/** Ctrl+Enter (Cmd+Enter on a Mac) submits the form it is pressed in: interpret, or save the review. */
+function submitOnCtrlEnter(form) {
+  return (event) => {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.isComposing) return;
+    event.preventDefault();
+    form.requestSubmit();
+  };
+}
+
+/** A message about the text (empty, refused, busy, saved) no longer applies once the clerk edits it. */
+function onTextInput() {
+  if (!state.interpreting && !state.entry && !state.saving && el.entryMessage.dataset.about !== "model") {
+    say(el.entryMessage, "");
+  }
+  updateCounter();
+}
+
+/** A refusal or reminder under the review form goes once the clerk changes a field. */
+function onReviewEdit() {
+  if (!state.saving) say(el.saveMessage, "");
+  refreshMarks();
 }
 
 // ---------------------------------------------------------------- live segment
@@ -735,13 +789,15 @@ function boot() {
   state.maxChars = Number(el.text.dataset.maxChars) || 800;
   setLanguage(state.t.lang);
   say(el.conn, state.t("status.connecting"), "busy");
-  el.text.addEventListener("input", updateCounter);
+  el.text.addEventListener("input", onTextInput);
+  el.entryForm.addEventListener("keydown", submitOnCtrlEnter(el.entryForm));
+  el.reviewForm.addEventListener("keydown", submitOnCtrlEnter(el.reviewForm));
   el.entryForm.addEventListener("submit", onInterpret);
   el.manual.addEventListener("click", onManual);
   el.later.addEventListener("click", onLater);
   el.reviewForm.addEventListener("submit", onSave);
-  el.reviewForm.addEventListener("input", refreshMarks);
-  el.reviewForm.addEventListener("change", refreshMarks);
+  el.reviewForm.addEventListener("input", onReviewEdit);
+  el.reviewForm.addEventListener("change", onReviewEdit);
   el.input("type").addEventListener("change", onTypeChange);
   el.input("sentiment").addEventListener("change", () => {
     if (state.entry) state.entry.sentimentTouched = true;

@@ -35,7 +35,7 @@ const en = {
 
   "msg.empty": "Write the feedback first.",
   "msg.working": "Interpreting…",
-  "msg.retrying": "The model is busy — trying again ({n}/{max})…",
+  "msg.retrying": "The model is busy — still trying in the background ({n}/{max}). You can also fill in the fields by hand or save now and have it interpreted later.",
   "msg.busy": "The model is busy right now. Try again in a moment, or fill in the fields by hand.",
   "msg.unavailable": "The language model is not answering. Fill in the fields by hand — the feedback is saved all the same.",
   "msg.rateLimited": "Too many requests in a short time. Wait a moment before trying again.",
@@ -114,7 +114,6 @@ const en = {
   "save.failed": "Saving failed (error {status}).",
   "save.rejected": "The server did not accept the entry: {detail}",
   "save.network": "The connection dropped, so it is not certain the entry was saved. Press Save again — it will not be stored twice.",
-  "save.cancelled": "Entry discarded.",
 
   "live.heading": "Situation now",
   "live.window": "Desk entries of the last 7 days",
@@ -259,7 +258,7 @@ const fi = {
 
   "msg.empty": "Kirjoita palaute ensin.",
   "msg.working": "Tulkitaan…",
-  "msg.retrying": "Malli on varattu — yritetään uudelleen ({n}/{max})…",
+  "msg.retrying": "Malli on varattu — yritetään taustalla uudelleen ({n}/{max}). Voit myös täyttää kentät itse tai tallentaa nyt ja tulkita myöhemmin.",
   "msg.busy": "Kielimalli on juuri nyt varattu. Yritä hetken päästä uudelleen tai täytä kentät itse.",
   "msg.unavailable": "Kielimalli ei vastaa. Täytä kentät itse — palaute tallentuu silti.",
   "msg.rateLimited": "Liian monta pyyntöä lyhyessä ajassa. Odota hetki ennen uutta yritystä.",
@@ -338,7 +337,6 @@ const fi = {
   "save.failed": "Tallennus epäonnistui (virhe {status}).",
   "save.rejected": "Palvelin ei hyväksynyt merkintää: {detail}",
   "save.network": "Yhteys katkesi, joten tallennus jäi epävarmaksi. Paina Tallenna uudelleen — merkintä ei tallennu kahdesti.",
-  "save.cancelled": "Merkintä hylättiin.",
 
   "live.heading": "Tilanne nyt",
   "live.window": "Palautepisteen merkinnät viimeiseltä 7 päivältä",
