@@ -99,7 +99,13 @@ async def build_runtime(
         await channel.store.migrate()
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
-    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
+    structuring = StructuringService(
+        runner,
+        domain,
+        max_tokens=settings.llm_max_output_tokens,
+        metrics=metrics,
+        read_max_chars=settings.input_max_chars,  # a longer stored text: the model reads its first part
+    )
     report_options = ReportOptions.from_settings(settings)
     # Shared between replicas when they share Redis: one prose generation per window between them.
     report_prose: ProseStore = (

@@ -21,7 +21,8 @@ const state = {
   t: translator(initialLanguage()),
   schema: null,
   labels: null,
-  maxChars: 800,
+  maxChars: 800, // the model reads at most this (textMaxChars): Tulkitse needs the text within it
+  storeMaxChars: 800, // the longest text stored (textStoreMaxChars): by hand or "later"
   entry: null, // {id, text, model: structure|null, manual, proposal, guards, sentimentTouched, alertCategories}
   interpreting: false,
   interpretAbort: null, // AbortController of the interpretation in flight: the clerk's own choice stops it
@@ -99,21 +100,37 @@ function setLanguage(language) {
   updateCounter();
 }
 
+/** Longer than the model reads: Tulkitse waits for a shorter text; by hand and "later" still save it whole. */
 function tooLong() {
   return el.text.value.length > state.maxChars;
 }
 
-/** The counter, and a text over the limit kept whole but marked until it is shortened. */
+/** Longer than the service stores: nothing can take it until it is shortened. */
+function tooLongToStore() {
+  return el.text.value.length > state.storeMaxChars;
+}
+
+/** The counter, and a text over a limit kept whole but marked: what it can still be used for, never cut. */
 function updateCounter() {
   const n = el.text.value.length;
   const max = state.maxChars;
+  const store = state.storeMaxChars;
   const over = n > max;
-  el.counter.textContent = state.t(over ? "entry.counterOver" : "entry.counter", { n, max });
+  const overStore = n > store;
+  const t = state.t;
+  el.counter.textContent = overStore ? t("entry.counterOver", { n, max: store })
+    : t(over ? "entry.counterLong" : "entry.counter", { n, max });
   el.counter.classList.toggle("near", !over && n >= max * 0.9);
   el.counter.classList.toggle("over", over);
-  el.text.setAttribute("aria-invalid", String(over));
-  el.over.textContent = over ? state.t("entry.tooLong", { over: n - max, max }) : "";
+  el.text.setAttribute("aria-invalid", String(overStore));
+  el.over.textContent = overStore ? t("entry.tooLongToStore", { over: n - store, max: store })
+    : over ? t("entry.tooLong", { over: n - max, max }) : "";
   show(el.over, over);
+  if (!state.entry && !state.interpreting && el.entryMessage.dataset.about !== "model") {
+    // The ways to keep a long text: by hand, or saved now with the model reading its first part.
+    show(el.manual, over && !overStore);
+    show(el.later, over && !overStore);
+  }
   updateInterpretButton();
 }
 
@@ -133,6 +150,8 @@ function fillSelect(select, keys, labelOf, placeholder) {
 function applySchema(schema) {
   state.schema = schema;
   if (Number.isInteger(schema.textMaxChars) && schema.textMaxChars > 0) state.maxChars = schema.textMaxChars;
+  state.storeMaxChars = Number.isInteger(schema.textStoreMaxChars) && schema.textStoreMaxChars >= state.maxChars
+    ? schema.textStoreMaxChars : state.maxChars; // an older service stores no more than it reads
   setLanguage(schema.language);
   const { labels, t } = state;
   fillSelect(el.input("category"), schema.categories || [], labels.category, t("field.choose"));
@@ -247,7 +266,7 @@ async function onInterpret(event) {
 }
 
 async function onManual() {
-  if (tooLong()) {
+  if (tooLongToStore()) {
     el.text.focus();
     return;
   }
@@ -277,7 +296,7 @@ function stopInterpreting() {
 
 /** Save now, interpret later: stored at once with rule-made fields; the model's turn comes when it has room. */
 async function onLater() {
-  if (tooLong() || state.saving) return;
+  if (tooLongToStore() || state.saving) return;
   const text = el.text.value.trim();
   const t = state.t;
   if (!text) {
@@ -308,7 +327,9 @@ async function onLater() {
     updateCounter();
     show(el.manual, false);
     show(el.later, false);
-    say(el.entryMessage, t("later.saved"), "ok");
+    // A text longer than the model reads: it reads the first part, and the clerk is told so now.
+    say(el.entryMessage, text.length > state.maxChars ? t("later.savedLong", { max: state.maxChars })
+      : t("later.saved"), "ok");
     el.text.focus();
     await loadSegment();
     schedulePoll();
@@ -787,6 +808,7 @@ function schedulePoll() {
 
 function boot() {
   state.maxChars = Number(el.text.dataset.maxChars) || 800;
+  state.storeMaxChars = state.maxChars;
   setLanguage(state.t.lang);
   say(el.conn, state.t("status.connecting"), "busy");
   el.text.addEventListener("input", onTextInput);
