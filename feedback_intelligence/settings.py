@@ -325,6 +325,8 @@ class Settings(BaseSettings):
     domain: str = "retail"
     domains_root: Path | None = None
     input_max_chars: int = Field(800, ge=1, le=100_000)
+    # A stored text may be longer than the model reads: by hand or "later", the model reads its first part (ADR 0025)
+    text_store_max_chars: int = Field(4000, ge=1, le=100_000)
     id_max_length: int = Field(100, ge=1, le=1000)
     query_default_limit: int = Field(200, ge=1)
     query_max_limit: int = Field(1000, ge=1)
@@ -353,6 +355,9 @@ class Settings(BaseSettings):
     structure_max_attempts: int = Field(5, ge=1, le=100)
     structure_poll_s: float = Field(2, gt=0, le=600)
     structure_retry_s: float = Field(5, ge=0, le=3600)
+
+    # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
+    warm_at_start: bool = True
 
     @field_validator("llm_base_url")
     @classmethod
@@ -467,6 +472,15 @@ class Settings(BaseSettings):
             )
         if self.max_body_bytes < self.input_max_chars:
             raise ValueError(f"FI_MAX_BODY_BYTES: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars})")
+        if self.text_store_max_chars < self.input_max_chars:
+            raise ValueError(
+                f"FI_TEXT_STORE_MAX_CHARS: must be at least FI_INPUT_MAX_CHARS ({self.input_max_chars}): "
+                "a text the model may read can always be stored"
+            )
+        if self.max_body_bytes < self.text_store_max_chars:
+            raise ValueError(
+                f"FI_MAX_BODY_BYTES: must be at least FI_TEXT_STORE_MAX_CHARS ({self.text_store_max_chars})"
+            )
         if self.llm_backend == "embedded" and self.llm_model is not None:
             # Found at boot, not minutes later as a model that never loads.
             model = Path(self.llm_model).expanduser()

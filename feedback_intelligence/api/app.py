@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,6 +17,7 @@ from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
 from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
+from feedback_intelligence.services.warmup import warm_at_start
 from feedback_intelligence.settings import Settings, load_settings
 
 
@@ -25,10 +27,19 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = await build_runtime(settings, backend, domain=domain)
+        app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
+        # Warm in the background: the service answers at once, and the first press finds the model warm.
+        warming = (
+            asyncio.create_task(warm_at_start(rt.runner.backends or {"default": rt.backend}, rt.interpret.structuring))
+            if settings.warm_at_start and backend is None
+            else None
+        )
         try:
             yield
         finally:
+            if warming is not None:
+                warming.cancel()
+                await asyncio.gather(warming, return_exceptions=True)
             await app.state.runtime.aclose()
             await edge.aclose()
 

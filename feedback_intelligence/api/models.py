@@ -329,5 +329,10 @@ class SchemaOut(ApiModel):
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
     textMaxChars: int = Field(
-        description="The longest text accepted (FI_INPUT_MAX_CHARS); the desk marks a longer one instead of cutting it."
+        description="The longest text the model reads and `POST /interpret` accepts (FI_INPUT_MAX_CHARS); the desk "
+        "marks a longer one instead of cutting it."
+    )
+    textStoreMaxChars: int = Field(
+        description="The longest text stored (FI_TEXT_STORE_MAX_CHARS), by hand or saved for later; of a text over "
+        "`textMaxChars` the model reads the first part and the row's `salvageNotes` say so."
     )

@@ -81,10 +81,25 @@ def with_prior_fields(domain: Domain, settings: Settings) -> Domain:
     return domain if fields == domain.prior_fields else replace(domain, prior_fields=fields)
 
 
+def warn_if_prior_unmeasured(settings: Settings) -> None:
+    """Say at boot that a model nobody measured decides every field, and how to measure it."""
+    if settings.prior_fields is not None or settings.packaged_default_model:
+        return
+    models = ", ".join(f"{spec.name}: {spec.kind} {spec.model or 'default model'}" for spec in settings.backend_specs)
+    log.warning(
+        "no measured priorFields for this model (%s): the model decides every field, also where the domain's "
+        "rules are known to do better. Measure it first: `feedctl eval --url <this service>` prints the "
+        "FI_PRIOR_FIELDS line its figures recommend; set it (FI_PRIOR_FIELDS=none keeps every field with the "
+        "model and silences this warning)",
+        models,
+    )
+
+
 async def build_runtime(
     settings: Settings, backend: LlmBackend | None = None, *, domain: Domain | None = None
 ) -> Runtime:
     domain = with_prior_fields(domain or load_configured_domain(settings), settings)
+    warn_if_prior_unmeasured(settings)
     metrics = Metrics(settings.llm_call_timeout_s, settings.acquire_timeout_s)
     # A backend handed in (tests, tools) stands for the whole pool under the first backend's name.
     backends = {settings.backend_specs[0].name: backend} if backend is not None else build_backends(settings, metrics)
@@ -100,7 +115,13 @@ async def build_runtime(
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
-    structuring = StructuringService(runner, domain, max_tokens=settings.llm_max_output_tokens, metrics=metrics)
+    structuring = StructuringService(
+        runner,
+        domain,
+        max_tokens=settings.llm_max_output_tokens,
+        metrics=metrics,
+        read_max_chars=settings.input_max_chars,  # a longer stored text: the model reads its first part
+    )
     report_options = settings.report
     # Shared between replicas when they share Redis: one prose generation per window between them.
     report_prose: ProseStore = (

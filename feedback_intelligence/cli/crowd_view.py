@@ -16,7 +16,7 @@ from rich.table import Table
 
 from feedback_intelligence.cli.crowd import run_crowd
 from feedback_intelligence.cli.failures import CliError, ExitCode, unreachable
-from feedback_intelligence.cli.http import base_url
+from feedback_intelligence.cli.http import base_url, not_our_service
 from feedback_intelligence.cli.output import bar, console, emit_json
 
 
@@ -28,14 +28,19 @@ def run_crowd_command(
     seed: int | None,
     output: Path | None,
     json_output: bool,
+    url: str | None = None,
 ) -> int:
     if think_min > think_max:
         raise CliError(f"--think-min ({think_min:g}) must not exceed --think-max ({think_max:g})")
-    url = base_url()
+    url = (url or base_url()).rstrip("/")
     try:
-        httpx.get(url + "/livez", timeout=10).raise_for_status()
+        livez = httpx.get(url + "/livez", timeout=10)
     except httpx.TransportError as exc:
         raise unreachable(url, exc) from exc
+    if livez.status_code == 404:
+        raise not_our_service(url, "/livez")
+    try:
+        livez.raise_for_status()
     except httpx.HTTPStatusError as exc:
         raise CliError(
             f"{url}/livez answered {exc.response.status_code}; is this a Feedback Intelligence service?",

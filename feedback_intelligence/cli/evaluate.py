@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.domain.loader import DomainError
 from feedback_intelligence.evaluation.client import RunOptions
-from feedback_intelligence.evaluation.dataset import EvalSetError, load_set
+from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, EvalSetError, load_set
 
 console = Console()
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -127,6 +127,7 @@ def eval_command(
     except (EvalSetError, DomainError, LookupError, TimeoutError) as exc:
         raise CliError(str(exc)) from exc
     console.print(render(result))
+    _print_prior_advice(result)
     if json_out is not None:
         json_out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if markdown_out is not None:
@@ -136,6 +137,22 @@ def eval_command(
             f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
             ExitCode.DEGRADED,
         )
+
+
+def _print_prior_advice(result: dict[str, Any]) -> None:
+    """The FI_PRIOR_FIELDS line these figures recommend, as the last line a person reads."""
+    from feedback_intelligence.evaluation.prior_advice import prior_fields_line, recommended_prior_fields
+
+    advice = recommended_prior_fields(result)
+    if advice is None:
+        return
+    split, fields = advice
+    kept = [f for f in SCORED_FIELDS if f not in fields]
+    console.print(
+        f"Recommended for this model (from the {split} split: the prior takes each field where the model alone "
+        f"does not beat it; the model keeps {', '.join(kept) or 'no field'}):"
+    )
+    console.print(prior_fields_line(fields), markup=False, highlight=False)
 
 
 def deterministic_eval(
@@ -148,7 +165,7 @@ def deterministic_eval(
 ) -> None:
     """``feedctl eval --prior-only``: the alert and prior figures per split, computed in-process."""
     from feedback_intelligence.domain.loader import load_domain
-    from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, select
+    from feedback_intelligence.evaluation.dataset import select
     from feedback_intelligence.evaluation.offline import deterministic_result, dev_misses
     from feedback_intelligence.evaluation.render import markdown_deterministic, render_deterministic
 

@@ -32,12 +32,32 @@ def send(http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Res
     except httpx.TransportError as exc:
         raise unreachable(base_url(), exc) from exc
     if response.status_code == 404 and _is_hidden_route(response):
+        if not is_our_service(http):
+            raise not_our_service(base_url(), path)
         raise CliError(
             f"{base_url()} does not let this caller use {path} (operator routes answer only on loopback or with "
             "FI_OPERATOR_TOKEN)",
             ExitCode.UNREACHABLE,
         )
     return response
+
+
+def is_our_service(http: httpx.Client) -> bool:
+    """Does the base URL point at a Feedback Intelligence service? Its public /livez tells."""
+    try:
+        probe = http.get("/livez")
+        return probe.status_code == 200 and probe.json() == {"status": "alive"}
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def not_our_service(url: str, path: str) -> CliError:
+    """A 404 that is not an operator route hidden from this caller: the base URL itself is wrong."""
+    return CliError(
+        f"no Feedback Intelligence service at {url} ({path} answered 404 and so does /livez): FEEDCTL_URL must be "
+        "the service's root, such as http://127.0.0.1:8080, without a page path like /desk",
+        ExitCode.UNREACHABLE,
+    )
 
 
 def _is_hidden_route(response: httpx.Response) -> bool:

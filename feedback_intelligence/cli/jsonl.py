@@ -1,5 +1,5 @@
 """Reading a JSONL file of feedback items for ``feedctl load``: every line is checked before anything
-is sent, and a bad one is reported with its line number."""
+is sent, and each bad one is reported with its line number."""
 
 from __future__ import annotations
 
@@ -37,9 +37,15 @@ def read_items(path: Path) -> list[Line]:
     except OSError as exc:
         raise CliError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     lines: list[Line] = []
+    bad: list[str] = []  # every bad line is named, not only the first
     for number, raw in enumerate(text.splitlines(), start=1):
         if raw.strip():
-            lines.append(Line(number, _parse(path, number, raw)))
+            try:
+                lines.append(Line(number, _parse(path, number, raw)))
+            except CliError as exc:
+                bad.append(exc.message)
+    if bad:
+        raise CliError("\n".join(bad))
     if not lines:
         raise CliError(f"{path}: no items (expected one JSON object per line)")
     return lines

@@ -140,6 +140,7 @@ def crowd(
     think_max: float = typer.Option(6.0, min=0, help="Longest think time between presses (s)."),
     seed: int | None = typer.Option(None, help="Random seed for a repeatable crowd."),
     output: Path | None = typer.Option(None, help="Write the result as JSON here."),
+    url: str | None = typer.Option(None, "--url", help="Service to press on (default FEEDCTL_URL or :8080)."),
     json_output: JsonFlag = False,
 ) -> None:
     """N clerks for D seconds against a running server, following the desk's 503 policy.
@@ -148,7 +149,7 @@ def crowd(
     """
     from feedback_intelligence.cli.crowd_view import run_crowd_command
 
-    raise typer.Exit(run_crowd_command(clerks, duration, think_min, think_max, seed, output, json_output))
+    raise typer.Exit(run_crowd_command(clerks, duration, think_min, think_max, seed, output, json_output, url))
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -22,16 +22,20 @@ from rich.table import Table
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.cli.http import base_url, body_of, client, send, server_errors
 from feedback_intelligence.cli.jsonl import Line, read_items
+from feedback_intelligence.cli.load_check import bad_lines
 from feedback_intelligence.cli.output import (
     JsonFlag,
+    PlainProgress,
     bar,
     console,
     counts_table,
     emit_json,
     key_value_table,
+    progress_console,
     spinner,
 )
-from feedback_intelligence.cli.report_wait import alert_words, prose_origin, wait_for_prose
+from feedback_intelligence.cli.report_wait import alert_words, wait_for_prose
+from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, prose_origin, word
 
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
 
@@ -176,6 +180,10 @@ def load(
             "an import that never competes with the clerks for the model.",
         ),
     ] = False,
+    progress_every: Annotated[
+        float,
+        typer.Option(min=0.1, help="Without a terminal (a log, a pipe): print a progress line this often (s)."),
+    ] = 10.0,
     json_output: JsonFlag = False,
 ) -> None:
     """Post a JSONL file item by item; 409 counts as already there, 503 is retried.
@@ -183,19 +191,24 @@ def load(
     With --later each item (unless it carries its own acceptedStructure) is sent with
     structureLater: stored at once with the rule-made proposal, structured in the background.
 
-    Every line is checked first (a bad one stops the load before anything is sent, naming its line).
+    Every line is checked first, against the service's own /schema (sources, taxonomy, text bounds):
+    a file with bad lines is refused whole before anything is sent, each bad line named.
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
     (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
     lines = _demo_lines() if file is None else read_items(file)
     path = "/live/feedback" if channel is Channel.live else "/feedback"
+    with client(timeout=300) as http:
+        # A service that is down or a wrong FEEDCTL_URL is said in one line, before anything is sent.
+        schema = send(http, "GET", "/schema")
+    _fail_on_refusal(schema, "schema")
+    bad = bad_lines(lines, body_of(schema), str(file) if file is not None else "demo corpus")
+    if bad:
+        raise CliError("\n".join([*bad, f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing"]))
     counts = {"created": 0, "saved for later": 0, "already there": 0, "failed": 0, "stored without structure": 0}
     failures: list[dict[str, Any]] = []
-    progress = bar("loading", quiet=json_output)
-    with client(timeout=300) as http:
-        send(http, "GET", "/livez")  # a service that is down is said in one line, before any bar is drawn
+    progress = _load_progress(len(lines), counts, progress_every, quiet=json_output)
     with client(timeout=300) as http, progress:
-        task = progress.add_task("load", total=len(lines))
         for index, line in enumerate(lines):
             try:
                 item = line.item
@@ -222,10 +235,10 @@ def load(
                     }
                 )
                 if not json_output:
-                    progress.console.print(
+                    progress_console.print(
                         f"[red]{escape(line.label)}: {outcome.status_code} {escape(server_errors(outcome))}[/red]"
                     )
-            progress.advance(task)
+            progress.advance(1)
     if json_output:
         emit_json(
             {
@@ -243,6 +256,36 @@ def load(
         console.print(counts_table(f"load → {path} ({len(lines)} items)", counts))
     if counts["failed"] or counts["stored without structure"]:
         raise typer.Exit(int(ExitCode.DEGRADED))
+
+
+class _BarProgress:
+    """The Rich bar on a terminal, behind the same two calls as :class:`PlainProgress`."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.bar = bar("loading", quiet=quiet)
+        self.total = total
+
+    def __enter__(self) -> _BarProgress:
+        self.bar.__enter__()
+        self.task = self.bar.add_task("load", total=self.total)
+        return self
+
+    def advance(self, n: int) -> None:
+        self.bar.advance(self.task, n)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.__exit__(*exc)
+
+
+def _load_progress(total: int, counts: dict[str, int], every_s: float, *, quiet: bool) -> _BarProgress | PlainProgress:
+    """A bar on a terminal; without one, plain lines at least every ``every_s`` (also with --json: on stderr)."""
+    if progress_console.is_terminal:
+        return _BarProgress(total, quiet)
+
+    def extra() -> str:
+        return " · ".join(f"{n} {name}" for name, n in counts.items() if n)
+
+    return PlainProgress("load", total, every_s, extra)
 
 
 def _demo_lines() -> list[Line]:
@@ -269,6 +312,9 @@ def _post_with_retry(http: httpx.Client, path: str, item: dict[str, Any], attemp
 def report(
     days: Annotated[int, typer.Option(min=1, max=92, help="Window length in days, ending now.")] = 30,
     snapshot: Annotated[bool, typer.Option("--snapshot", help="Also save it as the snapshot.")] = False,
+    lang: Annotated[
+        Lang | None, typer.Option("--lang", help="Language of the headings and words (default: the domain's).")
+    ] = None,
     json_output: JsonFlag = False,
     wait: Annotated[bool, typer.Option("--wait", help="Follow the language model's summaries until written.")] = False,
 ) -> None:
@@ -287,37 +333,62 @@ def report(
             )
         else:
             body = body_of(response)
+        chosen = pick_lang(lang, body.get("language") if isinstance(body, dict) else None)
+        schema = {} if json_output else body_of(send(http, "GET", "/schema"))
     if json_output:
         emit_json(body)
     else:
-        console.print(render_report(body))
+        own = isinstance(schema, dict) and pick_lang(None, schema.get("language")) is chosen
+        console.print(render_report(body, chosen, schema.get("sentimentLabels", {}) if own else {}))
 
 
-def render_report(body: dict[str, Any]) -> Group:
+def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: dict[str, str] | None = None) -> Group:
+    """The report for a terminal, every word in ``lang``; ``sentiment_labels``: the domain's, when it is ``lang``."""
+    labels = sentiment_labels or {}
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("Window", f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
+    head.add_row(word(lang, "window"), f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
     head.add_row(
-        "Items",
-        f"{body['totalItems']} ({body['structureFailedCount']} without structure)"
-        + (" · TRUNCATED" if body.get("truncated") else ""),
+        word(lang, "items"),
+        f"{body['totalItems']} ({word(lang, 'without', n=body['structureFailedCount'])})"
+        + (f" · {word(lang, 'truncated')}" if body.get("truncated") else ""),
     )
-    head.add_row("Sentiment", ", ".join(f"{k} {v}" for k, v in body.get("sentimentCounts", {}).items()) or "–")
     head.add_row(
-        "LLM",
-        f"{body['llmFallbackCount']} fallback(s) · {body['droppedClaimCount']} ungrounded claim(s) "
-        f"dropped · {body['actionDroppedCount']} directive summary(ies) dropped",
+        word(lang, "sentiment"),
+        ", ".join(f"{labels.get(k, k)} {v}" for k, v in body.get("sentimentCounts", {}).items()) or "–",
     )
-    alerts = Table("when", "source", "alert", "excerpt", title=f"Alerts ({len(body['alerts'])})", expand=True)
+    head.add_row(
+        word(lang, "llm"),
+        word(
+            lang,
+            "llm_line",
+            fallback=body["llmFallbackCount"],
+            dropped=body["droppedClaimCount"],
+            directive=body["actionDroppedCount"],
+        ),
+    )
+    alerts = Table(
+        word(lang, "when"),
+        word(lang, "source"),
+        word(lang, "alert"),
+        word(lang, "excerpt"),
+        title=word(lang, "alerts", n=len(body["alerts"])),
+        expand=True,
+    )
     for alert in body["alerts"]:
-        origin = alert_words(alert) or f"model: {alert.get('llmReason')}"
+        origin = alert_words(alert) or word(lang, "by_model", reason=alert.get("llmReason"))
         alerts.add_row(alert["timestamp"][:16], alert["source"], escape(origin), escape(alert["textExcerpt"]))
-    themes = Table("theme", "n", "trend", "by", title="Top themes", expand=True)
+    themes = Table(
+        word(lang, "theme"),
+        word(lang, "count"),
+        word(lang, "trend"),
+        word(lang, "by"),
+        title=word(lang, "themes"),
+        expand=True,
+    )
     for theme in body["themes"][:6]:
-        themes.add_row(
-            escape(theme["title"]), str(theme["count"]), theme.get("directionLabel") or "–", prose_origin(theme)
-        )
+        themes.add_row(escape(theme["title"]), str(theme["count"]), direction(lang, theme), prose_origin(lang, theme))
     return Group(head, alerts, themes)
 
 

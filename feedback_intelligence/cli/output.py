@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
@@ -82,3 +84,40 @@ def spinner(label: str, *, quiet: bool = False) -> Iterator[Progress]:
     with progress:
         progress.add_task(label, total=None)
         yield progress
+
+
+class PlainProgress:
+    """Progress for a log or a pipe, where a bar draws nothing until the end: one plain line on stderr
+    at least every ``every_s`` seconds (also while one slow item is still being sent), and one at the end."""
+
+    def __init__(
+        self, label: str, total: int, every_s: float, extra: Callable[[], str] = lambda: "", out: Console | None = None
+    ) -> None:
+        self.label, self.total, self.every_s, self.extra = label, total, every_s, extra
+        self.out = out or progress_console
+        self.done = 0
+        self._started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="feedctl-progress", daemon=True)
+
+    def line(self) -> str:
+        share = f" ({100 * self.done // self.total} %)" if self.total else ""
+        extra = self.extra()
+        elapsed = time.monotonic() - self._started
+        return f"{self.label}: {self.done}/{self.total} items{share}{' · ' + extra if extra else ''} · {elapsed:.0f} s"
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.out.print(self.line(), markup=False, highlight=False)
+
+    def __enter__(self) -> PlainProgress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.out.print(self.line(), markup=False, highlight=False)

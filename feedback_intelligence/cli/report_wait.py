@@ -23,18 +23,6 @@ def pending_parts(body: dict[str, Any]) -> list[str]:
     return list(llm.get("pending") or []) if llm.get("status") == "pending" else []
 
 
-def prose_origin(theme: dict[str, Any]) -> str:
-    """How a theme's text came about, in a word or two for a table cell."""
-    prose = theme.get("prose") or {}
-    status = prose.get("status")
-    if status == "pending":
-        return "writing…"
-    if status == "model" or theme.get("narrativeFromLlm"):
-        return "model"
-    reason = prose.get("reason")
-    return f"automatic ({reason})" if reason else "automatic"
-
-
 def alert_words(alert: dict[str, Any]) -> str:
     """The words the text matched (older reports carry only the stem), with the category's label."""
     parts = []

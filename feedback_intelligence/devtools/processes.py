@@ -126,6 +126,8 @@ def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[Se
         "FI_LIVE_DATABASE_URL": f"sqlite:///{data}/desk-live.db",
         "FI_SNAPSHOT_DIR": str(data / "snapshots"),
         "FI_TEST_CWD": str(data),
+        # Tests count the backend's calls: the start-up warm-up is asked for where it is under test.
+        "FI_WARM_AT_START": "0",
     }
     proc, log_path = _spawn(
         ["-m", "feedback_intelligence", "serve", "--log-level", "warning"], {**base_env, **env}, "app"

@@ -25,6 +25,7 @@ from feedback_intelligence.structuring.parser import ParseResult, parse_structur
 from feedback_intelligence.structuring.prompt import CORRECTION_ASK, CORRECTION_INTRO, StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema
 from feedback_intelligence.structuring.untrusted import neutralize
+from feedback_intelligence.text.first_part import first_part, read_note
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +70,14 @@ class StructuringService:
         prompt: StructuringPrompt | None = None,
         deadline_s: float | None = None,
         metrics: Metrics | None = None,
+        read_max_chars: int | None = None,
     ) -> None:
-        """Fills the prompt now, so a broken template stops the boot rather than every call."""
+        """Fills the prompt now, so a broken template stops the boot rather than every call.
+
+        ``read_max_chars``: the model reads at most this much of a text (FI_INPUT_MAX_CHARS); a longer
+        stored text is structured from its first part, and the result's notes say so."""
         self.runner = runner
+        self.read_max_chars = read_max_chars
         self.domain = domain
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -94,6 +100,13 @@ class StructuringService:
 
     async def structure(self, text: str, *, priority: Priority, route: str, preempted: int = 0) -> StructuringResult:
         """``preempted``: how often this text's background work was preempted before (aging, ADR 0017)."""
+        read = first_part(text, self.read_max_chars)
+        result = await self._structure(read, priority=priority, route=route, preempted=preempted)
+        if read == text:
+            return result
+        return replace(result, notes=(*result.notes, read_note(len(read), len(text))))
+
+    async def _structure(self, text: str, *, priority: Priority, route: str, preempted: int) -> StructuringResult:
         prompt = self.prompt.render(text)
         raw = await self._ask(prompt, priority, route, preempted)
         first = parse_structure(raw, self.domain)

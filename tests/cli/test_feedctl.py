@@ -102,23 +102,79 @@ def test_load_posts_the_demo_corpus_and_counts_duplicates(stack, tmp_path: Path)
     assert (counts["alreadyThere"], counts["created"], counts["failed"]) == (12, 0, 0)
 
 
-def test_load_counts_a_refused_row_by_its_line_and_exits_1(stack, tmp_path: Path) -> None:
+def test_load_checks_every_line_against_the_schema_and_sends_nothing(stack, tmp_path: Path) -> None:
     _, app = stack
+    before = httpx.get(app.url + "/feedback", params={"limit": 1000}).json()
     corpus = tmp_path / "mixed.jsonl"
-    corpus.write_text(
-        '{"source": "email", "text": "Kassalla jonoa."}\n{"source": "pigeon", "text": "Lintu toi viestin."}\n',
-        encoding="utf-8",
-    )
+    lines = [
+        {"id": "chk-1", "source": "email", "text": "Kassalla jonoa."},
+        {"id": "chk-2", "source": "puhelin", "text": "Lintu toi viestin."},
+        {"id": "chk-3", "source": "email", "text": "   "},
+        {"id": "chk-4", "source": "email", "text": "x" * 100_000},
+        {
+            "id": "chk-5",
+            "source": "email",
+            "text": "Maito oli hapanta.",
+            "acceptedStructure": {
+                "category": "lentokone",
+                "theme": "t",
+                "severity": "huge",
+                "type": "complaint",
+                "language": "fi",
+            },
+        },
+        {"id": "chk-6", "source": "email", "text": "Hyvä palvelu.", "timestamp": "eilen"},
+    ]
+    corpus.write_text("\n".join(json.dumps(i, ensure_ascii=False) for i in lines) + "\n", encoding="utf-8")
     result = feedctl(app, "load", str(corpus))
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "line 2: 400 source must be one of" in result.stderr
-    assert "None" not in result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert f"{corpus}:2: source 'puhelin' is not one of" in errors[0]
+    assert f"{corpus}:3: text is empty" in errors[1]
+    assert f"{corpus}:4: text has 100000 characters, more than the service stores" in errors[2]
+    assert (
+        f"{corpus}:5: acceptedStructure.category 'lentokone'" in errors[3] and "acceptedStructure.severity" in errors[3]
+    )
+    assert f"{corpus}:6: timestamp 'eilen' is not an ISO-8601 instant" in errors[4]
+    assert errors[5] == "error: nothing was sent: 5 of 6 lines need fixing"
+    assert len(errors) == 6 and "Traceback" not in result.stderr
+    assert httpx.get(app.url + "/feedback", params={"limit": 1000}).json() == before  # not even line 1
+
+
+def test_load_without_a_terminal_prints_progress_lines(stack, tmp_path: Path) -> None:
+    sim, app = stack
+    httpx.post(sim.url + "/sim/config", json={"serviceMs": 400})
+    try:
+        items = [{"id": f"prog-{n}", "source": "email", "text": f"Kassa {n} oli kiinni."} for n in range(6)]
+        corpus = tmp_path / "slow.jsonl"
+        corpus.write_text("\n".join(json.dumps(i) for i in items), encoding="utf-8")
+        result = feedctl(app, "load", "--progress-every", "0.5", "--json", str(corpus))
+    finally:
+        httpx.post(sim.url + "/sim/config", json={"serviceMs": 20})
+    assert result.returncode == 0, result.stdout + result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("load: ")]
+    assert len(progress) >= 3, result.stderr  # ~2.4 s of calls: a line every 0.5 s, and the last one
+    assert progress[-1].startswith("load: 6/6 items (100 %) · 6 created")
+    assert json.loads(result.stdout)["created"] == 6  # stdout stays the JSON result alone
+
+
+def test_a_wrong_base_url_is_called_a_missing_service(stack) -> None:
+    _, app = stack
+    wrong = ServerProcess(app.proc, app.url + "/desk", app.log_path)
+    for args in (("status",), ("load",), ("report",), ("restructure",)):
+        result = feedctl(wrong, *args)
+        assert result.returncode == 2, (args, result.stdout + result.stderr)
+        line = [line for line in result.stderr.splitlines() if line.strip()]
+        assert len(line) == 1 and line[0].startswith(f"error: no Feedback Intelligence service at {app.url}/desk"), (
+            args,
+            result.stderr,
+        )
+        assert "not let this caller" not in result.stderr
 
 
 def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
     _, app = stack
-    result = feedctl(app, "report", "--days", "30", "--snapshot")
+    result = feedctl(app, "report", "--days", "30", "--snapshot", "--lang", "en")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Alerts" in result.stdout and "Top themes" in result.stdout
     assert httpx.get(app.url + "/report/snapshot").status_code == 200
@@ -130,13 +186,29 @@ def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
 
 def test_report_prints_at_once_and_wait_follows_the_summaries_until_written(stack) -> None:
     _, app = stack
-    at_once = feedctl(app, "report", "--days", "5")
+    at_once = feedctl(app, "report", "--days", "5", "--lang", "en")
     assert at_once.returncode == 0, at_once.stdout + at_once.stderr
     assert "Top themes" in at_once.stdout and "writing…" in at_once.stdout  # a window never asked before
-    waited = feedctl(app, "report", "--days", "5", "--wait")
+    waited = feedctl(app, "report", "--days", "5", "--wait", "--lang", "en")
     assert waited.returncode == 0, waited.stdout + waited.stderr
     assert "Top themes" in waited.stdout and "writing…" not in waited.stdout
     assert "automatic" in waited.stdout or "model" in waited.stdout
+
+
+def test_report_speaks_the_domains_language_throughout_or_english_with_lang(stack) -> None:
+    _, app = stack
+    finnish = feedctl(app, "report", "--days", "30", "--wait")
+    assert finnish.returncode == 0, finnish.stdout + finnish.stderr
+    for heading in ("Aikaväli", "Palautteita", "Sävy", "Kielimalli", "Hälytykset", "Suurimmat teemat"):
+        assert heading in finnish.stdout
+    for english in ("Window", "Top themes", "Alerts", "automatic", "trend", " by "):
+        assert english not in finnish.stdout, english
+    english = feedctl(app, "report", "--days", "30", "--lang", "en")
+    assert english.returncode == 0
+    for heading in ("Window", "Items", "Sentiment", "Alerts", "Top themes"):
+        assert heading in english.stdout
+    for finnish_word in ("paheneva", "kasvava", "vakaa", "automaattinen", "Aikaväli"):
+        assert finnish_word not in english.stdout, finnish_word
 
 
 def test_restructure_prints_its_counters(stack) -> None:
@@ -175,3 +247,30 @@ def test_crowd_writes_its_figures(stack, tmp_path: Path) -> None:
     assert summary["otherErrors"] == {}
     assert summary["busySlotFraction"] is not None
     assert "presses" in result.stdout and "shed rate" in result.stdout  # the table for a person
+
+
+def test_crowd_takes_its_service_from_url(stack, tmp_path: Path) -> None:
+    _, app = stack
+    nowhere = ServerProcess(app.proc, "http://127.0.0.1:9", app.log_path)  # FEEDCTL_URL points at nothing
+    out = tmp_path / "crowd-url.json"
+    result = feedctl(
+        nowhere,
+        "crowd",
+        "--url",
+        app.url,
+        "--clerks",
+        "2",
+        "--duration",
+        "1",
+        "--think-min",
+        "0.1",
+        "--think-max",
+        "0.3",
+        "--output",
+        str(out),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(out.read_text())["summary"]["presses"] >= 2
+    wrong = feedctl(nowhere, "crowd", "--url", app.url + "/desk", "--clerks", "1", "--duration", "1")
+    assert wrong.returncode == 2
+    assert f"no Feedback Intelligence service at {app.url}/desk" in wrong.stderr

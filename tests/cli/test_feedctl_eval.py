@@ -104,3 +104,16 @@ def test_eval_against_nothing_says_the_service_is_unreachable() -> None:
 
     result = feedctl("--limit", "1", url=f"http://127.0.0.1:{free_port()}", timeout=60)
     assert result.returncode == 2 and "cannot reach" in result.stderr
+
+
+def test_eval_prints_the_prior_fields_line_its_own_figures_recommend(app: ServerProcess, tmp_path: Path) -> None:
+    from feedback_intelligence.evaluation.dataset import SCORED_FIELDS
+
+    out = tmp_path / "advice.json"
+    result = feedctl("--limit", "12", "--json", str(out), url=app.url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    dev = json.loads(out.read_text())["splits"]["dev"]["fields"]
+    expected = [f for f in SCORED_FIELDS if dev[f]["prior"] >= dev[f]["modelAlone"]]
+    [line] = [line for line in result.stdout.splitlines() if line.startswith("FI_PRIOR_FIELDS=")]
+    assert line == f"FI_PRIOR_FIELDS={','.join(expected) if expected else 'none'}"
+    assert "from the dev split" in result.stdout

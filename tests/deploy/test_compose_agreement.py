@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from feedback_intelligence.settings import Settings
@@ -82,3 +83,50 @@ def test_the_two_gpu_backend_list_is_valid_once_substituted() -> None:
     value = re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", value)
     specs = Settings(llm_backends=value).backend_specs
     assert [(spec.name, spec.slots) for spec in specs] == [("gpu0", 2), ("gpu1", 2)]
+
+
+FILES = {"one-gpu": COMPOSE, "two-gpus": TWO_GPUS}
+
+
+def services_of(name: str) -> dict[str, Any]:
+    return yaml.safe_load(FILES[name].read_text())["services"]
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_every_ollama_gets_the_model_pulled_before_the_api_starts(name: str) -> None:
+    services = services_of(name)
+    ollamas = [
+        n for n in services if n.startswith("ollama") and "image" in services[n] and "entrypoint" not in services[n]
+    ]
+    pulls = {n: s for n, s in services.items() if s.get("entrypoint", [None])[0:2] == ["ollama", "pull"]}
+    assert len(pulls) == len(ollamas) >= 1
+    pulled_into = set()
+    for pull in pulls.values():
+        assert pull["entrypoint"][2] == "${FI_LLM_MODEL:-llama3.2:1b}"  # the model the api asks for
+        [(target, condition)] = pull["depends_on"].items()
+        assert condition == {"condition": "service_healthy"}
+        assert pull["environment"]["OLLAMA_HOST"] == f"http://{target}:11434"
+        pulled_into.add(target)
+    assert pulled_into == set(ollamas)
+    api_waits_for = services["api"]["depends_on"]
+    assert {n: c["condition"] for n, c in api_waits_for.items()} == dict.fromkeys(
+        pulls, "service_completed_successfully"
+    )
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_the_api_restarts_unless_stopped_and_the_operator_token_is_required(name: str) -> None:
+    api = services_of(name)["api"]
+    assert api["restart"] == "unless-stopped"
+    token = api["environment"]["FI_OPERATOR_TOKEN"]
+    assert token.startswith("${FI_OPERATOR_TOKEN:?"), token  # compose refuses to start without one
+    assert "FI_PRIOR_FIELDS" in api["environment"] and api["environment"]["FI_PRIOR_FIELDS"] is None  # passed on
+    assert api["volumes"] == ["api-data:/data"]
+
+
+def test_dedicated_gpus_restart_unless_stopped_each_with_its_own_model_volume() -> None:
+    services = services_of("two-gpus")
+    ollamas = {n: s for n, s in services.items() if n.startswith("ollama-gpu")}
+    assert all(s["restart"] == "unless-stopped" for s in ollamas.values())
+    volumes = [s["volumes"][0].split(":")[0] for s in ollamas.values()]
+    assert len(set(volumes)) == 2

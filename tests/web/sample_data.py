@@ -64,6 +64,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "sentimentLabels": dict(SENTIMENTS),
         "typeSentiment": dict(TYPE_SENTIMENT),
         "textMaxChars": 800,
+        "textStoreMaxChars": 4000,
     }
 
 

@@ -13,7 +13,7 @@ from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
-from feedback_intelligence.llm.errors import LlmError
+from feedback_intelligence.services.warmup import load_model
 from feedback_intelligence.store.feedback_store import StoreUnavailable
 
 router = APIRouter(prefix="/admin", tags=["operator"])
@@ -119,13 +119,5 @@ _READINESS_ORDER = [Readiness.READY.value, Readiness.WARMING.value, Readiness.DO
 
 
 async def _warm_one(backend: LlmBackend) -> dict[str, str]:
-    """Load one backend's model (its own way: Ollama's empty generate, the embedded engine's load)."""
-    warm_up = getattr(backend, "warm", None) or getattr(backend, "wait_loaded", None)
-    detail = ""
-    if warm_up is not None:
-        try:
-            await warm_up()
-        except LlmError as exc:
-            detail = str(exc)
-    readiness = await backend.readiness()
+    readiness, detail = await load_model(backend)
     return {"readiness": readiness.value, "detail": detail}

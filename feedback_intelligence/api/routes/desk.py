@@ -60,7 +60,7 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         else None
     )
     errors = [
-        *v.text_errors(body.text, settings.input_max_chars),
+        *v.text_errors(body.text, settings.text_store_max_chars),  # stored whole; the model reads the first part
         *v.source_errors(body.source, domain),
         *v.timestamp_errors(body.timestamp),
         *v.id_errors(body.id, settings.id_max_length),
@@ -175,7 +175,8 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
 )
 async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    errors = v.text_errors(body.text, rt.settings.input_max_chars)
+    # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
+    errors = v.text_errors(body.text, rt.settings.text_store_max_chars)
     if errors:
         raise InputError(errors)
     return propose(body.text, rt.domain).to_json()
@@ -304,7 +305,12 @@ async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
     "the domain's language. Pages build their forms from it.",
 )
 async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    return {**schema_json(rt.domain), "textMaxChars": rt.settings.input_max_chars}
+    settings = rt.settings
+    return {
+        **schema_json(rt.domain),
+        "textMaxChars": settings.input_max_chars,
+        "textStoreMaxChars": settings.text_store_max_chars,
+    }
 
 
 @router.post(

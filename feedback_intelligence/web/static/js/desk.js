@@ -21,9 +21,11 @@ const state = {
   t: translator(initialLanguage()),
   schema: null,
   labels: null,
-  maxChars: 800,
+  maxChars: 800, // the model reads at most this (textMaxChars): Tulkitse needs the text within it
+  storeMaxChars: 800, // the longest text stored (textStoreMaxChars): by hand or "later"
   entry: null, // {id, text, model: structure|null, manual, proposal, guards, sentimentTouched, alertCategories}
   interpreting: false,
+  interpretAbort: null, // AbortController of the interpretation in flight: the clerk's own choice stops it
   saving: false,
   // live segment
   segmentLoading: false,
@@ -70,9 +72,12 @@ const el = {
 
 // ---------------------------------------------------------------- small helpers
 
-function say(target, text, kind = "info") {
+/** Show a message; `about` says what it is about ("text" by default, "model" for busy/down), so an edit
+ * of the text can clear the messages it makes stale and keep those it does not. */
+function say(target, text, kind = "info", about = "text") {
   target.textContent = text || "";
   target.dataset.kind = kind;
+  target.dataset.about = about;
 }
 
 function newEntryId() {
@@ -95,21 +100,37 @@ function setLanguage(language) {
   updateCounter();
 }
 
+/** Longer than the model reads: Tulkitse waits for a shorter text; by hand and "later" still save it whole. */
 function tooLong() {
   return el.text.value.length > state.maxChars;
 }
 
-/** The counter, and a text over the limit kept whole but marked until it is shortened. */
+/** Longer than the service stores: nothing can take it until it is shortened. */
+function tooLongToStore() {
+  return el.text.value.length > state.storeMaxChars;
+}
+
+/** The counter, and a text over a limit kept whole but marked: what it can still be used for, never cut. */
 function updateCounter() {
   const n = el.text.value.length;
   const max = state.maxChars;
+  const store = state.storeMaxChars;
   const over = n > max;
-  el.counter.textContent = state.t(over ? "entry.counterOver" : "entry.counter", { n, max });
+  const overStore = n > store;
+  const t = state.t;
+  el.counter.textContent = overStore ? t("entry.counterOver", { n, max: store })
+    : t(over ? "entry.counterLong" : "entry.counter", { n, max });
   el.counter.classList.toggle("near", !over && n >= max * 0.9);
   el.counter.classList.toggle("over", over);
-  el.text.setAttribute("aria-invalid", String(over));
-  el.over.textContent = over ? state.t("entry.tooLong", { over: n - max, max }) : "";
+  el.text.setAttribute("aria-invalid", String(overStore));
+  el.over.textContent = overStore ? t("entry.tooLongToStore", { over: n - store, max: store })
+    : over ? t("entry.tooLong", { over: n - max, max }) : "";
   show(el.over, over);
+  if (!state.entry && !state.interpreting && el.entryMessage.dataset.about !== "model") {
+    // The ways to keep a long text: by hand, or saved now with the model reading its first part.
+    show(el.manual, over && !overStore);
+    show(el.later, over && !overStore);
+  }
   updateInterpretButton();
 }
 
@@ -129,6 +150,8 @@ function fillSelect(select, keys, labelOf, placeholder) {
 function applySchema(schema) {
   state.schema = schema;
   if (Number.isInteger(schema.textMaxChars) && schema.textMaxChars > 0) state.maxChars = schema.textMaxChars;
+  state.storeMaxChars = Number.isInteger(schema.textStoreMaxChars) && schema.textStoreMaxChars >= state.maxChars
+    ? schema.textStoreMaxChars : state.maxChars; // an older service stores no more than it reads
   setLanguage(schema.language);
   const { labels, t } = state;
   fillSelect(el.input("category"), schema.categories || [], labels.category, t("field.choose"));
@@ -174,17 +197,31 @@ async function onInterpret(event) {
     return;
   }
   state.interpreting = true;
+  const abort = new AbortController();
+  state.interpretAbort = abort;
   updateInterpretButton();
   el.text.readOnly = true;
   say(el.entryMessage, state.t("msg.working"), "busy");
   let result;
   try {
-    result = await fetchWithShedRetry(() => request("/interpret", { method: "POST", body: { text } }), {
-      onRetry: ({ attempt }) => say(el.entryMessage,
-        state.t("msg.retrying", { n: attempt, max: SHED_DEFAULTS.maxRetries }), "busy"),
-    });
+    result = await fetchWithShedRetry(
+      () => request("/interpret", { method: "POST", body: { text }, signal: abort.signal }), {
+        signal: abort.signal,
+        // On the first shed the ways out are offered at once; the retries go on behind them, and a
+        // proposal that still arrives fills the form unless the clerk has chosen meanwhile.
+        onRetry: ({ attempt }) => {
+          say(el.entryMessage, state.t("msg.retrying", { n: attempt, max: SHED_DEFAULTS.maxRetries }), "busy");
+          show(el.manual, true);
+          show(el.later, true);
+        },
+      });
+  } catch (error) {
+    if (error && error.name === "AbortError") return; // the clerk chose "by hand" or "later": theirs now
+    throw error;
   } finally {
     state.interpreting = false;
+    if (state.interpretAbort === abort) state.interpretAbort = null;
+    updateInterpretButton();
   }
   el.text.readOnly = false;
   const t = state.t;
@@ -204,12 +241,12 @@ async function onInterpret(event) {
       break;
     }
     case "busy":
-      say(el.entryMessage, t("msg.busy"), "warn");
+      say(el.entryMessage, t("msg.busy"), "warn", "model");
       show(el.manual, true);
       show(el.later, true);
       break;
     case "unavailable":
-      say(el.entryMessage, t("msg.unavailable"), "warn");
+      say(el.entryMessage, t("msg.unavailable"), "warn", "model");
       show(el.manual, true);
       show(el.later, true);
       break;
@@ -229,7 +266,7 @@ async function onInterpret(event) {
 }
 
 async function onManual() {
-  if (tooLong()) {
+  if (tooLongToStore()) {
     el.text.focus();
     return;
   }
@@ -240,6 +277,7 @@ async function onManual() {
     return;
   }
   if (state.entry || el.manual.disabled) return;
+  stopInterpreting();
   el.manual.disabled = true;
   try {
     startEntry(text, null, await fetchProposal(text));
@@ -248,9 +286,17 @@ async function onManual() {
   }
 }
 
+/** The clerk chose another way while the page was still retrying: the late answer is not wanted. */
+function stopInterpreting() {
+  if (state.interpretAbort) state.interpretAbort.abort();
+  state.interpretAbort = null;
+  state.interpreting = false;
+  el.text.readOnly = false;
+}
+
 /** Save now, interpret later: stored at once with rule-made fields; the model's turn comes when it has room. */
 async function onLater() {
-  if (tooLong() || state.saving) return;
+  if (tooLongToStore() || state.saving) return;
   const text = el.text.value.trim();
   const t = state.t;
   if (!text) {
@@ -258,6 +304,7 @@ async function onLater() {
     el.text.focus();
     return;
   }
+  stopInterpreting();
   const id = newEntryId();
   state.saving = true;
   el.later.disabled = true;
@@ -280,7 +327,9 @@ async function onLater() {
     updateCounter();
     show(el.manual, false);
     show(el.later, false);
-    say(el.entryMessage, t("later.saved"), "ok");
+    // A text longer than the model reads: it reads the first part, and the clerk is told so now.
+    say(el.entryMessage, text.length > state.maxChars ? t("later.savedLong", { max: state.maxChars })
+      : t("later.saved"), "ok");
     el.text.focus();
     await loadSegment();
     schedulePoll();
@@ -373,6 +422,7 @@ function startEntry(text, interpretation, proposal = null) {
   show(el.reviewAlerts, alerts.length > 0);
   say(el.saveMessage, "");
   show(el.manual, false);
+  show(el.later, false);
   show(el.review, true);
   refreshMarks();
   if (structure) say(el.entryMessage, t("msg.interpreted"), "ok");
@@ -559,10 +609,35 @@ async function onSave(event) {
   }
 }
 
+/** "Peruuta": back to the text as it was, to edit or interpret again; no verdict, no message left over. */
 function onCancel() {
   endEntry({ clearText: false });
-  say(el.entryMessage, state.t("save.cancelled"), "info");
+  say(el.entryMessage, "");
+  say(el.saveMessage, "");
   el.text.focus();
+}
+
+/** Ctrl+Enter (Cmd+Enter on a Mac) submits the form it is pressed in: interpret, or save the review. */
+function submitOnCtrlEnter(form) {
+  return (event) => {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.isComposing) return;
+    event.preventDefault();
+    form.requestSubmit();
+  };
+}
+
+/** A message about the text (empty, refused, busy, saved) no longer applies once the clerk edits it. */
+function onTextInput() {
+  if (!state.interpreting && !state.entry && !state.saving && el.entryMessage.dataset.about !== "model") {
+    say(el.entryMessage, "");
+  }
+  updateCounter();
+}
+
+/** A refusal or reminder under the review form goes once the clerk changes a field. */
+function onReviewEdit() {
+  if (!state.saving) say(el.saveMessage, "");
+  refreshMarks();
 }
 
 // ---------------------------------------------------------------- live segment
@@ -733,15 +808,18 @@ function schedulePoll() {
 
 function boot() {
   state.maxChars = Number(el.text.dataset.maxChars) || 800;
+  state.storeMaxChars = state.maxChars;
   setLanguage(state.t.lang);
   say(el.conn, state.t("status.connecting"), "busy");
-  el.text.addEventListener("input", updateCounter);
+  el.text.addEventListener("input", onTextInput);
+  el.entryForm.addEventListener("keydown", submitOnCtrlEnter(el.entryForm));
+  el.reviewForm.addEventListener("keydown", submitOnCtrlEnter(el.reviewForm));
   el.entryForm.addEventListener("submit", onInterpret);
   el.manual.addEventListener("click", onManual);
   el.later.addEventListener("click", onLater);
   el.reviewForm.addEventListener("submit", onSave);
-  el.reviewForm.addEventListener("input", refreshMarks);
-  el.reviewForm.addEventListener("change", refreshMarks);
+  el.reviewForm.addEventListener("input", onReviewEdit);
+  el.reviewForm.addEventListener("change", onReviewEdit);
   el.input("type").addEventListener("change", onTypeChange);
   el.input("sentiment").addEventListener("change", () => {
     if (state.entry) state.entry.sentimentTouched = true;

@@ -10,6 +10,8 @@
 //    The random part is always added, also on top of the server's Retry-After, so a roomful of desks
 //    shed at the same moment do not come back in lockstep.
 //  * A 429 (rate limit) is never retried; a network failure is never retried.
+//  * `onRetry` runs on the first shed already, so a page can offer its ways out at once while the
+//    retries go on in the background; `signal` stops them (the clerk chose another way).
 
 export const SHED_DEFAULTS = Object.freeze({
   maxRetries: 2,
@@ -45,6 +47,27 @@ export function pollDelay(random, baseMs = 20000, spreadMs = 10000) {
   return baseMs + Math.min(Math.max(Number(random) || 0, 0), 1) * spreadMs;
 }
 
+function abortError() {
+  return new DOMException("The retries were stopped.", "AbortError");
+}
+
+/** setTimeout as a promise that rejects with an AbortError as soon as `signal` aborts. */
+function abortableSleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal && signal.aborted) {
+      reject(abortError());
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    if (signal) {
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(abortError());
+      }, { once: true });
+    }
+  });
+}
+
 async function errorKind(response) {
   // Only a 503 needs its body read; read a clone so the caller can still consume the original.
   try {
@@ -67,7 +90,8 @@ async function errorKind(response) {
 export async function fetchWithShedRetry(doFetch, options = {}) {
   const o = { ...SHED_DEFAULTS, ...options };
   const random = o.random || Math.random;
-  const sleep = o.sleep || ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const signal = o.signal || null;
+  const sleep = o.sleep || ((ms) => abortableSleep(ms, signal));
   const onRetry = o.onRetry || (() => {});
   const delays = [];
   let attempts = 0;
@@ -95,5 +119,6 @@ export async function fetchWithShedRetry(doFetch, options = {}) {
     delays.push(delay);
     onRetry({ attempt: attempts, delay });
     await sleep(delay);
+    if (signal && signal.aborted) throw abortError();
   }
 }
