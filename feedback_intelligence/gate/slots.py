@@ -89,15 +89,3 @@ class SlotPool(Protocol[LeaseT]):
     async def occupancy(self) -> Occupancy: ...
 
     async def aclose(self) -> None: ...
-
-
-def admits(priority: Priority, *, slots: int, in_use: int, reserve: int, interactive_waiting: int) -> bool:
-    """The one admission rule, shared by every pool.
-
-    Interactive work takes any free slot. Background work takes a slot only while more than
-    ``reserve`` slots stay free for live visitors, and never ahead of a waiting visitor.
-    """
-    free = slots - in_use
-    if priority is Priority.INTERACTIVE:
-        return free > 0
-    return free > reserve and interactive_waiting == 0
