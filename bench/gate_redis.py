@@ -32,9 +32,12 @@ from bench.common import pf, print_table, summary_ms, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
+from feedback_intelligence.gate.slots import Grant
 
 REDIS = "redis://127.0.0.1:6379/0"
 REPLICAS = 3
@@ -53,29 +56,34 @@ TARGETS = {
 # -- 1. overhead of one empty gate.run ---------------------------------------------------------------
 
 
-async def _nothing() -> None:
+async def _nothing(_grant: Grant) -> None:
     return None
 
 
+CALL = CallContext.interactive("bench", "bench")
+
+
 async def gate_overhead(iterations: int) -> dict[str, Any]:
-    local = LlmGate(LocalSlotPool(PARALLEL, 1), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
+    local = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(PARALLEL, 1)), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30
+    )
     pool = RedisSlotPool(REDIS, slots=PARALLEL, name=f"bench-{uuid.uuid4().hex[:8]}", lease_s=10)
-    shared = LlmGate(pool, acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
+    shared = LlmGate(PooledSlotPool.single(pool), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
     ping = aioredis.from_url(REDIS)
     local_ms: list[float] = []
     redis_ms: list[float] = []
     ping_ms: list[float] = []
     try:
         for _ in range(200):  # warm: connections, script SHAs, the listener
-            await local.run(_nothing)
-            await shared.run(_nothing)
+            await local.run(_nothing, CALL)
+            await shared.run(_nothing, CALL)
             await ping.ping()
         for _ in range(iterations):
             started = time.perf_counter()
-            await local.run(_nothing)
+            await local.run(_nothing, CALL)
             local_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            await shared.run(_nothing)
+            await shared.run(_nothing, CALL)
             redis_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             await ping.ping()

@@ -7,9 +7,9 @@ live once, in :class:`feedback_intelligence.gate.gate.LlmGate`, above any pool.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from feedback_intelligence.gate.fairness import ANONYMOUS
 
@@ -38,6 +38,17 @@ class Occupancy:
     @property
     def free(self) -> int:
         return max(0, self.slots - self.in_use)
+
+
+@dataclass(eq=False, slots=True)
+class Grant:
+    """A slot the gate admitted a call into: the backend whose slot it is and that backend's pool's
+    lease. The gate hands it to the work, which sends its call to ``backend``; it goes back through
+    the pool exactly once."""
+
+    backend: str
+    lease: Any
+    released: bool = field(default=False, repr=False)
 
 
 LeaseT = TypeVar("LeaseT")  # each pool's own lease type: a held slot, released exactly once through its pool
@@ -87,5 +98,9 @@ class SlotPool(Protocol[LeaseT]):
         ...
 
     async def occupancy(self) -> Occupancy: ...
+
+    async def attained(self) -> dict[str, float]:
+        """Each remembered visitor's decayed attained service in slot-seconds (one ledger per gate)."""
+        ...
 
     async def aclose(self) -> None: ...

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.llm.backend import BackendInfo, Completion, CompletionRequest, Readiness
 from feedback_intelligence.prompting.runner import PromptRunner
 
@@ -52,7 +53,7 @@ def make_runner(
     backend: object, *, slots: int = 1, acquire_timeout_s: float = 0.5, call_timeout_s: float = 5.0
 ) -> PromptRunner:
     gate = LlmGate(
-        LocalSlotPool(slots, background_reserve=0),
+        PooledSlotPool.single(LocalSlotPool(slots, background_reserve=0)),
         acquire_timeout_s=acquire_timeout_s,
         call_timeout_s=call_timeout_s,
     )

@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.structuring.guards import Rejection
@@ -37,7 +37,7 @@ def rejected(metrics: Metrics, field: str, reason: str) -> float:
 async def structure(backend: ScriptedBackend, metrics: Metrics | None = None):  # type: ignore[no-untyped-def]
     # every field guarded: the shipped priorFields would count these as prior_field instead
     svc = StructuringService(make_runner(backend), replace(load_domain("retail"), prior_fields=()), metrics=metrics)
-    return await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    return await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
 
 
 async def test_a_prompt_echo_theme_is_replaced_noted_and_counted() -> None:
@@ -113,7 +113,7 @@ async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
     metrics = Metrics()
     broken = reply(theme="2-4", language="al", sentiment="positive")
     svc = StructuringService(make_runner(ScriptedBackend(broken)), domain, metrics=metrics)
-    body = (await InterpretService(domain, svc).interpret(TEXT)).to_json()
+    body = (await InterpretService(domain, svc).interpret(TEXT, visitor="test")).to_json()
     InterpretOut.model_validate(body)  # the documented wire model
     assert body["guards"] == [
         {"field": "sentiment", "reason": "contradicts_type", "modelValue": "positive", "replacement": "negative"},

@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import runtime, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, busy_response
 from feedback_intelligence.api.problems import Problem
@@ -87,7 +87,7 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
     command = _command(body, rt)
     channel = rt.channels[channel_name]
     try:
-        stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))
+        stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command, visitor=visitor(request)))
     except DuplicateId as dup:
         return JSONResponse({"error": "duplicate id", "id": dup.feedback_id}, status_code=409)
     path = "desk" if command.accepted_structure else ("later" if command.structure_later else "llm")
@@ -161,7 +161,7 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
         raise InputError(errors)
-    result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text))
+    result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
     return result.to_json()
 
 
