@@ -16,6 +16,7 @@ gate holds the call (docs/adr/0020-the-gate-as-one-policy.md).
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections import deque
@@ -43,6 +44,9 @@ Work = Callable[[Grant], Awaitable[T]]  # the admitted work: told which backend'
 __all__ = ["CallContext", "Grant", "HoldTimeEstimator", "LlmGate", "Work"]
 
 _RETRY_AFTER_CAP_S = 30
+_RETRY_MIN_LEFT_S = 1.0  # a retry on another backend needs at least this much of the call's deadline
+
+log = logging.getLogger(__name__)
 
 
 class _Preemption:
@@ -175,18 +179,21 @@ class LlmGate:
     async def _retry_grant(
         self, failed_on: str, context: CallContext, failure: LlmFailure, deadline_at: float
     ) -> Grant | None:
-        """Where an interactive call that failed on one backend tries once more: a slot free right now
-        on another serving backend, with a useful part of its deadline left; else nowhere."""
+        """Where an interactive call that failed on one backend tries once more: a slot on another
+        serving backend, waited for at most the acquire timeout, with a useful part of its deadline
+        left; else nowhere (the failure stands)."""
         if context.priority is not Priority.INTERACTIVE or len(self.pool.members) < 2:
             return None
-        if deadline_at - time.monotonic() < 1.0:
+        wait_s = min(self.acquire_timeout_s, deadline_at - time.monotonic() - _RETRY_MIN_LEFT_S)
+        if wait_s < 0:
             return None
         try:
-            grant = await self.pool.try_acquire(context.priority, context.visitor, exclude={failed_on})
+            grant = await self.pool.acquire(context.priority, wait_s, context.visitor, exclude={failed_on})
         except PoolUnavailable:
             return None
         if grant is not None:
             self.metrics.gate_retries.labels(context.route).inc()
+            log.info("%s call failed on %s (%s); retried on %s", context.route, failed_on, failure, grant.backend)
         return grant
 
     async def _acquire(self, context: CallContext) -> Grant | None:

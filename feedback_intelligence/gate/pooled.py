@@ -101,12 +101,17 @@ class PooledSlotPool:
                 return self._granted(name, inner)
         return None
 
-    async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> Grant | None:
-        names = self._offered()
+    async def acquire(
+        self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS, *, exclude: Collection[str] = ()
+    ) -> Grant | None:
+        """Wait at most ``timeout_s`` for a slot on an offered backend (not one in ``exclude``)."""
+        names = self._offered(exclude)
+        if not names:
+            return None
         if len(names) == 1:
             inner = await self.members[names[0]].acquire(priority, timeout_s, visitor)
             return None if inner is None else self._granted(names[0], inner)
-        lease = await self.try_acquire(priority, visitor)
+        lease = await self.try_acquire(priority, visitor, exclude=exclude)
         if lease is not None or timeout_s <= 0:
             return lease
         # Wait on every offered backend at once, except stalled ones while another can free a slot

@@ -5,11 +5,13 @@ gate tells it how every call ended (:meth:`BackendRouter.on_outcome`); /health, 
 status board read its rows. It holds no slots (the pools do) and makes no admission decision (the
 policy does) (docs/adr/0020-the-gate-as-one-policy.md).
 
-* **Breaker by outcomes.** A backend whose calls fail ``breaker_failures`` times in a row (any failure:
-  an error answer, an unparseable reply, a deadline, a broken connection) is taken out for
-  ``cooldown_s`` and then probed back in through its readiness check; while out it reads ``failing``
-  (``down`` when it could not even be reached). One success closes the run. With one backend there
-  is nothing to move calls to: it keeps serving, but still reads ``failing``.
+* **Breaker by outcomes.** From its first failed call (an error answer such as a 5xx, an unreadable
+  reply, a deadline) until a success a backend reads ``failing`` and is offered after the others;
+  ``breaker_failures`` failures in a row take it out for ``cooldown_s``, after which its readiness
+  check probes it back in on probation (its next failure takes it out again). One that cannot be
+  reached, or drops the connection mid-call, is taken out at once and reads ``down``: a refused
+  connection is a server gone, not a flake. With one backend there is nothing to move calls to: it
+  keeps serving, but still reads ``failing`` or ``down``.
 * **Stalls.** Every slot of a backend held, the newest holder admitted longer than the stall
   threshold ago (three mean hold times, never under the floor): the backend stopped finishing calls.
 * **Choice.** Stalled last, then backends whose last call failed, then warming ones, then least
@@ -94,15 +96,23 @@ class BackendState:
     stalled: bool = False  # every slot held, none freed for longer than the stall threshold
     newest_hold_s: float | None = None  # as last judged: age of the newest call still holding a slot
     tripped: bool = False  # the breaker opened (with one backend it stays in service, failing)
+    probation: bool = False  # back from a trip: its next failure takes it out again, a success clears it
 
     @property
     def serving(self) -> bool:
         return self.open_until is None
 
     @property
+    def failing(self) -> bool:
+        """Out at its breaker, or its last call failed (it is then offered after the others)."""
+        return self.tripped or self.failures > 0
+
+    @property
     def state(self) -> str:
-        if self.tripped:
-            return "down" if self.unreachable else "failing"
+        if self.tripped and self.unreachable:
+            return "down"
+        if self.failing:
+            return "failing"
         if self.stalled:
             return "stalled"
         return "warming" if self.readiness is Readiness.WARMING else "ok"
@@ -156,6 +166,7 @@ class BackendRouter:
         if outcome is Outcome.OK:
             self.hold_time.observe(held_s)
             state.failures = 0
+            state.probation = False
             if state.serving and not state.tripped:
                 state.readiness = Readiness.READY  # it answered: warm now
         elif outcome is Outcome.WARMING:
@@ -164,7 +175,9 @@ class BackendRouter:
             state.failures += 1
             state.unreachable = outcome is Outcome.UNAVAILABLE
             state.detail = detail
-            if state.failures >= self.breaker_failures:
+            # A server that cannot be reached (or dropped the connection) is gone, not flaky: out at
+            # once. One that answers, but badly, goes out at its run of failures.
+            if outcome is Outcome.UNAVAILABLE or state.probation or state.failures >= self.breaker_failures:
                 self._trip(state)
         self._on_state(state)
 
@@ -203,7 +216,8 @@ class BackendRouter:
             state.readiness = readiness
             state.open_until = None
             state.tripped = False
-            state.failures = self.breaker_failures - 1
+            state.failures = 0
+            state.probation = True
             log.warning("backend %s is back in the pool (%s)", state.name, readiness.value)
             self._on_state(state)
 
@@ -220,8 +234,8 @@ class BackendRouter:
         return names or list(self.states)
 
     def degraded(self) -> bool:
-        """A backend is out of service or failing its calls."""
-        return any(state.tripped for state in self.states.values())
+        """A backend is out of service, or its last call failed."""
+        return any(state.failing for state in self.states.values())
 
     # -- stalls ------------------------------------------------------------------------------------
 

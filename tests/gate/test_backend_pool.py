@@ -12,7 +12,7 @@ from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
 from feedback_intelligence.gate.router import BackendRouter, Outcome
 from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import Readiness
-from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
+from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
 from feedback_intelligence.settings import ConfigurationError, load_settings
 from tests.support.calls import call
 from tests.support.waiting import until as until_async
@@ -84,7 +84,7 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
     async def readiness() -> Readiness:
         return answers["gpu2"]
 
-    router = BackendRouter(["gpu1", "gpu2"], breaker_failures=1, cooldown_s=0.05, readiness={"gpu2": readiness})
+    router = BackendRouter(["gpu1", "gpu2"], cooldown_s=0.05, readiness={"gpu2": readiness})
     slots = PooledSlotPool({"gpu1": LocalSlotPool(2, 0), "gpu2": LocalSlotPool(2, 0)}, router)
     gate = LlmGate(slots, acquire_timeout_s=0.05, call_timeout_s=5)
 
@@ -94,7 +94,7 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
             raise LlmUnavailable("connection refused")
         return name
 
-    # the call sent to gpu2 fails there, trips its breaker (one failure in a row, here), and is
+    # the call sent to gpu2 fails there (unreachable: its breaker opens at once), and is
     # answered by gpu1 on its one retry
     results = await asyncio.gather(*(gate.run(dies_on_gpu2, call(gate)) for _ in range(2)))
     assert results == ["gpu1", "gpu1"]
@@ -190,3 +190,66 @@ async def test_per_backend_metrics_carry_the_backends_name() -> None:
     assert sample("fi_backend_slots", "gpu2") == 1
     assert sample("fi_backend_up", "gpu2") == 1
     assert sample("fi_backend_in_use", "gpu1") == 0
+
+
+async def test_a_backend_that_answers_errors_goes_out_after_its_run_of_failures_and_comes_back_on_probation() -> None:
+    """The black hole of issue 23: ``evil`` answers fast, with 500s, while its readiness looks fine."""
+    router = BackendRouter(["evil", "good"], breaker_failures=3, cooldown_s=1.0)
+    slots = PooledSlotPool({"evil": LocalSlotPool(2, 0), "good": LocalSlotPool(2, 0)}, router)
+    gate = LlmGate(slots, acquire_timeout_s=0.1, call_timeout_s=5)
+    sent: list[str] = []
+
+    async def work(grant: Grant) -> str:
+        sent.append(grant.backend)
+        if grant.backend == "evil":
+            raise LlmFailure("Ollama answered 500: model runner has unexpectedly stopped")
+        return grant.backend
+
+    # a call that lands on evil fails there and is answered by good on its one retry; evil's last call
+    # failed, so the next calls go to good first
+    assert [await gate.run(work, call(gate)) for _ in range(4)] == ["good"] * 4
+    assert sent.count("evil") == 1
+    # with good busy, calls land on evil again; their retries find no slot on good in time
+    holders = [asyncio.create_task(slots.members["good"].acquire(Priority.INTERACTIVE, 1.0)) for _ in range(2)]
+    held = await asyncio.gather(*holders)
+    for _ in range(2):
+        with pytest.raises(LlmFailure):
+            await gate.run(work, call(gate))
+    for lease in held:
+        await slots.members["good"].release(lease)
+    assert sent.count("evil") == 3  # three failed calls in a row: out for the cool-down
+    assert router.states["evil"].state == "failing" and gate.degraded()
+    rows = {row["name"]: row for row in await gate.backends()}
+    assert rows["evil"]["state"] == "failing" and rows["evil"]["failuresInARow"] == 3
+    assert gate.metrics.registry.get_sample_value("fi_backend_up", {"backend": "evil"}) == 0
+    await until(lambda: not gate.degraded())  # the cool-down ends; its readiness check says ready
+    assert router.states["evil"].probation  # one more failure takes it out again
+    sent.clear()
+    calls = [asyncio.create_task(gate.run(work, call(gate))) for _ in range(3)]
+    assert await asyncio.gather(*calls) == ["good"] * 3
+    assert router.states["evil"].state == "failing"
+    await gate.aclose()
+
+
+async def test_background_work_is_not_retried_on_another_backend() -> None:
+    slots = PooledSlotPool({"evil": LocalSlotPool(1, 0), "good": LocalSlotPool(1, 0)})
+    gate = LlmGate(slots, acquire_timeout_s=0.5, call_timeout_s=5)
+
+    async def work(grant: Grant) -> str:
+        raise LlmFailure("500")
+
+    with pytest.raises(LlmFailure):
+        await gate.run(work, call(gate, Priority.BACKGROUND, "report"))
+    assert gate.metrics.registry.get_sample_value("fi_gate_retries_total", {"route": "report"}) is None
+
+
+async def test_a_success_ends_a_run_of_failures() -> None:
+    router = BackendRouter(["a", "b"], breaker_failures=3)
+    for outcome in (Outcome.ERROR, Outcome.DEADLINE, Outcome.OK, Outcome.ERROR, Outcome.ERROR):
+        router.on_outcome("a", outcome)
+    assert not router.states["a"].tripped and router.states["a"].failures == 2
+    assert router.states["a"].state == "failing"  # its last call failed
+    router.on_outcome("a", Outcome.CANCELLED)  # the caller went away: says nothing of the backend
+    router.on_outcome("a", Outcome.BACKEND_BUSY)
+    assert router.states["a"].failures == 2
+    assert router.order(["a", "b"], {"a": 0.0, "b": 0.5}) == ["b", "a"]  # its last call failed: after b
