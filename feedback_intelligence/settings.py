@@ -184,6 +184,8 @@ class Settings(BaseSettings):
     # row (error answers, unreadable replies, deadlines, broken connections) take a backend out for the
     # cool-down, after which its readiness check probes it back in.
     breaker_failures: int = Field(3, ge=1, le=1000)
+    # ...or this share of its calls failed, once it had at least 10 within the last minute.
+    breaker_failure_rate: float = Field(0.5, gt=0, le=1)
     breaker_cooldown_s: float = Field(5, gt=0, le=3600)
     llm_max_output_tokens: int = Field(512, ge=1, le=8192)
     # Fields the deterministic prior decides instead of the model. Unset: the domain's measured

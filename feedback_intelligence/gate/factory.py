@@ -51,6 +51,7 @@ def build_pool(
     router = BackendRouter(
         list(members),
         breaker_failures=settings.breaker_failures,
+        failure_rate=settings.breaker_failure_rate,
         cooldown_s=settings.breaker_cooldown_s,
         call_timeout_s=settings.llm_call_timeout_s,
         stall_floor_s=settings.health_timeout_s,

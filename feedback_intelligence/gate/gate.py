@@ -276,7 +276,7 @@ class LlmGate:
             held = time.perf_counter() - started
             self.metrics.gate_in_use.dec()
             self.metrics.backend_in_use.labels(backend).dec()
-            if outcome.failed or outcome is Outcome.ERROR:
+            if outcome.failed:
                 self.metrics.backend_failures.labels(backend, outcome.value).inc()
             self.metrics.llm_call_duration.labels(route, outcome.value).observe(held)
             self.metrics.gate_busy_seconds.inc(held)

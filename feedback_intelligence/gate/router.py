@@ -7,7 +7,8 @@ policy does) (docs/adr/0020-the-gate-as-one-policy.md).
 
 * **Breaker by outcomes.** From its first failed call (an error answer such as a 5xx, an unreadable
   reply, a deadline) until a success a backend reads ``failing`` and is offered after the others;
-  ``breaker_failures`` failures in a row take it out for ``cooldown_s``, after which its readiness
+  ``breaker_failures`` failures in a row, or ``failure_rate`` of at least ``rate_min_calls`` calls
+  within ``rate_window_s``, take it out for ``cooldown_s``, after which its readiness
   check probes it back in on probation (its next failure takes it out again). One that cannot be
   reached, or drops the connection mid-call, is taken out at once and reads ``down``: a refused
   connection is a server gone, not a flake. With one backend there is nothing to move calls to: it
@@ -25,6 +26,7 @@ import contextlib
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -97,6 +99,7 @@ class BackendState:
     newest_hold_s: float | None = None  # as last judged: age of the newest call still holding a slot
     tripped: bool = False  # the breaker opened (with one backend it stays in service, failing)
     probation: bool = False  # back from a trip: its next failure takes it out again, a success clears it
+    recent: deque[tuple[float, bool]] = field(default_factory=deque, repr=False)  # (when, failed) in the window
 
     @property
     def serving(self) -> bool:
@@ -133,6 +136,9 @@ class BackendRouter:
         names: Sequence[str],
         *,
         breaker_failures: int = 3,
+        failure_rate: float = 0.5,
+        rate_window_s: float = 60.0,
+        rate_min_calls: int = 10,
         cooldown_s: float = 5.0,
         call_timeout_s: float = 120.0,
         stall_floor_s: float = 10.0,
@@ -143,6 +149,11 @@ class BackendRouter:
             raise ValueError("a gate needs at least one backend")
         self.states = {name: BackendState(name) for name in names}
         self.breaker_failures = max(1, breaker_failures)
+        # The rate rule: at least ``rate_min_calls`` calls within ``rate_window_s``, ``failure_rate`` of
+        # them failed (a backend that fails every other call never makes a run, yet fails the room).
+        self.failure_rate = failure_rate
+        self.rate_window_s = rate_window_s
+        self.rate_min_calls = rate_min_calls
         self.cooldown_s = cooldown_s
         self.call_timeout_s = call_timeout_s
         self.stall_floor_s = stall_floor_s
@@ -163,6 +174,8 @@ class BackendRouter:
         state = self.states.get(backend)
         if state is None:
             return
+        if outcome is Outcome.OK or outcome.failed:
+            self._remember(state, failed=outcome.failed)
         if outcome is Outcome.OK:
             self.hold_time.observe(held_s)
             state.failures = 0
@@ -177,17 +190,35 @@ class BackendRouter:
             state.detail = detail
             # A server that cannot be reached (or dropped the connection) is gone, not flaky: out at
             # once. One that answers, but badly, goes out at its run of failures.
-            if outcome is Outcome.UNAVAILABLE or state.probation or state.failures >= self.breaker_failures:
+            if (
+                outcome is Outcome.UNAVAILABLE
+                or state.probation
+                or state.failures >= self.breaker_failures
+                or self._failing_rate(state)
+            ):
                 self._trip(state)
         self._on_state(state)
+
+    def _remember(self, state: BackendState, *, failed: bool) -> None:
+        now = time.monotonic()
+        state.recent.append((now, failed))
+        while state.recent and state.recent[0][0] < now - self.rate_window_s:
+            state.recent.popleft()
+
+    def _failing_rate(self, state: BackendState) -> bool:
+        calls = len(state.recent)
+        failed = sum(1 for _, was_failed in state.recent if was_failed)
+        return calls >= self.rate_min_calls and failed >= self.failure_rate * calls
 
     def _trip(self, state: BackendState) -> None:
         if not state.tripped:
             log.warning(
-                "backend %s taken out for %.0f s after %d failed calls in a row: %s",
+                "backend %s taken out for %.0f s (%d failed calls in a row, %d of its last %d): %s",
                 state.name,
                 self.cooldown_s,
                 state.failures,
+                sum(1 for _, failed in state.recent if failed),
+                len(state.recent),
                 state.detail,
             )
         state.tripped = True

@@ -253,3 +253,14 @@ async def test_a_success_ends_a_run_of_failures() -> None:
     router.on_outcome("a", Outcome.BACKEND_BUSY)
     assert router.states["a"].failures == 2
     assert router.order(["a", "b"], {"a": 0.0, "b": 0.5}) == ["b", "a"]  # its last call failed: after b
+
+
+async def test_a_backend_failing_every_other_call_goes_out_by_its_failure_rate() -> None:
+    """Never three in a row, yet half its calls fail: the rate rule takes it out."""
+    router = BackendRouter(["flaky", "good"], breaker_failures=3, failure_rate=0.5, rate_min_calls=10)
+    for i in range(9):
+        router.on_outcome("flaky", Outcome.ERROR if i % 2 else Outcome.OK)
+    assert not router.states["flaky"].tripped  # 4 of 9: too few calls to judge, and under half
+    router.on_outcome("flaky", Outcome.ERROR)  # 5 of 10
+    assert router.states["flaky"].tripped and router.serving() == ["good"]
+    await router.aclose()
