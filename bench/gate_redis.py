@@ -11,7 +11,11 @@
    sim's own view (never more than 2 running, nothing queued inside it). The busy fraction is the
    sim's, from its reset to the crowd's deadline (clerks' first arrivals included, the drain not).
 
+3. Lua time per release with W = 10, 100, 1000 waiters, today's pool beside the pool before the
+   O(log W) acquire, on a private redis-server (``bench.gate_waiters``).
+
 Run: .venv/bin/python -m bench.gate_redis [--iterations 5000] [--clerks 40 --duration 30] [--no-baseline]
+     [--waiters 10 100 1000 | --no-waiters] [--waiters-only]
 Needs the Redis at 127.0.0.1:6379 and the PostgreSQL at 127.0.0.1:5432 (trust auth, user postgres).
 """
 
@@ -28,13 +32,17 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
+from bench import gate_waiters
 from bench.common import pf, print_table, summary_ms, write_result
 from feedback_intelligence.cli.crowd import CrowdResult, percentiles, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
+from feedback_intelligence.gate.slots import Grant
 
 REDIS = "redis://127.0.0.1:6379/0"
 REPLICAS = 3
@@ -53,29 +61,34 @@ TARGETS = {
 # -- 1. overhead of one empty gate.run ---------------------------------------------------------------
 
 
-async def _nothing() -> None:
+async def _nothing(_grant: Grant) -> None:
     return None
 
 
+CALL = CallContext.interactive("bench", "bench")
+
+
 async def gate_overhead(iterations: int) -> dict[str, Any]:
-    local = LlmGate(LocalSlotPool(PARALLEL, 1), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
+    local = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(PARALLEL, 1)), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30
+    )
     pool = RedisSlotPool(REDIS, slots=PARALLEL, name=f"bench-{uuid.uuid4().hex[:8]}", lease_s=10)
-    shared = LlmGate(pool, acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
+    shared = LlmGate(PooledSlotPool.single(pool), acquire_timeout_s=ACQUIRE_MS / 1000, call_timeout_s=30)
     ping = aioredis.from_url(REDIS)
     local_ms: list[float] = []
     redis_ms: list[float] = []
     ping_ms: list[float] = []
     try:
         for _ in range(200):  # warm: connections, script SHAs, the listener
-            await local.run(_nothing)
-            await shared.run(_nothing)
+            await local.run(_nothing, CALL)
+            await shared.run(_nothing, CALL)
             await ping.ping()
         for _ in range(iterations):
             started = time.perf_counter()
-            await local.run(_nothing)
+            await local.run(_nothing, CALL)
             local_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            await shared.run(_nothing)
+            await shared.run(_nothing, CALL)
             redis_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             await ping.ping()
@@ -218,7 +231,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=30.0, help="seconds of crowd per phase")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-baseline", action="store_true", help="skip the one-replica in-process crowd")
+    parser.add_argument("--waiters", type=int, nargs="+", default=[10, 100, 1000], help="W of the waiter sweep")
+    parser.add_argument("--no-waiters", action="store_true", help="skip the waiter sweep")
+    parser.add_argument("--waiters-only", action="store_true", help="run only the waiter sweep")
     args = parser.parse_args(argv)
+    waiters_ok = True
+    if not args.no_waiters:
+        waiters_ok = gate_waiters.main(["--waiters", *map(str, args.waiters)]) == 0
+        if args.waiters_only:
+            return 0 if waiters_ok else 1
 
     overhead = asyncio.run(gate_overhead(args.iterations))
     phases = run_crowds(args.clerks, args.duration, args.seed, baseline=not args.no_baseline)
@@ -303,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         rows,
     )
     print(f"written: {path}")
-    return 0 if all(v is not False for v in judged.values()) else 1
+    return 0 if waiters_ok and all(v is not False for v in judged.values()) else 1
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ async def _save_all(
     async def worker() -> None:
         for command in queue:
             started = time.perf_counter()
-            await service.ingest(channel, command)
+            await service.ingest(channel, command, visitor="bench")
             latencies.append((time.perf_counter() - started) * 1000)
 
     started = time.perf_counter()

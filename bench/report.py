@@ -133,10 +133,11 @@ def deterministic_service(items: list[StoredFeedback], domain: Domain) -> Report
     """A service as the API builds it (a model configured, cache on), over a backend that never answers."""
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.gate.pooled import PooledSlotPool
     from feedback_intelligence.llm.testing import FakeBackend
     from feedback_intelligence.prompting.runner import PromptRunner
 
-    gate = LlmGate(LocalSlotPool(2, background_reserve=1), acquire_timeout_s=0.5, call_timeout_s=3600)
+    gate = LlmGate(PooledSlotPool.single(LocalSlotPool(2, 1)), acquire_timeout_s=0.5, call_timeout_s=3600)
     options = ReportSettings(max_items=max(len(items), 1))
     silent = FakeBackend(reply="", hold=asyncio.Event(), kind="silent")  # never answers: costs the answer nothing
     return ReportService(domain, options, PromptRunner(gate, silent), list_fetch(items), now=lambda: NOW)
@@ -182,6 +183,7 @@ async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dic
     """The first answer and the time until its prose is written, with the packaged SmolLM2 behind a real gate."""
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.gate.pooled import PooledSlotPool
     from feedback_intelligence.llm.embedded import EmbeddedBackend
     from feedback_intelligence.prompting.runner import PromptRunner
     from feedback_intelligence.settings import Settings
@@ -189,7 +191,7 @@ async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dic
     settings = Settings(_env_file=None)
     backend = TimedBackend(EmbeddedBackend(None, slots=settings.llm_slots, context_tokens=settings.llm_context_tokens))
     gate = LlmGate(
-        LocalSlotPool(settings.llm_slots, settings.llm_background_reserve),
+        PooledSlotPool.single(LocalSlotPool(settings.llm_slots, settings.llm_background_reserve)),
         acquire_timeout_s=settings.acquire_timeout_s,
         call_timeout_s=settings.llm_call_timeout_s,
     )

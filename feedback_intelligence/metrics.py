@@ -45,6 +45,12 @@ class Metrics:
         self.gate_sheds = Counter(
             "fi_gate_sheds_total", "Calls shed instead of queued", ["route", "priority", "reason"], registry=r
         )
+        self.gate_retries = Counter(
+            "fi_gate_retries_total",
+            "Interactive calls that failed on one backend and were tried once more on another",
+            ["route"],
+            registry=r,
+        )
         self.gate_preemptions = Counter(
             "fi_gate_preemptions_total",
             "Background calls cancelled to give their slot to a waiting visitor (by the preempted call's route)",

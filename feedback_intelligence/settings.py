@@ -276,6 +276,13 @@ class Settings(BaseSettings):
     # kept to measure against). Attained service decays with this half-life (docs/adr/0018-fair-shares.md).
     gate_order: Literal["fair", "fifo"] = "fair"
     fair_half_life_s: float = Field(60, gt=0, le=86_400)
+    # The breaker of each backend (docs/adr/0020-the-gate-as-one-policy.md): this many failed calls in a
+    # row (error answers, unreadable replies, deadlines, broken connections) take a backend out for the
+    # cool-down, after which its readiness check probes it back in.
+    breaker_failures: int = Field(3, ge=1, le=1000)
+    # ...or this share of its calls failed, once it had at least 10 within the last minute.
+    breaker_failure_rate: float = Field(0.5, gt=0, le=1)
+    breaker_cooldown_s: float = Field(5, gt=0, le=3600)
     llm_max_output_tokens: int = Field(512, ge=1, le=8192)
     # Fields the deterministic prior decides instead of the model. Unset: the domain's measured
     # ``priorFields`` on the packaged default model, none on any other model (measure it first:

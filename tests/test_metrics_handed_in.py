@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -23,7 +23,7 @@ async def test_the_runner_counts_tokens_in_its_own_metrics() -> None:
     metrics = Metrics()
     runner = PromptRunner(gate, FakeBackend("ok"), metrics)  # type: ignore[arg-type]
 
-    assert await runner.complete("x" * 40, priority=Priority.INTERACTIVE, route="ingest", max_tokens=5) == "ok"
+    assert await runner.complete("x" * 40, CallContext.interactive("test", "ingest"), max_tokens=5) == "ok"
 
     assert sample(metrics, "fi_llm_tokens_total", {"kind": "prompt"}) == 10
     assert sample(metrics, "fi_llm_tokens_total", {"kind": "completion"}) == 10

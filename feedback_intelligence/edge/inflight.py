@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -31,7 +31,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
 from feedback_intelligence.edge.surface import classify_scope
-from feedback_intelligence.gate.fairness import current_visitor
 from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper, connect
 
 log = logging.getLogger(__name__)
@@ -39,14 +38,12 @@ log = logging.getLogger(__name__)
 RELEASE_RETRY_S = 0.25  # how often a release that failed even after reconnecting is tried again
 
 
-@contextlib.contextmanager
-def _visitor(key: str) -> Iterator[None]:
-    """The gate orders its waiters by attained service per visitor; this request's visitor is ``key``."""
-    token = current_visitor.set(key)
-    try:
-        yield
-    finally:
-        current_visitor.reset(token)
+def visitor_of(scope: Scope, policy: ClientPolicy) -> str:
+    """Whose fair share at the gate a request's LLM calls count against: its client key, or a share of
+    the operators' own (``operator:<key>``) for exempt callers. Any route may ask, whether or not this
+    middleware wraps it; routes pass it to the gate in a ``CallContext`` (docs/adr/0020)."""
+    key = client_key(scope)
+    return f"operator:{key}" if policy.exempt(scope) else key
 
 
 class InflightLimiter(Protocol):
@@ -202,14 +199,10 @@ class InflightLimitMiddleware:
         if rule is None or not rule.llm:
             await self.app(scope, receive, send)
             return
-        key = client_key(scope)
         if self.policy.exempt(scope):
-            # Operators and direct loopback callers share a share of their own at the gate.
-            with _visitor(f"operator:{key}"):
-                await self.app(scope, receive, send)
+            await self.app(scope, receive, send)  # operators and direct loopback callers: no limit
             return
-        with _visitor(key):
-            await self._limited(key, scope, receive, send)
+        await self._limited(client_key(scope), scope, receive, send)
 
     async def _limited(self, key: str, scope: Scope, receive: Receive, send: Send) -> None:
         try:

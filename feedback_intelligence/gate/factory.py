@@ -9,12 +9,11 @@ from feedback_intelligence.gate.fairness import GateOrder, ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
+from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import SlotPool
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.settings import Settings
-
-BREAKER_COOLDOWN_S = 5.0
 
 
 def build_member(settings: Settings, name: str, slots: int, reserve: int, ledger: ServiceLedger) -> SlotPool[Any]:
@@ -40,9 +39,8 @@ def build_pool(
     settings: Settings, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
 ) -> PooledSlotPool:
     specs = settings.backend_specs
+    # One rule for the reserve, whatever the number of backends: spread so the shares add up to it.
     reserves = spread_reserve([spec.slots for spec in specs], settings.llm_background_reserve)
-    if len(specs) == 1 and not settings.llm_backends:
-        reserves = [settings.llm_background_reserve]  # the one-backend shorthand: exactly as before
     # The shorthand keeps the gate's Redis keys of before (fi:gate:<FI_GATE_NAME>); a pool names each.
     keys = [settings.gate_name] if not settings.llm_backends else [f"{settings.gate_name}:{s.name}" for s in specs]
     ledger = ServiceLedger(settings.fair_half_life_s, GateOrder(settings.gate_order))
@@ -50,12 +48,16 @@ def build_pool(
         spec.name: build_member(settings, key, spec.slots, reserve, ledger)
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
-    return PooledSlotPool(
-        members,
-        background_reserve=settings.llm_background_reserve,
-        cooldown_s=BREAKER_COOLDOWN_S,
+    router = BackendRouter(
+        list(members),
+        breaker_failures=settings.breaker_failures,
+        failure_rate=settings.breaker_failure_rate,
+        cooldown_s=settings.breaker_cooldown_s,
+        call_timeout_s=settings.llm_call_timeout_s,
+        stall_floor_s=settings.health_timeout_s,
         readiness=readiness,
     )
+    return PooledSlotPool(members, router)
 
 
 def build_gate(
@@ -66,6 +68,5 @@ def build_gate(
         acquire_timeout_s=settings.acquire_timeout_s,
         call_timeout_s=settings.llm_call_timeout_s,
         metrics=metrics,
-        stall_floor_s=settings.health_timeout_s,
         preempt_max=settings.llm_preempt_max,
     )

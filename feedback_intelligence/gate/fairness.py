@@ -20,7 +20,6 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from contextvars import ContextVar
 from enum import StrEnum
 
 
@@ -28,11 +27,6 @@ class GateOrder(StrEnum):
     FAIR = "fair"  # least attained service first (the default)
     FIFO = "fifo"  # first come, first served: kept to measure fairness against
 
-
-# The visitor the current request is on behalf of, set by the edge around a request that may reach
-# the LLM; read by the gate when the caller does not name one. Dependencies point down: the edge
-# imports this, the gate never imports the edge.
-current_visitor: ContextVar[str | None] = ContextVar("gate_visitor", default=None)
 
 ANONYMOUS = "anonymous"  # a call nobody named: one key for all of them
 FLOOR = 1e-3  # slot-seconds; keeps the logarithm finite for a visitor with no service yet

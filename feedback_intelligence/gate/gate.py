@@ -5,50 +5,48 @@ Shed, not queue: a call waits at most the acquire timeout for a slot, then raise
 success, error, deadline and cancellation alike.
 
 Background yields to a waiting visitor (docs/adr/0017-background-yields-to-a-waiting-clerk.md): a
-background call that has been preempted fewer than ``preempt_max`` times is offered to the pool while
-it runs; a visitor that finds no free slot preempts the most recently offered one, whose work is
+background call whose caller marked it preemptible (``CallContext.preemptible``) is offered to the pool
+while it runs; a visitor that finds no free slot preempts the most recently offered one, whose work is
 cancelled (its backend request with it) and raises :class:`LlmPreempted` to its caller, who requeues.
+
+Who may take a slot is gate/policy.py's; which backend, and how each is doing, gate/router.py's; the
+gate holds the call (docs/adr/0020-the-gate-as-one-policy.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from feedback_intelligence.gate.fairness import ANONYMOUS, current_visitor
-from feedback_intelligence.gate.pooled import PooledLease, PooledSlotPool, granted_backend, stalled
-from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority, SlotPool
-from feedback_intelligence.llm.backend import Readiness
+from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.gate.pooled import PooledSlotPool
+from feedback_intelligence.gate.router import BackendRouter, HoldTimeEstimator, Outcome, stalled
+from feedback_intelligence.gate.slots import Grant, Occupancy, PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import (
     LlmBusy,
     LlmDeadlineExceeded,
+    LlmFailure,
     LlmPreempted,
     LlmTransportFailure,
     LlmUnavailable,
+    LlmWarming,
 )
 from feedback_intelligence.metrics import Metrics
 
 T = TypeVar("T")
+Work = Callable[[Grant], Awaitable[T]]  # the admitted work: told which backend's slot it holds
+
+__all__ = ["CallContext", "Grant", "HoldTimeEstimator", "LlmGate", "Work"]
 
 _RETRY_AFTER_CAP_S = 30
+_RETRY_MIN_LEFT_S = 1.0  # a retry on another backend needs at least this much of the call's deadline
 
-
-class HoldTimeEstimator:
-    """An exponentially weighted mean of slot hold times, for an honest ``Retry-After``."""
-
-    def __init__(self, initial_s: float = 1.0, weight: float = 0.2) -> None:
-        self.mean_s = initial_s
-        self.observed = 0  # completed calls seen; until the first, mean_s is only a guess
-        self._weight = weight
-
-    def observe(self, seconds: float) -> None:
-        # the first observation replaces the guess: the mean is of observed hold times only
-        self.mean_s = seconds if not self.observed else self.mean_s + self._weight * (seconds - self.mean_s)
-        self.observed += 1
+log = logging.getLogger(__name__)
 
 
 class _Preemption:
@@ -85,53 +83,54 @@ class LlmGate:
     :class:`~feedback_intelligence.llm.errors.LlmBusy` (reason ``acquire_timeout``, or ``gate_unavailable``
     when the pool's store cannot be reached); once admitted, the work runs under a deadline whose expiry
     raises :class:`~feedback_intelligence.llm.errors.LlmDeadlineExceeded`. ``try_run`` never waits. On
-    every way out (result, error, deadline, cancellation) the slot is released exactly once. The gate
+    every way out (result, error, deadline, cancellation) the slot is released exactly once, and the
+    call's outcome goes to the pool's :class:`~.router.BackendRouter` (breaker, hold times). The gate
     records admissions, sheds, waits and hold times in ``metrics`` and estimates ``Retry-After`` from
     the observed hold times and the queue ahead.
 
-    A visitor that finds no free slot first preempts the most recently started background call still
-    offered (one preemption per waiting visitor); a background call is offered while its work item
-    has been preempted fewer than ``preempt_max`` times (``0`` turns preemption off).
+    Every call names its :class:`~.context.CallContext`: whose share it counts against, its priority and
+    route, and whether it is preemptible. A visitor that finds no free slot first preempts the most
+    recently started preemptible background call (one preemption per waiting visitor). An interactive
+    call that failed on one backend is tried once more on another with a slot free right now, within
+    its deadline (docs/adr/0020-the-gate-as-one-policy.md).
     """
 
     def __init__(
         self,
-        pool: SlotPool[Any],
+        pool: PooledSlotPool,
         *,
         acquire_timeout_s: float,
         call_timeout_s: float,
         metrics: Metrics | None = None,
-        stall_floor_s: float = 10.0,
         preempt_max: int = 2,
     ) -> None:
         self.pool = pool
         self.preempt_max = preempt_max
         self.acquire_timeout_s = acquire_timeout_s
         self.call_timeout_s = call_timeout_s
-        self.stall_floor_s = stall_floor_s
         self.metrics = metrics or Metrics(call_timeout_s, acquire_timeout_s)
-        self.hold_time = HoldTimeEstimator()
         self.metrics.gate_slots.set(pool.slots)
-        if isinstance(pool, PooledSlotPool):
-            pool.stall_threshold_s = self.stall_threshold_s  # each backend is judged by the gate's threshold
-            for name, member in pool.members.items():
-                self.metrics.backend_slots.labels(name).set(member.slots)
-                self.metrics.backend_up.labels(name).set(1)
+        for name, member in pool.members.items():
+            self.metrics.backend_slots.labels(name).set(member.slots)
+            self.metrics.backend_up.labels(name).set(1)
         self._recent_sheds: deque[float] = deque(maxlen=100_000)
+
+    @property
+    def router(self) -> BackendRouter:
+        return self.pool.router
+
+    @property
+    def hold_time(self) -> HoldTimeEstimator:
+        return self.router.hold_time
 
     @property
     def slots(self) -> int:
         return self.pool.slots
 
-    @staticmethod
-    def visitor_of(priority: Priority, route: str, visitor: str | None) -> str:
-        """Whose share a call counts against: the one named, else background work by its route (never
-        the visitor whose request started it), else the visitor the edge set for this request."""
-        if visitor:
-            return visitor
-        if priority is Priority.BACKGROUND:
-            return f"background:{route}"
-        return current_visitor.get() or ANONYMOUS
+    def preemptible(self, preemptions: int) -> bool:
+        """Whether background work preempted ``preemptions`` times before may be preempted again
+        (aging: not from ``FI_LLM_PREEMPT_MAX`` on; 0 turns preemption off). Callers decide with it."""
+        return preemptions < self.preempt_max
 
     def retry_after_s(self, occupancy: Occupancy | None = None) -> int:
         """Seconds until a slot is likely free: the mean hold time, scaled by the queue ahead."""
@@ -140,12 +139,7 @@ class LlmGate:
         return max(1, min(_RETRY_AFTER_CAP_S, math.ceil(estimate)))
 
     def stall_threshold_s(self) -> float:
-        """How long every slot may stay held with no room made before the gate counts as stalled:
-        three mean hold times, never under the floor (the health budget); the call deadline while
-        no call has completed yet, because then there is no mean to judge by."""
-        if not self.hold_time.observed:
-            return self.call_timeout_s
-        return max(3 * self.hold_time.mean_s, self.stall_floor_s)
+        return self.router.stall_threshold_s()
 
     def stalled(self, occupancy: Occupancy) -> bool:
         """Every slot held, and the newest holder admitted longer than the threshold ago: the backend
@@ -155,150 +149,148 @@ class LlmGate:
         self.metrics.gate_stalled.set(1 if verdict else 0)
         return verdict
 
-    async def run(
-        self,
-        work: Callable[[], Awaitable[T]],
-        *,
-        priority: Priority = Priority.INTERACTIVE,
-        route: str = "other",
-        deadline_s: float | None = None,
-        visitor: str | None = None,
-        preempted: int = 0,
-    ) -> T:
-        """Wait up to the acquire timeout for a slot, then run ``work`` under the deadline. Waiters are
-        served least attained service of their visitor first (``visitor_of``).
-
-        ``preempted``: how often the work item behind a background call was preempted before (aging:
-        from ``preempt_max`` on it is not offered for preemption again)."""
+    async def run(self, work: Work[T], context: CallContext, *, deadline_s: float | None = None) -> T:
+        """Wait up to the acquire timeout for a slot, then run ``work(grant)`` under the deadline.
+        Waiters are served least attained service of their visitor first (``context.visitor``)."""
         started = time.perf_counter()
+        priority = context.priority
         self.metrics.gate_waiting.labels(priority.value).inc()
         try:
-            lease = await self._acquire(priority, self.visitor_of(priority, route, visitor))
+            grant = await self._acquire(context)
         except PoolUnavailable as exc:
             # The shared gate cannot be consulted: fail safe, as busy, never unbounded.
-            self._shed(route, priority, "gate_unavailable")
+            self._shed(context, "gate_unavailable")
             raise LlmBusy("gate_unavailable", self.retry_after_s(), str(exc)) from exc
         finally:
             self.metrics.gate_waiting.labels(priority.value).dec()
             self.metrics.gate_acquire_wait.labels(priority.value).observe(time.perf_counter() - started)
-        if lease is None:
-            self._shed(route, priority, "acquire_timeout")
+        if grant is None:
+            self._shed(context, "acquire_timeout")
             raise LlmBusy("acquire_timeout", self.retry_after_s(await self._safe_occupancy()))
-        return await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s, preempted=preempted)
+        deadline_at = time.monotonic() + (deadline_s or self.call_timeout_s)
+        try:
+            return await self._hold(grant, work, context, deadline_s=deadline_s or self.call_timeout_s)
+        except LlmFailure as failure:
+            retry = await self._retry_grant(grant.backend, context, failure, deadline_at)
+            if retry is None:
+                raise
+            return await self._hold(retry, work, context, deadline_s=deadline_at - time.monotonic())
 
-    async def _acquire(self, priority: Priority, visitor: str) -> object | None:
+    async def _retry_grant(
+        self, failed_on: str, context: CallContext, failure: LlmFailure, deadline_at: float
+    ) -> Grant | None:
+        """Where an interactive call that failed on one backend tries once more: a slot on another
+        serving backend, waited for at most the acquire timeout, with a useful part of its deadline
+        left; else nowhere (the failure stands)."""
+        if context.priority is not Priority.INTERACTIVE or len(self.pool.members) < 2:
+            return None
+        wait_s = min(self.acquire_timeout_s, deadline_at - time.monotonic() - _RETRY_MIN_LEFT_S)
+        if wait_s < 0:
+            return None
+        try:
+            grant = await self.pool.acquire(context.priority, wait_s, context.visitor, exclude={failed_on})
+        except PoolUnavailable:
+            return None
+        if grant is not None:
+            self.metrics.gate_retries.labels(context.route).inc()
+            log.info("%s call failed on %s (%s); retried on %s", context.route, failed_on, failure, grant.backend)
+        return grant
+
+    async def _acquire(self, context: CallContext) -> Grant | None:
+        priority, visitor = context.priority, context.visitor
         if priority is not Priority.INTERACTIVE or self.preempt_max <= 0:
             return await self.pool.acquire(priority, self.acquire_timeout_s, visitor)
         started = time.monotonic()
-        lease: object | None = await self.pool.try_acquire(priority, visitor)
-        if lease is not None:
-            return lease
+        grant = await self.pool.try_acquire(priority, visitor)
+        if grant is not None:
+            return grant
         # A visitor must wait: the newest preemptible background call gives its slot back (at most one
-        # per waiting visitor). Admission itself stays the pool's (``admits``): the freed slot goes to
-        # whichever visitor the pool serves next.
+        # per waiting visitor). Admission itself stays the pool's (gate/policy.py): the freed slot goes
+        # to whichever visitor the pool serves next.
         await self.pool.preempt()
         remaining = self.acquire_timeout_s - (time.monotonic() - started)
-        lease = await self.pool.acquire(priority, max(0.0, remaining), visitor)
-        return lease
+        return await self.pool.acquire(priority, max(0.0, remaining), visitor)
 
     async def try_run(
-        self,
-        work: Callable[[], Awaitable[T]],
-        *,
-        priority: Priority = Priority.INTERACTIVE,
-        route: str = "health",
-        deadline_s: float | None = None,
-        visitor: str | None = None,
+        self, work: Work[T], context: CallContext, *, deadline_s: float | None = None
     ) -> tuple[bool, T | None]:
         """Run ``work`` only if a slot is free right now; ``(False, None)`` without running otherwise."""
-        lease = await self.pool.try_acquire(priority, self.visitor_of(priority, route, visitor))
-        if lease is None:
+        grant = await self.pool.try_acquire(context.priority, context.visitor)
+        if grant is None:
             return False, None
-        result = await self._hold(lease, work, priority=priority, route=route, deadline_s=deadline_s)
+        result = await self._hold(grant, work, context, deadline_s=deadline_s or self.call_timeout_s)
         return True, result
 
-    async def _hold(
-        self,
-        lease: object,
-        work: Callable[[], Awaitable[T]],
-        *,
-        priority: Priority,
-        route: str,
-        deadline_s: float | None,
-        preempted: int = 0,
-    ) -> T:
+    async def _hold(self, grant: Grant, work: Work[T], context: CallContext, *, deadline_s: float) -> T:
+        route, priority, backend = context.route, context.priority, grant.backend
         self.metrics.gate_admitted.labels(route, priority.value).inc()
         self.metrics.gate_in_use.inc()
-        backend = lease.backend if isinstance(lease, PooledLease) else None
-        token = granted_backend.set(backend)  # the work sends its call to the backend whose slot this is
-        if backend is not None:
-            self.metrics.backend_admitted.labels(backend).inc()
-            self.metrics.backend_in_use.labels(backend).inc()
+        self.metrics.backend_admitted.labels(backend).inc()
+        self.metrics.backend_in_use.labels(backend).inc()
         started = time.perf_counter()
-        outcome = "error"
+        outcome = Outcome.ERROR
+        detail = ""
         preemption: _Preemption | None = None
         try:
-            if priority is Priority.BACKGROUND and preempted < self.preempt_max:
+            if context.preemptible and self.preempt_max > 0:
                 task = asyncio.current_task()
                 if task is not None:
                     preemption = _Preemption(task)
-                    await self.pool.offer(lease, preemption.fire)
-            async with asyncio.timeout(deadline_s or self.call_timeout_s) as deadline:
-                result = await work()
-            outcome = "ok"
+                    await self.pool.offer(grant, preemption.fire)
+            async with asyncio.timeout(deadline_s) as deadline:
+                result = await work(grant)
+            outcome = Outcome.OK
             return result
         except (LlmUnavailable, LlmTransportFailure) as exc:
-            # The backend's transport failed: the call fails as an LLM failure, and the breaker
-            # takes that backend out so the next calls go to the others.
-            outcome = "unavailable"
-            if backend is not None and isinstance(self.pool, PooledSlotPool):
-                self.pool.trip(backend, str(exc))
-                self.metrics.backend_up.labels(backend).set(1 if self.pool.states[backend].serving else 0)
+            # The backend could not be reached, or went away mid-call.
+            outcome, detail = Outcome.UNAVAILABLE, str(exc)
             raise
         except TimeoutError as exc:
             if deadline.expired():
-                outcome = "deadline"
-                raise LlmDeadlineExceeded(
-                    f"LLM call exceeded its {deadline_s or self.call_timeout_s:g} s deadline"
-                ) from exc
+                outcome, detail = Outcome.DEADLINE, f"no answer within {deadline_s:g} s"
+                raise LlmDeadlineExceeded(f"LLM call exceeded its {deadline_s:g} s deadline") from exc
             raise
         except asyncio.CancelledError:
             if preemption is not None and preemption.settle():
                 # A waiting visitor took this slot: the work (and its backend request) is cancelled,
                 # and the caller requeues it.
-                outcome = "preempted"
+                outcome = Outcome.PREEMPTED
                 self.metrics.gate_preemptions.labels(route).inc()
                 raise LlmPreempted(self.retry_after_s()) from None
-            outcome = "cancelled"
+            outcome = Outcome.CANCELLED
+            raise
+        except LlmWarming:
+            outcome = Outcome.WARMING  # up, its model still loading: not a failure of the backend
             raise
         except LlmBusy:
-            outcome = "backend_busy"
-            self._shed(route, priority, "backend_busy")
+            outcome = Outcome.BACKEND_BUSY
+            self._shed(context, "backend_busy")
+            raise
+        except LlmFailure as exc:
+            # It answered, but with an error or a reply that could not be read: a failure all the same.
+            outcome, detail = Outcome.ERROR, str(exc)
             raise
         finally:
             if preemption is not None:
                 preemption.settle()  # no late preemption once the work has ended
-            granted_backend.reset(token)
             held = time.perf_counter() - started
             self.metrics.gate_in_use.dec()
-            if backend is not None:
-                self.metrics.backend_in_use.labels(backend).dec()
-                if outcome not in ("ok", "cancelled", "backend_busy", "preempted"):
-                    self.metrics.backend_failures.labels(backend, outcome).inc()
-            self.metrics.llm_call_duration.labels(route, outcome).observe(held)
+            self.metrics.backend_in_use.labels(backend).dec()
+            if outcome.failed:
+                self.metrics.backend_failures.labels(backend, outcome.value).inc()
+            self.metrics.llm_call_duration.labels(route, outcome.value).observe(held)
             self.metrics.gate_busy_seconds.inc(held)
-            if outcome == "ok":
-                self.hold_time.observe(held)
-                if backend is not None and isinstance(self.pool, PooledSlotPool):
-                    self.pool.note_readiness(backend, Readiness.READY)  # it answered: warm now
-            await self._release(lease)
+            if outcome is not Outcome.ERROR or detail:
+                # An error that is not an LLM failure (a bug in the work) says nothing about the backend.
+                self.router.on_outcome(backend, outcome, held_s=held, detail=detail)
+            await self._release(grant)
 
-    async def _release(self, lease: object) -> None:
+    async def _release(self, grant: Grant) -> None:
         # Shielded so a second cancellation during release cannot strand the slot.
-        await asyncio.shield(self.pool.release(lease))
+        await asyncio.shield(self.pool.release(grant))
 
-    def _shed(self, route: str, priority: Priority, reason: str) -> None:
-        self.metrics.gate_sheds.labels(route, priority.value, reason).inc()
+    def _shed(self, context: CallContext, reason: str) -> None:
+        self.metrics.gate_sheds.labels(context.route, context.priority.value, reason).inc()
         self._recent_sheds.append(time.monotonic())
 
     def sheds_in_last(self, seconds: float = 60.0) -> int:
@@ -318,41 +310,23 @@ class LlmGate:
         return await self.pool.occupancy()
 
     async def backends(self) -> list[dict[str, Any]]:
-        """Per backend, by name: its state (ok, warming, stalled, down), slots, slots held and how long
-        ago its newest holder was admitted, for /health and the status board; judges each backend's
-        stall as it reads (``fi_backend_stalled``). Empty when the pool is not one of backends."""
-        if not isinstance(self.pool, PooledSlotPool):
-            return []
-        occupancy = await self.pool.member_occupancy()
-        self.pool.judge_stalls(occupancy, self.stall_threshold_s())
-        rows = []
-        for name, state in self.pool.states.items():
-            self.metrics.backend_up.labels(name).set(1 if state.serving else 0)
+        """Per backend, by name: its state (ok, warming, stalled, failing, down), slots, slots held, how
+        long ago its newest holder was admitted and its failed calls in a row, for /health and the
+        status board (the router's rows); keeps ``fi_backend_up`` / ``fi_backend_stalled`` current."""
+        rows = await self.pool.backend_rows()
+        for name, state in self.router.states.items():
+            self.metrics.backend_up.labels(name).set(1 if state.serving and not state.tripped else 0)
             self.metrics.backend_stalled.labels(name).set(1 if state.stalled else 0)
-            held = occupancy[name].newest_hold_s
-            rows.append(
-                {
-                    "name": name,
-                    "state": state.state,
-                    "slots": occupancy[name].slots,
-                    "inUse": occupancy[name].in_use,
-                    "newestHoldSeconds": None if held is None else round(held, 1),
-                }
-            )
         return rows
 
     async def largest_shares(self, count: int = 5) -> list[tuple[str, float]]:
         """The visitors with the most attained service (decayed slot-seconds), largest first: whom the
-        fair order is holding back (docs/adr/0018-fair-shares.md). One ledger per gate, so with several
-        backends any member's answer is the gate's."""
-        pool: Any = self.pool
-        if isinstance(pool, PooledSlotPool):
-            pool = next(iter(pool.members.values()))
-        attained = await pool.attained()
+        fair order is holding back (docs/adr/0018-fair-shares.md)."""
+        attained = await self.pool.attained()
         return sorted(attained.items(), key=lambda item: (-item[1], item[0]))[:count]
 
     def degraded(self) -> bool:
-        return isinstance(self.pool, PooledSlotPool) and self.pool.degraded()
+        return self.router.degraded()
 
     async def aclose(self) -> None:
         await self.pool.aclose()

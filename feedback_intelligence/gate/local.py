@@ -2,7 +2,8 @@
 
 Release hands the slot straight to the next admissible waiter, synchronously, so no await
 sits between "slot freed" and "slot taken" — a cancelled releaser can never strand a waiter.
-Who is next among the waiters of one priority is the :class:`~.fairness.ServiceLedger`'s call.
+Every decision is :mod:`~.policy`'s (which queue is served, who heads it, who is preempted); the
+waiters' keys (attained service) are the :class:`~.fairness.ServiceLedger`'s.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from feedback_intelligence.gate import policy
 from feedback_intelligence.gate.fairness import ANONYMOUS, ServiceLedger
-from feedback_intelligence.gate.slots import Occupancy, Priority, admits
+from feedback_intelligence.gate.slots import Occupancy, Priority
 
 
 @dataclass(eq=False, slots=True)
@@ -37,7 +39,7 @@ class _Waiter:
 class LocalSlotPool:
     """The slots of one process: a counter and a queue of waiters per priority.
 
-    Admission follows :func:`~feedback_intelligence.gate.slots.admits`; waiters of one priority are
+    Admission follows :mod:`~feedback_intelligence.gate.policy`; waiters of one priority are
     served least attained service first (``ledger``; shared by a gate's backends), arrival order among
     equals, visitors before background work. ``acquire`` returns ``None`` when no slot
     came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
@@ -57,9 +59,10 @@ class LocalSlotPool:
         # Held leases a waiting visitor may preempt: when offered, and whom to tell (docs/adr/0017).
         self._offers: dict[LocalLease, tuple[float, Callable[[], None]]] = {}
 
-    def _admits(self, priority: Priority) -> bool:
-        return admits(
+    def _may_take(self, priority: Priority, rank: int) -> bool:
+        return policy.may_take(
             priority,
+            rank,
             slots=self.slots,
             in_use=self._in_use,
             reserve=self.background_reserve,
@@ -73,9 +76,10 @@ class LocalSlotPool:
         return lease
 
     def _take_now(self, priority: Priority, visitor: str) -> LocalLease | None:
-        # Never jump a waiter of the same priority: release hands slots to waiters synchronously, so a
-        # waiter present while a slot is free is one that ``admits`` holds back, and so would we be.
-        if self._queues[priority] or not self._admits(priority):
+        # An arrival comes after every waiter of its priority whose key is not above its own.
+        own = self.ledger.key(visitor)
+        rank = sum(1 for waiter in self._queues[priority] if self.ledger.key(waiter.visitor) <= own)
+        if not self._may_take(priority, rank):
             return None
         return self._take(priority, visitor)
 
@@ -133,21 +137,24 @@ class LocalSlotPool:
         self._offers.pop(lease, None)
         self._dispatch()
 
-    def _next(self, queue: list[_Waiter]) -> _Waiter:
-        """The waiter with the least attained service; among equals the earliest."""
-        waiter = min(queue, key=lambda w: (self.ledger.key(w.visitor), w.arrival))
-        queue.remove(waiter)
-        return waiter
-
     def _dispatch(self) -> None:
-        """Hand free slots to waiters: visitors first, then background work if the rule allows."""
-        for priority in (Priority.INTERACTIVE, Priority.BACKGROUND):
-            queue = self._queues[priority]
-            while queue and self._admits(priority):
-                waiter = self._next(queue)
-                if waiter.future.done():
-                    continue
-                waiter.future.set_result(self._take(priority, waiter.visitor))
+        """Hand free slots to the heads of the queues the policy serves, until it serves none."""
+        while True:
+            served = policy.served_next(
+                slots=self.slots,
+                in_use=self._in_use,
+                reserve=self.background_reserve,
+                interactive_waiting=len(self._queues[Priority.INTERACTIVE]),
+                background_waiting=len(self._queues[Priority.BACKGROUND]),
+            )
+            if served is None:
+                return
+            queue = self._queues[served]
+            waiter = policy.next_waiter((w, self.ledger.key(w.visitor), w.arrival) for w in queue)
+            assert waiter is not None  # served_next serves only a queue with waiters
+            queue.remove(waiter)
+            if not waiter.future.done():
+                waiter.future.set_result(self._take(served, waiter.visitor))
 
     # -- preemption: the holder side (the gate offers background leases; a waiting visitor preempts) --
 
@@ -159,9 +166,9 @@ class LocalSlotPool:
         return max((offered for offered, _ in self._offers.values()), default=None)
 
     async def preempt(self) -> bool:
-        if not self._offers:
+        newest = policy.preemption_victim({lease: offered for lease, (offered, _) in self._offers.items()})
+        if newest is None:
             return False
-        newest = max(self._offers, key=lambda lease: self._offers[lease][0])
         _, on_preempt = self._offers.pop(newest)
         on_preempt()  # the holder cancels its work and releases; the slot then goes to a waiter
         return True

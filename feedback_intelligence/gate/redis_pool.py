@@ -3,16 +3,19 @@
 Slots are leases in a sorted set scored by their expiry: a replica killed mid-call cannot
 leak its slot, because the lease simply runs out (``lease_s``) unless the holder renews it.
 Acquire, renew and release are single Lua scripts, so admission is atomic across replicas; renewal
-is the shared lease primitive (:mod:`feedback_intelligence.redis_leases`), and the admission rule is
-the same as in-process (:func:`gate.slots.admits`, mirrored in ``lua/admits.lua``).
+is the shared lease primitive (:mod:`feedback_intelligence.redis_leases`), and the admission rules are
+the same as in-process (:mod:`gate.policy`, mirrored in ``lua/policy.lua``).
 
 Who goes first among waiters is the same as in-process too: least attained service per visitor
 (``lua/fair.lua``, the twin of :mod:`gate.fairness`). Each visitor's decayed slot-seconds live in a
 hash shared by every replica (and by every backend of one gate: ``ledger``), waiters in a sorted set by
 that score; release charges the held time and re-scores the visitor's waiters, in the same script.
 
-Waiting is not busy-polling: a release publishes on a channel, and each replica's waiters
-wake on it. A slow fallback re-check covers what no message announces (a lease expiring).
+Waiting is not busy-polling, and a release wakes one waiter, not all: the release script finds the head
+of the queue the freed slot goes to (``policy.served_next``) and publishes that waiter's member on the
+gate's channel; each replica's one listener wakes only the waiter named. Every step is O(log W) with
+W waiters (``lua/queues.lua``: no script reads a whole queue). A slow fallback re-check, by the head
+of a queue only, covers what no message announces (a lease expiring, a message lost in a reconnect).
 If Redis cannot be reached the pool raises :class:`PoolUnavailable` and the gate sheds:
 busy, never unbounded.
 
@@ -40,10 +43,12 @@ from feedback_intelligence.redis_leases import LeaseKeeper, connect, lua_script
 
 log = logging.getLogger(__name__)
 
-# The admission rule (lua/admits.lua, the Lua twin of ``slots.admits``) and the scripts that use it.
-_ACQUIRE = lua_script("feedback_intelligence.gate", "admits.lua", "fair.lua", "acquire.lua")
-_REGISTER_WAITER = lua_script("feedback_intelligence.gate", "fair.lua", "register_waiter.lua")
-_RELEASE = lua_script("feedback_intelligence.gate", "fair.lua", "release.lua")
+# The admission rules (lua/policy.lua, the Lua twins of ``gate.policy``) and the scripts that use them.
+_QUEUED = ("policy.lua", "fair.lua", "queues.lua")
+_ACQUIRE = lua_script("feedback_intelligence.gate", *_QUEUED, "acquire.lua")
+_REGISTER_WAITER = lua_script("feedback_intelligence.gate", *_QUEUED, "register_waiter.lua")
+_LEAVE = lua_script("feedback_intelligence.gate", *_QUEUED, "leave.lua")
+_RELEASE = lua_script("feedback_intelligence.gate", *_QUEUED, "release.lua")
 _ATTAINED = lua_script("feedback_intelligence.gate", "fair.lua", "attained.lua")
 _OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
 _OFFER = lua_script("feedback_intelligence.gate", "offer.lua")
@@ -79,7 +84,7 @@ class RedisSlotPool:
         background_reserve: int = 1,
         name: str = "llm",
         lease_s: float = 10.0,
-        recheck_s: float = 0.1,
+        recheck_s: float = 0.1,  # the head's fallback re-check, not every waiter's
         ledger: str | None = None,
         half_life_s: float = 60.0,
         order: GateOrder = GateOrder.FAIR,
@@ -93,24 +98,34 @@ class RedisSlotPool:
         self.half_life_ms = max(1, int(half_life_s * 1000))
         prefix = f"fi:gate:{name}"
         self._leases = f"{prefix}:leases"
-        self._waiting = {
-            Priority.INTERACTIVE: f"{prefix}:waiting:interactive",
-            Priority.BACKGROUND: f"{prefix}:waiting:background",
-        }
-        self._queue = {p: f"{prefix}:queue:{p.value}" for p in Priority}
         # One ledger per gate, whichever backend's pool a slot came from (default: this pool's own).
         fair_prefix = f"fi:gate:{ledger or name}:fair"
         self._scores = f"{fair_prefix}:service"
         self._seen = f"{fair_prefix}:seen"
-        self._channel = f"{prefix}:released"
+        self._channel = f"{prefix}:wake"
+        # The key layout every queue script takes (lua/queues.lua).
+        self._gate_keys = [
+            self._leases,
+            f"{prefix}:waiting:interactive",
+            f"{prefix}:waiting:background",
+            f"{prefix}:queue:interactive",
+            f"{prefix}:queue:background",
+            f"{prefix}:members:interactive",
+            f"{prefix}:members:background",
+            self._scores,
+            self._seen,
+            self._channel,
+            f"{fair_prefix}:active",
+        ]
         self._redis = connect(url, 1.0)  # a dead pooled connection is retried on a fresh one (issue 23)
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._release = self._redis.register_script(_RELEASE)
+        self._leave = self._redis.register_script(_LEAVE)
         self.keeper = LeaseKeeper(self._redis, self.lease_ms, what="gate lease")
         self._register = self._redis.register_script(_REGISTER_WAITER)
         self._occupancy = self._redis.register_script(_OCCUPANCY)
         self._attained = self._redis.register_script(_ATTAINED)
-        self._released = asyncio.Event()
+        self._wakers: dict[str, asyncio.Event] = {}  # this replica's waiters, by queue member
         self._listener: asyncio.Task[None] | None = None
         self._closed = False
         # preemption (holder side): this replica's offered leases and whom to tell when one is preempted
@@ -124,23 +139,24 @@ class RedisSlotPool:
         self._watcher: asyncio.Task[None] | None = None
 
     def _keys(self) -> list[str]:
-        return [self._leases, self._waiting[Priority.INTERACTIVE], self._waiting[Priority.BACKGROUND]]
+        return self._gate_keys[:3]  # leases and both waiter announcements (lua/occupancy.lua)
 
     @property
     def _fair(self) -> str:
         return "1" if self.order is GateOrder.FAIR else "0"
 
-    async def _try(self, priority: Priority, visitor: str, waiter_id: str = "") -> RedisLease | None:
+    async def _try(self, priority: Priority, visitor: str, member: str = "") -> RedisLease | int:
+        """A lease, or the number of waiters that come before this call (its rank)."""
         try:
             granted = await self._acquire(
-                keys=[*self._keys(), self._queue[priority], self._scores, self._seen],
+                keys=self._gate_keys,
                 args=[
                     uuid.uuid4().hex,
                     self.lease_ms,
                     priority.value,
                     self.slots,
                     self.background_reserve,
-                    waiter_id,
+                    member,
                     visitor,
                     self.half_life_ms,
                     int(RECENT_S * 1000),
@@ -150,50 +166,66 @@ class RedisSlotPool:
             )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
-        if not granted:
-            return None
+        if isinstance(granted, int):
+            return -1 - granted
         lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)  # "<admitted ms>:<id>"
         self.keeper.hold(self._leases, lease_id)
         return RedisLease(lease_id, priority, visitor)
 
     async def try_acquire(self, priority: Priority, visitor: str = ANONYMOUS) -> RedisLease | None:
-        return await self._try(priority, visitor)
+        lease = await self._try(priority, visitor)
+        return lease if isinstance(lease, RedisLease) else None
 
     async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> RedisLease | None:
         self._ensure_listener()
         lease = await self._try(priority, visitor)
-        if lease is not None or timeout_s <= 0:
-            return lease
+        if isinstance(lease, RedisLease) or timeout_s <= 0:
+            return lease if isinstance(lease, RedisLease) else None
         deadline = time.monotonic() + timeout_s
-        waiter_id = uuid.uuid4().hex
-        waiters = self._waiting[priority]
-        queue = self._queue[priority]
+        member = ""
+        woken = asyncio.Event()
         try:
             # Announce the wait (it expires by itself) so background work on any replica defers to
             # visitors, and take a place in the queue by the visitor's attained service.
-            await self._register(
-                keys=[waiters, queue, self._scores],
-                args=[waiter_id, int(timeout_s * 1000) + 1000, visitor, self.half_life_ms, self._fair],
+            found = await self._register(
+                keys=self._gate_keys,
+                args=[
+                    priority.value,
+                    uuid.uuid4().hex[:16],
+                    int(timeout_s * 1000) + 1000,
+                    visitor,
+                    self.half_life_ms,
+                    self._fair,
+                ],
             )
+            member = found.decode() if isinstance(found, bytes) else str(found)
+            self._wakers[member] = woken
+            woken.set()  # try once right after queueing: a slot freed meanwhile woke nobody
+            rank = 0
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
-                self._released.clear()
+                # The head re-checks now and then (a lapsed lease frees a slot without a message);
+                # everyone else waits to be woken, each release waking one waiter only.
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(min(remaining, self.recheck_s)):
-                        await self._released.wait()
-                lease = await self._try(priority, visitor, waiter_id)
-                if lease is not None:
+                    async with asyncio.timeout(min(remaining, self.recheck_s if rank == 0 else remaining)):
+                        await woken.wait()
+                woken.clear()
+                lease = await self._try(priority, visitor, member)
+                if isinstance(lease, RedisLease):
+                    member = ""  # granted: the script took it out of the queue
                     return lease
+                rank = lease
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         finally:
-            with contextlib.suppress(RedisError, asyncio.CancelledError):
-                async with self._redis.pipeline(transaction=True) as pipe:
-                    pipe.zrem(waiters, waiter_id)
-                    pipe.zrem(queue, f"{waiter_id}:{visitor}")
-                    await pipe.execute()
+            self._wakers.pop(member, None)
+            if member:
+                with contextlib.suppress(RedisError, asyncio.CancelledError):
+                    await self._leave(
+                        keys=self._gate_keys, args=[priority.value, member, self.slots, self.background_reserve]
+                    )
 
     async def release(self, lease: RedisLease) -> None:
         if lease.released:
@@ -203,15 +235,16 @@ class RedisSlotPool:
         self._offered.pop(lease.id, None)  # its offer in Redis is dropped as stale by the next preempt
         try:
             await self._release(
-                keys=[
-                    self._leases,
-                    self._channel,
-                    self._scores,
-                    self._seen,
-                    self._queue[Priority.INTERACTIVE],
-                    self._queue[Priority.BACKGROUND],
+                keys=self._gate_keys,
+                args=[
+                    lease.id,
+                    lease.visitor,
+                    self.half_life_ms,
+                    FORGET_HALF_LIVES * self.half_life_ms,
+                    self._fair,
+                    self.slots,
+                    self.background_reserve,
                 ],
-                args=[lease.id, lease.visitor, self.half_life_ms, FORGET_HALF_LIVES * self.half_life_ms, self._fair],
             )
         except RedisError as exc:
             # The lease expires on its own within lease_s; nothing is leaked for longer.
@@ -276,7 +309,10 @@ class RedisSlotPool:
                 await pubsub.subscribe(self._channel)
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
-                        self._released.set()
+                        data = message.get("data")
+                        woken = self._wakers.get(data.decode() if isinstance(data, bytes) else str(data))
+                        if woken is not None:
+                            woken.set()
             except asyncio.CancelledError:
                 raise
             except RedisError:

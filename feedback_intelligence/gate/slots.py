@@ -7,9 +7,9 @@ live once, in :class:`feedback_intelligence.gate.gate.LlmGate`, above any pool.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from feedback_intelligence.gate.fairness import ANONYMOUS
 
@@ -38,6 +38,17 @@ class Occupancy:
     @property
     def free(self) -> int:
         return max(0, self.slots - self.in_use)
+
+
+@dataclass(eq=False, slots=True)
+class Grant:
+    """A slot the gate admitted a call into: the backend whose slot it is and that backend's pool's
+    lease. The gate hands it to the work, which sends its call to ``backend``; it goes back through
+    the pool exactly once."""
+
+    backend: str
+    lease: Any
+    released: bool = field(default=False, repr=False)
 
 
 LeaseT = TypeVar("LeaseT")  # each pool's own lease type: a held slot, released exactly once through its pool
@@ -88,16 +99,8 @@ class SlotPool(Protocol[LeaseT]):
 
     async def occupancy(self) -> Occupancy: ...
 
+    async def attained(self) -> dict[str, float]:
+        """Each remembered visitor's decayed attained service in slot-seconds (one ledger per gate)."""
+        ...
+
     async def aclose(self) -> None: ...
-
-
-def admits(priority: Priority, *, slots: int, in_use: int, reserve: int, interactive_waiting: int) -> bool:
-    """The one admission rule, shared by every pool.
-
-    Interactive work takes any free slot. Background work takes a slot only while more than
-    ``reserve`` slots stay free for live visitors, and never ahead of a waiting visitor.
-    """
-    free = slots - in_use
-    if priority is Priority.INTERACTIVE:
-        return free > 0
-    return free > reserve and interactive_waiting == 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
-from feedback_intelligence.gate.pooled import granted_backend
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend
 from feedback_intelligence.metrics import Metrics
 
@@ -34,25 +34,26 @@ class PromptRunner:
         self.backends = dict(backends or {})
         self.metrics = metrics or Metrics()
 
-    def granted(self) -> LlmBackend:
-        """The backend whose slot the current call holds (inside the gate's work)."""
-        name = granted_backend.get()
-        return self.backends.get(name, self.backend) if name is not None else self.backend
+    def granted(self, grant: Grant) -> LlmBackend:
+        """The backend whose slot ``grant`` is."""
+        return self.backends.get(grant.backend, self.backend)
+
+    def background(self, route: str, preemptions: int) -> CallContext:
+        """Background work on ``route`` whose item was preempted ``preemptions`` times before: preemptible
+        until the gate's ``FI_LLM_PREEMPT_MAX`` (aging, docs/adr/0017)."""
+        return CallContext.background(route, preemptible=self.gate.preemptible(preemptions))
 
     async def complete(
         self,
         prompt: str,
+        context: CallContext,
         *,
-        priority: Priority,
-        route: str,
         max_tokens: int,
         temperature: float = 0.0,
         json_schema: dict[str, Any] | None = None,
         deadline_s: float | None = None,
-        preempted: int = 0,
     ) -> str:
-        """One completion; ``preempted`` is how often the work item behind this call was preempted before
-        (background work: the gate stops offering it for preemption at ``FI_LLM_PREEMPT_MAX``)."""
+        """One completion for ``context`` (whose call, its priority and route, whether preemptible)."""
         request = CompletionRequest(
             messages=[ChatMessage("user", prompt)],
             max_tokens=max_tokens,
@@ -61,12 +62,10 @@ class PromptRunner:
             deadline_s=deadline_s or self.gate.call_timeout_s,
         )
 
-        async def call() -> Completion:
-            return await self.granted().complete(request)
+        async def call(grant: Grant) -> Completion:
+            return await self.granted(grant).complete(request)
 
-        completion = await self.gate.run(
-            call, priority=priority, route=route, deadline_s=deadline_s, preempted=preempted
-        )
+        completion = await self.gate.run(call, context, deadline_s=deadline_s)
         self.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)
         self.metrics.llm_tokens.labels("completion").inc(completion.completion_tokens)
         return completion.text

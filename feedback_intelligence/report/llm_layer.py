@@ -35,7 +35,6 @@ from feedback_intelligence.domain.model import (
     TEXT_PLACEHOLDER,
     Domain,
 )
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -191,12 +190,10 @@ class ReportLlm:
         try:
             return await self.runner.complete(
                 prompt,
-                priority=Priority.BACKGROUND,
-                route=ROUTE,
+                self.runner.background(ROUTE, ledger.preempted),
                 max_tokens=max_tokens,
                 temperature=temperature,
                 json_schema=json_schema,
-                preempted=ledger.preempted,
             )
         except LlmPreempted:
             # A clerk took the slot: like a shed, the part stays pending and the generation retries.

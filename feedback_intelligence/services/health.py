@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
-from feedback_intelligence.gate.pooled import granted_backend
-from feedback_intelligence.gate.slots import PoolUnavailable, Priority
+from feedback_intelligence.gate.slots import Grant, PoolUnavailable
 from feedback_intelligence.llm.backend import (
     ChatMessage,
     Completion,
@@ -63,7 +63,7 @@ class HealthReport:
             body["probeLatencyMs"] = round(self.latency_ms, 1)
         if len(self.backends) > 1:
             # a backend out of the pool (down) or no longer finishing calls (stalled): the rest serve
-            body["degraded"] = any(row["state"] in ("down", "stalled") for row in self.backends)
+            body["degraded"] = any(row["state"] in ("down", "failing", "stalled") for row in self.backends)
             body["backends"] = self.backends
         if self.engines:
             body["engines"] = self.engines
@@ -127,19 +127,19 @@ class HealthService:
             self.metrics.health_status.labels(status).set(1 if status == report.status else 0)
         return report
 
-    def _granted(self) -> LlmBackend:
+    def _granted(self, grant: Grant | None = None) -> LlmBackend:
         """The backend the probe's slot belongs to (remembered for the readiness check after it)."""
-        name = granted_backend.get()
-        if name is not None:
-            self._probed = name
+        if grant is not None:
+            self._probed = grant.backend
         return self.backends.get(self._probed or "", self.backend)
 
     async def _probe(self) -> HealthReport:
-        # A backend that fails the probe is taken out by the gate's breaker; while others serve,
-        # probe again on one of them: /health is ok while any backend serves.
+        # A backend that fails the probe goes after the others in the gate's order (and out, at its
+        # breaker's run of failures); while others serve, probe again on one of them: /health is ok
+        # while any backend serves.
         for _ in range(max(1, len(self.backends))):
             report = await self._probe_once()
-            if report.status == "ok" or not self.gate.degraded():
+            if report.status == "ok" or len(self.backends) < 2:
                 break
             if not any(row["state"] == "ok" for row in await self.gate.backends()):
                 break
@@ -149,15 +149,15 @@ class HealthService:
         self._probed = None
         request = CompletionRequest([ChatMessage("user", "ping")], max_tokens=1, deadline_s=self.timeout_s)
 
-        async def probe() -> Completion:
-            return await self._granted().complete(request)
+        async def probe(grant: Grant) -> Completion:
+            return await self._granted(grant).complete(request)
 
         started = time.perf_counter()
         try:
             # One probe answers every concurrent check (single flight): it is nobody's own call, so it
             # counts against a share of its own, never the visitor whose check happened to start it.
             admitted, _ = await self.gate.try_run(
-                probe, priority=Priority.INTERACTIVE, route="health", deadline_s=self.timeout_s, visitor=PROBE_VISITOR
+                probe, CallContext.interactive(PROBE_VISITOR, "health"), deadline_s=self.timeout_s
             )
         except PoolUnavailable as exc:
             log.warning("health: %s", exc)

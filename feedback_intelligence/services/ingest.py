@@ -23,7 +23,7 @@ from feedback_intelligence.deterministic.injection import detect_injection_signa
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
@@ -75,7 +75,8 @@ class IngestService:
         self.structuring = structuring
         self.on_later = on_later  # tells this replica's worker a row is due
 
-    async def ingest(self, channel: Channel, command: IngestCommand) -> StoredFeedback:
+    async def ingest(self, channel: Channel, command: IngestCommand, *, visitor: str) -> StoredFeedback:
+        """``visitor``: whose fair share a structuring call counts against, as the edge named it."""
         if command.id is not None and await channel.store.exists(command.id):
             raise DuplicateId(command.id)
         timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()
@@ -90,9 +91,8 @@ class IngestService:
             structure = propose_structure(command.text, self.domain)
         else:
             try:
-                result = await self.structuring.structure(
-                    command.text, priority=Priority.INTERACTIVE, route=f"{channel.name}-ingest"
-                )
+                context = CallContext.interactive(visitor, f"{channel.name}-ingest")
+                result = await self.structuring.structure(command.text, context)
             except LlmBusy:
                 raise  # shed: nothing stored, the client retries with the same id
             except Exception as exc:  # down, broken, too slow, or a bug below: keep the feedback anyway

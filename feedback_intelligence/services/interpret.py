@@ -12,7 +12,7 @@ from typing import Any
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.service import StructuringService
@@ -49,9 +49,10 @@ class InterpretService:
         self.domain = domain
         self.structuring = structuring
 
-    async def interpret(self, text: str) -> Interpretation:
-        """Raises LlmBusy (shed) or LlmFailure (backend down); the route answers 503 for both."""
-        result = await self.structuring.structure(text, priority=Priority.INTERACTIVE, route="interpret")
+    async def interpret(self, text: str, *, visitor: str) -> Interpretation:
+        """``visitor``: whose fair share the call counts against, as the edge named it. Raises LlmBusy
+        (shed) or LlmFailure (backend down); the route answers 503 for both."""
+        result = await self.structuring.structure(text, CallContext.interactive(visitor, "interpret"))
         alerts = match_alerts(text, self.domain)
         structure = finish_structure(text, result.structure, alerts, self.domain)
         return Interpretation(

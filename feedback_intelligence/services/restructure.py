@@ -16,7 +16,6 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.services.channels import Channel
@@ -119,9 +118,8 @@ class RestructureService:
         preempted = 0
         while True:
             try:
-                return await self.structuring.structure(
-                    item.text, priority=Priority.BACKGROUND, route="restructure", preempted=preempted
-                )
+                context = self.structuring.background("restructure", preempted)
+                return await self.structuring.structure(item.text, context)
             except LlmPreempted:
                 preempted += 1
                 log.info("restructuring %s was preempted by a visitor (%d); asking again", item.id, preempted)

@@ -38,7 +38,6 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
@@ -145,9 +144,8 @@ class StructuringWorker:
             return None
         renewer = asyncio.create_task(self._renew(queue, claim))
         try:
-            result = await self.structuring.structure(
-                item.text, priority=Priority.BACKGROUND, route=ROUTE, preempted=item.structure_preemptions
-            )
+            context = self.structuring.background(ROUTE, item.structure_preemptions)
+            result = await self.structuring.structure(item.text, context)
         except LlmPreempted as preempted:
             await queue.release(claim, retry_in_s=0, refund_attempt=True, preempted=True)
             self._count("preempted")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.llm.errors import LlmError
 from feedback_intelligence.structuring.service import StructuringService
@@ -50,7 +50,7 @@ async def warm_at_start(backends: dict[str, LlmBackend], structuring: Structurin
             return
         # One call per ready backend, side by side: the pool gives each to the least loaded backend.
         results = await asyncio.gather(
-            *(structuring.structure(SAMPLE_TEXT, priority=Priority.BACKGROUND, route=ROUTE) for _ in ready),
+            *(structuring.structure(SAMPLE_TEXT, CallContext.background(ROUTE, preemptible=True)) for _ in ready),
             return_exceptions=True,
         )
         failed = [r for r in results if isinstance(r, BaseException)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import Structure
@@ -86,35 +86,38 @@ class StructuringService:
         self.prompt = prompt or StructuringPrompt.for_domain(domain)
         self.json_schema = structure_json_schema(domain) if use_schema else None
 
-    async def _ask(self, prompt: str, priority: Priority, route: str, preempted: int) -> str:
+    def background(self, route: str, preemptions: int) -> CallContext:
+        """The context of background structuring on ``route`` for an item preempted ``preemptions``
+        times before (the gate's aging rule decides whether it is still preemptible)."""
+        return self.runner.background(route, preemptions)
+
+    async def _ask(self, prompt: str, context: CallContext) -> str:
         return await self.runner.complete(
             prompt,
-            priority=priority,
-            route=route,
-            preempted=preempted,
+            context,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             json_schema=self.json_schema,
             deadline_s=self.deadline_s,
         )
 
-    async def structure(self, text: str, *, priority: Priority, route: str, preempted: int = 0) -> StructuringResult:
-        """``preempted``: how often this text's background work was preempted before (aging, ADR 0017)."""
+    async def structure(self, text: str, context: CallContext) -> StructuringResult:
+        """``context``: whose call this is, at which priority, and whether it may be preempted."""
         read = first_part(text, self.read_max_chars)
-        result = await self._structure(read, priority=priority, route=route, preempted=preempted)
+        result = await self._structure(read, context)
         if read == text:
             return result
         return replace(result, notes=(*result.notes, read_note(len(read), len(text))))
 
-    async def _structure(self, text: str, *, priority: Priority, route: str, preempted: int) -> StructuringResult:
+    async def _structure(self, text: str, context: CallContext) -> StructuringResult:
         prompt = self.prompt.render(text)
-        raw = await self._ask(prompt, priority, route, preempted)
+        raw = await self._ask(prompt, context)
         first = parse_structure(raw, self.domain)
         if first.valid:
             return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
-        raw = await self._ask(correction_prompt(prompt, first.violations), priority, route, preempted)
+        raw = await self._ask(correction_prompt(prompt, first.violations), context)
         second = parse_structure(raw, self.domain)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:

@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from feedback_intelligence.api.deps import visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
@@ -31,6 +32,7 @@ class Llm:
     started: asyncio.Event = field(default_factory=asyncio.Event)
     release: asyncio.Event = field(default_factory=asyncio.Event)
     calls: int = 0
+    visitors: list[str] = field(default_factory=list)  # whose share each request would count against
 
     async def call(self) -> dict[str, Any]:
         self.calls += 1
@@ -81,6 +83,7 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
     @app.post("/interpret")
     async def interpret(request: Request) -> dict[str, Any]:
         await request.json()
+        llm.visitors.append(visitor(request))  # what the real route hands the gate in its CallContext
         return await cancel_on_disconnect(request, llm.call())
 
     @app.post("/live/feedback", status_code=201)
@@ -92,7 +95,8 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
         return {"id": feedback_id}
 
     @app.get("/report")
-    async def report(snapshot: bool = False) -> dict[str, bool]:
+    async def report(request: Request, snapshot: bool = False) -> dict[str, bool]:
+        llm.visitors.append(visitor(request))  # a route the in-flight limiter does not wrap
         return {"persisted": snapshot}
 
     @app.get("/desk.html")
@@ -141,6 +145,7 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
     edge = install_edge(
         app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3, edge=build_edge(settings, limiter=limiter)
     )
+    app.state.edge = edge
     return EdgeApp(app, edge, metrics, settings, llm)
 
 

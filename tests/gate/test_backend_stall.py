@@ -11,13 +11,15 @@ import pytest
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
-from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
-from feedback_intelligence.gate.slots import Occupancy, Priority
+from feedback_intelligence.gate.router import BackendRouter
+from feedback_intelligence.gate.slots import Grant, Occupancy, Priority
 from feedback_intelligence.llm.backend import Completion, CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
+from tests.support.calls import call
 from tests.support.waiting import until
 
 REQUEST = CompletionRequest([], max_tokens=1)
@@ -25,7 +27,9 @@ REDIS = "redis://127.0.0.1:6379/0"
 
 
 def two_of_one_slot() -> PooledSlotPool:
-    return PooledSlotPool({"gpu1": LocalSlotPool(1, 0), "gpu2": LocalSlotPool(1, 0)}, background_reserve=0)
+    return PooledSlotPool(
+        {"gpu1": LocalSlotPool(1, 0), "gpu2": LocalSlotPool(1, 0)}, BackendRouter(["gpu1", "gpu2"], stall_floor_s=0.2)
+    )
 
 
 def held(age_s: float) -> Occupancy:
@@ -34,21 +38,21 @@ def held(age_s: float) -> Occupancy:
 
 async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serves() -> None:
     metrics = Metrics()
-    gate = LlmGate(two_of_one_slot(), acquire_timeout_s=0.05, call_timeout_s=120, metrics=metrics, stall_floor_s=0.2)
+    gate = LlmGate(two_of_one_slot(), acquire_timeout_s=0.05, call_timeout_s=120, metrics=metrics)
     backends = {"gpu1": FakeBackend(reply="ok"), "gpu2": FakeBackend(reply="ok")}
     health = HealthService(gate, backends["gpu1"], timeout_s=5, metrics=metrics, backends=backends)  # type: ignore[arg-type]
 
-    async def call() -> Completion:
-        return await backends[granted_backend.get() or ""].complete(REQUEST)
+    async def complete(grant: Grant) -> Completion:
+        return await backends[grant.backend].complete(REQUEST)
 
-    await gate.run(call)  # a call that finishes: the gate learns a (tiny) mean hold time
+    await gate.run(complete, call(gate))  # a call that finishes: the gate learns a (tiny) mean hold time
     assert gate.stall_threshold_s() == 0.2  # 3 x a tiny mean is under the floor
     backends["gpu2"].freeze()
     # gpu1 is busy with a call that will finish, so the next call lands on gpu2 and freezes there
     backends["gpu1"].freeze()
-    on_gpu1 = asyncio.create_task(gate.run(call))
+    on_gpu1 = asyncio.create_task(gate.run(complete, call(gate)))
     await until(lambda: _in_use(gate, "gpu1", 1), what="gpu1 busy")
-    stuck = asyncio.create_task(gate.run(call))
+    stuck = asyncio.create_task(gate.run(complete, call(gate)))
     await until(lambda: _in_use(gate, "gpu2", 1), what="gpu2 holding a frozen call")
     backends["gpu1"].thaw()
     await on_gpu1
@@ -67,7 +71,7 @@ async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serv
     assert (report.status, report.http_status) == ("ok", 200)
     assert body["degraded"] is True
     assert {row["name"]: row["state"] for row in body["backends"]} == {"gpu1": "ok", "gpu2": "stalled"}
-    assert [(await gate.run(call)).text for _ in range(3)] == ["ok"] * 3  # served by gpu1 meanwhile
+    assert [(await gate.run(complete, call(gate))).text for _ in range(3)] == ["ok"] * 3  # served by gpu1 meanwhile
 
     backends["gpu2"].thaw()  # the backend resumes: its call finishes and it is ok again
     await stuck
@@ -84,8 +88,8 @@ async def test_a_waiting_call_does_not_wait_on_a_stalled_backend() -> None:
     slots = two_of_one_slot()
     first, second = await slots.try_acquire(Priority.INTERACTIVE), await slots.try_acquire(Priority.INTERACTIVE)
     assert first is not None and second is not None and (first.backend, second.backend) == ("gpu1", "gpu2")
-    slots.judge_stalls({"gpu1": held(0.5), "gpu2": held(60.0)}, threshold_s=30.0)
-    assert [state.state for state in slots.states.values()] == ["ok", "stalled"]
+    slots.router.judge_stalls({"gpu1": held(0.5), "gpu2": held(60.0)}, threshold_s=30.0)
+    assert [state.state for state in slots.router.states.values()] == ["ok", "stalled"]
 
     waiter = asyncio.create_task(slots.acquire(Priority.INTERACTIVE, 30.0))
 
@@ -103,11 +107,11 @@ async def test_a_waiting_call_does_not_wait_on_a_stalled_backend() -> None:
 
 async def test_a_stalled_backend_is_offered_last_and_still_used_when_every_backend_is_stalled() -> None:
     slots = two_of_one_slot()
-    slots.judge_stalls({"gpu1": held(60.0), "gpu2": held(0.5)}, threshold_s=30.0)
+    slots.router.judge_stalls({"gpu1": held(60.0), "gpu2": held(0.5)}, threshold_s=30.0)
     lease = await slots.try_acquire(Priority.INTERACTIVE)
     assert lease is not None and lease.backend == "gpu2"  # least loaded would be gpu1; it is stalled
     await slots.release(lease)
-    slots.judge_stalls({"gpu1": held(60.0), "gpu2": held(60.0)}, threshold_s=30.0)
+    slots.router.judge_stalls({"gpu1": held(60.0), "gpu2": held(60.0)}, threshold_s=30.0)
     leases = [await slots.try_acquire(Priority.INTERACTIVE) for _ in range(2)]
     assert sorted(lease.backend for lease in leases if lease is not None) == ["gpu1", "gpu2"]
 
@@ -117,8 +121,8 @@ def test_a_backend_below_its_slots_or_recently_admitted_is_not_stalled() -> None
     busy_but_finishing = Occupancy(slots=2, in_use=2, waiting_interactive=3, waiting_background=0, newest_hold_s=1.0)
     one_free = Occupancy(slots=2, in_use=1, waiting_interactive=0, waiting_background=0, newest_hold_s=90.0)
     for occupancy in (busy_but_finishing, one_free):
-        slots.judge_stalls({"gpu1": occupancy}, threshold_s=30.0)
-        assert slots.states["gpu1"].state == "ok"
+        slots.router.judge_stalls({"gpu1": occupancy}, threshold_s=30.0)
+        assert slots.router.states["gpu1"].state == "ok"
 
 
 @pytest.mark.redis
@@ -132,8 +136,7 @@ async def test_on_redis_every_replica_judges_a_backend_by_the_shared_leases() ->
             {
                 name: RedisSlotPool(REDIS, slots=1, background_reserve=0, name=f"{gate}:{name}", ledger=gate)
                 for name in ("gpu1", "gpu2")
-            },
-            background_reserve=0,
+            }
         )
 
     a, b = replica(), replica()
@@ -142,17 +145,17 @@ async def test_on_redis_every_replica_judges_a_backend_by_the_shared_leases() ->
         assert lease is not None
 
         async def b_reads_gpu1_stalled() -> bool:
-            b.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
-            return b.states["gpu1"].stalled
+            b.router.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
+            return b.router.states["gpu1"].stalled
 
         await until(b_reads_gpu1_stalled, what="replica B to read gpu1 stalled from Redis")
-        assert not b.states["gpu2"].stalled
+        assert not b.router.states["gpu2"].stalled
         granted = await b.try_acquire(Priority.INTERACTIVE)  # B admits to the backend that still serves
         assert granted is not None and granted.backend == "gpu2"
         await b.release(granted)
         await a.members["gpu1"].release(lease)
-        b.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
-        assert not b.states["gpu1"].stalled  # the slot came back: it finishes calls again
+        b.router.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
+        assert not b.router.states["gpu1"].stalled  # the slot came back: it finishes calls again
     finally:
         await a.aclose()
         await b.aclose()

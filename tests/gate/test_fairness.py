@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.fairness import (
     FORGET_HALF_LIVES,
     RECENT_S,
     GateOrder,
     ServiceLedger,
-    current_visitor,
     score_of,
     service_of,
 )
@@ -288,9 +288,8 @@ async def test_a_waiter_passed_over_still_sheds_at_its_timeout_and_leaves_no_tra
     assert await asyncio.wait_for(greedy, 5) is None  # shed at its acquire timeout, not queued behind
     await rig.pools[0].release(lease)
     await rig.idle()
-    if rig.redis is not None:  # and the queue kept nothing of it
-        name = rig.pools[0]._queue[LIVE]
-        assert await rig.redis.zcard(name) == 0
+    if rig.redis is not None:  # and the queues (announcements, order, members by visitor) kept nothing of it
+        assert await rig.redis.exists(*rig.pools[0]._gate_keys[1:7]) == 0
 
 
 async def test_priorities_keep_their_meaning_over_attained_service(rigs: Any) -> None:
@@ -363,17 +362,15 @@ async def test_over_several_backends_the_order_is_the_pools(backends: tuple[Pool
     assert (await pool.occupancy()).in_use == 0
 
 
-def test_the_gate_names_whose_share_a_call_counts_against() -> None:
-    assert LlmGate.visitor_of(Priority.BACKGROUND, "report", None) == "background:report"
-    assert LlmGate.visitor_of(LIVE, "interpret", None) == "anonymous"
-    token = current_visitor.set("client:198.51.100.7")
-    try:
-        assert LlmGate.visitor_of(LIVE, "interpret", None) == "client:198.51.100.7"
-        # background work started by a request is not charged to its visitor
-        assert LlmGate.visitor_of(Priority.BACKGROUND, "restructure", None) == "background:restructure"
-        assert LlmGate.visitor_of(LIVE, "interpret", "named") == "named"
-    finally:
-        current_visitor.reset(token)
+def test_every_call_names_whose_share_it_counts_against() -> None:
+    assert CallContext.background("report").visitor == "background:report"
+    # background work started by a request is not charged to its visitor
+    assert CallContext.background("restructure").visitor == "background:restructure"
+    assert CallContext.interactive("client:198.51.100.7", "interpret").visitor == "client:198.51.100.7"
+    with pytest.raises(ValueError):
+        CallContext("", LIVE, "interpret")  # no call reaches the gate without a visitor: no silent "anonymous"
+    with pytest.raises(ValueError):
+        CallContext("client:198.51.100.7", LIVE, "interpret", preemptible=True)  # only background yields
     assert math.isfinite(score_of(0.0, 0.0, 60.0))
 
 

@@ -16,9 +16,11 @@ import pytest
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
-from feedback_intelligence.gate.slots import Priority, SlotPool
+from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
+from tests.support.calls import call
 from tests.support.waiting import until
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -40,7 +42,10 @@ async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
             pool = RedisSlotPool(REDIS, slots=slots, background_reserve=reserve, name=name)
         pools.append(pool)
         return LlmGate(
-            pool, acquire_timeout_s=acquire_ms / 1000, call_timeout_s=call_timeout_s, preempt_max=preempt_max
+            PooledSlotPool.single(pool),
+            acquire_timeout_s=acquire_ms / 1000,
+            call_timeout_s=call_timeout_s,
+            preempt_max=preempt_max,
         )
 
     yield make
@@ -54,9 +59,9 @@ class Holder:
     def __init__(self, gate: LlmGate, priority: Priority = Priority.INTERACTIVE) -> None:
         self.holding = asyncio.Event()
         self.let_go = asyncio.Event()
-        self.task = asyncio.create_task(gate.run(self._work, priority=priority))
+        self.task = asyncio.create_task(gate.run(self._work, call(gate, priority)))
 
-    async def _work(self) -> str:
+    async def _work(self, _grant: Grant) -> str:
         self.holding.set()
         await self.let_go.wait()
         return "done"
@@ -66,11 +71,11 @@ async def test_try_run_runs_when_a_slot_is_free(make_gate: MakeGate) -> None:
     gate = make_gate()
     ran = []
 
-    async def probe() -> str:
+    async def probe(_grant: Grant) -> str:
         ran.append(True)
         return "pong"
 
-    assert await gate.try_run(probe) == (True, "pong")
+    assert await gate.try_run(probe, call(gate, route="health")) == (True, "pong")
     assert ran == [True]
 
 
@@ -80,34 +85,34 @@ async def test_try_run_returns_false_at_once_without_running_when_all_slots_are_
     await asyncio.gather(*(h.holding.wait() for h in holders))
     ran = []
 
-    async def probe() -> None:
+    async def probe(_grant: Grant) -> None:
         ran.append(True)
 
     started = time.perf_counter()
-    admitted, _ = await gate.try_run(probe)
+    admitted, _ = await gate.try_run(probe, call(gate, route="health"))
     assert admitted is False
     assert time.perf_counter() - started < 1.0
     assert ran == []
     for h in holders:
         h.let_go.set()
     await asyncio.gather(*(h.task for h in holders))
-    assert (await gate.try_run(probe))[0] is True
+    assert (await gate.try_run(probe, call(gate, route="health")))[0] is True
     assert ran == [True]
 
 
 async def test_try_run_releases_its_slot_when_the_work_raises(make_gate: MakeGate) -> None:
     gate = make_gate(slots=1, acquire_ms=50)
 
-    async def boom() -> None:
+    async def boom(_grant: Grant) -> None:
         raise RuntimeError("model exploded")
 
     with pytest.raises(RuntimeError):
-        await gate.try_run(boom)
+        await gate.try_run(boom, call(gate, route="health"))
 
-    async def ok() -> str:
+    async def ok(_grant: Grant) -> str:
         return "ok"
 
-    assert await gate.run(ok) == "ok"
+    assert await gate.run(ok, call(gate)) == "ok"
     assert (await gate.occupancy()).in_use == 0
 
 
@@ -116,12 +121,12 @@ async def test_run_sheds_within_the_acquire_timeout_while_the_slot_is_held(make_
     holder = Holder(gate)
     await holder.holding.wait()
 
-    async def never() -> None:
+    async def never(_grant: Grant) -> None:
         raise AssertionError("must not run")
 
     started = time.perf_counter()
     with pytest.raises(LlmBusy) as shed:
-        await gate.run(never)
+        await gate.run(never, call(gate))
     elapsed = time.perf_counter() - started
     # The holder never lets go, so returning at all is the shed; the upper bound is a margin a loaded
     # 2-core machine keeps (40 acquire timeouts), not a speed target.
@@ -137,10 +142,10 @@ async def test_a_waiter_gets_the_slot_when_it_is_released_in_time(make_gate: Mak
     holder = Holder(gate)
     await holder.holding.wait()
 
-    async def work() -> str:
+    async def work(_grant: Grant) -> str:
         return "second"
 
-    waiter = asyncio.create_task(gate.run(work))
+    waiter = asyncio.create_task(gate.run(work, call(gate)))
     await until(lambda: _occupied("waiting_interactive", gate))
     holder.let_go.set()
     assert await waiter == "second"
@@ -150,11 +155,11 @@ async def test_a_waiter_gets_the_slot_when_it_is_released_in_time(make_gate: Mak
 async def test_deadline_releases_the_slot_and_reads_as_an_llm_failure(make_gate: MakeGate) -> None:
     gate = make_gate(slots=1, call_timeout_s=0.05)
 
-    async def hang() -> None:
+    async def hang(_grant: Grant) -> None:
         await asyncio.Event().wait()
 
     with pytest.raises(LlmDeadlineExceeded):
-        await gate.run(hang)
+        await gate.run(hang, call(gate))
     assert (await gate.occupancy()).in_use == 0
     assert not issubclass(LlmDeadlineExceeded, asyncio.CancelledError)
 
@@ -164,7 +169,7 @@ async def test_cancellation_releases_the_slot_and_cancels_the_work(make_gate: Ma
     started = asyncio.Event()
     work_cancelled = asyncio.Event()
 
-    async def long_call() -> None:
+    async def long_call(_grant: Grant) -> None:
         started.set()
         try:
             await asyncio.Event().wait()
@@ -172,7 +177,7 @@ async def test_cancellation_releases_the_slot_and_cancels_the_work(make_gate: Ma
             work_cancelled.set()
             raise
 
-    task = asyncio.create_task(gate.run(long_call))
+    task = asyncio.create_task(gate.run(long_call, call(gate)))
     await started.wait()
     assert (await gate.occupancy()).in_use == 1
     task.cancel()
@@ -187,10 +192,10 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(make_gate: 
     holder = Holder(gate)
     await holder.holding.wait()
 
-    async def work() -> None:
+    async def work(_grant: Grant) -> None:
         raise AssertionError("must not run")
 
-    waiter = asyncio.create_task(gate.run(work))
+    waiter = asyncio.create_task(gate.run(work, call(gate)))
     await until(lambda: _occupied("waiting", gate))
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -206,12 +211,12 @@ async def test_background_work_never_takes_the_last_free_slot(make_gate: MakeGat
     clerk = Holder(gate, Priority.INTERACTIVE)
     await clerk.holding.wait()
 
-    async def batch() -> None:
+    async def batch(_grant: Grant) -> None:
         raise AssertionError("background must not run while only one slot is free")
 
     with pytest.raises(LlmBusy):
-        await gate.run(batch, priority=Priority.BACKGROUND)
-    assert (await gate.try_run(batch, priority=Priority.BACKGROUND))[0] is False
+        await gate.run(batch, call(gate, Priority.BACKGROUND))
+    assert (await gate.try_run(batch, call(gate, Priority.BACKGROUND, "health")))[0] is False
     # ...while a second clerk still gets the free slot at once.
     second = Holder(gate, Priority.INTERACTIVE)
     await second.holding.wait()
@@ -232,9 +237,9 @@ async def test_background_runs_on_an_idle_gate_and_a_waiting_clerk_goes_first(ma
     async def record(name: str) -> None:
         order.append(name)
 
-    background = asyncio.create_task(gate.run(lambda: record("background"), priority=Priority.BACKGROUND))
+    background = asyncio.create_task(gate.run(lambda _grant: record("background"), call(gate, Priority.BACKGROUND)))
     await until(lambda: _occupied("waiting_background", gate))
-    interactive = asyncio.create_task(gate.run(lambda: record("interactive"), priority=Priority.INTERACTIVE))
+    interactive = asyncio.create_task(gate.run(lambda _grant: record("interactive"), call(gate, Priority.INTERACTIVE)))
     await until(lambda: _occupied("waiting_interactive", gate))
     report.let_go.set()
     await report.task
@@ -259,11 +264,11 @@ async def test_metrics_count_sheds_by_route_priority_and_reason(make_gate: MakeG
     holder = Holder(gate)
     await holder.holding.wait()
 
-    async def work() -> None:
+    async def work(_grant: Grant) -> None:
         return None
 
     with pytest.raises(LlmBusy):
-        await gate.run(work, route="interpret")
+        await gate.run(work, call(gate, route="interpret"))
     value = gate.metrics.registry.get_sample_value(
         "fi_gate_sheds_total", {"route": "interpret", "priority": "interactive", "reason": "acquire_timeout"}
     )
@@ -280,15 +285,15 @@ async def test_retry_after_grows_with_the_queue_ahead(make_gate: MakeGate) -> No
     holder = Holder(patient)
     await holder.holding.wait()
 
-    async def never() -> None:
+    async def never(_grant: Grant) -> None:
         raise AssertionError("must not run")
 
     with pytest.raises(LlmBusy) as alone:
-        await impatient.run(never)
-    waiters = [asyncio.create_task(patient.run(lambda: asyncio.sleep(0))) for _ in range(2)]
+        await impatient.run(never, call(impatient))
+    waiters = [asyncio.create_task(patient.run(lambda _grant: asyncio.sleep(0), call(patient))) for _ in range(2)]
     await until(lambda: _waiting_at_least(2, patient))
     with pytest.raises(LlmBusy) as behind_two:
-        await impatient.run(never)
+        await impatient.run(never, call(impatient))
 
     assert alone.value.retry_after_s == 2
     assert behind_two.value.retry_after_s == 6  # two waiting per slot: three hold times away
@@ -301,13 +306,15 @@ async def test_recent_sheds_are_counted_and_age_out(make_gate: MakeGate) -> None
     holder = Holder(gate)
     await holder.holding.wait()
 
-    async def never() -> None:
+    async def never(_grant: Grant) -> None:
         raise AssertionError("must not run")
 
     for _ in range(3):
         with pytest.raises(LlmBusy):
-            await gate.run(never, route="interpret")
-    assert (await gate.try_run(never))[0] is False  # not admitted is not a shed: health probes skip
+            await gate.run(never, call(gate, route="interpret"))
+    assert (await gate.try_run(never, call(gate, route="health")))[
+        0
+    ] is False  # not admitted is not a shed: health probes skip
 
     assert gate.sheds_in_last(60) == 3
     assert gate.sheds_in_last(0) == 0

@@ -15,10 +15,11 @@ import pytest
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
-from feedback_intelligence.gate.pooled import PooledSlotPool, granted_backend
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
-from feedback_intelligence.gate.slots import Priority, SlotPool
+from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
+from tests.support.calls import call
 
 REDIS = "redis://127.0.0.1:6379/0"
 MakeGate = Callable[..., LlmGate]
@@ -35,7 +36,8 @@ async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
         else:
             pool = RedisSlotPool(REDIS, slots=slots, background_reserve=reserve, name=f"preempt-{uuid.uuid4().hex[:8]}")
         pools.append(pool)
-        return LlmGate(pool, acquire_timeout_s=acquire_ms / 1000, call_timeout_s=10, preempt_max=preempt_max)
+        single = PooledSlotPool.single(pool)
+        return LlmGate(single, acquire_timeout_s=acquire_ms / 1000, call_timeout_s=10, preempt_max=preempt_max)
 
     yield make
     for pool in pools:
@@ -53,10 +55,10 @@ class Call:
         self.let_go = asyncio.Event()
         self.cancelled = asyncio.Event()
         self.backend: str | None = None
-        self.task = asyncio.create_task(gate.run(self._work, priority=priority, route=route, preempted=preempted))
+        self.task = asyncio.create_task(gate.run(self._work, call(gate, priority, route, preempted=preempted)))
 
-    async def _work(self) -> str:
-        self.backend = granted_backend.get()
+    async def _work(self, grant: Grant) -> str:
+        self.backend = grant.backend
         self.holding.set()
         try:
             await self.let_go.wait()
@@ -216,12 +218,12 @@ async def test_a_preempted_caller_can_go_on_and_call_again(make_gate: MakeGate) 
 
     async def caller() -> str:
         try:
-            await gate.run(lambda: hold(first_try), priority=Priority.BACKGROUND, route="report")
+            await gate.run(lambda _grant: hold(first_try), call(gate, Priority.BACKGROUND, "report"))
         except LlmPreempted:
             outcomes.append("preempted")
         await asyncio.sleep(0)  # a cancellation left pending on the task would land here
         outcomes.append("still running")
-        return await gate.run(lambda: hold(second_try), priority=Priority.BACKGROUND, route="report", preempted=1)
+        return await gate.run(lambda _grant: hold(second_try), call(gate, Priority.BACKGROUND, "report", preempted=1))
 
     task = asyncio.create_task(caller())
     await first_try.wait()
@@ -241,8 +243,8 @@ async def test_a_clerk_on_one_replica_preempts_a_background_call_on_another() ->
     name = f"replicas-{uuid.uuid4().hex[:8]}"
     x, y = (RedisSlotPool(REDIS, slots=2, background_reserve=1, name=name, lease_s=2.0) for _ in range(2))
     try:
-        gate_x = LlmGate(x, acquire_timeout_s=2.0, call_timeout_s=60)
-        gate_y = LlmGate(y, acquire_timeout_s=2.0, call_timeout_s=60)
+        gate_x = LlmGate(PooledSlotPool.single(x), acquire_timeout_s=2.0, call_timeout_s=60)
+        gate_y = LlmGate(PooledSlotPool.single(y), acquire_timeout_s=2.0, call_timeout_s=60)
         report = background(gate_x)  # replica X writes report prose
         await report.holding.wait()
         first = clerk(gate_y, name="first")  # replica Y serves the desk
@@ -262,7 +264,7 @@ async def test_a_clerk_on_one_replica_preempts_a_background_call_on_another() ->
 
 
 async def test_a_pool_of_backends_preempts_the_newest_background_call_of_any_backend() -> None:
-    pool = PooledSlotPool({"gpu0": LocalSlotPool(1, 0), "gpu1": LocalSlotPool(1, 0)}, background_reserve=0)
+    pool = PooledSlotPool({"gpu0": LocalSlotPool(1, 0), "gpu1": LocalSlotPool(1, 0)})
     gate = LlmGate(pool, acquire_timeout_s=2.0, call_timeout_s=60)
     older = background(gate, route="structure-later")
     await older.holding.wait()

@@ -13,21 +13,24 @@ import pytest
 from feedback_intelligence.devtools.processes import sim_ollama
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.pooled import PooledSlotPool
+from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.llm.errors import LlmPreempted
 from feedback_intelligence.llm.ollama import OllamaBackend
 from feedback_intelligence.prompting.runner import PromptRunner
+from tests.support.calls import call
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 
 def one_slot_gate() -> LlmGate:
-    return LlmGate(LocalSlotPool(1, background_reserve=0), acquire_timeout_s=5.0, call_timeout_s=120)
+    pool = PooledSlotPool.single(LocalSlotPool(1, background_reserve=0))
+    return LlmGate(pool, acquire_timeout_s=5.0, call_timeout_s=120)
 
 
-async def served() -> str:
+async def served(_grant: Grant) -> str:
     return "served"
 
 
@@ -48,10 +51,10 @@ async def test_a_preempted_call_is_cancelled_at_the_simulated_ollama() -> None:
 
             try:
                 report = asyncio.create_task(
-                    runner.complete("Tiivistä päivä.", priority=Priority.BACKGROUND, route="report", max_tokens=16)
+                    runner.complete("Tiivistä päivä.", runner.background("report", 0), max_tokens=16)
                 )
                 await until(reached_sim, timeout_s=10, what="the report's call to reach the sim")
-                assert await runner.gate.run(served, route="interpret") == "served"
+                assert await runner.gate.run(served, call(runner.gate, route="interpret")) == "served"
                 with pytest.raises(LlmPreempted):
                     await report
                 await until(sim_saw_the_cancel, timeout_s=10, what="the sim to see the request cancelled")
@@ -81,14 +84,13 @@ async def test_a_preempted_call_stops_the_embedded_engine_at_its_next_token() ->
         report = asyncio.create_task(
             runner.complete(
                 "Write a long story about a cat who runs a small shop.",
-                priority=Priority.BACKGROUND,
-                route="report",
+                runner.background("report", 0),
                 max_tokens=400,
                 temperature=0.0,
             )
         )
         await generating.wait()
-        assert await runner.gate.run(served, route="interpret") == "served"
+        assert await runner.gate.run(served, call(runner.gate, route="interpret")) == "served"
         with pytest.raises(LlmPreempted):
             await report
 

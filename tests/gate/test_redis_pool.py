@@ -13,10 +13,12 @@ import pytest
 
 from feedback_intelligence.devtools.processes import free_port
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
-from feedback_intelligence.gate.slots import PoolUnavailable, Priority
+from feedback_intelligence.gate.slots import Grant, PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import LlmBusy
 from tests.prerequisites import require
+from tests.support.calls import call
 
 pytestmark = pytest.mark.redis
 REDIS = "redis://127.0.0.1:6379/0"
@@ -33,7 +35,7 @@ async def pools() -> AsyncIterator[list[RedisSlotPool]]:
 
 
 def gate_over(pool: RedisSlotPool, acquire_s: float = 0.3) -> LlmGate:
-    return LlmGate(pool, acquire_timeout_s=acquire_s, call_timeout_s=30)
+    return LlmGate(PooledSlotPool.single(pool), acquire_timeout_s=acquire_s, call_timeout_s=30)
 
 
 async def test_replicas_never_admit_more_than_the_shared_slots(pools: list[RedisSlotPool]) -> None:
@@ -41,7 +43,7 @@ async def test_replicas_never_admit_more_than_the_shared_slots(pools: list[Redis
     peak = 0
     release = asyncio.Event()
 
-    async def work() -> None:
+    async def work(_grant: Grant) -> None:
         nonlocal running, peak
         running += 1
         peak = max(peak, running)
@@ -49,7 +51,7 @@ async def test_replicas_never_admit_more_than_the_shared_slots(pools: list[Redis
         running -= 1
 
     gates = [gate_over(p, acquire_s=0.2) for p in pools]
-    tasks = [asyncio.create_task(g.run(work)) for g in gates for _ in range(2)]
+    tasks = [asyncio.create_task(g.run(work, call(g))) for g in gates for _ in range(2)]
     done, pending = await asyncio.wait(tasks, timeout=1.0)
     shed = [t for t in done if isinstance(t.exception(), LlmBusy)]
     assert len(pending) == 2 and len(shed) == 4
@@ -68,9 +70,9 @@ async def test_a_release_on_one_replica_wakes_a_waiter_on_another(pools: list[Re
         await let_go.wait()
 
     a, b = gate_over(pools[0], 2.0), gate_over(pools[1], 2.0)
-    holders = [asyncio.create_task(a.run(lambda i=i: hold(i))) for i in range(2)]
+    holders = [asyncio.create_task(a.run(lambda _grant, i=i: hold(i), call(a))) for i in range(2)]
     await asyncio.gather(*(h.wait() for h in holding))
-    waiter = asyncio.create_task(b.run(lambda: asyncio.sleep(0, "got it")))
+    waiter = asyncio.create_task(b.run(lambda _grant: asyncio.sleep(0, "got it"), call(b)))
     await asyncio.sleep(0.05)
     assert not waiter.done()
     started = time.perf_counter()
@@ -148,14 +150,14 @@ async def test_redis_down_fails_safe_as_busy_and_recovers(private_redis: tuple[s
     pool = RedisSlotPool(f"redis://127.0.0.1:{port}/0", slots=2, name="down-test", lease_s=1.0)
     gate = gate_over(pool)
     try:
-        assert await gate.run(lambda: asyncio.sleep(0, "up")) == "up"
+        assert await gate.run(lambda _grant: asyncio.sleep(0, "up"), call(gate)) == "up"
         subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True, check=False)
         with pytest.raises(LlmBusy) as shed:
-            await gate.run(lambda: asyncio.sleep(0, "never"))
+            await gate.run(lambda _grant: asyncio.sleep(0, "never"), call(gate))
         assert shed.value.reason == "gate_unavailable"
         with pytest.raises(PoolUnavailable):
-            await gate.try_run(lambda: asyncio.sleep(0))
+            await gate.try_run(lambda _grant: asyncio.sleep(0), call(gate, route="health"))
         start_redis(binary, port)
-        assert await gate.run(lambda: asyncio.sleep(0, "again")) == "again"
+        assert await gate.run(lambda _grant: asyncio.sleep(0, "again"), call(gate)) == "again"
     finally:
         await pool.aclose()

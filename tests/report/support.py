@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.pooled import PooledSlotPool
+from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -21,6 +22,7 @@ from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, 
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
 from feedback_intelligence.settings import ReportSettings
+from tests.support.calls import call
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"
 WINDOW_TO = "2026-06-08T00:00:00Z"
@@ -185,7 +187,8 @@ class ScriptedBackend(FakeBackend):
 
 
 def real_runner(backend: ScriptedBackend, *, slots: int = 2, acquire_timeout_s: float = 0.05) -> PromptRunner:
-    gate = LlmGate(LocalSlotPool(slots, background_reserve=1), acquire_timeout_s=acquire_timeout_s, call_timeout_s=5)
+    pool = PooledSlotPool.single(LocalSlotPool(slots, background_reserve=1))
+    gate = LlmGate(pool, acquire_timeout_s=acquire_timeout_s, call_timeout_s=5)
     return PromptRunner(gate, backend)
 
 
@@ -224,7 +227,7 @@ async def desk_calls_holding_every_slot(runner: PromptRunner, slots: int = 2) ->
     release, all_held = asyncio.Event(), asyncio.Event()
     held = 0
 
-    async def desk_call() -> None:
+    async def desk_call(_grant: Grant) -> None:
         nonlocal held
         held += 1
         if held == slots:
@@ -232,7 +235,7 @@ async def desk_calls_holding_every_slot(runner: PromptRunner, slots: int = 2) ->
         await release.wait()
 
     holders = [
-        asyncio.create_task(runner.gate.run(desk_call, priority=Priority.INTERACTIVE, route="interpret"))
+        asyncio.create_task(runner.gate.run(desk_call, call(runner.gate, Priority.INTERACTIVE, "interpret")))
         for _ in range(slots)
     ]
     await all_held.wait()

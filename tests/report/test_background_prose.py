@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import uuid
 
+from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.settings import ReportSettings
@@ -20,6 +21,7 @@ from tests.report.support import (
     window,
 )
 from tests.report.test_report_service import RATED, corpus, themes_by_category
+from tests.support.calls import call
 from tests.support.redis import REDIS_URL
 from tests.support.waiting import until
 
@@ -159,16 +161,16 @@ async def test_a_generation_a_clerk_preempts_stays_pending_and_writes_its_prose_
     first_clerk = asyncio.Event()
     let_go = asyncio.Event()
 
-    async def hold() -> None:
+    async def hold(_grant: Grant) -> None:
         first_clerk.set()
         await let_go.wait()
 
-    async def quick() -> str:
+    async def quick(_grant: Grant) -> str:
         return "served"
 
-    holding = asyncio.create_task(runner.gate.run(hold, route="interpret"))
+    holding = asyncio.create_task(runner.gate.run(hold, call(runner.gate, route="interpret")))
     await first_clerk.wait()
-    assert await runner.gate.run(quick, route="interpret") == "served"  # took the report's slot
+    assert await runner.gate.run(quick, call(runner.gate, route="interpret")) == "served"  # took the report's slot
     registry = runner.gate.metrics.registry
     assert registry.get_sample_value("fi_gate_preemptions_total", {"route": "report"}) == 1
     assert (await svc.view(window())).llm.status == "pending"  # preempted: still pending, not given up

@@ -11,13 +11,16 @@ import pytest
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.pooled import PooledSlotPool
+from feedback_intelligence.gate.router import BackendRouter
+from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
 from feedback_intelligence.llm.ollama import OllamaBackend, canonical_model_name
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
+from tests.support.calls import call
 from tests.support.redis import REDIS_URL
 from tests.support.waiting import until
 
@@ -26,12 +29,12 @@ REQUEST = CompletionRequest([], max_tokens=1)
 
 def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FakeBackend, HealthService]:
     metrics = Metrics()
+    router = BackendRouter(["llm"], call_timeout_s=call_timeout_s, stall_floor_s=floor_s)
     gate = LlmGate(
-        LocalSlotPool(2, 0),
+        PooledSlotPool({"llm": LocalSlotPool(2, 0)}, router),
         acquire_timeout_s=0.05,
         call_timeout_s=call_timeout_s,
         metrics=metrics,
-        stall_floor_s=floor_s,
     )
     backend = FakeBackend(reply="ok")
     return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics)  # type: ignore[arg-type]
@@ -44,10 +47,13 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
 async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_the_threshold() -> None:
     gate, backend, health = stack(floor_s=1.0)
     for _ in range(3):  # calls that finish: the gate learns a (short) mean hold time
-        await gate.run(lambda: backend.complete(REQUEST), route="interpret")
+        await gate.run(lambda _grant: backend.complete(REQUEST), call(gate, route="interpret"))
     assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
     backend.freeze()
-    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST), route="interpret")) for _ in range(2)]
+    stuck = [
+        asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate, route="interpret")))
+        for _ in range(2)
+    ]
     await until(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
 
     early = await health.check()
@@ -77,7 +83,7 @@ async def test_without_any_observed_call_the_threshold_is_the_call_deadline() ->
     gate, backend, health = stack(floor_s=0.01, call_timeout_s=60)
     assert gate.stall_threshold_s() == 60
     backend.freeze()
-    stuck = [asyncio.create_task(gate.run(lambda: backend.complete(REQUEST))) for _ in range(2)]
+    stuck = [asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate))) for _ in range(2)]
     await until(lambda: _in_use(gate, 2), what="both slots held")
     await asyncio.sleep(0.05)  # well past the floor, far below the deadline
     assert (await health.check()).status == "ok"
@@ -87,12 +93,12 @@ async def test_without_any_observed_call_the_threshold_is_the_call_deadline() ->
 
 async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
     gate, backend, health = stack(floor_s=1.0)
-    await gate.run(lambda: backend.complete(REQUEST))
+    await gate.run(lambda _grant: backend.complete(REQUEST), call(gate))
     backend.freeze()
-    first = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
+    first = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
     await until(lambda: _in_use(gate, 1), what="one slot held")
     await asyncio.sleep(1.2)  # the first holder is past the threshold
-    second = asyncio.create_task(gate.run(lambda: backend.complete(REQUEST)))
+    second = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
     await until(lambda: _in_use(gate, 2), what="both slots held")
     # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled
     assert (await health.check()).status == "ok"
@@ -124,7 +130,7 @@ async def test_a_probe_that_reaches_the_backend_and_fails_is_llm_unavailable_eve
         reply=LlmFailure("Ollama answered 404: model 'x' not found", public="the backend answered HTTP 404"),
         readiness=Readiness.WARMING,
     )
-    gate = LlmGate(LocalSlotPool(1, 0), acquire_timeout_s=0.05, call_timeout_s=5)
+    gate = LlmGate(PooledSlotPool.single(LocalSlotPool(1, 0)), acquire_timeout_s=0.05, call_timeout_s=5)
     report = await HealthService(gate, not_loaded, timeout_s=1).check()  # type: ignore[arg-type]
     assert (report.status, report.probe, report.detail) == (
         "llm_unavailable",
@@ -164,16 +170,16 @@ async def test_ollama_readiness_matches_an_untagged_model_to_its_latest_tag() ->
 
 
 async def test_gate_records_admission_age_of_the_newest_holder() -> None:
-    gate = LlmGate(LocalSlotPool(2, 0), acquire_timeout_s=0.05, call_timeout_s=5)
+    gate = LlmGate(PooledSlotPool.single(LocalSlotPool(2, 0)), acquire_timeout_s=0.05, call_timeout_s=5)
     assert (await gate.occupancy()).newest_hold_s is None
     held = asyncio.Event()
     done = asyncio.Event()
 
-    async def work() -> None:
+    async def work(_grant: Grant) -> None:
         held.set()
         await done.wait()
 
-    task = asyncio.create_task(gate.run(work, priority=Priority.INTERACTIVE))
+    task = asyncio.create_task(gate.run(work, call(gate, Priority.INTERACTIVE)))
     await held.wait()
     age = (await gate.occupancy()).newest_hold_s
     assert age is not None and age >= 0
@@ -198,7 +204,8 @@ async def test_the_shared_gate_judges_stalls_by_the_newest_lease_on_redis_clock(
         seen = await replicas[1].occupancy()  # another replica sees the shared gate's stall clock
         assert seen.in_use == 2 and seen.newest_hold_s is not None
         assert seen.newest_hold_s <= time.monotonic() - before_second + 0.05  # the second lease, not the first
-        gate = LlmGate(replicas[1], acquire_timeout_s=0.05, call_timeout_s=60, stall_floor_s=2.0)
+        pool = PooledSlotPool({"llm": replicas[1]}, BackendRouter(["llm"], call_timeout_s=60, stall_floor_s=2.0))
+        gate = LlmGate(pool, acquire_timeout_s=0.05, call_timeout_s=60)
         gate.hold_time.observe(0.01)
 
         async def stalled() -> bool:

@@ -36,7 +36,9 @@ async def test_a_desk_save_whose_category_an_override_replaces_drops_only_the_cl
         "desk", RACIST, WHEN, id="desk-1", accepted_structure=accepted("hevi"), corrections=corrections
     )
 
-    stored = await service(retail).ingest(channel, command)  # the scripted backend has no steps: no LLM call
+    stored = await service(retail).ingest(
+        channel, command, visitor="test"
+    )  # the scripted backend has no steps: no LLM call
 
     assert stored.structure is not None and stored.structure.category == "rasismi"
     assert stored.corrections == (Correction("severity", "low", "medium"),)
@@ -49,7 +51,7 @@ async def test_a_desk_save_the_override_leaves_alone_keeps_every_correction(reta
         "desk", "Maito oli hapanta.", WHEN, accepted_structure=accepted("maito_kylma"), corrections=corrections
     )
 
-    stored = await service(retail).ingest(channel, command)
+    stored = await service(retail).ingest(channel, command, visitor="test")
 
     assert stored.structure == accepted("maito_kylma")
     assert stored.corrections == corrections
@@ -61,7 +63,9 @@ async def test_injection_symptoms_in_a_model_structured_item_flag_it_for_review(
     backend = FakeBackend(reply("maito_kylma", severity="critical"))
     model_decides = replace(retail, prior_fields=())  # the model's severe rating is what raises the flag
 
-    stored = await service(model_decides, backend).ingest(channel, IngestCommand("email", INJECTION, WHEN))
+    stored = await service(model_decides, backend).ingest(
+        channel, IngestCommand("email", INJECTION, WHEN), visitor="test"
+    )
 
     assert stored.needs_review is True
     assert "override" in stored.review_flags and "field-injection" in stored.review_flags
@@ -72,7 +76,7 @@ async def test_injection_symptoms_in_a_model_structured_item_flag_it_for_review(
 async def test_the_desk_path_is_never_flagged(retail: Domain, channel: Channel) -> None:
     command = IngestCommand("desk", INJECTION, WHEN, accepted_structure=accepted("maito_kylma"))
 
-    stored = await service(retail).ingest(channel, command)
+    stored = await service(retail).ingest(channel, command, visitor="test")
 
     assert stored.needs_review is False and stored.review_flags == ()
 
@@ -83,7 +87,9 @@ async def test_an_llm_outage_stores_the_text_and_its_alerts_as_structure_failed(
     backend = FakeBackend(LlmUnavailable("connection refused"))
     text = "Liukastuin pakastealtaan edessä ja löin pääni."
 
-    stored = await service(retail, backend).ingest(channel, IngestCommand("email", text, WHEN, id="down-1"))
+    stored = await service(retail, backend).ingest(
+        channel, IngestCommand("email", text, WHEN, id="down-1"), visitor="test"
+    )
 
     assert stored.structure is None and stored.structure_failed is True
     # the note says what failed in words for people, never the backend's internals
@@ -107,7 +113,9 @@ async def test_a_shed_stores_nothing(retail: Domain, channel: Channel) -> None:
     backend = FakeBackend(LlmBusy("backend_busy", 3))
 
     with pytest.raises(LlmBusy):
-        await service(retail, backend).ingest(channel, IngestCommand("email", "Maito oli hapanta.", WHEN, id="s-1"))
+        await service(retail, backend).ingest(
+            channel, IngestCommand("email", "Maito oli hapanta.", WHEN, id="s-1"), visitor="test"
+        )
 
     assert await channel.store.get("s-1") is None
     assert await channel.version() == 0
@@ -115,9 +123,11 @@ async def test_a_shed_stores_nothing(retail: Domain, channel: Channel) -> None:
 
 async def test_a_taken_id_is_refused_before_any_llm_work(retail: Domain, channel: Channel) -> None:
     command = IngestCommand("desk", "Maito oli hapanta.", WHEN, id="dup", accepted_structure=accepted("maito_kylma"))
-    await service(retail).ingest(channel, command)
+    await service(retail).ingest(channel, command, visitor="test")
     backend = FakeBackend()  # no steps: a call would fail the test
 
     with pytest.raises(DuplicateId):
-        await service(retail, backend).ingest(channel, IngestCommand("email", "Toinen teksti.", WHEN, id="dup"))
+        await service(retail, backend).ingest(
+            channel, IngestCommand("email", "Toinen teksti.", WHEN, id="dup"), visitor="test"
+        )
     assert backend.requests == []

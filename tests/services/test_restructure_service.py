@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
@@ -17,6 +17,7 @@ from feedback_intelligence.services.restructure import RestructureInterrupted, R
 from feedback_intelligence.structuring.service import StructuringService
 from tests.services.conftest import reply, structuring
 from tests.structuring.fakes import make_runner
+from tests.support.calls import call
 
 
 def row(
@@ -116,10 +117,10 @@ async def test_a_call_a_clerk_preempts_is_asked_again_for_the_same_row(retail: D
     running = asyncio.create_task(restructure.run(channel))
     await started.wait()
 
-    async def clerk() -> str:
+    async def clerk(_grant: Grant) -> str:
         return "served"
 
-    assert await runner.gate.run(clerk, priority=Priority.INTERACTIVE, route="interpret") == "served"
+    assert await runner.gate.run(clerk, call(runner.gate, Priority.INTERACTIVE, "interpret")) == "served"
     outcome = await running
     assert (outcome.restructured, outcome.failed) == (1, 0)  # requeued, not failed
     assert len(backend.requests) == 2

@@ -13,7 +13,8 @@ import pytest
 from feedback_intelligence.devtools.databases import sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
 from feedback_intelligence.llm.testing import FakeBackend
@@ -24,7 +25,10 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.structuring.fakes import make_runner
+from tests.support.calls import call
 from tests.support.later_rows import MODEL, PROPOSAL, later
+
+PREEMPT_MAX = 2
 
 
 class ScriptedStructuring:
@@ -34,10 +38,15 @@ class ScriptedStructuring:
         self.answers = list(answers)
         self.calls: list[tuple[str, Priority]] = []
         self.preempted: list[int] = []  # the item's preemptions handed to each call (aging)
+        self.preemptible: list[bool] = []  # what the worker's context said of each call
 
-    async def structure(self, text: str, *, priority: Priority, route: str, preempted: int = 0) -> StructuringResult:
-        self.calls.append((text, priority))
-        self.preempted.append(preempted)
+    def background(self, route: str, preemptions: int) -> CallContext:
+        self.preempted.append(preemptions)
+        return CallContext.background(route, preemptible=preemptions < PREEMPT_MAX)
+
+    async def structure(self, text: str, context: CallContext) -> StructuringResult:
+        self.calls.append((text, context.priority))
+        self.preemptible.append(context.preemptible)
         answer = self.answers.pop(0) if self.answers else MODEL
         if isinstance(answer, Exception):
             raise answer
@@ -139,7 +148,8 @@ async def test_a_preempted_row_goes_back_pending_with_its_attempt_refunded_and_i
     assert await w.drain_once() is None
     row = await channels[LIVE].store.get("a")
     assert row is not None and not row.pending and not row.structure_failed and row.structure_attempts == 1
-    assert structuring.preempted == [0, 1, 2]  # the gate stops offering it at FI_LLM_PREEMPT_MAX
+    assert structuring.preempted == [0, 1, 2]
+    assert structuring.preemptible == [True, True, False]  # not offered again from FI_LLM_PREEMPT_MAX on
 
 
 async def test_a_clerk_preempts_the_workers_call_and_the_row_is_structured_exactly_once_later(
@@ -172,10 +182,10 @@ async def test_a_clerk_preempts_the_workers_call_and_the_row_is_structured_exact
     drain = asyncio.create_task(w.drain_once())
     await started.wait()
 
-    async def clerk() -> str:
+    async def clerk(_grant: Grant) -> str:
         return "interpreted"
 
-    assert await runner.gate.run(clerk, priority=Priority.INTERACTIVE, route="interpret") == "interpreted"
+    assert await runner.gate.run(clerk, call(runner.gate, Priority.INTERACTIVE, "interpret")) == "interpreted"
     assert cancelled.is_set()
     assert await drain == 1.0
     row = await channels[LIVE].store.get("a")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.prompting.runner import PromptRunner
 
 
@@ -11,7 +12,7 @@ def make_runner(
     backend: object, *, slots: int = 1, acquire_timeout_s: float = 0.5, call_timeout_s: float = 5.0
 ) -> PromptRunner:
     gate = LlmGate(
-        LocalSlotPool(slots, background_reserve=0),
+        PooledSlotPool.single(LocalSlotPool(slots, background_reserve=0)),
         acquire_timeout_s=acquire_timeout_s,
         call_timeout_s=call_timeout_s,
     )

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.structuring.service import StructuringService
 from tests.structuring import domains
@@ -31,8 +31,7 @@ async def test_smollm2_structures_a_finnish_sentence_within_the_contract() -> No
         started = time.perf_counter()
         result = await svc.structure(
             "Ostin eilen maitoa ja se oli jo pilaantunut, vaikka päiväys oli vasta ensi viikolla.",
-            priority=Priority.INTERACTIVE,
-            route="ingest",
+            CallContext.interactive("test", "ingest"),
         )
         elapsed = time.perf_counter() - started
         log.warning(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text.first_part import first_part, read_note
 from tests.structuring import domains
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 from tests.structuring.test_service import GOOD
 
 END = "Vaadin rahat takaisin."
@@ -26,10 +27,10 @@ def test_first_part_cuts_at_a_word_within_the_limit() -> None:
 
 
 async def test_the_model_reads_the_first_part_and_the_notes_say_so() -> None:
-    backend = ScriptedBackend(json.dumps(GOOD, ensure_ascii=False))
+    backend = FakeBackend(json.dumps(GOOD, ensure_ascii=False))
     svc = StructuringService(make_runner(backend), domains.small(), read_max_chars=800)
     text = "Maito oli hapanta ja hylly lämmin. " * 40 + END
-    result = await svc.structure(text, priority=Priority.INTERACTIVE, route="ingest")
+    result = await svc.structure(text, CallContext.interactive("test", "ingest"))
     assert result.structure is not None
     [prompt] = backend.prompts
     assert END not in prompt and first_part(text, 800) in prompt
@@ -37,9 +38,9 @@ async def test_the_model_reads_the_first_part_and_the_notes_say_so() -> None:
 
 
 async def test_a_text_within_the_limit_is_read_whole_without_a_note() -> None:
-    backend = ScriptedBackend(json.dumps(GOOD, ensure_ascii=False))
+    backend = FakeBackend(json.dumps(GOOD, ensure_ascii=False))
     svc = StructuringService(make_runner(backend), domains.small(), read_max_chars=800)
     text = "Maito oli hapanta. " + END
-    result = await svc.structure(text, priority=Priority.INTERACTIVE, route="ingest")
+    result = await svc.structure(text, CallContext.interactive("test", "ingest"))
     assert END in backend.prompts[0]
     assert not any("the model read the first" in note for note in result.notes)

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmFailure, LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
@@ -18,6 +19,7 @@ from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.structuring.untrusted import FENCE_CLOSE, FENCE_OPEN
 from tests.structuring import domains
 from tests.structuring.fakes import make_runner
+from tests.support.calls import call
 
 TEXT = "Maito oli vanhentunut jo hyllyssä, tosi harmillista."
 GOOD = {
@@ -40,7 +42,7 @@ def service(backend: FakeBackend, domain=None, **kwargs: object) -> StructuringS
 
 
 async def structure(svc: StructuringService, text: str = TEXT):  # type: ignore[no-untyped-def]
-    return await svc.structure(text, priority=Priority.INTERACTIVE, route="ingest")
+    return await svc.structure(text, CallContext.interactive("test", "ingest"))
 
 
 def admitted(svc: StructuringService, route: str = "ingest", priority: str = "interactive") -> float:
@@ -84,7 +86,7 @@ async def test_schema_can_be_switched_off() -> None:
 async def test_priority_and_route_reach_the_gate() -> None:
     backend = FakeBackend(good())
     svc = service(backend)
-    await svc.structure(TEXT, priority=Priority.BACKGROUND, route="restructure")
+    await svc.structure(TEXT, CallContext.background("restructure"))
     assert admitted(svc, "restructure", "background") == 1
 
 
@@ -209,11 +211,11 @@ async def test_gate_shed_propagates_as_llm_busy_and_nothing_reaches_the_backend(
     svc = StructuringService(runner, domains.small())
     holding, let_go = asyncio.Event(), asyncio.Event()
 
-    async def hold() -> None:
+    async def hold(_grant: Grant) -> None:
         holding.set()
         await let_go.wait()
 
-    holder = asyncio.create_task(runner.gate.run(hold))
+    holder = asyncio.create_task(runner.gate.run(hold, call(runner.gate)))
     await holding.wait()
     try:
         with pytest.raises(LlmBusy) as caught:

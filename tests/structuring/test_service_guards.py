@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
@@ -38,7 +38,7 @@ def rejected(metrics: Metrics, field: str, reason: str) -> float:
 async def structure(backend: FakeBackend, metrics: Metrics | None = None):  # type: ignore[no-untyped-def]
     # every field guarded: the shipped priorFields would count these as prior_field instead
     svc = StructuringService(make_runner(backend), replace(load_domain("retail"), prior_fields=()), metrics=metrics)
-    return await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    return await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
 
 
 async def test_a_prompt_echo_theme_is_replaced_noted_and_counted() -> None:
@@ -114,7 +114,7 @@ async def test_interpret_lists_the_guards_in_its_wire_shape() -> None:
     metrics = Metrics()
     broken = reply(theme="2-4", language="al", sentiment="positive")
     svc = StructuringService(make_runner(FakeBackend(broken)), domain, metrics=metrics)
-    body = (await InterpretService(domain, svc).interpret(TEXT)).to_json()
+    body = (await InterpretService(domain, svc).interpret(TEXT, visitor="test")).to_json()
     InterpretOut.model_validate(body)  # the documented wire model
     assert body["guards"] == [
         {"field": "sentiment", "reason": "contradicts_type", "modelValue": "positive", "replacement": "negative"},

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.routes.health import structure_backlog
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.services.warmup import load_model
@@ -102,9 +101,8 @@ async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     names = list(backends)
     warmed = await asyncio.gather(*(_warm_one(backends[name]) for name in names))
     rows = [{"name": name, **row} for name, row in zip(names, warmed, strict=True)]
-    if isinstance(rt.gate.pool, PooledSlotPool):
-        for row in rows:  # a warm backend is offered before a warming one
-            rt.gate.pool.note_readiness(row["name"], Readiness(row["readiness"]))
+    for row in rows:  # a warm backend is offered before a warming one
+        rt.gate.router.note_readiness(row["name"], Readiness(row["readiness"]))
     best = min(rows, key=lambda row: _READINESS_ORDER.index(row["readiness"]))
     body: dict[str, Any] = {"readiness": best["readiness"], "detail": best["detail"]}
     if len(rows) > 1:

@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import runtime, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, NotFound, busy_response
 from feedback_intelligence.api.problems import Problem
@@ -85,7 +85,9 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
 async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
     command = _command(body, rt)
     channel = rt.channels[channel_name]
-    stored = await cancel_on_disconnect(request, rt.ingest.ingest(channel, command))  # DuplicateId: 409
+    stored = await cancel_on_disconnect(
+        request, rt.ingest.ingest(channel, command, visitor=visitor(request))
+    )  # DuplicateId: 409
     path = "desk" if command.accepted_structure else ("later" if command.structure_later else "llm")
     rt.metrics.feedback_ingested.labels(channel_name, path).inc()
     prefix = "/live" if channel_name == LIVE else ""
@@ -159,7 +161,7 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     errors = v.text_errors(body.text, rt.settings.input_max_chars)
     if errors:
         raise InputError(errors)
-    result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text))
+    result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
     return result.to_json()
 
 

@@ -24,12 +24,17 @@ class BackendRow(ApiModel):
     """One backend of a pool, by name (never by address)."""
 
     name: str = Field(description="The backend's name from `FI_LLM_BACKENDS`.")
-    state: str = Field(description="`ok`, `warming`, `stalled` (no slot freed past the threshold) or `down`.")
+    state: str = Field(
+        description="`ok`, `warming`, `stalled` (no slot freed past the threshold), `failing` (its calls "
+        "failed `FI_BREAKER_FAILURES` times in a row: out of the pool for `FI_BREAKER_COOLDOWN_S`) or `down` "
+        "(the same, because it could not be reached)."
+    )
     slots: int = Field(description="Its own slots; it is never sent more calls than these.")
     inUse: int = Field(description="Its slots held now.")
     newestHoldSeconds: float | None = Field(
         None, description="How long ago its most recently admitted call still running was admitted."
     )
+    failuresInARow: int = Field(0, description="Its calls that failed since its last success.")
 
 
 class EngineRow(ApiModel):
@@ -67,7 +72,8 @@ class HealthBody(ApiModel):
         "one's age (`oldestAgeSeconds`); absent when a store cannot be read.",
     )
     degraded: bool | None = Field(
-        None, description="With several backends: true while one is `down` or `stalled` and the others serve."
+        None,
+        description="With several backends: true while one is `down`, `failing` or `stalled` and the others serve.",
     )
     backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
     engines: list[EngineRow] | None = Field(

@@ -1,62 +1,45 @@
--- Take a gate slot if `admits` says so and no waiter of the same priority comes first; a waiter that
--- gets its slot stops being counted as waiting.
--- KEYS[1] leases, KEYS[2] interactive waiters, KEYS[3] background waiters (both: id -> expiry ms),
--- KEYS[4] the queue of this priority (waiter -> score), KEYS[5] scores, KEYS[6] seen.
+-- Take a gate slot when gate/policy.py `may_take` says this call's rank allows it; a waiter that gets
+-- its slot stops waiting, and if room is left the next head is woken. O(log W): no queue is read whole.
+-- KEYS: as in queues.lua.
 -- ARGV[1] lease id, ARGV[2] lease ms, ARGV[3] priority, ARGV[4] slots, ARGV[5] reserve,
--- ARGV[6] own waiter id (or "" on arrival), ARGV[7] visitor, ARGV[8] half-life ms, ARGV[9] recent ms,
+-- ARGV[6] own queue member (or "" on arrival), ARGV[7] visitor, ARGV[8] half-life ms, ARGV[9] recent ms,
 -- ARGV[10] forget ms, ARGV[11] "1" for least attained service first, "0" for first come.
--- Returns the lease's member, "<admitted ms>:<lease id>" (so the admission time travels with the
--- lease, on Redis's clock), when granted; 0 otherwise.
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-local waiters = KEYS[3]
-if ARGV[3] == 'interactive' then
-  waiters = KEYS[2]
-end
--- A waiter whose announcement lapsed (its replica died) leaves the queue too.
-for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-  if not redis.call('ZSCORE', waiters, fair_waiter_id(member)) then
-    redis.call('ZREM', KEYS[4], member)
-  end
-end
+-- Returns the lease's member, "<admitted ms>:<lease id>" (the admission time travels with the lease,
+-- on Redis's clock), when granted; otherwise -1 - rank (how many waiters come first).
+gate_sweep()
+local priority = ARGV[3]
+local _, queue = gate_keys(priority)
 local fair = ARGV[11] == '1'
 local half_ms = tonumber(ARGV[8])
-local mine = ARGV[6] .. ':' .. ARGV[7]
+local mine = ARGV[6]
 local ahead
-if ARGV[6] == '' then
+if mine == '' then
   -- Arriving: every waiter at or below this call's score comes first.
   local score = now
   if fair then
-    score = fair_arrive(KEYS[5], KEYS[6], ARGV[7], half_ms, tonumber(ARGV[9]), tonumber(ARGV[10]))
+    score = fair_arrive(KEYS[8], KEYS[9], KEYS[11], ARGV[7], half_ms, tonumber(ARGV[9]), tonumber(ARGV[10]))
   end
-  ahead = redis.call('ZCOUNT', KEYS[4], '-inf', fair_fmt(score))
+  ahead = redis.call('ZCOUNT', queue, '-inf', fair_fmt(score))
 else
   if fair then
     -- Re-read the ledger: a charge released through another backend's pool may have moved it.
-    redis.call('ZADD', KEYS[4], 'XX', fair_fmt(fair_current(KEYS[5], ARGV[7], half_ms)), mine)
-    redis.call('ZADD', KEYS[6], now, ARGV[7])
+    local score = fair_current(KEYS[8], ARGV[7], half_ms)
+    redis.call('ZADD', queue, 'XX', fair_fmt(score), mine)
+    fair_seen(KEYS[9], KEYS[11], ARGV[7], score)
   end
-  ahead = redis.call('ZRANK', KEYS[4], mine) or redis.call('ZCARD', KEYS[4])
+  ahead = redis.call('ZRANK', queue, mine) or redis.call('ZCARD', queue)
 end
+local slots = tonumber(ARGV[4])
+local reserve = tonumber(ARGV[5])
 local in_use = redis.call('ZCARD', KEYS[1])
-local visitors = redis.call('ZCARD', KEYS[2])
-if not admits(ARGV[3], tonumber(ARGV[4]), in_use, tonumber(ARGV[5]), visitors) then
-  return 0
-end
-local room = tonumber(ARGV[4]) - in_use
-if ARGV[3] ~= 'interactive' then
-  room = room - tonumber(ARGV[5])
-end
-if ahead >= room then
-  return 0
+if not may_take(priority, ahead, slots, in_use, reserve, redis.call('ZCARD', KEYS[2])) then
+  return -1 - ahead
 end
 local member = now .. ':' .. ARGV[1]
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), member)
 expire_with_last_lease(KEYS[1])
-if ARGV[6] ~= '' then
-  redis.call('ZREM', KEYS[2], ARGV[6])
-  redis.call('ZREM', KEYS[3], ARGV[6])
-  redis.call('ZREM', KEYS[4], mine)
+if mine ~= '' then
+  gate_drop(priority, mine)
 end
+gate_wake(slots, reserve)
 return member

@@ -1,13 +1,17 @@
 -- Announce a wait that expires by itself (so background work on every replica defers to visitors),
 -- and queue the waiter by its visitor's score (least attained service first) or its arrival (first come).
--- KEYS[1] waiters of one priority (id -> expiry), KEYS[2] the queue of that priority, KEYS[3] scores.
--- ARGV[1] waiter id, ARGV[2] expiry ms from now, ARGV[3] visitor, ARGV[4] half-life ms, ARGV[5] "1" fair.
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-expire_with_last_lease(KEYS[1])
+-- KEYS: as in queues.lua.  ARGV[1] priority, ARGV[2] 16 random hex digits, ARGV[3] expiry ms from now,
+-- ARGV[4] visitor, ARGV[5] half-life ms, ARGV[6] "1" fair.  Returns the waiter's queue member.
+local waiting, queue, own = gate_keys(ARGV[1])
+local ttl = tonumber(ARGV[3])
+local member = string.format('%016d', tonumber(now_t[1]) * 1000000 + tonumber(now_t[2])) .. ARGV[2] .. ':' .. ARGV[4]
+redis.call('ZADD', waiting, now + ttl, member)
+expire_with_last_lease(waiting)
 local score = now
-if ARGV[5] == '1' then
-  score = fair_current(KEYS[3], ARGV[3], tonumber(ARGV[4]))
+if ARGV[6] == '1' then
+  score = fair_current(KEYS[8], ARGV[4], tonumber(ARGV[5]))
 end
-redis.call('ZADD', KEYS[2], fair_fmt(score), ARGV[1] .. ':' .. ARGV[3])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]))
-return 1
+redis.call('ZADD', queue, fair_fmt(score), member)
+gate_keep_longest(queue, ttl)
+gate_own_add(own, member, ttl)
+return member
