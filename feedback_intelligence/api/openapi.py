@@ -67,7 +67,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             )
             drop_unused_422(schema)
             document_cross_site_refusal(schema)
-            add_domain(schema, domain, settings.input_max_chars)
+            add_domain(schema, domain, settings.input_max_chars, settings.text_store_max_chars)
             document_instants(schema)
             document_corrections_need_structure(schema)
             document_ids_and_tags(schema, settings.id_max_length)
@@ -105,8 +105,9 @@ def document_cross_site_refusal(schema: dict[str, Any]) -> None:
                 }
 
 
-def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
-    """Write the domain's enums and the text limit into the component schemas that carry them."""
+def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max_chars: int) -> None:
+    """Write the domain's enums and the text limits into the component schemas that carry them: what the
+    model reads (``/interpret``) and what a save stores (ADR 0025)."""
     components: dict[str, Any] = schema.get("components", {}).get("schemas", {})
     for name, component in components.items():
         properties: dict[str, Any] = component.get("properties", {})
@@ -116,10 +117,11 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int) -> None:
             _enum(properties.get("severity"), domain.severities)
             _enum(properties.get("type"), domain.types)
             _enum(properties.get("sentiment"), domain.sentiments)
-        elif base in ("FeedbackIn", "InterpretIn"):
-            _text_limit(properties.get("text"), max_chars)
-            if base == "FeedbackIn":
-                _enum(properties.get("source"), domain.sources)
+        elif base == "InterpretIn":
+            _text_limit(properties.get("text"), max_chars, "FI_INPUT_MAX_CHARS")
+        elif base == "FeedbackIn":
+            _text_limit(properties.get("text"), store_max_chars, "FI_TEXT_STORE_MAX_CHARS")
+            _enum(properties.get("source"), domain.sources)
         elif base == "CorrectionIn":
             _enum(properties.get("field"), SCHEMA_FIELDS)
         elif base == "AlertOut":
@@ -194,12 +196,12 @@ def _enum(prop: dict[str, Any] | None, values: Iterable[str]) -> None:
         alternative["enum"] = list(values)
 
 
-def _text_limit(prop: dict[str, Any] | None, max_chars: int) -> None:
+def _text_limit(prop: dict[str, Any] | None, max_chars: int, setting: str) -> None:
     if prop is None:
         return
     prop["minLength"] = 1
     prop["maxLength"] = max_chars
     prop["description"] = (
-        f"{prop.get('description', '')} At most {max_chars} characters (FI_INPUT_MAX_CHARS); "
+        f"{prop.get('description', '')} At most {max_chars} characters ({setting}); "
         "a longer text is refused with 400 `text_too_long`, never cut."
     ).strip()

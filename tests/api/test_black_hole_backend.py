@@ -18,6 +18,8 @@ from starlette.responses import JSONResponse
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.web.fake_api import ThreadedServer
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 INTERPRETS = 20
 MODEL = "sim-model"
 

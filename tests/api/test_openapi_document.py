@@ -81,12 +81,15 @@ def test_the_active_domains_enums_are_in_the_schema(tmp_path: Path, domain_name:
     assert component(schema, "AlertOut")["properties"]["category"]["enum"] == list(domain.alert_keywords)
 
 
-def test_the_text_limit_follows_the_setting(tmp_path: Path) -> None:
+def test_the_text_limits_follow_their_settings(tmp_path: Path) -> None:
     schema = document(tmp_path)
-    for name in ("InterpretIn", "FeedbackIn"):
+    for name, limit, setting in (
+        ("InterpretIn", 800, "FI_INPUT_MAX_CHARS"),
+        ("FeedbackIn", 4000, "FI_TEXT_STORE_MAX_CHARS"),
+    ):
         text = component(schema, name)["properties"]["text"]
-        assert (text["minLength"], text["maxLength"]) == (1, 800)
-        assert "800 characters" in text["description"]
+        assert (text["minLength"], text["maxLength"]) == (1, limit)
+        assert f"{limit} characters ({setting})" in text["description"]
     smaller = document(tmp_path / "small", input_max_chars=300)
     assert component(smaller, "InterpretIn")["properties"]["text"]["maxLength"] == 300
 

@@ -12,7 +12,7 @@ import jsonschema_rs
 import pytest
 
 from feedback_intelligence.api.app import create_app
-from tests.api.test_hardening import STRUCTURE, CountingBackend, client, running
+from tests.api.test_hardening import STRUCTURE, client, counting_backend, running
 from tests.edge.test_real_app import LOOPBACK, real_settings
 
 
@@ -52,7 +52,7 @@ async def agree(
 async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
     tmp_path: Path, value: str, accepted: bool
 ) -> None:
-    app = create_app(real_settings(tmp_path, structure_worker=False), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path, structure_worker=False), backend=counting_backend())
     async for _ in running(app):
         async with client(app, LOOPBACK) as operator:
             document = (await operator.get("/openapi.json")).json()
@@ -78,8 +78,8 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         ),
         ({"corrections": [], "acceptedStructure": None}, False),
         ({"corrections": None}, True),
-        ({"text": "a\x01" * 401}, False),  # 802 characters as sent, 401 once the controls are dropped
-        ({"text": "a" * 800}, True),
+        ({"text": "a\x01" * 2001}, False),  # 4,002 characters as sent, 2,001 once the controls are dropped
+        ({"text": "a" * 4000}, True),  # a save stores up to FI_TEXT_STORE_MAX_CHARS (ADR 0025)
         ({"id": "ok.id-1"}, True),
         ({"id": "not an id"}, False),
         ({"acceptedStructure": {**STRUCTURE, "language": ""}}, False),
@@ -94,8 +94,8 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
         "corrections",
         "corrections-null-structure",
         "null-corrections",
-        "801-with-controls",
-        "800",
+        "4001-with-controls",
+        "4000",
         "id",
         "bad-id",
         "empty-language",
@@ -107,7 +107,7 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
 async def test_a_save_is_refused_exactly_when_the_schema_refuses_it(
     tmp_path: Path, extra: dict[str, Any], accepted: bool
 ) -> None:
-    app = create_app(real_settings(tmp_path, structure_worker=False), backend=CountingBackend())
+    app = create_app(real_settings(tmp_path, structure_worker=False), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http, client(app, LOOPBACK) as operator:
             document = (await operator.get("/openapi.json")).json()

@@ -15,6 +15,8 @@ from feedback_intelligence.devtools.slowloris import slowloris
 from tests.api.test_gate_over_http import ollama_env
 from tests.api.test_hardening_over_http import closed_by_server
 
+pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
+
 SHARE = 40
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import event
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from tests.api.test_hardening import CountingBackend, client, desk_entry, live_rows, running
+from tests.api.test_hardening import client, counting_backend, desk_entry, live_rows, running
 from tests.edge.test_real_app import LOOPBACK, real_settings
 
 
@@ -52,7 +52,7 @@ def big_entry(feedback_id: str) -> dict[str, Any]:
 
 async def test_a_full_disk_is_a_storage_fault_with_its_own_code_and_an_unhealthy_store(tmp_path: Path) -> None:
     settings = real_settings(tmp_path, structure_worker=False, rate_limit="1000/60seconds")
-    app = create_app(settings, backend=CountingBackend())
+    app = create_app(settings, backend=counting_backend())
     async for _ in running(app):
         disk = FullDisk(live_store(app))
         async with client(app) as http, client(app, LOOPBACK) as operator:

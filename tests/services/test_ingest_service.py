@@ -103,7 +103,9 @@ async def test_an_unexpected_failure_stores_the_row_with_a_note_that_names_no_in
 ) -> None:
     backend = FakeBackend(RuntimeError("a bug below the service, at /srv/secret/path"))
 
-    stored = await service(retail, backend).ingest(channel, IngestCommand("email", "Maito oli hapanta.", WHEN))
+    stored = await service(retail, backend).ingest(
+        channel, IngestCommand("email", "Maito oli hapanta.", WHEN), visitor="test"
+    )
 
     assert stored.structure is None and stored.structure_failed is True
     assert stored.salvage_notes == (UNEXPECTED_FAILURE_NOTE,)  # docs/rules.md, "Ingest order" 4
