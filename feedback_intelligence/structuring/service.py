@@ -21,12 +21,15 @@ from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.guards.structure import guard_structure
-from feedback_intelligence.structuring.parser import ParseResult, parse_structure
+from feedback_intelligence.structuring.parser import ParseResult, parse_structure, parse_theme
 from feedback_intelligence.structuring.prompt import CORRECTION_ASK, CORRECTION_INTRO, StructuringPrompt
-from feedback_intelligence.structuring.schema import structure_json_schema
+from feedback_intelligence.structuring.schema import asks_theme_only, structure_json_schema, theme_json_schema
 from feedback_intelligence.structuring.untrusted import neutralize
 
 log = logging.getLogger(__name__)
+
+# A theme-only reply is ``{"theme": "…"}`` of at most THEME_MAX_LENGTH characters: ~70 tokens at worst.
+THEME_ONLY_MAX_TOKENS = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +73,28 @@ class StructuringService:
         deadline_s: float | None = None,
         metrics: Metrics | None = None,
     ) -> None:
-        """Fills the prompt now, so a broken template stops the boot rather than every call."""
+        """Fills the prompt now, so a broken template stops the boot rather than every call.
+
+        Where the domain's ``priorFields`` give every field but the theme to the rules, the model is asked
+        for the theme alone (a shorter prompt and schema, a faster answer), unless ``prompt`` is given."""
         self.runner = runner
         self.domain = domain
-        self.max_tokens = max_tokens
+        self.theme_only = prompt is None and asks_theme_only(domain)
+        self.max_tokens = min(max_tokens, THEME_ONLY_MAX_TOKENS) if self.theme_only else max_tokens
         self.temperature = temperature
         self.deadline_s = deadline_s
         self.metrics = metrics
-        self.prompt = prompt or StructuringPrompt.for_domain(domain)
-        self.json_schema = structure_json_schema(domain) if use_schema else None
+        if self.theme_only:
+            self.prompt = StructuringPrompt.theme_only(domain)
+            self.json_schema = theme_json_schema() if use_schema else None
+        else:
+            self.prompt = prompt or StructuringPrompt.for_domain(domain)
+            self.json_schema = structure_json_schema(domain) if use_schema else None
+
+    def _parse(self, raw: str, text: str) -> ParseResult:
+        if self.theme_only:
+            return parse_theme(raw, propose_structure(text, self.domain))
+        return parse_structure(raw, self.domain)
 
     async def _ask(self, prompt: str, priority: Priority, route: str, preempted: int) -> str:
         return await self.runner.complete(
@@ -96,13 +112,13 @@ class StructuringService:
         """``preempted``: how often this text's background work was preempted before (aging, ADR 0017)."""
         prompt = self.prompt.render(text)
         raw = await self._ask(prompt, priority, route, preempted)
-        first = parse_structure(raw, self.domain)
+        first = self._parse(raw, text)
         if first.valid:
             return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
         raw = await self._ask(correction_prompt(prompt, first.violations), priority, route, preempted)
-        second = parse_structure(raw, self.domain)
+        second = self._parse(raw, text)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:
             return self._guarded(text, _result(second, raw, retried=True, notes=notes + second.notes))
