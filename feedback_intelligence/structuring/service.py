@@ -28,8 +28,9 @@ from feedback_intelligence.structuring.untrusted import neutralize
 
 log = logging.getLogger(__name__)
 
-# A theme-only reply is ``{"theme": "…"}`` of at most THEME_MAX_LENGTH characters: ~70 tokens at worst.
-THEME_ONLY_MAX_TOKENS = 80
+# A theme-only reply is ``{"theme": "…"}`` of at most THEME_MAX_LENGTH characters; Finnish letters can take
+# two tokens each, so 80 tokens cut some replies short (a re-prompt: 9 of 110 in bench/interpret_latency).
+THEME_ONLY_MAX_TOKENS = 128
 
 
 @dataclass(frozen=True, slots=True)
