@@ -5,7 +5,7 @@ One place for the word-level rules the prior, the theme guard and the report's g
 
 * :func:`normalise_theme` — the form a theme is shown, stored and grouped in: each word in its base
   form, lower case ("Kuitin veloitusta" → "kuitti veloitus"); Finnish through Voikko, other languages
-  (and Finnish without Voikko) as written, in lower case;
+  (and Finnish without Voikko) as written, in lower case; a brand keeps its spelling ("MobilePay");
 * :func:`is_finite_verb` — a word Voikko reads only as a finite verb ("valitti", "olivat"): a theme with
   one is a sentence, not a name;
 * :func:`only_generic` — every word a generic noun of the domain (``genericNouns``: "asiakas", "asia", "ok");
@@ -13,6 +13,8 @@ One place for the word-level rules the prior, the theme guard and the report's g
 """
 
 from __future__ import annotations
+
+import itertools
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
@@ -27,9 +29,18 @@ def theme_words(theme: str) -> list[str]:
     return morphology.words(theme)
 
 
+def _is_brand(word: str) -> bool:
+    """A capital after a small letter ("MobilePay", "iPhone"): a name spelled so on purpose."""
+    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
+
+
 def normalise_theme(theme: str, language: str) -> str:
-    """Each word of ``theme`` in its base form, lower case, single spaces (what groups and counts)."""
-    return morphology.base_phrase(theme, language)
+    """Each word of ``theme`` in its base form, lower case, single spaces (what groups and counts); a brand
+    the morphology does not know keeps its spelling ("MobilePay")."""
+    return " ".join(
+        w if _is_brand(w) and not morphology.analyse(w, language) else morphology.base_form(w, language)
+        for w in theme_words(theme)
+    )
 
 
 def is_finite_verb(word: str, language: str) -> bool:

@@ -26,9 +26,10 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 from feedback_intelligence.deterministic import theme_words
-from feedback_intelligence.deterministic.prior import text_evidence
+from feedback_intelligence.deterministic.language import detect_language
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
@@ -142,10 +143,16 @@ def is_grounded(theme: str, text: str, domain: Domain) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
+def _detected(text: str, candidates: tuple[str, ...]) -> str | None:
+    guess = detect_language(text, candidates)
+    return guess.code if guess else None
+
+
 def text_language(text: str, domain: Domain) -> str:
-    """The language of ``text`` as the prior detects it, else the domain's."""
-    guess = text_evidence(text, domain).language
-    return guess.code if guess else domain.language
+    """The language of ``text`` as the prior detects it, else the domain's (remembered: the report asks
+    about the same texts again and again)."""
+    return _detected(text, domain.detection_languages) or domain.language
 
 
 def is_fragment(theme: str, language: str) -> bool:
