@@ -183,20 +183,25 @@ def _topic_words(found: str, language: str, domain: Domain) -> str | None:
 
 
 def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain) -> str:
-    """The topic noun in base form: the word that carried the category evidence, else an alert's, else the
-    text's longest noun that is not generic (Finnish, through Voikko), else its longest content word."""
+    """The topic noun in base form: the word that carried the category evidence, else the text's longest
+    noun that is not generic (Finnish, through Voikko), else an alert's word, else its longest content word."""
     language = evidence.language.code if evidence.language else domain.language
     best = strongest(e for e in evidence.keywords if e.category == category)
-    candidates = [best.term] if best else []
-    candidates.extend(needle for a in evidence.alerts for needle in pattern_needles(a.pattern))
-    for term in candidates:
+    for term in [best.term] if best else []:
         word = _word_with(text, term)
         topic = _topic_words(word, language, domain) if word else None
         if topic:
             return topic
+    # an alert's word says what happened or to whom ("silmä", "sormi", "vauva"); the product or place the
+    # text names says what with, so the longest noun comes first
     nouns = theme_words.topic_nouns(text, language, domain)
     if nouns:
         return max(nouns, key=len)
+    for term in (needle for a in evidence.alerts for needle in pattern_needles(a.pattern)):
+        word = _word_with(text, term)
+        topic = _topic_words(word, language, domain) if word else None
+        if topic:
+            return topic
     stop = {fold(s) for s in domain.prior.stopwords}
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
