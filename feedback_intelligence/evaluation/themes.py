@@ -7,7 +7,7 @@ text's language, is it a slug or a sentence fragment. Pure over the domain and V
   of the item (``topics`` in the set); where the morphology has no reading (English, Swedish, an unknown
   word), a word related to a topic word (equal, or one a prefix of the other: "crashes" ~ "crash");
 * ``otherLanguage`` — the theme guard's own check (a word of another language than the text's);
-* ``slugOrFragment`` — an underscore, more than three words, or a finite verb.
+* ``slugOrFragment`` — underscores or many hyphens, more than three words, or a finite verb.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.dataset import EvalItem
-from feedback_intelligence.structuring.guards.theme import in_other_language, is_fragment, related, text_language
+from feedback_intelligence.structuring.guards.theme import (
+    in_other_language,
+    is_fragment,
+    is_slug,
+    related,
+    text_language,
+)
 from feedback_intelligence.text import morphology
 
 ThemeCheck = Callable[[EvalItem, str], dict[str, bool | None]]
@@ -52,7 +58,7 @@ def theme_check_of(domain: Domain) -> ThemeCheck:
             "baseForm": in_base_form(theme, language),
             "namesTopic": names_topic(theme, item.topics, language) if item.topics else None,
             "otherLanguage": in_other_language(theme, item.text, text_language(item.text, domain), domain),
-            "slugOrFragment": "_" in theme or is_fragment(theme, language),
+            "slugOrFragment": is_slug(theme) or is_fragment(theme, language),
         }
 
     return check

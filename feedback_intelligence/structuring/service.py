@@ -131,7 +131,7 @@ class StructuringService:
         assert result.structure is not None
         guarded = guard_structure(result.structure, text, self.domain, propose_structure(text, self.domain))
         if not guarded.rejections:
-            return result
+            return replace(result, structure=guarded.structure)  # an accepted theme, in base form
         if self.metrics is not None:
             self.metrics.count_rejections(guarded.rejections)
         log.info("guards replaced %s", ", ".join(f"{r.field} ({r.reason})" for r in guarded.rejections))

@@ -109,3 +109,16 @@ def test_a_rejected_theme_is_replaced_by_the_base_form_prior(retail: Domain) -> 
     (rejection,) = guarded.rejections
     assert rejection.reason == "fragment" and rejection.model_value == fragment
     assert guarded.structure.theme == "suklaalevy"
+
+
+@pytest.mark.parametrize(
+    ("theme", "text", "reason"),
+    [
+        # what the embedded model wrote in bench/quality and the first guard let through
+        ("asiakaspalaeteiai", "avokadot oli kaikki kivikovia, asiakas osti kolme päivää sitten", "other_language"),
+        ("Theiakaspalaute", "customer slipped on the wet floor near the entrance and hurt his back", "other_language"),
+        ("Pakastealtaa-kansi-rikki-jäälle-jäälle-kuvan-puhelimesti", "pakastealtaan kansi rikki", "slug"),
+    ],
+)
+def test_garbled_and_hyphen_joined_model_themes_are_refused(theme: str, text: str, reason: str, retail: Domain) -> None:
+    assert theme_rejection(theme, text, retail) == reason

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.gate.slots import Priority
@@ -66,3 +68,13 @@ async def test_a_domain_whose_model_decides_more_gets_the_full_schema() -> None:
     await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
     (request,) = backend.requests
     assert request.json_schema is not None and "category" in request.json_schema["properties"]
+
+
+@pytest.mark.voikko
+async def test_an_accepted_model_theme_reaches_the_caller_in_base_form() -> None:
+    retail = load_domain("retail")
+    text = "pakkasnesteen kanisteri vuoti kassiin ja auton takakonttiin"
+    svc = StructuringService(make_runner(ScriptedBackend(json.dumps({"theme": "Pakkasnesteen"}))), retail)
+    result = await svc.structure(text, priority=Priority.INTERACTIVE, route="interpret")
+    assert result.structure is not None and result.structure.theme == "pakkasneste"
+    assert result.rejections == ()

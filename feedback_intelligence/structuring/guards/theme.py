@@ -6,7 +6,7 @@ fence's own words: "2-4", "PALAUTE_LOPPU", "Sentiment", "low"; and a marker word
 or two: "AsiaKaspalAte" for ASIAKASPALAUTE), ``mixed_case`` (a capital inside a word after a small
 letter, "AsiaKaspalAte": a small model garbling a token, not a word anyone writes; a brand the text
 itself spells that way, "MobilePay", passes), ``repeated_word`` (a word three times: "kielen kielen
-kielen"), ``slug`` (words joined by underscores: "asiakas_makalen_mai_kylma"), ``fragment`` (a sentence,
+kielen"), ``slug`` (words joined by underscores or many hyphens: "asiakas_makalen_mai_kylma"), ``fragment`` (a sentence,
 not a name: more than three words, or a finite verb: "Asiakas valitti että suklaalevyt olivat…"),
 ``other_language`` (a word of another language than the text's: "charged" for a Finnish text — a
 Finnish word Voikko does not know and the text does not spell; for a text in another language than the
@@ -155,10 +155,27 @@ def text_language(text: str, domain: Domain) -> str:
     return _detected(text, domain.detection_languages) or domain.language
 
 
+_SLUG_HYPHENS = 3  # "maito-osasto" and "wc-paperi" are words; "Bread-Shelf-Complaint-Third" is a slug
+
+
+def is_slug(theme: str) -> bool:
+    """Words joined by underscores, or by hyphens more than a compound takes."""
+    return "_" in theme or any(w.count("-") >= _SLUG_HYPHENS for w in theme.split())
+
+
 def is_fragment(theme: str, language: str) -> bool:
     """More than three words, or a finite verb among them (Finnish, where Voikko reads the words)."""
     found = theme_words.theme_words(theme)
     return len(found) > theme_words.MAX_THEME_WORDS or any(theme_words.is_finite_verb(w, language) for w in found)
+
+
+_INFLECTION_MAX = 5  # letters an inflection adds to a word the text spells ("mobilepay" → "mobilepaylla")
+
+
+def _spelled_in(word: str, text_words: set[str]) -> bool:
+    """A form of a word of the text: related, and no longer or shorter than an inflection makes it
+    ("asiakaspalaeteiai" begins like "asiakas" but is no form of it)."""
+    return any(related(word, t) and abs(len(word) - len(t)) <= _INFLECTION_MAX for t in text_words)
 
 
 def in_other_language(theme: str, text: str, language: str, domain: Domain) -> bool:
@@ -167,11 +184,9 @@ def in_other_language(theme: str, text: str, language: str, domain: Domain) -> b
     found = [w for w in words(theme.replace("-", " ")) if any(ch.isalpha() for ch in w)]
     if language != domain.language:
         # the domain's vocabulary is in its own language: a theme for this text comes from the text
-        return any(not any(related(w, t) for t in text_words) for w in found)
+        return any(not _spelled_in(w, text_words) for w in found)
     if language == morphology.FINNISH and morphology.available(language):
-        return any(
-            not theme_words.is_known_word(w, language) and not any(related(w, t) for t in text_words) for w in found
-        )
+        return any(not theme_words.is_known_word(w, language) and not _spelled_in(w, text_words) for w in found)
     return False
 
 
@@ -186,7 +201,7 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
         return PROMPT_ECHO
     if mixed_case(theme, text):
         return MIXED_CASE
-    if "_" in theme:
+    if is_slug(theme):
         return SLUG
     if max(Counter(words(theme)).values()) >= _REPEAT_LIMIT:
         return REPEATED_WORD
