@@ -99,3 +99,33 @@ def test_stored_themes_group_by_base_form():
     ]
     assert [shown_theme(i, domain) for i in items] == ["kuitti", "kuitti", "kuitti", "maito"]
     assert leading_themes(items, domain) == ["kuitti", "maito"]
+
+
+@pytest.mark.voikko
+async def test_the_demo_corpus_with_the_issues_stored_themes_shows_no_slug_fragment_or_ok():
+    """Issue 24: the management view showed "Bread_Shelf_Complaint_…", "asiakas_valitti_tuli_vasta…",
+    "Hygienia & kauneus: mai_kylma" and "Muu: ok". Stored like that, they are guarded again when read."""
+    from feedback_intelligence.demo.corpus import load_corpus
+    from feedback_intelligence.domain.loader import load_domain
+    from feedback_intelligence.structuring.guards.theme import is_fragment, is_slug
+
+    broken = [
+        "Bread_Shelf_Complaint_Third_Night_Bread_Shelf_Complaint_Bak_",
+        "asiakas_valitti_tuli_vasta_tuli_vasta_vasta",
+        "mai_kylma",
+        "ok",
+        "Asiakas valitti että suklaalevyt olivat kaikki valkoisen häm",
+    ]
+    categories = ["leipa", "kassa_palvelu", "hygienia_kauneus", "muu", "makeiset"]
+    lines = load_corpus()
+    items = [
+        item(f"demo-{n}", 1.0 + n % 20, category=categories[n % 5], theme=broken[n % 5], text=line["text"])
+        for n, line in enumerate(lines)
+    ]
+    retail = load_domain("retail")
+    report = (await ReportService(retail, ReportOptions(), None, StoreFake(items).fetch).view(window())).to_json()
+    titles = [t["title"] for t in report["themes"]]
+    assert titles
+    for title in titles:
+        shown = title.split(": ", 1)[1] if ": " in title else ""
+        assert not is_slug(shown) and not is_fragment(shown, "fi") and shown != "ok", title
