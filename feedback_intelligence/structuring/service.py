@@ -130,13 +130,24 @@ class StructuringService:
     def _guarded(self, text: str, result: StructuringResult) -> StructuringResult:
         assert result.structure is not None
         guarded = guard_structure(result.structure, text, self.domain, propose_structure(text, self.domain))
+        notes = list(result.notes)
+        before, after = result.structure.theme, guarded.structure.theme
+        if after != before and not any(r.field == "theme" for r in guarded.rejections):
+            # an accepted theme, in base form: said in the notes like any other normalisation
+            notes.append(f"'theme' normalized from '{before}' to '{after}' (base form)")
         if not guarded.rejections:
-            return replace(result, structure=guarded.structure)  # an accepted theme, in base form
+            if after == before:
+                return result
+            return replace(result, structure=guarded.structure, normalized=True, notes=tuple(notes))
         if self.metrics is not None:
             self.metrics.count_rejections(guarded.rejections)
         log.info("guards replaced %s", ", ".join(f"{r.field} ({r.reason})" for r in guarded.rejections))
         return replace(
-            result, structure=guarded.structure, notes=result.notes + guarded.notes, rejections=guarded.rejections
+            result,
+            structure=guarded.structure,
+            normalized=result.normalized or after != before,
+            notes=(*notes, *guarded.notes),
+            rejections=guarded.rejections,
         )
 
 
