@@ -31,6 +31,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import BackendInfo, ChatMessage, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.embedded import EmbeddedBackend
@@ -78,7 +79,9 @@ class InProcessBackend:
 
 def structuring(backend: object, settings: Settings) -> StructuringService:
     domain = with_prior_fields(load_domain("retail"), settings)
-    gate = LlmGate(LocalSlotPool(1, background_reserve=0), acquire_timeout_s=600, call_timeout_s=600)
+    gate = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(1, background_reserve=0)), acquire_timeout_s=600, call_timeout_s=600
+    )
     return StructuringService(PromptRunner(gate, backend), domain, max_tokens=settings.llm_max_output_tokens)  # type: ignore[arg-type]
 
 

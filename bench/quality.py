@@ -9,7 +9,9 @@ Targets (issue 11), judged on the holdout part, which no rule was written agains
 shown beside it: category accuracy ≥ 0.6 and above the prior alone, sentiment ≥ 0.8, severity above
 its majority baseline, language ≥ 0.95, alert recall ≥ 0.9 at precision ≥ 0.9 pooled over the warning
 alert categories (injury/safety, payment, legal), no shown theme that a guard rejects, no sentiment
-contradicting its type. The keyword rules' precision per category is reported on the whole set.
+contradicting its type. Themes (issue 24): ≥ 0.9 of Finnish themes in base form, ≥ 0.85 naming a gold
+topic word (``topics`` in the set), none in another language than the text's, no slug or fragment.
+The keyword rules' precision per category is reported on the whole set.
 
 Run: .venv/bin/python -m bench.quality [--skip-openai] [--limit N]
 """
@@ -40,6 +42,7 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
     f = card["fields"]
     pooled = card["alerts"]["watchedPooled"]
     inv = card["invariants"]
+    themes = card.get("themes", {})
 
     def at_least(value: float | None, bound: float) -> bool:
         return value is not None and value >= bound
@@ -72,6 +75,23 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
             str(inv["sentimentContradictsType"]),
             "0",
             inv["sentimentContradictsType"] == 0,
+        ),
+        # issue 24: themes a manager can read
+        "Finnish themes in base form": (fmt(themes.get("baseForm")), "≥ 0.90", at_least(themes.get("baseForm"), 0.9)),
+        "themes naming a gold topic word": (
+            fmt(themes.get("namesTopic")),
+            "≥ 0.85",
+            at_least(themes.get("namesTopic"), 0.85),
+        ),
+        "themes in another language than the text": (
+            str(themes.get("otherLanguage", "not measured")),
+            "0",
+            themes.get("otherLanguage") == 0,
+        ),
+        "slug or sentence-fragment themes": (
+            str(themes.get("slugOrFragment", "not measured")),
+            "0",
+            themes.get("slugOrFragment") == 0,
         ),
     }
 

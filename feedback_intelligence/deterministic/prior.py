@@ -11,8 +11,9 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
 * severity — the highest ``severityByAlert`` of the alerts that fire, else ``severityByType``;
 * sentiment — the domain's ``typeSentiment`` of that type;
 * language — deterministic detection among the domain's languages, else the domain's language;
-* theme — the text's word that carried the category evidence (else an alert's, else the longest
-  content word, else the longest word), lowercase and without invisible characters.
+* theme — the topic noun in base form (Voikko for Finnish; other languages as written, lower case): the
+  text's word that carried the category evidence (else an alert's, else the longest noun, else the
+  longest content word), never a generic noun ("asiakas") or a verb where a better word exists.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
@@ -167,19 +169,45 @@ def _word_with(text: str, term: str) -> str | None:
     return word or None
 
 
+def _topic_words(found: str, language: str, domain: Domain) -> str | None:
+    """What of a found word (or phrase: an alert needle may span two words) may name a topic, in base form:
+    nouns, or words the morphology does not know (a brand), never a generic noun; None when nothing is left
+    (an alert stem such as "kaatu" finds "kaatui", which says what happened, not what with)."""
+    kept = [
+        w
+        for w in theme_words.theme_words(found)
+        if not theme_words.is_generic(w, language, domain)
+        and (theme_words.is_noun(w, language) or not theme_words.is_known_word(w, language))
+    ]
+    return theme_words.normalise_theme(" ".join(kept), language) if kept else None
+
+
 def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain) -> str:
+    """The topic noun in base form: the word that carried the category evidence, else the text's longest
+    noun that is not generic (Finnish, through Voikko), else an alert's word, else its longest content word."""
+    language = evidence.language.code if evidence.language else domain.language
     best = strongest(e for e in evidence.keywords if e.category == category)
-    candidates = [best.term] if best else []
-    candidates.extend(needle for a in evidence.alerts for needle in pattern_needles(a.pattern))
-    for term in candidates:
+    for term in [best.term] if best else []:
         word = _word_with(text, term)
-        if word:
-            return word
+        topic = _topic_words(word, language, domain) if word else None
+        if topic:
+            return topic
+    # an alert's word says what happened or to whom ("silmä", "sormi", "vauva"); the product or place the
+    # text names says what with, so the longest noun comes first
+    nouns = theme_words.topic_nouns(text, language, domain)
+    if nouns:
+        return max(nouns, key=len)
+    for term in (needle for a in evidence.alerts for needle in pattern_needles(a.pattern)):
+        word = _word_with(text, term)
+        topic = _topic_words(word, language, domain) if word else None
+        if topic:
+            return topic
     stop = {fold(s) for s in domain.prior.stopwords}
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
-    if content or every:
-        return max(content or every, key=len)
+    specific = [w for w in content if _topic_words(w, language, domain)]
+    if specific or content or every:
+        return theme_words.normalise_theme(max(specific or content or every, key=len), language)
     return domain.category_label(category).lower()
 
 

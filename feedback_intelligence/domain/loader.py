@@ -544,7 +544,7 @@ def _load_prior(
         return PriorLexicon()
     file = _File(path)
     data = file.load()
-    known = {"languages", "typeCues", "defaultType", "severityByAlert", "severityByType", "stopwords"}
+    known = {"languages", "typeCues", "defaultType", "severityByAlert", "severityByType", "stopwords", "genericNouns"}
     for key in data:
         if key not in known and key not in _DOC_KEYS and not key.startswith("_"):
             raise file.error(key, f"is not a prior-lexicon field (known: {', '.join(sorted(known))})")
@@ -584,6 +584,7 @@ def _load_prior(
         severity_by_alert=severity_map("severityByAlert", alerts, "an alert category of alert-keywords.json"),
         severity_by_type=severity_map("severityByType", types, "a declared type in domain.json"),
         stopwords=tuple(file.string_list(_given(data, "stopwords", []), "stopwords", drop_blank=True)),
+        generic_nouns=tuple(file.string_list(_given(data, "genericNouns", []), "genericNouns", drop_blank=True)),
     )
 
 

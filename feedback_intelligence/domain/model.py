@@ -87,6 +87,7 @@ class PriorLexicon:
     severity_by_alert: dict[str, str] = field(default_factory=dict)  # alert category -> severity
     severity_by_type: dict[str, str] = field(default_factory=dict)  # type -> severity when no alert fires
     stopwords: tuple[str, ...] = ()  # function words a theme never starts from
+    generic_nouns: tuple[str, ...] = ()  # base forms that name no topic alone ("asiakas", "asia", "ok")
 
 
 @dataclass(frozen=True, slots=True)

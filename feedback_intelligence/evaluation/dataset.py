@@ -30,6 +30,7 @@ class EvalItem:
     gold: dict[str, str]  # field -> gold value, for every field in SCORED_FIELDS
     alerts: frozenset[str]  # alert categories a correct reading raises
     tags: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()  # gold topic words in base form, in the text's language (a theme names one)
 
 
 def set_path(domain: Domain) -> Path:
@@ -79,6 +80,7 @@ def _item(raw: object, where: str) -> EvalItem:
             gold={field: str(gold[field]) for field in SCORED_FIELDS},
             alerts=frozenset(str(a) for a in raw.get("alerts", [])),
             tags=tuple(str(t) for t in raw.get("tags", [])),
+            topics=tuple(str(t) for t in raw.get("topics", [])),
         )
     except (KeyError, TypeError) as exc:
         raise EvalSetError(f"{where}: missing or malformed {exc}") from exc
@@ -109,6 +111,7 @@ def label_problems(item: EvalItem, domain: Domain) -> list[str]:
         problems.append(f"split '{item.split}' is not one of {', '.join(SPLITS)}")
     if not item.text.strip():
         problems.append("empty text")
+    problems += [f"topic '{t}' is not one lower-case word" for t in item.topics if t != t.lower() or " " in t]
     return problems
 
 

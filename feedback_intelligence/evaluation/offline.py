@@ -29,6 +29,7 @@ from feedback_intelligence.evaluation.scoring import (
     pooled,
     watched_alert_categories,
 )
+from feedback_intelligence.evaluation.themes import theme_check_of, theme_figures
 from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 Proposal = dict[str, Any]
@@ -70,6 +71,9 @@ def deterministic_card(items: Sequence[EvalItem], readings: Readings, domain: Do
         "fields": fields,
         "alerts": {"byCategory": scores, "watched": watched, "watchedPooled": pooled(scores, watched)},
         "priorThemesRejected": sum(r is not None for r in rejected),
+        "priorThemes": theme_figures(
+            items, {i.id: readings.proposals[i.id].get("theme") for i in items}, theme_check_of(domain)
+        ),
         "keywordRules": keyword_precision(
             list(items), lambda text: match_category_keywords(text, domain.category_keywords, domain.incident_places)
         ),

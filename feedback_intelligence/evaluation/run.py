@@ -13,6 +13,8 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.client import Observation, RunOptions, run_set
 from feedback_intelligence.evaluation.dataset import SPLITS, EvalItem, EvalSetError, load_set, select
 from feedback_intelligence.evaluation.scoring import scorecard
+from feedback_intelligence.evaluation.themes import theme_check_of as theme_figures_check
+from feedback_intelligence.evaluation.themes import theme_figures
 from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 
@@ -67,6 +69,7 @@ async def evaluate(
     observations, concurrency = await run_set(base_url, chosen, options, on_done)
     priors = prior_proposals(chosen, domain)
     theme_rejected, keyword_category = theme_check_of(domain), keyword_category_of(domain)
+    check = theme_figures_check(domain)
     parts = [split] if split != "all" else [s for s in SPLITS if any(i.split == s for i in chosen)] + ["all"]
     splits = {
         part: scorecard(
@@ -76,6 +79,7 @@ async def evaluate(
             priors=priors,
             theme_rejected=theme_rejected,
             keyword_category=keyword_category,
+            theme_scores=lambda chosen_items, themes: theme_figures(chosen_items, themes, check),
         )
         for part in parts
     }

@@ -143,12 +143,14 @@ def scorecard(
     priors: Mapping[str, Values] | None = None,
     theme_rejected: Callable[[str, str], bool] | None = None,
     keyword_category: Callable[[str], str | None] | None = None,
+    theme_scores: Callable[[Sequence[EvalItem], Mapping[str, str | None]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every figure for ``items`` (observations are matched by item id).
 
     ``priors`` maps item id -> the deterministic proposal; ``theme_rejected(theme, text)`` is the guards'
     own theme check (a shown theme it rejects is a defect); ``keyword_category(text)`` is the category
-    the keyword rules name.
+    the keyword rules name; ``theme_scores(items, themes)`` the theme figures (evaluation/themes.py),
+    for the shown themes and for the prior's alone.
     """
     by_id = {o.item_id: o for o in observations}
     seen = [by_id.get(item.id) or Observation(item.id, None, error="not run") for item in items]
@@ -199,6 +201,11 @@ def scorecard(
         )
     if keyword_category is not None:
         card["keywordRules"] = keyword_precision(items, keyword_category)
+    if theme_scores is not None:
+        shown = {item.id: _get(s, "theme") for item, s in zip(items, final, strict=True)}
+        card["themes"] = theme_scores(items, shown)
+        if priors:
+            card["themes"]["prior"] = theme_scores(items, {i.id: _get(priors.get(i.id), "theme") for i in items})
     return card
 
 

@@ -1,8 +1,10 @@
 """What a manager reads instead of raw keys: labels, guarded themes, and the words an alert matched.
 
 Stored themes are model output, possibly from older data written before the theme guard existed
-("2-4", "PALAUTE_LOPPU", a prompt phrase): each passes the theme guard again here, and one that
-fails is replaced by a word the item's alert matched, or left out (the category label stands).
+("2-4", "PALAUTE_LOPPU", a prompt phrase, a slug): each passes the theme guard again here, and one that
+fails is replaced by a word the item's alert matched, or left out (the category label stands). A theme
+is shown, grouped and counted in base form ("kuitin" and "kuitti" are one theme), so items stored before
+themes were normalised group with new ones without a migration.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from feedback_intelligence.deterministic.alerts import pattern_needles
 from feedback_intelligence.deterministic.text_match import find_all
+from feedback_intelligence.deterministic.theme_words import is_verb, normalise_theme
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.structuring.guards.theme import TEXT_DEPENDENT_REASONS, theme_rejection
@@ -73,16 +76,19 @@ def matched_words(text: str, pattern: str) -> list[str]:
 
 
 def shown_theme(item: StoredFeedback, domain: Domain) -> str | None:
-    """The item's theme if it passes the theme guard, else the first word its alerts matched, else None."""
+    """The item's theme if it passes the theme guard, else the first noun its alerts matched, else None;
+    in base form, in the item's stored language (what groups and counts)."""
     if item.structure is None:
         return None
+    language = item.structure.language or domain.language
     theme = item.structure.theme.strip()
     if theme and _verdicts.rejection(theme, item.text, domain) is None:
-        return theme
+        return normalise_theme(theme, language) or theme
     for hit in item.alerts:
-        words = matched_words(item.text, hit.pattern)
+        # a word that says what happened ("veloitettiin", a verb) names no topic: only nouns and unknown words
+        words = [w for w in matched_words(item.text, hit.pattern) if not is_verb(w, language)]
         if words:
-            return words[0].lower()
+            return normalise_theme(words[0], language) or words[0].lower()
     return None
 
 

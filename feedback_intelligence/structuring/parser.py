@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from feedback_intelligence.domain.model import Domain
@@ -163,6 +163,23 @@ def parse_structure(raw: str, domain: Domain) -> ParseResult:
     if extraction.obj is None:
         return ParseResult(None, [NO_OBJECT])
     result = validate_structure(extraction.obj, domain)
+    result.strict = extraction.strict
+    result.salvaged = extraction.salvaged
+    return result
+
+
+def parse_theme(raw: str, decided: Structure) -> ParseResult:
+    """A theme-only reply (``{"theme": …}``) on top of ``decided``, the structure the rules decided (the
+    prior's): the theme is the only value taken from the model. Other known fields a backend adds anyway
+    are ignored silently (the rules decide them); unknown ones are noted."""
+    extraction = extract_json_object(raw)
+    if extraction.obj is None:
+        return ParseResult(None, [NO_OBJECT])
+    check = _Checker(extraction.obj)
+    theme = check.text("theme", lower=False)
+    check.notes.extend(f"ignored extra field '{_clip(name)}'" for name in extraction.obj if name not in KNOWN_FIELDS)
+    structure = replace(decided, theme=theme) if theme and not check.violations else None
+    result = ParseResult(structure, check.violations, check.notes, normalized=check.normalized)
     result.strict = extraction.strict
     result.salvaged = extraction.salvaged
     return result

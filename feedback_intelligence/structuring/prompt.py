@@ -1,8 +1,10 @@
 """The structuring prompt: a domain-neutral template, filled once per domain, then once per call.
 
 The template is the packaged ``prompts/structuring.txt`` unless the domain ships its own under the
-``structuring`` role of its ``prompts`` map, or the caller passes one explicitly. Domain values are
-filled in a single pass, so nothing a domain declares can introduce a placeholder; the feedback text
+``structuring`` role of its ``prompts`` map, or the caller passes one explicitly. Where the rules decide
+every field but the theme (the domain's ``priorFields``), the model is asked for the theme alone, with
+the packaged ``prompts/theme.txt`` (:meth:`StructuringPrompt.theme_only`): a shorter prompt and schema.
+Domain values are filled in a single pass, so nothing a domain declares can introduce a placeholder; the feedback text
 is spliced last, fenced and neutralised, into the slots where the template said ``{{text}}``.
 """
 
@@ -23,6 +25,7 @@ from feedback_intelligence.structuring.untrusted import fence
 log = logging.getLogger(__name__)
 
 _PACKAGED_PROMPT = "structuring.txt"
+_PACKAGED_THEME_PROMPT = "theme.txt"
 # The corrective re-prompt's own words (the service appends them; the theme guard knows them as prompt text).
 CORRECTION_INTRO = "Your previous reply was rejected:"
 CORRECTION_ASK = "Reply with ONLY the corrected JSON object, nothing else."
@@ -33,11 +36,16 @@ class PromptTemplateError(ValueError):
     """The structuring template is unusable (it has no ``{{text}}`` slot, or cannot be read)."""
 
 
-@lru_cache(maxsize=1)
-def packaged_template() -> str:
-    """The default template, read once from the package data."""
-    source = resources.files("feedback_intelligence.structuring").joinpath("prompts", _PACKAGED_PROMPT)
+@lru_cache(maxsize=2)
+def packaged_template(name: str = _PACKAGED_PROMPT) -> str:
+    """A packaged template (the full structure's by default), read once from the package data."""
+    source = resources.files("feedback_intelligence.structuring").joinpath("prompts", name)
     return normalize_newlines(source.read_text(encoding="utf-8"))
+
+
+def packaged_theme_template() -> str:
+    """The template that asks for the theme alone."""
+    return packaged_template(_PACKAGED_THEME_PROMPT)
 
 
 def read_template(path: str | Path) -> str:
@@ -95,13 +103,23 @@ class StructuringPrompt:
         return cls(segments)
 
     @classmethod
+    def theme_only(cls, domain: Domain, *, template: str | None = None) -> StructuringPrompt:
+        """The prompt that asks for the theme alone (``template``, else the packaged ``theme.txt``)."""
+        template = normalize_newlines(template if template is not None else packaged_theme_template())
+        if TEXT_PLACEHOLDER not in template:
+            raise PromptTemplateError(f"the theme prompt has no {TEXT_PLACEHOLDER} placeholder")
+        return cls(tuple(template.split(TEXT_PLACEHOLDER)))
+
+    @classmethod
     def instructions(cls, domain: Domain) -> str:
-        """The domain's template as the model reads it, minus the category list and the feedback slot.
+        """The domain's templates as the model reads them (the full one and the theme-only one), minus the
+        category list and the feedback slot.
 
         The category list is left out on purpose: its labels and hints are the domain's vocabulary,
         words a real theme may use; what remains is instruction text a theme must never echo.
         """
         template = normalize_newlines(domain.prompts.get(STRUCTURING_ROLE) or packaged_template())
+        template = f"{template}\n{packaged_theme_template()}"
         values = {
             "categories": "",
             "severities": render_enum(domain.severities),

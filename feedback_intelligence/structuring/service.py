@@ -21,13 +21,17 @@ from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.guards.structure import guard_structure
-from feedback_intelligence.structuring.parser import ParseResult, parse_structure
+from feedback_intelligence.structuring.parser import ParseResult, parse_structure, parse_theme
 from feedback_intelligence.structuring.prompt import CORRECTION_ASK, CORRECTION_INTRO, StructuringPrompt
-from feedback_intelligence.structuring.schema import structure_json_schema
+from feedback_intelligence.structuring.schema import asks_theme_only, structure_json_schema, theme_json_schema
 from feedback_intelligence.structuring.untrusted import neutralize
 from feedback_intelligence.text.first_part import first_part, read_note
 
 log = logging.getLogger(__name__)
+
+# A theme-only reply is ``{"theme": "…"}`` of at most THEME_MAX_CHARS characters; Finnish letters can take
+# two tokens each, so 80 tokens cut some replies short (a re-prompt: 9 of 110 in bench/interpret_latency).
+THEME_ONLY_MAX_TOKENS = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +78,29 @@ class StructuringService:
     ) -> None:
         """Fills the prompt now, so a broken template stops the boot rather than every call.
 
+        Where the domain's ``priorFields`` give every field but the theme to the rules, the model is asked
+        for the theme alone (a shorter prompt and schema, a faster answer), unless ``prompt`` is given.
         ``read_max_chars``: the model reads at most this much of a text (FI_INPUT_MAX_CHARS); a longer
         stored text is structured from its first part, and the result's notes say so."""
         self.runner = runner
         self.read_max_chars = read_max_chars
         self.domain = domain
-        self.max_tokens = max_tokens
+        self.theme_only = prompt is None and asks_theme_only(domain)
+        self.max_tokens = min(max_tokens, THEME_ONLY_MAX_TOKENS) if self.theme_only else max_tokens
         self.temperature = temperature
         self.deadline_s = deadline_s
         self.metrics = metrics
-        self.prompt = prompt or StructuringPrompt.for_domain(domain)
-        self.json_schema = structure_json_schema(domain) if use_schema else None
+        if self.theme_only:
+            self.prompt = StructuringPrompt.theme_only(domain)
+            self.json_schema = theme_json_schema() if use_schema else None
+        else:
+            self.prompt = prompt or StructuringPrompt.for_domain(domain)
+            self.json_schema = structure_json_schema(domain) if use_schema else None
+
+    def _parse(self, raw: str, text: str) -> ParseResult:
+        if self.theme_only:
+            return parse_theme(raw, propose_structure(text, self.domain))
+        return parse_structure(raw, self.domain)
 
     def background(self, route: str, preemptions: int) -> CallContext:
         """The context of background structuring on ``route`` for an item preempted ``preemptions``
@@ -112,13 +128,13 @@ class StructuringService:
     async def _structure(self, text: str, context: CallContext) -> StructuringResult:
         prompt = self.prompt.render(text)
         raw = await self._ask(prompt, context)
-        first = parse_structure(raw, self.domain)
+        first = self._parse(raw, text)
         if first.valid:
             return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
         raw = await self._ask(correction_prompt(prompt, first.violations), context)
-        second = parse_structure(raw, self.domain)
+        second = self._parse(raw, text)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:
             return self._guarded(text, _result(second, raw, retried=True, notes=notes + second.notes))
@@ -129,13 +145,24 @@ class StructuringService:
     def _guarded(self, text: str, result: StructuringResult) -> StructuringResult:
         assert result.structure is not None
         guarded = guard_structure(result.structure, text, self.domain, propose_structure(text, self.domain))
+        notes = list(result.notes)
+        before, after = result.structure.theme, guarded.structure.theme
+        if after != before and not any(r.field == "theme" for r in guarded.rejections):
+            # an accepted theme, in base form: said in the notes like any other normalisation
+            notes.append(f"'theme' normalized from '{before}' to '{after}' (base form)")
         if not guarded.rejections:
-            return result
+            if after == before:
+                return result
+            return replace(result, structure=guarded.structure, normalized=True, notes=tuple(notes))
         if self.metrics is not None:
             self.metrics.count_rejections(guarded.rejections)
         log.info("guards replaced %s", ", ".join(f"{r.field} ({r.reason})" for r in guarded.rejections))
         return replace(
-            result, structure=guarded.structure, notes=result.notes + guarded.notes, rejections=guarded.rejections
+            result,
+            structure=guarded.structure,
+            normalized=result.normalized or after != before,
+            notes=(*notes, *guarded.notes),
+            rejections=guarded.rejections,
         )
 
 

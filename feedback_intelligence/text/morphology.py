@@ -4,7 +4,8 @@ Voikko (Debian ``libvoikko1`` + ``voikko-fi``, the ``libvoikko`` ctypes binding 
 morphology behind LibreOffice's Finnish spell checker: ~30 ms to load, ~0.06 ms a word, ~20 MB.
 
 * :func:`analyse` — every reading of one word: ``Analysis(base, word_class, parts, finite)``;
-* :func:`base_form` — the word's base form, lower case ("kuitin" → "kuitti", "hyllyt" → "hylly");
+* :func:`base_form` — the word's base form, lower case ("kuitin" → "kuitti", "hyllyt" → "hylly"; the
+  reading :func:`preferred` picks where a word has several);
 * :func:`base_phrase` — :func:`base_form` of each word of a short phrase;
 * :func:`warm` — loads Voikko at start-up and logs what the service runs with.
 
@@ -185,12 +186,14 @@ def analyse(word: str, language: str = FINNISH) -> tuple[Analysis, ...]:
 
 
 def preferred(readings: tuple[Analysis, ...], word: str = "") -> Analysis | None:
-    """The reading a theme means: one whose base is the word itself (already a base form), else by
-    word class (nouns first, verbs last)."""
+    """The reading a theme means: by word class (nouns first, verbs last: "tuli" is fire before it is
+    "tulla"), then the fewest compound parts (a simple word before an accidental compound: "perunoista" is
+    "peruna", not "peru" + "noki"; "kuumaa" is "kuuma", not "kuu" + "maa"), then the word itself if it is
+    already a base form."""
     if not readings:
         return None
     folded = word.lower()
-    return min(readings, key=lambda r: (r.base != folded, _PREFERENCE.index(r.word_class)))
+    return min(readings, key=lambda r: (_PREFERENCE.index(r.word_class), len(r.parts), r.base != folded))
 
 
 def base_form(word: str, language: str = FINNISH) -> str:

@@ -133,7 +133,7 @@ def test_game_structure(game: Domain) -> None:
 
 def test_praise_rated_high_gets_the_severity_of_praise(retail: Domain) -> None:
     text = "Kävin kaupassa eilen illalla."  # no cue: the prior itself would say a medium complaint
-    model = Structure("muu", "kauppa", "critical", "praise", "fi", "positive")
+    model = Structure("muu", "iltaostokset", "critical", "praise", "fi", "positive")
     guarded = guard(model, text, retail)
     assert guarded.structure.type == "praise"  # no cue contradicts the model's type
     assert guarded.rejections == (Rejection("severity", "contradicts_type", "critical", "low"),)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from feedback_intelligence.report.display import leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.settings import ReportSettings
@@ -32,19 +34,22 @@ def test_a_brand_in_mixed_case_shows_where_its_text_spells_it_so_and_nowhere_els
     assert shown_theme(lowercase, domain) is None
 
 
+@pytest.mark.voikko
 def test_a_broken_stored_theme_is_replaced_by_the_matched_word_or_left_out():
     domain = make_domain()
     good = item("a", theme="vanha maito", text="Maito oli vanha ja hapan.")
     range_echo = item("b", theme="2-4", text="Karkit olivat kovia.")
     marker = item("c", theme="PALAUTE_LOPPU", text="Karkit olivat kovia.")
     prompt_echo = item("d", theme="2-4 word lowercase noun phrase in base form", text="Karkki oli kova.")
-    with_alert = item("e", theme="PALAUTE_LOPPU", text="Minulta veloitettiin kahdesti.", alerts=[("payment", "veloit")])
+    with_alert = item("e", theme="PALAUTE_LOPPU", text="Veloitukset tulivat kahdesti.", alerts=[("payment", "veloit")])
+    only_verb = item("f", theme="PALAUTE_LOPPU", text="Minulta veloitettiin kahdesti.", alerts=[("payment", "veloit")])
     assert shown_theme(good, domain) == "vanha maito"
     assert [shown_theme(i, domain) for i in (range_echo, marker, prompt_echo)] == [None, None, None]
-    assert shown_theme(with_alert, domain) == "veloitettiin"
+    assert shown_theme(with_alert, domain) == "veloitus"  # in base form
+    assert shown_theme(only_verb, domain) is None  # a verb names no topic: the category label stands
     assert leading_themes([good, range_echo, marker, prompt_echo, with_alert], domain) == [
         "vanha maito",
-        "veloitettiin",
+        "veloitus",
     ]
 
 
@@ -80,3 +85,47 @@ async def test_the_automatic_summary_says_counts_leading_themes_and_the_trend_in
         "Palautetta on tullut aikavälin loppupuolella selvästi enemmän kuin alussa."
     )
     assert "kielimallin" not in theme["narrative"]  # no apology appended to every card
+
+
+@pytest.mark.voikko
+def test_stored_themes_group_by_base_form():
+    """Issue 24, item 4: items stored before the change ("kuitin", "Kuitti") group with new ones."""
+    domain = make_domain()
+    items = [
+        item("k1", theme="kuitin", text="Kuitin summa oli väärä."),
+        item("k2", theme="Kuitti", text="Kuitti jäi saamatta."),
+        item("k3", theme="kuitissa", text="Kuitissa luki väärä hinta."),
+        item("m1", theme="maito", text="Maito oli hapan."),
+    ]
+    assert [shown_theme(i, domain) for i in items] == ["kuitti", "kuitti", "kuitti", "maito"]
+    assert leading_themes(items, domain) == ["kuitti", "maito"]
+
+
+@pytest.mark.voikko
+async def test_the_demo_corpus_with_the_issues_stored_themes_shows_no_slug_fragment_or_ok():
+    """Issue 24: the management view showed "Bread_Shelf_Complaint_…", "asiakas_valitti_tuli_vasta…",
+    "Hygienia & kauneus: mai_kylma" and "Muu: ok". Stored like that, they are guarded again when read."""
+    from feedback_intelligence.demo.corpus import load_corpus
+    from feedback_intelligence.domain.loader import load_domain
+    from feedback_intelligence.structuring.guards.theme import is_fragment, is_slug
+
+    broken = [
+        "Bread_Shelf_Complaint_Third_Night_Bread_Shelf_Complaint_Bak_",
+        "asiakas_valitti_tuli_vasta_tuli_vasta_vasta",
+        "mai_kylma",
+        "ok",
+        "Asiakas valitti että suklaalevyt olivat kaikki valkoisen häm",
+    ]
+    categories = ["leipa", "kassa_palvelu", "hygienia_kauneus", "muu", "makeiset"]
+    lines = load_corpus()
+    items = [
+        item(f"demo-{n}", 1.0 + n % 20, category=categories[n % 5], theme=broken[n % 5], text=line["text"])
+        for n, line in enumerate(lines)
+    ]
+    retail = load_domain("retail")
+    report = (await ReportService(retail, ReportSettings(), None, StoreFake(items).fetch).view(window())).to_json()
+    titles = [t["title"] for t in report["themes"]]
+    assert titles
+    for title in titles:
+        shown = title.split(": ", 1)[1] if ": " in title else ""
+        assert not is_slug(shown) and not is_fragment(shown, "fi") and shown != "ok", title

@@ -375,8 +375,8 @@ def test_a_long_section_shows_the_first_five_and_folds_the_rest(pages, fake):
     expect(more.locator(".item").first).to_be_visible()
 
 
-def test_a_guard_note_shows_hidden_characters_of_the_model_as_a_visible_mark(pages, fake):
-    """A model value quoted in a guard note never applies a right-to-left override to the sentence."""
+def test_a_replaced_field_shows_a_neutral_hint_and_never_the_rejected_model_text(pages, fake):
+    """Issue 24, item 5: what the model said stays with operators; the clerk sees "Ehdotus säännöistä"."""
     fake.script.interpretation = sample_data.interpretation(theme="porakone")
     fake.script.interpretation["guards"] = [
         {"field": "theme", "reason": "control_characters", "modelValue": "pora\u202eenokar", "replacement": "porakone"},
@@ -386,13 +386,12 @@ def test_a_guard_note_shows_hidden_characters_of_the_model_as_a_visible_mark(pag
     page = open_desk(pages, fake)
     page.fill("#feedback-text", "Myyjä ei osannut neuvoa porakoneen valinnassa.")
     page.click("#interpret-btn")
-    expect(page.locator("#g-theme")).to_be_visible()
-    shown = page.locator("#g-theme").text_content()
-    assert "\u202e" not in shown and "pora\ufffdenokar" in shown
-    assert "piilotettuja ohjausmerkkejä" in shown
-    expect(page.locator("#g-language")).to_have_text(
-        "Malli ehdotti ”al”. Se vaihdettiin, koska se ei ole oikea kielikoodi."
-    )
+    expect(page.locator("#g-theme")).to_have_text("Ehdotus säännöistä")
+    expect(page.locator("#g-language")).to_have_text("Ehdotus säännöistä")
+    expect(page.locator("#g-theme")).to_have_attribute("title", re.compile("piilotettuja ohjausmerkkejä"))
+    review = page.locator("#review").inner_text()
+    assert "enokar" not in review and "Malli ehdotti" not in review
+    assert "enokar" not in page.content()  # not even in an attribute
     expect(page.locator("#g-severity")).to_be_hidden()  # a domain's policy, not a fault: no note
     page.click("#cancel-btn")
     expect(page.locator("#g-theme")).to_be_hidden()

@@ -2,6 +2,7 @@
 
 Order matters: fields the domain gives to the prior (``priorFields``) first, then category, type,
 severity and sentiment (severity and sentiment are judged against the final type), language, theme.
+An accepted theme is put in base form (not a rejection: the model's words, normalised).
 A rejected value is replaced by the prior's value for that field (category, type, severity and
 sentiment by the value the evidence names, which the prior would also choose).
 """
@@ -22,7 +23,7 @@ from feedback_intelligence.structuring.guards.fields import (
 )
 from feedback_intelligence.structuring.guards.language import language_rejection
 from feedback_intelligence.structuring.guards.rejection import PRIOR_FIELD, GuardedStructure, Rejection
-from feedback_intelligence.structuring.guards.theme import shown_theme, theme_rejection
+from feedback_intelligence.structuring.guards.theme import shown_form, shown_theme, theme_rejection
 
 
 def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
@@ -56,4 +57,7 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
         swap("language", *verdict)
     if "theme" not in decided and (reason := theme_rejection(current.theme, text, domain)):
         swap("theme", reason, shown_theme(prior.theme, text, domain))
+    elif "theme" not in decided:
+        # an accepted theme is shown in base form, so one topic never splits over its inflections
+        current = replace(current, theme=shown_form(current.theme, text, domain))
     return GuardedStructure(current, tuple(rejections))

@@ -6,10 +6,16 @@ fence's own words: "2-4", "PALAUTE_LOPPU", "Sentiment", "low"; and a marker word
 or two: "AsiaKaspalAte" for ASIAKASPALAUTE), ``mixed_case`` (a capital inside a word after a small
 letter, "AsiaKaspalAte": a small model garbling a token, not a word anyone writes; a brand the text
 itself spells that way, "MobilePay", passes), ``repeated_word`` (a word three times: "kielen kielen
-kielen"), ``not_grounded`` (no word shared with the text or the domain's vocabulary; a shared stem
-or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
+kielen"), ``slug`` (words joined by underscores or many hyphens: "asiakas_makalen_mai_kylma"), ``fragment`` (a sentence,
+not a name: more than three words, or a finite verb: "Asiakas valitti että suklaalevyt olivat…"),
+``other_language`` (a word of another language than the text's: "charged" for a Finnish text — a
+Finnish word Voikko does not know and the text does not spell; for a text in another language than the
+domain's, a word the text does not contain), ``generic`` (a generic noun alone: "Asia", "ok",
+"asiakas"; the domain's ``genericNouns``), ``not_grounded`` (no word shared with the text or the
+domain's vocabulary; a shared stem or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
 
-``mixed_case`` and ``not_grounded`` depend on the text; the other verdicts hold for any text.
+``mixed_case``, ``other_language`` and ``not_grounded`` depend on the text; the other verdicts hold for
+any text. A theme that passes is shown in base form (:func:`shown_form`).
 
 Public and pure, so the report checks the themes it shows with the same rule.
 """
@@ -20,10 +26,14 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
+from feedback_intelligence.deterministic import theme_words
+from feedback_intelligence.deterministic.language import detect_language
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
+from feedback_intelligence.text import morphology
 from feedback_intelligence.text.invisible import has_not_text
 
 CONTROL_CHARACTERS = "control_characters"
@@ -32,10 +42,25 @@ PROMPT_ECHO = "prompt_echo"
 REPEATED_WORD = "repeated_word"
 NOT_GROUNDED = "not_grounded"
 MIXED_CASE = "mixed_case"
+SLUG = "slug"
+FRAGMENT = "fragment"
+OTHER_LANGUAGE = "other_language"
+GENERIC = "generic"
 
-THEME_REASONS: tuple[str, ...] = (CONTROL_CHARACTERS, EMPTY, PROMPT_ECHO, MIXED_CASE, REPEATED_WORD, NOT_GROUNDED)
+THEME_REASONS: tuple[str, ...] = (
+    CONTROL_CHARACTERS,
+    EMPTY,
+    PROMPT_ECHO,
+    MIXED_CASE,
+    SLUG,
+    REPEATED_WORD,
+    FRAGMENT,
+    OTHER_LANGUAGE,
+    GENERIC,
+    NOT_GROUNDED,
+)
 # Verdicts that can change with the text (a caller caching verdicts per theme must not share these).
-TEXT_DEPENDENT_REASONS = frozenset({MIXED_CASE, NOT_GROUNDED})
+TEXT_DEPENDENT_REASONS = frozenset({MIXED_CASE, OTHER_LANGUAGE, NOT_GROUNDED})
 
 _REPEAT_LIMIT = 3
 _MIN_STEM = 3
@@ -93,9 +118,20 @@ def _content_words(theme: str, domain: Domain) -> list[str]:
     return content or all_words
 
 
+def _text_bases(text: str, language: str) -> set[str]:
+    """The base forms and compound parts of the text's words (empty without a morphology)."""
+    found: set[str] = set()
+    for word in theme_words.theme_words(text):
+        for reading in morphology.analyse(word, language):
+            found.add(fold(reading.base))
+            found.update(fold(p) for p in reading.parts if len(p) >= _MIN_STEM)
+    return found
+
+
 def is_grounded(theme: str, text: str, domain: Domain) -> bool:
-    """At least one word of the theme is a form of a word of the text or of the domain's vocabulary."""
-    text_words = set(words(text))
+    """At least one word of the theme is a form of a word of the text (as written, or its base form and
+    compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä") or of the domain's vocabulary."""
+    text_words = set(words(text)) | _text_bases(text, text_language(text, domain))
     vocabulary = domain_vocabulary(domain)
     for word in _content_words(theme, domain):
         if any(related(word, t) for t in text_words):
@@ -103,6 +139,53 @@ def is_grounded(theme: str, text: str, domain: Domain) -> bool:
         # related words share their first three letters, so only that bucket can match
         if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
             return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _detected(text: str, candidates: tuple[str, ...]) -> str | None:
+    guess = detect_language(text, candidates)
+    return guess.code if guess else None
+
+
+def text_language(text: str, domain: Domain) -> str:
+    """The language of ``text`` as the prior detects it, else the domain's (remembered: the report asks
+    about the same texts again and again)."""
+    return _detected(text, domain.detection_languages) or domain.language
+
+
+_SLUG_HYPHENS = 3  # "maito-osasto" and "wc-paperi" are words; "Bread-Shelf-Complaint-Third" is a slug
+
+
+def is_slug(theme: str) -> bool:
+    """Words joined by underscores, or by hyphens more than a compound takes."""
+    return "_" in theme or any(w.count("-") >= _SLUG_HYPHENS for w in theme.split())
+
+
+def is_fragment(theme: str, language: str) -> bool:
+    """More than three words, or a finite verb among them (Finnish, where Voikko reads the words)."""
+    found = theme_words.theme_words(theme)
+    return len(found) > theme_words.MAX_THEME_WORDS or any(theme_words.is_finite_verb(w, language) for w in found)
+
+
+_INFLECTION_MAX = 5  # letters an inflection adds to a word the text spells ("mobilepay" → "mobilepaylla")
+
+
+def _spelled_in(word: str, text_words: set[str]) -> bool:
+    """A form of a word of the text: related, and no longer or shorter than an inflection makes it
+    ("asiakaspalaeteiai" begins like "asiakas" but is no form of it)."""
+    return any(related(word, t) and abs(len(word) - len(t)) <= _INFLECTION_MAX for t in text_words)
+
+
+def in_other_language(theme: str, text: str, language: str, domain: Domain) -> bool:
+    """A word of the theme in another language than the text's (see the module doc)."""
+    text_words = set(words(text))
+    found = [w for w in words(theme.replace("-", " ")) if any(ch.isalpha() for ch in w)]
+    if language != domain.language:
+        # the domain's vocabulary is in its own language: a theme for this text comes from the text
+        return any(not _spelled_in(w, text_words) for w in found)
+    if language == morphology.FINNISH and morphology.available(language):
+        return any(not theme_words.is_known_word(w, language) and not _spelled_in(w, text_words) for w in found)
     return False
 
 
@@ -117,11 +200,25 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
         return PROMPT_ECHO
     if mixed_case(theme, text):
         return MIXED_CASE
+    if is_slug(theme):
+        return SLUG
     if max(Counter(words(theme)).values()) >= _REPEAT_LIMIT:
         return REPEATED_WORD
+    language = text_language(text, domain)
+    if is_fragment(theme, language):
+        return FRAGMENT
+    if in_other_language(theme, text, language, domain):
+        return OTHER_LANGUAGE
+    if theme_words.only_generic(theme, language, domain):
+        return GENERIC
     if not is_grounded(theme, text, domain):
         return NOT_GROUNDED
     return None
+
+
+def shown_form(theme: str, text: str, domain: Domain) -> str:
+    """How an accepted theme is shown, stored and grouped: each word in its base form, lower case."""
+    return theme_words.normalise_theme(theme, text_language(text, domain)) or theme
 
 
 def shown_theme(preferred: str, text: str, domain: Domain) -> str:
@@ -132,5 +229,5 @@ def shown_theme(preferred: str, text: str, domain: Domain) -> str:
         return preferred
     for word in sorted(dict.fromkeys(_content_words(text, domain)), key=len, reverse=True):
         if theme_rejection(word, text, domain) is None:
-            return word
+            return shown_form(word, text, domain)
     return preferred

@@ -14,7 +14,6 @@ import { fetchWithShedRetry, pollDelay, SHED_DEFAULTS } from "./retry-policy.js"
 const SCHEMA_RETRY_MS = 3000;
 const LIVE_WINDOW_DAYS = 7;
 const LATER_POLL_MS = 3000; // while an entry this desk saved for later waits for the model
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const FIELDS = ["category", "theme", "severity", "type", "sentiment", "language"];
 
 const state = {
@@ -460,24 +459,23 @@ function fieldTitle(name) {
   return name === "category" ? state.labels.categoryFieldTitle : state.t(`field.${name}`);
 }
 
-/** Say in plain words which model values a check replaced, and why, under the field concerned. */
+/**
+ * Mark the fields whose model value a check replaced with a neutral hint: the value came from the rules.
+ * What the model said and why it was refused never reach the clerk (issue 24): they stay in the item's
+ * notes for operators, in /metrics and in `feedctl eval`. The reason, in plain words, is the hint's tooltip.
+ */
 function showGuardNotes(guards) {
   const t = state.t;
   for (const name of FIELDS) {
     // prior_field is a domain's policy, not a fault of the model: it would say the same on every entry.
-    const notes = guards.filter((g) => g.field === name && g.reason !== "prior_field").map((g) => {
+    const replaced = guards.filter((g) => g.field === name && g.reason !== "prior_field");
+    const reasons = replaced.map((g) => {
       const key = `guard.reason.${g.reason}`;
-      const reason = t.has(key) ? t(key) : t("guard.reason.other", { code: g.reason });
-      // Control, bidi and zero-width characters are shown as a visible mark, never applied: a
-      // right-to-left override in the model's words must not turn the rest of the sentence around.
-      const raw = typeof g.modelValue === "string" ? g.modelValue.replace(INVISIBLE, "\uFFFD").trim() : "";
-      const shown = raw && name !== "theme" ? String(displayValue(name, raw)) : raw;
-      // The model's words are shown as text only (textContent), cut short: they may be long or odd.
-      return shown ? t("guard.replaced", { value: shown.length > 60 ? `${shown.slice(0, 60)}…` : shown, reason })
-        : t("guard.dropped", { reason });
+      return t.has(key) ? t(key) : t("guard.reason.other", { code: g.reason });
     });
-    el.guardNote(name).textContent = notes.join(" ");
-    show(el.guardNote(name), notes.length > 0);
+    el.guardNote(name).textContent = replaced.length ? t("guard.fromRules") : "";
+    el.guardNote(name).title = reasons.length ? t("guard.why", { reason: reasons.join("; ") }) : "";
+    show(el.guardNote(name), replaced.length > 0);
   }
 }
 

@@ -1,0 +1,104 @@
+"""What a theme is made of: base-form words in the text's language, one to three of them, naming a topic.
+
+One place for the word-level rules the prior, the theme guard and the report's grouping share
+(docs/rules.md, "Themes"; ADR 0022):
+
+* :func:`normalise_theme` — the form a theme is shown, stored and grouped in: each word in its base
+  form, lower case ("Kuitin veloitusta" → "kuitti veloitus"); Finnish through Voikko, other languages
+  (and Finnish without Voikko) as written, in lower case; a brand keeps its spelling ("MobilePay");
+* :func:`is_finite_verb` — a word Voikko reads only as a finite verb ("valitti", "olivat"): a theme with
+  one is a sentence, not a name;
+* :func:`only_generic` — every word a generic noun of the domain (``genericNouns``: "asiakas", "asia", "ok");
+* :func:`topic_nouns` — the text's nouns in base form, generic ones left out, for the prior's theme.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.text import morphology
+
+MAX_THEME_WORDS = 3
+FINNISH = morphology.FINNISH
+
+
+def theme_words(theme: str) -> list[str]:
+    """The words of a theme (letters and digits; inner hyphens and apostrophes kept)."""
+    return morphology.words(theme)
+
+
+def _is_brand(word: str) -> bool:
+    """A capital after a small letter ("MobilePay", "iPhone"): a name spelled so on purpose."""
+    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
+
+
+def normalise_theme(theme: str, language: str) -> str:
+    """Each word of ``theme`` in its base form, lower case, single spaces (what groups and counts); a brand
+    the morphology does not know keeps its spelling ("MobilePay")."""
+    return " ".join(
+        w if _is_brand(w) and not morphology.analyse(w, language) else morphology.base_form(w, language)
+        for w in theme_words(theme)
+    )
+
+
+def is_finite_verb(word: str, language: str) -> bool:
+    """Whether Voikko reads ``word`` as a finite verb and as nothing a theme could name ("tuli" is also fire)."""
+    reading = morphology.preferred(morphology.analyse(word, language), word.lower())
+    return reading is not None and reading.finite
+
+
+def is_verb(word: str, language: str) -> bool:
+    """Whether the word's preferred reading is a verb of any form ("kaatui", "kompastua")."""
+    reading = morphology.preferred(morphology.analyse(word, language), word.lower())
+    return reading is not None and reading.word_class == morphology.VERB
+
+
+def is_noun(word: str, language: str) -> bool:
+    """Whether the word's preferred reading is a noun, common or proper."""
+    reading = morphology.preferred(morphology.analyse(word, language), word.lower())
+    return reading is not None and reading.word_class in (morphology.NOUN, morphology.PROPER_NOUN)
+
+
+def is_known_word(word: str, language: str) -> bool:
+    """Whether the language's morphology has a reading for ``word`` (always False without one)."""
+    return bool(morphology.analyse(word, language))
+
+
+def _generic_set(domain: Domain) -> frozenset[str]:
+    return frozenset(fold(w) for w in domain.prior.generic_nouns)
+
+
+def _stop_set(domain: Domain) -> frozenset[str]:
+    return frozenset(fold(w) for w in domain.prior.stopwords)
+
+
+def is_generic(word: str, language: str, domain: Domain) -> bool:
+    """A generic noun of the domain, in any inflection ("asiakkaalle" is "asiakas")."""
+    generic = _generic_set(domain)
+    return fold(word) in generic or fold(morphology.base_form(word, language)) in generic
+
+
+def only_generic(theme: str, language: str, domain: Domain) -> bool:
+    """Every word of ``theme`` that is not a function word is a generic noun ("Asia", "ok", "asiakas")."""
+    stop = _stop_set(domain)
+    content = [w for w in theme_words(theme) if fold(w) not in stop] or theme_words(theme)
+    return bool(content) and all(is_generic(w, language, domain) for w in content)
+
+
+def topic_nouns(text: str, language: str, domain: Domain) -> list[str]:
+    """The text's nouns that may name its topic, in base form and text order: Voikko's nouns (common or
+    proper), neither generic nor function words. Empty without a morphology for ``language``."""
+    stop = _stop_set(domain)
+    found: list[str] = []
+    for word in theme_words(text):
+        if fold(word) in stop:
+            continue
+        reading = morphology.preferred(morphology.analyse(word, language), word.lower())
+        if reading is None or reading.word_class not in (morphology.NOUN, morphology.PROPER_NOUN):
+            continue
+        if fold(reading.base) in _generic_set(domain) or len(reading.base) < 3:
+            continue
+        found.append(reading.base)
+    return list(dict.fromkeys(found))
