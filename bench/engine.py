@@ -29,10 +29,10 @@ from feedback_intelligence.api.runtime import with_prior_fields
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.backend import BackendInfo, ChatMessage, Completion, CompletionRequest, Readiness
 from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.llm.engine.llama_engine import LlamaEngine
@@ -98,12 +98,12 @@ async def latency(items: int, threads: int) -> dict[str, dict[str, float]]:
     times: dict[str, list[float]] = {name: [] for name in services}
     try:
         for service in services.values():  # both warm: the prompt's fixed prefix is cached
-            await service.structure(texts[0], priority=Priority.INTERACTIVE, route="interpret")
+            await service.structure(texts[0], CallContext.interactive("bench", "interpret"))
         for index, text in enumerate(texts):
             order = list(services) if index % 2 == 0 else list(reversed(services))
             for name in order:
                 started = time.perf_counter()
-                await services[name].structure(text, priority=Priority.INTERACTIVE, route="interpret")
+                await services[name].structure(text, CallContext.interactive("bench", "interpret"))
                 times[name].append((time.perf_counter() - started) * 1000)
     finally:
         await child.aclose()

@@ -27,10 +27,10 @@ from typing import Any
 from bench.common import print_table, summary_ms, write_result
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set, select
+from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
-from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.structuring.prompt import StructuringPrompt
@@ -42,7 +42,7 @@ MODES = ("full schema", "theme only")
 
 async def _timed(svc: StructuringService, text: str) -> tuple[float, StructuringResult]:
     started = time.perf_counter()
-    result = await svc.structure(text, priority=Priority.INTERACTIVE, route="interpret")
+    result = await svc.structure(text, CallContext.interactive("bench", "interpret"))
     return (time.perf_counter() - started) * 1000, result
 
 

@@ -9,11 +9,12 @@ import pytest
 
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.structuring.prompt import StructuringPrompt
 from feedback_intelligence.structuring.schema import RULE_FIELDS, asks_theme_only
 from feedback_intelligence.structuring.service import THEME_ONLY_MAX_TOKENS, StructuringService
-from tests.structuring.fakes import ScriptedBackend, make_runner
+from tests.structuring.fakes import make_runner
 
 TEXT = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."
 
@@ -21,9 +22,9 @@ TEXT = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."
 async def test_the_shipped_retail_domain_asks_for_the_theme_alone() -> None:
     retail = load_domain("retail")
     assert set(retail.prior_fields) == set(RULE_FIELDS) and asks_theme_only(retail)
-    backend = ScriptedBackend(json.dumps({"theme": "kassajono"}))
+    backend = FakeBackend(json.dumps({"theme": "kassajono"}))
     svc = StructuringService(make_runner(backend), retail)
-    result = await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    result = await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
 
     (request,) = backend.requests
     assert request.json_schema is not None and list(request.json_schema["properties"]) == ["theme"]
@@ -41,8 +42,8 @@ async def test_the_shipped_retail_domain_asks_for_the_theme_alone() -> None:
 async def test_a_theme_only_reply_still_passes_the_theme_guard() -> None:
     retail = load_domain("retail")
     echo = "1-3 words in base form naming the product"
-    svc = StructuringService(make_runner(ScriptedBackend(json.dumps({"theme": echo}))), retail)
-    result = await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    svc = StructuringService(make_runner(FakeBackend(json.dumps({"theme": echo}))), retail)
+    result = await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
     assert result.structure is not None and result.structure.theme != echo
     (rejection,) = result.rejections
     assert rejection.field == "theme" and rejection.reason == "prompt_echo" and rejection.model_value == echo
@@ -51,9 +52,9 @@ async def test_a_theme_only_reply_still_passes_the_theme_guard() -> None:
 async def test_a_full_reply_to_the_theme_prompt_keeps_only_its_theme_and_a_broken_one_is_asked_again() -> None:
     retail = load_domain("retail")
     full = {"category": "maito_kylma", "theme": "kassajono", "severity": "critical", "type": "praise"}
-    backend = ScriptedBackend("no json here", json.dumps(full))
+    backend = FakeBackend("no json here", json.dumps(full))
     svc = StructuringService(make_runner(backend), retail)
-    result = await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    result = await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
     assert result.retried and result.structure is not None
     assert result.structure == replace(propose_structure(TEXT, retail), theme="kassajono")
     assert not any("category" in note for note in result.notes)
@@ -63,9 +64,9 @@ async def test_a_domain_whose_model_decides_more_gets_the_full_schema() -> None:
     retail = replace(load_domain("retail"), prior_fields=("severity", "sentiment"))
     assert not asks_theme_only(retail)
     reply = {"category": "kassa_palvelu", "theme": "kassajono", "severity": "medium", "type": "complaint"}
-    backend = ScriptedBackend(json.dumps({**reply, "language": "fi"}))
+    backend = FakeBackend(json.dumps({**reply, "language": "fi"}))
     svc = StructuringService(make_runner(backend), retail)
-    await svc.structure(TEXT, priority=Priority.INTERACTIVE, route="interpret")
+    await svc.structure(TEXT, CallContext.interactive("test", "interpret"))
     (request,) = backend.requests
     assert request.json_schema is not None and "category" in request.json_schema["properties"]
 
@@ -74,7 +75,7 @@ async def test_a_domain_whose_model_decides_more_gets_the_full_schema() -> None:
 async def test_an_accepted_model_theme_reaches_the_caller_in_base_form() -> None:
     retail = load_domain("retail")
     text = "pakkasnesteen kanisteri vuoti kassiin ja auton takakonttiin"
-    svc = StructuringService(make_runner(ScriptedBackend(json.dumps({"theme": "Pakkasnesteen"}))), retail)
-    result = await svc.structure(text, priority=Priority.INTERACTIVE, route="interpret")
+    svc = StructuringService(make_runner(FakeBackend(json.dumps({"theme": "Pakkasnesteen"}))), retail)
+    result = await svc.structure(text, CallContext.interactive("test", "interpret"))
     assert result.structure is not None and result.structure.theme == "pakkasneste"
     assert result.rejections == ()
