@@ -60,7 +60,7 @@ def test_counter_and_empty_text(pages, fake):
     page.fill("#feedback-text", "abc")
     expect(page.locator("#char-counter")).to_have_text("3 / 800 merkkiä")
     page.fill("#feedback-text", "x" * 900)  # kept whole and marked (tests/web/test_desk_long_text.py)
-    expect(page.locator("#char-counter")).to_have_text("900 / 800 merkkiä — liian pitkä")
+    expect(page.locator("#char-counter")).to_have_text("900 / 800 merkkiä — pidempi kuin malli lukee")
     page.fill("#feedback-text", "   ")
     page.click("#interpret-btn")
     expect(page.locator("#entry-message")).to_have_text("Kirjoita palaute ensin.")
@@ -266,7 +266,16 @@ def test_live_segment_polls_the_version_and_pauses_while_hidden(pages, fake):
     page.clock.run_for(1000)
     expect(page.locator("#interpret-btn")).to_be_enabled()
     expect(page.locator("#live-totals")).to_have_text("2 merkintää")
-    calls = fake.script.version_calls
+    # The totals show from the list before the start-up loads' own version requests have reached the
+    # server (one, or two when the schema's arrival asks for a second load): wait until they have all
+    # arrived (no change over 10 checks; the page's clock is frozen, so no tick can add one meanwhile).
+    calls, steady = -1, 0
+    for _ in range(500):
+        if steady >= 10:
+            break
+        steady = steady + 1 if fake.script.version_calls == calls and calls >= 1 else 0
+        calls = fake.script.version_calls
+        page.wait_for_timeout(20)
     page.clock.run_for(19_000)  # not yet: the first tick is 20–30 s away
     page.wait_for_timeout(100)
     assert fake.script.version_calls == calls
