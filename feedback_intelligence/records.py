@@ -71,6 +71,7 @@ class StoredFeedback:
     pending: bool = False
     structure_attempts: int = 0
     structure_preemptions: int = 0  # how often a waiting visitor preempted its structuring call
+    store: str | None = None  # the shop's id; None = no store (docs/data-model.md)
 
     def to_json(self) -> dict[str, Any]:
         return {

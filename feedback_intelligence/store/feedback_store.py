@@ -216,6 +216,7 @@ def _row_to_record(row: Any) -> StoredFeedback:
         pending=bool(row.structure_due),
         structure_attempts=int(row.structure_attempts or 0),
         structure_preemptions=int(row.structure_preemptions or 0),
+        store=row.store,
     )
 
 
@@ -239,6 +240,7 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "structure_due": record.pending,
         "structure_attempts": record.structure_attempts,
         "structure_preemptions": record.structure_preemptions,
+        "store": record.store,
     }
 
 

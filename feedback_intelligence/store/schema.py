@@ -32,7 +32,10 @@ feedback = Table(
     Column("structure_preemptions", Integer, nullable=False, server_default=text("0")),
     Column("lease_owner", String(64), nullable=True),
     Column("lease_until_ms", BigInteger, nullable=True),
+    # The shop the item belongs to (FI_STORES / FI_STORE_PATTERN); null = no store (docs/data-model.md).
+    Column("store", String(32), nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),
+    Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
 )
 
