@@ -249,6 +249,7 @@ class WorkerSettings:
     max_attempts: int
     poll_s: float
     retry_base_s: float
+    max_wait_s: float | None  # a pending row older than this asks as a visitor would (None: never)
 
 
 class Settings(BaseSettings):
@@ -362,6 +363,9 @@ class Settings(BaseSettings):
     structure_max_attempts: int = Field(5, ge=1, le=100)
     structure_poll_s: float = Field(2, gt=0, le=600)
     structure_retry_s: float = Field(5, ge=0, le=3600)
+    # the bounded wait: a row pending longer asks for a slot as a visitor would, one at a time per
+    # replica (docs/adr/0031); 0 turns the bound off
+    structure_max_wait_s: float = Field(120, ge=0, le=86400)
 
     # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
     warm_at_start: bool = True
@@ -560,6 +564,7 @@ class Settings(BaseSettings):
             max_attempts=self.structure_max_attempts,
             poll_s=self.structure_poll_s,
             retry_base_s=self.structure_retry_s,
+            max_wait_s=self.structure_max_wait_s or None,
         )
 
     @property

@@ -149,11 +149,12 @@ async def build_runtime(
         structuring,
         [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
         WorkerOptions(
-            tasks=settings.structure_worker_tasks or settings.total_slots + 1,
-            lease_s=settings.structure_lease_s,
-            max_attempts=settings.structure_max_attempts,
-            poll_s=settings.structure_poll_s,
-            retry_base_s=settings.structure_retry_s,
+            tasks=settings.worker.tasks,
+            lease_s=settings.worker.lease_s,
+            max_attempts=settings.worker.max_attempts,
+            poll_s=settings.worker.poll_s,
+            retry_base_s=settings.worker.retry_base_s,
+            max_wait_s=settings.worker.max_wait_s,
         ),
         metrics,
     )
