@@ -232,6 +232,10 @@ class EdgeSettings:
     audience_rate_limit: str
     rate_limit_exempt_loopback: bool
     max_inflight_llm_per_client: int
+    max_inflight_llm_per_address: int
+    ipv6_prefix: int
+    ipv4_prefix: int
+    visitor_issue_limit: str
     max_body_bytes: int
     max_header_bytes: int
     max_connections: int
@@ -313,7 +317,16 @@ class Settings(BaseSettings):
     audience_rate_limit: str = "240/60seconds"
     rate_limit_exempt_loopback: bool = True
     max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
+    # LLM requests in flight from one address (IPv4) or prefix (IPv6), whatever keys it holds;
+    # unset = the gate's slots (an address can never hold more than the GPU serves at once)
+    max_inflight_llm_per_address: int | None = Field(None, ge=1, le=1024)
+    # how addresses aggregate for fair shares, limits and visitor keys: IPv6 by prefix (a host gets a
+    # /64), IPv4 by address
+    ipv6_prefix: int = Field(64, ge=16, le=128)
+    ipv4_prefix: int = Field(32, ge=8, le=32)
     visitor_secret: str | None = None
+    # new visitor keys one address (or IPv6 prefix) may be issued per window (limits' syntax)
+    visitor_issue_limit: str = "20/hour"
     max_body_bytes: int = Field(16_384, ge=1024, le=1_048_576)
     # Host names this service answers to (exact, or "*.example.org"); empty = the listen host and
     # the loopback names. A page on another name (DNS rebinding) gets 400 before any route.
@@ -424,7 +437,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"'{origin}' must be an origin like https://shop.example (no path)")
         return value
 
-    @field_validator("rate_limit", "audience_rate_limit")
+    @field_validator("rate_limit", "audience_rate_limit", "visitor_issue_limit")
     @classmethod
     def _rate(cls, value: str) -> str:
         from limits import parse
@@ -548,6 +561,10 @@ class Settings(BaseSettings):
             audience_rate_limit=self.audience_rate_limit,
             rate_limit_exempt_loopback=self.rate_limit_exempt_loopback,
             max_inflight_llm_per_client=self.max_inflight_llm_per_client,
+            max_inflight_llm_per_address=self.max_inflight_llm_per_address or self.total_slots,
+            ipv6_prefix=self.ipv6_prefix,
+            ipv4_prefix=self.ipv4_prefix,
+            visitor_issue_limit=self.visitor_issue_limit,
             max_body_bytes=self.max_body_bytes,
             max_header_bytes=self.max_header_bytes,
             max_connections=self.max_connections,
