@@ -61,6 +61,7 @@ class Client:
     busy: int = 0
     attempts: int = 0
     limited: int = 0  # 429s from the edge
+    limited_by: dict[str, int] = field(default_factory=dict)  # ...by reason (client, audience, too_many_inflight)
     admitted_ms: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -82,6 +83,9 @@ async def _attempt(
         client.admitted_ms.append((time.perf_counter() - started) * 1000)
     elif response.status_code == 429:
         client.limited += 1
+        answer = response.json()
+        reason = str(answer.get("reason") or answer.get("error") or "?")
+        client.limited_by[reason] = client.limited_by.get(reason, 0) + 1
     elif response.status_code != 503:
         client.errors[str(response.status_code)] = client.errors.get(str(response.status_code), 0) + 1
     return response
@@ -122,10 +126,12 @@ async def mint_keys(http: httpx.AsyncClient, client: Client, wanted: int) -> lis
     """As many visitor keys as the desk page will hand ``client``'s address (issuance is limited)."""
     keys: list[str] = []
     for _ in range(wanted):
+        http.cookies.clear()  # as a rotating client does: present no key, so a new one is offered
         page = await http.get("/desk", headers={"X-Forwarded-For": client.address})
         cookie = page.cookies.get("fi_visitor")
         if cookie:
             keys.append(cookie)
+    http.cookies.clear()  # the clerks sharing this HTTP client must not carry the greedy visitor's key
     return keys
 
 
@@ -189,6 +195,7 @@ async def phase(
                 "attempts": pusher.attempts,
                 "limited": pusher.limited,
                 "keysIssued": len(keys),
+                "limitedBy": pusher.limited_by,
             }
             if with_greedy
             else None

@@ -318,7 +318,7 @@ class Settings(BaseSettings):
     rate_limit_exempt_loopback: bool = True
     max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
     # LLM requests in flight from one address (IPv4) or prefix (IPv6), whatever keys it holds;
-    # unset = the gate's slots (an address can never hold more than the GPU serves at once)
+    # unset = half the gate's slots, at least one (no address holds the whole GPU; ADR 0032)
     max_inflight_llm_per_address: int | None = Field(None, ge=1, le=1024)
     # how addresses aggregate for fair shares, limits and visitor keys: IPv6 by prefix (a host gets a
     # /64), IPv4 by address
@@ -561,7 +561,7 @@ class Settings(BaseSettings):
             audience_rate_limit=self.audience_rate_limit,
             rate_limit_exempt_loopback=self.rate_limit_exempt_loopback,
             max_inflight_llm_per_client=self.max_inflight_llm_per_client,
-            max_inflight_llm_per_address=self.max_inflight_llm_per_address or self.total_slots,
+            max_inflight_llm_per_address=self.max_inflight_llm_per_address or max(1, self.total_slots // 2),
             ipv6_prefix=self.ipv6_prefix,
             ipv4_prefix=self.ipv4_prefix,
             visitor_issue_limit=self.visitor_issue_limit,

@@ -1,5 +1,5 @@
 """At most ``FI_MAX_INFLIGHT_LLM_PER_CLIENT`` LLM requests in flight per client (default 1), and at
-most ``FI_MAX_INFLIGHT_LLM_PER_ADDRESS`` per address aggregate (default the gate's slots), whatever
+most ``FI_MAX_INFLIGHT_LLM_PER_ADDRESS`` per address aggregate (default half the gate's slots), whatever
 visitor keys that address holds.
 
 The gate has a couple of slots for the whole room; without this, one clerk double-clicking

@@ -19,7 +19,7 @@ routes' client-disconnect detection), listed here from the outside in:
                     anything else is the app's ordinary 404.
 9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
                     inside the cheap refusals above so they never read a body at all.
-10. InflightLimit   one LLM request in flight per client, and no more than the gate's slots per
+10. InflightLimit   one LLM request in flight per client, and at most half the gate's slots per
                     address aggregate; released when the route finishes, fails or is cancelled by a
                     client disconnect.
 → the FastAPI app (its exception handlers, then the router).
