@@ -131,6 +131,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/metrics", OPERATOR),
     _rule("GET", "/admin/status", OPERATOR),
     _rule("POST", "/admin/warm", OPERATOR),
+    _rule("POST", "/admin/notify/test", OPERATOR),
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),
