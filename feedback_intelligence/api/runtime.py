@@ -223,6 +223,8 @@ def build_alerting(
     )
     if settings.notify_worker:
         notify.start()
+        for channel in channels.values():
+            channel.after_save = notify.wake  # deliver this replica's saves at once, not at the next poll
     return intake, notify
 
 

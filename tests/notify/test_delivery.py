@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from feedback_intelligence.devtools.receiver import Receiver
 from feedback_intelligence.notify.senders import signature
 from feedback_intelligence.store.schema import outbox
 from tests.notify.support import FAST, SECRET, alert_item, rig, routes, with_routes
-from tests.support.receiver import Receiver
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
-"""A real HTTP receiver for notification tests: records every request, dedupes by delivery id, can be
-taken down and brought back on the same port, and can hold its answers (a send in flight)."""
+"""A real HTTP receiver for notification tests and bench/notify_latency.py: records every request,
+dedupes by delivery id, can be taken down and brought back on the same port, and can hold its answers (a send in flight)."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +18,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.time)  # when it arrived (epoch seconds)
 
     @property
     def delivery_id(self) -> str | None:
@@ -56,10 +58,13 @@ class Receiver:
                         receiver.processed.setdefault(got.delivery_id, got)
                     receiver.arrived.notify_all()
                 receiver.hold.wait(60)
-                self.send_response(receiver.status)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
+                try:
+                    self.send_response(receiver.status)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
+                except OSError:  # the sender died while we held its answer
+                    pass
 
             def log_message(self, *args: object) -> None:
                 pass
