@@ -19,6 +19,7 @@ from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.alert_intake import AlertIntake
+from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
@@ -53,6 +54,7 @@ class Runtime:
     report_prose: ProseStore
     notify: NotifyWorker
     intake: AlertIntake
+    cases: CaseService
 
     async def aclose(self) -> None:
         await self.notify.stop()
@@ -118,7 +120,7 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
-    intake, notify = build_alerting(settings, domain, channels, metrics)
+    intake, notify, case_service = build_alerting(settings, domain, channels, metrics)
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
@@ -191,13 +193,15 @@ async def build_runtime(
         report_prose=report_prose,
         notify=notify,
         intake=intake,
+        cases=case_service,
     )
 
 
 def build_alerting(
     settings: Settings, domain: Domain, channels: dict[str, Channel], metrics: Metrics
-) -> tuple[AlertIntake, NotifyWorker]:
-    """What a saved alert starts (composed into each channel's insert) and the worker that delivers it."""
+) -> tuple[AlertIntake, NotifyWorker, CaseService]:
+    """What a saved alert starts (composed into each channel's insert), the worker that delivers it, and
+    the cases (whose escalation check runs in the worker's loop)."""
     try:
         check_against(settings.notify_channels, domain.alert_keywords, domain.severities)
     except ValueError as exc:
@@ -221,11 +225,17 @@ def build_alerting(
         ),
         metrics,
     )
+    case_service = CaseService(domain, channels, intake, settings.case_escalate_after_s)
+
+    async def escalate() -> None:
+        await case_service.escalate_due()
+
+    notify.ticks.append(escalate)
     if settings.notify_worker:
         notify.start()
         for channel in channels.values():
             channel.after_save = notify.wake  # deliver this replica's saves at once, not at the next poll
-    return intake, notify
+    return intake, notify, case_service
 
 
 async def _announce_parallelism(settings: Settings, backends: dict[str, LlmBackend]) -> None:

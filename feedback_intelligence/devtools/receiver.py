@@ -1,5 +1,6 @@
 """A real HTTP receiver for notification tests and bench/notify_latency.py: records every request,
-dedupes by delivery id, can be taken down and brought back on the same port, and can hold its answers (a send in flight)."""
+dedupes by delivery id, can be taken down and brought back on the same port, and can hold its
+answers (a send in flight)."""
 
 from __future__ import annotations
 

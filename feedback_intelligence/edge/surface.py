@@ -132,6 +132,13 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/admin/status", OPERATOR),
     _rule("POST", "/admin/warm", OPERATOR),
     _rule("POST", "/admin/notify/test", OPERATOR),
+    # cases and the audit log (issue 27): the manager's, operator-only until accounts give managers a role
+    _rule("GET", "/cases", OPERATOR),
+    _rule("GET", "/cases/{ref}", OPERATOR),
+    _rule("POST", "/cases/{ref}/actions", OPERATOR),
+    _rule("PUT", "/cases/{ref}/owner", OPERATOR),
+    _rule("POST", "/cases/{ref}/notes", OPERATOR),
+    _rule("GET", "/audit", OPERATOR),
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),

@@ -9,6 +9,7 @@ its case and its notifications commit together or not at all.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,7 @@ from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.notify_routes import NotifyRoute
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store import outbox
+from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook
 
 
@@ -73,6 +74,18 @@ class AlertIntake:
         """The case and the notifications a new or newly alerting item starts (inside ``conn``'s transaction)."""
         if not operational_categories(item, self.domain) or not self.recent(item):
             return
+        if await cases.open_case(conn, item.id, item.created_at):
+            opened = audit.AuditEntry(
+                at=item.created_at,
+                change_id=uuid.uuid4().hex,
+                actor_kind="system",
+                actor_id="alert-intake",
+                actor_name=None,
+                action="case.open",
+                feedback_id=item.id,
+                new_value=cases.OPEN,
+            )
+            await audit.append(conn, [opened])
         await outbox.enqueue(
             conn,
             channel=channel,
