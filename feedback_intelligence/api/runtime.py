@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, replace
 
@@ -147,6 +148,7 @@ async def build_runtime(
             prose=report_prose,
             metrics=metrics,
             channel=name,
+            count_cases=functools.partial(case_service.counts_for, name),
         )
         for name, channel in channels.items()
     }

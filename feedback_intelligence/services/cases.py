@@ -109,6 +109,11 @@ class CaseService:
                     total[state] += n
         return total
 
+    async def counts_for(self, channel: str, feedback_ids: list[str]) -> dict[str, int]:
+        """The report's alert section: these items' cases by state in ``channel``'s database."""
+        async with self.channels[channel].store.engine.connect() as conn:
+            return await cases.counts_for(conn, feedback_ids)
+
     async def recent_audit(self, limit: int, before_at: str | None = None) -> list[tuple[str, AuditEntry]]:
         """Both databases' newest rows, merged by time."""
         rows: list[tuple[str, AuditEntry]] = []

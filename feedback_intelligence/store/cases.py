@@ -113,6 +113,20 @@ async def counts(conn: AsyncConnection) -> dict[str, int]:
     return {state: found.get(state, 0) for state in STATES}
 
 
+async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict[str, int]:
+    """These items' cases by state, and ``none`` for those without a case (the report's alert section)."""
+    found: dict[str, int] = dict.fromkeys(STATES, 0)
+    wanted = list(dict.fromkeys(feedback_ids))
+    seen = 0
+    for start in range(0, len(wanted), 500):  # bounded IN lists
+        chunk = wanted[start : start + 500]
+        statement = select(cases.c.state, func.count()).where(cases.c.feedback_id.in_(chunk)).group_by(cases.c.state)
+        for state, n in (await conn.execute(statement)).all():
+            found[state] = found.get(state, 0) + int(n)
+            seen += int(n)
+    return {**found, "none": len(wanted) - seen}
+
+
 async def _change(conn: AsyncConnection, current: Case, expected_revision: int | None, **values: Any) -> Case:
     if expected_revision is not None and expected_revision != current.revision:
         raise StaleRevision(current.revision)

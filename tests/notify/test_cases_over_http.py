@@ -124,3 +124,16 @@ def test_an_unacknowledged_critical_case_escalates_to_the_escalation_route(
     assert body["event"] == "escalation"
     detail = httpx.get(app.url + "/cases/live:case-3", timeout=10).json()
     assert detail["escalatedAt"] and "case.escalate" in [e["action"] for e in detail["audit"]]
+
+
+def test_the_reports_alert_section_counts_its_cases_by_state(app: ServerProcess) -> None:
+    save(app, "case-5")
+    assert act(app, "live:case-5", "acknowledge").status_code == 200
+    report = httpx.get(app.url + "/live/report", timeout=30).json()
+    alerted = {a["feedbackId"] for a in report["alerts"]}
+    cases = {c["id"]: c["state"] for c in httpx.get(app.url + "/cases", timeout=10).json()["cases"]}
+    expected = {state: 0 for state in ("open", "acknowledged", "handled", "dismissed")}
+    for feedback_id in alerted:
+        expected[cases[feedback_id]] += 1
+    assert report["alertCases"] == {**expected, "none": 0}
+    assert report["alertCases"]["acknowledged"] >= 1

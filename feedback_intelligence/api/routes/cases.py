@@ -96,6 +96,8 @@ async def list_cases(
     "/cases/{ref}",
     operation_id="getCase",
     summary="One case with its notes and audit log",
+    description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
+    "categories, its notes and every audit row about the item. Operator route.",
     responses=errors(404),
 )
 async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
@@ -116,6 +118,9 @@ async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
     "/cases/{ref}/actions",
     operation_id="actOnCase",
     summary="Acknowledge, handle, dismiss (with a reason) or reopen a case",
+    description="`open` → `acknowledged` | `dismissed`, `acknowledged` → `handled` | `dismissed`, `handled` | "
+    "`dismissed` → `open`; any other move is 409 `case_transition_invalid`. With `If-Match` (the revision) a "
+    "case changed meanwhile is 412 `revision_stale`. Written to the audit log. Operator route.",
     responses=_CHANGE,
 )
 async def act_on_case(
@@ -147,6 +152,8 @@ async def act_on_case(
     "/cases/{ref}/owner",
     operation_id="assignCase",
     summary="Set the case's owner (a typed name until accounts exist)",
+    description="The name as the manager typed it, recorded as `typed`; an empty name clears the owner. "
+    "`If-Match` as for actions. Written to the audit log. Operator route.",
     responses=_CHANGE,
 )
 async def assign_case(
@@ -171,6 +178,8 @@ async def assign_case(
     "/cases/{ref}/notes",
     operation_id="addCaseNote",
     summary="Add a note to a case",
+    description="At most FI_INPUT_MAX_CHARS characters; answers the note's id. Written to the audit log "
+    "(the note's id, not its text). Operator route.",
     status_code=201,
     responses=errors(400, 404),
 )
