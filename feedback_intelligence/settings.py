@@ -26,6 +26,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
+from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
+
 ENV_PREFIX = "FI_"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as a Host header names them (IPv6 in brackets)
 _POSTGRESQL_SCHEMES = frozenset(
@@ -161,6 +163,7 @@ def _backend_list(value: Any) -> Any:
 
 
 BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
+NotifyRouteList = Annotated[list[NotifyRoute], NoDecode, BeforeValidator(parse_routes)]
 
 
 class ReportSettings(BaseModel):
@@ -380,6 +383,21 @@ class Settings(BaseSettings):
     # replica (docs/adr/0031); 0 turns the bound off
     structure_max_wait_s: float = Field(120, ge=0, le=86400)
 
+    # alerts that reach a person (issue 27, docs/adr/0029-alerts-outbox-cases.md): notify routes, the
+    # outbox worker (services/notify_worker.py), cases and their escalation
+    notify_channels: NotifyRouteList = Field(default_factory=list)
+    notify_public_url: str | None = None  # the service's address as people open it: the case link
+    notify_worker: bool = True
+    notify_worker_tasks: int = Field(2, ge=1, le=32)
+    notify_lease_s: float = Field(30, ge=1, le=3600)
+    notify_max_attempts: int = Field(12, ge=1, le=100)  # ~30 min of backoff at the defaults
+    notify_retry_s: float = Field(2, ge=0, le=3600)
+    notify_retry_max_s: float = Field(300, ge=1, le=86_400)
+    notify_poll_s: float = Field(1, gt=0, le=600)
+    notify_timeout_s: float = Field(10, gt=0, le=300)
+    case_max_age_days: float = Field(7, ge=0, le=3650)  # older items (a history import) open no case, page nobody
+    case_escalate_after_s: float = Field(1800, ge=1, le=2_592_000)
+
     # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
     warm_at_start: bool = True
 
@@ -392,6 +410,11 @@ class Settings(BaseSettings):
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("notify_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if value is None or not value.strip() else _absolute_url(value.strip())
 
     @field_validator("redis_url")
     @classmethod

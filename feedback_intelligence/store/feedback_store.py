@@ -30,6 +30,10 @@ COMMAND_TIMEOUT_S = 30.0
 P = ParamSpec("P")
 T = TypeVar("T")
 
+#: Work that must commit with a saved row (its case, its outbox rows): called inside the insert's
+#: transaction, after the row is written (store/outbox.py, store/cases.py, services/alert_intake.py).
+SaveHook = Callable[[AsyncConnection, StoredFeedback], Awaitable[None]]
+
 
 class DuplicateId(Exception):
     def __init__(self, feedback_id: str) -> None:
@@ -288,12 +292,17 @@ class FeedbackStore:
             pass
 
     @_translate_unavailability
-    async def insert(self, record: StoredFeedback, *, bump: str | None = None) -> int | None:
+    async def insert(
+        self, record: StoredFeedback, *, bump: str | None = None, also: SaveHook | None = None
+    ) -> int | None:
         """Insert a row; with ``bump``, also move that counter in the same transaction (so a saved row
-        and the version that announces it can never part) and return its new value."""
+        and the version that announces it can never part) and return its new value. ``also`` writes
+        what commits with the row (its case and notifications) in that same transaction."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(feedback).values(**_record_to_row(record)))
+                if also is not None:
+                    await also(conn, record)
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc

@@ -69,7 +69,7 @@ def test_retail_descriptor() -> None:
         "complaint": "negative", "praise": "positive", "suggestion": "neutral", "question": "neutral",
         "other": "neutral",
     }  # fmt: skip
-    assert list(d.alert_keywords) == ["injury_safety", "payment", "rasismi", "legal_threat"]
+    assert list(d.alert_keywords) == ["injury_safety", "food_safety", "payment", "rasismi", "legal_threat"]
     assert d.vulgarity.demote_to_category == "asiaton"
     assert d.verify_words == ("kyllä", "ei")
 

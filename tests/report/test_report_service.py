@@ -40,6 +40,7 @@ REPORT_KEYS = [
     "itemsInWindow",
     "needsReviewCount",
     "llm",
+    "alertCases",
 ]
 THEME_KEYS = [
     "category",
