@@ -87,6 +87,7 @@ async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:
     assert keys == ["live:twice:duty:alert"]
 
 
+@pytest.mark.slow
 async def test_the_receiver_down_for_a_minute_then_up_gets_each_notification_exactly_once(
     tmp_path: Path, receiver: Receiver
 ) -> None:
