@@ -6,6 +6,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, replace
 
+from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
@@ -21,6 +22,7 @@ from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, Chann
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
+from feedback_intelligence.services.rederive import RederivePass
 from feedback_intelligence.services.restructure import RestructureService
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.settings import ConfigurationError, ReportSettings, Settings
@@ -48,8 +50,10 @@ class Runtime:
     reports: dict[str, ReportService]
     worker: StructuringWorker
     report_prose: ProseStore
+    rederive: RederivePass
 
     async def aclose(self) -> None:
+        await self.rederive.stop()
         await self.worker.stop()
         for report in self.reports.values():
             await report.aclose()
@@ -106,9 +110,10 @@ async def build_runtime(
     backend = next(iter(backends.values()))
     gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
     runner = PromptRunner(gate, backend, metrics, backends)
+    derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 §2)
     channels = {
-        CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
-        LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),
+        CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS, derive=derive)),
+        LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE, derive=derive)),
     }
     for channel in channels.values():
         await channel.store.migrate()
@@ -159,6 +164,8 @@ async def build_runtime(
     )
     if settings.structure_worker:
         worker.start()
+    rederive = RederivePass([channels[LIVE], channels[CORPUS]])
+    rederive.start()
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -182,6 +189,7 @@ async def build_runtime(
         reports=reports,
         worker=worker,
         report_prose=report_prose,
+        rederive=rederive,
     )
 
 
