@@ -18,6 +18,7 @@ from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
@@ -137,8 +138,7 @@ async def build_runtime(
             domain,
             report_options,
             runner,
-            channel.store.query,
-            count=channel.store.count,
+            StoreSource([channel.store]),
             epochs=ChannelEpochs(channel),
             prose=report_prose,
             metrics=metrics,

@@ -150,6 +150,8 @@ class WindowAggregates:
     sources: dict[str, list[Example]] = field(default_factory=dict)  # per category, most severe first
     newest: dict[str, list[Example]] = field(default_factory=dict)  # per category, newest first
     channel_counts: dict[str, int] = field(default_factory=dict)  # items per channel
+    #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
+    candidates: list[StoredFeedback] = field(default_factory=list)
 
     def add(self, other: WindowAggregates, limit: int) -> None:
         """Add another channel's answer key by key; examples merged in their order and cut (exact)."""
@@ -157,8 +159,8 @@ class WindowAggregates:
             mine = self.counts.setdefault(key, Counted())
             mine.items += counted.items
             mine.rank_sum += counted.rank_sum
-        for key, theme in other.themes.items():
-            found = self.themes.setdefault(key, ThemeCount())
+        for pair, theme in other.themes.items():
+            found = self.themes.setdefault(pair, ThemeCount())
             found.items += theme.items
             found.newest = max(found.newest, theme.newest)
         self.alerts = sorted([*self.alerts, *other.alerts], key=Example.newest_key, reverse=True)[:limit]
@@ -169,6 +171,16 @@ class WindowAggregates:
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
         self.channel_counts.update(other.channel_counts)
+        self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """The report's model alert screen asks about keyword-silent items (no hit at all) whose type is not
+    one of ``exclude_types`` (praise), newest first, at most ``limit`` (its budget)."""
+
+    exclude_types: tuple[str, ...]
+    limit: int
 
 
 def _severity_key(example: Example) -> tuple[int, str, str, str]:
@@ -271,7 +283,9 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
 
 
 @_translate_unavailability
-async def _one_store(store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int) -> WindowAggregates:
+async def _one_store(
+    store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
+) -> WindowAggregates:
     c = feedback.c
     out = WindowAggregates()
     async with store.engine.connect() as conn:
@@ -299,6 +313,9 @@ async def _one_store(store: FeedbackStore, flt: ItemFilter, midpoint: str, limit
         ).all()
         newest = (await conn.execute(_ranked_statement(flt, (c.timestamp.desc(), c.id.desc()), limit))).all()
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
+        if screen is not None and screen.limit > 0:
+            candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
+            out.candidates = [_row_to_record(r) for r in candidates]
         await conn.rollback()  # read only
     name = store.name
     out.alerts = [_example(name, r, hits.get(r.id, ())) for r in alert_rows]
@@ -315,39 +332,25 @@ async def _one_store(store: FeedbackStore, flt: ItemFilter, midpoint: str, limit
 
 
 async def window_aggregates(
-    stores: Sequence[FeedbackStore], flt: ItemFilter, *, midpoint: str, limit: int
+    stores: Sequence[FeedbackStore], flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
 ) -> WindowAggregates:
-    """The grouped counts, theme counts and examples of ``flt`` over every store, added key by key."""
-    answers = await asyncio.gather(*(_one_store(s, flt, midpoint, limit) for s in stores))
+    """The grouped counts, theme counts and examples of ``flt`` over every store, added key by key; with
+    ``screen``, the model screen's candidates read in the same snapshot."""
+    answers = await asyncio.gather(*(_one_store(s, flt, midpoint, limit, screen) for s in stores))
+    channel_of: dict[int, str] = {}  # by record object: ids are unique per channel only
     total = WindowAggregates()
-    for answer in answers:
+    for answer, store in zip(answers, stores, strict=True):
         total.add(answer, limit)
+        channel_of.update((id(r), store.name) for r in answer.candidates)
+    if screen is not None:
+        total.candidates.sort(key=lambda r: (r.timestamp, channel_of[id(r)], r.id), reverse=True)
+        total.candidates = total.candidates[: screen.limit]
     return total
 
 
-@_translate_unavailability
-async def _candidates_of(
-    store: FeedbackStore, flt: ItemFilter, exclude_types: Sequence[str], limit: int
-) -> list[tuple[str, StoredFeedback]]:
+def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     c = feedback.c
     statement = select(feedback).where(where_clause(flt), c.alerts_json == "[]")
-    if exclude_types:
-        statement = statement.where(c.type.is_(None) | c.type.not_in(list(exclude_types)))
-    statement = statement.order_by(c.timestamp.desc(), c.id.desc()).limit(limit)
-    async with store.engine.connect() as conn:
-        rows = (await conn.execute(statement)).all()
-    return [(store.name, _row_to_record(r)) for r in rows]
-
-
-async def screen_candidates(
-    stores: Sequence[FeedbackStore], flt: ItemFilter, *, exclude_types: Sequence[str], limit: int
-) -> list[StoredFeedback]:
-    """Keyword-silent items (no hit at all) whose type is not one of ``exclude_types``, newest first, at
-    most ``limit``: what the report's model alert screen may ask about (its budget is the limit)."""
-    found = [
-        pair
-        for part in await asyncio.gather(*(_candidates_of(s, flt, exclude_types, limit) for s in stores))
-        for pair in part
-    ]
-    found.sort(key=lambda pair: (pair[1].timestamp, pair[0], pair[1].id), reverse=True)
-    return [item for _channel, item in found[:limit]]
+    if screen.exclude_types:
+        statement = statement.where(c.type.is_(None) | c.type.not_in(list(screen.exclude_types)))
+    return statement.order_by(c.timestamp.desc(), c.id.desc()).limit(screen.limit)

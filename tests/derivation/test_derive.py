@@ -6,8 +6,8 @@ from feedback_intelligence.derivation import DomainDeriver, derivation_rev, deri
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.report.deterministic import item_sentiment
 from feedback_intelligence.report.display import matched_words, shown_theme
+from tests.report.oracle import item_sentiment
 
 DOMAIN = load_domain("retail")
 TS = "2026-11-01T08:00:00.0000000+00:00"
