@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, select, true
+from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -26,6 +26,7 @@ from feedback_intelligence.store.schema import feedback, feedback_alerts
 
 ANY_ALERT = "any"
 LIKE_ESCAPE = "\\"
+IN_CHUNK = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +194,8 @@ def _severity_key(example: Example) -> tuple[int, str, str, str]:
 def _count_statement(flt: ItemFilter, midpoint: str) -> Any:
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
-    keys = (c.category, c.severity, c.sentiment, c.rated, c.alert, c.needs_review, c.structure_failed)
+    # severity_rank follows from severity; grouped too, so the examples know each rank's size per category
+    keys = (c.category, c.severity, c.severity_rank, c.sentiment, c.rated, c.alert, c.needs_review, c.structure_failed)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
         .where(where_clause(flt))
@@ -228,13 +230,33 @@ EXAMPLE_COLUMNS = (
 )
 
 
-def _ranked_statement(flt: ItemFilter, order: Sequence[Any], limit: int) -> Any:
-    """Each category's first ``limit`` items in ``order``: row_number over a partition, both engines."""
+def _examples_statement(flt: ItemFilter, parts: Sequence[tuple[str, int | None, int]]) -> Any:
+    """Each ``(category, severity_rank or None, k)``: that category's (and rank's) newest ``k`` items, by
+    LIMIT over the ``(category, timestamp)`` / ``(category, severity_rank, timestamp)`` indexes; one
+    UNION ALL statement, so the cost follows the examples shown, not the window's items."""
     c = feedback.c
-    number = func.row_number().over(partition_by=c.category, order_by=list(order)).label("n")
-    # the window's rows are numbered by their keys alone; only the first few are joined for their text
-    inner = select(c.id.label("ranked_id"), number).where(where_clause(flt), c.category.is_not(None)).subquery("ranked")
-    return select(*EXAMPLE_COLUMNS).join(inner, inner.c.ranked_id == c.id).where(inner.c.n <= limit)
+    selects = []
+    for category, rank, k in parts:
+        part = select(*EXAMPLE_COLUMNS).where(where_clause(flt), c.category == category)
+        if rank is not None:
+            part = part.where(c.severity_rank == rank)
+        inner = part.order_by(c.timestamp.desc(), c.id.desc()).limit(k).subquery()
+        selects.append(select(*inner.c))
+    return union_all(*selects) if len(selects) > 1 else selects[0]
+
+
+def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int | None, int]]:
+    """Most severe first, then newest: per category, the ranks from the highest down, each giving its
+    newest items until ``limit`` are taken (exact: each rank's size is known from the counts)."""
+    parts: list[tuple[str, int | None, int]] = []
+    remaining: dict[str, int] = {}
+    for (category, rank), n in sorted(rank_counts.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        left = remaining.setdefault(category, limit)
+        if left > 0 and n > 0:
+            take = min(n, left)
+            parts.append((category, rank, take))
+            remaining[category] = left - take
+    return parts
 
 
 def _alert_statement(flt: ItemFilter, limit: int) -> Any:
@@ -286,13 +308,13 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
 async def _one_store(
     store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
 ) -> WindowAggregates:
-    c = feedback.c
     out = WindowAggregates()
     async with store.engine.connect() as conn:
         if conn.dialect.name == "postgresql":  # every statement of the answer sees one snapshot
             await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
         # SQLite: one read transaction over WAL is one snapshot already
         await conn.begin()
+        rank_counts: dict[tuple[str, int], int] = {}
         for row in (await conn.execute(_count_statement(flt, midpoint))).all():
             key = CountKey(
                 row.category,
@@ -304,14 +326,22 @@ async def _one_store(
                 bool(row.structure_failed),
                 bool(row.half),
             )
-            out.counts[key] = Counted(int(row.items), int(row.ranks))
+            counted = out.counts.setdefault(key, Counted())
+            counted.items += int(row.items)
+            counted.rank_sum += int(row.ranks)
+            if row.category is not None:
+                at = (row.category, int(row.severity_rank or 0))
+                rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
         for row in (await conn.execute(_theme_statement(flt))).all():
             out.themes[(row.category, row.theme_base)] = ThemeCount(int(row.items), row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
-        by_severity = (
-            await conn.execute(_ranked_statement(flt, (c.severity_rank.desc(), c.timestamp.desc(), c.id.desc()), limit))
-        ).all()
-        newest = (await conn.execute(_ranked_statement(flt, (c.timestamp.desc(), c.id.desc()), limit))).all()
+        by_severity: Sequence[Any] = []
+        newest: Sequence[Any] = []
+        if rank_counts:
+            by_severity = (await conn.execute(_examples_statement(flt, severity_parts(rank_counts, limit)))).all()
+            categories = sorted({category for category, _rank in rank_counts})
+            newest_parts = [(category, None, limit) for category in categories]
+            newest = (await conn.execute(_examples_statement(flt, newest_parts))).all()
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
         if screen is not None and screen.limit > 0:
             candidates = (await conn.execute(_candidate_statement(flt, screen))).all()

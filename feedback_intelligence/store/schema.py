@@ -68,6 +68,7 @@ feedback = Table(
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
     Index("ix_feedback_category_timestamp", "category", "timestamp"),
+    Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
     Index("ix_feedback_derived_rev", "derived_rev"),
 )

@@ -107,15 +107,25 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k not in ("generatedAt", "llm")}
 
 
+def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The old answer with its example lists cut to ``limit`` (what the new one lists; counts stay whole)."""
+    themes = [{**t, "feedbackIds": t["feedbackIds"][:limit], "sources": t["sources"][:limit]} for t in report["themes"]]
+    overall = report["overall"]
+    if overall is not None:
+        overall = {**overall, "feedbackIds": overall["feedbackIds"][:limit]}
+    return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
+
+
 @pytest.mark.parametrize("mode", ["standard", "summary"])
-async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackStore, mode: Mode) -> None:
-    options = ReportSettings(cache_seconds=0)
+@pytest.mark.parametrize("limit", [1000, 7])
+async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackStore, mode: Mode, limit: int) -> None:
+    options = ReportSettings(cache_seconds=0, max_items=limit)
     service = ReportService(DOMAIN, options, None, StoreSource([store]), now=lambda: NOW)
     for from_raw, to_raw in WINDOWS:
         window = build_window(from_raw, to_raw, NOW, options)
         inside = [i for i in ITEMS if window.from_norm <= i.timestamp <= window.to_norm]
         inside.sort(key=lambda i: (i.timestamp, i.id), reverse=True)  # the store's order: newest first
-        old = build_report(inside, window, mode, DOMAIN, options)
+        old = cut(build_report(inside, window, mode, DOMAIN, options), limit)
         new = (await service._build(window, mode)).report.to_json()  # the deterministic layer alone
         new, old = comparable(new), comparable(old)
         for got, want in zip(new.pop("themes"), old.pop("themes"), strict=True):
@@ -136,7 +146,7 @@ async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, t
             if record.id.endswith(("1", "3", "5")):
                 await other.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
                 await both.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
-        options = ReportSettings(cache_seconds=0)
+        options = ReportSettings(cache_seconds=0, max_items=9)
         window = build_window(*WINDOWS[0], NOW, options)
         inbox = ReportService(DOMAIN, options, None, StoreSource([store, other]), now=lambda: NOW)
         single = ReportService(DOMAIN, options, None, StoreSource([both]), now=lambda: NOW)

@@ -33,6 +33,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column("corrected_fields", sa.String(200), nullable=True))
         batch.add_column(sa.Column("derived_rev", sa.String(32), nullable=True))
         batch.create_index("ix_feedback_category_timestamp", ["category", "timestamp"])
+        # a group's sources (most severe first, then newest) by LIMIT per rank (docs/adr/0026)
+        batch.create_index("ix_feedback_category_rank_timestamp", ["category", "severity_rank", "timestamp"])
         batch.create_index("ix_feedback_alert_timestamp", ["alert", "timestamp"])
         batch.create_index("ix_feedback_derived_rev", ["derived_rev"])
     op.create_table(
@@ -52,6 +54,7 @@ def downgrade() -> None:
     with op.batch_alter_table("feedback") as batch:
         batch.drop_index("ix_feedback_derived_rev")
         batch.drop_index("ix_feedback_alert_timestamp")
+        batch.drop_index("ix_feedback_category_rank_timestamp")
         batch.drop_index("ix_feedback_category_timestamp")
         for column in (
             "derived_rev",
