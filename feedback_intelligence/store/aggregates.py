@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, select, true, union_all
+from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -230,25 +230,31 @@ EXAMPLE_COLUMNS = (
 )
 
 
-def _examples_statement(flt: ItemFilter, parts: Sequence[tuple[str, int | None, int]]) -> Any:
-    """Each ``(category, severity_rank or None, k)``: that category's (and rank's) newest ``k`` items, by
-    LIMIT over the ``(category, timestamp)`` / ``(category, severity_rank, timestamp)`` indexes; one
-    UNION ALL statement, so the cost follows the examples shown, not the window's items."""
+def _examples_statements(flt: ItemFilter) -> tuple[Any, Any]:
+    """A category's newest ``k`` items, and a category's and severity rank's newest ``k``: by LIMIT over
+    the ``(category, timestamp)`` and ``(category, severity_rank, timestamp)`` indexes. Built once per
+    answer with the category, rank and ``k`` as parameters, so each part runs a cached statement and the
+    cost follows the examples shown, not the window's items."""
     c = feedback.c
-    selects = []
-    for category, rank, k in parts:
-        part = select(*EXAMPLE_COLUMNS).where(where_clause(flt), c.category == category)
-        if rank is not None:
-            part = part.where(c.severity_rank == rank)
-        inner = part.order_by(c.timestamp.desc(), c.id.desc()).limit(k).subquery()
-        selects.append(select(*inner.c))
-    return union_all(*selects) if len(selects) > 1 else selects[0]
+    newest = (
+        select(*EXAMPLE_COLUMNS)
+        .where(where_clause(flt), c.category == bindparam("x_category"))
+        .order_by(c.timestamp.desc(), c.id.desc())
+        .limit(bindparam("x_limit", type_=Integer))
+    )
+    by_rank = (
+        select(*EXAMPLE_COLUMNS)
+        .where(where_clause(flt), c.category == bindparam("x_category"), c.severity_rank == bindparam("x_rank"))
+        .order_by(c.timestamp.desc(), c.id.desc())
+        .limit(bindparam("x_limit", type_=Integer))
+    )
+    return newest, by_rank
 
 
-def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int | None, int]]:
+def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int, int]]:
     """Most severe first, then newest: per category, the ranks from the highest down, each giving its
     newest items until ``limit`` are taken (exact: each rank's size is known from the counts)."""
-    parts: list[tuple[str, int | None, int]] = []
+    parts: list[tuple[str, int, int]] = []
     remaining: dict[str, int] = {}
     for (category, rank), n in sorted(rank_counts.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
         left = remaining.setdefault(category, limit)
@@ -335,13 +341,15 @@ async def _one_store(
         for row in (await conn.execute(_theme_statement(flt))).all():
             out.themes[(row.category, row.theme_base)] = ThemeCount(int(row.items), row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
-        by_severity: Sequence[Any] = []
-        newest: Sequence[Any] = []
-        if rank_counts:
-            by_severity = (await conn.execute(_examples_statement(flt, severity_parts(rank_counts, limit)))).all()
-            categories = sorted({category for category, _rank in rank_counts})
-            newest_parts = [(category, None, limit) for category in categories]
-            newest = (await conn.execute(_examples_statement(flt, newest_parts))).all()
+        by_severity: list[Any] = []
+        newest: list[Any] = []
+        newest_statement, rank_statement = _examples_statements(flt)
+        for category, rank, k in severity_parts(rank_counts, limit):
+            params = {"x_category": category, "x_rank": rank, "x_limit": k}
+            by_severity.extend((await conn.execute(rank_statement, params)).all())
+        for category in sorted({category for category, _rank in rank_counts}):
+            params = {"x_category": category, "x_limit": limit}
+            newest.extend((await conn.execute(newest_statement, params)).all())
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
         if screen is not None and screen.limit > 0:
             candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
