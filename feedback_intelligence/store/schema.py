@@ -70,7 +70,6 @@ feedback = Table(
     Index("ix_feedback_category_timestamp", "category", "timestamp"),
     Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
-    Index("ix_feedback_derived_rev", "derived_rev"),
 )
 
 # One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.

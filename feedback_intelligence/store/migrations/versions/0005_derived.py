@@ -36,7 +36,6 @@ def upgrade() -> None:
         # a group's sources (most severe first, then newest) by LIMIT per rank (docs/adr/0026)
         batch.create_index("ix_feedback_category_rank_timestamp", ["category", "severity_rank", "timestamp"])
         batch.create_index("ix_feedback_alert_timestamp", ["alert", "timestamp"])
-        batch.create_index("ix_feedback_derived_rev", ["derived_rev"])
     op.create_table(
         "feedback_alerts",
         sa.Column("feedback_id", sa.String(100), sa.ForeignKey("feedback.id"), primary_key=True),
@@ -52,7 +51,6 @@ def downgrade() -> None:
     op.drop_index("ix_feedback_alerts_category_feedback", table_name="feedback_alerts")
     op.drop_table("feedback_alerts")
     with op.batch_alter_table("feedback") as batch:
-        batch.drop_index("ix_feedback_derived_rev")
         batch.drop_index("ix_feedback_alert_timestamp")
         batch.drop_index("ix_feedback_category_rank_timestamp")
         batch.drop_index("ix_feedback_category_timestamp")
