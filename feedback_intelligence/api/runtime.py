@@ -111,7 +111,7 @@ async def build_runtime(
     backend = next(iter(backends.values()))
     gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
     runner = PromptRunner(gate, backend, metrics, backends)
-    derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 §2)
+    derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 section 2)
     channels = {
         CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS, derive=derive)),
         LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE, derive=derive)),

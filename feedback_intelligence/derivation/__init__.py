@@ -1,4 +1,4 @@
-"""Per-item work done once, when an item is written: ``derive(record, domain) -> Derived`` (ADR 0024 §2).
+"""Per-item work done once, when an item is written: ``derive(record, domain) -> Derived`` (ADR 0024 section 2).
 
 Services and the report import this package; it imports domain, deterministic, structuring's theme guard
 and text's morphology, never services, report or store.

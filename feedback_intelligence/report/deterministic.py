@@ -1,5 +1,5 @@
 """The deterministic layer: alerts, groups, counts, sentiment, trends and fallback prose, built from the
-grouped rows of ``store/aggregates`` (never from every item: ADR 0024 §3).
+grouped rows of ``store/aggregates`` (never from every item: ADR 0024 section 3).
 
 Everything here renders without a model and is authoritative; the LLM layer may only add alert
 rows and replace a rated theme's title and narrative with grounded prose. Examples (alert rows, a

@@ -1,6 +1,6 @@
 """The background re-derivation pass: rows whose derived columns are missing (after migration 0005) or
 were written by another derivation (a lexicon, guard or rule change) are re-derived, 500 a transaction,
-in every replica at start-up (ADR 0024 §2). ``feedctl rederive`` runs the same batches in the foreground.
+in every replica at start-up (ADR 0024 section 2). ``feedctl rederive`` runs the same batches in the foreground.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The report's deterministic layer in the database: a fixed set of GROUP BY statements over the derived
 columns, in one read snapshot per channel database, folded in Python by grouped rows, never by items
-(ADR 0024 §1, §3). Examples (alert rows, a group's sources, its newest items) come by LIMIT, per
+(ADR 0024 sections 1 and 3). Examples (alert rows, a group's sources, its newest items) come by LIMIT, per
 category with ``row_number() over (partition by category …)`` on both engines.
 
 Several channel stores are answered concurrently, their grouped rows added key by key and their

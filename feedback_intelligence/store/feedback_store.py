@@ -75,7 +75,7 @@ WRITE_METHODS = frozenset(
         "rederive_batch",
     }
 )
-#: Rows one re-derivation transaction takes (ADR 0024 §2).
+#: Rows one re-derivation transaction takes (ADR 0024 section 2).
 REDERIVE_BATCH = 500
 
 
@@ -484,7 +484,7 @@ class FeedbackStore:
         async with self.engine.begin() as conn:
             return await _bump(conn, name)
 
-    # -- re-derivation (ADR 0024 §2) ---------------------------------------------------------------
+    # -- re-derivation (ADR 0024 section 2) ---------------------------------------------------------------
 
     def _stale(self) -> Any:
         assert self.derive is not None

@@ -51,7 +51,7 @@ feedback = Table(
     # The shop the item belongs to (FI_STORES / FI_STORE_PATTERN); null = no store (docs/data-model.md).
     Column("store", String(32), nullable=True),
     # Derived columns (0005): written by derivation.derive in the transaction of every write of the
-    # record, never by hand; what the report groups and filters on (docs/adr/0024, §2-3).
+    # record, never by hand; what the report groups and filters on (docs/adr/0024, sections 2–3).
     Column("category", String(64), nullable=True),
     Column("severity", String(64), nullable=True),
     Column("type", String(64), nullable=True),
