@@ -90,3 +90,32 @@ class StoredFeedback:
             "reviewFlags": list(self.review_flags),
             "pending": self.pending,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedAlert:
+    """One alert hit with the whole words of the text it matched (a row of ``feedback_alerts``)."""
+
+    category: str
+    pattern: str
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What ``derivation.derive(record, domain)`` computes once per write: the starred columns of
+    docs/data-model.md and the alert hits' matched words. Labels are not here (a lookup when shown)."""
+
+    category: str | None
+    severity: str | None
+    type: str | None
+    language: str | None
+    sentiment: str | None  # the effective one; None without a structure or in a demoted category
+    severity_rank: int  # unknown severity or no structure: the middle rank
+    rated: bool  # structured and not in a demoted category
+    alert: bool  # a hit outside the demoted categories (an operational alert)
+    theme_base: str | None  # the shown theme in base form; None = the category label stands
+    text_folded: str
+    corrected_fields: str | None  # ",field,field," of the corrections; None without corrections
+    alerts: tuple[DerivedAlert, ...]
+    rev: str  # which derivation wrote it (code version + digest of the domain folder)

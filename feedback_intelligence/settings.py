@@ -174,7 +174,8 @@ class ReportSettings(BaseModel):
     llm_budget: int = Field(4, ge=0, le=200)  # synthesis + nomination calls per report; 0 = deterministic only
     alert_verify_budget: int = Field(80, ge=0)  # per-item yes/no screen calls per report; 0 = no screen
     alert_nomination: bool = True
-    max_items: int = Field(2000, ge=1)  # items one report reads from the window (newest first)
+    # examples a report lists per group (its sources and item ids) and alert rows; every item still counts
+    max_items: int = Field(50, ge=1)
     excerpt_chars: int = Field(120, ge=20)
     max_items_per_llm_call: int = Field(60, ge=1)
     min_items_for_trend: int = Field(6, ge=3)

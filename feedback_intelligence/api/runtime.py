@@ -7,6 +7,7 @@ import functools
 import logging
 from dataclasses import dataclass, replace
 
+from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
@@ -19,6 +20,7 @@ from feedback_intelligence.notify_routes import check_against
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
@@ -26,6 +28,7 @@ from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
 from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWorker
+from feedback_intelligence.services.rederive import RederivePass
 from feedback_intelligence.services.restructure import RestructureService
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.settings import ConfigurationError, ReportSettings, Settings
@@ -56,8 +59,10 @@ class Runtime:
     notify: NotifyWorker
     intake: AlertIntake
     cases: CaseService
+    rederive: RederivePass
 
     async def aclose(self) -> None:
+        await self.rederive.stop()
         await self.notify.stop()
         await self.worker.stop()
         for report in self.reports.values():
@@ -115,9 +120,10 @@ async def build_runtime(
     backend = next(iter(backends.values()))
     gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
     runner = PromptRunner(gate, backend, metrics, backends)
+    derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 section 2)
     channels = {
-        CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS)),
-        LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE)),
+        CORPUS: Channel(CORPUS, FeedbackStore(settings.database_url, name=CORPUS, derive=derive)),
+        LIVE: Channel(LIVE, FeedbackStore(settings.live_database_url, name=LIVE, derive=derive)),
     }
     for channel in channels.values():
         await channel.store.migrate()
@@ -142,8 +148,7 @@ async def build_runtime(
             domain,
             report_options,
             runner,
-            channel.store.query,
-            count=channel.store.count,
+            StoreSource([channel.store]),
             epochs=ChannelEpochs(channel),
             prose=report_prose,
             metrics=metrics,
@@ -171,6 +176,8 @@ async def build_runtime(
     )
     if settings.structure_worker:
         worker.start()
+    rederive = RederivePass([channels[LIVE], channels[CORPUS]])
+    rederive.start()
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -197,6 +204,7 @@ async def build_runtime(
         notify=notify,
         intake=intake,
         cases=case_service,
+        rederive=rederive,
     )
 
 

@@ -18,6 +18,7 @@ from feedback_intelligence.cli import failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
+from feedback_intelligence.cli.rederive import rederive
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.settings import Settings, load_settings
 
@@ -31,7 +32,7 @@ app = typer.Typer(
     help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
     "2 unreachable or bad input.",
 )
-for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
+for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)
 app.command("eval")(eval_command)
 app.add_typer(notify_app, name="notify")

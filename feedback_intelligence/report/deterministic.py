@@ -1,7 +1,10 @@
-"""The deterministic layer: alerts, groups, counts, sentiment, trends and fallback prose.
+"""The deterministic layer: alerts, groups, counts, sentiment, trends and fallback prose, built from the
+grouped rows of ``store/aggregates`` (never from every item: ADR 0024 section 3).
 
 Everything here renders without a model and is authoritative; the LLM layer may only add alert
-rows and replace a rated theme's title and narrative with grounded prose.
+rows and replace a rated theme's title and narrative with grounded prose. Examples (alert rows, a
+group's sources and item ids) are the first ``FI_REPORT_MAX_ITEMS`` in their order; every count is
+over the whole window.
 """
 
 from __future__ import annotations
@@ -9,29 +12,23 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
-from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
+from feedback_intelligence.report.display import LEADING_THEMES, group_title, matched_words
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
-from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
-from feedback_intelligence.report.window import Mode, Window
+from feedback_intelligence.report.trends import STABLE, direction_label, trend_direction
+from feedback_intelligence.report.window import Mode
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.aggregates import Example, WindowAggregates
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_SEVERITY = "unknown"
 OVERALL_CATEGORY = "overall"
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    category: str
-    items: list[StoredFeedback]  # item order (newest first)
-    unrated: bool
+AUTOMATIC = ProseState(status="automatic")
 
 
 def excerpt(text: str, chars: int) -> str:
@@ -50,6 +47,7 @@ def alert_match(item: StoredFeedback, hit: AlertHit, domain: Domain) -> AlertMat
 def alert_row(
     item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportSettings, domain: Domain
 ) -> AlertRow:
+    """A row for an item in hand (the model screen's alerts, which have no hits)."""
     return AlertRow(
         feedback_id=item.id,
         source=item.source,
@@ -61,103 +59,178 @@ def alert_row(
     )
 
 
-def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportSettings) -> list[AlertRow]:
-    """Items with a keyword hit outside the demoted (moderation) categories, newest first.
-
-    A hit only in a demoted category (e.g. a slur) is moderation work, not an operational alert;
-    an item that also has an operational hit keeps all its hits listed.
-    """
-    alerting = [i for i in items if any(not domain.is_demoted(hit.category) for hit in i.alerts)]
-    alerting.sort(key=lambda i: i.timestamp, reverse=True)
-    return [alert_row(i, i.alerts, None, options, domain) for i in alerting]
-
-
-def group_items(items: Iterable[StoredFeedback], domain: Domain, mode: Mode) -> list[Group]:
-    """Structured items by category.
-
-    Standard: biggest first, then key. Live summary: rated categories first, the demoted ones last
-    in the domain's declared order, then biggest first, then key.
-    """
-    by_category: dict[str, list[StoredFeedback]] = {}
-    for item in items:
-        if item.structure is not None:
-            by_category.setdefault(item.structure.category, []).append(item)
-    demoted = domain.demoted_categories
-
-    def order(entry: tuple[str, list[StoredFeedback]]) -> tuple[Any, ...]:
-        category, members = entry
-        if mode == "summary":
-            rank = demoted.index(category) if category in demoted else -1
-            return (rank, -len(members), category)
-        return (-len(members), category)
-
-    return [
-        Group(category, members, domain.is_demoted(category))
-        for category, members in sorted(by_category.items(), key=order)
-    ]
-
-
-def item_sentiment(item: StoredFeedback, domain: Domain) -> str | None:
-    """The model's sentiment if it gave one, else the type's; none for unstructured or demoted items."""
-    structure = item.structure
-    if structure is None or domain.is_demoted(structure.category):
-        return None
-    return domain.sentiment_for(structure.type, structure.sentiment)
-
-
-def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[str, int]:
-    """Counts of non-null sentiments, in the domain's declared order (zero keys omitted)."""
-    counts = Counter(s for s in (item_sentiment(i, domain) for i in items) if s is not None)
-    ordered = {key: counts[key] for key in domain.sentiments if counts[key]}
-    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
-    return ordered
-
-
-def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
-    categories = list(dict.fromkeys(hit.category for hit in item.alerts)) if item.alerts else None
-    # Built from typed records, one per item in the window: constructed without re-validation (the
-    # largest share of a big report's cost otherwise); the wire schema is still SourceEntry's.
-    return SourceEntry.model_construct(
-        feedback_id=item.id,
-        source=item.source,
-        timestamp=item.timestamp,
-        text=item.text,
-        severity=item.structure.severity if item.structure else UNKNOWN_SEVERITY,
-        needs_review=item.needs_review,
-        alert_categories=categories or None,
-        sentiment=item_sentiment(item, domain),
-    )
-
-
-def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list[SourceEntry]:
-    """Most severe first, then newest first."""
-    ranked = sorted(
-        items,
-        key=lambda i: (domain.severity_rank(i.structure.severity if i.structure else None), i.timestamp),
-        reverse=True,
-    )
-    return [source_entry(i, domain) for i in ranked]
-
-
-def direction_of(items: Iterable[StoredFeedback], window: Window, domain: Domain, options: ReportSettings) -> str:
-    """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
-    return halves_direction(
-        ((i.timestamp, i.structure.severity if i.structure else None) for i in items),
-        window.midpoint_norm,
-        domain.severity_rank,
-        options.min_items_for_trend,
-        options.trend_z,
-    )
-
-
 def ranked_counts(values: Iterable[str]) -> list[tuple[str, int]]:
     """Counts, most frequent first; ties keep first-encountered order (``most_common`` sorts stably)."""
     return Counter(values).most_common()
 
 
-def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[str, int]]:
-    """Counts of the themes a reader may see (guarded; see ``display.shown_theme``)."""
-    return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
+@dataclass(slots=True)
+class Halves:
+    first: int = 0
+    second: int = 0
+    first_ranks: int = 0
+    second_ranks: int = 0
+
+    def direction(self, options: ReportSettings) -> str:
+        """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
+        return trend_direction(
+            self.first,
+            self.second,
+            self.first_ranks / self.first if self.first else 0.0,
+            self.second_ranks / self.second if self.second else 0.0,
+            options.min_items_for_trend,
+            options.trend_z,
+        )
+
+
+@dataclass(slots=True)
+class Group:
+    """One category of the window, folded from its grouped rows."""
+
+    category: str
+    unrated: bool
+    count: int = 0
+    flagged: int = 0
+    halves: Halves = field(default_factory=Halves)
+    sentiments: Counter[str] = field(default_factory=Counter)
+    severities: Counter[str] = field(default_factory=Counter)
+    themes: list[tuple[str, int]] = field(default_factory=list)  # most mentioned first, ties newest first
+    sources: list[Example] = field(default_factory=list)  # most severe first, then newest
+    newest: list[Example] = field(default_factory=list)  # newest first
+
+    @property
+    def leading(self) -> list[str]:
+        return [theme for theme, _n in self.themes[:LEADING_THEMES]]
+
+
+@dataclass(slots=True)
+class Folded:
+    """The window's grouped rows folded into what the report shows."""
+
+    total: int = 0
+    structure_failed: int = 0
+    needs_review: int = 0
+    sentiments: Counter[str] = field(default_factory=Counter)
+    groups: list[Group] = field(default_factory=list)
+    rated: Group | None = None  # every rated item together (the live summary's overall theme)
+    severities: set[str] = field(default_factory=set)
+    candidates: list[StoredFeedback] = field(default_factory=list)  # the model alert screen's
+
+
+def _ranked_themes(counts: dict[str, tuple[int, str]]) -> list[tuple[str, int]]:
+    """Most mentioned first; a tie goes to the theme whose newest item is newest (``most_common`` over
+    newest-first items, as before)."""
+    ordered = sorted(counts.items(), key=lambda kv: kv[1][1], reverse=True)
+    ordered.sort(key=lambda kv: kv[1][0], reverse=True)
+    return [(theme, n) for theme, (n, _newest) in ordered]
+
+
+def fold_groups(agg: WindowAggregates, domain: Domain, mode: Mode, limit: int) -> Folded:
+    """Groups by category. Standard: biggest first, then key. Live summary: rated categories first, the
+    demoted ones last in the domain's declared order, then biggest first, then key."""
+    out = Folded(candidates=list(agg.candidates))
+    groups: dict[str, Group] = {}
+    rated = Group(OVERALL_CATEGORY, unrated=False)
+    for key, counted in agg.counts.items():
+        out.total += counted.items
+        out.structure_failed += counted.items if key.structure_failed else 0
+        out.needs_review += counted.items if key.needs_review else 0
+        if key.sentiment is not None:
+            out.sentiments[key.sentiment] += counted.items
+        if key.category is None:
+            continue
+        if key.severity is not None:
+            out.severities.add(key.severity)
+        group = groups.get(key.category)
+        if group is None:
+            group = groups[key.category] = Group(key.category, unrated=domain.is_demoted(key.category))
+        targets = (group, rated) if key.rated else (group,)
+        for target in targets:
+            target.count += counted.items
+            target.flagged += counted.items if key.needs_review else 0
+            if key.second_half:
+                target.halves.second += counted.items
+                target.halves.second_ranks += counted.rank_sum
+            else:
+                target.halves.first += counted.items
+                target.halves.first_ranks += counted.rank_sum
+            if key.sentiment is not None:
+                target.sentiments[key.sentiment] += counted.items
+            if key.severity is not None:
+                target.severities[key.severity] += counted.items
+    per_category: dict[str, dict[str, tuple[int, str]]] = {}
+    overall: dict[str, tuple[int, str]] = {}
+    for (category, theme), counted_theme in agg.themes.items():
+        per_category.setdefault(category, {})[theme] = (counted_theme.items, counted_theme.newest)
+        if not domain.is_demoted(category):
+            n, newest = overall.get(theme, (0, ""))
+            overall[theme] = (n + counted_theme.items, max(newest, counted_theme.newest))
+    for category, group in groups.items():
+        group.themes = _ranked_themes(per_category.get(category, {}))
+        group.sources = agg.sources.get(category, [])
+        group.newest = agg.newest.get(category, [])
+    rated.themes = _ranked_themes(overall)
+    # each group holds its newest ``limit``: merged and cut, they are the rated items' newest (exact)
+    newest_rated = [e for g in groups.values() if not g.unrated for e in g.newest]
+    rated.newest = sorted(newest_rated, key=Example.newest_key, reverse=True)[:limit]
+    demoted = domain.demoted_categories
+
+    def order(group: Group) -> tuple[int, int, str]:
+        if mode == "summary":
+            rank = demoted.index(group.category) if group.category in demoted else -1
+            return (rank, -group.count, group.category)
+        return (0, -group.count, group.category)
+
+    out.groups = sorted(groups.values(), key=order)
+    out.rated = rated if rated.count else None
+    return out
+
+
+def sentiment_order(counts: Counter[str], domain: Domain) -> dict[str, int]:
+    """Counts of non-null sentiments, in the domain's declared order (zero keys omitted), others after."""
+    ordered = {key: counts[key] for key in domain.sentiments if counts[key]}
+    ordered.update((key, n) for key, n in sorted(counts.items()) if key not in ordered and n)
+    return ordered
+
+
+def deterministic_alerts(agg: WindowAggregates, domain: Domain, options: ReportSettings) -> list[AlertRow]:
+    """Items with a keyword hit outside the demoted (moderation) categories, newest first (the first
+    ``FI_REPORT_MAX_ITEMS``). An item that also has a moderation hit keeps all its hits listed."""
+    wording = wording_for(domain.language)
+    return [
+        AlertRow(
+            feedback_id=e.id,
+            source=e.source,
+            timestamp=e.timestamp,
+            text_excerpt=excerpt(e.text, options.excerpt_chars),
+            text=e.text,
+            deterministic_hits=[
+                AlertMatch(
+                    category=h.category,
+                    category_label=wording.alert_label(h.category),
+                    pattern=h.pattern,
+                    words=list(h.words),
+                )
+                for h in e.hits
+            ],
+            llm_reason=None,
+        )
+        for e in agg.alerts
+    ]
+
+
+def source_entry(example: Example) -> SourceEntry:
+    categories = list(dict.fromkeys(hit.category for hit in example.hits)) if example.hits else None
+    return SourceEntry.model_construct(
+        feedback_id=example.id,
+        source=example.source,
+        timestamp=example.timestamp,
+        text=example.text,
+        severity=example.severity or UNKNOWN_SEVERITY,
+        needs_review=example.needs_review,
+        alert_categories=categories or None,
+        sentiment=example.sentiment,
+    )
 
 
 def fallback_narrative(
@@ -168,110 +241,85 @@ def fallback_narrative(
     )
 
 
-def theme(
-    category: str,
-    items: Sequence[StoredFeedback],
+def moderation_theme(group: Group, domain: Domain) -> Theme:
+    """A demoted category: counted and listed for moderation, never rated, trended or narrated."""
+    return _theme(
+        group,
+        domain,
+        title=domain.category_label(group.category),
+        narrative=wording_for(domain.language).moderation_narrative.format(count=group.count),
+        direction=STABLE,
+        leading=[],  # a demoted category's themes are moderation material, not headlines
+        sources=[source_entry(e) for e in group.sources],
+        counts=sentiment_order(group.sentiments, domain),
+    )
+
+
+def rated_theme(group: Group, direction: str, domain: Domain, min_items_for_trend: int = 0) -> Theme:
+    """A rated category with its automatic title and summary; the LLM layer may replace them later."""
+    leading = group.leading
+    return _theme(
+        group,
+        domain,
+        title=group_title(domain.category_label(group.category), leading),
+        narrative=fallback_narrative(group.count, leading, direction, domain, min_items_for_trend),
+        direction=direction,
+        leading=leading,
+        sources=[source_entry(e) for e in group.sources],
+        counts=sentiment_order(group.sentiments, domain),
+    )
+
+
+def overall_theme(
+    rated: Group, direction: str, domain: Domain, report_counts: dict[str, int], min_items_for_trend: int = 0
+) -> Theme:
+    """The live summary's whole-window theme over rated items; sources are the sections' business."""
+    leading = rated.leading
+    return _theme(
+        rated,
+        domain,
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        narrative=fallback_narrative(rated.count, leading, direction, domain, min_items_for_trend),
+        direction=direction,
+        leading=leading,
+        sources=[],
+        counts=dict(report_counts),
+    )
+
+
+def _theme(
+    group: Group,
     domain: Domain,
     *,
     title: str,
     narrative: str,
     direction: str,
     leading: list[str],
-    prose: ProseState,
     sources: list[SourceEntry],
     counts: dict[str, int],
-    unrated: bool,
+    ids: list[str] | None = None,
 ) -> Theme:
     return Theme(
-        category=category,
-        category_label=domain.category_label(category),
+        category=group.category,
+        category_label=domain.category_label(group.category),
         title=title,
         narrative=narrative,
-        count=len(items),
+        count=group.count,
         direction=direction,
-        direction_label="" if unrated else direction_label(direction, domain.language),
-        feedback_ids=[i.id for i in items],
-        narrative_from_llm=prose.status == "model",
-        prose=prose,
+        direction_label="" if group.unrated else direction_label(direction, domain.language),
+        feedback_ids=[e.id for e in group.newest] if ids is None else ids,
+        narrative_from_llm=False,
+        prose=AUTOMATIC,
         leading_themes=leading,
         sources=sources,
-        flagged_count=sum(1 for i in items if i.needs_review),
+        flagged_count=group.flagged,
         sentiment_counts=counts,
-        unrated=unrated,
+        unrated=group.unrated,
     )
 
 
-AUTOMATIC = ProseState(status="automatic")
-
-
-def moderation_theme(group: Group, domain: Domain) -> Theme:
-    """A demoted category: counted and listed for moderation, never rated, trended or narrated."""
-    return theme(
-        group.category,
-        group.items,
-        domain,
-        title=domain.category_label(group.category),
-        narrative=wording_for(domain.language).moderation_narrative.format(count=len(group.items)),
-        direction=STABLE,
-        leading=[],  # a demoted category's themes are moderation material, not headlines
-        prose=AUTOMATIC,
-        sources=sources_by_severity(group.items, domain),
-        counts=sentiment_counts(group.items, domain),
-        unrated=True,
-    )
-
-
-def rated_theme(
-    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
-) -> Theme:
-    """A rated category with its automatic title and summary; the LLM layer may replace them later."""
-    leading = leading_themes(group.items, domain)
-    return theme(
-        group.category,
-        group.items,
-        domain,
-        title=group_title(domain.category_label(group.category), leading),
-        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
-        direction=direction,
-        leading=leading,
-        prose=prose,
-        sources=sources_by_severity(group.items, domain),
-        counts=sentiment_counts(group.items, domain),
-        unrated=False,
-    )
-
-
-def rated_items(items: Iterable[StoredFeedback], domain: Domain) -> list[StoredFeedback]:
-    return [i for i in items if i.structure is not None and not domain.is_demoted(i.structure.category)]
-
-
-def overall_theme(
-    rated: Sequence[StoredFeedback],
-    direction: str,
-    domain: Domain,
-    report_counts: dict[str, int],
-    prose: ProseState = AUTOMATIC,
-    min_items_for_trend: int = 0,
-) -> Theme:
-    """The live summary's whole-window theme over rated items; sources are the sections' business."""
-    leading = leading_themes(rated, domain)
-    return theme(
-        OVERALL_CATEGORY,
-        rated,
-        domain,
-        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
-        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
-        direction=direction,
-        leading=leading,
-        prose=prose,
-        sources=[],
-        counts=dict(report_counts),
-        unrated=False,
-    )
-
-
-def warn_unknown_severities(items: Iterable[StoredFeedback], domain: Domain) -> None:
+def warn_unknown_severities(severities: Iterable[str], domain: Domain) -> None:
     """Once per report: severities outside the domain rank as the middle, which may mislead trends."""
-    unknown = sorted({i.structure.severity for i in items if i.structure} - set(domain.severities))
+    unknown = sorted(set(severities) - set(domain.severities))
     if unknown:
         log.warning("report: severities %s are not declared by domain %s; ranked as middle", unknown, domain.name)

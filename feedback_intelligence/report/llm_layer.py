@@ -39,7 +39,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmPr
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic import alert_row, excerpt, ranked_counts, theme_counts
+from feedback_intelligence.report.deterministic import Group, alert_row, excerpt
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
 from feedback_intelligence.report.prose import ThemeProse
@@ -48,6 +48,7 @@ from feedback_intelligence.report.replies import NominationReply, SynthesisReply
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.aggregates import Example
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
 
@@ -222,6 +223,15 @@ class ReportLlm:
             return False
         return structure.type == "praise" or self.domain.type_sentiment.get(structure.type) == "positive"
 
+    def praise_types(self) -> list[str]:
+        """The types ``_is_praise`` reads as praise: the screen's candidates leave them out in the query."""
+        return sorted({"praise", *(t for t, s in self.domain.type_sentiment.items() if s == "positive")})
+
+    def screens(self, ledger: LlmLedger) -> bool:
+        """Whether the alert screen will ask at all (so its candidates are fetched only then)."""
+        template = self.domain.prompts.get(ALERT_VERIFY_ROLE)
+        return bool(self.options.alert_nomination and ledger.remaining > 0 and ledger.verify_budget > 0 and template)
+
     async def screen_alerts(self, items: Sequence[StoredFeedback], ledger: LlmLedger) -> list[AlertRow]:
         """Ask yes/no per keyword-silent, non-praise item; confirmed items become model alert rows.
 
@@ -305,22 +315,21 @@ class ReportLlm:
 
     # -- theme synthesis ----------------------------------------------------------------------
 
-    async def synthesize(
-        self, ledger: LlmLedger, *, scope: str, items: Sequence[StoredFeedback], direction: str
-    ) -> ThemeProse:
-        """Checked model prose for ``items``, or the reason the automatic summary stands (counted)."""
+    async def synthesize(self, ledger: LlmLedger, *, scope: str, group: Group, direction: str) -> ThemeProse:
+        """Checked model prose for ``group`` (its counts and newest items), or the reason the automatic
+        summary stands (counted)."""
         template = self.domain.prompts.get(SYNTHESIS_ROLE)
         if ledger.stopped or ledger.remaining <= 0 or template is None:
             if template is None:
                 log.warning("report: domain %s has no %s prompt", self.domain.name, SYNTHESIS_ROLE)
             ledger.fallbacks += 1
             return ThemeProse.automatic(ledger.stopped or ("no_model" if self.runner is None else "budget"))
-        shown = list(items[: min(MAX_EXCERPTS_PER_THEME, self.options.max_items_per_llm_call)])
+        shown = list(group.newest[: min(MAX_EXCERPTS_PER_THEME, self.options.max_items_per_llm_call)])
         ledger.calls += 1
         try:
             raw = await self._complete(
                 ledger,
-                template.replace(DATA_PLACEHOLDER, self._data_block(scope, items, direction, shown)),
+                template.replace(DATA_PLACEHOLDER, self._data_block(scope, group, direction, shown)),
                 max_tokens=self.options.synthesis_max_tokens,
                 temperature=self.options.synthesis_temperature,
                 json_schema=synthesis_schema([i.id for i in shown]),
@@ -329,24 +338,22 @@ class ReportLlm:
             log.info("report: synthesis for %s fell back: %s", scope, exc)
             ledger.fallbacks += 1
             return ThemeProse.automatic(ledger.stopped or "failed")
-        return self._checked_prose(raw, [i.id for i in items], ledger, template)
+        return self._checked_prose(raw, [e.id for e in group.newest], ledger, template)
 
-    def _data_block(
-        self, scope: str, items: Sequence[StoredFeedback], direction: str, shown: Sequence[StoredFeedback]
-    ) -> str:
+    def _data_block(self, scope: str, group: Group, direction: str, shown: Sequence[Example]) -> str:
         w = self.wording
-        severities = ranked_counts(i.structure.severity for i in items if i.structure)
-        themes = theme_counts(items, self.domain)[:6]
+        severities = group.severities.most_common()
+        themes = group.themes[:6]
         lines = [
             f"{self.domain.category_field_label}: {scope}",
-            f"{w.data_count}: {len(items)}",
+            f"{w.data_count}: {group.count}",
             f"{w.data_trend}: {direction_label(direction, self.domain.language)}",
             f"{w.data_severities}: " + ", ".join(f"{neutralize(s)} {n}" for s, n in severities),
             f"{w.data_themes}: " + ", ".join(f"{neutralize(t)} ({n})" for t, n in themes),
             f"{w.data_excerpts}:",
         ]
         for item in shown:
-            severity = item.structure.severity if item.structure else "?"
+            severity = item.severity or "?"
             text = neutralize(excerpt(item.text, self.options.excerpt_chars))
             lines.append(f'- [{neutralize(item.id)}] "{text}" ({neutralize(severity)})')
         return "\n".join(lines)

@@ -83,7 +83,9 @@ class Theme(WireModel):
     count: int = Field(description="Items in the group.")
     direction: str = Field(description="Trend over the window's halves: stable, growing, declining or worsening.")
     direction_label: str = Field(description="The trend in words; empty for moderation groups.")
-    feedback_ids: list[str] = Field(description="The group's item ids, newest first.")
+    feedback_ids: list[str] = Field(
+        description="The group's newest item ids, newest first (at most FI_REPORT_MAX_ITEMS; `count` is all)."
+    )
     narrative_from_llm: bool = Field(
         description="The title and narrative are the model's (same as `prose.status == model`)."
     )
@@ -91,7 +93,9 @@ class Theme(WireModel):
         description="Where the title and narrative stand: pending, model or automatic (with the reason)."
     )
     leading_themes: list[str] = Field(description="The group's most mentioned themes that passed the theme guard.")
-    sources: list[SourceEntry] = Field(description="The group's items, most severe first, then newest.")
+    sources: list[SourceEntry] = Field(
+        description="The group's items, most severe first, then newest (at most FI_REPORT_MAX_ITEMS)."
+    )
     flagged_count: int = Field(description="Items a person should check.")
     sentiment_counts: dict[str, int] = Field(description="Sentiment counts of the group's items.")
     unrated: bool = Field(description="A moderation group: counted and listed, never rated, trended or narrated.")
@@ -118,10 +122,11 @@ class Report(WireModel):
     window_from: str = Field(description="Window start (normalised UTC).")
     window_to: str = Field(description="Window end (normalised UTC).")
     generated_at: str = Field(description="When the deterministic layer was built.")
-    total_items: int = Field(description="Items the report read from the window.")
+    total_items: int = Field(description="Items in the window, every one counted.")
     structure_failed_count: int = Field(description="Items without a structure.")
     alerts: list[AlertRow] = Field(
-        description="Items with an operational alert, newest first; the model's screen may add rows."
+        description="Items with an operational alert, newest first (at most FI_REPORT_MAX_ITEMS); the model's "
+        "screen may add rows."
     )
     themes: list[Theme] = Field(description="Groups by category.")
     dropped_claim_count: int = Field(description="Model prose dropped for citing items outside its theme.")
@@ -132,10 +137,10 @@ class Report(WireModel):
     action_dropped_count: int = Field(description="Model prose dropped for giving orders instead of describing.")
     overall: Theme | None = Field(description="The live summary's whole-window theme; null in the standard report.")
     sentiment_counts: dict[str, int] = Field(description="Sentiment counts over the window.")
-    truncated: bool = Field(description="The window held more items than the report reads (the newest were read).")
-    items_in_window: int | None = Field(
-        description="Items in the window (when truncated, counted apart; null if unknown)."
+    truncated: bool = Field(
+        description="Always false: every item of the window is counted (kept for clients that read it)."
     )
+    items_in_window: int | None = Field(description="Items in the window (the same as `totalItems`).")
     needs_review_count: int = Field(description="Items a person should check.")
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."

@@ -21,17 +21,15 @@ from datetime import UTC, datetime
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.cache import EpochSource, ReportCache
 from feedback_intelligence.report.deterministic import (
+    Folded,
     deterministic_alerts,
-    direction_of,
-    group_items,
+    fold_groups,
     moderation_theme,
     overall_theme,
-    rated_items,
     rated_theme,
-    sentiment_counts,
+    sentiment_order,
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
@@ -39,14 +37,13 @@ from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
+from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.aggregates import ItemFilter, Screen
 
 log = logging.getLogger(__name__)
-
-Fetch = Callable[[str, str, int], Awaitable[list[StoredFeedback]]]  # (from, to, limit) -> newest first
-Count = Callable[[str, str], Awaitable[int]]  # (from, to) -> items in the window
 
 # A generation the gate shed (no background slot: the desk is busy, or another window's prose is
 # being written) keeps its prose pending and tries again after a pause, for up to SHED_RETRY_S;
@@ -64,7 +61,7 @@ WAIT_POLL_S = 0.2  # ``report`` waiting for a generation another replica runs
 @dataclass(frozen=True, slots=True)
 class Deterministic:
     report: Report
-    items: list[StoredFeedback]
+    folded: Folded  # the grouped rows the report shows; the LLM layer writes prose over them
 
 
 class ReportService:
@@ -75,9 +72,8 @@ class ReportService:
         domain: Domain,
         options: ReportSettings,
         runner: PromptRunner | None,
-        fetch: Fetch,
+        source: ReportSource | Fetch,
         *,
-        count: Count | None = None,
         epochs: EpochSource | None = None,
         cache: ReportCache | None = None,
         prose: ProseStore | None = None,
@@ -96,8 +92,8 @@ class ReportService:
         self.llm = ReportLlm(domain, options, runner, metrics)
         self.cache = cache or ReportCache(options.cache_seconds, epochs)
         self.prose: ProseStore = prose or MemoryProseStore()
-        self._fetch = fetch
-        self._count = count
+        # the channel databases (StoreSource), or a list fetch folded in memory (tools and tests)
+        self.source: ReportSource = FetchSource(source, domain, channel) if callable(source) else source
         self._now = now
         self.shed_retry_s = shed_retry_s
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -125,18 +121,18 @@ class ReportService:
         epoch = await self.cache.epoch()
         base = await self._deterministic(window, mode)
         if not self.uses_model:
-            layer = await self._run_llm(base.items, window, mode)
+            layer = await self._run_llm(base.folded, window, mode)
             view = layered_view(base.report, layer, standard=mode == "standard")
             return view.model_copy(update={"llm": view.llm.model_copy(update={"status": "off"})})
         key = self.prose_key(window, mode, epoch)
         stored = await self.prose.get(key)
         if stored is not None:
             if not stored.complete:  # being written — or left behind by a replica that died: take over then
-                self._start(key, base.items, window, mode)
+                self._start(key, base.folded, window, mode)
             return layered_view(base.report, stored, standard=mode == "standard")
         pending = self._pending(base.report, mode)
         if pending.llm.pending:
-            self._start(key, base.items, window, mode)
+            self._start(key, base.folded, window, mode)
         return pending
 
     async def report(self, window: Window, *, mode: Mode = "standard") -> Report:
@@ -156,7 +152,7 @@ class ReportService:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)
         base = await self._build(window, mode)
-        layer = await self._run_llm(base.items, window, mode)
+        layer = await self._run_llm(base.folded, window, mode)
         self._count_fallbacks(layer)
         return layered_view(base.report, layer, standard=mode == "standard")
 
@@ -180,46 +176,43 @@ class ReportService:
         )
         return result
 
+    def _filter(self, window: Window) -> ItemFilter:
+        return ItemFilter(from_=window.from_norm, to=window.to_norm)
+
     async def _build(self, window: Window, mode: Mode) -> Deterministic:
+        """Grouped rows of the whole window (no truncation); examples by ``FI_REPORT_MAX_ITEMS``."""
         domain, options = self.domain, self.options
-        fetched = await self._fetch(window.from_norm, window.to_norm, options.max_items + 1)
-        truncated = len(fetched) > options.max_items
-        items = fetched[: options.max_items]
-        items_in_window: int | None = len(items)
-        if truncated:
-            items_in_window = await self._count(window.from_norm, window.to_norm) if self._count else None
-            log.warning(
-                "report: window %s..%s holds more than %d items; read the newest only",
-                window.from_norm,
-                window.to_norm,
-                options.max_items,
-            )
-        warn_unknown_severities(items, domain)
+        screen = None
+        if self.uses_model and self.llm.screens(self.llm.new_ledger()):  # its candidates, in the same read
+            screen = Screen(tuple(self.llm.praise_types()), self.options.alert_verify_budget)
+        aggregates = await self.source.aggregates(
+            self._filter(window), midpoint=window.midpoint_norm, limit=options.max_items, screen=screen
+        )
+        folded = fold_groups(aggregates, domain, mode, options.max_items)
+        warn_unknown_severities(folded.severities, domain)
 
         themes: list[Theme] = []
-        for group in group_items(items, domain, mode):
+        for group in folded.groups:
             if group.unrated:
                 themes.append(moderation_theme(group, domain))
             else:
-                direction = direction_of(group.items, window, domain, options)
+                direction = group.halves.direction(options)
                 themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
-        report_sentiments = sentiment_counts(items, domain)
+        report_sentiments = sentiment_order(folded.sentiments, domain)
         overall = None
-        if mode == "summary":
-            rated = rated_items(items, domain)
-            if rated:
-                direction = direction_of(rated, window, domain, options)
-                overall = overall_theme(
-                    rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
-                )
+        if mode == "summary" and folded.rated is not None:
+            direction = folded.rated.halves.direction(options)
+            overall = overall_theme(
+                folded.rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+            )
         ledger = self.llm.new_ledger()
         report = Report(
             window_from=window.from_norm,
             window_to=window.to_norm,
             generated_at=format_instant(to_ticks(self._now())),
-            total_items=len(items),
-            structure_failed_count=sum(1 for i in items if i.structure_failed),
-            alerts=(alerts := deterministic_alerts(items, domain, options)),
+            total_items=folded.total,
+            structure_failed_count=folded.structure_failed,
+            alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
             alert_cases=await self._count_cases([a.feedback_id for a in alerts]) if self._count_cases else None,
             themes=themes,
             dropped_claim_count=0,
@@ -228,23 +221,23 @@ class ReportService:
             action_dropped_count=0,
             overall=overall,
             sentiment_counts=report_sentiments,
-            truncated=truncated,
-            items_in_window=items_in_window,
-            needs_review_count=sum(1 for i in items if i.needs_review),
+            truncated=False,
+            items_in_window=folded.total,
+            needs_review_count=folded.needs_review,
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
         )
-        return Deterministic(report, items)
+        return Deterministic(report, folded)
 
     # -- the LLM layer, in the background --------------------------------------------------------
 
-    def _start(self, key: str, items: list[StoredFeedback], window: Window, mode: Mode) -> None:
+    def _start(self, key: str, folded: Folded, window: Window, mode: Mode) -> None:
         if key in self._tasks:
             return
-        task = asyncio.create_task(self._generate_into(key, items, window, mode), name=f"report-prose {key}")
+        task = asyncio.create_task(self._generate_into(key, folded, window, mode), name=f"report-prose {key}")
         self._tasks[key] = task
         task.add_done_callback(lambda _t: self._tasks.pop(key, None))
 
-    async def _generate_into(self, key: str, items: list[StoredFeedback], window: Window, mode: Mode) -> None:
+    async def _generate_into(self, key: str, folded: Folded, window: Window, mode: Mode) -> None:
         outcome = "failed"
         try:
             async with self.prose.generation(key) as held:
@@ -265,7 +258,7 @@ class ReportService:
                 preempted = 0  # carried across attempts: aging bounds how often a generation yields
                 for attempt in itertools.count():
                     layer = await self._run_llm(
-                        items, window, mode, progress=written_so_far, settled=settled, preempted=preempted
+                        folded, window, mode, progress=written_so_far, settled=settled, preempted=preempted
                     )
                     preempted = int(layer.ledger.get("preempted", 0))
                     shed = layer.ledger["stopped"] == "busy"
@@ -290,7 +283,7 @@ class ReportService:
 
     async def _run_llm(
         self,
-        items: list[StoredFeedback],
+        folded: Folded,
         window: Window,
         mode: Mode,
         progress: Callable[[ProseLayer], Awaitable[None]] | None = None,
@@ -305,31 +298,31 @@ class ReportService:
         domain, options = self.domain, self.options
         settled = settled or {}
         ledger = self.llm.new_ledger(preempted)
-        alerts = await self.llm.screen_alerts(items, ledger)
+        alerts = await self.llm.screen_alerts(folded.candidates, ledger)
         themes: dict[str, ThemeProse] = {}
         if mode == "standard":
-            for group in group_items(items, domain, mode):
+            for group in folded.groups:
                 if group.unrated:
                     continue
                 if group.category in settled:
                     themes[group.category] = settled[group.category]
                     continue
-                direction = direction_of(group.items, window, domain, options)
+                direction = group.halves.direction(options)
                 scope = f"{group.category} ({domain.category_label(group.category)})"
                 themes[group.category] = await self.llm.synthesize(
-                    ledger, scope=scope, items=group.items, direction=direction
+                    ledger, scope=scope, group=group, direction=direction
                 )
                 if progress is not None:  # shed parts are left out: they stay pending for the retry
                     written = {part: prose for part, prose in themes.items() if prose.reason != "busy"}
                     await progress(_layer(written, alerts, ledger, complete=False))
         else:
-            rated = rated_items(items, domain)
+            rated = folded.rated
             if rated and OVERALL in settled:
                 themes[OVERALL] = settled[OVERALL]
             elif rated:
-                direction = direction_of(rated, window, domain, options)
+                direction = rated.halves.direction(options)
                 scope = wording_for(domain.language).overall_scope
-                themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
+                themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, group=rated, direction=direction)
         return _layer(themes, alerts, ledger, complete=True)
 
     def _count_fallbacks(self, layer: ProseLayer) -> None:

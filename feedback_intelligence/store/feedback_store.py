@@ -7,18 +7,18 @@ import functools
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event, func, insert, select, update
+from sqlalchemy import bindparam, delete, event, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.store.schema import counters, feedback
+from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
+from feedback_intelligence.store.schema import counters, feedback, feedback_alerts
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 VERSION_COUNTER = "version"
@@ -67,8 +67,29 @@ class StoreFull(StoreUnavailable):
 SQLITE_FULL = 13
 #: Methods whose success shows the database takes writes again (clears a recorded storage fault).
 WRITE_METHODS = frozenset(
-    {"insert", "update_structure", "update_alerts", "bump_counter", "claim", "renew", "finish", "release"}
+    {
+        "insert",
+        "update_structure",
+        "update_alerts",
+        "bump_counter",
+        "claim",
+        "renew",
+        "finish",
+        "release",
+        "rederive_batch",
+    }
 )
+#: Rows one re-derivation transaction takes (ADR 0024 section 2).
+REDERIVE_BATCH = 500
+
+
+class Deriver(Protocol):
+    """``derivation.derive`` bound to a domain (``derivation.DomainDeriver``): the store is handed one and
+    never imports the domain. ``rev`` is what a current row's ``derived_rev`` reads."""
+
+    rev: str
+
+    def __call__(self, record: StoredFeedback, /) -> Derived: ...
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -248,6 +269,62 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
     }
 
 
+def _derived_values(derived: Derived, rev: str) -> dict[str, Any]:
+    """The starred columns; ``derived_rev`` is the deriver's, which is what staleness is judged by (so a
+    pass always ends, even under a deriver whose records name another rev)."""
+    return {
+        "category": derived.category,
+        "severity": derived.severity,
+        "type": derived.type,
+        "sentiment": derived.sentiment,
+        "language": derived.language,
+        "severity_rank": derived.severity_rank,
+        "rated": derived.rated,
+        "theme_base": derived.theme_base,
+        "alert": derived.alert,
+        "text_folded": derived.text_folded,
+        "corrected_fields": derived.corrected_fields,
+        "derived_rev": rev,
+    }
+
+
+def _alert_rows(feedback_id: str, derived: Derived) -> list[dict[str, Any]]:
+    return [
+        {
+            "feedback_id": feedback_id,
+            "seq": seq,
+            "category": hit.category,
+            "pattern": hit.pattern,
+            "words_json": _dumps(list(hit.words)),
+        }
+        for seq, hit in enumerate(derived.alerts)
+    ]
+
+
+async def write_derived(conn: AsyncConnection, derive: Deriver | None, feedback_ids: list[str]) -> int:
+    """Re-read the rows (inside the caller's transaction, after its write), derive them and write the
+    derived columns and the alert child rows: the one way a row's derived state is written after its
+    insert. Without a deriver nothing is written and the rows stay stale for the re-derivation pass."""
+    if derive is None or not feedback_ids:
+        return 0
+    rows = (await conn.execute(select(feedback).where(feedback.c.id.in_(feedback_ids)))).all()
+    if not rows:
+        return 0
+    updates: list[dict[str, Any]] = []
+    children: list[dict[str, Any]] = []
+    for row in rows:
+        derived = derive(_row_to_record(row))
+        updates.append({"b_id": row.id, **_derived_values(derived, derive.rev)})
+        children.extend(_alert_rows(row.id, derived))
+    # executemany: the parameters' column keys are the SET clause
+    await conn.execute(update(feedback).where(feedback.c.id == bindparam("b_id")), updates)
+    ids = [row.id for row in rows]
+    await conn.execute(delete(feedback_alerts).where(feedback_alerts.c.feedback_id.in_(ids)))
+    if children:
+        await conn.execute(insert(feedback_alerts), children)
+    return len(rows)
+
+
 async def _bump(conn: AsyncConnection, name: str) -> int:
     """Increment a named counter inside the caller's transaction (created at 1 on first use)."""
     increment = update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
@@ -270,10 +347,13 @@ class FeedbackStore:
     cannot be reached raises :class:`StoreUnavailable` from every method, and nothing is half-written.
     """
 
-    def __init__(self, url: str, *, name: str = "corpus") -> None:
+    def __init__(self, url: str, *, name: str = "corpus", derive: Deriver | None = None) -> None:
         self.url = url
         self.name = name
         self.engine = create_engine_for(url)
+        #: Writes the derived columns with every write of a record; None (tools, old tests) leaves the
+        #: rows stale for the re-derivation pass.
+        self.derive = derive
         #: Why the last write failed for want of space (disk full), until a write succeeds again.
         self.storage_fault: str | None = None
 
@@ -299,9 +379,15 @@ class FeedbackStore:
         and the version that announces it can never part) and return its new value. ``also`` writes
         what commits with the row (its case and notifications) in that same transaction."""
         try:
+            derived = self.derive(record) if self.derive is not None else None
             async with self.engine.begin() as conn:
-                await conn.execute(insert(feedback).values(**_record_to_row(record)))
-                if also is not None:
+                row = _record_to_row(record)
+                if derived is not None and self.derive is not None:
+                    row.update(_derived_values(derived, self.derive.rev))
+                await conn.execute(insert(feedback).values(**row))
+                if derived is not None and derived.alerts:
+                    await conn.execute(insert(feedback_alerts), _alert_rows(record.id, derived))
+                if also is not None:  # what must commit with the item: its case, its outbox rows (ADR 0024)
                     await also(conn, record)
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
@@ -379,7 +465,9 @@ class FeedbackStore:
             )
         )
         async with self.engine.begin() as conn:
-            return (await conn.execute(statement)).rowcount
+            rows = (await conn.execute(statement)).rowcount
+            await write_derived(conn, self.derive, [feedback_id] if rows else [])
+            return rows
 
     @_translate_unavailability
     async def update_alerts(self, feedback_id: str, alerts: list[AlertHit] | tuple[AlertHit, ...]) -> int:
@@ -389,7 +477,9 @@ class FeedbackStore:
             .values(alerts_json=_dumps([a.to_json() for a in alerts]))
         )
         async with self.engine.begin() as conn:
-            return (await conn.execute(statement)).rowcount
+            rows = (await conn.execute(statement)).rowcount
+            await write_derived(conn, self.derive, [feedback_id] if rows else [])
+            return rows
 
     @_translate_unavailability
     async def read_counter(self, name: str = VERSION_COUNTER) -> int:
@@ -402,3 +492,42 @@ class FeedbackStore:
         """Increment atomically and return the new value; survives restarts and is shared by replicas."""
         async with self.engine.begin() as conn:
             return await _bump(conn, name)
+
+    # -- re-derivation (ADR 0024 section 2) ---------------------------------------------------------------
+
+    def _stale(self) -> Any:
+        assert self.derive is not None
+        return or_(feedback.c.derived_rev.is_(None), feedback.c.derived_rev != self.derive.rev)
+
+    @_translate_unavailability
+    async def stale_count(self) -> int:
+        """Rows whose derived columns are missing or written by another derivation (0 without a deriver)."""
+        if self.derive is None:
+            return 0
+        async with self.engine.connect() as conn:
+            return int(await conn.scalar(select(func.count()).select_from(feedback).where(self._stale())) or 0)
+
+    @_translate_unavailability
+    async def rederive_batch(self, limit: int = REDERIVE_BATCH) -> int:
+        """Re-derive up to ``limit`` stale rows in one transaction; returns how many. Replicas share the
+        work: on PostgreSQL the rows are taken ``FOR UPDATE SKIP LOCKED``; SQLite's single writer
+        serialises. Hits are never re-matched (they are the record); the version ticks once per batch
+        that changed a row, so cached reports are rebuilt over the new values."""
+        if self.derive is None:
+            return 0
+        pick = select(feedback.c.id).where(self._stale()).order_by(feedback.c.id).limit(limit)
+        async with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                pick = pick.with_for_update(skip_locked=True)
+            ids = list((await conn.scalars(pick)).all())
+            done = await write_derived(conn, self.derive, ids)
+            if done:
+                await _bump(conn, VERSION_COUNTER)
+            return done
+
+    async def rederive_all(self, limit: int = REDERIVE_BATCH) -> int:
+        """Batches until no row is stale; returns the rows re-derived."""
+        total = 0
+        while batch := await self.rederive_batch(limit):
+            total += batch
+        return total

@@ -10,12 +10,15 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
     false,
     text,
 )
+
+from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 
 #: A serial primary key: BigInteger, but Integer on SQLite so that it is ``INTEGER PRIMARY KEY`` (autoincrements).
 Serial = BigInteger().with_variant(Integer(), "sqlite")
@@ -50,9 +53,38 @@ feedback = Table(
     Column("lease_until_ms", BigInteger, nullable=True),
     # The shop the item belongs to (FI_STORES / FI_STORE_PATTERN); null = no store (docs/data-model.md).
     Column("store", String(32), nullable=True),
+    # Derived columns (0005): written by derivation.derive in the transaction of every write of the
+    # record, never by hand; what the report groups and filters on (docs/adr/0024, sections 2–3).
+    Column("category", String(64), nullable=True),
+    Column("severity", String(64), nullable=True),
+    Column("type", String(64), nullable=True),
+    Column("sentiment", String(64), nullable=True),
+    Column("language", String(35), nullable=True),
+    Column("severity_rank", SmallInteger, nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=false()),
+    Column("theme_base", String(THEME_MAX_CHARS), nullable=True),
+    Column("alert", Boolean, nullable=False, server_default=false()),
+    Column("text_folded", Text, nullable=True),
+    Column("corrected_fields", String(200), nullable=True),
+    Column("derived_rev", String(32), nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
+    Index("ix_feedback_category_timestamp", "category", "timestamp"),
+    Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
+    Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
+)
+
+# One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.
+feedback_alerts = Table(
+    "feedback_alerts",
+    metadata,
+    Column("feedback_id", String(100), ForeignKey("feedback.id"), primary_key=True),
+    Column("seq", SmallInteger, primary_key=True),
+    Column("category", String(64), nullable=False),
+    Column("pattern", Text, nullable=False),
+    Column("words_json", Text, nullable=False),
+    Index("ix_feedback_alerts_category_feedback", "category", "feedback_id"),
 )
 
 # Small named counters that must survive a restart, e.g. the channel's change version.

@@ -26,6 +26,7 @@ from feedback_intelligence.store.feedback_store import (
     _dumps,
     _row_to_record,
     _translate_unavailability,
+    write_derived,
 )
 from feedback_intelligence.store.schema import feedback
 
@@ -131,6 +132,7 @@ class StructureQueue:
         async with self.engine.begin() as conn:
             if (await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount == 0:
                 return None
+            await write_derived(conn, self.store.derive, [claim.item.id])
             return await _bump(conn, VERSION_COUNTER)
 
     @_translate_unavailability

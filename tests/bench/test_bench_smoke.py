@@ -33,6 +33,7 @@ BENCHES = [
     "engine",
     "engine_build",
     "slowloris",
+    "chain_scale",
 ]
 
 
@@ -53,6 +54,18 @@ def test_results_are_written_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(common, "RESULTS", tmp_path)
     path = common.write_result("smoke", {"figure": common.summary_ms([1.0, 2.0, 3.0])})
     assert json.loads(path.read_text())["figure"]["p50"] == 2.0
+
+
+@pytest.mark.postgres
+async def test_chain_scale_on_300_items_counts_exactly(retail) -> None:
+    import argparse
+
+    from bench.chain_scale import one_size
+
+    args = argparse.Namespace(pg_sizes=[300], sqlite_sizes=[300])
+    for engine in ("postgresql", "sqlite"):
+        result = await one_size(engine, 300, retail, args)
+        assert result["exact"] and result["items"] == 300
 
 
 async def test_report_layer_on_50_items(retail) -> None:

@@ -209,7 +209,6 @@ def service(
         options or ReportSettings(),
         runner,
         store.fetch,
-        count=store.count,
         now=lambda: NOW,
         shed_retry_s=shed_retry_s,  # no retries after a shed unless a test asks for them
     )

@@ -428,17 +428,15 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     assert len(store.fetches) == 1 and backend.requests == []
 
 
-async def test_truncation_is_reported_with_the_real_window_count():
+async def test_every_item_counts_and_the_limit_cuts_only_the_examples():
     items = [item(f"m{n}", 1 + n / 10) for n in range(5)]
-    svc, store = service(items, None, options=ReportSettings(max_items=3))
+    svc, _store = service(items, None, options=ReportSettings(max_items=3))
     report = await full(svc, window())
-    assert store.fetches[0][2] == 4
-    assert (report["truncated"], report["totalItems"], report["itemsInWindow"]) == (True, 3, 5)
-    assert report["themes"][0]["feedbackIds"] == ["m4", "m3", "m2"]  # the newest
-
-    exact, _ = service(items[:3], None, options=ReportSettings(max_items=3))
-    report = await full(exact, window())
-    assert (report["truncated"], report["itemsInWindow"]) == (False, 3)
+    assert (report["truncated"], report["totalItems"], report["itemsInWindow"]) == (False, 5, 5)
+    theme = report["themes"][0]
+    assert theme["count"] == 5 and sum(theme["sentimentCounts"].values()) == 5
+    assert theme["feedbackIds"] == ["m4", "m3", "m2"]  # the newest three are the examples
+    assert len(theme["sources"]) == 3
 
 
 async def test_untrusted_text_is_neutralised_in_every_prompt():

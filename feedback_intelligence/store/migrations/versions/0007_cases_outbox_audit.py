@@ -1,14 +1,14 @@
 """Cases, their notes, the notification outbox and the audit log (issue 27; ADR 0024, docs/data-model.md).
 
 Revision ID: 0007
-Revises: 0004 (0005 and 0006 land first on main; the lead rewrites ``down_revision`` at merge)
+Revises: 0005 (issue 26 brought no migration of its own: the revision 0006 of the plan is unused)
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

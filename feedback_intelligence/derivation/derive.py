@@ -1,0 +1,91 @@
+"""``derive(record, domain)``: the derived columns of one item (docs/data-model.md, the starred ones)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from feedback_intelligence.derivation.themes import matched_words, shown_theme
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import Derived, DerivedAlert, StoredFeedback
+from feedback_intelligence.text.bounds import THEME_MAX_CHARS
+
+#: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
+DERIVATION_VERSION = "d1"
+CORRECTED_FIELDS_MAX_CHARS = 200
+
+_revs: dict[int, tuple[Domain, str]] = {}
+
+
+def effective_sentiment(record: StoredFeedback, domain: Domain) -> str | None:
+    """The model's sentiment if it gave one, else the domain's rule for the type; none for unstructured
+    or demoted items. The one place the sentiment rule is called (issue 26 swaps it here)."""
+    structure = record.structure
+    if structure is None or domain.is_demoted(structure.category):
+        return None
+    return domain.sentiment_for(structure.type, structure.sentiment)
+
+
+def _folder_digest(folder: Path | None) -> str:
+    digest = hashlib.sha256()
+    if folder is not None and folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(path.relative_to(folder).as_posix().encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def derivation_rev(domain: Domain) -> str:
+    """The code's version and a digest of the domain's folder (≤ 32 characters): a lexicon, guard or rule
+    change makes every row stale. Read once per domain object."""
+    found = _revs.get(id(domain))
+    if found is not None and found[0] is domain:
+        return found[1]
+    rev = f"{DERIVATION_VERSION}-{domain.name[:8]}-{_folder_digest(domain.directory)[:16]}"
+    _revs[id(domain)] = (domain, rev)
+    return rev
+
+
+def _corrected_fields(record: StoredFeedback) -> str | None:
+    if not record.corrections:
+        return None
+    names = list(dict.fromkeys(c.field for c in record.corrections))
+    value = "," + ",".join(names) + ","
+    return value if len(value) <= CORRECTED_FIELDS_MAX_CHARS else value[: CORRECTED_FIELDS_MAX_CHARS - 1] + ","
+
+
+def derive(record: StoredFeedback, domain: Domain) -> Derived:
+    structure = record.structure
+    demoted = structure is not None and domain.is_demoted(structure.category)
+    theme = shown_theme(record, domain)
+    return Derived(
+        category=structure.category if structure else None,
+        severity=structure.severity if structure else None,
+        type=structure.type if structure else None,
+        language=structure.language if structure else None,
+        sentiment=effective_sentiment(record, domain),
+        severity_rank=domain.severity_rank(structure.severity if structure else None),
+        rated=structure is not None and not demoted,
+        alert=any(not domain.is_demoted(hit.category) for hit in record.alerts),
+        theme_base=theme[:THEME_MAX_CHARS] if theme else None,
+        text_folded=fold(record.text),
+        corrected_fields=_corrected_fields(record),
+        alerts=tuple(
+            DerivedAlert(hit.category, hit.pattern, tuple(matched_words(record.text, hit.pattern)))
+            for hit in record.alerts
+        ),
+        rev=derivation_rev(domain),
+    )
+
+
+class DomainDeriver:
+    """``derive`` bound to one domain: what a store is handed, so the store never imports the domain."""
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.rev = derivation_rev(domain)
+
+    def __call__(self, record: StoredFeedback) -> Derived:
+        return derive(record, self.domain)

@@ -1,0 +1,124 @@
+"""Where the report's deterministic layer gets its grouped rows: the channel databases
+(:class:`StoreSource`, grouped counts in SQL, ``store/aggregates``), or a list of records folded the same
+way in memory (:class:`FetchSource`: tools, benches and tests that hold their items in a list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
+
+from feedback_intelligence.derivation import derive
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store.aggregates import (
+    AlertHitRow,
+    Counted,
+    CountKey,
+    Example,
+    ItemFilter,
+    Screen,
+    ThemeCount,
+    WindowAggregates,
+    window_aggregates,
+)
+from feedback_intelligence.store.feedback_store import FeedbackStore
+
+Fetch = Callable[[str, str, int], Awaitable[list[StoredFeedback]]]  # (from, to, limit) -> newest first
+#: A list fetch reads at most this many items of a window (an in-memory source is for small data).
+FETCH_ALL = 10_000_000
+
+
+class ReportSource(Protocol):
+    async def aggregates(
+        self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
+    ) -> WindowAggregates: ...
+
+
+class StoreSource:
+    """One or more channel databases (both = the one inbox), answered concurrently and added."""
+
+    def __init__(self, stores: Sequence[FeedbackStore]) -> None:
+        self.stores = list(stores)
+
+    async def aggregates(
+        self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
+    ) -> WindowAggregates:
+        return await window_aggregates(self.stores, flt, midpoint=midpoint, limit=limit, screen=screen)
+
+
+class FetchSource:
+    """A window's records from ``fetch`` (newest first), derived and grouped in memory exactly as the
+    SQL groups them. Only the window is filtered: the other filters are the store's business."""
+
+    def __init__(self, fetch: Fetch, domain: Domain, channel: str = "corpus") -> None:
+        self.fetch = fetch
+        self.domain = domain
+        self.channel = channel
+
+    async def aggregates(
+        self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
+    ) -> WindowAggregates:
+        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
+        out = aggregates_of(items, self.domain, midpoint=midpoint, limit=limit, channel=self.channel)
+        if screen is not None:
+            silent = [
+                i
+                for i in items
+                if not i.alerts and (i.structure is None or i.structure.type not in screen.exclude_types)
+            ]
+            out.candidates = silent[: screen.limit]
+        return out
+
+
+def aggregates_of(
+    items: Sequence[StoredFeedback], domain: Domain, *, midpoint: str, limit: int, channel: str = "corpus"
+) -> WindowAggregates:
+    """What ``store/aggregates`` answers, over records in memory (newest first)."""
+    out = WindowAggregates()
+    for item in items:
+        d = derive(item, domain)
+        key = CountKey(
+            d.category,
+            d.severity,
+            d.sentiment,
+            d.rated,
+            d.alert,
+            item.needs_review,
+            item.structure_failed,
+            item.timestamp >= midpoint,
+        )
+        counted = out.counts.setdefault(key, Counted())
+        counted.items += 1
+        counted.rank_sum += d.severity_rank
+        example = Example(
+            channel=channel,
+            id=item.id,
+            source=item.source,
+            timestamp=item.timestamp,
+            text=item.text,
+            severity=d.severity,
+            severity_rank=d.severity_rank,
+            needs_review=item.needs_review,
+            sentiment=d.sentiment,
+            category=d.category,
+            hits=tuple(AlertHitRow(a.category, a.pattern, a.words) for a in d.alerts),
+        )
+        if d.category is not None:
+            if d.theme_base is not None:
+                theme = out.themes.setdefault((d.category, d.theme_base), ThemeCount())
+                theme.items += 1
+                theme.newest = max(theme.newest, f"{item.timestamp} {item.id}")
+            out.sources.setdefault(d.category, []).append(example)
+            out.newest.setdefault(d.category, []).append(example)
+        if d.alert:
+            out.alerts.append(example)
+    out.alerts = sorted(out.alerts, key=Example.newest_key, reverse=True)[:limit]
+    for category, examples in out.sources.items():
+        out.sources[category] = sorted(
+            examples, key=lambda e: (e.severity_rank, e.timestamp, e.channel, e.id), reverse=True
+        )[:limit]
+    for category, examples in out.newest.items():
+        out.newest[category] = sorted(examples, key=Example.newest_key, reverse=True)[:limit]
+    out.channel_counts[channel] = len(items)
+    return out

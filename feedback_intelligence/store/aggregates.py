@@ -1,0 +1,394 @@
+"""The report's deterministic layer in the database: a fixed set of GROUP BY statements over the derived
+columns, in one read snapshot per channel database, folded in Python by grouped rows, never by items
+(ADR 0024 sections 1 and 3). Examples (alert rows, a group's sources, its newest items) come by LIMIT, per
+category with ``row_number() over (partition by category …)`` on both engines.
+
+Several channel stores are answered concurrently, their grouped rows added key by key and their
+examples merged in the order key and cut, so the one inbox is a matter of passing both stores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
+
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store.feedback_store import FeedbackStore, _row_to_record, _translate_unavailability
+from feedback_intelligence.store.schema import feedback, feedback_alerts
+
+ANY_ALERT = "any"
+LIKE_ESCAPE = "\\"
+IN_CHUNK = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFilter:
+    """Which items a view counts. ``None`` = no condition; ``from_``/``to`` are normalised instants
+    (inclusive, as the report's window). ``alert`` is ``"any"`` (an operational alert) or an alert
+    category key (a hit of that category); ``q``: every word a folded substring of the text."""
+
+    from_: str | None = None
+    to: str | None = None
+    store: str | None = None
+    category: str | None = None
+    severity: str | None = None
+    type: str | None = None
+    sentiment: str | None = None
+    source: str | None = None
+    alert: str | None = None
+    q: str | None = None
+
+
+def _like_pattern(word: str) -> str:
+    escaped = word.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
+    return f"%{escaped}%"
+
+
+def query_words(q: str) -> list[str]:
+    """The folded words of ``q`` (blank words dropped): each must occur in the item's folded text."""
+    return [w for w in fold(q).split() if w]
+
+
+def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
+    """The WHERE of every statement: one condition per set field of ``flt`` (AND)."""
+    c = feedback.c
+    conditions: list[ColumnElement[bool]] = []
+    if flt.from_ is not None:
+        conditions.append(c.timestamp >= flt.from_)
+    if flt.to is not None:
+        conditions.append(c.timestamp <= flt.to)
+    for column, value in (
+        (c.store, flt.store),
+        (c.category, flt.category),
+        (c.severity, flt.severity),
+        (c.type, flt.type),
+        (c.sentiment, flt.sentiment),
+        (c.source, flt.source),
+    ):
+        if value is not None:
+            conditions.append(column == value)
+    if flt.alert == ANY_ALERT:
+        conditions.append(c.alert.is_(True))
+    elif flt.alert is not None:
+        conditions.append(
+            exists().where(feedback_alerts.c.feedback_id == c.id, feedback_alerts.c.category == flt.alert)
+        )
+    if flt.q is not None:
+        for word in query_words(flt.q):
+            conditions.append(c.text_folded.like(_like_pattern(word), escape=LIKE_ESCAPE))
+    return and_(*conditions) if conditions else true()
+
+
+# -- the answers ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CountKey:
+    """One grouped row's key: an item's category (None = unstructured) and what the report splits by."""
+
+    category: str | None
+    severity: str | None
+    sentiment: str | None
+    rated: bool
+    alert: bool
+    needs_review: bool
+    structure_failed: bool
+    second_half: bool  # timestamp >= the window's midpoint
+
+
+@dataclass(slots=True)
+class Counted:
+    items: int = 0
+    rank_sum: int = 0  # sum of severity_rank (the trend's mean severity per half)
+
+
+@dataclass(slots=True)
+class ThemeCount:
+    items: int = 0
+    newest: str = ""  # max of "timestamp id": the tie rule's key (newest item first)
+
+
+@dataclass(frozen=True, slots=True)
+class AlertHitRow:
+    category: str
+    pattern: str
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One example item of a view (an alert row, a group's source or newest item), with its channel."""
+
+    channel: str
+    id: str
+    source: str
+    timestamp: str
+    text: str
+    severity: str | None
+    severity_rank: int
+    needs_review: bool
+    sentiment: str | None
+    category: str | None
+    hits: tuple[AlertHitRow, ...] = ()
+
+    def newest_key(self) -> tuple[str, str, str]:
+        return (self.timestamp, self.channel, self.id)
+
+
+@dataclass(slots=True)
+class WindowAggregates:
+    counts: dict[CountKey, Counted] = field(default_factory=dict)
+    themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (category, theme_base)
+    alerts: list[Example] = field(default_factory=list)  # newest first, cut at the limit
+    sources: dict[str, list[Example]] = field(default_factory=dict)  # per category, most severe first
+    newest: dict[str, list[Example]] = field(default_factory=dict)  # per category, newest first
+    channel_counts: dict[str, int] = field(default_factory=dict)  # items per channel
+    #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
+    candidates: list[StoredFeedback] = field(default_factory=list)
+
+    def add(self, other: WindowAggregates, limit: int) -> None:
+        """Add another channel's answer key by key; examples merged in their order and cut (exact)."""
+        for key, counted in other.counts.items():
+            mine = self.counts.setdefault(key, Counted())
+            mine.items += counted.items
+            mine.rank_sum += counted.rank_sum
+        for pair, theme in other.themes.items():
+            found = self.themes.setdefault(pair, ThemeCount())
+            found.items += theme.items
+            found.newest = max(found.newest, theme.newest)
+        self.alerts = sorted([*self.alerts, *other.alerts], key=Example.newest_key, reverse=True)[:limit]
+        for category, examples in other.sources.items():
+            merged = [*self.sources.get(category, []), *examples]
+            self.sources[category] = sorted(merged, key=_severity_key, reverse=True)[:limit]
+        for category, examples in other.newest.items():
+            merged = [*self.newest.get(category, []), *examples]
+            self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
+        self.channel_counts.update(other.channel_counts)
+        self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """The report's model alert screen asks about keyword-silent items (no hit at all) whose type is not
+    one of ``exclude_types`` (praise), newest first, at most ``limit`` (its budget)."""
+
+    exclude_types: tuple[str, ...]
+    limit: int
+
+
+def _severity_key(example: Example) -> tuple[int, str, str, str]:
+    return (example.severity_rank, example.timestamp, example.channel, example.id)
+
+
+# -- the statements ---------------------------------------------------------------------------------
+
+
+def _count_statement(flt: ItemFilter, midpoint: str) -> Any:
+    c = feedback.c
+    half = case((c.timestamp < midpoint, 0), else_=1).label("half")
+    # severity_rank follows from severity; grouped too, so the examples know each rank's size per category
+    keys = (c.category, c.severity, c.severity_rank, c.sentiment, c.rated, c.alert, c.needs_review, c.structure_failed)
+    return (
+        select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
+        .where(where_clause(flt))
+        .group_by(*keys, half)
+    )
+
+
+def _theme_statement(flt: ItemFilter) -> Any:
+    c = feedback.c
+    return (
+        select(
+            c.category,
+            c.theme_base,
+            func.count().label("items"),
+            func.max(c.timestamp + " " + c.id).label("newest"),
+        )
+        .where(where_clause(flt), c.theme_base.is_not(None), c.category.is_not(None))
+        .group_by(c.category, c.theme_base)
+    )
+
+
+EXAMPLE_COLUMNS = (
+    feedback.c.id,
+    feedback.c.source,
+    feedback.c.timestamp,
+    feedback.c.text,
+    feedback.c.severity,
+    feedback.c.severity_rank,
+    feedback.c.needs_review,
+    feedback.c.sentiment,
+    feedback.c.category,
+)
+
+
+def _examples_statements(flt: ItemFilter) -> tuple[Any, Any]:
+    """A category's newest ``k`` items, and a category's and severity rank's newest ``k``: by LIMIT over
+    the ``(category, timestamp)`` and ``(category, severity_rank, timestamp)`` indexes. Built once per
+    answer with the category, rank and ``k`` as parameters, so each part runs a cached statement and the
+    cost follows the examples shown, not the window's items."""
+    c = feedback.c
+    newest = (
+        select(*EXAMPLE_COLUMNS)
+        .where(where_clause(flt), c.category == bindparam("x_category"))
+        .order_by(c.timestamp.desc(), c.id.desc())
+        .limit(bindparam("x_limit", type_=Integer))
+    )
+    by_rank = (
+        select(*EXAMPLE_COLUMNS)
+        .where(where_clause(flt), c.category == bindparam("x_category"), c.severity_rank == bindparam("x_rank"))
+        .order_by(c.timestamp.desc(), c.id.desc())
+        .limit(bindparam("x_limit", type_=Integer))
+    )
+    return newest, by_rank
+
+
+def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int, int]]:
+    """Most severe first, then newest: per category, the ranks from the highest down, each giving its
+    newest items until ``limit`` are taken (exact: each rank's size is known from the counts)."""
+    parts: list[tuple[str, int, int]] = []
+    remaining: dict[str, int] = {}
+    for (category, rank), n in sorted(rank_counts.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        left = remaining.setdefault(category, limit)
+        if left > 0 and n > 0:
+            take = min(n, left)
+            parts.append((category, rank, take))
+            remaining[category] = left - take
+    return parts
+
+
+def _alert_statement(flt: ItemFilter, limit: int) -> Any:
+    c = feedback.c
+    return (
+        select(*EXAMPLE_COLUMNS)
+        .where(where_clause(flt), c.alert.is_(True))
+        .order_by(c.timestamp.desc(), c.id.desc())
+        .limit(limit)
+    )
+
+
+async def _hits_of(conn: AsyncConnection, ids: list[str]) -> dict[str, tuple[AlertHitRow, ...]]:
+    if not ids:
+        return {}
+    a = feedback_alerts.c
+    rows = (
+        await conn.execute(
+            select(a.feedback_id, a.category, a.pattern, a.words_json)
+            .where(a.feedback_id.in_(ids))
+            .order_by(a.feedback_id, a.seq)
+        )
+    ).all()
+    found: dict[str, list[AlertHitRow]] = {}
+    for row in rows:
+        found.setdefault(row.feedback_id, []).append(
+            AlertHitRow(row.category, row.pattern, tuple(json.loads(row.words_json)))
+        )
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Example:
+    return Example(
+        channel=channel,
+        id=row.id,
+        source=row.source,
+        timestamp=row.timestamp,
+        text=row.text,
+        severity=row.severity,
+        severity_rank=int(row.severity_rank or 0),
+        needs_review=bool(row.needs_review),
+        sentiment=row.sentiment,
+        category=row.category,
+        hits=hits,
+    )
+
+
+@_translate_unavailability
+async def _one_store(
+    store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
+) -> WindowAggregates:
+    out = WindowAggregates()
+    async with store.engine.connect() as conn:
+        if conn.dialect.name == "postgresql":  # every statement of the answer sees one snapshot
+            await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+        # SQLite: one read transaction over WAL is one snapshot already
+        await conn.begin()
+        rank_counts: dict[tuple[str, int], int] = {}
+        for row in (await conn.execute(_count_statement(flt, midpoint))).all():
+            key = CountKey(
+                row.category,
+                row.severity,
+                row.sentiment,
+                bool(row.rated),
+                bool(row.alert),
+                bool(row.needs_review),
+                bool(row.structure_failed),
+                bool(row.half),
+            )
+            counted = out.counts.setdefault(key, Counted())
+            counted.items += int(row.items)
+            counted.rank_sum += int(row.ranks)
+            if row.category is not None:
+                at = (row.category, int(row.severity_rank or 0))
+                rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
+        for row in (await conn.execute(_theme_statement(flt))).all():
+            out.themes[(row.category, row.theme_base)] = ThemeCount(int(row.items), row.newest)
+        alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
+        by_severity: list[Any] = []
+        newest: list[Any] = []
+        newest_statement, rank_statement = _examples_statements(flt)
+        for category, rank, k in severity_parts(rank_counts, limit):
+            params = {"x_category": category, "x_rank": rank, "x_limit": k}
+            by_severity.extend((await conn.execute(rank_statement, params)).all())
+        for category in sorted({category for category, _rank in rank_counts}):
+            params = {"x_category": category, "x_limit": limit}
+            newest.extend((await conn.execute(newest_statement, params)).all())
+        hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
+        if screen is not None and screen.limit > 0:
+            candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
+            out.candidates = [_row_to_record(r) for r in candidates]
+        await conn.rollback()  # read only
+    name = store.name
+    out.alerts = [_example(name, r, hits.get(r.id, ())) for r in alert_rows]
+    for row in by_severity:
+        out.sources.setdefault(row.category, []).append(_example(name, row, hits.get(row.id, ())))
+    for examples in out.sources.values():
+        examples.sort(key=_severity_key, reverse=True)
+    for row in newest:
+        out.newest.setdefault(row.category, []).append(_example(name, row))
+    for examples in out.newest.values():
+        examples.sort(key=Example.newest_key, reverse=True)
+    out.channel_counts[name] = sum(counted.items for counted in out.counts.values())
+    return out
+
+
+async def window_aggregates(
+    stores: Sequence[FeedbackStore], flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
+) -> WindowAggregates:
+    """The grouped counts, theme counts and examples of ``flt`` over every store, added key by key; with
+    ``screen``, the model screen's candidates read in the same snapshot."""
+    answers = await asyncio.gather(*(_one_store(s, flt, midpoint, limit, screen) for s in stores))
+    channel_of: dict[int, str] = {}  # by record object: ids are unique per channel only
+    total = WindowAggregates()
+    for answer, store in zip(answers, stores, strict=True):
+        total.add(answer, limit)
+        channel_of.update((id(r), store.name) for r in answer.candidates)
+    if screen is not None:
+        total.candidates.sort(key=lambda r: (r.timestamp, channel_of[id(r)], r.id), reverse=True)
+        total.candidates = total.candidates[: screen.limit]
+    return total
+
+
+def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
+    c = feedback.c
+    statement = select(feedback).where(where_clause(flt), c.alerts_json == "[]")
+    if screen.exclude_types:
+        statement = statement.where(c.type.is_(None) | c.type.not_in(list(screen.exclude_types)))
+    return statement.order_by(c.timestamp.desc(), c.id.desc()).limit(screen.limit)

@@ -1,0 +1,332 @@
+"""The report's deterministic layer as it was before issue 25: Python over every item of the window.
+
+Kept only as the oracle of ``test_aggregates_agree`` (the same windows built both ways on the same data
+must answer the same) and of the trend tests; the product builds the layer from ``store/aggregates``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from feedback_intelligence.derivation import effective_sentiment
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import AlertHit, StoredFeedback
+from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
+from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
+from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
+from feedback_intelligence.report.window import Mode, Window
+from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.settings import ReportSettings
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_SEVERITY = "unknown"
+OVERALL_CATEGORY = "overall"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    category: str
+    items: list[StoredFeedback]  # item order (newest first)
+    unrated: bool
+
+
+def excerpt(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
+def alert_match(item: StoredFeedback, hit: AlertHit, domain: Domain) -> AlertMatch:
+    return AlertMatch(
+        category=hit.category,
+        category_label=wording_for(domain.language).alert_label(hit.category),
+        pattern=hit.pattern,
+        words=matched_words(item.text, hit.pattern),
+    )
+
+
+def alert_row(
+    item: StoredFeedback, hits: Sequence[AlertHit], reason: str | None, options: ReportSettings, domain: Domain
+) -> AlertRow:
+    return AlertRow(
+        feedback_id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text_excerpt=excerpt(item.text, options.excerpt_chars),
+        text=item.text,
+        deterministic_hits=[alert_match(item, hit, domain) for hit in hits],
+        llm_reason=reason,
+    )
+
+
+def deterministic_alerts(items: Iterable[StoredFeedback], domain: Domain, options: ReportSettings) -> list[AlertRow]:
+    """Items with a keyword hit outside the demoted (moderation) categories, newest first.
+
+    A hit only in a demoted category (e.g. a slur) is moderation work, not an operational alert;
+    an item that also has an operational hit keeps all its hits listed.
+    """
+    alerting = [i for i in items if any(not domain.is_demoted(hit.category) for hit in i.alerts)]
+    alerting.sort(key=lambda i: i.timestamp, reverse=True)
+    return [alert_row(i, i.alerts, None, options, domain) for i in alerting]
+
+
+def group_items(items: Iterable[StoredFeedback], domain: Domain, mode: Mode) -> list[Group]:
+    """Structured items by category.
+
+    Standard: biggest first, then key. Live summary: rated categories first, the demoted ones last
+    in the domain's declared order, then biggest first, then key.
+    """
+    by_category: dict[str, list[StoredFeedback]] = {}
+    for item in items:
+        if item.structure is not None:
+            by_category.setdefault(item.structure.category, []).append(item)
+    demoted = domain.demoted_categories
+
+    def order(entry: tuple[str, list[StoredFeedback]]) -> tuple[Any, ...]:
+        category, members = entry
+        if mode == "summary":
+            rank = demoted.index(category) if category in demoted else -1
+            return (rank, -len(members), category)
+        return (-len(members), category)
+
+    return [
+        Group(category, members, domain.is_demoted(category))
+        for category, members in sorted(by_category.items(), key=order)
+    ]
+
+
+def item_sentiment(item: StoredFeedback, domain: Domain) -> str | None:
+    """The model's sentiment if it gave one, else the type's; none for unstructured or demoted items."""
+    return effective_sentiment(item, domain)
+
+
+def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[str, int]:
+    """Counts of non-null sentiments, in the domain's declared order (zero keys omitted)."""
+    counts = Counter(s for s in (item_sentiment(i, domain) for i in items) if s is not None)
+    ordered = {key: counts[key] for key in domain.sentiments if counts[key]}
+    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
+    return ordered
+
+
+def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
+    categories = list(dict.fromkeys(hit.category for hit in item.alerts)) if item.alerts else None
+    # Built from typed records, one per item in the window: constructed without re-validation (the
+    # largest share of a big report's cost otherwise); the wire schema is still SourceEntry's.
+    return SourceEntry.model_construct(
+        feedback_id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text=item.text,
+        severity=item.structure.severity if item.structure else UNKNOWN_SEVERITY,
+        needs_review=item.needs_review,
+        alert_categories=categories or None,
+        sentiment=item_sentiment(item, domain),
+    )
+
+
+def sources_by_severity(items: Iterable[StoredFeedback], domain: Domain) -> list[SourceEntry]:
+    """Most severe first, then newest first."""
+    ranked = sorted(
+        items,
+        key=lambda i: (domain.severity_rank(i.structure.severity if i.structure else None), i.timestamp),
+        reverse=True,
+    )
+    return [source_entry(i, domain) for i in ranked]
+
+
+def direction_of(items: Iterable[StoredFeedback], window: Window, domain: Domain, options: ReportSettings) -> str:
+    """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
+    return halves_direction(
+        ((i.timestamp, i.structure.severity if i.structure else None) for i in items),
+        window.midpoint_norm,
+        domain.severity_rank,
+        options.min_items_for_trend,
+        options.trend_z,
+    )
+
+
+def ranked_counts(values: Iterable[str]) -> list[tuple[str, int]]:
+    """Counts, most frequent first; ties keep first-encountered order (``most_common`` sorts stably)."""
+    return Counter(values).most_common()
+
+
+def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[str, int]]:
+    """Counts of the themes a reader may see (guarded; see ``display.shown_theme``)."""
+    return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
+
+
+def fallback_narrative(
+    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
+) -> str:
+    return wording_for(domain.language).automatic_summary(
+        count, leading, direction, trend_known=count >= min_items_for_trend
+    )
+
+
+def theme(
+    category: str,
+    items: Sequence[StoredFeedback],
+    domain: Domain,
+    *,
+    title: str,
+    narrative: str,
+    direction: str,
+    leading: list[str],
+    prose: ProseState,
+    sources: list[SourceEntry],
+    counts: dict[str, int],
+    unrated: bool,
+) -> Theme:
+    return Theme(
+        category=category,
+        category_label=domain.category_label(category),
+        title=title,
+        narrative=narrative,
+        count=len(items),
+        direction=direction,
+        direction_label="" if unrated else direction_label(direction, domain.language),
+        feedback_ids=[i.id for i in items],
+        narrative_from_llm=prose.status == "model",
+        prose=prose,
+        leading_themes=leading,
+        sources=sources,
+        flagged_count=sum(1 for i in items if i.needs_review),
+        sentiment_counts=counts,
+        unrated=unrated,
+    )
+
+
+AUTOMATIC = ProseState(status="automatic")
+
+
+def moderation_theme(group: Group, domain: Domain) -> Theme:
+    """A demoted category: counted and listed for moderation, never rated, trended or narrated."""
+    return theme(
+        group.category,
+        group.items,
+        domain,
+        title=domain.category_label(group.category),
+        narrative=wording_for(domain.language).moderation_narrative.format(count=len(group.items)),
+        direction=STABLE,
+        leading=[],  # a demoted category's themes are moderation material, not headlines
+        prose=AUTOMATIC,
+        sources=sources_by_severity(group.items, domain),
+        counts=sentiment_counts(group.items, domain),
+        unrated=True,
+    )
+
+
+def rated_theme(
+    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
+) -> Theme:
+    """A rated category with its automatic title and summary; the LLM layer may replace them later."""
+    leading = leading_themes(group.items, domain)
+    return theme(
+        group.category,
+        group.items,
+        domain,
+        title=group_title(domain.category_label(group.category), leading),
+        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
+        direction=direction,
+        leading=leading,
+        prose=prose,
+        sources=sources_by_severity(group.items, domain),
+        counts=sentiment_counts(group.items, domain),
+        unrated=False,
+    )
+
+
+def rated_items(items: Iterable[StoredFeedback], domain: Domain) -> list[StoredFeedback]:
+    return [i for i in items if i.structure is not None and not domain.is_demoted(i.structure.category)]
+
+
+def overall_theme(
+    rated: Sequence[StoredFeedback],
+    direction: str,
+    domain: Domain,
+    report_counts: dict[str, int],
+    prose: ProseState = AUTOMATIC,
+    min_items_for_trend: int = 0,
+) -> Theme:
+    """The live summary's whole-window theme over rated items; sources are the sections' business."""
+    leading = leading_themes(rated, domain)
+    return theme(
+        OVERALL_CATEGORY,
+        rated,
+        domain,
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
+        direction=direction,
+        leading=leading,
+        prose=prose,
+        sources=[],
+        counts=dict(report_counts),
+        unrated=False,
+    )
+
+
+def build_report(
+    items: list[StoredFeedback], window: Window, mode: Mode, domain: Domain, options: ReportSettings
+) -> dict[str, Any]:
+    """The old ``ReportService._build`` over ``items`` (newest first), as its wire JSON without the
+    generation time and the model's counters."""
+    from feedback_intelligence.report.model import LlmSummary, Report
+
+    themes: list[Theme] = []
+    for group in group_items(items, domain, mode):
+        if group.unrated:
+            themes.append(moderation_theme(group, domain))
+        else:
+            direction = direction_of(group.items, window, domain, options)
+            themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
+    report_sentiments = sentiment_counts(items, domain)
+    overall = None
+    if mode == "summary":
+        rated = rated_items(items, domain)
+        if rated:
+            direction = direction_of(rated, window, domain, options)
+            overall = overall_theme(
+                rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+            )
+    llm = LlmSummary(
+        status="done",
+        pending=[],
+        calls=0,
+        budget=0,
+        verify_calls=0,
+        verify_budget=0,
+        shed=0,
+        failed=0,
+        stopped=None,
+        rejected={},
+    )
+    report = Report(
+        window_from=window.from_norm,
+        window_to=window.to_norm,
+        generated_at="",
+        total_items=len(items),
+        structure_failed_count=sum(1 for i in items if i.structure_failed),
+        alerts=deterministic_alerts(items, domain, options),
+        themes=themes,
+        dropped_claim_count=0,
+        llm_fallback_count=0,
+        language=domain.language,
+        action_dropped_count=0,
+        overall=overall,
+        sentiment_counts=report_sentiments,
+        truncated=False,
+        items_in_window=len(items),
+        needs_review_count=sum(1 for i in items if i.needs_review),
+        llm=llm,
+    )
+    return report.to_json()
+
+
+def warn_unknown_severities(items: Iterable[StoredFeedback], domain: Domain) -> None:
+    """Once per report: severities outside the domain rank as the middle, which may mislead trends."""
+    unknown = sorted({i.structure.severity for i in items if i.structure} - set(domain.severities))
+    if unknown:
+        log.warning("report: severities %s are not declared by domain %s; ranked as middle", unknown, domain.name)

@@ -1,0 +1,163 @@
+"""Old and new aggregation agree: the same windows built both ways on the same data answer the same.
+
+The old way is the report's deterministic layer as it was (Python over every record of the window,
+``tests/report/oracle.py``); the new one is the service over ``store/aggregates`` (grouped counts in the
+database). On SQLite and PostgreSQL, in both modes, over windows that cut the data in different places,
+with ties in timestamps, themes the guard refuses, moderation and operational hits, unknown severities,
+praise, failed structures and review flags.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from feedback_intelligence.demo.corpus import load_corpus
+from feedback_intelligence.derivation import DomainDeriver
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.sources import StoreSource
+from feedback_intelligence.report.window import Mode, build_window
+from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from tests.report.oracle import build_report
+
+DOMAIN = load_domain("retail")
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+THEMES = ["vanha maito", "maidon", "kuitti", "kuitin", "2-4", "PALAUTE_LOPPU", "hapan jogurtti", "jono", "", "hinta"]
+
+
+def dataset(n: int = 400, seed: int = 25) -> list[StoredFeedback]:
+    rng = random.Random(seed)
+    texts = [line["text"] for line in load_corpus(now=NOW)]
+    categories = [*list(DOMAIN.categories)[:6], *DOMAIN.demoted_categories]
+    severities = [*DOMAIN.severities, "urgent"]  # one the domain does not declare: ranks as the middle
+    types = list(DOMAIN.types)
+    items = []
+    for k in range(n):
+        text = rng.choice(texts)
+        day = rng.randint(1, 28)
+        hour = rng.choice([0, 6, 12, 12, 18])  # repeats: ties in timestamps, broken by id
+        timestamp = f"2026-11-{day:02d}T{hour:02d}:00:00.0000000+00:00"
+        failed = rng.random() < 0.08
+        structure = None
+        if not failed:
+            structure = Structure(
+                rng.choice(categories),
+                rng.choice(THEMES),
+                rng.choice(severities),
+                rng.choice(types),
+                "fi",
+                rng.choice([None, None, "negative", "positive", "neutral"]),
+            )
+        items.append(
+            StoredFeedback(
+                id=f"i{k:04d}",
+                source=rng.choice(DOMAIN.sources),
+                text=text,
+                timestamp=timestamp,
+                created_at=timestamp,
+                structure=structure,
+                structure_failed=failed,
+                alerts=tuple(match_alerts(text, DOMAIN)),
+                needs_review=rng.random() < 0.2,
+            )
+        )
+    return items
+
+
+ITEMS = dataset()
+WINDOWS = [
+    ("2026-11-01T00:00:00Z", "2026-11-29T00:00:00Z"),
+    ("2026-11-10T06:00:00Z", "2026-11-17T12:00:00Z"),  # both ends on items' instants (inclusive)
+    ("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"),
+    ("2026-12-05T00:00:00Z", "2026-12-06T00:00:00Z"),  # empty
+]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
+    async def filled(url: str) -> FeedbackStore:
+        s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+        await s.migrate()
+        for record in ITEMS:
+            await s.insert(record)
+        return s
+
+    if request.param == "sqlite":
+        s = await filled(sqlite_url(tmp_path))
+        yield s
+        await s.aclose()
+    else:
+        async with postgres_database("fi_chain") as url:
+            s = await filled(url)
+            yield s
+            await s.aclose()
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k not in ("generatedAt", "llm")}
+
+
+def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The old answer with its example lists cut to ``limit`` (what the new one lists; counts stay whole)."""
+    themes = [{**t, "feedbackIds": t["feedbackIds"][:limit], "sources": t["sources"][:limit]} for t in report["themes"]]
+    overall = report["overall"]
+    if overall is not None:
+        overall = {**overall, "feedbackIds": overall["feedbackIds"][:limit]}
+    return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
+
+
+@pytest.mark.parametrize("mode", ["standard", "summary"])
+@pytest.mark.parametrize("limit", [1000, 7])
+async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackStore, mode: Mode, limit: int) -> None:
+    options = ReportSettings(cache_seconds=0, max_items=limit)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), now=lambda: NOW)
+    for from_raw, to_raw in WINDOWS:
+        window = build_window(from_raw, to_raw, NOW, options)
+        inside = [i for i in ITEMS if window.from_norm <= i.timestamp <= window.to_norm]
+        inside.sort(key=lambda i: (i.timestamp, i.id), reverse=True)  # the store's order: newest first
+        old = cut(build_report(inside, window, mode, DOMAIN, options), limit)
+        new = (await service._build(window, mode)).report.to_json()  # the deterministic layer alone
+        new, old = comparable(new), comparable(old)
+        for got, want in zip(new.pop("themes"), old.pop("themes"), strict=True):
+            assert got == want, (from_raw, to_raw, {k: (got[k], want[k]) for k in got if got[k] != want[k]})
+        assert new == old, (from_raw, to_raw)
+    assert len(ITEMS) > 300 and any(i.alerts for i in ITEMS)
+
+
+async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, tmp_path: Path) -> None:
+    """Half the data in a second database: the two answered together equal one database holding all."""
+    other = FeedbackStore(sqlite_url(tmp_path, "live.db"), name="live", derive=DomainDeriver(DOMAIN))
+    await other.migrate()
+    both = FeedbackStore(sqlite_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
+    await both.migrate()
+    try:
+        for record in ITEMS:
+            await both.insert(record)
+            if record.id.endswith(("1", "3", "5")):
+                await other.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
+                await both.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
+        options = ReportSettings(cache_seconds=0, max_items=9)
+        window = build_window(*WINDOWS[0], NOW, options)
+        inbox = ReportService(DOMAIN, options, None, StoreSource([store, other]), now=lambda: NOW)
+        single = ReportService(DOMAIN, options, None, StoreSource([both]), now=lambda: NOW)
+        got = comparable((await inbox._build(window, "standard")).report.to_json())
+        want = comparable((await single._build(window, "standard")).report.to_json())
+        assert got["totalItems"] == want["totalItems"] > len([i for i in ITEMS if i.timestamp <= window.to_norm])
+        assert got == want
+    finally:
+        await other.aclose()
+        await both.aclose()
+
+
+def _fields(record: StoredFeedback) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in record.__slots__}  # type: ignore[attr-defined]
