@@ -13,10 +13,14 @@ routes' client-disconnect detection), listed here from the outside in:
 5. CrossSiteGuard   a state-changing request from another site's page (``Origin``,
                     ``Sec-Fetch-Site``) is 403; programs that send neither pass.
 6. VisitorKey       reads the signed visitor key; page responses hand out a new one when missing.
+6b. People          (FI_AUTH other than none, ADR 0030) the signed-in person from the session cookie
+                    or a trusted proxy's identity header; a state-changing request with a person's
+                    browser credentials and no CSRF token is 403 here.
 7. RateLimit        per-client / per-visitor fixed window under the audience ceiling; 429 here.
                     Before the surface check, so probing hidden paths is charged like anything else.
 8. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
-                    anything else is the app's ordinary 404.
+                    anything else is the app's ordinary 404. With FI_AUTH on, the table's roles
+                    column decides public routes (401 anonymous, 403 without the role).
 9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
                     inside the cheap refusals above so they never read a body at all.
 10. InflightLimit   one LLM request in flight per client; released when the route finishes, fails
@@ -35,11 +39,13 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
 from feedback_intelligence.edge.identity import ClientIdentityMiddleware, TrustedProxies
 from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
 from feedback_intelligence.edge.origin import CrossSiteGuardMiddleware
+from feedback_intelligence.edge.people import PeopleMiddleware
 from feedback_intelligence.edge.ratelimit import (
     ClientPolicy,
     EdgeRateLimiter,
@@ -64,6 +70,7 @@ class Edge:
     visitors: VisitorKeys
     limiter: EdgeRateLimiter
     inflight: InflightLimiter
+    people: People
 
     async def aclose(self) -> None:
         await self.inflight.aclose()
@@ -72,7 +79,7 @@ class Edge:
 def build_edge(
     settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
 ) -> Edge:
-    auth = OperatorAuth(settings.operator_token)
+    auth = OperatorAuth(settings.operator_token, loopback_programs_only=settings.auth != "none")
     if inflight is None:
         if settings.redis_url:
             # leases renewed while a request runs: a killed replica's places lapse like its gate slots
@@ -87,6 +94,7 @@ def build_edge(
         limiter=limiter
         or EdgeRateLimiter(build_storage(settings.redis_url), settings.rate_limit, settings.audience_rate_limit),
         inflight=inflight,
+        people=People(settings.auth_settings, build_storage(settings.redis_url)),
     )
 
 
@@ -128,8 +136,9 @@ def install_edge(
         *cors,
         (CrossSiteGuardMiddleware, {"cors_origins": settings.cors_origins}),
         (VisitorKeyMiddleware, {"keys": edge.visitors}),
+        (PeopleMiddleware, {"people": edge.people, "trusted": edge.trusted}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
-        (RouteSurfaceMiddleware, {"auth": edge.auth}),
+        (RouteSurfaceMiddleware, {"auth": edge.auth, "auth_enabled": edge.people.enabled}),
         (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
         (
             InflightLimitMiddleware,
