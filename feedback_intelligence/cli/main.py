@@ -18,6 +18,7 @@ from feedback_intelligence.cli import failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.status import status
+from feedback_intelligence.cli.users import users
 from feedback_intelligence.settings import Settings, load_settings
 
 # rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
@@ -33,6 +34,7 @@ app = typer.Typer(
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
 app.command("eval")(eval_command)
+app.add_typer(users, name="user")
 
 
 class LogLevel(StrEnum):
