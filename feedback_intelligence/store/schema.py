@@ -19,6 +19,9 @@ from sqlalchemy import (
     text,
 )
 
+#: A serial primary key: BigInteger, but Integer on SQLite so that it is ``INTEGER PRIMARY KEY`` (autoincrements).
+Serial = BigInteger().with_variant(Integer(), "sqlite")
+
 metadata = MetaData()
 
 feedback = Table(
@@ -64,6 +67,27 @@ counters = Table(
     Column("name", String(64), primary_key=True),
     Column("value", BigInteger, nullable=False, server_default=text("0")),
 )
+
+# Who changed what, when (docs/data-model.md, ADR 0024 section 8): appended in the change's own
+# transaction by store/audit.py; the item's erasure redacting its rows is the only update.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("at", String(33), nullable=False),
+    Column("change_id", String(32), nullable=False),
+    Column("actor_kind", String(12), nullable=False),
+    Column("actor_id", String(64), nullable=True),
+    Column("actor_name", String(100), nullable=True),
+    Column("action", String(40), nullable=False),
+    Column("feedback_id", String(100), nullable=True),
+    Column("field", String(32), nullable=True),
+    Column("old_value", Text, nullable=True),
+    Column("new_value", Text, nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("redacted", Boolean, nullable=False, server_default=false()),
+    Index("ix_audit_log_feedback_at", "feedback_id", "at"),
+    Index("ix_audit_log_at", "at"),
 
 # ── Issue 28 (0008): tombstones, and the people (read and written in the live database only) ──────
 

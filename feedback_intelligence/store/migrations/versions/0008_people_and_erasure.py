@@ -4,14 +4,14 @@ Accounts, role grants and sessions (used in the live database only), the erasure
 item's revision (If-Match) and last-write time.
 
 Revision ID: 0008
-Revises: 0004 (the newest revision on main when this was written; the lead rewrites it at merge)
+Revises: 0007 (the audit log, cherry-picked from feat-alerts; 0005-0007 are other branches: the lead rewrites this line at merge)
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0004"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
