@@ -88,6 +88,7 @@ audit_log = Table(
     Column("redacted", Boolean, nullable=False, server_default=false()),
     Index("ix_audit_log_feedback_at", "feedback_id", "at"),
     Index("ix_audit_log_at", "at"),
+)
 
 # ── Issue 28 (0008): tombstones, and the people (read and written in the live database only) ──────
 

@@ -27,6 +27,7 @@ from feedback_intelligence.store.feedback_store import (
     _row_to_record,
     _translate_unavailability,
 )
+from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.store.schema import feedback
 
 
@@ -129,6 +130,7 @@ class StructureQueue:
             lease_until_ms=None,
         )
         async with self.engine.begin() as conn:
+            values = {**values, "revision": feedback.c.revision + 1, "updated_at": utc_now_normalized()}  # a write: If-Match
             if (await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount == 0:
                 return None
             return await _bump(conn, VERSION_COUNTER)
