@@ -124,3 +124,38 @@ def test_the_local_sign_in_page_then_a_change_through_the_page_carries_the_csrf_
     cookies = {c["name"]: c for c in page.context.cookies()}
     assert cookies["fi_session"]["httpOnly"] and cookies["fi_session"]["sameSite"] == "Lax"
     assert httpx.get(local.url + "/live/feedback", timeout=10, headers={"Sec-Fetch-Mode": "cors"}).status_code == 401
+
+
+def test_muokkaa_and_poista_on_the_entry_just_saved(pages, local: ServerProcess) -> None:
+    page = pages.open(local.url + "/signin?next=/desk")
+    page.locator("#signin-username").fill("pia")
+    page.locator("#signin-password").fill("myymala-paallikko")
+    page.locator("#signin-btn").click()
+    expect(page).to_have_url(local.url + "/desk")
+    # the desk's own save path ends in showSavedEntry; here it is called with an entry saved the same way
+    page.evaluate(
+        """async () => {
+          const api = await import('/static/js/api.js');
+          const { showSavedEntry } = await import('/static/js/saved-entry.js');
+          const body = {id: 'desk-ui-1', source: 'desk', text: 'Asiakas Matti sanoi: maito oli hapanta.',
+            acceptedStructure: {category: 'maito_kylma', theme: 'hapan maito', severity: 'high', type: 'complaint',
+              language: 'fi'}};
+          const saved = await api.request('/live/feedback', {method: 'POST', body});
+          if (saved.status !== 201) throw new Error('save ' + saved.status);
+          showSavedEntry(document.getElementById('saved-entry'), body.id, body.text);
+        }"""
+    )
+    box = page.locator("#saved-entry")
+    expect(box).to_be_visible()
+    box.locator("#saved-entry-edit").click()
+    box.locator("#saved-entry-text").fill("Asiakas sanoi: maito oli hapanta.")
+    box.locator("#saved-entry-save").click()
+    expect(box).to_contain_text("Muutos tallennettu.")
+    stored = page.evaluate("async () => (await fetch('/live/feedback/desk-ui-1')).json()")
+    assert stored["text"] == "Asiakas sanoi: maito oli hapanta."
+    box.locator("#saved-entry-erase").click()
+    expect(box.locator("#saved-entry-erase")).to_have_text("Vahvista poisto")
+    box.locator("#saved-entry-erase").click()
+    expect(box).to_contain_text("Merkintä poistettu.")
+    assert page.evaluate("async () => (await fetch('/live/feedback/desk-ui-1')).status") == 410
+    screenshot(page, "desk-saved-entry-erased")
