@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from authlib.common.security import generate_token
-from authlib.integrations.httpx_client import AsyncOAuth2Client
-from authlib.oauth2.rfc7636 import create_s256_code_challenge
+from authlib.common.security import generate_token  # type: ignore[import-untyped]
+from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
+from authlib.oauth2.rfc7636 import create_s256_code_challenge  # type: ignore[import-untyped]
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from joserfc import jwt
 from joserfc.errors import JoseError
@@ -107,7 +107,10 @@ class OidcClient:
         ) as client:
             try:
                 token = await client.fetch_token(
-                    metadata["token_endpoint"], code=code, redirect_uri=flow["r"], code_verifier=flow["v"],
+                    metadata["token_endpoint"],
+                    code=code,
+                    redirect_uri=flow["r"],
+                    code_verifier=flow["v"],
                     grant_type="authorization_code",
                 )
             except Exception as exc:  # Authlib raises its OAuthError, httpx its own: both mean "refused"

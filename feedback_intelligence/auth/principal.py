@@ -33,9 +33,7 @@ class Principal:
 
     def has(self, role: str, store: str | None = None) -> bool:
         """A grant of ``role`` for ``store`` (or the chain); ``store=None`` asks for the role anywhere."""
-        return any(
-            grant.role == role and (store is None or grant.store in (CHAIN, store)) for grant in self.grants
-        )
+        return any(grant.role == role and (store is None or grant.store in (CHAIN, store)) for grant in self.grants)
 
     @property
     def author(self) -> str:
@@ -54,6 +52,6 @@ def parse_grants(roles: list[str], stores: list[str]) -> tuple[Grant, ...]:
     for role in dict.fromkeys(roles):
         if role not in ROLES:
             continue
-        for store in ([CHAIN] if role == "operator" else stores):
+        for store in [CHAIN] if role == "operator" else stores:
             grants.append(Grant(role, store))
     return tuple(dict.fromkeys(grants))

@@ -40,7 +40,8 @@ def add(
 ) -> None:
     """Add a local account with its role grants (the first operator: `feedctl user add admin --role operator`)."""
     password = os.environ.get("FEEDCTL_PASSWORD") or typer.prompt("Password", hide_input=True, confirmation_prompt=True)
-    body = {"username": username, "displayName": name, "password": password, "grants": [_grant(r) for r in role]}
+    grants = [_grant(r) for r in role]
+    body = {"username": username, "displayName": name, "password": password, "grants": grants}
     with client() as http:
         answer = send(http, "POST", "/admin/users", json=body)
     if answer.status_code == 409:
@@ -52,5 +53,5 @@ def add(
     if json_output:
         emit_json(created)
     else:
-        grants = ", ".join(f"{g['role']}:{g['store']}" for g in body["grants"])
-        typer.echo(f"added {created['username']} ({grants})")
+        said = ", ".join(f"{g['role']}:{g['store']}" for g in grants)
+        typer.echo(f"added {created['username']} ({said})")

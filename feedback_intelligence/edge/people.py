@@ -53,7 +53,9 @@ class PeopleMiddleware:
                 return raw.decode("latin-1")[:2000] if raw else ""
 
             return await self.people.from_proxy(
-                text, value(settings.proxy_name_header), value(settings.proxy_roles_header),
+                text,
+                value(settings.proxy_name_header),
+                value(settings.proxy_roles_header),
                 value(settings.proxy_stores_header),
             )
         return await self.people.from_session_token(cookie_value(scope, SESSION_COOKIE))
@@ -69,10 +71,10 @@ class PeopleMiddleware:
             await self.app(scope, receive, send)
             return
         expected = self.people.csrf.for_key(principal.session_key)
-        if scope["method"] not in SAFE_METHODS and scope["path"] not in CSRF_EXEMPT:
-            if not self.people.csrf.valid(principal.session_key, header(scope, CSRF_HEADER)):
-                await send_json(send, 403, CSRF_BODY)
-                return
+        unsafe = scope["method"] not in SAFE_METHODS and scope["path"] not in CSRF_EXEMPT
+        if unsafe and not self.people.csrf.valid(principal.session_key, header(scope, CSRF_HEADER)):
+            await send_json(send, 403, CSRF_BODY)
+            return
         if cookie_value(scope, CSRF_COOKIE) == expected or scope["method"] != "GET":
             await self.app(scope, receive, send)
             return

@@ -277,11 +277,12 @@ def role_verdict(route: Classified, roles: frozenset[str] | None) -> int:
         return 200
     if route.rule is None or not route.public:
         return 404
-    if route.rule.roles is ANYONE:
+    allowed = route.rule.roles
+    if allowed is None:  # ANYONE
         return 200
     if roles is None:
         return 401
-    return 200 if roles & route.rule.roles else 403
+    return 200 if roles & allowed else 403
 
 
 class RouteSurfaceMiddleware:
@@ -311,9 +312,17 @@ class RouteSurfaceMiddleware:
             await self.app(scope, receive, send)
         elif verdict == 401 and route.kind is Kind.PAGE and scope["method"] in ("GET", "HEAD"):
             target = quote(route_path(scope), safe="/")
-            await send({"type": "http.response.start", "status": 303, "headers": [
-                (b"location", f"{SIGNIN_PAGE}?next={target}".encode()), (b"content-length", b"0"),
-                (b"cache-control", b"no-store")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 303,
+                    "headers": [
+                        (b"location", f"{SIGNIN_PAGE}?next={target}".encode()),
+                        (b"content-length", b"0"),
+                        (b"cache-control", b"no-store"),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": b""})
         elif verdict == 401:
             await send_json(send, 401, SIGNIN_REQUIRED_BODY)

@@ -98,7 +98,15 @@ def correction_values(
     if "store" in changes and changes["store"] != item.store:
         values["store"] = changes["store"]
         entries.append(
-            _entry(actor, change_id, "item.correct", item.id, field="store", old_value=item.store, new_value=changes["store"])
+            _entry(
+                actor,
+                change_id,
+                "item.correct",
+                item.id,
+                field="store",
+                old_value=item.store,
+                new_value=changes["store"],
+            )
         )
     structure_changes = {k: v for k, v in changes.items() if k in STRUCTURE_FIELDS}
     if structure_changes and item.structure is not None:
@@ -108,7 +116,11 @@ def correction_values(
             if old.get(name) != new.get(name):
                 entries.append(
                     _entry(
-                        actor, change_id, "item.correct", item.id, field=name,
+                        actor,
+                        change_id,
+                        "item.correct",
+                        item.id,
+                        field=name,
                         old_value=None if old.get(name) is None else str(old.get(name)),
                         new_value=None if new.get(name) is None else str(new.get(name)),
                     )
@@ -125,14 +137,23 @@ def merged_structure(item: StoredFeedback, changes: dict[str, str]) -> Structure
         return None
     data = {**item.structure.to_json(), **{k: v for k, v in changes.items() if k in STRUCTURE_FIELDS}}
     return Structure(
-        category=data["category"], theme=data["theme"], severity=data["severity"], type=data["type"],
-        language=data["language"], sentiment=data.get("sentiment"),
+        category=data["category"],
+        theme=data["theme"],
+        severity=data["severity"],
+        type=data["type"],
+        language=data["language"],
+        sentiment=data.get("sentiment"),
     )
 
 
 async def erase(
-    channel: Channel, item: StoredFeedback, actor: Actor, *, expected_revision: int | None,
-    prose: ProseStore, snapshot_dir: Path,
+    channel: Channel,
+    item: StoredFeedback,
+    actor: Actor,
+    *,
+    expected_revision: int | None,
+    prose: ProseStore,
+    snapshot_dir: Path,
 ) -> bool:
     entry = _entry(actor, secrets.token_hex(16), "item.erase", item.id)
     if not await channel.store.erase(item.id, entry, expected_revision=expected_revision):

@@ -77,9 +77,7 @@ class AccountStore:
         async with self.engine.connect() as conn:
             return int(await conn.scalar(select(func.count()).select_from(accounts)) or 0)
 
-    async def add_local(
-        self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...]
-    ) -> str:
+    async def add_local(self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...]) -> str:
         account_id = secrets.token_hex(16)
         now = utc_now_normalized()
         try:
@@ -106,7 +104,9 @@ class AccountStore:
             row = (await conn.execute(select(accounts).where(accounts.c.username == fold_username(username)))).first()
         if row is None:
             return None
-        return Account(row.id, row.username, row.display_name, row.password_hash, row.auth_source, row.disabled_at is not None)
+        return Account(
+            row.id, row.username, row.display_name, row.password_hash, row.auth_source, row.disabled_at is not None
+        )
 
     async def upsert_external(
         self, source: str, subject: str, username: str, display_name: str, email: str | None, grants: tuple[Grant, ...]
@@ -149,7 +149,9 @@ class AccountStore:
                 await conn.execute(
                     update(accounts)
                     .where(accounts.c.id == account_id)
-                    .values(display_name=(display_name or username or subject)[:200], updated_at=now, last_signin_at=now)
+                    .values(
+                        display_name=(display_name or username or subject)[:200], updated_at=now, last_signin_at=now
+                    )
                 )
             await _replace_grants(conn, account_id, grants, "claims")
         return account_id

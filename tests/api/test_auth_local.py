@@ -30,11 +30,17 @@ async def test_anonymous_callers_reach_no_customer_text(tmp_path: Path) -> None:
         assert health.json()["auth"] == "local"
         assert (await anonymous.get("/signin")).status_code == 200
         assert (await anonymous.get("/auth/me")).json() == {
-            "auth": "local", "signedIn": False, "username": None, "displayName": None, "grants": []
+            "auth": "local",
+            "signedIn": False,
+            "username": None,
+            "displayName": None,
+            "grants": [],
         }
         # a browser on the host itself is not the loopback operator: it signs in like anyone
         async with client(app, LOOPBACK) as local_browser:
-            answer = await local_browser.get("/live/feedback", headers={"Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-origin"})
+            answer = await local_browser.get(
+                "/live/feedback", headers={"Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-origin"}
+            )
             assert answer.status_code == 401
 
 
@@ -53,12 +59,16 @@ async def test_a_clerk_signs_in_writes_with_csrf_and_cannot_read_the_report(tmp_
 
             no_token = await clerk.post("/live/feedback", json=desk_entry("desk-csrf-1"))
             assert no_token.status_code == 403 and no_token.json()["error"] == "csrf_required"
-            wrong = await clerk.post("/live/feedback", json=desk_entry("desk-csrf-1"), headers={"X-CSRF-Token": "0" * 64})
+            wrong = await clerk.post(
+                "/live/feedback", json=desk_entry("desk-csrf-1"), headers={"X-CSRF-Token": "0" * 64}
+            )
             assert wrong.status_code == 403
             saved = await clerk.post("/live/feedback", json=desk_entry("desk-csrf-1"), headers=csrf(clerk))
             assert saved.status_code == 201, saved.text
             cross_site = await clerk.post(
-                "/live/feedback", json=desk_entry("desk-csrf-2"), headers={**csrf(clerk), "Origin": "https://evil.example"}
+                "/live/feedback",
+                json=desk_entry("desk-csrf-2"),
+                headers={**csrf(clerk), "Origin": "https://evil.example"},
             )
             assert cross_site.status_code == 403 and cross_site.json()["error"] == "cross_site_request"
 
@@ -123,7 +133,8 @@ async def test_user_add_is_an_operator_route_and_checks_its_input(tmp_path: Path
             assert refused.status_code == 404
         async with client(app, LOOPBACK) as operator:
             short = await operator.post(
-                "/admin/users", json={"username": "x", "password": "short", "grants": [{"role": "clerk", "store": "s1"}]}
+                "/admin/users",
+                json={"username": "x", "password": "short", "grants": [{"role": "clerk", "store": "s1"}]},
             )
             assert short.status_code == 400 and short.json()["codes"][0]["code"] == "password_invalid"
             role = await operator.post(
@@ -133,6 +144,7 @@ async def test_user_add_is_an_operator_route_and_checks_its_input(tmp_path: Path
         await add_user(app, "dup", ("clerk", "s1"))
         async with client(app, LOOPBACK) as operator:
             again = await operator.post(
-                "/admin/users", json={"username": "DUP", "password": PASSWORD, "grants": [{"role": "clerk", "store": "s1"}]}
+                "/admin/users",
+                json={"username": "DUP", "password": PASSWORD, "grants": [{"role": "clerk", "store": "s1"}]},
             )
             assert again.status_code == 409

@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from feedback_intelligence.store.schema import audit_log
 from tests.support.people import (
-    LOOPBACK,
     ACCEPTED,
+    LOOPBACK,
     add_user,
     client,
     csrf,
@@ -44,16 +44,23 @@ async def test_a_clerk_corrects_within_the_window_a_manager_erases_and_the_text_
         async with client(app) as clerk, client(app) as manager, client(app, LOOPBACK) as operator:
             await sign_in(clerk, "kaisa")
             await sign_in(manager, "pia")
-            saved = await clerk.post("/live/feedback", json=desk_entry("desk-erase-1", SECRET_TEXT), headers=csrf(clerk))
+            saved = await clerk.post(
+                "/live/feedback", json=desk_entry("desk-erase-1", SECRET_TEXT), headers=csrf(clerk)
+            )
             assert saved.status_code == 201
             corpus = await operator.post(
                 "/feedback",
-                json={"id": "corpus-erase-1", "source": "email", "text": SECRET_TEXT,
-                      "timestamp": "2026-11-30T09:00:00+02:00", "acceptedStructure": ACCEPTED},
+                json={
+                    "id": "corpus-erase-1",
+                    "source": "email",
+                    "text": SECRET_TEXT,
+                    "timestamp": "2026-11-30T09:00:00+02:00",
+                    "acceptedStructure": ACCEPTED,
+                },
             )
             assert corpus.status_code == 201, corpus.text
             assert (await operator.get("/report", params={"snapshot": "true"})).status_code == 200
-            snapshot = (tmp_path / "snapshots" / "report-latest.json")
+            snapshot = tmp_path / "snapshots" / "report-latest.json"
             assert "corpus-erase-1" in snapshot.read_text()
 
             # the clerk corrects: a field with its values, the text as a fact; a stale If-Match is 412
@@ -66,10 +73,14 @@ async def test_a_clerk_corrects_within_the_window_a_manager_erases_and_the_text_
                 "/live/feedback/desk-erase-1", json={"severity": "low"}, headers={**csrf(clerk), "If-Match": '"1"'}
             )
             assert stale.status_code == 412 and stale.headers["ETag"] == '"2"'
-            bad = await clerk.patch("/live/feedback/desk-erase-1", json={"severity": "apocalyptic"}, headers=csrf(clerk))
+            bad = await clerk.patch(
+                "/live/feedback/desk-erase-1", json={"severity": "apocalyptic"}, headers=csrf(clerk)
+            )
             assert bad.status_code == 400
             text_fix = await clerk.patch(
-                "/live/feedback/desk-erase-1", json={"text": SECRET_TEXT.replace("Ville Virtanen", "X")}, headers=csrf(clerk)
+                "/live/feedback/desk-erase-1",
+                json={"text": SECRET_TEXT.replace("Ville Virtanen", "X")},
+                headers=csrf(clerk),
             )
             assert text_fix.status_code == 200
             rows = await _audit(app, "live")
@@ -84,10 +95,16 @@ async def test_a_clerk_corrects_within_the_window_a_manager_erases_and_the_text_
             assert (await operator.delete("/feedback/corpus-erase-1")).status_code == 204
             assert (await manager.get("/live/feedback/desk-erase-1")).status_code == 410
             assert (await operator.get("/feedback/corpus-erase-1")).status_code == 410
-            again = await clerk.post("/live/feedback", json=desk_entry("desk-erase-1", SECRET_TEXT), headers=csrf(clerk))
+            again = await clerk.post(
+                "/live/feedback", json=desk_entry("desk-erase-1", SECRET_TEXT), headers=csrf(clerk)
+            )
             assert again.status_code == 410 and again.json() == {"error": "erased", "id": "desk-erase-1"}
-            assert (await operator.post("/feedback", json={"id": "corpus-erase-1", "source": "email", "text": "x",
-                                                           "acceptedStructure": ACCEPTED})).status_code == 410
+            assert (
+                await operator.post(
+                    "/feedback",
+                    json={"id": "corpus-erase-1", "source": "email", "text": "x", "acceptedStructure": ACCEPTED},
+                )
+            ).status_code == 410
             assert (await manager.delete("/live/feedback/desk-erase-1", headers=csrf(manager))).status_code == 410
             assert (await manager.delete("/live/feedback/nothing", headers=csrf(manager))).status_code == 404
 
@@ -114,16 +131,22 @@ async def test_who_may_change_an_entry(tmp_path: Path) -> None:
             await sign_in(clerk, "kaisa")
             await sign_in(manager, "pia")
             await sign_in(other, "olli")
-            assert (await clerk.post("/live/feedback", json=desk_entry("desk-who-1"), headers=csrf(clerk))).status_code == 201
+            assert (
+                await clerk.post("/live/feedback", json=desk_entry("desk-who-1"), headers=csrf(clerk))
+            ).status_code == 201
             await app.state.runtime.channels["live"].store.correct(
                 "desk-who-1", {"store": "s1"}, expected_revision=None, entries=[]
             )
             # the window is over: the clerk may not; the store's manager may; another store's may not
             late = await clerk.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(clerk))
             assert late.status_code == 403 and late.json()["error"] == "correction_forbidden"
-            assert (await other.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(other))).status_code == 403
+            assert (
+                await other.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(other))
+            ).status_code == 403
             assert (await other.delete("/live/feedback/desk-who-1", headers=csrf(other))).status_code == 403
-            assert (await manager.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(manager))).status_code == 200
+            assert (
+                await manager.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(manager))
+            ).status_code == 200
             no_csrf = await manager.delete("/live/feedback/desk-who-1")
             assert no_csrf.status_code == 403 and no_csrf.json()["error"] == "csrf_required"
             bad_match = await manager.patch(

@@ -44,7 +44,12 @@ async def _id_token(client: OidcClient, login: str) -> tuple[str, str]:
         answer = await http.post(
             metadata["token_endpoint"],
             auth=(CLIENT_ID, CLIENT_SECRET),
-            data={"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": flow["v"]},
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": REDIRECT,
+                "code_verifier": flow["v"],
+            },
         )
     answer.raise_for_status()
     return answer.json()["id_token"], flow["n"]

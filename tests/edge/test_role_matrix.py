@@ -12,13 +12,22 @@ from feedback_intelligence.edge.surface import ROUTES, STATIC_PREFIX, Access, Ro
 from tests.support.people import add_user, client, csrf, people_settings, running_app, sign_in
 
 ROLES = {"clerk": ("clerk", "s1"), "manager": ("manager", "s1"), "operator": ("operator", "*")}
-EDGE_REFUSALS = ({"error": "signin_required"}, {"error": "forbidden"}, {"error": "Not Found"}, {"error": "csrf_required"})
+EDGE_REFUSALS = (
+    {"error": "signin_required"},
+    {"error": "forbidden"},
+    {"error": "Not Found"},
+    {"error": "csrf_required"},
+)
 
 
 def _targets() -> list[tuple[str, str, RouteRule]]:
     targets = []
     for rule in ROUTES:
-        path = STATIC_PREFIX + "css/app.css" if rule.prefix else rule.path.replace("{feedback_id}", "m-1").replace("{name}", "swagger-ui.css")
+        path = (
+            STATIC_PREFIX + "css/app.css"
+            if rule.prefix
+            else rule.path.replace("{feedback_id}", "m-1").replace("{name}", "swagger-ui.css")
+        )
         for method in sorted(rule.methods):
             targets.append((method, path, rule))
     return targets
@@ -38,7 +47,7 @@ def _refused_by_edge(answer: httpx.Response) -> bool:
 
 async def _walk(app, people: dict[str, httpx.AsyncClient | None], make_anonymous) -> list[str]:
     wrong = []
-    for method, path, rule in _targets():
+    for method, path, _rule in _targets():
         if path == "/auth/signout":
             continue  # it ends the session the walk signs in with; its own test covers it
         if path == "/favicon.ico":
@@ -84,9 +93,13 @@ async def test_writes_without_the_csrf_token_or_from_another_site_are_refused(tm
                     continue
                 bare = await http.request(method, path, json={})
                 assert bare.status_code == 403 and bare.json()["error"] == "csrf_required", (method, path)
-                cross = await http.request(method, path, json={}, headers={**csrf(http), "Origin": "https://evil.example"})
+                cross = await http.request(
+                    method, path, json={}, headers={**csrf(http), "Origin": "https://evil.example"}
+                )
                 assert cross.status_code == 403 and cross.json()["error"] == "cross_site_request", (method, path)
-                fetch_site = await http.request(method, path, json={}, headers={**csrf(http), "Sec-Fetch-Site": "cross-site"})
+                fetch_site = await http.request(
+                    method, path, json={}, headers={**csrf(http), "Sec-Fetch-Site": "cross-site"}
+                )
                 assert fetch_site.status_code == 403, (method, path)
 
 

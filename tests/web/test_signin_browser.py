@@ -88,14 +88,30 @@ def local() -> Iterator[ServerProcess]:
     with app_server({**DEAD_LLM, "FI_AUTH": "local", "FI_SESSION_SECRET": "local-browser-test"}) as app:
         env = {**os.environ, "FEEDCTL_URL": app.url, "PYTHONPATH": str(REPO), "FEEDCTL_PASSWORD": "myymala-paallikko"}
         added = subprocess.run(
-            [sys.executable, "-m", "feedback_intelligence", "user", "add", "pia", "--role", "manager:s1", "--name", "Pia"],
-            env=env, capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "feedback_intelligence",
+                "user",
+                "add",
+                "pia",
+                "--role",
+                "manager:s1",
+                "--name",
+                "Pia",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert added.returncode == 0, added.stderr
         yield app
 
 
-def test_the_local_sign_in_page_then_a_change_through_the_page_carries_the_csrf_token(pages, local: ServerProcess) -> None:
+def test_the_local_sign_in_page_then_a_change_through_the_page_carries_the_csrf_token(
+    pages, local: ServerProcess
+) -> None:
     page = pages.open(local.url + "/desk")
     expect(page).to_have_url(local.url + "/signin?next=/desk")
     page.locator("#signin-username").fill("pia")

@@ -39,7 +39,9 @@ def people(request: Request) -> People:
 
 class GrantIn(ApiModel):
     role: str = Field(description="`clerk`, `manager` or `operator`.", max_length=16)
-    store: str = Field(CHAIN, description="A store id, or `*` for the chain (an operator is always `*`).", max_length=32)
+    store: str = Field(
+        CHAIN, description="A store id, or `*` for the chain (an operator is always `*`).", max_length=32
+    )
 
 
 class SigninIn(ApiModel):
@@ -83,7 +85,12 @@ def _me(request: Request, p: People) -> MeOut:
 def _session_cookies(response: Response, request: Request, token: str, p: People) -> None:
     secure = identity_of(request.scope).scheme == "https"
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=p.settings.session_max_age_s, path="/", secure=secure, httponly=True,
+        SESSION_COOKIE,
+        token,
+        max_age=p.settings.session_max_age_s,
+        path="/",
+        secure=secure,
+        httponly=True,
         samesite="lax",
     )
     from feedback_intelligence.auth.tokens import token_hash
@@ -137,7 +144,10 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
         raise InputError([Problem(f"Sign-in with a password is off here (FI_AUTH={p.mode}).", "signin_unavailable")])
     try:
         token = await p.sign_in_local(
-            body.username, body.password, identity_of(request.scope).client_ip, cookie_value(request.scope, SESSION_COOKIE)
+            body.username,
+            body.password,
+            identity_of(request.scope).client_ip,
+            cookie_value(request.scope, SESSION_COOKIE),
         )
     except SigninThrottled as stop:
         return JSONResponse(
@@ -222,7 +232,9 @@ async def oidc_callback(
         response.delete_cookie(FLOW_COOKIE, path="/auth/oidc/")
         return response
     settings = p.settings
-    grants = p.grants_from_claims(identity.claims.get(settings.oidc_roles_claim), identity.claims.get(settings.oidc_stores_claim))
+    grants = p.grants_from_claims(
+        identity.claims.get(settings.oidc_roles_claim), identity.claims.get(settings.oidc_stores_claim)
+    )
     account_id = await p.store.upsert_external(
         "oidc", identity.subject, identity.username, identity.display_name, identity.email, grants
     )
@@ -252,7 +264,9 @@ async def add_user(body: UserIn, p: People = Depends(people)) -> Response:
     grants: list[Grant] = []
     for grant in body.grants:
         if grant.role not in ROLES:
-            problems.append(Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants"))
+            problems.append(
+                Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
+            )
         elif not grant.store.strip():
             problems.append(Problem("store must be a store id or '*'.", "store_invalid", field="grants"))
         else:
@@ -260,7 +274,9 @@ async def add_user(body: UserIn, p: People = Depends(people)) -> Response:
     if problems:
         raise InputError(problems)
     try:
-        account_id = await p.store.add_local(body.username, body.displayName or body.username, hash_password(body.password), tuple(grants))
+        account_id = await p.store.add_local(
+            body.username, body.displayName or body.username, hash_password(body.password), tuple(grants)
+        )
     except UsernameTaken:
         return JSONResponse({"error": "username_taken", "username": body.username}, status_code=409)
     return JSONResponse(UserCreated(id=account_id, username=body.username.casefold()).model_dump(), status_code=201)

@@ -102,12 +102,17 @@ def _stale(exc: StaleRevision) -> JSONResponse:
 
 def _allowed(request: Request, rt: Runtime, item: StoredFeedback) -> bool:
     return c.may_change(
-        _actor(request), item, auth_enabled=rt.settings.auth != "none",
-        window_s=rt.settings.correction_window_s, now=c.now_utc(),
+        _actor(request),
+        item,
+        auth_enabled=rt.settings.auth != "none",
+        window_s=rt.settings.correction_window_s,
+        now=c.now_utc(),
     )
 
 
-async def _correct(channel_name: str, feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None, rt: Runtime) -> Response:
+async def _correct(
+    channel_name: str, feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None, rt: Runtime
+) -> Response:
     expected = _expected(if_match)
     item = await _item(channel_name, feedback_id, rt)
     if not _allowed(request, rt, item):
@@ -119,12 +124,16 @@ async def _correct(channel_name: str, feedback_id: str, body: CorrectionIn, requ
     if "text" in changes:
         problems += v.text_errors(changes["text"], rt.settings.text_store_max_chars)
     if "store" in changes and not re.fullmatch(r"[A-Za-z0-9._-]{1,32}", changes["store"]):
-        problems.append(Problem("store must be a store id ([A-Za-z0-9._-], at most 32).", "store_invalid", field="store"))
+        problems.append(
+            Problem("store must be a store id ([A-Za-z0-9._-], at most 32).", "store_invalid", field="store")
+        )
     structural = [k for k in changes if k in c.STRUCTURE_FIELDS]
     if structural:
         merged = c.merged_structure(item, changes)
         if merged is None:
-            problems.append(Problem("This item has no structure to correct; restructure it first.", "structure_missing"))
+            problems.append(
+                Problem("This item has no structure to correct; restructure it first.", "structure_missing")
+            )
         else:
             problems += v.structure_errors(merged, rt.domain)
     if problems:
@@ -159,8 +168,12 @@ async def _erase(channel_name: str, feedback_id: str, request: Request, if_match
         return _forbidden()
     try:
         erased = await c.erase(
-            rt.channels[channel_name], item, _actor(request), expected_revision=expected,
-            prose=rt.report_prose, snapshot_dir=rt.settings.snapshot_dir,
+            rt.channels[channel_name],
+            item,
+            _actor(request),
+            expected_revision=expected,
+            prose=rt.report_prose,
+            snapshot_dir=rt.settings.snapshot_dir,
         )
     except StaleRevision as exc:
         return _stale(exc)
@@ -181,29 +194,67 @@ _DELETE_DESCRIPTION = (
 )
 
 
-@router.patch("/live/feedback/{feedback_id}", tags=["desk"], operation_id="correctDeskEntry", responses=_RESPONSES,
-              summary="Correct one desk entry", description=_PATCH_DESCRIPTION)
-async def correct_live(feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None = _IF_MATCH,
-                       rt: Runtime = Depends(runtime)) -> Response:
+@router.patch(
+    "/live/feedback/{feedback_id}",
+    tags=["desk"],
+    operation_id="correctDeskEntry",
+    responses=_RESPONSES,
+    summary="Correct one desk entry",
+    description=_PATCH_DESCRIPTION,
+)
+async def correct_live(
+    feedback_id: str,
+    body: CorrectionIn,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+) -> Response:
     return await _correct(LIVE, feedback_id, body, request, if_match, rt)
 
 
-@router.delete("/live/feedback/{feedback_id}", status_code=204, tags=["desk"], operation_id="eraseDeskEntry",
-               responses=_RESPONSES, summary="Erase one desk entry", description=_DELETE_DESCRIPTION)
-async def erase_live(feedback_id: str, request: Request, if_match: str | None = _IF_MATCH,
-                     rt: Runtime = Depends(runtime)) -> Response:
+@router.delete(
+    "/live/feedback/{feedback_id}",
+    status_code=204,
+    tags=["desk"],
+    operation_id="eraseDeskEntry",
+    responses=_RESPONSES,
+    summary="Erase one desk entry",
+    description=_DELETE_DESCRIPTION,
+)
+async def erase_live(
+    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+) -> Response:
     return await _erase(LIVE, feedback_id, request, if_match, rt)
 
 
-@router.patch("/feedback/{feedback_id}", tags=["feedback"], operation_id="correctFeedback", responses=_RESPONSES,
-              summary="Correct one corpus item", description=_PATCH_DESCRIPTION + " Operator route.")
-async def correct_corpus(feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None = _IF_MATCH,
-                         rt: Runtime = Depends(runtime)) -> Response:
+@router.patch(
+    "/feedback/{feedback_id}",
+    tags=["feedback"],
+    operation_id="correctFeedback",
+    responses=_RESPONSES,
+    summary="Correct one corpus item",
+    description=_PATCH_DESCRIPTION + " Operator route.",
+)
+async def correct_corpus(
+    feedback_id: str,
+    body: CorrectionIn,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+) -> Response:
     return await _correct(CORPUS, feedback_id, body, request, if_match, rt)
 
 
-@router.delete("/feedback/{feedback_id}", status_code=204, tags=["feedback"], operation_id="eraseFeedback",
-               responses=_RESPONSES, summary="Erase one corpus item", description=_DELETE_DESCRIPTION + " Operator route.")
-async def erase_corpus(feedback_id: str, request: Request, if_match: str | None = _IF_MATCH,
-                       rt: Runtime = Depends(runtime)) -> Response:
+@router.delete(
+    "/feedback/{feedback_id}",
+    status_code=204,
+    tags=["feedback"],
+    operation_id="eraseFeedback",
+    responses=_RESPONSES,
+    summary="Erase one corpus item",
+    description=_DELETE_DESCRIPTION + " Operator route.",
+)
+async def erase_corpus(
+    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+) -> Response:
     return await _erase(CORPUS, feedback_id, request, if_match, rt)

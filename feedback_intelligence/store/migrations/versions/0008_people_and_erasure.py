@@ -4,7 +4,7 @@ Accounts, role grants and sessions (used in the live database only), the erasure
 item's revision (If-Match) and last-write time.
 
 Revision ID: 0008
-Revises: 0007 (the audit log, cherry-picked from feat-alerts; 0005-0007 are other branches: the lead rewrites this line at merge)
+Revises: 0007 (the audit log, from feat-alerts; the lead rewrites down_revision at merge)
 """
 
 import sqlalchemy as sa
