@@ -61,7 +61,9 @@ class People:
     async def from_session_token(self, token: str | None) -> Principal | None:
         if not token or len(token) > 200 or self._store is None:
             return None
-        return await self.store.session_principal(token_hash(token))
+        id_hash = token_hash(token)
+        person = await self.store.session_person(id_hash)
+        return Principal.of(person, id_hash) if person else None
 
     async def from_proxy(self, user: str, name: str, roles: str, stores: str) -> Principal | None:
         """A trusted proxy's identity headers (the caller checked the peer): its account, made at first sight."""
@@ -72,7 +74,8 @@ class People:
             return cached[1]
         grants = parse_grants(_words(roles), _words(stores))
         account_id = await self.store.upsert_external("proxy", user, name or user, name or user, None, grants)
-        principal = await self.store.principal(account_id, f"proxy:{user}") if account_id else None
+        person = await self.store.person(account_id) if account_id else None
+        principal = Principal.of(person, f"proxy:{user}") if person else None
         if len(self._proxy_cache) > 10_000:
             self._proxy_cache.clear()
         self._proxy_cache[key] = (now, principal)

@@ -7,15 +7,13 @@ from typing import cast
 
 from starlette.types import Scope
 
+from feedback_intelligence.store.accounts import Grant, Person
+
+__all__ = ["CHAIN", "ROLES", "STATE_KEY", "Grant", "Principal", "parse_grants", "principal_of"]
+
 ROLES = ("clerk", "manager", "operator")
 CHAIN = "*"  # a grant's store for the whole chain
 STATE_KEY = "principal"
-
-
-@dataclass(frozen=True)
-class Grant:
-    role: str  # clerk | manager | operator
-    store: str  # a store id, or CHAIN
 
 
 @dataclass(frozen=True)
@@ -26,6 +24,10 @@ class Principal:
     grants: tuple[Grant, ...]
     #: What the CSRF token is bound to: the session's id hash, or the proxy's user.
     session_key: str
+
+    @classmethod
+    def of(cls, person: Person, session_key: str) -> Principal:
+        return cls(person.account_id, person.username, person.display_name, person.grants, session_key)
 
     @property
     def roles(self) -> frozenset[str]:

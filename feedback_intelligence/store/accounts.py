@@ -15,7 +15,6 @@ from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from feedback_intelligence.auth.principal import Grant, Principal
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.store.schema import accounts, role_grants, sessions
 
@@ -24,6 +23,22 @@ TOUCH_EVERY_MS = 60_000  # last_seen_at_ms is written at most once a minute
 
 class UsernameTaken(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Grant:
+    role: str  # clerk | manager | operator
+    store: str  # a store id, or * = the chain
+
+
+@dataclass(frozen=True)
+class Person:
+    """An enabled account with its grants, as the people layer turns it into a principal."""
+
+    account_id: str
+    username: str
+    display_name: str
+    grants: tuple[Grant, ...]
 
 
 @dataclass(frozen=True)
@@ -156,13 +171,13 @@ class AccountStore:
             await _replace_grants(conn, account_id, grants, "claims")
         return account_id
 
-    async def principal(self, account_id: str, session_key: str) -> Principal | None:
+    async def person(self, account_id: str) -> Person | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(accounts).where(accounts.c.id == account_id))).first()
             if row is None or row.disabled_at is not None:
                 return None
             grants = await _grants(conn, account_id)
-        return Principal(row.id, row.username, row.display_name, grants, session_key)
+        return Person(row.id, row.username, row.display_name, grants)
 
     async def open_session(self, account_id: str, id_hash: str, max_age_s: int, *, replaces: str | None = None) -> None:
         """A new session row (and the sign-in's time); the caller's previous session, if any, revoked."""
@@ -187,7 +202,7 @@ class AccountStore:
                 update(accounts).where(accounts.c.id == account_id).values(last_signin_at=utc_now_normalized())
             )
 
-    async def session_principal(self, id_hash: str) -> Principal | None:
+    async def session_person(self, id_hash: str) -> Person | None:
         """The person of a live session: not expired, not revoked, the account not disabled."""
         now = _now_ms()
         async with self.engine.connect() as conn:
@@ -207,7 +222,7 @@ class AccountStore:
         if now - row.last_seen_at_ms >= TOUCH_EVERY_MS:
             async with self.engine.begin() as conn:
                 await conn.execute(update(sessions).where(sessions.c.id_hash == id_hash).values(last_seen_at_ms=now))
-        return await self.principal(row.account_id, id_hash)
+        return await self.person(row.account_id)
 
     async def revoke_session(self, id_hash: str) -> bool:
         async with self.engine.begin() as conn:
