@@ -4,6 +4,8 @@ redirect), and the local sign-in page; the pages then work with the session (CSR
 from __future__ import annotations
 
 import json
+import re
+from datetime import UTC, datetime
 import os
 import subprocess
 import sys
@@ -106,6 +108,25 @@ def local() -> Iterator[ServerProcess]:
             timeout=60,
         )
         assert added.returncode == 0, added.stderr
+        operator = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "feedback_intelligence",
+                "user",
+                "add",
+                "olli",
+                "--role",
+                "operator",
+                "--name",
+                "Olli",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert operator.returncode == 0, operator.stderr
         yield app
 
 
@@ -175,3 +196,32 @@ def test_muokkaa_and_poista_on_the_entry_just_saved(pages, local: ServerProcess)
     expect(box).to_contain_text("Merkintä poistettu.")
     assert page.evaluate("async () => (await fetch('/live/feedback/desk-ui-1')).status") == 410
     screenshot(page, "desk-saved-entry-erased")
+
+
+def test_muokkaa_tai_poista_in_the_management_view(pages, local: ServerProcess) -> None:
+    item = {
+        "id": "corpus-ui-1",
+        "source": "email",
+        "text": "Kylmäallas oli lämmin koko aamun, maito lämmintä.",
+        "timestamp": datetime.now(UTC).isoformat(),
+        "acceptedStructure": {
+            "category": "maito_kylma",
+            "theme": "kylmäketju",
+            "severity": "high",
+            "type": "complaint",
+            "language": "fi",
+        },
+    }
+    assert httpx.post(local.url + "/feedback", json=item, timeout=10).status_code == 201  # a loopback program
+    page = pages.open(local.url + "/signin?next=/")
+    page.locator("#signin-username").fill("olli")
+    page.locator("#signin-password").fill("myymala-paallikko")
+    page.locator("#signin-btn").click()
+    expect(page).to_have_url(local.url + "/")
+    page.get_by_role("button", name=re.compile("Näytä")).first.click()
+    dialog = page.locator("dialog")
+    dialog.get_by_role("button", name="Muokkaa tai poista").first.click()
+    dialog.locator("#saved-entry-erase").click()
+    dialog.locator("#saved-entry-erase").click()
+    expect(dialog).to_contain_text("Merkintä poistettu.")
+    assert httpx.get(local.url + "/feedback/corpus-ui-1", timeout=10).status_code == 410

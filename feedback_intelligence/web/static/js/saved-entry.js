@@ -17,10 +17,12 @@ const TEXTS = {
   stale: "Merkintää on muutettu toisaalla. Päivitä sivu ja yritä uudelleen.",
   empty: "Teksti ei voi olla tyhjä.",
   failed: "Muutos ei onnistunut. Yritä uudelleen.",
+  notYours: "Vain ylläpito voi muuttaa raportin merkintöjä.",
 };
 
-/** Show the saved entry in ``box`` (a container element), replacing what it showed before. */
-export function showSavedEntry(box, id, text) {
+/** Show the entry in ``box`` (a container element), replacing what it showed before. ``base`` is the
+ * channel's path: ``/live/feedback`` (the desk) or ``/feedback`` (the corpus the report reads). */
+export function showSavedEntry(box, id, text, { base = "/live/feedback", heading = TEXTS.heading } = {}) {
   let revision = 1;
   const message = h("p", { class: "message", role: "status" });
   const shown = h("p", { class: "saved-text" }, text);
@@ -40,6 +42,7 @@ export function showSavedEntry(box, id, text) {
   const answer = async (response, done) => {
     if (response.ok) return done(response);
     if (response.status === 403) say(TEXTS.forbidden, "warn");
+    else if (response.status === 404 && base === "/feedback") say(TEXTS.notYours, "warn");
     else if (response.status === 410) say(TEXTS.gone, "warn");
     else if (response.status === 412) say(TEXTS.stale, "warn");
     else say(TEXTS.failed, "error");
@@ -53,7 +56,7 @@ export function showSavedEntry(box, id, text) {
   const save = button(TEXTS.saveEdit, "saved-entry-save", async () => {
     const value = area.value.trim();
     if (!value) return say(TEXTS.empty, "warn");
-    const response = await request(`/live/feedback/${encodeURIComponent(id)}`, {
+    const response = await request(`${base}/${encodeURIComponent(id)}`, {
       method: "PATCH", body: { text: value }, headers: { "If-Match": `"${revision}"` },
     }).catch(() => null);
     if (!response) return say(TEXTS.failed, "error");
@@ -73,7 +76,7 @@ export function showSavedEntry(box, id, text) {
       erase.textContent = TEXTS.confirmErase;
       return undefined;
     }
-    const response = await request(`/live/feedback/${encodeURIComponent(id)}`, {
+    const response = await request(`${base}/${encodeURIComponent(id)}`, {
       method: "DELETE", headers: { "If-Match": `"${revision}"` },
     }).catch(() => null);
     if (!response) return say(TEXTS.failed, "error");
@@ -81,6 +84,6 @@ export function showSavedEntry(box, id, text) {
       replace(box, h("p", { class: "message", role: "status" }, TEXTS.erased));
     });
   });
-  replace(box, h("h3", {}, TEXTS.heading), shown, area, h("div", { class: "actions" }, edit, save, erase), message);
+  replace(box, h("h3", {}, heading), shown, area, h("div", { class: "actions" }, edit, save, erase), message);
   box.hidden = false;
 }
