@@ -4,12 +4,12 @@ redirect), and the local sign-in page; the pages then work with the session (CSR
 from __future__ import annotations
 
 import json
-import re
-from datetime import UTC, datetime
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import pytest
