@@ -9,7 +9,8 @@ const ERRORS = {
 
 function nextPath() {
   const value = new URLSearchParams(location.search).get("next") || "/";
-  return value.startsWith("/") && !value.startsWith("//") ? value : "/";
+  // only a path of this service: "//host", or a backslash that browsers read as "/", would leave it
+  return value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : "/";
 }
 
 function show(id, on = true) {
