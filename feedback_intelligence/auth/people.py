@@ -33,7 +33,7 @@ class SigninThrottled(Exception):
 class People:
     def __init__(self, settings: AuthSettings, storage: Storage) -> None:
         self.settings = settings
-        self.csrf = CsrfTokens(settings.session_secret)
+        self.csrf = CsrfTokens(settings.session_secret, warn=settings.enabled)
         self._store: AccountStore | None = None
         self._throttle = FixedWindowRateLimiter(storage)
         self._per_user = parse(settings.login_rate_limit)

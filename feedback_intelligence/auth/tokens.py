@@ -31,15 +31,16 @@ def token_hash(token: str) -> str:
 
 
 class CsrfTokens:
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self, secret: str | None, *, warn: bool = True) -> None:
         if secret:
             self._secret = secret.encode()
         else:
             self._secret = secrets.token_bytes(32)
-            log.warning(
-                "FI_SESSION_SECRET is unset: CSRF tokens are signed with a secret generated at start-up; "
-                "replicas behind one balancer must share a configured FI_SESSION_SECRET"
-            )
+            if warn:
+                log.warning(
+                    "FI_SESSION_SECRET is unset: CSRF tokens are signed with a secret generated at start-up; "
+                    "replicas behind one balancer must share a configured FI_SESSION_SECRET"
+                )
 
     def for_key(self, session_key: str) -> str:
         return hmac.new(self._secret, f"fi-csrf:v1:{session_key}".encode(), hashlib.sha256).hexdigest()

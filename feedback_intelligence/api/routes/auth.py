@@ -45,28 +45,30 @@ class GrantIn(ApiModel):
 
 
 class SigninIn(ApiModel):
-    username: str = Field(min_length=1, max_length=100)
-    password: str = Field(min_length=1, max_length=MAX_LENGTH)
+    username: str = Field(min_length=1, max_length=100, description="The sign-in name (case does not matter).")
+    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="The account's password.")
 
 
 class MeOut(ApiModel):
     auth: str = Field(description="`none`, `local`, `oidc` or `proxy` (FI_AUTH).")
-    signedIn: bool
-    username: str | None = None
-    displayName: str | None = None
-    grants: list[GrantIn] = Field(default_factory=list)
+    signedIn: bool = Field(description="A person is signed in on this request.")
+    username: str | None = Field(None, description="Their sign-in name (case-folded).")
+    displayName: str | None = Field(None, description="The name the pages show.")
+    grants: list[GrantIn] = Field(default_factory=list, description="Their roles, each of a store or `*` the chain.")
 
 
 class UserIn(ApiModel):
-    username: str = Field(min_length=1, max_length=100, pattern=r"^[^\s:]+$")
-    displayName: str | None = Field(None, max_length=200)
-    password: str = Field(min_length=1, max_length=MAX_LENGTH)
-    grants: list[GrantIn] = Field(min_length=1, max_length=100)
+    username: str = Field(
+        min_length=1, max_length=100, pattern=r"^[^\s:]+$", description="The sign-in name (no spaces or colons)."
+    )
+    displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
+    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="At least 10 characters.")
+    grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
 
 
 class UserCreated(ApiModel):
-    id: str
-    username: str
+    id: str = Field(description="The new account's id (audit rows name it).")
+    username: str = Field(description="The sign-in name as stored (case-folded).")
 
 
 def _me(request: Request, p: People) -> MeOut:
@@ -123,6 +125,8 @@ async def signin_page() -> Response:
     response_model=MeOut,
     operation_id="getSignedIn",
     summary="Who is signed in (FI_AUTH and the person's role grants)",
+    description="What the pages show in their top bar and the sign-in page starts from: `signedIn` false "
+    "for an anonymous caller (and always under FI_AUTH=none).",
     responses=errors(429),
 )
 async def me(request: Request, p: People = Depends(people)) -> MeOut:
@@ -175,6 +179,8 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
     response_model=MeOut,
     operation_id="signOut",
     summary="Sign out: the session is revoked and its cookies cleared",
+    description="Answers the same whether or not a session was there. Under FI_AUTH=proxy the proxy's own "
+    "sign-out ends the person's session; this only clears the cookies.",
     responses=errors(429),
 )
 async def signout(request: Request, p: People = Depends(people)) -> Response:

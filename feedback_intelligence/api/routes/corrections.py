@@ -44,11 +44,11 @@ class CorrectionIn(ApiModel):
 
     text: str | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
     store: str | None = Field(None, max_length=32, description="The store id.")
-    category: str | None = Field(None, max_length=64)
-    theme: str | None = Field(None, max_length=200)
-    severity: str | None = Field(None, max_length=64)
-    type: str | None = Field(None, max_length=64)
-    sentiment: str | None = Field(None, max_length=64)
+    category: str | None = Field(None, max_length=64, description="The domain's category key.")
+    theme: str | None = Field(None, max_length=200, description="The short theme.")
+    severity: str | None = Field(None, max_length=64, description="The domain's severity key.")
+    type: str | None = Field(None, max_length=64, description="The domain's type key.")
+    sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
 
 
 def _actor(request: Request) -> c.Actor:
