@@ -45,7 +45,7 @@ class CorrectionIn(ApiModel):
     text: str | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
     store: str | None = Field(None, max_length=32, description="The store id.")
     category: str | None = Field(None, max_length=64, description="The domain's category key.")
-    theme: str | None = Field(None, max_length=200, description="The short theme.")
+    theme: m.Theme | None = Field(None, description="The short theme (bounded and normalised as at saving).")
     severity: str | None = Field(None, max_length=64, description="The domain's severity key.")
     type: str | None = Field(None, max_length=64, description="The domain's type key.")
     sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
