@@ -248,6 +248,34 @@ class EdgeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class AuthSettings:
+    """Who is signed in and how (``settings.auth``; ADR 0030)."""
+
+    mode: str  # none | local | oidc | proxy
+    session_secret: str | None
+    session_max_age_s: int
+    login_rate_limit: str
+    login_address_rate_limit: str
+    correction_window_s: int
+    oidc_issuer: str | None
+    oidc_client_id: str | None
+    oidc_client_secret: str | None
+    oidc_scopes: str
+    oidc_roles_claim: str
+    oidc_stores_claim: str
+    oidc_role_map: dict[str, str]
+    oidc_redirect_url: str | None
+    proxy_user_header: str
+    proxy_name_header: str
+    proxy_roles_header: str
+    proxy_stores_header: str
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "none"
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerSettings:
     """The structure-later worker (``settings.worker``)."""
 
@@ -346,6 +374,27 @@ class Settings(BaseSettings):
     max_connections_per_address: int = Field(64, ge=1, le=100_000)
     connection_share_exempt: StringList = Field(default_factory=lambda: ["127.0.0.1", "::1"])
 
+    # people and permissions (ADR 0030): none = today's open desk, stated at boot and in /health
+    auth: Literal["none", "local", "oidc", "proxy"] = "none"
+    session_secret: str | None = None  # signs the CSRF token; unset = generated at start (one replica)
+    session_max_age_s: int = Field(12 * 3600, ge=300, le=30 * 86_400)
+    login_rate_limit: str = "5/300seconds"  # failed sign-ins per user name
+    login_address_rate_limit: str = "30/300seconds"  # sign-in attempts per client address
+    correction_window_s: int = Field(15 * 60, ge=0, le=30 * 86_400)  # a clerk corrects their own entry
+    oidc_issuer: str | None = None  # https://login.microsoftonline.com/<tenant>/v2.0, …
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    oidc_scopes: str = "openid profile email"
+    oidc_roles_claim: str = "roles"  # a list (or space-separated string) of roles
+    oidc_stores_claim: str = "stores"  # a list of store ids, or "*"
+    # the provider's role names → ours, e.g. {"FI.Manager": "manager"}; our own names always map
+    oidc_role_map: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    oidc_redirect_url: str | None = None  # unset = this service's /auth/oidc/callback as called
+    proxy_user_header: str = "x-forwarded-user"
+    proxy_name_header: str = "x-forwarded-preferred-username"
+    proxy_roles_header: str = "x-forwarded-groups"
+    proxy_stores_header: str = "x-forwarded-stores"
+
     # domain and input rules
     domain: str = "retail"
     domains_root: Path | None = None
@@ -437,6 +486,27 @@ class Settings(BaseSettings):
                 raise ValueError(f"'{entry}' is not an IP address or CIDR") from exc
         return value
 
+    @field_validator("oidc_role_map", mode="before")
+    @classmethod
+    def _role_map(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise ValueError('must be a JSON object, e.g. {"FI.Manager": "manager"}') from exc
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and v in ("clerk", "manager", "operator") for k, v in value.items()
+        ):
+            raise ValueError("must map the provider's role names to clerk, manager or operator")
+        return value
+
+    @field_validator("proxy_user_header", "proxy_name_header", "proxy_roles_header", "proxy_stores_header")
+    @classmethod
+    def _header_name(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9-]{1,64}", value):
+            raise ValueError("must be an HTTP header name")
+        return value.lower()
+
     @field_validator("prior_fields")
     @classmethod
     def _structure_fields(cls, value: list[str] | None) -> list[str] | None:
@@ -461,7 +531,9 @@ class Settings(BaseSettings):
                 raise ValueError(f"'{origin}' must be an origin like https://shop.example (no path)")
         return value
 
-    @field_validator("rate_limit", "audience_rate_limit", "visitor_issue_limit")
+    @field_validator(
+        "rate_limit", "audience_rate_limit", "visitor_issue_limit", "login_rate_limit", "login_address_rate_limit"
+    )
     @classmethod
     def _rate(cls, value: str) -> str:
         from limits import parse
@@ -529,6 +601,10 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"FI_MAX_BODY_BYTES: must be at least FI_TEXT_STORE_MAX_CHARS ({self.text_store_max_chars})"
             )
+        if self.auth == "oidc" and not (self.oidc_issuer and self.oidc_client_id and self.oidc_client_secret):
+            raise ValueError("FI_AUTH: oidc needs FI_OIDC_ISSUER, FI_OIDC_CLIENT_ID and FI_OIDC_CLIENT_SECRET")
+        if self.auth == "proxy" and not self.trusted_proxies:
+            raise ValueError("FI_AUTH: proxy needs FI_TRUSTED_PROXIES (the identity header is believed from them only)")
         if self.llm_backend == "embedded" and self.llm_model is not None:
             # Found at boot, not minutes later as a model that never loads.
             model = Path(self.llm_model).expanduser()
@@ -594,6 +670,29 @@ class Settings(BaseSettings):
             max_connections=self.max_connections,
             request_read_timeout_s=self.request_read_timeout_s,
             keep_alive_timeout_s=self.keep_alive_timeout_s,
+        )
+
+    @property
+    def auth_settings(self) -> AuthSettings:
+        return AuthSettings(
+            mode=self.auth,
+            session_secret=self.session_secret,
+            session_max_age_s=self.session_max_age_s,
+            login_rate_limit=self.login_rate_limit,
+            login_address_rate_limit=self.login_address_rate_limit,
+            correction_window_s=self.correction_window_s,
+            oidc_issuer=self.oidc_issuer,
+            oidc_client_id=self.oidc_client_id,
+            oidc_client_secret=self.oidc_client_secret,
+            oidc_scopes=self.oidc_scopes,
+            oidc_roles_claim=self.oidc_roles_claim,
+            oidc_stores_claim=self.oidc_stores_claim,
+            oidc_role_map=dict(self.oidc_role_map),
+            oidc_redirect_url=self.oidc_redirect_url,
+            proxy_user_header=self.proxy_user_header,
+            proxy_name_header=self.proxy_name_header,
+            proxy_roles_header=self.proxy_roles_header,
+            proxy_stores_header=self.proxy_stores_header,
         )
 
     @property

@@ -47,4 +47,8 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 if [ "$mode" = test ]; then
   scripts/services.sh
+  # The OpenID Connect provider the sign-in tests start (npm oidc-provider, pinned by its lock file).
+  if command -v npm >/dev/null 2>&1 && [ ! -d tests/oidc_provider/node_modules/oidc-provider ]; then
+    (cd tests/oidc_provider && npm ci --no-audit --no-fund --prefer-offline >/dev/null)
+  fi
 fi

@@ -82,6 +82,7 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "playwright": lambda: _module("playwright"),
     "nginx": lambda: _file(NGINX),
     "node": lambda: _tool("node"),
+    "oidc-provider": lambda: _file(str(Path(__file__).parent / "oidc_provider" / "node_modules" / "oidc-provider")),
     "llama_cpp": lambda: _module("llama_cpp"),
     "packaged model": _packaged_model,
     "jsonschema_rs": lambda: _module("jsonschema_rs"),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,13 +14,19 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.openapi import camel_operation_id, install_openapi
-from feedback_intelligence.api.routes import admin, cases, desk, docs, health, report
+from feedback_intelligence.api.routes import admin, auth, cases, corrections, desk, docs, health, report
 from feedback_intelligence.api.routes.pages import include_pages
-from feedback_intelligence.api.runtime import build_runtime, load_configured_domain
+from feedback_intelligence.api.runtime import Runtime, build_runtime, load_configured_domain
+from feedback_intelligence.auth.oidc import OidcClient
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
+from feedback_intelligence.services.channels import LIVE
 from feedback_intelligence.services.warmup import warm_at_start
 from feedback_intelligence.settings import Settings, load_settings
+from feedback_intelligence.store.accounts import AccountStore
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None, *, backend: LlmBackend | None = None) -> FastAPI:
@@ -28,6 +36,7 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
+        bind_people(app, edge.people, settings, rt)
         # Warm in the background: the service answers at once, and the first press finds the model warm.
         warming = (
             asyncio.create_task(warm_at_start(rt.runner.backends or {"default": rt.backend}, rt.interpret.structuring))
@@ -56,10 +65,12 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(desk.router)
+    app.include_router(corrections.router)
     app.include_router(report.router)
     include_pages(app)
     app.include_router(admin.router)
     app.include_router(cases.router)
+    app.include_router(auth.router)
     app.include_router(docs.router)
     install_openapi(app, domain, settings)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
@@ -69,6 +80,20 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     )
     app.state.edge = edge
     return app
+
+
+def bind_people(app: FastAPI, people: People, settings: Settings, rt: Runtime) -> None:
+    """The accounts live in the live database (ADR 0024 section 6); FI_AUTH said plainly at boot."""
+    people.bind(AccountStore(rt.channels[LIVE].store.engine))
+    if settings.auth == "oidc":
+        app.state.oidc = OidcClient(settings.auth_settings, settings.session_secret or secrets.token_hex(32))
+    if settings.auth == "none":
+        log.warning(
+            "FI_AUTH=none: no sign-in; anyone who can reach this service reads every entry and writes at the desk "
+            "(set FI_AUTH=local, oidc or proxy for accounts and roles; docs/operations.md)"
+        )
+    else:
+        log.info("FI_AUTH=%s: customer text only for signed-in people with a role (docs/adr/0030)", settings.auth)
 
 
 def _runtime_part(app: FastAPI, name: str) -> Any:

@@ -14,7 +14,7 @@ from starlette.routing import Match
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
-from feedback_intelligence.store.feedback_store import DuplicateId, StoreFull, StoreUnavailable
+from feedback_intelligence.store.feedback_store import DuplicateId, Erased, StoreFull, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +147,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> Response:
         return error_response(404, {"error": "not found", "id": exc.feedback_id})
+
+    @app.exception_handler(Erased)
+    async def _erased(_: Request, exc: Erased) -> Response:  # a tombstone: never stored again (ADR 0024 s. 7)
+        return error_response(410, {"error": "erased", "id": exc.feedback_id})
 
     @app.exception_handler(DuplicateId)
     async def _duplicate(_: Request, exc: DuplicateId) -> Response:  # a retried save: nothing was changed

@@ -40,6 +40,7 @@ from limits.aio.strategies import FixedWindowRateLimiter
 from limits.storage import storage_from_string
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import Kind, OperatorAuth, classify_scope
@@ -69,11 +70,14 @@ def build_storage(redis_url: str | None) -> Storage:
 
 
 def client_key(scope: Scope) -> str:
-    """The bucket a request belongs to: its signed visitor key behind a trusted proxy, else its
-    address's aggregate (an IPv6 /64; edge/identity.py).
+    """The bucket a request belongs to: the signed-in person; else its signed visitor key behind a
+    trusted proxy, else its address's aggregate (an IPv6 /64; edge/identity.py).
 
     The in-flight limit uses the same key, so "one client" means the same thing to both."""
     identity = identity_of(scope)
+    principal = principal_of(scope)
+    if principal is not None:  # a signed-in person is one client wherever they sign in from
+        return f"person:{principal.account_id}"
     visitor_id = scope["state"].get(VISITOR_STATE_KEY)
     if identity.via_proxy and visitor_id:
         return f"visitor:{visitor_id}"

@@ -13,10 +13,14 @@ routes' client-disconnect detection), listed here from the outside in:
 5. CrossSiteGuard   a state-changing request from another site's page (``Origin``,
                     ``Sec-Fetch-Site``) is 403; programs that send neither pass.
 6. VisitorKey       reads the signed visitor key; page responses hand out a new one when missing.
+6b. People          (FI_AUTH other than none, ADR 0030) the signed-in person from the session cookie
+                    or a trusted proxy's identity header; a state-changing request with a person's
+                    browser credentials and no CSRF token is 403 here.
 7. RateLimit        per-client / per-visitor fixed window under the audience ceiling; 429 here.
                     Before the surface check, so probing hidden paths is charged like anything else.
 8. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
-                    anything else is the app's ordinary 404.
+                    anything else is the app's ordinary 404. With FI_AUTH on, the table's roles
+                    column decides public routes (401 anonymous, 403 without the role).
 9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
                     inside the cheap refusals above so they never read a body at all.
 10. InflightLimit   one LLM request in flight per client, and at most half the gate's slots per
@@ -36,11 +40,13 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
 from feedback_intelligence.edge.identity import Aggregation, ClientIdentityMiddleware, TrustedProxies
 from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
 from feedback_intelligence.edge.origin import CrossSiteGuardMiddleware
+from feedback_intelligence.edge.people import PeopleMiddleware
 from feedback_intelligence.edge.ratelimit import (
     ClientPolicy,
     EdgeRateLimiter,
@@ -69,6 +75,7 @@ class Edge:
     per_address: InflightLimiter
     aggregation: Aggregation
     issue_limit: IssueLimit
+    people: People
 
     async def aclose(self) -> None:
         await self.inflight.aclose()
@@ -78,7 +85,7 @@ class Edge:
 def build_edge(
     settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
 ) -> Edge:
-    auth = OperatorAuth(settings.operator_token)
+    auth = OperatorAuth(settings.operator_token, loopback_programs_only=settings.auth != "none")
     edge = settings.edge
     if inflight is None:
         inflight = _inflight(settings, edge.max_inflight_llm_per_client, "fi-edge:inflight:")
@@ -94,6 +101,7 @@ def build_edge(
         per_address=per_address,
         aggregation=Aggregation(edge.ipv6_prefix, edge.ipv4_prefix),
         issue_limit=IssueLimit(storage, edge.visitor_issue_limit),
+        people=People(settings.auth_settings, storage),
     )
 
 
@@ -142,8 +150,9 @@ def install_edge(
         *cors,
         (CrossSiteGuardMiddleware, {"cors_origins": settings.cors_origins}),
         (VisitorKeyMiddleware, {"keys": edge.visitors, "issue_allowed": edge.issue_limit}),
+        (PeopleMiddleware, {"people": edge.people, "trusted": edge.trusted}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
-        (RouteSurfaceMiddleware, {"auth": edge.auth}),
+        (RouteSurfaceMiddleware, {"auth": edge.auth, "auth_enabled": edge.people.enabled}),
         (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
         (
             InflightLimitMiddleware,

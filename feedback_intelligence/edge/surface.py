@@ -14,6 +14,14 @@ Decisions recorded here:
 - ``GET /report?snapshot=true`` writes the saved snapshot, so it is an operator write even though
   ``GET /report`` is public. Any ``snapshot`` value that is not plainly false counts (fail closed).
 - Static assets live under one prefix (``STATIC_PREFIX``), served to the public as a whole.
+
+With ``FI_AUTH`` other than ``none`` (ADR 0030) the ``roles`` column decides who reaches a public
+route: the signed-in roles listed there (``ANYONE`` = also an anonymous caller; only routes that return
+no customer text), and always an operator (the role, loopback or the token). A public route whose row
+names no roles is reached by operators only (fail closed). An anonymous caller gets 401 (a page: a
+redirect to the sign-in page), a signed-in one without the role 403; operator routes stay a 404 to
+everyone but operators. A browser on the loopback address signs in like anyone: with FI_AUTH on,
+only a loopback *program* (no ``Sec-Fetch-*`` header, as browsers send) is the loopback operator.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import hmac
 import re
 from dataclasses import dataclass, field
 from typing import cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -60,6 +68,8 @@ class RouteRule:
     visitor: bool = False  # its response issues the signed visitor key when the caller has none
     operator_query: str | None = None  # a query flag that turns the request into an operator write
     prefix: bool = False
+    #: With FI_AUTH on: the signed-in roles that reach it (ANYONE: anonymous too); operators always.
+    roles: frozenset[str] | None = frozenset()
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -84,6 +94,7 @@ def _rule(
     visitor: bool = False,
     operator_query: str | None = None,
     prefix: bool = False,
+    roles: frozenset[str] | None = frozenset(),
 ) -> RouteRule:
     return RouteRule(
         frozenset(methods.split()),
@@ -94,38 +105,52 @@ def _rule(
         visitor=visitor,
         operator_query=operator_query,
         prefix=prefix,
+        roles=roles,
     )
 
 
 PUBLIC, OPERATOR = Access.PUBLIC, Access.OPERATOR
 STATIC_PREFIX = "/static/"
+ANYONE: frozenset[str] | None = None  # no customer text: an anonymous caller too
+DESK = frozenset({"clerk", "manager"})  # the desk: clerks write, managers handle their store's entries
+MANAGERS = frozenset({"manager"})  # the report and the management view
 
 # ── The table ────────────────────────────────────────────────────────────────────────────────────
 ROUTES: tuple[RouteRule, ...] = (
     # public: what the desk page and the management view need, and the probes
-    _rule("GET", "/health", PUBLIC),
-    _rule("GET", "/livez", PUBLIC),
-    _rule("GET", "/schema", PUBLIC, visitor=True),
-    _rule("POST", "/interpret", PUBLIC, llm=True),
-    _rule("POST", "/interpret/proposal", PUBLIC),  # the rules alone: no LLM, so no in-flight place
-    _rule("POST", "/live/feedback", PUBLIC, llm=True),
-    _rule("GET", "/live/feedback", PUBLIC),
-    _rule("GET", "/live/feedback/{feedback_id}", PUBLIC),
-    _rule("GET", "/live/report", PUBLIC),
-    _rule("GET", "/live/version", PUBLIC),
-    _rule("GET", "/report", PUBLIC, operator_query="snapshot"),
-    _rule("GET", "/report/snapshot", PUBLIC),
-    _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML),
-    _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True),
-    _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True),
-    _rule("GET", "/desk", PUBLIC, kind=Kind.PAGE, visitor=True),
-    _rule("GET", "/desk.html", PUBLIC, kind=Kind.PAGE, visitor=True),
-    _rule("GET", STATIC_PREFIX, PUBLIC, kind=Kind.ASSET, prefix=True),
-    _rule("GET", "/favicon.ico", PUBLIC, kind=Kind.ASSET),
+    _rule("GET", "/health", PUBLIC, roles=ANYONE),
+    _rule("GET", "/livez", PUBLIC, roles=ANYONE),
+    _rule("GET", "/schema", PUBLIC, visitor=True, roles=ANYONE),  # the taxonomy: no customer text
+    _rule("POST", "/interpret", PUBLIC, llm=True, roles=DESK),
+    _rule("POST", "/interpret/proposal", PUBLIC, roles=DESK),  # the rules alone: no LLM, no in-flight place
+    _rule("POST", "/live/feedback", PUBLIC, llm=True, roles=DESK),
+    _rule("GET", "/live/feedback", PUBLIC, roles=DESK),
+    _rule("GET", "/live/feedback/{feedback_id}", PUBLIC, roles=DESK),
+    # correct and erase: who may touch which entry is the route's own rule (own entry in the window,
+    # a manager's store); under FI_AUTH=none the window alone (services/corrections.py)
+    _rule("PATCH DELETE", "/live/feedback/{feedback_id}", PUBLIC, roles=DESK),
+    _rule("GET", "/live/report", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/live/version", PUBLIC, roles=DESK),
+    _rule("GET", "/report", PUBLIC, operator_query="snapshot", roles=MANAGERS),
+    _rule("GET", "/report/snapshot", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
+    _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
+    _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
+    _rule("GET", "/desk", PUBLIC, kind=Kind.PAGE, visitor=True, roles=DESK),
+    _rule("GET", "/desk.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=DESK),
+    _rule("GET", STATIC_PREFIX, PUBLIC, kind=Kind.ASSET, prefix=True, roles=ANYONE),
+    _rule("GET", "/favicon.ico", PUBLIC, kind=Kind.ASSET, roles=ANYONE),
+    # signing in and out (ADR 0030): reached by anyone, they return no customer text
+    _rule("GET", "/signin", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
+    _rule("POST", "/auth/signin", PUBLIC, roles=ANYONE),
+    _rule("POST", "/auth/signout", PUBLIC, roles=ANYONE),
+    _rule("GET", "/auth/me", PUBLIC, roles=ANYONE),
+    _rule("GET", "/auth/oidc/login", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
+    _rule("GET", "/auth/oidc/callback", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
     # operator: corpus channel, maintenance, telemetry, metrics, the operator board, the docs
     _rule("POST", "/feedback", OPERATOR, llm=True),
     _rule("GET", "/feedback", OPERATOR),
-    _rule("GET", "/feedback/{feedback_id}", OPERATOR),
+    _rule("GET PATCH DELETE", "/feedback/{feedback_id}", OPERATOR),
     _rule("POST", "/live/restructure", OPERATOR),
     _rule("GET", "/telemetry/corrections", OPERATOR),
     _rule("GET", "/metrics", OPERATOR),
@@ -139,6 +164,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("PUT", "/cases/{ref}/owner", OPERATOR),
     _rule("POST", "/cases/{ref}/notes", OPERATOR),
     _rule("GET", "/audit", OPERATOR),
+    _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),
@@ -207,10 +233,14 @@ def classify_scope(scope: Scope) -> Classified:
 
 
 class OperatorAuth:
-    """Direct loopback, or the operator token (``Authorization: Bearer`` or ``X-Operator-Token``)."""
+    """Direct loopback, or the operator token (``Authorization: Bearer`` or ``X-Operator-Token``).
 
-    def __init__(self, token: str | None) -> None:
+    With ``loopback_programs_only`` (FI_AUTH on) a loopback caller that says it is a browser
+    (``Sec-Fetch-Mode``/``Sec-Fetch-Site``) is not the operator: it signs in like anyone."""
+
+    def __init__(self, token: str | None, *, loopback_programs_only: bool = False) -> None:
         self._token = token.encode() if token else None
+        self.loopback_programs_only = loopback_programs_only
 
     def token_ok(self, scope: Scope) -> bool:
         if self._token is None:
@@ -227,28 +257,84 @@ class OperatorAuth:
         # compare every offer in constant time; no early exit on the first match either
         return any([hmac.compare_digest(candidate, self._token) for candidate in offered])
 
+    def _loopback_operator(self, scope: Scope) -> bool:
+        if not identity_of(scope).is_direct_loopback:
+            return False
+        if not self.loopback_programs_only:
+            return True
+        return header(scope, b"sec-fetch-mode") is None and header(scope, b"sec-fetch-site") is None
+
     def is_operator(self, scope: Scope) -> bool:
         state = scope.setdefault("state", {})
         if "is_operator" not in state:
-            state["is_operator"] = identity_of(scope).is_direct_loopback or self.token_ok(scope)
+            state["is_operator"] = self._loopback_operator(scope) or self.token_ok(scope)
         return bool(state["is_operator"])
 
 
 NOT_FOUND_BODY = {"error": "Not Found"}  # the body the app answers for a path it does not have
+SIGNIN_REQUIRED_BODY = {"error": "signin_required", "message": "Sign in first (/signin)."}
+FORBIDDEN_BODY = {"error": "forbidden", "message": "Your account's roles do not reach this."}
+SIGNIN_PAGE = "/signin"
+
+
+def role_verdict(route: Classified, roles: frozenset[str] | None) -> int:
+    """With FI_AUTH on and the caller not an operator: 200 (pass), 401, 403 or 404 by the table.
+
+    ``roles`` is the signed-in person's roles, None for an anonymous caller."""
+    if roles is not None and "operator" in roles:
+        return 200
+    if route.rule is None or not route.public:
+        return 404
+    allowed = route.rule.roles
+    if allowed is None:  # ANYONE
+        return 200
+    if roles is None:
+        return 401
+    return 200 if roles & allowed else 403
 
 
 class RouteSurfaceMiddleware:
-    """Public routes pass; operator routes pass for operators; everything else is an ordinary 404."""
+    """Public routes pass; operator routes pass for operators; everything else is an ordinary 404.
 
-    def __init__(self, app: ASGIApp, auth: OperatorAuth) -> None:
+    With ``auth_enabled`` the roles column decides too (see the module's docstring)."""
+
+    def __init__(self, app: ASGIApp, auth: OperatorAuth, auth_enabled: bool = False) -> None:
         self.app = app
         self.auth = auth
+        self.auth_enabled = auth_enabled
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if classify_scope(scope).public or self.auth.is_operator(scope):
+        route = classify_scope(scope)
+        if self.auth.is_operator(scope) or (not self.auth_enabled and route.public):
             await self.app(scope, receive, send)
             return
-        await send_json(send, 404, NOT_FOUND_BODY)
+        if not self.auth_enabled:
+            await send_json(send, 404, NOT_FOUND_BODY)
+            return
+        principal = scope["state"].get("principal")
+        verdict = role_verdict(route, principal.roles if principal is not None else None)
+        if verdict == 200:
+            await self.app(scope, receive, send)
+        elif verdict == 401 and route.kind is Kind.PAGE and scope["method"] in ("GET", "HEAD"):
+            target = quote(route_path(scope), safe="/")
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 303,
+                    "headers": [
+                        (b"location", f"{SIGNIN_PAGE}?next={target}".encode()),
+                        (b"content-length", b"0"),
+                        (b"cache-control", b"no-store"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+        elif verdict == 401:
+            await send_json(send, 401, SIGNIN_REQUIRED_BODY)
+        elif verdict == 403:
+            await send_json(send, 403, FORBIDDEN_BODY)
+        else:
+            await send_json(send, 404, NOT_FOUND_BODY)

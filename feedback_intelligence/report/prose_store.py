@@ -36,11 +36,20 @@ class ProseStore(Protocol):
         """Enter to try the key's lock: yields ``True`` when this caller holds it until exit."""
         ...
 
+    async def clear(self) -> int:
+        """Drop every layer (an erasure: layers quote texts); returns how many went."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
 class MemoryProseStore:
     """One process: a small LRU of layers and a set of keys being generated."""
+
+    async def clear(self) -> int:
+        dropped = len(self._layers)
+        self._layers.clear()
+        return dropped
 
     def __init__(self, entries: int = MEMORY_ENTRIES) -> None:
         self._entries = entries
@@ -90,6 +99,13 @@ class RedisProseStore:
             log.warning("report prose store unreachable: %s", exc)
             return None
         return None if raw is None else ProseLayer.model_validate_json(raw)
+
+    async def clear(self) -> int:
+        """Every layer of this gate's namespace (raises when Redis is away: the erasure says so)."""
+        keys = [key async for key in self._redis.scan_iter(match=f"{self._prefix}:layer:*", count=500)]
+        if keys:
+            await self._redis.delete(*keys)
+        return len(keys)
 
     async def put(self, key: str, layer: ProseLayer, ttl_s: float) -> None:
         try:

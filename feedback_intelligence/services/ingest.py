@@ -27,7 +27,7 @@ from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store.feedback_store import DuplicateId
+from feedback_intelligence.store.feedback_store import DuplicateId, Erased
 from feedback_intelligence.structuring.service import StructuringService
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,8 @@ class IngestService:
 
     async def ingest(self, channel: Channel, command: IngestCommand, *, visitor: str) -> StoredFeedback:
         """``visitor``: whose fair share a structuring call counts against, as the edge named it."""
+        if command.id is not None and await channel.store.erased(command.id):
+            raise Erased(command.id)  # an erased item never comes back, not even by an idempotent re-import
         if command.id is not None and await channel.store.exists(command.id):
             raise DuplicateId(command.id)
         timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()

@@ -11,14 +11,24 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import bindparam, delete, event, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, delete, event, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
-from feedback_intelligence.store.schema import counters, feedback, feedback_alerts
+from feedback_intelligence.store import audit
+from feedback_intelligence.store.schema import (
+    case_notes,
+    cases,
+    counters,
+    erased_items,
+    feedback,
+    feedback_alerts,
+    outbox,
+)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 VERSION_COUNTER = "version"
@@ -39,6 +49,23 @@ class DuplicateId(Exception):
     def __init__(self, feedback_id: str) -> None:
         self.feedback_id = feedback_id
         super().__init__(f"duplicate id {feedback_id!r}")
+
+
+class Erased(Exception):
+    """The id belongs to an erased item (its tombstone): never stored again (410 ``erased``)."""
+
+    def __init__(self, feedback_id: str) -> None:
+        super().__init__(feedback_id)
+        self.feedback_id = feedback_id
+
+
+class StaleRevision(Exception):
+    """``If-Match`` named another revision than the row's (412)."""
+
+    def __init__(self, feedback_id: str, current: int) -> None:
+        super().__init__(feedback_id)
+        self.feedback_id = feedback_id
+        self.current = current
 
 
 class StoreUnavailable(Exception):
@@ -179,6 +206,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA secure_delete=ON")  # an erased item's bytes are overwritten, not left in free pages
     cursor.close()
 
 
@@ -337,6 +365,22 @@ async def _bump(conn: AsyncConnection, name: str) -> int:
     return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
 
 
+async def _tombstoned(conn: AsyncConnection, feedback_id: str) -> bool:
+    found = await conn.scalar(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id == feedback_id))
+    return found is not None
+
+
+# Erasure (ADR 0024 section 7): every table that holds rows of an item, children first, each with the
+# column that names the item; one delete per entry, in this order, in the erasure's transaction.
+ERASURE_DELETES: tuple[tuple[Table, str], ...] = (
+    (outbox, "feedback_id"),
+    (case_notes, "feedback_id"),
+    (cases, "feedback_id"),
+    (feedback_alerts, "feedback_id"),
+    (feedback, "id"),
+)
+
+
 class FeedbackStore:
     """The feedback rows and counters of one channel, in the database at ``url`` (SQLite or PostgreSQL).
 
@@ -377,10 +421,13 @@ class FeedbackStore:
     ) -> int | None:
         """Insert a row; with ``bump``, also move that counter in the same transaction (so a saved row
         and the version that announces it can never part) and return its new value. ``also`` writes
-        what commits with the row (its case and notifications) in that same transaction."""
+        what commits with the row (its case and notifications) in that same transaction. A tombstoned
+        id raises :class:`Erased`."""
         try:
             derived = self.derive(record) if self.derive is not None else None
             async with self.engine.begin() as conn:
+                if await _tombstoned(conn, record.id):
+                    raise Erased(record.id)
                 row = _record_to_row(record)
                 if derived is not None and self.derive is not None:
                     row.update(_derived_values(derived, self.derive.rev))
@@ -398,6 +445,83 @@ class FeedbackStore:
         async with self.engine.connect() as conn:
             found = await conn.scalar(select(feedback.c.id).where(feedback.c.id == feedback_id))
         return found is not None
+
+    @_translate_unavailability
+    async def erased(self, feedback_id: str) -> bool:
+        async with self.engine.connect() as conn:
+            return await _tombstoned(conn, feedback_id)
+
+    @_translate_unavailability
+    async def revision(self, feedback_id: str) -> tuple[int, str] | None:
+        """The row's ``(revision, created_at)``, or None when there is no such row."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(feedback.c.revision, feedback.c.created_at).where(feedback.c.id == feedback_id)
+                )
+            ).first()
+        return (int(row.revision), row.created_at) if row else None
+
+    @_translate_unavailability
+    async def correct(
+        self,
+        feedback_id: str,
+        values: dict[str, Any],
+        *,
+        expected_revision: int | None,
+        entries: list[audit.AuditEntry],
+    ) -> int | None:
+        """Write a person's correction with its audit rows and the version tick in one transaction.
+
+        Returns the new revision; None when the row is gone; :class:`StaleRevision` when ``If-Match``
+        named another. A pending row is settled: the person wins over the worker."""
+        now = utc_now_normalized()
+        statement = update(feedback).where(feedback.c.id == feedback_id)
+        if expected_revision is not None:
+            statement = statement.where(feedback.c.revision == expected_revision)
+        statement = statement.values(
+            **values,
+            structure_due=False,
+            lease_owner=None,
+            lease_until_ms=None,
+            revision=feedback.c.revision + 1,
+            updated_at=now,
+        )
+        async with self.engine.begin() as conn:
+            if (await conn.execute(statement)).rowcount == 0:
+                current = await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id))
+                if current is None:
+                    return None
+                raise StaleRevision(feedback_id, int(current))
+            await audit.append(conn, entries)
+            await _bump(conn, VERSION_COUNTER)
+            return int(await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id)) or 0)
+
+    @_translate_unavailability
+    async def erase(self, feedback_id: str, entry: audit.AuditEntry, *, expected_revision: int | None) -> bool:
+        """Delete the item's rows (children first), leave its tombstone, redact its audit rows, append the
+        fact, tick the version: one transaction. Then, on SQLite, truncate the WAL, so the deleted bytes
+        (overwritten by ``secure_delete``) do not live on in the log. False when there is no such row."""
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(select(feedback.c.store, feedback.c.revision).where(feedback.c.id == feedback_id))
+            ).first()
+            if row is None:
+                return False
+            if expected_revision is not None and int(row.revision) != expected_revision:
+                raise StaleRevision(feedback_id, int(row.revision))
+            for table, column in ERASURE_DELETES:
+                await conn.execute(delete(table).where(table.c[column] == feedback_id))
+            await conn.execute(
+                insert(erased_items).values(feedback_id=feedback_id, erased_at=entry.at, store=row.store)
+            )
+            await audit.redact_item(conn, feedback_id)
+            await audit.append(conn, [entry])
+            await _bump(conn, VERSION_COUNTER)
+        if self.engine.dialect.name == "sqlite":
+            async with self.engine.connect() as conn:
+                await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True
 
     @_translate_unavailability
     async def get(self, feedback_id: str) -> StoredFeedback | None:
@@ -462,6 +586,8 @@ class FeedbackStore:
                 structure_due=False,
                 lease_owner=None,
                 lease_until_ms=None,
+                revision=feedback.c.revision + 1,
+                updated_at=utc_now_normalized(),
             )
         )
         async with self.engine.begin() as conn:
@@ -474,7 +600,11 @@ class FeedbackStore:
         statement = (
             update(feedback)
             .where(feedback.c.id == feedback_id)
-            .values(alerts_json=_dumps([a.to_json() for a in alerts]))
+            .values(
+                alerts_json=_dumps([a.to_json() for a in alerts]),
+                revision=feedback.c.revision + 1,
+                updated_at=utc_now_normalized(),
+            )
         )
         async with self.engine.begin() as conn:
             rows = (await conn.execute(statement)).rowcount

@@ -10,10 +10,12 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
     Text,
+    UniqueConstraint,
     false,
     text,
 )
@@ -67,6 +69,9 @@ feedback = Table(
     Column("text_folded", Text, nullable=True),
     Column("corrected_fields", String(200), nullable=True),
     Column("derived_rev", String(32), nullable=True),
+    # +1 on every write of the row after the insert (worker, restructure, correction): If-Match (0008)
+    Column("revision", Integer, nullable=False, server_default=text("1")),
+    Column("updated_at", String(33), nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
@@ -168,4 +173,55 @@ case_notes = Table(
     Column("author_name", String(100), nullable=True),
     Column("text", Text, nullable=False),
     Index("ix_case_notes_feedback_at", "feedback_id", "at"),
+)
+
+# ── Issue 28 (0008): tombstones, and the people (read and written in the live database only) ──────
+
+# An erased item leaves only this: no text, no derived field, no author (docs/data-model.md).
+erased_items = Table(
+    "erased_items",
+    metadata,
+    Column("feedback_id", String(100), primary_key=True),
+    Column("erased_at", String(33), nullable=False),
+    Column("store", String(32), nullable=True),
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("username", String(100), nullable=False, unique=True),  # case-folded
+    Column("display_name", String(200), nullable=False),
+    Column("email", String(254), nullable=True),
+    Column("password_hash", String(200), nullable=True),  # Argon2 (local); null for SSO
+    Column("auth_source", String(8), nullable=False),  # local | oidc | proxy
+    Column("subject", String(255), nullable=True),  # OIDC iss+sub, or the proxy's user
+    Column("created_at", String(33), nullable=False),
+    Column("updated_at", String(33), nullable=False),
+    Column("last_signin_at", String(33), nullable=True),
+    Column("disabled_at", String(33), nullable=True),
+    UniqueConstraint("auth_source", "subject", name="uq_accounts_source_subject"),
+)
+
+role_grants = Table(
+    "role_grants",
+    metadata,
+    Column("account_id", String(32), ForeignKey("accounts.id"), nullable=False),
+    Column("role", String(16), nullable=False),  # clerk | manager | operator
+    Column("store", String(32), nullable=False),  # a store id, or * = the chain
+    Column("origin", String(8), nullable=False),  # manual | claims
+    PrimaryKeyConstraint("account_id", "role", "store", name="pk_role_grants"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),  # SHA-256 of the cookie's token, never the token
+    Column("account_id", String(32), ForeignKey("accounts.id"), nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("last_seen_at_ms", BigInteger, nullable=False),
+    Column("expires_at_ms", BigInteger, nullable=False),
+    Column("revoked_at_ms", BigInteger, nullable=True),
+    Index("ix_sessions_account_id", "account_id"),
+    Index("ix_sessions_expires_at_ms", "expires_at_ms"),
 )

@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.timestamps import parse_normalized
+from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store.feedback_store import (
     VERSION_COUNTER,
@@ -130,7 +131,12 @@ class StructureQueue:
             lease_until_ms=None,
         )
         async with self.engine.begin() as conn:
-            if (await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount == 0:
+            written: dict[str, Any] = {
+                **values,
+                "revision": feedback.c.revision + 1,  # a write: If-Match
+                "updated_at": utc_now_normalized(),
+            }
+            if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
                 return None
             await write_derived(conn, self.store.derive, [claim.item.id])
             return await _bump(conn, VERSION_COUNTER)

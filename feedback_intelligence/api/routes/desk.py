@@ -22,6 +22,7 @@ from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.proposal import propose
 from feedback_intelligence.services.restructure import RestructureInterrupted
+from feedback_intelligence.store.feedback_store import Erased
 
 router = APIRouter()
 
@@ -251,8 +252,11 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackIt
     problems = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
     if problems:
         raise InputError(problems)
-    row = await rt.channels[channel_name].store.get(feedback_id)
+    store = rt.channels[channel_name].store
+    row = await store.get(feedback_id)
     if row is None:
+        if await store.erased(feedback_id):
+            raise Erased(feedback_id)  # 410
         raise NotFound(feedback_id)
     return m.FeedbackItem.model_validate(row.to_json())
 
@@ -260,7 +264,7 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackIt
 @router.get(
     "/feedback/{feedback_id}",
     response_model=m.FeedbackItem,
-    responses=errors(400, 404, 429, 503),
+    responses={**errors(400, 404, 429, 503), 410: {"description": "The item was erased."}},
     tags=["feedback"],
     operation_id="getFeedback",
     summary="One corpus item by id",
@@ -273,7 +277,7 @@ async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.Fe
 @router.get(
     "/live/feedback/{feedback_id}",
     response_model=m.FeedbackItem,
-    responses=errors(400, 404, 429, 503),
+    responses={**errors(400, 404, 429, 503), 410: {"description": "The entry was erased."}},
     tags=["desk"],
     operation_id="getDeskEntry",
     summary="One desk entry by id",

@@ -76,6 +76,11 @@ class HealthBody(ApiModel):
         description="With several backends: true while one is `down`, `failing` or `stalled` and the others serve.",
     )
     backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
+    auth: str | None = Field(
+        None,
+        description="FI_AUTH: `none` (no sign-in: anyone who reaches the service reads and writes), `local`, "
+        "`oidc` or `proxy`.",
+    )
     engines: list[EngineRow] | None = Field(
         None, description="With the embedded backend: each engine process, its restarts and memory."
     )
@@ -98,6 +103,7 @@ async def health(rt: Runtime = Depends(runtime)) -> Response:
     body = report.to_json()
     if backlog is not None:
         body["backlog"] = backlog
+    body["auth"] = rt.settings.auth  # said plainly: none means an open desk
     return JSONResponse(body, status_code=report.http_status)
 
 

@@ -34,6 +34,11 @@ class _RevalidatingStatic(StaticFiles):
         return response
 
 
+def page_response(name: str) -> FileResponse:
+    """One of the shipped pages, revalidated at every load."""
+    return _page(name)
+
+
 def _page(name: str) -> FileResponse:
     return FileResponse(STATIC_DIR / name, media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
 

@@ -20,9 +20,23 @@ export function apiUrl(path, params) {
   return url;
 }
 
+/** The CSRF token of a signed-in session (the fi_csrf cookie), sent back on every change (ADR 0030). */
+export function csrfToken(doc = globalThis.document) {
+  const cookies = doc && typeof doc.cookie === "string" ? doc.cookie.split(";") : [];
+  for (const part of cookies) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === "fi_csrf") return rest.join("=");
+  }
+  return "";
+}
+
 /** fetch with JSON in and out; credentials stay same-origin (the edge's visitor cookie rides along). */
 export function request(path, { method = "GET", body, params, signal, headers = {} } = {}) {
   const init = { method, signal, credentials: "same-origin", headers: { Accept: "application/json", ...headers } };
+  if (method !== "GET" && method !== "HEAD") {
+    const token = csrfToken();
+    if (token) init.headers["X-CSRF-Token"] = token;
+  }
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -6,6 +6,7 @@ import { byId, h, replace, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
+import { showSavedEntry } from "./saved-entry.js";
 import {
   alertsBlock, chartSections, moderationBlock, narrativeOrigin, proseStatus, sentimentPills, themeCard, themesFromItems,
 } from "./report-view.js";
@@ -594,6 +595,7 @@ async function onSave(event) {
   if (response.status === 201 || response.status === 409) {
     endEntry({ clearText: true });
     say(el.entryMessage, t(response.status === 409 ? "save.dup" : "save.ok"), "ok");
+    if (response.status === 201) showSavedEntry(byId("saved-entry"), body.id, body.text); // muokkaa, poista
     el.text.focus();
     loadSegment();
     return;

@@ -11,6 +11,7 @@ import { applyStatic, formatDate, formatTime, initialLanguage, translator } from
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { showSavedEntry } from "./saved-entry.js";
 import { reportWindow } from "./window.js";
 
 const POLL_MS = 1500;
@@ -68,9 +69,23 @@ function openSources(title, sources, opener, unrated) {
   const ctx = { t: state.t, labels: state.labels };
   dialogOpener = opener;
   el.dialogTitle.textContent = state.t("dialog.sources", { title });
-  el.dialogList.replaceChildren(...sources.map((src) => sourceItem(src, ctx, { unrated })));
+  el.dialogList.replaceChildren(...sources.map((src) => withChange(sourceItem(src, ctx, { unrated }), src)));
   el.dialog.showModal();
   el.dialogClose.focus();
+}
+
+/** "Muokkaa tai poista" under an item of the report (issue 28): the corpus item, through the operator's
+ * PATCH/DELETE /feedback/{id}; the server says who may. */
+function withChange(item, src) {
+  if (!src.feedbackId) return item;
+  const box = h("div", { class: "saved-entry", hidden: true });
+  const open = h("button", { type: "button", class: "btn btn-link" }, "Muokkaa tai poista");
+  open.addEventListener("click", () => {
+    open.hidden = true;
+    showSavedEntry(box, src.feedbackId, src.text, { base: "/feedback", heading: "Merkintä" });
+  });
+  item.append(open, box);
+  return item;
 }
 
 function closeSources() {

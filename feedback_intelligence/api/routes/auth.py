@@ -1,0 +1,292 @@
+"""Signing in and out (FI_AUTH ``local`` and ``oidc``), who am I, and the operator's ``user add``.
+
+The session cookie ``fi_session`` is HttpOnly, SameSite=Lax (the provider's redirect back is a
+top-level navigation) and Secure when the request came over HTTPS; it holds a random token whose
+SHA-256 is the session's key. A new token at every sign-in, the old one revoked (ADR 0030).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import Field
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
+from feedback_intelligence.api.routes.pages import page_response
+from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
+from feedback_intelligence.auth.passwords import MAX_LENGTH, hash_password, password_problem
+from feedback_intelligence.auth.people import People, SigninThrottled
+from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
+from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
+from feedback_intelligence.edge.identity import identity_of
+from feedback_intelligence.edge.visitor import cookie_value
+from feedback_intelligence.store.accounts import UsernameTaken
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["people"])
+
+
+def people(request: Request) -> People:
+    return request.app.state.edge.people
+
+
+class GrantIn(ApiModel):
+    role: str = Field(description="`clerk`, `manager` or `operator`.", max_length=16)
+    store: str = Field(
+        CHAIN, description="A store id, or `*` for the chain (an operator is always `*`).", max_length=32
+    )
+
+
+class SigninIn(ApiModel):
+    username: str = Field(min_length=1, max_length=100, description="The sign-in name (case does not matter).")
+    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="The account's password.")
+
+
+class MeOut(ApiModel):
+    auth: str = Field(description="`none`, `local`, `oidc` or `proxy` (FI_AUTH).")
+    signedIn: bool = Field(description="A person is signed in on this request.")
+    username: str | None = Field(None, description="Their sign-in name (case-folded).")
+    displayName: str | None = Field(None, description="The name the pages show.")
+    grants: list[GrantIn] = Field(default_factory=list, description="Their roles, each of a store or `*` the chain.")
+
+
+class UserIn(ApiModel):
+    username: str = Field(
+        min_length=1, max_length=100, pattern=r"^[^\s:]+$", description="The sign-in name (no spaces or colons)."
+    )
+    displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
+    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="At least 10 characters.")
+    grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
+
+
+class UserCreated(ApiModel):
+    id: str = Field(description="The new account's id (audit rows name it).")
+    username: str = Field(description="The sign-in name as stored (case-folded).")
+
+
+def _me(request: Request, p: People) -> MeOut:
+    principal = principal_of(request.scope)
+    if principal is None:
+        return MeOut(auth=p.mode, signedIn=False)
+    return MeOut(
+        auth=p.mode,
+        signedIn=True,
+        username=principal.username,
+        displayName=principal.display_name,
+        grants=[GrantIn(role=g.role, store=g.store) for g in principal.grants],
+    )
+
+
+def _session_cookies(response: Response, request: Request, token: str, p: People) -> None:
+    secure = identity_of(request.scope).scheme == "https"
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=p.settings.session_max_age_s,
+        path="/",
+        secure=secure,
+        httponly=True,
+        samesite="lax",
+    )
+    from feedback_intelligence.auth.tokens import token_hash
+
+    response.set_cookie(
+        CSRF_COOKIE, p.csrf.for_key(token_hash(token)), path="/", secure=secure, httponly=False, samesite="strict"
+    )
+
+
+def _clear_cookies(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    response.delete_cookie(CSRF_COOKIE, path="/")
+
+
+def _safe_next(value: str | None) -> str:
+    """Only a path of this service (no scheme, no host, no //): never an open redirect."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    parts = urlsplit(value)
+    return value if not parts.scheme and not parts.netloc else "/"
+
+
+@router.get("/signin", include_in_schema=False)
+async def signin_page() -> Response:
+    return page_response("signin.html")
+
+
+@router.get(
+    "/auth/me",
+    response_model=MeOut,
+    operation_id="getSignedIn",
+    summary="Who is signed in (FI_AUTH and the person's role grants)",
+    description="What the pages show in their top bar and the sign-in page starts from: `signedIn` false "
+    "for an anonymous caller (and always under FI_AUTH=none).",
+    responses=errors(429),
+)
+async def me(request: Request, p: People = Depends(people)) -> MeOut:
+    return _me(request, p)
+
+
+@router.post(
+    "/auth/signin",
+    response_model=MeOut,
+    operation_id="signIn",
+    summary="Sign in with a local account (FI_AUTH=local): sets the session cookie",
+    description="A new session at every sign-in; the browser's earlier one is revoked. 401 `signin_failed` "
+    "for a wrong name or password (the same answer for both), 429 `signin_throttled` after "
+    "FI_LOGIN_RATE_LIMIT failures at one name or FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one address.",
+    responses={**errors(400, 429), 401: {"description": "Wrong name or password."}},
+)
+async def signin(body: SigninIn, request: Request, p: People = Depends(people)) -> Response:
+    if p.mode != "local":
+        raise InputError([Problem(f"Sign-in with a password is off here (FI_AUTH={p.mode}).", "signin_unavailable")])
+    try:
+        token = await p.sign_in_local(
+            body.username,
+            body.password,
+            identity_of(request.scope).client_ip,
+            cookie_value(request.scope, SESSION_COOKIE),
+        )
+    except SigninThrottled as stop:
+        return JSONResponse(
+            {
+                "error": "signin_throttled",
+                "retryAfterSeconds": stop.retry_after_s,
+                "message": f"Too many sign-in attempts; try again in {stop.retry_after_s} s.",
+            },
+            status_code=429,
+            headers={"Retry-After": str(stop.retry_after_s)},
+        )
+    if token is None:
+        log.info("sign-in refused for %r from %s", body.username[:100], identity_of(request.scope).client_ip)
+        return JSONResponse({"error": "signin_failed", "message": "Wrong user name or password."}, status_code=401)
+    principal = await p.from_session_token(token)
+    assert principal is not None
+    request.scope["state"]["principal"] = principal
+    response = JSONResponse(_me(request, p).model_dump(mode="json"))
+    _session_cookies(response, request, token, p)
+    return response
+
+
+@router.post(
+    "/auth/signout",
+    response_model=MeOut,
+    operation_id="signOut",
+    summary="Sign out: the session is revoked and its cookies cleared",
+    description="Answers the same whether or not a session was there. Under FI_AUTH=proxy the proxy's own "
+    "sign-out ends the person's session; this only clears the cookies.",
+    responses=errors(429),
+)
+async def signout(request: Request, p: People = Depends(people)) -> Response:
+    if p.enabled and p.mode != "proxy":
+        await p.sign_out(cookie_value(request.scope, SESSION_COOKIE))
+    response = JSONResponse(MeOut(auth=p.mode, signedIn=False).model_dump(mode="json"))
+    _clear_cookies(response)
+    return response
+
+
+def _oidc(request: Request) -> OidcClient:
+    client = getattr(request.app.state, "oidc", None)
+    if client is None:
+        raise InputError([Problem("Single sign-on is off here (FI_AUTH is not oidc).", "signin_unavailable")])
+    return client
+
+
+def _redirect_uri(request: Request, p: People) -> str:
+    if p.settings.oidc_redirect_url:
+        return p.settings.oidc_redirect_url
+    identity = identity_of(request.scope)
+    host = request.headers.get("host", "localhost")
+    return f"{identity.scheme}://{host}/auth/oidc/callback"
+
+
+@router.get("/auth/oidc/login", include_in_schema=False)
+async def oidc_login(request: Request, next: str | None = None, p: People = Depends(people)) -> Response:
+    client = _oidc(request)
+    try:
+        url, flow = await client.begin(_redirect_uri(request, p), _safe_next(next))
+    except OidcError as exc:
+        log.warning("OIDC sign-in could not start: %s", exc)
+        return RedirectResponse("/signin?error=provider", status_code=303)
+    response = RedirectResponse(url, status_code=303)
+    secure = identity_of(request.scope).scheme == "https"
+    response.set_cookie(
+        FLOW_COOKIE, flow, max_age=FLOW_MAX_AGE_S, path="/auth/oidc/", secure=secure, httponly=True, samesite="lax"
+    )
+    return response
+
+
+@router.get("/auth/oidc/callback", include_in_schema=False)
+async def oidc_callback(
+    request: Request, code: str | None = None, state: str | None = None, p: People = Depends(people)
+) -> Response:
+    client = _oidc(request)
+    try:
+        flow = client.read_flow(request.cookies.get(FLOW_COOKIE))
+        if not code or not state:
+            raise OidcError(f"the provider answered without a code ({request.query_params.get('error')})")
+        identity = await client.finish(flow, code, state)
+    except OidcError as exc:
+        log.warning("OIDC sign-in refused: %s", exc)
+        response = RedirectResponse("/signin?error=sso", status_code=303)
+        response.delete_cookie(FLOW_COOKIE, path="/auth/oidc/")
+        return response
+    settings = p.settings
+    grants = p.grants_from_claims(
+        identity.claims.get(settings.oidc_roles_claim), identity.claims.get(settings.oidc_stores_claim)
+    )
+    account_id = await p.store.upsert_external(
+        "oidc", identity.subject, identity.username, identity.display_name, identity.email, grants
+    )
+    if account_id is None:
+        return RedirectResponse("/signin?error=disabled", status_code=303)
+    token = await p.open_session(account_id, cookie_value(request.scope, SESSION_COOKIE))
+    response = RedirectResponse(flow.get("next") or "/", status_code=303)
+    response.delete_cookie(FLOW_COOKIE, path="/auth/oidc/")
+    _session_cookies(response, request, token, p)
+    return response
+
+
+@router.post(
+    "/admin/users",
+    status_code=201,
+    response_model=UserCreated,
+    operation_id="addUser",
+    tags=["operator"],
+    summary="Add a local account with its role grants (feedctl user add)",
+    description="The first operator's bootstrap and every local account after it. Operator route.",
+    responses={**errors(400, 429), 409: {"description": "The user name is taken."}},
+)
+async def add_user(body: UserIn, p: People = Depends(people)) -> Response:
+    problems: list[str] = []
+    if (problem := password_problem(body.password)) is not None:
+        problems.append(Problem(problem, "password_invalid", field="password"))
+    grants: list[Grant] = []
+    for grant in body.grants:
+        if grant.role not in ROLES:
+            problems.append(
+                Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
+            )
+        elif not grant.store.strip():
+            problems.append(Problem("store must be a store id or '*'.", "store_invalid", field="grants"))
+        else:
+            grants.append(Grant(grant.role, CHAIN if grant.role == "operator" else grant.store.strip()))
+    if problems:
+        raise InputError(problems)
+    try:
+        account_id = await p.store.add_local(
+            body.username, body.displayName or body.username, hash_password(body.password), tuple(grants)
+        )
+    except UsernameTaken:
+        return JSONResponse({"error": "username_taken", "username": body.username}, status_code=409)
+    return JSONResponse(UserCreated(id=account_id, username=body.username.casefold()).model_dump(), status_code=201)
+
+
+def me_json(request: Request) -> dict[str, Any]:
+    return _me(request, people(request)).model_dump(mode="json")

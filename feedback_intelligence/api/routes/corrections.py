@@ -1,0 +1,260 @@
+"""Correct (PATCH) and erase (DELETE) one item of either channel (issue 28; ADR 0024 section 7).
+
+400 a broken rule, 403 not yours to change (services/corrections.py says who may), 404 no such item,
+410 erased, 412 ``If-Match`` names another revision (the answer's ``ETag`` is the current one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from fastapi import APIRouter, Depends, Header, Request
+from pydantic import Field
+from starlette.responses import JSONResponse, Response
+
+from feedback_intelligence.api import models as m
+from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.errors import InputError, NotFound
+from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
+from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.auth.principal import principal_of
+from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.services import corrections as c
+from feedback_intelligence.services.channels import CORPUS, LIVE
+from feedback_intelligence.store.feedback_store import Erased, StaleRevision
+
+router = APIRouter()
+
+_RESPONSES = {
+    **errors(400, 404, 429, 503),
+    403: {"description": "`correction_forbidden`: not this caller's to change (role, store or the correction window)."},
+    410: {"description": "`erased`: the item was erased."},
+    412: {"description": "`revision_mismatch`: `If-Match` names another revision; `ETag` is the current one."},
+}
+_IF_MATCH = Header(None, alias="If-Match", description='The revision read before (`"3"`, from the ETag); optional.')
+
+
+class CorrectionIn(ApiModel):
+    """The fields to change; any left out stay as they are."""
+
+    text: str | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
+    store: str | None = Field(None, max_length=32, description="The store id.")
+    category: str | None = Field(None, max_length=64, description="The domain's category key.")
+    theme: m.Theme | None = Field(None, description="The short theme (bounded and normalised as at saving).")
+    severity: str | None = Field(None, max_length=64, description="The domain's severity key.")
+    type: str | None = Field(None, max_length=64, description="The domain's type key.")
+    sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
+
+
+def _actor(request: Request) -> c.Actor:
+    principal = principal_of(request.scope)
+    operator = request.app.state.edge.auth.is_operator(request.scope)
+    if principal is not None:
+        return c.Actor("account", principal.account_id, principal.display_name[:100], principal, operator)
+    if operator:
+        return c.Actor("operator", None, None, None, True)
+    visitor = request.scope.get("state", {}).get(VISITOR_STATE_KEY)
+    hashed = hashlib.sha256(visitor.encode()).hexdigest()[:16] if visitor else None
+    return c.Actor("visitor", hashed, None)
+
+
+def _expected(if_match: str | None) -> int | None:
+    if if_match is None or if_match.strip() == "*":
+        return None
+    found = re.fullmatch(r'\s*(?:W/)?"?(\d{1,9})"?\s*', if_match)
+    if not found:
+        raise InputError([Problem('If-Match must be a revision such as "3".', "if_match_invalid", field="If-Match")])
+    return int(found.group(1))
+
+
+async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedback:
+    problems = v.id_errors(feedback_id, rt.settings.id_max_length)
+    if problems:
+        raise InputError(problems)
+    store = rt.channels[channel_name].store
+    item = await store.get(feedback_id)
+    if item is None:
+        if await store.erased(feedback_id):
+            raise Erased(feedback_id)
+        raise NotFound(feedback_id)
+    return item
+
+
+def _forbidden() -> JSONResponse:
+    return JSONResponse(
+        {"error": "correction_forbidden", "message": "This entry is not yours to change (role, store or time)."},
+        status_code=403,
+    )
+
+
+def _stale(exc: StaleRevision) -> JSONResponse:
+    return JSONResponse(
+        {"error": "revision_mismatch", "id": exc.feedback_id, "revision": exc.current},
+        status_code=412,
+        headers={"ETag": f'"{exc.current}"'},
+    )
+
+
+def _allowed(request: Request, rt: Runtime, item: StoredFeedback) -> bool:
+    return c.may_change(
+        _actor(request),
+        item,
+        auth_enabled=rt.settings.auth != "none",
+        window_s=rt.settings.correction_window_s,
+        now=c.now_utc(),
+    )
+
+
+async def _correct(
+    channel_name: str, feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None, rt: Runtime
+) -> Response:
+    expected = _expected(if_match)
+    item = await _item(channel_name, feedback_id, rt)
+    if not _allowed(request, rt, item):
+        return _forbidden()
+    changes = {k: val for k, val in body.model_dump(exclude_none=True).items()}
+    problems: list[str] = []
+    if not changes:
+        problems.append(Problem("Name at least one field to correct.", "correction_empty"))
+    if "text" in changes:
+        problems += v.text_errors(changes["text"], rt.settings.text_store_max_chars)
+    if "store" in changes and not re.fullmatch(r"[A-Za-z0-9._-]{1,32}", changes["store"]):
+        problems.append(
+            Problem("store must be a store id ([A-Za-z0-9._-], at most 32).", "store_invalid", field="store")
+        )
+    structural = [k for k in changes if k in c.STRUCTURE_FIELDS]
+    if structural:
+        merged = c.merged_structure(item, changes)
+        if merged is None:
+            problems.append(
+                Problem("This item has no structure to correct; restructure it first.", "structure_missing")
+            )
+        else:
+            problems += v.structure_errors(merged, rt.domain)
+    if problems:
+        raise InputError(problems)
+    values, entries = c.correction_values(item, changes, rt.domain, _actor(request))
+    channel = rt.channels[channel_name]
+    if values:
+        try:
+            revision = await channel.store.correct(feedback_id, values, expected_revision=expected, entries=entries)
+        except StaleRevision as exc:
+            return _stale(exc)
+        if revision is None:
+            raise NotFound(feedback_id)
+    else:  # nothing really changed: the answer is the item as it is
+        current = await channel.store.revision(feedback_id)
+        if current is None:
+            raise NotFound(feedback_id)
+        revision = current[0]
+        if expected is not None and expected != revision:
+            return _stale(StaleRevision(feedback_id, revision))
+    stored = await channel.store.get(feedback_id)
+    if stored is None:
+        raise NotFound(feedback_id)
+    body_out = m.FeedbackItem.model_validate(stored.to_json()).model_dump(mode="json")
+    return JSONResponse({**body_out, "revision": revision}, headers={"ETag": f'"{revision}"'})
+
+
+async def _erase(channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime) -> Response:
+    expected = _expected(if_match)
+    item = await _item(channel_name, feedback_id, rt)
+    if not _allowed(request, rt, item):
+        return _forbidden()
+    try:
+        erased = await c.erase(
+            rt.channels[channel_name],
+            item,
+            _actor(request),
+            expected_revision=expected,
+            prose=rt.report_prose,
+            snapshot_dir=rt.settings.snapshot_dir,
+        )
+    except StaleRevision as exc:
+        return _stale(exc)
+    if not erased:
+        raise NotFound(feedback_id)
+    return Response(status_code=204)
+
+
+_PATCH_DESCRIPTION = (
+    "Correct an item: structure fields, `store` or `text`. Each changed field is an audit row (old and new "
+    "value; `text` as a fact only). A clerk corrects an entry of their store within FI_CORRECTION_WINDOW_S "
+    "of saving it, a manager any entry of their store, an operator any."
+)
+_DELETE_DESCRIPTION = (
+    "Erase an item: its rows are deleted, a tombstone with no personal data stays, its audit rows are "
+    "redacted and `item.erase` appended; report prose and a snapshot citing it are removed. The id is "
+    "refused from then on (410 `erased`). Who may: as for a correction."
+)
+
+
+@router.patch(
+    "/live/feedback/{feedback_id}",
+    tags=["desk"],
+    operation_id="correctDeskEntry",
+    responses=_RESPONSES,
+    summary="Correct one desk entry",
+    description=_PATCH_DESCRIPTION,
+)
+async def correct_live(
+    feedback_id: str,
+    body: CorrectionIn,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+) -> Response:
+    return await _correct(LIVE, feedback_id, body, request, if_match, rt)
+
+
+@router.delete(
+    "/live/feedback/{feedback_id}",
+    status_code=204,
+    tags=["desk"],
+    operation_id="eraseDeskEntry",
+    responses=_RESPONSES,
+    summary="Erase one desk entry",
+    description=_DELETE_DESCRIPTION,
+)
+async def erase_live(
+    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+) -> Response:
+    return await _erase(LIVE, feedback_id, request, if_match, rt)
+
+
+@router.patch(
+    "/feedback/{feedback_id}",
+    tags=["feedback"],
+    operation_id="correctFeedback",
+    responses=_RESPONSES,
+    summary="Correct one corpus item",
+    description=_PATCH_DESCRIPTION + " Operator route.",
+)
+async def correct_corpus(
+    feedback_id: str,
+    body: CorrectionIn,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+) -> Response:
+    return await _correct(CORPUS, feedback_id, body, request, if_match, rt)
+
+
+@router.delete(
+    "/feedback/{feedback_id}",
+    status_code=204,
+    tags=["feedback"],
+    operation_id="eraseFeedback",
+    responses=_RESPONSES,
+    summary="Erase one corpus item",
+    description=_DELETE_DESCRIPTION + " Operator route.",
+)
+async def erase_corpus(
+    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+) -> Response:
+    return await _erase(CORPUS, feedback_id, request, if_match, rt)

@@ -1,0 +1,34 @@
+"""Passwords: Argon2id through argon2-cffi, its own tuned defaults (RFC 9106's second recommendation)."""
+
+from __future__ import annotations
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+_hasher = PasswordHasher()
+# A hash verified when the user name is unknown, so a miss takes as long as a wrong password.
+_DUMMY = _hasher.hash("not a password anyone has")
+
+MIN_LENGTH = 10
+MAX_LENGTH = 1024  # Argon2 takes any length; a bound keeps a megabyte "password" from costing more
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def verify_password(password_hash: str | None, password: str) -> bool:
+    """True when ``password`` matches; ``password_hash=None`` (unknown user, SSO account) spends the same time."""
+    try:
+        _hasher.verify(password_hash or _DUMMY, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+    return password_hash is not None
+
+
+def password_problem(password: str) -> str | None:
+    if len(password) < MIN_LENGTH:
+        return f"A password needs at least {MIN_LENGTH} characters."
+    if len(password) > MAX_LENGTH:
+        return f"A password has at most {MAX_LENGTH} characters."
+    return None

@@ -1,0 +1,187 @@
+"""Correct and erase an item (issue 28; ADR 0024 section 7, ADR 0030): who may, and what one change writes.
+
+Who may (the one rule, :func:`may_change`):
+- an operator (the role, loopback, or the token): any item;
+- a manager: any item of a store they manage (``*`` = every store); an item without a store, any manager;
+- a clerk: an item of their store within ``FI_CORRECTION_WINDOW_S`` of its saving (the author check
+  joins this rule when the ``author`` column of issue 26 lands: see the report to the lead);
+- under ``FI_AUTH=none`` there are no people: anyone who reaches the desk is its clerk, so the window
+  alone decides, and after it only an operator.
+
+A correction writes the changed fields, each as an audit row with old and new value (``text`` as a
+fact only, so correcting a name out of the text removes it); a text correction re-matches the alert
+hits. Erasure deletes the item's rows, leaves the tombstone, redacts the item's audit rows, appends
+``item.erase``, and then removes the copies outside the database: report prose layers (the whole
+cache of them: they quote texts, and they regenerate), the snapshot files when they cite the item.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from feedback_intelligence.auth.principal import Principal
+from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.report.prose_store import ProseStore
+from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.store.audit import AuditEntry
+
+log = logging.getLogger(__name__)
+
+STRUCTURE_FIELDS = ("category", "theme", "severity", "type", "sentiment")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a change, as the audit log names them."""
+
+    kind: str  # account | operator | visitor
+    id: str | None
+    name: str | None
+    principal: Principal | None = None
+    operator: bool = False
+
+
+class Forbidden(Exception):
+    pass
+
+
+def may_change(actor: Actor, item: StoredFeedback, *, auth_enabled: bool, window_s: int, now: datetime) -> bool:
+    if actor.operator or (actor.principal is not None and actor.principal.has("operator")):
+        return True
+    within = (now - parse_normalized(item.created_at)).total_seconds() <= window_s
+    if not auth_enabled:
+        return within
+    principal = actor.principal
+    if principal is None:
+        return False
+    store = item.store
+    if principal.has("manager", store) or (store is None and principal.has("manager")):
+        return True
+    return within and (principal.has("clerk", store) or (store is None and principal.has("clerk")))
+
+
+def _entry(actor: Actor, change_id: str, action: str, feedback_id: str, **values: Any) -> AuditEntry:
+    return AuditEntry(
+        at=utc_now_normalized(),
+        change_id=change_id,
+        actor_kind=actor.kind,
+        actor_id=actor.id,
+        actor_name=actor.name,
+        action=action,
+        feedback_id=feedback_id,
+        **values,
+    )
+
+
+def correction_values(
+    item: StoredFeedback, changes: dict[str, str], domain: Domain, actor: Actor
+) -> tuple[dict[str, Any], list[AuditEntry]]:
+    """The columns to write and the audit rows of a correction (only fields that really change)."""
+    change_id = secrets.token_hex(16)
+    values: dict[str, Any] = {}
+    entries: list[AuditEntry] = []
+    if "text" in changes and changes["text"] != item.text:
+        hits = match_alerts(changes["text"], domain)
+        values["text"] = changes["text"]
+        values["alerts_json"] = json.dumps([a.to_json() for a in hits], ensure_ascii=False, separators=(",", ":"))
+        entries.append(_entry(actor, change_id, "item.correct", item.id, field="text"))  # the fact only
+    if "store" in changes and changes["store"] != item.store:
+        values["store"] = changes["store"]
+        entries.append(
+            _entry(
+                actor,
+                change_id,
+                "item.correct",
+                item.id,
+                field="store",
+                old_value=item.store,
+                new_value=changes["store"],
+            )
+        )
+    structure_changes = {k: v for k, v in changes.items() if k in STRUCTURE_FIELDS}
+    if structure_changes and item.structure is not None:
+        old = item.structure.to_json()
+        new = {**old, **structure_changes}
+        for name in STRUCTURE_FIELDS:
+            if old.get(name) != new.get(name):
+                entries.append(
+                    _entry(
+                        actor,
+                        change_id,
+                        "item.correct",
+                        item.id,
+                        field=name,
+                        old_value=None if old.get(name) is None else str(old.get(name)),
+                        new_value=None if new.get(name) is None else str(new.get(name)),
+                    )
+                )
+        if new != old:
+            values["structure_json"] = json.dumps(new, ensure_ascii=False, separators=(",", ":"))
+            values["structure_failed"] = False
+    return values, entries
+
+
+def merged_structure(item: StoredFeedback, changes: dict[str, str]) -> Structure | None:
+    """The structure after the correction, for validation; None when the item has none to correct."""
+    if item.structure is None:
+        return None
+    data = {**item.structure.to_json(), **{k: v for k, v in changes.items() if k in STRUCTURE_FIELDS}}
+    return Structure(
+        category=data["category"],
+        theme=data["theme"],
+        severity=data["severity"],
+        type=data["type"],
+        language=data["language"],
+        sentiment=data.get("sentiment"),
+    )
+
+
+async def erase(
+    channel: Channel,
+    item: StoredFeedback,
+    actor: Actor,
+    *,
+    expected_revision: int | None,
+    prose: ProseStore,
+    snapshot_dir: Path,
+) -> bool:
+    entry = _entry(actor, secrets.token_hex(16), "item.erase", item.id)
+    if not await channel.store.erase(item.id, entry, expected_revision=expected_revision):
+        return False
+    try:
+        await prose.clear()
+    except Exception:  # the layers expire with their TTL; the operator is told to check
+        log.exception("erasure of %s: the report prose layers could not be cleared", item.id)
+    _drop_snapshot_citing(snapshot_dir, item)
+    return True
+
+
+def _drop_snapshot_citing(directory: Path, item: StoredFeedback) -> None:
+    """The saved snapshot is removed when it cites the item (its id or its words); the next one is written anew."""
+    paths = [directory / JSON_NAME, directory / HTML_NAME]
+    cites = False
+    for path in paths:
+        try:
+            body = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if f'"{item.id}"' in body or item.id in body or item.text in body or json.dumps(item.text)[1:-1] in body:
+            cites = True
+    if cites:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        log.info("erasure of %s: the saved snapshot cited it and was removed", item.id)
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)

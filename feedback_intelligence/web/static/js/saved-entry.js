@@ -1,0 +1,89 @@
+// The entry this desk just saved, with "muokkaa" and "poista" (issue 28): a clerk corrects or erases
+// their own entry within the correction window. PATCH/DELETE /live/feedback/{id}, If-Match on the revision.
+import { request } from "./api.js";
+import { h, replace } from "./dom.js";
+
+const TEXTS = {
+  heading: "Juuri tallennettu merkintä",
+  edit: "Muokkaa",
+  erase: "Poista",
+  confirmErase: "Vahvista poisto",
+  cancel: "Peruuta",
+  saveEdit: "Tallenna muutos",
+  edited: "Muutos tallennettu.",
+  erased: "Merkintä poistettu. Sen teksti ei jää talteen.",
+  forbidden: "Tätä merkintää ei voi enää muuttaa täältä (muokkausaika on päättynyt). Pyydä esihenkilöä.",
+  gone: "Merkintä on jo poistettu.",
+  stale: "Merkintää on muutettu toisaalla. Päivitä sivu ja yritä uudelleen.",
+  empty: "Teksti ei voi olla tyhjä.",
+  failed: "Muutos ei onnistunut. Yritä uudelleen.",
+  notYours: "Vain ylläpito voi muuttaa raportin merkintöjä.",
+};
+
+/** Show the entry in ``box`` (a container element), replacing what it showed before. ``base`` is the
+ * channel's path: ``/live/feedback`` (the desk) or ``/feedback`` (the corpus the report reads). */
+export function showSavedEntry(box, id, text, { base = "/live/feedback", heading = TEXTS.heading } = {}) {
+  let revision = 1;
+  const message = h("p", { class: "message", role: "status" });
+  const shown = h("p", { class: "saved-text" }, text);
+  const area = h("textarea", { rows: 3, class: "saved-edit", hidden: true });
+  area.id = "saved-entry-text";
+  area.value = text;
+  const say = (value, kind = "ok") => {
+    message.textContent = value;
+    message.dataset.kind = kind;
+  };
+  const button = (label, id, onClick) => {
+    const b = h("button", { type: "button", class: "btn" }, label);
+    b.id = id;
+    b.addEventListener("click", onClick);
+    return b;
+  };
+  const answer = async (response, done) => {
+    if (response.ok) return done(response);
+    if (response.status === 403) say(TEXTS.forbidden, "warn");
+    else if (response.status === 404 && base === "/feedback") say(TEXTS.notYours, "warn");
+    else if (response.status === 410) say(TEXTS.gone, "warn");
+    else if (response.status === 412) say(TEXTS.stale, "warn");
+    else say(TEXTS.failed, "error");
+    return undefined;
+  };
+  const edit = button(TEXTS.edit, "saved-entry-edit", () => {
+    area.hidden = false;
+    save.hidden = false;
+    area.focus();
+  });
+  const save = button(TEXTS.saveEdit, "saved-entry-save", async () => {
+    const value = area.value.trim();
+    if (!value) return say(TEXTS.empty, "warn");
+    const response = await request(`${base}/${encodeURIComponent(id)}`, {
+      method: "PATCH", body: { text: value }, headers: { "If-Match": `"${revision}"` },
+    }).catch(() => null);
+    if (!response) return say(TEXTS.failed, "error");
+    return answer(response, () => {
+      revision = Number((response.headers.get("ETag") || "").replace(/\D/g, "")) || revision + 1;
+      shown.textContent = value;
+      area.hidden = true;
+      save.hidden = true;
+      say(TEXTS.edited);
+    });
+  });
+  save.hidden = true;
+  let armed = false;
+  const erase = button(TEXTS.erase, "saved-entry-erase", async () => {
+    if (!armed) {
+      armed = true;
+      erase.textContent = TEXTS.confirmErase;
+      return undefined;
+    }
+    const response = await request(`${base}/${encodeURIComponent(id)}`, {
+      method: "DELETE", headers: { "If-Match": `"${revision}"` },
+    }).catch(() => null);
+    if (!response) return say(TEXTS.failed, "error");
+    return answer(response, () => {
+      replace(box, h("p", { class: "message", role: "status" }, TEXTS.erased));
+    });
+  });
+  replace(box, h("h3", {}, heading), shown, area, h("div", { class: "actions" }, edit, save, erase), message);
+  box.hidden = false;
+}

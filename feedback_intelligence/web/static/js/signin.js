@@ -1,0 +1,95 @@
+// The sign-in page (FI_AUTH local or oidc): a password form, or the single sign-on button.
+import { getJson, request } from "./api.js";
+
+const ERRORS = {
+  sso: "Kertakirjautuminen ei onnistunut. Yritä uudelleen.",
+  provider: "Tunnistuspalveluun ei saatu yhteyttä. Yritä hetken kuluttua uudelleen.",
+  disabled: "Tämä tunnus on poistettu käytöstä. Ota yhteys ylläpitoon.",
+};
+
+function nextPath() {
+  const value = new URLSearchParams(location.search).get("next") || "/";
+  // only a path of this service: "//host", or a backslash that browsers read as "/", would leave it
+  return value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : "/";
+}
+
+function show(id, on = true) {
+  document.getElementById(id).hidden = !on;
+}
+
+function say(text) {
+  document.getElementById("signin-status").textContent = text;
+}
+
+async function start() {
+  let me;
+  try {
+    me = await getJson("/auth/me");
+  } catch {
+    say("Palvelin ei vastaa. Päivitä sivu hetken kuluttua.");
+    return;
+  }
+  const problem = new URLSearchParams(location.search).get("error");
+  if (me.signedIn) {
+    document.getElementById("signed-in-as").textContent = `Olet kirjautunut: ${me.displayName || me.username}.`;
+    show("signed-in-box");
+  } else if (me.auth === "local") {
+    show("signin-form");
+    document.getElementById("signin-username").focus();
+  } else if (me.auth === "oidc") {
+    const link = document.getElementById("sso-btn");
+    link.href = `/auth/oidc/login?next=${encodeURIComponent(nextPath())}`;
+    if (problem && ERRORS[problem]) {
+      const box = document.getElementById("sso-error");
+      box.textContent = ERRORS[problem];
+      box.hidden = false;
+    }
+    show("sso-box");
+  } else if (me.auth === "none") {
+    say("Tässä palvelussa ei kirjauduta: palautepiste ja raportti ovat kaikkien käytettävissä.");
+  } else {
+    say("Kirjautuminen hoidetaan organisaatiosi välityspalvelimella.");
+  }
+}
+
+document.getElementById("signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const error = document.getElementById("signin-error");
+  error.hidden = true;
+  const button = document.getElementById("signin-btn");
+  button.disabled = true;
+  try {
+    const response = await request("/auth/signin", {
+      method: "POST",
+      body: {
+        username: document.getElementById("signin-username").value,
+        password: document.getElementById("signin-password").value,
+      },
+    });
+    if (response.ok) {
+      location.assign(nextPath());
+      return;
+    }
+    if (response.status === 429) {
+      const body = await response.json().catch(() => ({}));
+      error.textContent = `Liian monta yritystä. Yritä uudelleen ${body.retryAfterSeconds || 60} sekunnin kuluttua.`;
+    } else if (response.status === 401) {
+      error.textContent = "Käyttäjätunnus tai salasana on väärin.";
+    } else {
+      error.textContent = "Kirjautuminen ei onnistunut. Yritä uudelleen.";
+    }
+    error.hidden = false;
+  } catch {
+    error.textContent = "Palvelin ei vastaa. Yritä hetken kuluttua uudelleen.";
+    error.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+document.getElementById("signout-btn").addEventListener("click", async () => {
+  await request("/auth/signout", { method: "POST" }).catch(() => null);
+  location.assign("/signin");
+});
+
+start();

@@ -1,0 +1,49 @@
+"""``feedctl user add`` against a real FI_AUTH=local server: the first operator, then a clerk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_server
+
+pytestmark = pytest.mark.process
+
+PASSWORD = "ensimmainen-operaattori"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": "http://127.0.0.1:9", "FI_LLM_MODEL": "held"}
+    with app_server({**env, "FI_AUTH": "local", "FI_SESSION_SECRET": "cli-test-secret"}) as app:
+        yield app
+
+
+def feedctl(app: ServerProcess, *args: str, password: str = PASSWORD) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FEEDCTL_URL": app.url, "PYTHONPATH": str(REPO), "FEEDCTL_PASSWORD": password}
+    return subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_first_operator_is_added_from_the_host_and_signs_in(server: ServerProcess) -> None:
+    added = feedctl(server, "user", "add", "Admin", "--role", "operator", "--name", "Ylläpito")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.strip() == "added admin (operator:*)"
+    signed = httpx.post(server.url + "/auth/signin", json={"username": "admin", "password": PASSWORD}, timeout=10)
+    assert signed.status_code == 200
+    assert signed.json()["grants"] == [{"role": "operator", "store": "*"}]
+    assert signed.json()["displayName"] == "Ylläpito"
+
+
+def test_a_clerk_of_a_store_and_the_errors_a_person_can_act_on(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "kaisa", "--role", "clerk:s1").returncode == 0
+    taken = feedctl(server, "user", "add", "KAISA", "--role", "clerk:s1")
+    assert taken.returncode == 2 and "taken" in taken.stderr
+    short = feedctl(server, "user", "add", "pekka", "--role", "clerk:s1", password="lyhyt")
+    assert short.returncode == 2 and "at least" in short.stderr
