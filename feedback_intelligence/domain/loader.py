@@ -7,6 +7,7 @@ A domain is data only. Adding one is adding a folder::
     <name>/category-keywords.json    category keyword rules                     (optional)
     <name>/vulgarity-lexicon.json    vulgarity density lexicon                  (optional)
     <name>/prior-lexicon.json        cues of the deterministic prior            (optional)
+    <name>/sentiment-lexicon.json    cues of the text's sentiment reading       (optional)
     <name>/prompts/*                 files named by domain.json's "prompts" map
 
 Every problem raises :class:`DomainError` with a message naming the file and the offending key,
@@ -28,11 +29,13 @@ from feedback_intelligence.domain.model import (
     OPTIONAL_FIELDS,
     PROMPT_PLACEHOLDERS,
     SCHEMA_FIELDS,
+    SENTIMENT_RULES,
     SYNTHESIS_ROLE,
     CategoryKeywordRule,
     Domain,
     IncidentPlaces,
     PriorLexicon,
+    SentimentLexicon,
     VulgarityLexicon,
     normalize_newlines,
 )
@@ -44,6 +47,7 @@ ALERT_FILE = "alert-keywords.json"
 CATEGORY_KEYWORD_FILE = "category-keywords.json"
 VULGARITY_FILE = "vulgarity-lexicon.json"
 PRIOR_FILE = "prior-lexicon.json"
+SENTIMENT_FILE = "sentiment-lexicon.json"
 
 DESK_SOURCE = "desk"
 
@@ -235,6 +239,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     category_keywords, incident_places = _load_category_file(folder, taxonomy.categories)
     vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
     prior = _load_prior(folder, taxonomy.types, taxonomy.severities, alert_keywords)
+    sentiment_lexicon = _load_sentiment(folder)
     return Domain(
         name=domain_name,
         language=language,
@@ -255,6 +260,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         prior=prior,
         prior_fields=prior_fields,
         vulgarity=vulgarity,
+        sentiment_lexicon=sentiment_lexicon,
         prompts=prompts,
         directory=folder,
     )
@@ -534,6 +540,31 @@ def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]
         demote_ratio=ratio,
         demote_min_distinct_stems=int(min_distinct),
     )
+
+
+def _load_sentiment(folder: Path) -> SentimentLexicon:
+    path = folder / SENTIMENT_FILE
+    if not path.exists():
+        return SentimentLexicon()
+    file = _File(path)
+    data = file.load()
+    lists = ("positive", "negative", "neutral", "negations", "intensifiers", "exceptions")
+    known = {*lists, "rules"}
+    for key in data:
+        if key not in known and key not in _DOC_KEYS and not key.startswith("_"):
+            raise file.error(key, f"is not a sentiment-lexicon field (known: {', '.join(sorted(known))})")
+    values = {key: tuple(file.string_list(_given(data, key, []), key, drop_blank=True)) for key in lists}
+    if not values["positive"] or not values["negative"]:
+        raise file.error("positive", "positive and negative must each list at least one cue")
+    rules: dict[str, str] = {}
+    for code, rule in file.obj(_given(data, "rules", {}), "rules").items():
+        if len(code) != 2 or not code.isascii() or not code.islower():
+            raise file.error(f"rules.{code}", "is not a lowercase two-letter ISO 639-1 code")
+        rule = file.text(rule, f"rules.{code}")
+        if rule not in SENTIMENT_RULES:
+            raise file.error(f"rules.{code}", f"'{rule}' is not a sentiment rule ({', '.join(SENTIMENT_RULES)})")
+        rules[code] = rule
+    return SentimentLexicon(rules=rules, **values)
 
 
 def _load_prior(

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from feedback_intelligence.deterministic.sentiment import effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
@@ -98,11 +99,8 @@ def group_items(items: Iterable[StoredFeedback], domain: Domain, mode: Mode) -> 
 
 
 def item_sentiment(item: StoredFeedback, domain: Domain) -> str | None:
-    """The model's sentiment if it gave one, else the type's; none for unstructured or demoted items."""
-    structure = item.structure
-    if structure is None or domain.is_demoted(structure.category):
-        return None
-    return domain.sentiment_for(structure.type, structure.sentiment)
+    """The effective sentiment (deterministic/sentiment.py, the one rule); none for unstructured or demoted items."""
+    return effective_sentiment(item.structure, item.text, domain)
 
 
 def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[str, int]:
