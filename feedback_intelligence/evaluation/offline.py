@@ -3,7 +3,8 @@
 Alerts and the prior are deterministic, so their figures on a labelled set need nothing running:
 alert recall and precision per category (and pooled over the watched ones), the prior's accuracy per
 field beside the majority class, the keyword rules' precision, the sentiment rules per language, and
-how many of the prior's themes the theme guard would refuse (a guard that refuses clean, text-grounded themes is too strict).
+how many of the prior's themes the theme guard would refuse (a guard that refuses clean, text-grounded
+themes is too strict).
 
 The holdout part is reported in aggregate only. :func:`dev_misses` lists the items a rule got wrong
 so rules can be written from them, and it refuses anything but ``dev``: reading which holdout items
