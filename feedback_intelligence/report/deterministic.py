@@ -7,20 +7,24 @@ rows and replace a rated theme's title and narrative with grounded prose.
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from feedback_intelligence.deterministic.injection import detect_injection_signals
 from feedback_intelligence.deterministic.sentiment import effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
+from feedback_intelligence.report.guards import looks_action_bearing
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.report.wording import SummaryFacts, wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +162,86 @@ def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[
     return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
-def fallback_narrative(
-    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
-) -> str:
-    return wording_for(domain.language).automatic_summary(
-        count, leading, direction, trend_known=count >= min_items_for_trend
+QUOTES = 2
+QUOTE_CHARS = 80
+_UNSAFE_IN_QUOTE = re.compile(r"@|https?:|www\.|\d[\d ]{5,}")  # addresses and phone or card numbers
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_QUOTE_MARKS = re.compile(r"[\"”“„«»]")
+
+
+def quote_of(text: str) -> str | None:
+    """A short, safe excerpt of a customer's words for an automatic summary, or None.
+
+    The first sentence, cut at a word to :data:`QUOTE_CHARS`; never a text that gives orders (the
+    report's directive guard), carries prompt-injection signals, or names an address or a long
+    number (a phone or card number), since a summary is read by more people than the item is."""
+    if detect_injection_signals(text) or looks_action_bearing(text) or _UNSAFE_IN_QUOTE.search(text):
+        return None
+    visible = " ".join(normalize_text(_QUOTE_MARKS.sub("", text)).split())
+    first = _SENTENCE_END.split(visible, maxsplit=1)[0].strip()
+    if len(first) > QUOTE_CHARS:
+        cut = first[:QUOTE_CHARS].rsplit(" ", 1)[0]
+        first = cut.rstrip(",;:–- ") + "…"
+    else:
+        first = first.rstrip(".!?;:, ")
+    return first or None
+
+
+def representative_quotes(items: Sequence[StoredFeedback], leading: Sequence[str], domain: Domain) -> list[str]:
+    """Up to :data:`QUOTES` quotes: an item of each leading theme in turn (most severe, then newest), never
+    one a person should check first."""
+    ranked = sorted(
+        (i for i in items if not i.needs_review),
+        key=lambda i: (domain.severity_rank(i.structure.severity if i.structure else None), i.timestamp),
+        reverse=True,
     )
+    quotes: list[str] = []
+    for theme_ in [*leading, *[None] * QUOTES]:  # then any item of the group
+        if len(quotes) >= QUOTES:
+            break
+        for item in ranked:
+            if theme_ is not None and shown_theme(item, domain) != theme_:
+                continue
+            quote = quote_of(item.text)
+            if quote and quote not in quotes:
+                quotes.append(quote)
+                break
+    return quotes
+
+
+def halves_of(items: Sequence[StoredFeedback], window: Window) -> tuple[int, int]:
+    """Items before and after the window's midpoint (the trend's split)."""
+    first = sum(1 for i in items if i.timestamp < window.midpoint_norm)
+    return first, len(items) - first
+
+
+def automatic_narrative(
+    label: str,
+    items: Sequence[StoredFeedback],
+    leading: Sequence[str],
+    direction: str,
+    domain: Domain,
+    *,
+    window: Window | None = None,
+    min_items_for_trend: int = 0,
+) -> str:
+    """The automatic summary of one group: its numbers, leading themes with counts and quotes (wording.py)."""
+    severe_keys = set(list(domain.severities)[-2:])
+    sentiments = Counter(item_sentiment(i, domain) for i in items)
+    counted = dict(theme_counts(items, domain))
+    known = window is not None and len(items) >= min_items_for_trend
+    facts = SummaryFacts(
+        label=label,
+        count=len(items),
+        severe=sum(1 for i in items if i.structure is not None and i.structure.severity in severe_keys),
+        negative=sentiments["negative"],
+        positive=sentiments["positive"],
+        themes=[(t, counted.get(t, 0)) for t in leading],
+        quotes=representative_quotes(items, leading, domain),
+        direction_word=direction_label(direction, domain.language),
+        halves=halves_of(items, window) if known and window is not None else None,
+    )
+    return wording_for(domain.language).automatic_summary(facts)
 
 
 def theme(
@@ -220,16 +298,24 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
 
 
 def rated_theme(
-    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
+    group: Group,
+    direction: str,
+    domain: Domain,
+    prose: ProseState = AUTOMATIC,
+    min_items_for_trend: int = 0,
+    window: Window | None = None,
 ) -> Theme:
     """A rated category with its automatic title and summary; the LLM layer may replace them later."""
     leading = leading_themes(group.items, domain)
+    label = domain.category_label(group.category)
     return theme(
         group.category,
         group.items,
         domain,
         title=group_title(domain.category_label(group.category), leading),
-        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            label, group.items, leading, direction, domain, window=window, min_items_for_trend=min_items_for_trend
+        ),
         direction=direction,
         leading=leading,
         prose=prose,
@@ -250,15 +336,19 @@ def overall_theme(
     report_counts: dict[str, int],
     prose: ProseState = AUTOMATIC,
     min_items_for_trend: int = 0,
+    window: Window | None = None,
 ) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
     leading = leading_themes(rated, domain)
+    label = wording_for(domain.language).overall_scope.capitalize()
     return theme(
         OVERALL_CATEGORY,
         rated,
         domain,
         title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
-        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            label, rated, leading, direction, domain, window=window, min_items_for_trend=min_items_for_trend
+        ),
         direction=direction,
         leading=leading,
         prose=prose,

@@ -200,7 +200,11 @@ class ReportService:
                 themes.append(moderation_theme(group, domain))
             else:
                 direction = direction_of(group.items, window, domain, options)
-                themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
+                themes.append(
+                    rated_theme(
+                        group, direction, domain, min_items_for_trend=options.min_items_for_trend, window=window
+                    )
+                )
         report_sentiments = sentiment_counts(items, domain)
         overall = None
         if mode == "summary":
@@ -208,7 +212,12 @@ class ReportService:
             if rated:
                 direction = direction_of(rated, window, domain, options)
                 overall = overall_theme(
-                    rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+                    rated,
+                    direction,
+                    domain,
+                    report_sentiments,
+                    min_items_for_trend=options.min_items_for_trend,
+                    window=window,
                 )
         ledger = self.llm.new_ledger()
         report = Report(

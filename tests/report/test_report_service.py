@@ -258,8 +258,8 @@ async def test_ungrounded_prose_is_dropped_and_counted_as_a_claim(reply):
     assert maito["narrativeFromLlm"] is False
     assert maito["title"] == "Maito & kylmä: vanha maito"
     assert maito["narrative"] == (
-        "Aikavälillä tuli 3 palautetta. Eniten puhuttiin aiheista vanha maito ja hapan jogurtti. "
-        "Suuntaa ei voi vielä arvioida näin pienestä määrästä."
+        "Maito & kylmä: 3 palautetta, joista vakavia 2; kielteisiä 2, myönteisiä 0. Eniten mainitaan vanha "
+        "maito (2) ja hapan jogurtti (1), esimerkiksi ”palaute m1: vanha maito”, ”palaute m3: hapan jogurtti”."
     )
     if "citedIds" in reply:
         assert report["droppedClaimCount"] == 3
@@ -474,7 +474,7 @@ async def test_english_domain_writes_english_fallbacks():
     report = await full(svc, window())
     assert report["language"] == "en"
     assert report["themes"][0]["narrative"] == (
-        "3 pieces of feedback came in during this period. Most of it was about vanha maito. "
-        "There is too little of it yet to tell a trend."
+        "Maito & kylmä: 3 items; 3 negative, 0 positive. Most mentioned: vanha maito (3), for example "
+        "“palaute m2: vanha maito”, “palaute m1: vanha maito”."
     )
     assert report["themes"][0]["directionLabel"] == "stable"
