@@ -97,10 +97,26 @@ class Theme(WireModel):
     unrated: bool = Field(description="A moderation group: counted and listed, never rated, trended or narrated.")
 
 
+class ScreenProgress(WireModel):
+    """The alert screen's work in this report: bounded by FI_REPORT_ALERT_VERIFY_BUDGET, shown as it goes."""
+
+    candidates: int = Field(description="Keyword-silent, non-praise items the screen would ask about.")
+    screened: int = Field(description="Candidates with a verdict (asked now, or remembered from an earlier report).")
+    confirmed: int = Field(description="Candidates the model confirmed as alerts.")
+    running: bool = Field(description="The screen is still asking.")
+
+
 class LlmSummary(WireModel):
     status: LlmStatus = Field(
-        description="`pending` (prose still being written), `done`, or `off` (no model configured or budget 0)."
+        description="`pending` (prose or the alert screen still running), `done`, or `off` (no model configured or "
+        "budget 0)."
     )
+    prose: Literal["model", "automatic"] = Field(
+        "model",
+        description="Who writes the theme summaries on this service: `model`, or `automatic` (FI_REPORT_PROSE; the "
+        "packaged model's prose does not pass the guards, so its summaries are automatic at once).",
+    )
+    screen: ScreenProgress | None = Field(None, description="The alert screen's progress; null when it does not run.")
     pending: list[str] = Field(description="Categories (or `overall`) whose prose is still being written.")
     calls: int = Field(description="Synthesis and nomination calls made.")
     budget: int = Field(description="Synthesis and nomination calls allowed (FI_REPORT_LLM_BUDGET).")

@@ -132,8 +132,8 @@ class ReportService:
             if not stored.complete:  # being written — or left behind by a replica that died: take over then
                 self._start(key, base.items, window, mode)
             return layered_view(base.report, stored, standard=mode == "standard")
-        pending = self._pending(base.report, mode)
-        if pending.llm.pending:
+        pending = self._pending(base.report, base.items, mode)
+        if pending.llm.status == "pending":
             self._start(key, base.items, window, mode)
         return pending
 
@@ -166,10 +166,15 @@ class ReportService:
 
     # -- the deterministic layer -----------------------------------------------------------------
 
-    def _pending(self, report: Report, mode: Mode) -> Report:
+    def _pending(self, report: Report, items: list[StoredFeedback], mode: Mode) -> Report:
         ledger = self.llm.new_ledger()
         return pending_view(
-            report, standard=mode == "standard", budget=ledger.budget, verify_budget=ledger.verify_budget
+            report,
+            standard=mode == "standard",
+            budget=ledger.budget,
+            verify_budget=ledger.verify_budget,
+            writes_prose=self.llm.writes_prose,
+            screen_candidates=len(self.llm.screen_candidates(items)) if self.llm.screens() else 0,
         )
 
     async def _deterministic(self, window: Window, mode: Mode) -> Deterministic:
@@ -311,7 +316,13 @@ class ReportService:
         domain, options = self.domain, self.options
         settled = settled or {}
         ledger = self.llm.new_ledger(preempted)
-        alerts = await self.llm.screen_alerts(items, ledger)
+        prose = "model" if self.llm.writes_prose else "automatic"
+
+        async def screened_so_far() -> None:
+            if progress is not None:
+                await progress(_layer(dict(settled), [], ledger, complete=False, prose=prose))
+
+        alerts = await self.llm.screen_alerts(items, ledger, screened_so_far)
         themes: dict[str, ThemeProse] = {}
         if mode == "standard":
             for group in group_items(items, domain, mode):
@@ -327,7 +338,7 @@ class ReportService:
                 )
                 if progress is not None:  # shed parts are left out: they stay pending for the retry
                     written = {part: prose for part, prose in themes.items() if prose.reason != "busy"}
-                    await progress(_layer(written, alerts, ledger, complete=False))
+                    await progress(_layer(written, alerts, ledger, complete=False, prose=prose))
         else:
             rated = rated_items(items, domain)
             if rated and OVERALL in settled:
@@ -336,15 +347,18 @@ class ReportService:
                 direction = direction_of(rated, window, domain, options)
                 scope = wording_for(domain.language).overall_scope
                 themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, items=rated, direction=direction)
-        return _layer(themes, alerts, ledger, complete=True)
+        return _layer(themes, alerts, ledger, complete=True, prose=prose)
 
     def _count_fallbacks(self, layer: ProseLayer) -> None:
         if self.metrics is not None and layer.fallbacks:
             self.metrics.report_llm_fallbacks.inc(layer.fallbacks)
 
 
-def _layer(themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool) -> ProseLayer:
+def _layer(
+    themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool, prose: str = "model"
+) -> ProseLayer:
     return ProseLayer(
+        prose=prose,
         themes=dict(themes),
         alerts=list(alerts),
         ledger=ledger.to_json(),

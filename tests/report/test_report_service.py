@@ -379,6 +379,8 @@ async def test_no_runner_renders_deterministically():
     assert report["llmFallbackCount"] == len(RATED)
     assert report["llm"] == {
         "status": "off",
+        "prose": "automatic",
+        "screen": None,
         "pending": [],
         "calls": 0,
         "budget": 0,

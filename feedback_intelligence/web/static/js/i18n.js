@@ -193,6 +193,11 @@ const en = {
   "status.compiling": "Compiling the report…",
   "status.writing": plural("The report is up to date; the language model is writing 1 summary…",
     "The report is up to date; the language model is writing {n} summaries…"),
+  "status.screening": "The report is up to date; the language model is checking messages for alerts the keywords "
+    + "missed: {screened} of {candidates} checked, {confirmed} added…",
+  "prose.automatic": "The summaries are automatic: the language model this service runs (the small embedded one) "
+    + "does not write usable summaries. For summaries written by a language model, run the service with a larger "
+    + "model (FI_LLM_BACKEND=ollama or openai; see the README).",
   "status.live": "The report is up to date.",
   "status.fallback": "The server did not deliver the report — showing the saved snapshot of {time}.",
   "status.nothing": "No report and no saved snapshot yet. Check the connection and press Refresh.",
@@ -423,6 +428,11 @@ const fi = {
   "status.compiling": "Raporttia kootaan…",
   "status.writing": plural("Raportti on ajan tasalla; kielimalli kirjoittaa vielä yhtä yhteenvetoa…",
     "Raportti on ajan tasalla; kielimalli kirjoittaa vielä {n} yhteenvetoa…"),
+  "status.screening": "Raportti on ajan tasalla; kielimalli tarkistaa vielä, onko viesteissä hälytyksiä, joita "
+    + "avainsanat eivät löytäneet: {screened}/{candidates} tarkistettu, {confirmed} lisätty…",
+  "prose.automatic": "Yhteenvedot ovat automaattisia: tämän palvelun kielimalli (pieni sulautettu malli) ei kirjoita "
+    + "käyttökelpoisia yhteenvetoja. Kielimallin kirjoittamat yhteenvedot saa käyttöön ajamalla palvelua isommalla "
+    + "mallilla (FI_LLM_BACKEND=ollama tai openai; ks. README).",
   "status.live": "Raportti on ajan tasalla.",
   "status.fallback": "Palvelin ei toimittanut raporttia — näytetään tallennettu tilannekuva ({time}).",
   "status.nothing": "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.",

@@ -40,6 +40,7 @@ const el = {
   themes: byId("report-themes"),
   themesHeading: byId("themes-heading"),
   themesList: byId("themes-list"),
+  proseNote: byId("prose-note"),
   moderation: byId("themes-moderation"),
   dialog: byId("sources-dialog"),
   dialogTitle: byId("sources-title"),
@@ -103,12 +104,28 @@ function pendingCount(report) {
   return llm.status === "pending" ? (llm.pending || []).length : 0;
 }
 
+/** Still changing: prose being written, or the alert screen still asking. */
+function stillWorking(report) {
+  return (report.llm || {}).status === "pending";
+}
+
+function workingText(report) {
+  const llm = report.llm || {};
+  const n = pendingCount(report);
+  if (n) return state.t("status.writing", { n });
+  const screen = llm.screen || {};
+  return state.t("status.screening", {
+    screened: screen.screened || 0, candidates: screen.candidates || 0, confirmed: screen.confirmed || 0,
+  });
+}
+
 function render(report, mode) {
   if (report.language) setLanguage(report.language);
   state.shown = { report, mode };
   el.report.dataset.items = String(report.totalItems ?? "");
   el.report.dataset.windowFrom = report.windowFrom || "";
   el.report.dataset.prose = pendingCount(report) ? "pending" : "done";
+  el.report.dataset.llm = (report.llm || {}).status || "";
   const t = state.t;
   const ctx = { t, labels: state.labels, openSources };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
@@ -128,6 +145,10 @@ function render(report, mode) {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
   });
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
+  // said once for the whole view, not as a reason under every card
+  const automatic = (report.llm || {}).prose === "automatic" && rated.length > 0;
+  el.proseNote.textContent = automatic ? t("prose.automatic") : "";
+  show(el.proseNote, automatic);
   el.themesList.replaceChildren(...(rated.length
     ? rated.map((th) => themeCard(th, ctx, "dialog"))
     : [h("p", { class: "muted" }, t("themes.none"))]));
@@ -226,12 +247,12 @@ function sleep(ms, signal) {
   });
 }
 
-/** Ask again until no theme's prose is pending; each change re-renders the same window's report. */
+/** Ask again until no prose is pending and the alert screen is done; each change re-renders the report. */
 async function followProse(report, etag, params, signal) {
   const t = () => state.t;
   let current = report;
-  while (pendingCount(current)) {
-    say(t()("status.writing", { n: pendingCount(current) }), "busy");
+  while (stillWorking(current)) {
+    say(workingText(current), "busy");
     await sleep(POLL_MS, signal);
     let response;
     try {
