@@ -130,6 +130,34 @@ class LlmSummary(WireModel):
     rejected: dict[str, int] = Field(description="Model prose a prose guard kept out, by reason.")
 
 
+class SeriesLine(WireModel):
+    key: str = Field(description="`all`, `alert`, or a category key.")
+    label: str = Field(description="The line as a person reads it.")
+    current: list[int] = Field(description="Items per bucket in the window.")
+    previous: list[int] = Field(description="Items per bucket in the previous period of the same length.")
+    current_total: int = Field(description="Items in the window.")
+    previous_total: int = Field(description="Items in the previous period.")
+    change: int = Field(description="current_total − previous_total.")
+    change_pct: float | None = Field(description="The change in per cent of the previous total; null when it was 0.")
+    z_score: float = Field(description="change / √(current_total + previous_total): the change in standard deviations.")
+    direction: str = Field(description="The report's direction rule over the two periods: stable, growing, declining.")
+    significant: bool = Field(
+        description="The change reaches the rule's threshold (|z| ≥ thresholdZ with enough items)."
+    )
+
+
+class Series(WireModel):
+    """Items per local day or week over the window, beside the previous period (report/series.py)."""
+
+    bucket: Literal["day", "week"] = Field(description="Buckets of local days, or local weeks (Monday–Sunday).")
+    timezone: str = Field(description="The IANA zone the buckets are in (FI_TIMEZONE).")
+    starts: list[str] = Field(description="Each bucket's first local day (yyyy-MM-dd).")
+    previous_starts: list[str] = Field(description="The previous period's bucket starts, aligned with `starts`.")
+    threshold_z: float = Field(description="The direction rule's z (FI_REPORT_TREND_Z).")
+    min_items: int = Field(description="Items both periods need before a change can be significant.")
+    lines: list[SeriesLine] = Field(description="All items, alerts, then each category (largest first).")
+
+
 class Report(WireModel):
     window_from: str = Field(description="Window start (normalised UTC).")
     window_to: str = Field(description="Window end (normalised UTC).")
@@ -155,4 +183,7 @@ class Report(WireModel):
     needs_review_count: int = Field(description="Items a person should check.")
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."
+    )
+    series: Series | None = Field(
+        None, description="Items per local day or week beside the previous period; null in the live summary."
     )

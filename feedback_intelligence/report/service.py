@@ -36,9 +36,10 @@ from feedback_intelligence.report.deterministic import (
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
 from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
-from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
+from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
+from feedback_intelligence.report.series import hour_rows, series_of
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
@@ -224,6 +225,7 @@ class ReportService:
                     min_items_for_trend=options.min_items_for_trend,
                     window=window,
                 )
+        series = await self._series(items, window) if mode == "standard" else None
         ledger = self.llm.new_ledger()
         report = Report(
             window_from=window.from_norm,
@@ -243,8 +245,31 @@ class ReportService:
             items_in_window=items_in_window,
             needs_review_count=sum(1 for i in items if i.needs_review),
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
+            series=series,
         )
         return Deterministic(report, items)
+
+    async def _series(self, items: list[StoredFeedback], window: Window) -> Series:
+        """The window's items and the previous period's, by UTC hour, folded into local days or weeks.
+
+        The rows come from the items read here (one place, ``_stamped``); the store's grouped counts
+        replace this read after the chain's merge (ADR 0024, section 3)."""
+        length = window.to_ticks - window.from_ticks
+        before = await self._fetch(
+            format_instant(window.from_ticks - length), format_instant(window.from_ticks - 1), self.options.max_items
+        )
+        domain, options = self.domain, self.options
+        labels = wording_for(domain.language).series_labels
+        return series_of(
+            hour_rows(_stamped(items, domain)),
+            hour_rows(_stamped(before, domain)),
+            window.from_ticks,
+            window.to_ticks,
+            zone=options.timezone,
+            label=lambda key: labels.get(key) or domain.category_label(key),
+            min_items=options.min_items_for_trend,
+            z=options.trend_z,
+        )
 
     # -- the LLM layer, in the background --------------------------------------------------------
 
@@ -367,6 +392,18 @@ def _layer(
         action_dropped=ledger.action_dropped,
         complete=complete,
     )
+
+
+def _stamped(items: list[StoredFeedback], domain: Domain) -> list[tuple[str, str | None, bool]]:
+    """(timestamp, category, operational alert) per item: what the series counts."""
+    return [
+        (
+            i.timestamp,
+            i.structure.category if i.structure else None,
+            any(not domain.is_demoted(hit.category) for hit in i.alerts),
+        )
+        for i in items
+    ]
 
 
 def _check_mode(mode: str) -> None:

@@ -83,6 +83,7 @@ class Wording:
     data_themes: str
     data_excerpts: str
     summary_sentences: Callable[[SummaryFacts], list[str]] = _summary_en
+    series_labels: dict[str, str] = field(default_factory=lambda: {"all": "All feedback", "alert": "Alerts"})
     alert_labels: dict[str, str] = field(default_factory=dict)
 
     def automatic_summary(self, facts: SummaryFacts) -> str:
@@ -95,6 +96,7 @@ class Wording:
 
 FINNISH = Wording(
     summary_sentences=_summary_fi,
+    series_labels={"all": "Kaikki palaute", "alert": "Hälytykset"},
     moderation_narrative="{count} moderointia odottavaa palautetta tällä aikavälillä.",
     generic_alert_reason="Kielimalli arvioi, että palautteessa voi olla turvallisuusriski — lue palaute kokonaan.",
     overall_scope="kaikki",

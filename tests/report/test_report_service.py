@@ -40,6 +40,7 @@ REPORT_KEYS = [
     "itemsInWindow",
     "needsReviewCount",
     "llm",
+    "series",
 ]
 THEME_KEYS = [
     "category",
@@ -215,17 +216,17 @@ async def test_summary_and_standard_never_share_a_cache_entry_and_reuse_until_in
     svc, store = service(corpus(), backend)
     standard = await full(svc, window())
     assert await full(svc, window()) == standard
-    assert len(store.fetches) == 1 and len(backend.prompts_of("SYNTH")) == 3
+    assert store.builds == 1 and len(backend.prompts_of("SYNTH")) == 3
 
     summary = await full(svc, window(), "summary")  # same window, other mode: its own generation
     assert standard["overall"] is None and summary["overall"] is not None
     assert await full(svc, window(), "summary") == summary
-    assert len(store.fetches) == 2 and len(backend.prompts_of("SYNTH")) == 4
+    assert store.builds == 2 and len(backend.prompts_of("SYNTH")) == 4
 
     assert await svc.invalidate() == 1
     assert await svc.version() == 1
     await full(svc, window(), "summary")
-    assert len(store.fetches) == 3 and len(backend.prompts_of("SYNTH")) == 5
+    assert store.builds == 3 and len(backend.prompts_of("SYNTH")) == 5
 
 
 async def test_an_ingest_during_generation_keeps_the_stale_report_out_of_the_cache():
@@ -238,7 +239,7 @@ async def test_an_ingest_during_generation_keeps_the_stale_report_out_of_the_cac
     backend.hold.set()
     await task
     await full(svc, window())
-    assert len(store.fetches) == 2
+    assert store.builds == 2
 
 
 @pytest.mark.parametrize(
@@ -426,7 +427,7 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     assert themes_by_category(report)["maito_kylma"]["prose"] == {"status": "automatic", "reason": "busy"}
     # the deterministic layer is cached; the shed prose only briefly (SHED_LAYER_SECONDS), with its reason
     await full(svc, window())
-    assert len(store.fetches) == 1 and backend.requests == []
+    assert store.builds == 1 and backend.requests == []
 
 
 async def test_truncation_is_reported_with_the_real_window_count():

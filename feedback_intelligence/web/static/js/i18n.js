@@ -198,6 +198,14 @@ const en = {
   "prose.automatic": "The summaries are automatic: the language model this service runs (the small embedded one) "
     + "does not write usable summaries. For summaries written by a language model, run the service with a larger "
     + "model (FI_LLM_BACKEND=ollama or openai; see the README).",
+  "series.headingDay": "Feedback per day, beside the previous period",
+  "series.headingWeek": "Feedback per week, beside the previous period",
+  "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
+    + "{zone}. A change counts as significant when it reaches the trend rule's limit with at least {min} items.",
+  "series.totals": "now {now} · before {before}",
+  "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
+  "series.significant": "significant",
+  "series.notSignificant": "not significant",
   "status.live": "The report is up to date.",
   "status.fallback": "The server did not deliver the report — showing the saved snapshot of {time}.",
   "status.nothing": "No report and no saved snapshot yet. Check the connection and press Refresh.",
@@ -433,6 +441,14 @@ const fi = {
   "prose.automatic": "Yhteenvedot ovat automaattisia: tämän palvelun kielimalli (pieni sulautettu malli) ei kirjoita "
     + "käyttökelpoisia yhteenvetoja. Kielimallin kirjoittamat yhteenvedot saa käyttöön ajamalla palvelua isommalla "
     + "mallilla (FI_LLM_BACKEND=ollama tai openai; ks. README).",
+  "series.headingDay": "Palautteet päivittäin edelliseen jaksoon verrattuna",
+  "series.headingWeek": "Palautteet viikoittain edelliseen jaksoon verrattuna",
+  "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
+    + "{zone}. Muutos on merkitsevä, kun se ylittää trendisäännön rajan ja palautteita on vähintään {min}.",
+  "series.totals": "nyt {now} · ennen {before}",
+  "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
+  "series.significant": "merkitsevä",
+  "series.notSignificant": "ei merkitsevä",
   "status.live": "Raportti on ajan tasalla.",
   "status.fallback": "Palvelin ei toimittanut raporttia — näytetään tallennettu tilannekuva ({time}).",
   "status.nothing": "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.",

@@ -5,7 +5,7 @@
 // numbers leave the page before the new window's request is sent.
 
 import { getJson, request } from "./api.js";
-import { renderCharts } from "./charts.js";
+import { renderCharts, renderSeries } from "./charts.js";
 import { byId, h, show } from "./dom.js";
 import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
 import { makeLabels } from "./labels.js";
@@ -37,6 +37,7 @@ const el = {
   meta: byId("report-meta"),
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
+  series: byId("report-series"),
   themes: byId("report-themes"),
   themesHeading: byId("themes-heading"),
   themesList: byId("themes-list"),
@@ -144,6 +145,7 @@ function render(report, mode) {
   renderCharts(el.charts, {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
   });
+  renderSeries(el.series, report.series, t);
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
   // said once for the whole view, not as a reason under every card
   const automatic = (report.llm || {}).prose === "automatic" && rated.length > 0;
@@ -167,6 +169,8 @@ function renderNothing() {
   el.alerts.replaceChildren();
   el.charts.replaceChildren();
   show(el.charts, false);
+  el.series.replaceChildren();
+  show(el.series, false);
   show(el.themes, false);
   el.report.dataset.mode = "none";
 }
