@@ -163,6 +163,17 @@ def _backend_list(value: Any) -> Any:
 BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
 
 
+def iana_zone(value: str) -> str:
+    """``value`` if it names an IANA time zone this machine knows (tzdata), else a ValueError."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"'{value}' is not an IANA time zone (such as Europe/Helsinki)") from None
+    return value
+
+
 class ReportSettings(BaseModel):
     """The report's knobs (``FI_REPORT_*``, ``FI_SYNTHESIS_*``) and their bounds, the one place of both."""
 
@@ -190,13 +201,7 @@ class ReportSettings(BaseModel):
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"'{value}' is not an IANA time zone (such as Europe/Helsinki)") from None
-        return value
+        return iana_zone(value)
 
     @model_validator(mode="after")
     def _window(self) -> Self:
@@ -385,6 +390,11 @@ class Settings(BaseSettings):
 
     # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
     warm_at_start: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        return iana_zone(value)
 
     @field_validator("llm_base_url")
     @classmethod

@@ -115,6 +115,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/live/version", PUBLIC),
     _rule("GET", "/report", PUBLIC, operator_query="snapshot"),
     _rule("GET", "/report/snapshot", PUBLIC),
+    _rule("GET", "/report/items.csv", PUBLIC),
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True),

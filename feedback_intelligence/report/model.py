@@ -187,3 +187,4 @@ class Report(WireModel):
     series: Series | None = Field(
         None, description="Items per local day or week beside the previous period; null in the live summary."
     )
+    timezone: str = Field("UTC", description="The IANA zone pages show times in (FI_TIMEZONE).")

@@ -151,6 +151,13 @@ class ReportService:
             else:
                 await asyncio.sleep(WAIT_POLL_S)
 
+    async def cited_items(self, window: Window) -> list[StoredFeedback]:
+        """The items the standard report cites for ``window`` (its themes' and alerts'), newest first."""
+        base = await self._deterministic(window, "standard")
+        cited = {i for theme in base.report.themes for i in theme.feedback_ids}
+        cited.update(alert.feedback_id for alert in base.report.alerts)
+        return [item for item in base.items if item.id in cited]
+
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)
@@ -246,6 +253,7 @@ class ReportService:
             needs_review_count=sum(1 for i in items if i.needs_review),
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
             series=series,
+            timezone=options.timezone,
         )
         return Deterministic(report, items)
 

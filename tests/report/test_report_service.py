@@ -41,6 +41,7 @@ REPORT_KEYS = [
     "needsReviewCount",
     "llm",
     "series",
+    "timezone",
 ]
 THEME_KEYS = [
     "category",

@@ -206,6 +206,9 @@ const en = {
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
   "series.notSignificant": "not significant",
+  "export.print": "Print",
+  "export.csv": "Download CSV",
+  "print.head": "Feedback report · printed {time} · times in {zone}",
   "status.live": "The report is up to date.",
   "status.fallback": "The server did not deliver the report — showing the saved snapshot of {time}.",
   "status.nothing": "No report and no saved snapshot yet. Check the connection and press Refresh.",
@@ -449,6 +452,9 @@ const fi = {
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
   "series.notSignificant": "ei merkitsevä",
+  "export.print": "Tulosta",
+  "export.csv": "Lataa CSV",
+  "print.head": "Palauteraportti · tulostettu {time} · ajat aikavyöhykkeellä {zone}",
   "status.live": "Raportti on ajan tasalla.",
   "status.fallback": "Palvelin ei toimittanut raporttia — näytetään tallennettu tilannekuva ({time}).",
   "status.nothing": "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.",
@@ -504,6 +510,16 @@ export function initialLanguage(nav = globalThis.navigator) {
 }
 
 /** A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key). */
+/** Times in ``zone`` (an IANA name the server sent) from now on; an unknown one keeps the browser's. */
+export function useTimeZone(t, zone) {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    t.timeZone = zone;
+  } catch {
+    t.timeZone = undefined;
+  }
+}
+
 export function translator(language) {
   const lang = pickLanguage(language);
   const bundle = BUNDLES[lang];
@@ -515,6 +531,7 @@ export function translator(language) {
   };
   t.lang = lang;
   t.locale = LOCALES[lang];
+  t.timeZone = undefined; // the browser's, until a report names the service's (FI_TIMEZONE)
   t.has = (key) => key in bundle || key in en;
   return t;
 }
@@ -539,7 +556,7 @@ export function formatTime(value, t, withDate = true) {
   const options = withDate
     ? { day: "numeric", month: "numeric", year: "numeric", hour: "2-digit", minute: "2-digit" }
     : { hour: "2-digit", minute: "2-digit" };
-  return new Intl.DateTimeFormat(t.locale, options).format(date);
+  return new Intl.DateTimeFormat(t.locale, { ...options, timeZone: t.timeZone }).format(date);
 }
 
 export function formatShortTime(value, t, now = new Date()) {
@@ -547,12 +564,14 @@ export function formatShortTime(value, t, now = new Date()) {
   if (Number.isNaN(date.getTime())) return String(value ?? "");
   const sameDay = date.toDateString() === now.toDateString();
   if (sameDay) return formatTime(date, t, false);
-  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit" })
+  return new Intl.DateTimeFormat(t.locale,
+    { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit", timeZone: t.timeZone })
     .format(date);
 }
 
 export function formatDate(value, t) {
   const date = toDate(value);
   if (Number.isNaN(date.getTime())) return String(value ?? "");
-  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", year: "numeric" }).format(date);
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", year: "numeric", timeZone: t.timeZone })
+    .format(date);
 }

@@ -7,7 +7,7 @@
 import { getJson, request } from "./api.js";
 import { renderCharts, renderSeries } from "./charts.js";
 import { byId, h, show } from "./dom.js";
-import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
+import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
@@ -31,6 +31,9 @@ const el = {
   from: byId("custom-from"),
   to: byId("custom-to"),
   refresh: byId("refresh-btn"),
+  print: byId("print-btn"),
+  csv: byId("csv-link"),
+  printHead: byId("print-head"),
   badge: byId("mode-badge"),
   status: byId("report-status"),
   report: byId("report"),
@@ -122,6 +125,7 @@ function workingText(report) {
 
 function render(report, mode) {
   if (report.language) setLanguage(report.language);
+  if (report.timezone) useTimeZone(state.t, report.timezone);
   state.shown = { report, mode };
   el.report.dataset.items = String(report.totalItems ?? "");
   el.report.dataset.windowFrom = report.windowFrom || "";
@@ -134,6 +138,7 @@ function render(report, mode) {
   show(el.badge, true);
   el.report.dataset.mode = mode;
 
+  el.printHead.textContent = t("print.head", { time: formatTime(new Date(), t), zone: report.timezone || "UTC" });
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
     generated ? h("span", { class: "meta-part" }, t("meta.generated", { time: generated })) : null);
@@ -206,6 +211,7 @@ async function loadReport() {
   // was saved for) is only a fallback when the server does not deliver, never a stand-in meanwhile.
   say(t()("status.compiling"), "busy");
   const params = { from: win.from.toISOString(), to: win.to.toISOString() };
+  el.csv.href = `/report/items.csv?${new URLSearchParams(params)}`;
   try {
     const response = await request("/report", { params, signal: controller.signal });
     if (response.status === 400) {
@@ -294,6 +300,18 @@ async function boot() {
     else loadReport();
   });
   el.dialogClose.addEventListener("click", closeSources);
+  el.print.addEventListener("click", () => window.print());
+  // on paper every alert is shown whole: its closed message opens for the print and closes after it (the
+  // moderation block stays closed)
+  let opened = [];
+  window.addEventListener("beforeprint", () => {
+    opened = [...el.report.querySelectorAll("details.alert-message:not([open])")];
+    for (const d of opened) d.open = true;
+  });
+  window.addEventListener("afterprint", () => {
+    for (const d of opened) d.open = false;
+    opened = [];
+  });
   el.dialog.addEventListener("close", () => {
     if (dialogOpener && dialogOpener.isConnected) dialogOpener.focus();
     dialogOpener = null;
