@@ -90,3 +90,18 @@ def test_the_print_layout_renders_without_controls_and_with_local_times(pages, a
     phone.emulate_media(media="print")
     expect(phone.locator("#print-head")).to_be_visible()
     screenshot(phone, "report-print-phone")
+
+
+def test_filters_live_in_the_url_and_reach_the_report_request(pages, app):
+    page = pages.open(app.url + "/?sentiment=negative&q=maito")
+    expect(page.locator("#filter-sentiment")).to_have_value("negative")
+    expect(page.locator("#filter-q")).to_have_value("maito")
+    expect(page.locator("#filters")).to_have_attribute("open", "")
+    with page.expect_request(lambda r: "/report?" in r.url and "category=leipa" in r.url) as sent:
+        page.select_option("#filter-category", "leipa")
+    url = sent.value.url
+    assert "sentiment=negative" in url and "q=maito" in url
+    assert "category=leipa" in page.url and "sentiment=negative" in page.url  # shareable
+    assert "category=leipa" in (page.get_attribute("#csv-link", "href") or "")
+    # until the server narrows by them, the page says the figures cover everything
+    expect(page.locator("#filter-note")).to_be_visible()

@@ -11,6 +11,7 @@ import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTi
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
 import { reportWindow } from "./window.js";
 
 const POLL_MS = 1500;
@@ -34,6 +35,9 @@ const el = {
   print: byId("print-btn"),
   csv: byId("csv-link"),
   printHead: byId("print-head"),
+  filters: byId("filters"),
+  filterInputs: [...document.querySelectorAll("[data-filter]")],
+  filterNote: byId("filter-note"),
   badge: byId("mode-badge"),
   status: byId("report-status"),
   report: byId("report"),
@@ -151,6 +155,12 @@ function render(report, mode) {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
   });
   renderSeries(el.series, report.series, t);
+  // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
+  const asked = Object.keys(filterParams(currentFilters()));
+  const applied = report.filters && typeof report.filters === "object" ? Object.keys(report.filters) : [];
+  const ignored = mode === "live" && asked.some((field) => !applied.includes(field));
+  el.filterNote.textContent = ignored ? t("filters.notApplied") : "";
+  show(el.filterNote, ignored);
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
   // said once for the whole view, not as a reason under every card
   const automatic = (report.llm || {}).prose === "automatic" && rated.length > 0;
@@ -210,7 +220,7 @@ async function loadReport() {
   // The deterministic report arrives in milliseconds, so the saved snapshot (of whatever window it
   // was saved for) is only a fallback when the server does not deliver, never a stand-in meanwhile.
   say(t()("status.compiling"), "busy");
-  const params = { from: win.from.toISOString(), to: win.to.toISOString() };
+  const params = { from: win.from.toISOString(), to: win.to.toISOString(), ...filterParams(currentFilters()) };
   el.csv.href = `/report/items.csv?${new URLSearchParams(params)}`;
   try {
     const response = await request("/report", { params, signal: controller.signal });
@@ -282,6 +292,52 @@ async function followProse(report, etag, params, signal) {
   say(t()("status.live"), "ok");
 }
 
+// ---------------------------------------------------------------- filters (in the URL)
+
+function currentFilters() {
+  const filters = {};
+  for (const input of el.filterInputs) filters[input.dataset.filter] = input.value;
+  return filters;
+}
+
+/** Each select's options from /schema, in the domain's order, with its labels. */
+function fillFilterOptions() {
+  const sc = state.schema || {};
+  const labels = state.labels;
+  const choices = {
+    category: [sc.categories || [], labels.category],
+    severity: [sc.severities || [], labels.severity],
+    type: [sc.types || [], labels.type],
+    sentiment: [sc.sentiments || [], labels.sentiment],
+    source: [sc.sources || [], labels.source],
+  };
+  for (const input of el.filterInputs) {
+    const choice = choices[input.dataset.filter];
+    if (!choice || input.tagName !== "SELECT") continue;
+    const [keys, label] = choice;
+    input.replaceChildren(h("option", { value: "" }, state.t("filters.all")),
+      ...keys.map((key) => h("option", { value: key }, label(key))));
+  }
+}
+
+function applyUrlFilters() {
+  const filters = filtersFromSearch(window.location.search);
+  for (const input of el.filterInputs) {
+    const value = filters[input.dataset.filter] || "";
+    if (input.tagName === "SELECT" && value && ![...input.options].some((o) => o.value === value)) {
+      input.append(h("option", { value }, value)); // a shared link with a value this domain does not list
+    }
+    input.value = value;
+  }
+  if (Object.keys(filters).length) el.filters.open = true;
+}
+
+function filtersChanged() {
+  const search = searchWithFilters(window.location.search, currentFilters());
+  window.history.replaceState(null, "", `${window.location.pathname}${search}${window.location.hash}`);
+  loadReport();
+}
+
 function syncCustom() {
   const custom = el.select.value === "custom";
   show(el.fromWrap, custom);
@@ -292,7 +348,7 @@ async function boot() {
   setLanguage(state.t.lang);
   el.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    loadReport();
+    filtersChanged();
   });
   el.select.addEventListener("change", () => {
     syncCustom();
@@ -327,6 +383,10 @@ async function boot() {
   }
   state.labels = null;
   setLanguage(state.schema ? state.schema.language : state.t.lang);
+  fillFilterOptions();
+  applyUrlFilters();
+  // a select at once; a text field on leaving it, or on Enter (which submits the form)
+  for (const input of el.filterInputs) input.addEventListener("change", filtersChanged);
   loadReport();
 }
 
