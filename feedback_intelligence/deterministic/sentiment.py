@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain, SentimentLexicon
@@ -50,53 +49,87 @@ class Reading:
 
 @dataclass(frozen=True, slots=True)
 class _Cues:
-    words: tuple[tuple[str, ...], ...]  # each cue as folded words (a stem at the last word's start)
+    """One side's cues, compiled: single stems as one anchored pattern, phrases as word tuples."""
+
+    stems: re.Pattern[str] | None  # matches a token (or its base form) that starts with a single-word cue
+    phrases: tuple[tuple[str, ...], ...]  # cues of several words, longest first
     symbols: tuple[str, ...]  # cues without letters, matched anywhere
 
+    @classmethod
+    def of(cls, terms: tuple[str, ...]) -> _Cues:
+        stems: set[str] = set()
+        phrases: set[tuple[str, ...]] = set()
+        symbols: list[str] = []
+        for term in terms:
+            folded = fold(term).strip()
+            if not folded:
+                continue
+            if not any(ch.isalpha() for ch in folded):
+                symbols.append(folded)
+                continue
+            words = tuple(_TOKENS.findall(folded))
+            if len(words) == 1:
+                stems.add(words[0])
+            elif words:
+                phrases.add(words)
+        pattern = "|".join(re.escape(w) for w in sorted(stems, key=len, reverse=True))
+        return cls(
+            re.compile(pattern) if pattern else None,
+            tuple(sorted(phrases, key=len, reverse=True)),
+            tuple(symbols),
+        )
 
-@lru_cache(maxsize=32)
-def _cues(terms: tuple[str, ...]) -> _Cues:
-    words: list[tuple[str, ...]] = []
-    symbols: list[str] = []
-    for term in terms:
-        folded = fold(term).strip()
-        if not folded:
-            continue
-        if any(ch.isalpha() for ch in folded):
-            words.append(tuple(t for t in _TOKENS.findall(folded)))
-        else:
-            symbols.append(folded)
-    return _Cues(tuple(sorted(set(words), key=len, reverse=True)), tuple(symbols))
+    def length_at(self, tokens: list[str], bases: list[str], at: int) -> int:
+        """How many tokens a cue covers from ``at`` (0: none): a phrase needs its earlier words whole and
+        its last one as a stem; a single stem matches the token or its base form."""
+        token, base = tokens[at], bases[at]
+        for phrase in self.phrases:
+            if at + len(phrase) <= len(tokens) and all(
+                tokens[at + i] == w or bases[at + i] == w for i, w in enumerate(phrase[:-1])
+            ):
+                last_token, last_base = tokens[at + len(phrase) - 1], bases[at + len(phrase) - 1]
+                if last_token.startswith(phrase[-1]) or (last_base and last_base.startswith(phrase[-1])):
+                    return len(phrase)
+        if self.stems is not None and (self.stems.match(token) or (base and self.stems.match(base))):
+            return 1
+        return 0
 
 
-def _word_matches(token: str, base: str, cue: str) -> bool:
-    return token.startswith(cue) or (bool(base) and base.startswith(cue))
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    positive: _Cues
+    negative: _Cues
+    neutral: _Cues
+    negations: frozenset[str]
+    intensifiers: frozenset[str]
+    exceptions: tuple[str, ...]
 
 
-def _matches_at(tokens: list[str], bases: list[str], at: int, cue: tuple[str, ...]) -> bool:
-    """Whether the cue's words start at token ``at``: every word whole but the last, which is a stem."""
-    if at + len(cue) > len(tokens):
-        return False
-    for offset, word in enumerate(cue):
-        token, base = tokens[at + offset], bases[at + offset]
-        last = offset == len(cue) - 1
-        if not (_word_matches(token, base, word) if last else token == word or base == word):
-            return False
-    return True
+_compiled: dict[int, tuple[SentimentLexicon, _Compiled]] = {}
+_readings: dict[tuple[int, str, str], tuple[SentimentLexicon, Reading]] = {}
+_READINGS_KEPT = 50_000
 
 
-def _blank(text: str, phrases: tuple[str, ...]) -> str:
-    for phrase in phrases:
-        folded = fold(phrase)
-        if folded:
-            text = text.replace(folded, " ")
-    return text
+def _compile(lexicon: SentimentLexicon) -> _Compiled:
+    found = _compiled.get(id(lexicon))
+    if found is not None and found[0] is lexicon:  # the lexicon held too: an id is never reused under it
+        return found[1]
+    compiled = _Compiled(
+        positive=_Cues.of(lexicon.positive),
+        negative=_Cues.of(lexicon.negative),
+        neutral=_Cues.of(lexicon.neutral),
+        negations=frozenset(fold(n) for n in lexicon.negations),
+        intensifiers=frozenset(fold(n) for n in lexicon.intensifiers),
+        exceptions=tuple(f for f in (fold(e) for e in lexicon.exceptions) if f),
+    )
+    _compiled[id(lexicon)] = (lexicon, compiled)
+    return compiled
 
 
 def _bases(tokens: list[str], language: str) -> list[str]:
     if language != morphology.FINNISH:
         return [""] * len(tokens)
-    return [morphology.base_form(t, language) if t[:1].isalpha() else "" for t in tokens]
+    return [morphology.base_form(t, language) if len(t) > 2 and t[:1].isalpha() else "" for t in tokens]
 
 
 def _negated(tokens: list[str], at: int, negations: frozenset[str]) -> bool:
@@ -111,34 +144,43 @@ def _negated(tokens: list[str], at: int, negations: frozenset[str]) -> bool:
 
 
 def read_text(text: str, lexicon: SentimentLexicon, language: str) -> Reading:
-    """The cue totals of ``text`` in ``language`` (Finnish base forms through Voikko where available)."""
-    folded = _blank(fold(text), lexicon.exceptions)
+    """The cue totals of ``text`` in ``language`` (Finnish base forms through Voikko where available);
+    remembered per text, since a report asks about every item several times."""
+    key = (id(lexicon), language, text)
+    found = _readings.get(key)
+    if found is not None and found[0] is lexicon:
+        return found[1]
+    reading = _read(text, _compile(lexicon), language)
+    if len(_readings) >= _READINGS_KEPT:
+        _readings.clear()
+    _readings[key] = (lexicon, reading)
+    return reading
+
+
+def _read(text: str, cues: _Compiled, language: str) -> Reading:
+    folded = fold(text)
+    for phrase in cues.exceptions:
+        folded = folded.replace(phrase, " ")
     tokens = _TOKENS.findall(folded)
     bases = _bases(tokens, language)
-    negations = frozenset(fold(n) for n in lexicon.negations)
-    intensifiers = frozenset(fold(n) for n in lexicon.intensifiers)
     totals = {POSITIVE: 0.0, NEGATIVE: 0.0}
     used = [False] * len(tokens)
-    for sign, terms in ((POSITIVE, lexicon.positive), (NEGATIVE, lexicon.negative)):
-        cues = _cues(terms)
+    for sign, side in ((POSITIVE, cues.positive), (NEGATIVE, cues.negative)):
         for at in range(len(tokens)):
             if used[at]:
                 continue
-            cue = next((c for c in cues.words if _matches_at(tokens, bases, at, c)), None)
-            if cue is None:
+            width = side.length_at(tokens, bases, at)
+            if not width:
                 continue
-            for i in range(at, at + len(cue)):
+            for i in range(at, at + width):
                 used[i] = True
-            weight = 2.0 if at > 0 and tokens[at - 1] in intensifiers else 1.0
-            starts_negated = cue[0] in negations
-            flipped = not starts_negated and _negated(tokens, at, negations)
-            side = (NEGATIVE if sign == POSITIVE else POSITIVE) if flipped else sign
-            totals[side] += weight
-        totals[sign] += sum(folded.count(symbol) for symbol in cues.symbols)
-    neutral_cues = _cues(lexicon.neutral)
-    neutral = sum(
-        1 for at in range(len(tokens)) if any(_matches_at(tokens, bases, at, c) for c in neutral_cues.words)
-    ) + sum(folded.count(symbol) for symbol in neutral_cues.symbols)
+            weight = 2.0 if at > 0 and tokens[at - 1] in cues.intensifiers else 1.0
+            starts_negated = tokens[at] in cues.negations
+            flipped = not starts_negated and _negated(tokens, at, cues.negations)
+            totals[(NEGATIVE if sign == POSITIVE else POSITIVE) if flipped else sign] += weight
+        totals[sign] += sum(folded.count(symbol) for symbol in side.symbols)
+    neutral = sum(1 for at in range(len(tokens)) if cues.neutral.length_at(tokens, bases, at))
+    neutral += sum(folded.count(symbol) for symbol in cues.neutral.symbols)
     return Reading(totals[POSITIVE], totals[NEGATIVE], neutral)
 
 

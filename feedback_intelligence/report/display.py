@@ -16,7 +16,7 @@ from feedback_intelligence.deterministic.alerts import pattern_needles
 from feedback_intelligence.deterministic.text_match import find_all
 from feedback_intelligence.deterministic.theme_words import is_verb, normalise_theme
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.structuring.guards.theme import TEXT_DEPENDENT_REASONS, theme_rejection
 
 LEADING_THEMES = 3
@@ -75,9 +75,27 @@ def matched_words(text: str, pattern: str) -> list[str]:
     return found
 
 
+_shown: dict[tuple[int, str, str, str, tuple[AlertHit, ...]], tuple[Domain, str | None]] = {}
+
+
 def shown_theme(item: StoredFeedback, domain: Domain) -> str | None:
     """The item's theme if it passes the theme guard, else the first noun its alerts matched, else None;
-    in base form, in the item's stored language (what groups and counts)."""
+    in base form, in the item's stored language (what groups and counts). Remembered per (theme,
+    language, text, hits): a report asks about every item several times (title, counts, quotes)."""
+    if item.structure is None:
+        return None
+    key = (id(domain), item.structure.theme, item.structure.language or "", item.text, item.alerts)
+    found = _shown.get(key)
+    if found is not None and found[0] is domain:  # the domain held too: an id is never reused under it
+        return found[1]
+    value = _shown_theme(item, domain)
+    if len(_shown) >= _VERDICTS_KEPT:
+        _shown.clear()
+    _shown[key] = (domain, value)
+    return value
+
+
+def _shown_theme(item: StoredFeedback, domain: Domain) -> str | None:
     if item.structure is None:
         return None
     language = item.structure.language or domain.language
