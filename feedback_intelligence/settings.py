@@ -166,6 +166,17 @@ BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_bac
 NotifyRouteList = Annotated[list[NotifyRoute], NoDecode, BeforeValidator(parse_routes)]
 
 
+def iana_zone(value: str) -> str:
+    """``value`` if it names an IANA time zone this machine knows (tzdata), else a ValueError."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"'{value}' is not an IANA time zone (such as Europe/Helsinki)") from None
+    return value
+
+
 class ReportSettings(BaseModel):
     """The report's knobs (``FI_REPORT_*``, ``FI_SYNTHESIS_*``) and their bounds, the one place of both."""
 
@@ -185,6 +196,16 @@ class ReportSettings(BaseModel):
     cache_seconds: int = Field(900, ge=0)  # 0 = no cache
     default_window_days: int = Field(7, ge=1)
     max_window_days: int = Field(92, ge=1)
+    # who writes the theme summaries: the model, the automatic summary alone, or auto = automatic on the
+    # packaged SmolLM2 (measured: none of its prose passes the guards, issue 26), the model on any other
+    prose: Literal["auto", "model", "automatic"] = "auto"
+    # the IANA zone the report's days, weeks, print layout and CSV are in (the series fold UTC hours)
+    timezone: str = "Europe/Helsinki"
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        return iana_zone(value)
 
     @model_validator(mode="after")
     def _window(self) -> Self:
@@ -195,9 +216,11 @@ class ReportSettings(BaseModel):
 
 # ReportSettings field -> its flat setting (FI_ + upper case).
 REPORT_FIELDS: dict[str, str] = {
-    name: {"synthesis_max_tokens": "synthesis_max_output_tokens", "synthesis_temperature": "synthesis_temperature"}.get(
-        name, f"report_{name}"
-    )
+    name: {
+        "synthesis_max_tokens": "synthesis_max_output_tokens",
+        "synthesis_temperature": "synthesis_temperature",
+        "timezone": "timezone",
+    }.get(name, f"report_{name}")
     for name in ReportSettings.model_fields
 }
 
@@ -419,6 +442,8 @@ class Settings(BaseSettings):
     report_trend_z: float = _report_field("trend_z")
     synthesis_max_output_tokens: int = _report_field("synthesis_max_tokens")
     synthesis_temperature: float = _report_field("synthesis_temperature")
+    report_prose: Literal["auto", "model", "automatic"] = _report_field("prose")
+    timezone: str = _report_field("timezone")
 
     restructure_limit: int = Field(500, ge=1)
 
@@ -450,6 +475,11 @@ class Settings(BaseSettings):
 
     # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
     warm_at_start: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        return iana_zone(value)
 
     @field_validator("llm_base_url")
     @classmethod
@@ -633,7 +663,11 @@ class Settings(BaseSettings):
 
     @property
     def report(self) -> ReportSettings:
-        return ReportSettings(**{name: getattr(self, flat) for name, flat in REPORT_FIELDS.items()})
+        """The report's settings, ``prose`` resolved: ``auto`` is automatic on the packaged model only."""
+        values = {name: getattr(self, flat) for name, flat in REPORT_FIELDS.items()}
+        if values["prose"] == "auto":
+            values["prose"] = "automatic" if self.packaged_default_model else "model"
+        return ReportSettings(**values)
 
     @property
     def gate(self) -> GateSettings:

@@ -170,7 +170,8 @@ def test_the_report_group_is_the_flat_report_settings_with_their_one_set_of_boun
     from feedback_intelligence.settings import REPORT_FIELDS, ReportSettings
 
     settings = load_settings(report_llm_budget=7, synthesis_temperature=0.1)
-    assert settings.report == ReportSettings(llm_budget=7, synthesis_temperature=0.1)
+    # FI_REPORT_PROSE=auto is resolved: automatic on the packaged model (the default backend here)
+    assert settings.report == ReportSettings(llm_budget=7, synthesis_temperature=0.1, prose="automatic")
     for name, flat in REPORT_FIELDS.items():  # each bound is written once, on ReportSettings
         assert Settings.model_fields[flat].metadata == ReportSettings.model_fields[name].metadata
         assert Settings.model_fields[flat].default == ReportSettings.model_fields[name].default

@@ -9,7 +9,8 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
   distinct cues wins, ties going to the type listed first; an alert counts for the first-listed
   type (an incident is reported as a complaint); no cue: ``defaultType``;
 * severity — the highest ``severityByAlert`` of the alerts that fire, else ``severityByType``;
-* sentiment — the domain's ``typeSentiment`` of that type;
+* sentiment — the domain's rule for the text's language (deterministic/sentiment.py: the words'
+  reading, or the ``typeSentiment`` of that type);
 * language — deterministic detection among the domain's languages, else the domain's language;
 * theme — the topic noun in base form (Voikko for Finnish; other languages as written, lower case): the
   text's word that carried the category evidence (else an alert's, else the longest noun, else the
@@ -30,6 +31,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts, pattern_nee
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.language import LanguageGuess, detect_language
+from feedback_intelligence.deterministic.sentiment import rule_sentiment
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
@@ -216,12 +218,13 @@ def propose_structure(text: str, domain: Domain) -> Structure:
     evidence = text_evidence(text, domain)
     category = prior_category(text, evidence, domain)
     type_ = evidence.types.type
+    language = evidence.language.code if evidence.language else domain.language
     return Structure(
         category=category,
         # a word can be as long as the text; the theme keeps the bound every theme has (text/bounds.py)
         theme=prior_theme(text, category, evidence, domain)[:THEME_MAX_CHARS].strip(),
         severity=prior_severity(type_, evidence.alerts, domain),
         type=type_,
-        language=evidence.language.code if evidence.language else domain.language,
-        sentiment=domain.sentiment_for(type_),
+        language=language,
+        sentiment=rule_sentiment(text, type_, language, domain),
     )

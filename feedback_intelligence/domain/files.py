@@ -19,6 +19,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from feedback_intelligence.domain.model import SENTIMENT_RULES
+
 # Keys any file may carry for its readers.
 DOC_KEYS = frozenset({"description", "$schema", "comment", "notes"})
 
@@ -266,6 +268,34 @@ class PriorFile(_File):
     @classmethod
     def _codes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return _unique(tuple(_language_code(code) for code in value))
+
+
+class SentimentFile(_File):
+    """``sentiment-lexicon.json``: the cues of the text's sentiment reading, and which reading each
+    language keeps (deterministic/sentiment.py)."""
+
+    positive: Words = ()
+    negative: Words = ()
+    neutral: Words = ()
+    negations: Words = ()
+    intensifiers: Words = ()
+    exceptions: Words = ()
+    rules: TextMap = {}
+
+    @model_validator(mode="after")
+    def _both_tones(self) -> SentimentFile:
+        if not self.positive or not self.negative:
+            raise ValueError("positive: positive and negative must each list at least one cue")
+        return self
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, value: dict[str, str]) -> dict[str, str]:
+        for code, rule in value.items():
+            _language_code(code)
+            if rule not in SENTIMENT_RULES:
+                raise ValueError(f"'{rule}' for '{code}' is not a sentiment rule ({', '.join(SENTIMENT_RULES)})")
+        return value
 
 
 # --------------------------------------------------------------------------- errors

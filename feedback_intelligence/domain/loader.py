@@ -7,6 +7,7 @@ A domain is data only. Adding one is adding a folder::
     <name>/category-keywords.json    category keyword rules                     (optional)
     <name>/vulgarity-lexicon.json    vulgarity density lexicon                  (optional)
     <name>/prior-lexicon.json        cues of the deterministic prior            (optional)
+    <name>/sentiment-lexicon.json    cues of the text's sentiment reading       (optional)
     <name>/prompts/*                 files named by domain.json's "prompts" map
 
 Every problem raises :class:`DomainError` with a message naming the file and the offending key,
@@ -35,6 +36,7 @@ from feedback_intelligence.domain.model import (
     Domain,
     IncidentPlaces,
     PriorLexicon,
+    SentimentLexicon,
     VulgarityLexicon,
     normalize_newlines,
 )
@@ -46,6 +48,7 @@ ALERT_FILE = "alert-keywords.json"
 CATEGORY_KEYWORD_FILE = "category-keywords.json"
 VULGARITY_FILE = "vulgarity-lexicon.json"
 PRIOR_FILE = "prior-lexicon.json"
+SENTIMENT_FILE = "sentiment-lexicon.json"
 
 DESK_SOURCE = "desk"
 
@@ -168,6 +171,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     else:
         type_sentiment = dict(spec.type_sentiment)
     prompts = {role: _read_prompt(readers.domain, folder, role, rel) for role, rel in spec.prompts.items()}
+    sentiment = readers.sentiment.parse(files.SentimentFile) if readers.sentiment.path.exists() else None
     return Domain(
         name=spec.name or folder.name,
         language=language,
@@ -188,6 +192,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         prior=_prior(prior),
         prior_fields=spec.prior_fields,
         vulgarity=_vulgarity(vulgarity),
+        sentiment_lexicon=_sentiment(sentiment),
         prompts=prompts,
         directory=folder,
     )
@@ -218,6 +223,10 @@ class _Readers:
     @property
     def prior(self) -> _Reader:
         return _Reader(self.folder / PRIOR_FILE)
+
+    @property
+    def sentiment(self) -> _Reader:
+        return _Reader(self.folder / SENTIMENT_FILE)
 
 
 def _check_references(
@@ -327,6 +336,20 @@ def _vulgarity(file: files.VulgarityFile | None) -> VulgarityLexicon:
         demote_to_category=file.demote_to_category,
         demote_ratio=file.demote_ratio,
         demote_min_distinct_stems=int(file.demote_min_distinct_stems),
+    )
+
+
+def _sentiment(file: files.SentimentFile | None) -> SentimentLexicon:
+    if file is None:
+        return SentimentLexicon()
+    return SentimentLexicon(
+        positive=file.positive,
+        negative=file.negative,
+        neutral=file.neutral,
+        negations=file.negations,
+        intensifiers=file.intensifiers,
+        exceptions=file.exceptions,
+        rules=dict(file.rules),
     )
 
 

@@ -90,6 +90,34 @@ class PriorLexicon:
     generic_nouns: tuple[str, ...] = ()  # base forms that name no topic alone ("asiakas", "asia", "ok")
 
 
+SENTIMENT_RULES = ("text", "type")  # how the effective sentiment is read when no model gave one (ADR 0028)
+
+
+@dataclass(frozen=True, slots=True)
+class SentimentLexicon:
+    """The cues of the text's sentiment reading (``sentiment-lexicon.json``; deterministic/sentiment.py).
+
+    Cues match caseless at the start of a word (a stem), and, for Finnish, against the word's base form
+    too; a cue without letters (an emoji, ``:)``) matches anywhere. ``rules`` names, per language, which
+    reading the report keeps (``text`` or ``type``), as measured on the eval set; other languages: ``type``.
+    """
+
+    positive: tuple[str, ...] = ()
+    negative: tuple[str, ...] = ()
+    neutral: tuple[str, ...] = ()  # a wish, a request or a question: the tone a suggestion carries
+    negations: tuple[str, ...] = ()  # flip a cue within the few words after them, inside one clause
+    intensifiers: tuple[str, ...] = ()  # double the cue right after them
+    exceptions: tuple[str, ...] = ()  # phrases blanked first ("parasta ennen" is a date, not praise)
+    rules: dict[str, str] = field(default_factory=dict)  # language -> "text" | "type"
+
+    @property
+    def empty(self) -> bool:
+        return not (self.positive or self.negative)
+
+    def rule_for(self, language: str | None) -> str:
+        return self.rules.get(language or "", "type")
+
+
 @dataclass(frozen=True, slots=True)
 class Domain:
     """Everything domain-specific; keys and labels keep their declaration order (dicts are ordered)."""
@@ -113,6 +141,7 @@ class Domain:
     prior: PriorLexicon = field(default_factory=PriorLexicon)
     prior_fields: tuple[str, ...] = ()  # fields the deterministic prior decides; the model's value is ignored
     vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
+    sentiment_lexicon: SentimentLexicon = field(default_factory=SentimentLexicon)
     prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
     directory: Path | None = None  # the module folder it was loaded from (None when built in code)
 

@@ -133,6 +133,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/live/version", PUBLIC, roles=DESK),
     _rule("GET", "/report", PUBLIC, operator_query="snapshot", roles=MANAGERS),
     _rule("GET", "/report/snapshot", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),

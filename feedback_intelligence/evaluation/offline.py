@@ -2,8 +2,9 @@
 
 Alerts and the prior are deterministic, so their figures on a labelled set need nothing running:
 alert recall and precision per category (and pooled over the watched ones), the prior's accuracy per
-field beside the majority class, the keyword rules' precision, and how many of the prior's themes
-the theme guard would refuse (a guard that refuses clean, text-grounded themes is too strict).
+field beside the majority class, the keyword rules' precision, the sentiment rules per language, and
+how many of the prior's themes the theme guard would refuse (a guard that refuses clean, text-grounded
+themes is too strict).
 
 The holdout part is reported in aggregate only. :func:`dev_misses` lists the items a rule got wrong
 so rules can be written from them, and it refuses anything but ``dev``: reading which holdout items
@@ -29,6 +30,7 @@ from feedback_intelligence.evaluation.scoring import (
     pooled,
     watched_alert_categories,
 )
+from feedback_intelligence.evaluation.sentiment import sentiment_figures
 from feedback_intelligence.evaluation.themes import theme_check_of, theme_figures
 from feedback_intelligence.structuring.guards.theme import theme_rejection
 
@@ -74,6 +76,7 @@ def deterministic_card(items: Sequence[EvalItem], readings: Readings, domain: Do
         "priorThemes": theme_figures(
             items, {i.id: readings.proposals[i.id].get("theme") for i in items}, theme_check_of(domain)
         ),
+        "sentiment": sentiment_figures(items, readings.proposals, domain),
         "keywordRules": keyword_precision(
             list(items), lambda text: match_category_keywords(text, domain.category_keywords, domain.incident_places)
         ),

@@ -134,8 +134,22 @@ def render_deterministic(result: Mapping[str, Any]) -> Group:
             f = card["fields"][field]
             prior.add_row(field, fmt(f["prior"]), f"{fmt(f['majority'])} ({f['majorityLabel']})")
         prior.add_row("themes the guard refuses", str(card["priorThemesRejected"]), "")
-        parts += [alerts, prior]
+        parts += [alerts, prior, sentiment_table(card)]
     return Group(*parts)
+
+
+def sentiment_table(card: Mapping[str, Any]) -> Table:
+    table = Table("language", "n", "type rule", "text reading", "majority", "kept", title="Sentiment rules")
+    for language, f in card.get("sentiment", {}).items():
+        table.add_row(
+            language,
+            str(f["n"]),
+            fmt(f["typeRule"]),
+            fmt(f["textReading"]),
+            f"{fmt(f['majority'])} ({f['majorityLabel']})",
+            f["kept"],
+        )
+    return table
 
 
 def markdown_deterministic(result: Mapping[str, Any]) -> str:
@@ -156,4 +170,15 @@ def markdown_deterministic(result: Mapping[str, Any]) -> str:
     ]
     for split, card in result["splits"].items():
         lines += [f"| {split} | " + " | ".join(row) + " |" for row in _alert_rows(card)]
+    lines += [
+        "",
+        "| split | language | n | sentiment: type rule | text reading | majority | kept |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for split, card in result["splits"].items():
+        for language, f in card.get("sentiment", {}).items():
+            lines.append(
+                f"| {split} | {language} | {f['n']} | {fmt(f['typeRule'])} | {fmt(f['textReading'])} | "
+                f"{fmt(f['majority'])} ({f['majorityLabel']}) | {f['kept']} |"
+            )
     return "\n".join(lines) + "\n"

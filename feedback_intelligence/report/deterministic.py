@@ -10,19 +10,23 @@ over the whole window.
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from feedback_intelligence.deterministic.injection import detect_injection_signals
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.display import LEADING_THEMES, group_title, matched_words
+from feedback_intelligence.report.guards import looks_action_bearing
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
 from feedback_intelligence.report.trends import STABLE, direction_label, trend_direction
 from feedback_intelligence.report.window import Mode
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.report.wording import SummaryFacts, wording_for
 from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import Example, WindowAggregates
+from feedback_intelligence.text.normalize import normalize_text
 
 log = logging.getLogger(__name__)
 
@@ -233,12 +237,61 @@ def source_entry(example: Example) -> SourceEntry:
     )
 
 
-def fallback_narrative(
-    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
-) -> str:
-    return wording_for(domain.language).automatic_summary(
-        count, leading, direction, trend_known=count >= min_items_for_trend
+QUOTES = 2
+QUOTE_CHARS = 80
+_UNSAFE_IN_QUOTE = re.compile(r"@|https?:|www\.|\d[\d ]{5,}")  # addresses and phone or card numbers
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_QUOTE_MARKS = re.compile(r"[\"”“„«»]")
+
+
+def quote_of(text: str) -> str | None:
+    """A short, safe excerpt of a customer's words for an automatic summary, or None.
+
+    The first sentence, cut at a word to :data:`QUOTE_CHARS`; never a text that gives orders (the
+    report's directive guard), carries prompt-injection signals, or names an address or a long
+    number (a phone or card number), since a summary is read by more people than the item is."""
+    if detect_injection_signals(text) or looks_action_bearing(text) or _UNSAFE_IN_QUOTE.search(text):
+        return None
+    visible = " ".join(normalize_text(_QUOTE_MARKS.sub("", text)).split())
+    first = _SENTENCE_END.split(visible, maxsplit=1)[0].strip()
+    if len(first) > QUOTE_CHARS:
+        cut = first[:QUOTE_CHARS].rsplit(" ", 1)[0]
+        first = cut.rstrip(",;:–- ") + "…"
+    else:
+        first = first.rstrip(".!?;:, ")
+    return first or None
+
+
+def representative_quotes(examples: Sequence[Example]) -> list[str]:
+    """Up to :data:`QUOTES` quotes from a group's examples (most severe, then newest), never from an
+    item a person should check first."""
+    quotes: list[str] = []
+    for example in examples:
+        if len(quotes) >= QUOTES:
+            break
+        quote = None if example.needs_review else quote_of(example.text)
+        if quote and quote not in quotes:
+            quotes.append(quote)
+    return quotes
+
+
+def automatic_narrative(label: str, group: Group, direction: str, domain: Domain, min_items_for_trend: int = 0) -> str:
+    """The automatic summary of one group: its numbers, its leading base-form themes with their counts
+    and one or two of its own customers' words (wording.py), all from the grouped rows and examples."""
+    severe_keys = set(list(domain.severities)[-2:])
+    leading = group.themes[:LEADING_THEMES]
+    facts = SummaryFacts(
+        label=label,
+        count=group.count,
+        severe=sum(n for severity, n in group.severities.items() if severity in severe_keys),
+        negative=group.sentiments["negative"],
+        positive=group.sentiments["positive"],
+        themes=leading,
+        quotes=representative_quotes(group.sources or group.newest),
+        direction_word=direction_label(direction, domain.language),
+        halves=(group.halves.first, group.halves.second) if group.count >= min_items_for_trend else None,
     )
+    return wording_for(domain.language).automatic_summary(facts)
 
 
 def moderation_theme(group: Group, domain: Domain) -> Theme:
@@ -262,7 +315,9 @@ def rated_theme(group: Group, direction: str, domain: Domain, min_items_for_tren
         group,
         domain,
         title=group_title(domain.category_label(group.category), leading),
-        narrative=fallback_narrative(group.count, leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            domain.category_label(group.category), group, direction, domain, min_items_for_trend
+        ),
         direction=direction,
         leading=leading,
         sources=[source_entry(e) for e in group.sources],
@@ -279,7 +334,9 @@ def overall_theme(
         rated,
         domain,
         title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
-        narrative=fallback_narrative(rated.count, leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            wording_for(domain.language).overall_scope.capitalize(), rated, direction, domain, min_items_for_trend
+        ),
         direction=direction,
         leading=leading,
         sources=[],

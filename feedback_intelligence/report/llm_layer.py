@@ -23,7 +23,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +42,7 @@ from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import Group, alert_row, excerpt
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
-from feedback_intelligence.report.prose import ThemeProse
+from feedback_intelligence.report.prose import AUTOMATIC_MODEL, ThemeProse
 from feedback_intelligence.report.prose_guards import prose_rejection
 from feedback_intelligence.report.replies import NominationReply, SynthesisReply, parsed_reply
 from feedback_intelligence.report.trends import direction_label
@@ -58,6 +58,7 @@ ROUTE = "report"
 VERIFY_MAX_TOKENS = 12
 NOMINATION_MAX_TOKENS = 700
 MAX_EXCERPTS_PER_THEME = 8
+VERDICTS_KEPT = 20_000
 
 _UNSERVICEABLE = (LlmUnavailable, LlmWarming, LlmDeadlineExceeded)
 _VERDICT_SPLIT = re.compile(r"[\s.,!?:;\"'\-—()]+")
@@ -81,6 +82,10 @@ class LlmLedger:
     action_dropped: int = 0  # directive prose
     stopped: str | None = None  # "busy" / "unavailable": the report stopped calling the model
     rejected: Counter[str] = field(default_factory=Counter)  # prose a prose guard kept out, by reason
+    screen_candidates: int = 0
+    screened: int = 0
+    screen_confirmed: int = 0
+    screen_running: bool = False
 
     @property
     def remaining(self) -> int:
@@ -101,6 +106,12 @@ class LlmLedger:
             "failed": self.failed,
             "stopped": self.stopped,
             "rejected": dict(self.rejected),
+            "screen": {
+                "candidates": self.screen_candidates,
+                "screened": self.screened,
+                "confirmed": self.screen_confirmed,
+                "running": self.screen_running,
+            },
         }
 
 
@@ -167,6 +178,23 @@ class ReportLlm:
         self.runner = runner
         self.metrics = metrics
         self.wording = wording_for(domain.language)
+        # the screen's verdicts, remembered per (item, text): a report over the same items asks only about
+        # new ones (until migration 0006 keeps them in the row)
+        self._verdicts: dict[tuple[str, str], bool] = {}
+
+    @property
+    def writes_prose(self) -> bool:
+        """Whether theme summaries are asked of the model (FI_REPORT_PROSE, resolved at start-up)."""
+        return self.runner is not None and self.options.prose != "automatic"
+
+    def screen_candidates(self, items: Sequence[StoredFeedback]) -> list[StoredFeedback]:
+        """Keyword-silent, non-praise items: what the screen asks about."""
+        return [i for i in items if not i.alerts and not self._is_praise(i)]
+
+    def _remember(self, item: StoredFeedback, verdict: bool) -> None:
+        if len(self._verdicts) >= VERDICTS_KEPT:
+            self._verdicts.clear()
+        self._verdicts[(item.id, item.text)] = verdict
 
     def new_ledger(self, preempted: int = 0) -> LlmLedger:
         """``preempted``: preemptions of this generation's earlier attempts (aging carries across them)."""
@@ -232,11 +260,18 @@ class ReportLlm:
         template = self.domain.prompts.get(ALERT_VERIFY_ROLE)
         return bool(self.options.alert_nomination and ledger.remaining > 0 and ledger.verify_budget > 0 and template)
 
-    async def screen_alerts(self, items: Sequence[StoredFeedback], ledger: LlmLedger) -> list[AlertRow]:
+    async def screen_alerts(
+        self,
+        items: Sequence[StoredFeedback],
+        ledger: LlmLedger,
+        progress: Callable[[], Awaitable[None]] | None = None,
+    ) -> list[AlertRow]:
         """Ask yes/no per keyword-silent, non-praise item; confirmed items become model alert rows.
 
         Fails closed: an error, a shed or an unclear reply means "not an alert". The screen runs
-        only while the report still has synthesis budget, and has a budget of its own.
+        only while the report still has synthesis budget, and has a budget of its own; a verdict is
+        remembered, so the next report asks only about new items. ``progress`` runs after each call,
+        so the view shows how far the screen got (the ledger's ``screen`` counts).
         """
         template = self.domain.prompts.get(ALERT_VERIFY_ROLE)
         if not self.options.alert_nomination or ledger.remaining <= 0 or ledger.verify_budget <= 0:
@@ -244,22 +279,42 @@ class ReportLlm:
         if template is None:
             log.warning("report: domain %s has no %s prompt; alert screen skipped", self.domain.name, ALERT_VERIFY_ROLE)
             return []
-        candidates = [i for i in items if not i.alerts and not self._is_praise(i)]
+        candidates = self.screen_candidates(items)
+        ledger.screen_candidates = len(candidates)
+        ledger.screen_running = True
         confirmed: list[StoredFeedback] = []
-        for index, item in enumerate(candidates):
-            if ledger.verify_remaining <= 0 or ledger.stopped:
-                why = ledger.stopped or "verify budget spent"
-                log.info("report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index)
-                break
-            ledger.verify_calls += 1
-            prompt = template.replace(TEXT_PLACEHOLDER, neutralize(item.text))
-            try:
-                reply = await self._complete(ledger, prompt, max_tokens=VERIFY_MAX_TOKENS, temperature=0.0)
-            except Exception as exc:
-                log.info("report: alert screen call failed closed for %s: %s", item.id, exc)
-                continue
-            if alert_verdict(reply, self.wording):
-                confirmed.append(item)
+        try:
+            for index, item in enumerate(candidates):
+                known = self._verdicts.get((item.id, item.text))
+                if known is not None:
+                    ledger.screened += 1
+                    if known:
+                        confirmed.append(item)
+                    continue
+                if ledger.verify_remaining <= 0 or ledger.stopped:
+                    why = ledger.stopped or "verify budget spent"
+                    log.info(
+                        "report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index
+                    )
+                    break
+                ledger.verify_calls += 1
+                prompt = template.replace(TEXT_PLACEHOLDER, neutralize(item.text))
+                try:
+                    reply = await self._complete(ledger, prompt, max_tokens=VERIFY_MAX_TOKENS, temperature=0.0)
+                except Exception as exc:
+                    log.info("report: alert screen call failed closed for %s: %s", item.id, exc)
+                    continue
+                verdict = alert_verdict(reply, self.wording)
+                self._remember(item, verdict)
+                ledger.screened += 1
+                if verdict:
+                    confirmed.append(item)
+                ledger.screen_confirmed = len(confirmed)
+                if progress is not None:
+                    await progress()
+        finally:
+            ledger.screen_confirmed = len(confirmed)
+            ledger.screen_running = False
         if not confirmed:
             return []
         reasons = await self._nominate(confirmed, ledger)
@@ -319,6 +374,8 @@ class ReportLlm:
         """Checked model prose for ``group`` (its counts and newest items), or the reason the automatic
         summary stands (counted)."""
         template = self.domain.prompts.get(SYNTHESIS_ROLE)
+        if not self.writes_prose and self.runner is not None:
+            return ThemeProse.automatic(AUTOMATIC_MODEL)  # said once in the view; not a fallback
         if ledger.stopped or ledger.remaining <= 0 or template is None:
             if template is None:
                 log.warning("report: domain %s has no %s prompt", self.domain.name, SYNTHESIS_ROLE)

@@ -101,10 +101,26 @@ class Theme(WireModel):
     unrated: bool = Field(description="A moderation group: counted and listed, never rated, trended or narrated.")
 
 
+class ScreenProgress(WireModel):
+    """The alert screen's work in this report: bounded by FI_REPORT_ALERT_VERIFY_BUDGET, shown as it goes."""
+
+    candidates: int = Field(description="Keyword-silent, non-praise items the screen would ask about.")
+    screened: int = Field(description="Candidates with a verdict (asked now, or remembered from an earlier report).")
+    confirmed: int = Field(description="Candidates the model confirmed as alerts.")
+    running: bool = Field(description="The screen is still asking.")
+
+
 class LlmSummary(WireModel):
     status: LlmStatus = Field(
-        description="`pending` (prose still being written), `done`, or `off` (no model configured or budget 0)."
+        description="`pending` (prose or the alert screen still running), `done`, or `off` (no model configured or "
+        "budget 0)."
     )
+    prose: Literal["model", "automatic"] = Field(
+        "model",
+        description="Who writes the theme summaries on this service: `model`, or `automatic` (FI_REPORT_PROSE; the "
+        "packaged model's prose does not pass the guards, so its summaries are automatic at once).",
+    )
+    screen: ScreenProgress | None = Field(None, description="The alert screen's progress; null when it does not run.")
     pending: list[str] = Field(description="Categories (or `overall`) whose prose is still being written.")
     calls: int = Field(description="Synthesis and nomination calls made.")
     budget: int = Field(description="Synthesis and nomination calls allowed (FI_REPORT_LLM_BUDGET).")
@@ -116,6 +132,34 @@ class LlmSummary(WireModel):
         description="Why the report stopped asking the model (`busy`, `unavailable`); null when it did not."
     )
     rejected: dict[str, int] = Field(description="Model prose a prose guard kept out, by reason.")
+
+
+class SeriesLine(WireModel):
+    key: str = Field(description="`all`, `alert`, or a category key.")
+    label: str = Field(description="The line as a person reads it.")
+    current: list[int] = Field(description="Items per bucket in the window.")
+    previous: list[int] = Field(description="Items per bucket in the previous period of the same length.")
+    current_total: int = Field(description="Items in the window.")
+    previous_total: int = Field(description="Items in the previous period.")
+    change: int = Field(description="current_total − previous_total.")
+    change_pct: float | None = Field(description="The change in per cent of the previous total; null when it was 0.")
+    z_score: float = Field(description="change / √(current_total + previous_total): the change in standard deviations.")
+    direction: str = Field(description="The report's direction rule over the two periods: stable, growing, declining.")
+    significant: bool = Field(
+        description="The change reaches the rule's threshold (|z| ≥ thresholdZ with enough items)."
+    )
+
+
+class Series(WireModel):
+    """Items per local day or week over the window, beside the previous period (report/series.py)."""
+
+    bucket: Literal["day", "week"] = Field(description="Buckets of local days, or local weeks (Monday–Sunday).")
+    timezone: str = Field(description="The IANA zone the buckets are in (FI_TIMEZONE).")
+    starts: list[str] = Field(description="Each bucket's first local day (yyyy-MM-dd).")
+    previous_starts: list[str] = Field(description="The previous period's bucket starts, aligned with `starts`.")
+    threshold_z: float = Field(description="The direction rule's z (FI_REPORT_TREND_Z).")
+    min_items: int = Field(description="Items both periods need before a change can be significant.")
+    lines: list[SeriesLine] = Field(description="All items, alerts, then each category (largest first).")
 
 
 class Report(WireModel):
@@ -150,3 +194,7 @@ class Report(WireModel):
         description="The alert items' cases by state (`open`, `acknowledged`, `handled`, `dismissed`), and `none` "
         "for alert items without a case (older than FI_CASE_MAX_AGE_DAYS when saved); null where not counted.",
     )
+    series: Series | None = Field(
+        None, description="Items per local day or week beside the previous period; null in the live summary."
+    )
+    timezone: str = Field("UTC", description="The IANA zone pages show times in (FI_TIMEZONE).")

@@ -7,11 +7,12 @@ shared store (Redis) can hand it from the replica that wrote it to the replica t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from feedback_intelligence.report.model import AlertRow, LlmSummary, ProseState, Report, Theme
+from feedback_intelligence.report.model import AlertRow, LlmSummary, ProseState, Report, ScreenProgress, Theme
 
 OVERALL = "overall"
 
@@ -40,11 +41,32 @@ class ProseLayer(BaseModel):
     dropped_claims: int
     action_dropped: int
     complete: bool = True  # False while the generation is still writing the other parts
+    prose: str = "model"  # "automatic": the service writes no model prose (FI_REPORT_PROSE)
 
 
-def _apply(theme: Theme, prose: ThemeProse | None, *, pending: bool) -> Theme:
+AUTOMATIC_MODEL = "automatic_model"
+BUDGET = "budget"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Which parts the model will be asked for (the rest is automatic at once, with the reason)."""
+
+    writable: frozenset[str]
+    reason: str  # why the other parts are automatic: AUTOMATIC_MODEL or BUDGET
+
+    @classmethod
+    def of(cls, parts: list[str], *, writes_prose: bool, budget: int) -> Plan:
+        if not writes_prose:
+            return cls(frozenset(), AUTOMATIC_MODEL)
+        return cls(frozenset(parts[: max(budget, 0)]), BUDGET)
+
+
+def _apply(theme: Theme, prose: ThemeProse | None, *, pending: bool, plan: Plan | None = None) -> Theme:
     if theme.unrated:
         return theme
+    if prose is None and plan is not None and theme.category not in plan.writable:
+        prose = ThemeProse.automatic(plan.reason)  # never asked for: no spinner for it
     if prose is None:
         state = ProseState(status="pending") if pending else theme.prose
         return theme.model_copy(update={"prose": state, "narrative_from_llm": False})
@@ -69,14 +91,34 @@ def _llm_parts(report: Report, *, standard: bool) -> list[str]:
     return [OVERALL] if report.overall is not None else []
 
 
-def pending_view(report: Report, *, standard: bool, budget: int, verify_budget: int) -> Report:
-    """The deterministic report with every model-written part marked pending."""
+def _screen(ledger: dict[str, Any]) -> ScreenProgress | None:
+    screen = ledger.get("screen")
+    if not screen or not screen.get("candidates"):
+        return None
+    return ScreenProgress.model_validate(screen)
+
+
+def pending_view(
+    report: Report,
+    *,
+    standard: bool,
+    budget: int,
+    verify_budget: int,
+    writes_prose: bool = True,
+    screen_candidates: int = 0,
+) -> Report:
+    """The deterministic report with the parts the model will write marked pending (the rest automatic)."""
     parts = _llm_parts(report, standard=standard)
-    themes = [_apply(t, None, pending=standard) for t in report.themes]
-    overall = _apply(report.overall, None, pending=True) if report.overall is not None else None
+    plan = Plan.of(parts, writes_prose=writes_prose, budget=budget)
+    themes = [_apply(t, None, pending=standard, plan=plan) for t in report.themes]
+    overall = _apply(report.overall, None, pending=True, plan=plan) if report.overall is not None else None
+    pending = [part for part in parts if part in plan.writable]
+    screen = ScreenProgress(candidates=screen_candidates, screened=0, confirmed=0, running=True)
     llm = LlmSummary(
-        status="pending" if parts else "done",
-        pending=parts,
+        status="pending" if pending or screen_candidates else "done",
+        prose="model" if writes_prose else "automatic",
+        screen=screen if screen_candidates else None,
+        pending=pending,
         calls=0,
         budget=budget,
         verify_calls=0,
@@ -92,15 +134,23 @@ def pending_view(report: Report, *, standard: bool, budget: int, verify_budget: 
 def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report:
     """The deterministic report with the layer's prose, alert rows and counters; parts not written yet pend."""
     pending = not layer.complete
-    themes = [_apply(t, layer.themes.get(t.category), pending=pending) if standard else t for t in report.themes]
+    ledger = layer.ledger
+    parts = _llm_parts(report, standard=standard)
+    plan = Plan.of(parts, writes_prose=layer.prose != "automatic", budget=int(ledger["budget"]))
+    themes = [
+        _apply(t, layer.themes.get(t.category), pending=pending, plan=plan) if standard else t for t in report.themes
+    ]
     overall = report.overall
     if overall is not None:
         prose = layer.themes.get(OVERALL) or (None if pending else ThemeProse.automatic("failed"))
-        overall = _apply(overall, prose, pending=pending)
-    still = [part for part in _llm_parts(report, standard=standard) if part not in layer.themes] if pending else []
-    ledger = layer.ledger
+        overall = _apply(overall, prose, pending=pending, plan=plan)
+    still = [p for p in parts if p not in layer.themes and p in plan.writable] if pending else []
+    screen = _screen(ledger)
+    screening = pending and screen is not None and screen.running
     llm = LlmSummary(
-        status="pending" if still else "done",
+        status="pending" if still or screening else "done",
+        prose="automatic" if layer.prose == "automatic" else "model",
+        screen=screen,
         pending=still,
         calls=ledger["calls"],
         budget=ledger["budget"],

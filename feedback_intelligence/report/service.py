@@ -15,7 +15,7 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from feedback_intelligence.domain.model import Domain
@@ -34,9 +34,10 @@ from feedback_intelligence.report.deterministic import (
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
 from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
-from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Theme
+from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
+from feedback_intelligence.report.series import HourRow, series_of
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, cache_key
 from feedback_intelligence.report.wording import wording_for
@@ -130,8 +131,8 @@ class ReportService:
             if not stored.complete:  # being written — or left behind by a replica that died: take over then
                 self._start(key, base.folded, window, mode)
             return layered_view(base.report, stored, standard=mode == "standard")
-        pending = self._pending(base.report, mode)
-        if pending.llm.pending:
+        pending = self._pending(base.report, base.folded, mode)
+        if pending.llm.status == "pending":
             self._start(key, base.folded, window, mode)
         return pending
 
@@ -164,11 +165,23 @@ class ReportService:
 
     # -- the deterministic layer -----------------------------------------------------------------
 
-    def _pending(self, report: Report, mode: Mode) -> Report:
+    def _pending(self, report: Report, folded: Folded, mode: Mode) -> Report:
         ledger = self.llm.new_ledger()
         return pending_view(
-            report, standard=mode == "standard", budget=ledger.budget, verify_budget=ledger.verify_budget
+            report,
+            standard=mode == "standard",
+            budget=ledger.budget,
+            verify_budget=ledger.verify_budget,
+            writes_prose=self.llm.writes_prose,
+            screen_candidates=len(folded.candidates),
         )
+
+    async def cited_ids(self, window: Window) -> list[str]:
+        """The ids the standard report cites for ``window`` (its themes' examples and its alert rows)."""
+        base = await self._deterministic(window, "standard")
+        cited = [i for theme in base.report.themes for i in theme.feedback_ids]
+        cited += [alert.feedback_id for alert in base.report.alerts]
+        return list(dict.fromkeys(cited))
 
     async def _deterministic(self, window: Window, mode: Mode) -> Deterministic:
         result: Deterministic = await self.cache.get_or_create(
@@ -205,6 +218,7 @@ class ReportService:
             overall = overall_theme(
                 folded.rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
             )
+        series = await self._series(window) if mode == "standard" else None
         ledger = self.llm.new_ledger()
         report = Report(
             window_from=window.from_norm,
@@ -225,8 +239,35 @@ class ReportService:
             items_in_window=folded.total,
             needs_review_count=folded.needs_review,
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
+            series=series,
+            timezone=options.timezone,
         )
         return Deterministic(report, folded)
+
+    async def _series(self, window: Window) -> Series:
+        """The window's and the previous period's items by UTC hour (grouped in the store), folded into
+        local days or weeks in ``FI_TIMEZONE`` (report/series.py)."""
+        length = window.to_ticks - window.from_ticks
+        previous = replace(
+            self._filter(window),
+            from_=format_instant(window.from_ticks - length),
+            to=format_instant(window.from_ticks - 1),
+        )
+        current_rows, previous_rows = await asyncio.gather(
+            self.source.hours(self._filter(window)), self.source.hours(previous)
+        )
+        domain, options = self.domain, self.options
+        labels = wording_for(domain.language).series_labels
+        return series_of(
+            [HourRow(r.hour, r.category, r.alert, r.items) for r in current_rows],
+            [HourRow(r.hour, r.category, r.alert, r.items) for r in previous_rows],
+            window.from_ticks,
+            window.to_ticks,
+            zone=options.timezone,
+            label=lambda key: labels.get(key) or domain.category_label(key),
+            min_items=options.min_items_for_trend,
+            z=options.trend_z,
+        )
 
     # -- the LLM layer, in the background --------------------------------------------------------
 
@@ -298,7 +339,13 @@ class ReportService:
         domain, options = self.domain, self.options
         settled = settled or {}
         ledger = self.llm.new_ledger(preempted)
-        alerts = await self.llm.screen_alerts(folded.candidates, ledger)
+        prose = "model" if self.llm.writes_prose else "automatic"
+
+        async def screened_so_far() -> None:
+            if progress is not None:
+                await progress(_layer(dict(settled), [], ledger, complete=False, prose=prose))
+
+        alerts = await self.llm.screen_alerts(folded.candidates, ledger, screened_so_far)
         themes: dict[str, ThemeProse] = {}
         if mode == "standard":
             for group in folded.groups:
@@ -314,7 +361,7 @@ class ReportService:
                 )
                 if progress is not None:  # shed parts are left out: they stay pending for the retry
                     written = {part: prose for part, prose in themes.items() if prose.reason != "busy"}
-                    await progress(_layer(written, alerts, ledger, complete=False))
+                    await progress(_layer(written, alerts, ledger, complete=False, prose=prose))
         else:
             rated = folded.rated
             if rated and OVERALL in settled:
@@ -323,15 +370,18 @@ class ReportService:
                 direction = rated.halves.direction(options)
                 scope = wording_for(domain.language).overall_scope
                 themes[OVERALL] = await self.llm.synthesize(ledger, scope=scope, group=rated, direction=direction)
-        return _layer(themes, alerts, ledger, complete=True)
+        return _layer(themes, alerts, ledger, complete=True, prose=prose)
 
     def _count_fallbacks(self, layer: ProseLayer) -> None:
         if self.metrics is not None and layer.fallbacks:
             self.metrics.report_llm_fallbacks.inc(layer.fallbacks)
 
 
-def _layer(themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool) -> ProseLayer:
+def _layer(
+    themes: dict[str, ThemeProse], alerts: list[AlertRow], ledger: LlmLedger, *, complete: bool, prose: str = "model"
+) -> ProseLayer:
     return ProseLayer(
+        prose=prose,
         themes=dict(themes),
         alerts=list(alerts),
         ledger=ledger.to_json(),

@@ -16,11 +16,13 @@ from feedback_intelligence.store.aggregates import (
     Counted,
     CountKey,
     Example,
+    HourCount,
     ItemFilter,
     Screen,
     ThemeCount,
     WindowAggregates,
     window_aggregates,
+    window_hours,
 )
 from feedback_intelligence.store.feedback_store import FeedbackStore
 
@@ -34,6 +36,10 @@ class ReportSource(Protocol):
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates: ...
 
+    async def hours(self, flt: ItemFilter) -> list[HourCount]:
+        """Items per UTC hour, category and alert: what the report's series folds (report/series.py)."""
+        ...
+
 
 class StoreSource:
     """One or more channel databases (both = the one inbox), answered concurrently and added."""
@@ -45,6 +51,9 @@ class StoreSource:
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates:
         return await window_aggregates(self.stores, flt, midpoint=midpoint, limit=limit, screen=screen)
+
+    async def hours(self, flt: ItemFilter) -> list[HourCount]:
+        return await window_hours(self.stores, flt)
 
 
 class FetchSource:
@@ -69,6 +78,15 @@ class FetchSource:
             ]
             out.candidates = silent[: screen.limit]
         return out
+
+    async def hours(self, flt: ItemFilter) -> list[HourCount]:
+        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
+        counts: dict[tuple[str, str | None, bool], int] = {}
+        for item in items:
+            d = derive(item, self.domain)
+            key = (item.timestamp[:13], d.category, d.alert)
+            counts[key] = counts.get(key, 0) + 1
+        return [HourCount(h, c, a, n) for (h, c, a), n in sorted(counts.items(), key=str)]
 
 
 def aggregates_of(

@@ -1,28 +1,17 @@
 """Every sentence the report writes itself, in the domain's language (fi or en; others read en).
 
-The automatic summary is written to read as a person would put it: how many, what about, which
-way it is going — one sentence each, no excuse for the missing model prose (the card says where
-its text came from).
+The automatic summary says what is specific to its theme (issue 26): the group's name and numbers
+(items, the severe ones, negative and positive, the window's halves once there are enough to tell a
+trend) in one sentence, then the leading base-form themes with their counts and one or two short
+quotes in the next. The first sentence names the group and the second quotes its own items, so no
+two cards carry the same sentence; nothing apologises for the missing model prose (the card says
+where its text came from).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-from feedback_intelligence.report.trends import DECLINING, GROWING, STABLE, WORSENING
-
-
-def _count_fi(n: int) -> str:
-    return "Aikavälillä tuli yksi palaute." if n == 1 else f"Aikavälillä tuli {n} palautetta."
-
-
-def _count_en(n: int) -> str:
-    return (
-        "One piece of feedback came in during this period."
-        if n == 1
-        else (f"{n} pieces of feedback came in during this period.")
-    )
 
 
 def _join(words: Sequence[str], conjunction: str) -> str:
@@ -31,28 +20,57 @@ def _join(words: Sequence[str], conjunction: str) -> str:
     return ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
 
 
-def _themes_fi(themes: Sequence[str]) -> str:
-    if not themes:
-        return ""
-    if len(themes) == 1:
-        return f"Eniten puhuttiin aiheesta {themes[0]}."
-    return f"Eniten puhuttiin aiheista {_join(themes, 'ja')}."
+@dataclass(frozen=True, slots=True)
+class SummaryFacts:
+    """What one automatic summary says, as plain values (report/deterministic.py gathers them)."""
+
+    label: str
+    count: int
+    severe: int  # items in the two most severe classes
+    negative: int
+    positive: int
+    themes: Sequence[tuple[str, int]]  # leading base-form themes with their counts
+    quotes: Sequence[str]  # short, checked excerpts of the group's own items
+    direction_word: str  # the trend in words ("kasvava"), shown beside the halves
+    halves: tuple[int, int] | None  # (first, second) half counts; None while too few to tell a trend
 
 
-def _themes_en(themes: Sequence[str]) -> str:
-    if not themes:
-        return ""
-    if len(themes) == 1:
-        return f"Most of it was about {themes[0]}."
-    return f"Most of it was about {_join(themes, 'and')}."
+def _summary_fi(f: SummaryFacts) -> list[str]:
+    head = f"{f.label}: " + ("yksi palaute" if f.count == 1 else f"{f.count} palautetta")
+    if f.severe:
+        head += f", joista vakavia {f.severe}"
+    if f.negative or f.positive:
+        head += f"; kielteisiä {f.negative}, myönteisiä {f.positive}"
+    if f.halves is not None:
+        head += f"; alkupuoliskolla {f.halves[0]}, loppupuoliskolla {f.halves[1]} ({f.direction_word})"
+    themes = _join([f"{t} ({n})" for t, n in f.themes], "ja")
+    quotes = ", ".join(f"”{q}”" for q in f.quotes)
+    if themes and quotes:
+        return [head + ".", f"Eniten mainitaan {themes}, esimerkiksi {quotes}."]
+    if quotes:
+        return [head + ".", f"Esimerkiksi {quotes}."]
+    return [head + (f"; eniten mainitaan {themes}." if themes else ".")]
+
+
+def _summary_en(f: SummaryFacts) -> list[str]:
+    head = f"{f.label}: " + ("one item" if f.count == 1 else f"{f.count} items")
+    if f.severe:
+        head += f", {f.severe} of them severe"
+    if f.negative or f.positive:
+        head += f"; {f.negative} negative, {f.positive} positive"
+    if f.halves is not None:
+        head += f"; {f.halves[0]} in the first half, {f.halves[1]} in the second ({f.direction_word})"
+    themes = _join([f"{t} ({n})" for t, n in f.themes], "and")
+    quotes = ", ".join(f"“{q}”" for q in f.quotes)
+    if themes and quotes:
+        return [head + ".", f"Most mentioned: {themes}, for example {quotes}."]
+    if quotes:
+        return [head + ".", f"For example {quotes}."]
+    return [head + (f"; most mentioned: {themes}." if themes else ".")]
 
 
 @dataclass(frozen=True, slots=True)
 class Wording:
-    count_sentence: Callable[[int], str]
-    themes_sentence: Callable[[Sequence[str]], str]
-    trend_sentences: dict[str, str]  # direction -> sentence; a direction not listed says nothing
-    too_few_for_trend: str
     moderation_narrative: str  # {count}
     generic_alert_reason: str
     overall_scope: str
@@ -64,28 +82,21 @@ class Wording:
     data_severities: str
     data_themes: str
     data_excerpts: str
+    summary_sentences: Callable[[SummaryFacts], list[str]] = _summary_en
+    series_labels: dict[str, str] = field(default_factory=lambda: {"all": "All feedback", "alert": "Alerts"})
     alert_labels: dict[str, str] = field(default_factory=dict)
 
-    def automatic_summary(self, count: int, themes: Sequence[str], direction: str, *, trend_known: bool = True) -> str:
-        """Counts, the leading themes in words, the trend in a sentence (or that there is too little to tell)."""
-        trend = self.trend_sentences.get(direction, "") if trend_known else self.too_few_for_trend
-        sentences = [self.count_sentence(count), self.themes_sentence(themes), trend]
-        return " ".join(s for s in sentences if s)
+    def automatic_summary(self, facts: SummaryFacts) -> str:
+        """The group's numbers and trend, then its leading themes and quotes."""
+        return " ".join(s for s in self.summary_sentences(facts) if s)
 
     def alert_label(self, category: str) -> str:
         return self.alert_labels.get(category, category.replace("_", " "))
 
 
 FINNISH = Wording(
-    count_sentence=_count_fi,
-    themes_sentence=_themes_fi,
-    trend_sentences={
-        STABLE: "Määrä on pysynyt suunnilleen samana koko aikavälin.",
-        GROWING: "Palautetta on tullut aikavälin loppupuolella selvästi enemmän kuin alussa.",
-        DECLINING: "Palautetta on tullut aikavälin loppupuolella selvästi vähemmän kuin alussa.",
-        WORSENING: "Palautteet ovat muuttuneet aikavälin loppua kohden vakavammiksi.",
-    },
-    too_few_for_trend="Suuntaa ei voi vielä arvioida näin pienestä määrästä.",
+    summary_sentences=_summary_fi,
+    series_labels={"all": "Kaikki palaute", "alert": "Hälytykset"},
     moderation_narrative="{count} moderointia odottavaa palautetta tällä aikavälillä.",
     generic_alert_reason="Kielimalli arvioi, että palautteessa voi olla turvallisuusriski — lue palaute kokonaan.",
     overall_scope="kaikki",
@@ -110,15 +121,7 @@ FINNISH = Wording(
 )
 
 ENGLISH = Wording(
-    count_sentence=_count_en,
-    themes_sentence=_themes_en,
-    trend_sentences={
-        STABLE: "The volume stayed about the same through the period.",
-        GROWING: "Clearly more of it came in during the second half of the period than in the first.",
-        DECLINING: "Clearly less of it came in during the second half of the period than in the first.",
-        WORSENING: "It grew more severe towards the end of the period.",
-    },
-    too_few_for_trend="There is too little of it yet to tell a trend.",
+    summary_sentences=_summary_en,
     moderation_narrative="{count} item(s) awaiting moderation in this period.",
     generic_alert_reason="The language model judged that this item may describe a safety risk — read it in full.",
     overall_scope="all",

@@ -392,3 +392,40 @@ def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     if screen.exclude_types:
         statement = statement.where(c.type.is_(None) | c.type.not_in(list(screen.exclude_types)))
     return statement.order_by(c.timestamp.desc(), c.id.desc()).limit(screen.limit)
+
+
+@dataclass(frozen=True, slots=True)
+class HourCount:
+    """Items of one UTC hour (``yyyy-MM-ddTHH``), category and operational-alert flag (the series)."""
+
+    hour: str
+    category: str | None
+    alert: bool
+    items: int
+
+
+def _hours_statement(flt: ItemFilter) -> Any:
+    c = feedback.c
+    hour = func.substr(c.timestamp, 1, 13).label("hour")
+    return (
+        select(hour, c.category, c.alert, func.count().label("items"))
+        .where(where_clause(flt))
+        .group_by(hour, c.category, c.alert)
+    )
+
+
+async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list[HourCount]:
+    """Items per UTC hour, category and alert over every store, added key by key: the same grouping on
+    both engines (``substr`` of the fixed-width timestamp), folded into local days by report/series.py."""
+
+    @_translate_unavailability
+    async def one(store: FeedbackStore) -> list[Any]:
+        async with store.engine.connect() as conn:
+            return list((await conn.execute(_hours_statement(flt))).all())
+
+    totals: dict[tuple[str, str | None, bool], int] = {}
+    for rows in await asyncio.gather(*(one(store) for store in stores)):
+        for row in rows:
+            key = (row.hour, row.category, bool(row.alert))
+            totals[key] = totals.get(key, 0) + int(row.items)
+    return [HourCount(hour, category, alert, n) for (hour, category, alert), n in sorted(totals.items(), key=str)]

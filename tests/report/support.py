@@ -141,6 +141,12 @@ class StoreFake:
         self.fetches.append((from_norm, to_norm, limit))
         return newest_first([i for i in self.items if from_norm <= i.timestamp <= to_norm])[:limit]
 
+    @property
+    def builds(self) -> int:
+        """Reads of a report window; the series' read of the previous period (ending a tick before the
+        window opens, at ``.9999999``) is not one."""
+        return sum(1 for _from, to, _limit in self.fetches if not to.endswith(".9999999+00:00"))
+
     async def count(self, from_norm: str, to_norm: str) -> int:
         return sum(1 for i in self.items if from_norm <= i.timestamp <= to_norm)
 

@@ -69,10 +69,12 @@ async def test_group_titles_use_the_category_label_and_only_guarded_themes():
     hevi = next(t for t in report["themes"] if t["category"] == "hevi")
     assert hevi["leadingThemes"] == []
     assert "2-4" not in hevi["narrative"] and "PALAUTE" not in hevi["narrative"]
-    assert hevi["narrative"] == "Aikavälillä tuli 2 palautetta. Suuntaa ei voi vielä arvioida näin pienestä määrästä."
+    assert hevi["narrative"] == (
+        "Hevi: 2 palautetta; kielteisiä 2, myönteisiä 0. Esimerkiksi ”Banaanit mustia taas”, ”Banaanit olivat mustia”."
+    )
 
 
-async def test_the_automatic_summary_says_counts_leading_themes_and_the_trend_in_sentences():
+async def test_the_automatic_summary_says_numbers_leading_themes_with_counts_and_quotes():
     items = [item("g0", 0.5, theme="hapan maito", text="Maito oli hapan.")] + [
         item(f"g{n}", 4 + n / 4, theme="hapan maito" if n % 2 else "vanha jogurtti", text="Maito ja jogurtti.")
         for n in range(1, 8)
@@ -81,8 +83,8 @@ async def test_the_automatic_summary_says_counts_leading_themes_and_the_trend_in
     [theme] = (await svc.view(window())).to_json()["themes"]
     assert theme["direction"] == "growing"
     assert theme["narrative"] == (
-        "Aikavälillä tuli 8 palautetta. Eniten puhuttiin aiheista hapan maito ja vanha jogurtti. "
-        "Palautetta on tullut aikavälin loppupuolella selvästi enemmän kuin alussa."
+        "Maito & kylmä: 8 palautetta; kielteisiä 8, myönteisiä 0; alkupuoliskolla 1, loppupuoliskolla 7 (kasvava). "
+        "Eniten mainitaan hapan maito (5) ja vanha jogurtti (3), esimerkiksi ”Maito ja jogurtti”, ”Maito oli hapan”."
     )
     assert "kielimallin" not in theme["narrative"]  # no apology appended to every card
 

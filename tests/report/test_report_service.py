@@ -41,6 +41,8 @@ REPORT_KEYS = [
     "needsReviewCount",
     "llm",
     "alertCases",
+    "series",
+    "timezone",
 ]
 THEME_KEYS = [
     "category",
@@ -216,17 +218,17 @@ async def test_summary_and_standard_never_share_a_cache_entry_and_reuse_until_in
     svc, store = service(corpus(), backend)
     standard = await full(svc, window())
     assert await full(svc, window()) == standard
-    assert len(store.fetches) == 1 and len(backend.prompts_of("SYNTH")) == 3
+    assert store.builds == 1 and len(backend.prompts_of("SYNTH")) == 3
 
     summary = await full(svc, window(), "summary")  # same window, other mode: its own generation
     assert standard["overall"] is None and summary["overall"] is not None
     assert await full(svc, window(), "summary") == summary
-    assert len(store.fetches) == 2 and len(backend.prompts_of("SYNTH")) == 4
+    assert store.builds == 2 and len(backend.prompts_of("SYNTH")) == 4
 
     assert await svc.invalidate() == 1
     assert await svc.version() == 1
     await full(svc, window(), "summary")
-    assert len(store.fetches) == 3 and len(backend.prompts_of("SYNTH")) == 5
+    assert store.builds == 3 and len(backend.prompts_of("SYNTH")) == 5
 
 
 async def test_an_ingest_during_generation_keeps_the_stale_report_out_of_the_cache():
@@ -239,7 +241,7 @@ async def test_an_ingest_during_generation_keeps_the_stale_report_out_of_the_cac
     backend.hold.set()
     await task
     await full(svc, window())
-    assert len(store.fetches) == 2
+    assert store.builds == 2
 
 
 @pytest.mark.parametrize(
@@ -259,8 +261,8 @@ async def test_ungrounded_prose_is_dropped_and_counted_as_a_claim(reply):
     assert maito["narrativeFromLlm"] is False
     assert maito["title"] == "Maito & kylmä: vanha maito"
     assert maito["narrative"] == (
-        "Aikavälillä tuli 3 palautetta. Eniten puhuttiin aiheista vanha maito ja hapan jogurtti. "
-        "Suuntaa ei voi vielä arvioida näin pienestä määrästä."
+        "Maito & kylmä: 3 palautetta, joista vakavia 2; kielteisiä 2, myönteisiä 0. Eniten mainitaan vanha "
+        "maito (2) ja hapan jogurtti (1), esimerkiksi ”palaute m1: vanha maito”, ”palaute m3: hapan jogurtti”."
     )
     if "citedIds" in reply:
         assert report["droppedClaimCount"] == 3
@@ -380,6 +382,8 @@ async def test_no_runner_renders_deterministically():
     assert report["llmFallbackCount"] == len(RATED)
     assert report["llm"] == {
         "status": "off",
+        "prose": "automatic",
+        "screen": None,
         "pending": [],
         "calls": 0,
         "budget": 0,
@@ -425,7 +429,7 @@ async def test_a_saturated_gate_returns_quickly_without_taking_a_slot():
     assert themes_by_category(report)["maito_kylma"]["prose"] == {"status": "automatic", "reason": "busy"}
     # the deterministic layer is cached; the shed prose only briefly (SHED_LAYER_SECONDS), with its reason
     await full(svc, window())
-    assert len(store.fetches) == 1 and backend.requests == []
+    assert store.builds == 1 and backend.requests == []
 
 
 async def test_every_item_counts_and_the_limit_cuts_only_the_examples():
@@ -473,7 +477,7 @@ async def test_english_domain_writes_english_fallbacks():
     report = await full(svc, window())
     assert report["language"] == "en"
     assert report["themes"][0]["narrative"] == (
-        "3 pieces of feedback came in during this period. Most of it was about vanha maito. "
-        "There is too little of it yet to tell a trend."
+        "Maito & kylmä: 3 items; 3 negative, 0 positive. Most mentioned: vanha maito (3), for example "
+        "“palaute m2: vanha maito”, “palaute m1: vanha maito”."
     )
     assert report["themes"][0]["directionLabel"] == "stable"

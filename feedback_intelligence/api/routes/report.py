@@ -8,6 +8,7 @@ something changed (docs/adr/0014-report-prose-by-polling.md).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.report.csv_writer import items_csv, local_time
 from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
@@ -87,6 +89,39 @@ async def report(
         await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
         return conditional(request, body)
     return conditional(request, await service.view(window, mode="standard"))
+
+
+@router.get(
+    "/report/items.csv",
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "One row per item the report cites (its themes' and alerts'), newest first: local times "
+            "(FI_TIMEZONE), labels instead of codes; a cell a spreadsheet could run as a formula starts with `'`.",
+        },
+        **_WINDOW_ERRORS,
+    },
+    response_class=Response,
+    operation_id="getReportItemsCsv",
+    summary="The items the report cites for the window, as CSV (safe against formula injection)",
+    description="The same window as `GET /report` (`from`, `to`). UTF-8 with a byte-order mark, RFC 4180.",
+)
+async def report_items_csv(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+) -> Response:
+    window = _window(rt, from_, to)
+    store = rt.channels[CORPUS].store
+    found = await asyncio.gather(*(store.get(i) for i in await rt.reports[CORPUS].cited_ids(window)))
+    items = sorted((i for i in found if i is not None), key=lambda i: (i.timestamp, i.id), reverse=True)
+    zone = rt.report_options.timezone
+    name = f"palautteet-{local_time(window.from_norm, zone)[:10]}--{local_time(window.to_norm, zone)[:10]}.csv"
+    return Response(
+        items_csv(items, rt.domain, zone),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
+    )
 
 
 @router.get(

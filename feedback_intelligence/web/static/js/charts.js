@@ -122,3 +122,69 @@ export function renderCharts(container, { sections, labels, t, directionLabel = 
   );
   return true;
 }
+
+// ---------------------------------------------------------------- time series (report.series)
+
+const SERIES_LINES = 6; // all, alerts and the four largest categories: readable on a phone
+
+/** "1.6." for a local day "2026-06-01" (the server already folded it into FI_TIMEZONE). */
+export function formatDay(iso, t) {
+  const date = new Date(`${iso}T12:00:00Z`);
+  if (Number.isNaN(date.getTime())) return String(iso ?? "");
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", timeZone: "UTC" }).format(date);
+}
+
+function formatNumber(value, t, digits = 1) {
+  return new Intl.NumberFormat(t.locale, { maximumFractionDigits: digits, signDisplay: "exceptZero" }).format(value);
+}
+
+/** Bars for the window's buckets, a dashed line for the previous period's: both scaled to one maximum. */
+function sparkline(line) {
+  const n = Math.max(1, line.current.length);
+  const max = Math.max(1, ...line.current, ...line.previous);
+  const width = 100 / n;
+  const svg = s("svg", { class: "series-track", viewBox: "0 0 100 30", preserveAspectRatio: "none",
+    "aria-hidden": "true", focusable: "false" });
+  line.current.forEach((value, i) => {
+    const height = (value / max) * 28;
+    svg.append(s("rect", { x: (i * width + width * 0.15).toFixed(2), y: (30 - height).toFixed(2),
+      width: (width * 0.7).toFixed(2), height: height.toFixed(2), class: "series-bar" }));
+  });
+  const points = line.previous.map((value, i) => `${(i * width + width / 2).toFixed(2)},${(30 - (value / max) * 28).toFixed(2)}`);
+  if (points.length) svg.append(s("polyline", { points: points.join(" "), class: "series-previous", fill: "none" }));
+  return svg;
+}
+
+function seriesFigure(line, series, t) {
+  const pct = line.changePct === null || line.changePct === undefined ? "" : ` (${formatNumber(line.changePct, t, 0)} %)`;
+  const verdict = line.significant ? t("series.significant") : t("series.notSignificant");
+  return h("figure", { class: ["series", line.significant && "series-significant"], dataset: { key: line.key } },
+    h("figcaption", null, h("span", { class: "series-label" }, line.label),
+      h("span", { class: "series-totals" }, t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
+    sparkline(line),
+    h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
+      h("span", null, formatDay(series.starts[series.starts.length - 1], t))),
+    h("p", { class: "series-change" },
+      t("series.change", { change: formatNumber(line.change, t, 0), pct,
+        z: formatNumber(line.zScore, t, 2).replace(/^\+/, ""), threshold: formatNumber(series.thresholdZ, t, 2).replace(/^\+/, "") }),
+      " ", h("strong", null, verdict)));
+}
+
+/** Paint the series into `container`: a caption saying the buckets and the zone, then one figure per line. */
+export function renderSeries(container, series, t) {
+  container.replaceChildren();
+  const lines = (series && series.lines) || [];
+  if (!lines.length || !series.starts.length) {
+    container.hidden = true;
+    return false;
+  }
+  container.hidden = false;
+  const shown = lines.slice(0, SERIES_LINES);
+  container.append(
+    h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
+    h("p", { class: "chart-note" }, t("series.note", {
+      from: formatDay(series.previousStarts[0], t), zone: series.timezone, min: series.minItems })),
+    h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))),
+    lines.length > shown.length ? h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })) : null);
+  return true;
+}

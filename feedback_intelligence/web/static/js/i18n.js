@@ -193,6 +193,33 @@ const en = {
   "status.compiling": "Compiling the report…",
   "status.writing": plural("The report is up to date; the language model is writing 1 summary…",
     "The report is up to date; the language model is writing {n} summaries…"),
+  "status.screening": "The report is up to date; the language model is checking messages for alerts the keywords "
+    + "missed: {screened} of {candidates} checked, {confirmed} added…",
+  "prose.automatic": "The summaries are automatic: the language model this service runs (the small embedded one) "
+    + "does not write usable summaries. For summaries written by a language model, run the service with a larger "
+    + "model (FI_LLM_BACKEND=ollama or openai; see the README).",
+  "series.headingDay": "Feedback per day, beside the previous period",
+  "series.headingWeek": "Feedback per week, beside the previous period",
+  "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
+    + "{zone}. A change counts as significant when it reaches the trend rule's limit with at least {min} items.",
+  "series.totals": "now {now} · before {before}",
+  "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
+  "series.significant": "significant",
+  "series.notSignificant": "not significant",
+  "export.print": "Print",
+  "export.csv": "Download CSV",
+  "print.head": "Feedback report · printed {time} · times in {zone}",
+  "filters.heading": "Filters and search",
+  "filters.all": "All",
+  "filters.category": "Department",
+  "filters.severity": "Severity",
+  "filters.type": "Type",
+  "filters.sentiment": "Sentiment",
+  "filters.source": "Source",
+  "filters.store": "Store",
+  "filters.q": "Search the texts",
+  "filters.notApplied": "This server does not narrow the report by these filters yet: the figures cover all feedback "
+    + "of the period.",
   "status.live": "The report is up to date.",
   "status.fallback": "The server did not deliver the report — showing the saved snapshot of {time}.",
   "status.nothing": "No report and no saved snapshot yet. Check the connection and press Refresh.",
@@ -456,6 +483,33 @@ const fi = {
   "status.compiling": "Raporttia kootaan…",
   "status.writing": plural("Raportti on ajan tasalla; kielimalli kirjoittaa vielä yhtä yhteenvetoa…",
     "Raportti on ajan tasalla; kielimalli kirjoittaa vielä {n} yhteenvetoa…"),
+  "status.screening": "Raportti on ajan tasalla; kielimalli tarkistaa vielä, onko viesteissä hälytyksiä, joita "
+    + "avainsanat eivät löytäneet: {screened}/{candidates} tarkistettu, {confirmed} lisätty…",
+  "prose.automatic": "Yhteenvedot ovat automaattisia: tämän palvelun kielimalli (pieni sulautettu malli) ei kirjoita "
+    + "käyttökelpoisia yhteenvetoja. Kielimallin kirjoittamat yhteenvedot saa käyttöön ajamalla palvelua isommalla "
+    + "mallilla (FI_LLM_BACKEND=ollama tai openai; ks. README).",
+  "series.headingDay": "Palautteet päivittäin edelliseen jaksoon verrattuna",
+  "series.headingWeek": "Palautteet viikoittain edelliseen jaksoon verrattuna",
+  "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
+    + "{zone}. Muutos on merkitsevä, kun se ylittää trendisäännön rajan ja palautteita on vähintään {min}.",
+  "series.totals": "nyt {now} · ennen {before}",
+  "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
+  "series.significant": "merkitsevä",
+  "series.notSignificant": "ei merkitsevä",
+  "export.print": "Tulosta",
+  "export.csv": "Lataa CSV",
+  "print.head": "Palauteraportti · tulostettu {time} · ajat aikavyöhykkeellä {zone}",
+  "filters.heading": "Suodattimet ja haku",
+  "filters.all": "Kaikki",
+  "filters.category": "Osasto",
+  "filters.severity": "Vakavuus",
+  "filters.type": "Tyyppi",
+  "filters.sentiment": "Sävy",
+  "filters.source": "Lähde",
+  "filters.store": "Myymälä",
+  "filters.q": "Hae teksteistä",
+  "filters.notApplied": "Tämä palvelin ei vielä rajaa raporttia näillä suodattimilla: luvut koskevat kaikkea "
+    + "aikavälin palautetta.",
   "status.live": "Raportti on ajan tasalla.",
   "status.fallback": "Palvelin ei toimittanut raporttia — näytetään tallennettu tilannekuva ({time}).",
   "status.nothing": "Raporttia tai tallennettua tilannekuvaa ei ole vielä. Tarkista yhteys ja paina Päivitä.",
@@ -544,6 +598,16 @@ export function initialLanguage(nav = globalThis.navigator) {
 }
 
 /** A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key). */
+/** Times in ``zone`` (an IANA name the server sent) from now on; an unknown one keeps the browser's. */
+export function useTimeZone(t, zone) {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    t.timeZone = zone;
+  } catch {
+    t.timeZone = undefined;
+  }
+}
+
 export function translator(language) {
   const lang = pickLanguage(language);
   const bundle = BUNDLES[lang];
@@ -555,6 +619,7 @@ export function translator(language) {
   };
   t.lang = lang;
   t.locale = LOCALES[lang];
+  t.timeZone = undefined; // the browser's, until a report names the service's (FI_TIMEZONE)
   t.has = (key) => key in bundle || key in en;
   return t;
 }
@@ -579,7 +644,7 @@ export function formatTime(value, t, withDate = true) {
   const options = withDate
     ? { day: "numeric", month: "numeric", year: "numeric", hour: "2-digit", minute: "2-digit" }
     : { hour: "2-digit", minute: "2-digit" };
-  return new Intl.DateTimeFormat(t.locale, options).format(date);
+  return new Intl.DateTimeFormat(t.locale, { ...options, timeZone: t.timeZone }).format(date);
 }
 
 export function formatShortTime(value, t, now = new Date()) {
@@ -587,12 +652,14 @@ export function formatShortTime(value, t, now = new Date()) {
   if (Number.isNaN(date.getTime())) return String(value ?? "");
   const sameDay = date.toDateString() === now.toDateString();
   if (sameDay) return formatTime(date, t, false);
-  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit" })
+  return new Intl.DateTimeFormat(t.locale,
+    { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit", timeZone: t.timeZone })
     .format(date);
 }
 
 export function formatDate(value, t) {
   const date = toDate(value);
   if (Number.isNaN(date.getTime())) return String(value ?? "");
-  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", year: "numeric" }).format(date);
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", year: "numeric", timeZone: t.timeZone })
+    .format(date);
 }

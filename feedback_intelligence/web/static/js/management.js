@@ -5,13 +5,14 @@
 // numbers leave the page before the new window's request is sent.
 
 import { getJson, request } from "./api.js";
-import { renderCharts } from "./charts.js";
+import { renderCharts, renderSeries } from "./charts.js";
 import { byId, h, show } from "./dom.js";
-import { applyStatic, formatDate, formatTime, initialLanguage, translator } from "./i18n.js";
+import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
 import { showSavedEntry } from "./saved-entry.js";
+import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
 import { reportWindow } from "./window.js";
 
 const POLL_MS = 1500;
@@ -32,15 +33,23 @@ const el = {
   from: byId("custom-from"),
   to: byId("custom-to"),
   refresh: byId("refresh-btn"),
+  print: byId("print-btn"),
+  csv: byId("csv-link"),
+  printHead: byId("print-head"),
+  filters: byId("filters"),
+  filterInputs: [...document.querySelectorAll("[data-filter]")],
+  filterNote: byId("filter-note"),
   badge: byId("mode-badge"),
   status: byId("report-status"),
   report: byId("report"),
   meta: byId("report-meta"),
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
+  series: byId("report-series"),
   themes: byId("report-themes"),
   themesHeading: byId("themes-heading"),
   themesList: byId("themes-list"),
+  proseNote: byId("prose-note"),
   moderation: byId("themes-moderation"),
   dialog: byId("sources-dialog"),
   dialogTitle: byId("sources-title"),
@@ -118,12 +127,29 @@ function pendingCount(report) {
   return llm.status === "pending" ? (llm.pending || []).length : 0;
 }
 
+/** Still changing: prose being written, or the alert screen still asking. */
+function stillWorking(report) {
+  return (report.llm || {}).status === "pending";
+}
+
+function workingText(report) {
+  const llm = report.llm || {};
+  const n = pendingCount(report);
+  if (n) return state.t("status.writing", { n });
+  const screen = llm.screen || {};
+  return state.t("status.screening", {
+    screened: screen.screened || 0, candidates: screen.candidates || 0, confirmed: screen.confirmed || 0,
+  });
+}
+
 function render(report, mode) {
   if (report.language) setLanguage(report.language);
+  if (report.timezone) useTimeZone(state.t, report.timezone);
   state.shown = { report, mode };
   el.report.dataset.items = String(report.totalItems ?? "");
   el.report.dataset.windowFrom = report.windowFrom || "";
   el.report.dataset.prose = pendingCount(report) ? "pending" : "done";
+  el.report.dataset.llm = (report.llm || {}).status || "";
   const t = state.t;
   const ctx = { t, labels: state.labels, openSources };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
@@ -131,6 +157,7 @@ function render(report, mode) {
   show(el.badge, true);
   el.report.dataset.mode = mode;
 
+  el.printHead.textContent = t("print.head", { time: formatTime(new Date(), t), zone: report.timezone || "UTC" });
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
     generated ? h("span", { class: "meta-part" }, t("meta.generated", { time: generated })) : null);
@@ -142,7 +169,18 @@ function render(report, mode) {
   renderCharts(el.charts, {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
   });
+  renderSeries(el.series, report.series, t);
+  // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
+  const asked = Object.keys(filterParams(currentFilters()));
+  const applied = report.filters && typeof report.filters === "object" ? Object.keys(report.filters) : [];
+  const ignored = mode === "live" && asked.some((field) => !applied.includes(field));
+  el.filterNote.textContent = ignored ? t("filters.notApplied") : "";
+  show(el.filterNote, ignored);
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
+  // said once for the whole view, not as a reason under every card
+  const automatic = (report.llm || {}).prose === "automatic" && rated.length > 0;
+  el.proseNote.textContent = automatic ? t("prose.automatic") : "";
+  show(el.proseNote, automatic);
   el.themesList.replaceChildren(...(rated.length
     ? rated.map((th) => themeCard(th, ctx, "dialog"))
     : [h("p", { class: "muted" }, t("themes.none"))]));
@@ -161,6 +199,8 @@ function renderNothing() {
   el.alerts.replaceChildren();
   el.charts.replaceChildren();
   show(el.charts, false);
+  el.series.replaceChildren();
+  show(el.series, false);
   show(el.themes, false);
   el.report.dataset.mode = "none";
 }
@@ -195,7 +235,8 @@ async function loadReport() {
   // The deterministic report arrives in milliseconds, so the saved snapshot (of whatever window it
   // was saved for) is only a fallback when the server does not deliver, never a stand-in meanwhile.
   say(t()("status.compiling"), "busy");
-  const params = { from: win.from.toISOString(), to: win.to.toISOString() };
+  const params = { from: win.from.toISOString(), to: win.to.toISOString(), ...filterParams(currentFilters()) };
+  el.csv.href = `/report/items.csv?${new URLSearchParams(params)}`;
   try {
     const response = await request("/report", { params, signal: controller.signal });
     if (response.status === 400) {
@@ -241,12 +282,12 @@ function sleep(ms, signal) {
   });
 }
 
-/** Ask again until no theme's prose is pending; each change re-renders the same window's report. */
+/** Ask again until no prose is pending and the alert screen is done; each change re-renders the report. */
 async function followProse(report, etag, params, signal) {
   const t = () => state.t;
   let current = report;
-  while (pendingCount(current)) {
-    say(t()("status.writing", { n: pendingCount(current) }), "busy");
+  while (stillWorking(current)) {
+    say(workingText(current), "busy");
     await sleep(POLL_MS, signal);
     let response;
     try {
@@ -266,6 +307,52 @@ async function followProse(report, etag, params, signal) {
   say(t()("status.live"), "ok");
 }
 
+// ---------------------------------------------------------------- filters (in the URL)
+
+function currentFilters() {
+  const filters = {};
+  for (const input of el.filterInputs) filters[input.dataset.filter] = input.value;
+  return filters;
+}
+
+/** Each select's options from /schema, in the domain's order, with its labels. */
+function fillFilterOptions() {
+  const sc = state.schema || {};
+  const labels = state.labels;
+  const choices = {
+    category: [sc.categories || [], labels.category],
+    severity: [sc.severities || [], labels.severity],
+    type: [sc.types || [], labels.type],
+    sentiment: [sc.sentiments || [], labels.sentiment],
+    source: [sc.sources || [], labels.source],
+  };
+  for (const input of el.filterInputs) {
+    const choice = choices[input.dataset.filter];
+    if (!choice || input.tagName !== "SELECT") continue;
+    const [keys, label] = choice;
+    input.replaceChildren(h("option", { value: "" }, state.t("filters.all")),
+      ...keys.map((key) => h("option", { value: key }, label(key))));
+  }
+}
+
+function applyUrlFilters() {
+  const filters = filtersFromSearch(window.location.search);
+  for (const input of el.filterInputs) {
+    const value = filters[input.dataset.filter] || "";
+    if (input.tagName === "SELECT" && value && ![...input.options].some((o) => o.value === value)) {
+      input.append(h("option", { value }, value)); // a shared link with a value this domain does not list
+    }
+    input.value = value;
+  }
+  if (Object.keys(filters).length) el.filters.open = true;
+}
+
+function filtersChanged() {
+  const search = searchWithFilters(window.location.search, currentFilters());
+  window.history.replaceState(null, "", `${window.location.pathname}${search}${window.location.hash}`);
+  loadReport();
+}
+
 function syncCustom() {
   const custom = el.select.value === "custom";
   show(el.fromWrap, custom);
@@ -276,7 +363,7 @@ async function boot() {
   setLanguage(state.t.lang);
   el.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    loadReport();
+    filtersChanged();
   });
   el.select.addEventListener("change", () => {
     syncCustom();
@@ -284,6 +371,18 @@ async function boot() {
     else loadReport();
   });
   el.dialogClose.addEventListener("click", closeSources);
+  el.print.addEventListener("click", () => window.print());
+  // on paper every alert is shown whole: its closed message opens for the print and closes after it (the
+  // moderation block stays closed)
+  let opened = [];
+  window.addEventListener("beforeprint", () => {
+    opened = [...el.report.querySelectorAll("details.alert-message:not([open])")];
+    for (const d of opened) d.open = true;
+  });
+  window.addEventListener("afterprint", () => {
+    for (const d of opened) d.open = false;
+    opened = [];
+  });
   el.dialog.addEventListener("close", () => {
     if (dialogOpener && dialogOpener.isConnected) dialogOpener.focus();
     dialogOpener = null;
@@ -299,6 +398,10 @@ async function boot() {
   }
   state.labels = null;
   setLanguage(state.schema ? state.schema.language : state.t.lang);
+  fillFilterOptions();
+  applyUrlFilters();
+  // a select at once; a text field on leaving it, or on Enter (which submits the form)
+  for (const input of el.filterInputs) input.addEventListener("change", filtersChanged);
   loadReport();
 }
 

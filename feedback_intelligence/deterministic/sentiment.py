@@ -1,0 +1,217 @@
+"""The sentiment of a text from its words, and the one effective sentiment the report and derivation show.
+
+Two readings, chosen per language by the domain (``sentiment-lexicon.json``, ``rules``; measured on the
+eval set, docs/benchmarks.md, "Sentiment from the text"; ADR 0028):
+
+* ``type`` — the domain's ``typeSentiment`` of the item's type (a complaint is negative);
+* ``text`` — cues in the words: praise and complaint stems (Finnish also by Voikko base form, so
+  "upeita" is "upea"), emoji, a negation a few words before a cue in the same clause flipping it
+  ("ei ollut tyytyväinen"), an intensifier right before a cue doubling it ("todella hyvä"). One side
+  must lead by a whole cue (by two in a wish or a question, which otherwise reads neutral); a text with
+  no cue keeps its type's sentiment.
+
+:func:`effective_sentiment` is the one function the report and the derivation call: the structure's
+own sentiment when it says more than its type does (a model's or a clerk's reading, past the guard),
+else the language's rule. A stored sentiment equal to its type's carries nothing the type does not
+(the guard and the old prior wrote exactly that), so it cannot tell praise filed as a complaint.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from feedback_intelligence.deterministic.text_match import fold
+from feedback_intelligence.domain.model import Domain, SentimentLexicon
+from feedback_intelligence.records import Structure
+from feedback_intelligence.text import morphology
+
+POSITIVE, NEGATIVE, NEUTRAL = "positive", "negative", "neutral"
+TEXT, TYPE = "text", "type"
+NEGATION_REACH = 3  # words after a negation that it can flip
+WISH_LEAD = 2  # how far one side must lead in a text with a wish or question cue
+_TOKENS = re.compile(r"[\w'’-]+|[^\w\s]", re.UNICODE)
+_CLAUSE_BREAKS = frozenset({",", ".", "!", "?", ";", ":", "mutta", "but", "men", "vaikka", "although", "fast"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Weighted cue totals of one text."""
+
+    positive: float = 0.0
+    negative: float = 0.0
+    neutral: int = 0  # wish / request / question cues
+
+    @property
+    def polar(self) -> bool:
+        return bool(self.positive or self.negative)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cues:
+    """One side's cues, compiled: single stems as one anchored pattern, phrases as word tuples."""
+
+    stems: re.Pattern[str] | None  # matches a token (or its base form) that starts with a single-word cue
+    phrases: tuple[tuple[str, ...], ...]  # cues of several words, longest first
+    symbols: tuple[str, ...]  # cues without letters, matched anywhere
+
+    @classmethod
+    def of(cls, terms: tuple[str, ...]) -> _Cues:
+        stems: set[str] = set()
+        phrases: set[tuple[str, ...]] = set()
+        symbols: list[str] = []
+        for term in terms:
+            folded = fold(term).strip()
+            if not folded:
+                continue
+            if not any(ch.isalpha() for ch in folded):
+                symbols.append(folded)
+                continue
+            words = tuple(_TOKENS.findall(folded))
+            if len(words) == 1:
+                stems.add(words[0])
+            elif words:
+                phrases.add(words)
+        pattern = "|".join(re.escape(w) for w in sorted(stems, key=len, reverse=True))
+        return cls(
+            re.compile(pattern) if pattern else None,
+            tuple(sorted(phrases, key=len, reverse=True)),
+            tuple(symbols),
+        )
+
+    def length_at(self, tokens: list[str], bases: list[str], at: int) -> int:
+        """How many tokens a cue covers from ``at`` (0: none): a phrase needs its earlier words whole and
+        its last one as a stem; a single stem matches the token or its base form."""
+        token, base = tokens[at], bases[at]
+        for phrase in self.phrases:
+            if at + len(phrase) <= len(tokens) and all(
+                tokens[at + i] == w or bases[at + i] == w for i, w in enumerate(phrase[:-1])
+            ):
+                last_token, last_base = tokens[at + len(phrase) - 1], bases[at + len(phrase) - 1]
+                if last_token.startswith(phrase[-1]) or (last_base and last_base.startswith(phrase[-1])):
+                    return len(phrase)
+        if self.stems is not None and (self.stems.match(token) or (base and self.stems.match(base))):
+            return 1
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    positive: _Cues
+    negative: _Cues
+    neutral: _Cues
+    negations: frozenset[str]
+    intensifiers: frozenset[str]
+    exceptions: tuple[str, ...]
+
+
+_compiled: dict[int, tuple[SentimentLexicon, _Compiled]] = {}
+_readings: dict[tuple[int, str, str], tuple[SentimentLexicon, Reading]] = {}
+_READINGS_KEPT = 50_000
+
+
+def _compile(lexicon: SentimentLexicon) -> _Compiled:
+    found = _compiled.get(id(lexicon))
+    if found is not None and found[0] is lexicon:  # the lexicon held too: an id is never reused under it
+        return found[1]
+    compiled = _Compiled(
+        positive=_Cues.of(lexicon.positive),
+        negative=_Cues.of(lexicon.negative),
+        neutral=_Cues.of(lexicon.neutral),
+        negations=frozenset(fold(n) for n in lexicon.negations),
+        intensifiers=frozenset(fold(n) for n in lexicon.intensifiers),
+        exceptions=tuple(f for f in (fold(e) for e in lexicon.exceptions) if f),
+    )
+    _compiled[id(lexicon)] = (lexicon, compiled)
+    return compiled
+
+
+def _bases(tokens: list[str], language: str) -> list[str]:
+    if language != morphology.FINNISH:
+        return [""] * len(tokens)
+    return [morphology.base_form(t, language) if len(t) > 2 and t[:1].isalpha() else "" for t in tokens]
+
+
+def _negated(tokens: list[str], at: int, negations: frozenset[str]) -> bool:
+    for back in range(1, NEGATION_REACH + 1):
+        i = at - back
+        if i < 0 or tokens[i] in _CLAUSE_BREAKS:
+            return False
+        # surface forms only: Voikko reads spoken "et" ("että") as the negation verb
+        if tokens[i] in negations or tokens[i].endswith("n't"):
+            return True
+    return False
+
+
+def read_text(text: str, lexicon: SentimentLexicon, language: str) -> Reading:
+    """The cue totals of ``text`` in ``language`` (Finnish base forms through Voikko where available);
+    remembered per text, since a report asks about every item several times."""
+    key = (id(lexicon), language, text)
+    found = _readings.get(key)
+    if found is not None and found[0] is lexicon:
+        return found[1]
+    reading = _read(text, _compile(lexicon), language)
+    if len(_readings) >= _READINGS_KEPT:
+        _readings.clear()
+    _readings[key] = (lexicon, reading)
+    return reading
+
+
+def _read(text: str, cues: _Compiled, language: str) -> Reading:
+    folded = fold(text)
+    for phrase in cues.exceptions:
+        folded = folded.replace(phrase, " ")
+    tokens = _TOKENS.findall(folded)
+    bases = _bases(tokens, language)
+    totals = {POSITIVE: 0.0, NEGATIVE: 0.0}
+    used = [False] * len(tokens)
+    for sign, side in ((POSITIVE, cues.positive), (NEGATIVE, cues.negative)):
+        for at in range(len(tokens)):
+            if used[at]:
+                continue
+            width = side.length_at(tokens, bases, at)
+            if not width:
+                continue
+            for i in range(at, at + width):
+                used[i] = True
+            weight = 2.0 if at > 0 and tokens[at - 1] in cues.intensifiers else 1.0
+            starts_negated = tokens[at] in cues.negations
+            flipped = not starts_negated and _negated(tokens, at, cues.negations)
+            totals[(NEGATIVE if sign == POSITIVE else POSITIVE) if flipped else sign] += weight
+        totals[sign] += sum(folded.count(symbol) for symbol in side.symbols)
+    neutral = sum(1 for at in range(len(tokens)) if cues.neutral.length_at(tokens, bases, at))
+    neutral += sum(folded.count(symbol) for symbol in cues.neutral.symbols)
+    return Reading(totals[POSITIVE], totals[NEGATIVE], neutral)
+
+
+def text_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:
+    """The text's sentiment by its cues; its type's where the words say nothing."""
+    reading = read_text(text, domain.sentiment_lexicon, language or domain.language)
+    # a wish or a question carries a word of tone ("ois kiva saada", "liian isoja"); it stays a wish
+    # unless the tone leads by two
+    lead = WISH_LEAD if reading.neutral else 1
+    if reading.positive - reading.negative >= lead and POSITIVE in domain.sentiments:
+        return POSITIVE
+    if reading.negative - reading.positive >= lead and NEGATIVE in domain.sentiments:
+        return NEGATIVE
+    if reading.neutral and NEUTRAL in domain.sentiments:
+        return NEUTRAL
+    return domain.sentiment_for(type_)
+
+
+def rule_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:
+    """The language's kept rule: the text's reading or the type's (the domain's ``rules``)."""
+    if domain.sentiment_lexicon.empty or domain.sentiment_lexicon.rule_for(language) != TEXT:
+        return domain.sentiment_for(type_)
+    return text_sentiment(text, type_, language, domain)
+
+
+def effective_sentiment(structure: Structure | None, text: str, domain: Domain) -> str | None:
+    """The sentiment a manager is shown and counted: none without a structure or in a demoted category;
+    the structure's own when it differs from its type's (a reading, not a copy of the type); else the rule."""
+    if structure is None or domain.is_demoted(structure.category):
+        return None
+    own = structure.sentiment
+    if own and own in domain.sentiments and own != domain.type_sentiment.get(structure.type):
+        return own
+    return rule_sentiment(text, structure.type, structure.language, domain)

@@ -1,0 +1,183 @@
+"""Time series for the report: hourly grouped counts folded into local days or weeks, beside the previous period.
+
+Input rows are ``(utc_hour "yyyy-MM-ddTHH", category, alert, count)``, the shape a SQL
+``GROUP BY substr(timestamp, 1, 13), category, alert`` answers on both engines (ADR 0024, section 3);
+until the store answers it, :func:`hour_rows` groups the items the report already read, in this one
+place. Folding is exact for zones with whole-hour offsets (``FI_TIMEZONE``, Europe/Helsinki by default).
+
+* The window is cut into local **days** (up to 31 of them) or local **weeks** (Monday to Sunday);
+  the previous period is the same length just before the window, shifted onto the same buckets, so
+  bucket *i* of both lines is comparable.
+* Per line (everything, alerts, each category): totals now and before, the change, and its
+  significance by the report's one direction rule (``trends.trend_direction``: the change must reach
+  ``z · √n`` of the ``n`` items in both periods, at least ``min_items`` of them), shown as numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from feedback_intelligence.report.instants import from_ticks
+from feedback_intelligence.report.model import Series, SeriesLine
+from feedback_intelligence.report.trends import trend_direction
+
+ALL, ALERTS = "all", "alert"
+MAX_DAY_BUCKETS = 31
+
+
+@dataclass(frozen=True, slots=True)
+class HourRow:
+    hour: str  # "yyyy-MM-ddTHH", UTC
+    category: str | None  # None without a structure
+    alert: bool
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    key: str  # ALL, ALERTS or a category key
+    current: list[int]
+    previous: list[int]
+
+    @property
+    def current_total(self) -> int:
+        return sum(self.current)
+
+    @property
+    def previous_total(self) -> int:
+        return sum(self.previous)
+
+    @property
+    def change(self) -> int:
+        return self.current_total - self.previous_total
+
+    @property
+    def change_pct(self) -> float | None:
+        return None if not self.previous_total else 100.0 * self.change / self.previous_total
+
+    @property
+    def z_score(self) -> float:
+        n = self.current_total + self.previous_total
+        return self.change / math.sqrt(n) if n else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    bucket: str  # "day" | "week"
+    starts: list[date]  # each current bucket's first local day
+    previous_starts: list[date]
+    lines: list[Line]  # ALL, ALERTS, then categories by current total (then key)
+
+
+def hour_rows(stamped: Iterable[tuple[str, str | None, bool]]) -> list[HourRow]:
+    """``(normalised timestamp, category, alert)`` per item, grouped by UTC hour (``timestamp[:13]``)."""
+    counts: dict[tuple[str, str | None, bool], int] = defaultdict(int)
+    for timestamp, category, alert in stamped:
+        counts[(timestamp[:13], category, alert)] += 1
+    return [HourRow(hour, category, alert, n) for (hour, category, alert), n in sorted(counts.items(), key=str)]
+
+
+def _hour_start(hour: str) -> datetime:
+    return datetime.strptime(hour, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+
+
+def _buckets(first: date, last: date) -> tuple[str, list[date]]:
+    if (last - first).days + 1 <= MAX_DAY_BUCKETS:
+        return "day", [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    monday = first - timedelta(days=first.weekday())
+    return "week", [monday + timedelta(weeks=i) for i in range((last - monday).days // 7 + 1)]
+
+
+def _index(day: date, starts: Sequence[date], bucket: str) -> int:
+    """The bucket ``day`` falls in, clamped to the ends (an edge hour of a shifted period)."""
+    span = 1 if bucket == "day" else 7
+    return min(max((day - starts[0]).days // span, 0), len(starts) - 1)
+
+
+def fold(
+    current: Iterable[HourRow],
+    previous: Iterable[HourRow],
+    from_ticks_: int,
+    to_ticks_: int,
+    zone: str,
+) -> Folded:
+    """Fold the window's rows and the previous period's (the same length, just before) into local buckets."""
+    tz = ZoneInfo(zone)
+    start, end = from_ticks(from_ticks_), from_ticks(to_ticks_)
+    length = end - start
+    first = start.astimezone(tz).date()
+    last = (end - timedelta(microseconds=1)).astimezone(tz).date()
+    bucket, starts = _buckets(first, max(first, last))
+    counts: dict[str, list[list[int]]] = defaultdict(lambda: [[0] * len(starts), [0] * len(starts)])
+
+    def add(rows: Iterable[HourRow], side: int, shift: timedelta) -> None:
+        for row in rows:
+            day = (_hour_start(row.hour) + shift).astimezone(tz).date()
+            at = _index(day, starts, bucket)
+            keys = [ALL, *([ALERTS] if row.alert else []), *([row.category] if row.category else [])]
+            for key in keys:
+                counts[key][side][at] += row.count
+
+    add(current, 0, timedelta(0))
+    add(previous, 1, length)
+    for key in (ALL, ALERTS):  # both lines exist even when empty
+        counts.setdefault(key, [[0] * len(starts), [0] * len(starts)])
+    categories = sorted(
+        (k for k in counts if k not in (ALL, ALERTS)), key=lambda k: (-sum(counts[k][0]), -sum(counts[k][1]), k)
+    )
+    lines = [Line(key, counts[key][0], counts[key][1]) for key in (ALL, ALERTS, *categories)]
+    previous_starts = [(datetime.combine(s, time(), tz) - length).date() for s in starts]
+    return Folded(bucket, starts, previous_starts, lines)
+
+
+def significance(line: Line, min_items: int, z: float) -> tuple[str, bool]:
+    """The direction of ``previous → current`` by the report's rule, and whether it is significant."""
+    direction = trend_direction(line.previous_total, line.current_total, 0.0, 0.0, min_items, z)
+    return direction, direction != "stable"
+
+
+def series_of(
+    current: Iterable[HourRow],
+    previous: Iterable[HourRow],
+    from_ticks_: int,
+    to_ticks_: int,
+    *,
+    zone: str,
+    label: Callable[[str], str],
+    min_items: int,
+    z: float,
+) -> Series:
+    """The wire form of :func:`fold`, each line with its change and significance."""
+    folded = fold(current, previous, from_ticks_, to_ticks_, zone)
+    lines = []
+    for line in folded.lines:
+        direction, significant = significance(line, min_items, z)
+        lines.append(
+            SeriesLine(
+                key=line.key,
+                label=label(line.key),
+                current=line.current,
+                previous=line.previous,
+                current_total=line.current_total,
+                previous_total=line.previous_total,
+                change=line.change,
+                change_pct=None if line.change_pct is None else round(line.change_pct, 1),
+                z_score=round(line.z_score, 2),
+                direction=direction,
+                significant=significant,
+            )
+        )
+    return Series(
+        bucket="day" if folded.bucket == "day" else "week",
+        timezone=zone,
+        starts=[d.isoformat() for d in folded.starts],
+        previous_starts=[d.isoformat() for d in folded.previous_starts],
+        threshold_z=z,
+        min_items=min_items,
+        lines=lines,
+    )

@@ -1,0 +1,92 @@
+"""Hourly grouped counts folded into local days or weeks beside the previous period (report/series.py)."""
+
+from __future__ import annotations
+
+from feedback_intelligence.report.instants import parse_instant
+from feedback_intelligence.report.series import ALERTS, ALL, HourRow, fold, hour_rows, series_of
+
+HELSINKI = "Europe/Helsinki"
+
+
+def ticks(raw: str) -> int:
+    value = parse_instant(raw)
+    assert value is not None
+    return value
+
+
+def line(folded, key):
+    return next(x for x in folded.lines if x.key == key)
+
+
+def test_an_hour_after_local_midnight_counts_on_the_local_day():
+    # 21:00 UTC on 1 June is 00:00 on 2 June in Helsinki (UTC+3 in summer)
+    rows = [HourRow("2026-06-01T20", "hevi", False, 1), HourRow("2026-06-01T21", "hevi", False, 2)]
+    folded = fold(rows, [], ticks("2026-05-31T21:00:00Z"), ticks("2026-06-07T21:00:00Z"), HELSINKI)
+    assert folded.bucket == "day" and len(folded.starts) == 7
+    assert folded.starts[0].isoformat() == "2026-06-01"
+    assert line(folded, "hevi").current[:2] == [1, 2]
+
+
+def test_days_across_the_autumn_clock_change_stay_whole_days():
+    # Helsinki goes from UTC+3 to UTC+2 on 25 October 2026: the local day has 25 hours
+    rows = [HourRow(f"2026-10-24T{h:02d}", None, False, 1) for h in range(21, 24)]
+    rows += [HourRow(f"2026-10-25T{h:02d}", None, False, 1) for h in range(22)]
+    folded = fold(rows, [], ticks("2026-10-24T21:00:00Z"), ticks("2026-10-25T22:00:00Z"), HELSINKI)
+    assert [d.isoformat() for d in folded.starts] == ["2026-10-25"]
+    assert line(folded, ALL).current == [25]
+
+
+def test_the_previous_period_lands_on_the_same_buckets():
+    current = [HourRow("2026-06-03T09", "hevi", True, 4)]
+    previous = [HourRow("2026-05-27T09", "hevi", False, 1)]
+    folded = fold(current, previous, ticks("2026-05-31T21:00:00Z"), ticks("2026-06-07T21:00:00Z"), HELSINKI)
+    hevi = line(folded, "hevi")
+    assert hevi.current[2] == 4 and hevi.previous[2] == 1
+    assert folded.previous_starts[2].isoformat() == "2026-05-27"
+    assert line(folded, ALERTS).current_total == 4 and line(folded, ALERTS).previous_total == 0
+
+
+def test_a_long_window_folds_into_monday_weeks():
+    folded = fold([], [], ticks("2026-03-01T00:00:00Z"), ticks("2026-05-01T00:00:00Z"), HELSINKI)
+    assert folded.bucket == "week"
+    assert all(d.weekday() == 0 for d in folded.starts)
+
+
+def test_the_change_and_its_significance_are_the_direction_rule_in_numbers():
+    current = [HourRow("2026-06-03T09", "hevi", False, 30)]
+    previous = [HourRow("2026-05-27T09", "hevi", False, 10)]
+    series = series_of(
+        current,
+        previous,
+        ticks("2026-05-31T21:00:00Z"),
+        ticks("2026-06-07T21:00:00Z"),
+        zone=HELSINKI,
+        label=str.upper,
+        min_items=6,
+        z=1.6,
+    )
+    hevi = next(x for x in series.lines if x.key == "hevi")
+    assert (hevi.change, hevi.change_pct, hevi.z_score) == (20, 200.0, round(20 / 40**0.5, 2))
+    assert hevi.significant and hevi.direction == "growing" and hevi.label == "HEVI"
+    small = series_of(
+        [HourRow("2026-06-03T09", "hevi", False, 3)],
+        [HourRow("2026-05-27T09", "hevi", False, 1)],
+        ticks("2026-05-31T21:00:00Z"),
+        ticks("2026-06-07T21:00:00Z"),
+        zone=HELSINKI,
+        label=str,
+        min_items=6,
+        z=1.6,
+    )
+    assert not next(x for x in small.lines if x.key == "hevi").significant  # too few items to tell
+
+
+def test_hour_rows_group_items_by_utc_hour():
+    rows = hour_rows(
+        [
+            ("2026-06-01T20:10:00.0000000+00:00", "hevi", False),
+            ("2026-06-01T20:50:00.0000000+00:00", "hevi", False),
+            ("2026-06-01T21:00:00.0000000+00:00", None, True),
+        ]
+    )
+    assert HourRow("2026-06-01T20", "hevi", False, 2) in rows and HourRow("2026-06-01T21", None, True, 1) in rows
