@@ -6,25 +6,24 @@ import hashlib
 from pathlib import Path
 
 from feedback_intelligence.derivation.themes import matched_words, shown_theme
+from feedback_intelligence.deterministic.sentiment import effective_sentiment as text_sentiment
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Derived, DerivedAlert, StoredFeedback
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 
 #: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
-DERIVATION_VERSION = "d1"
+DERIVATION_VERSION = "d2"  # d2: the sentiment read from the text where the language measured it better (ADR 0028)
 CORRECTED_FIELDS_MAX_CHARS = 200
 
 _revs: dict[int, tuple[Domain, str]] = {}
 
 
 def effective_sentiment(record: StoredFeedback, domain: Domain) -> str | None:
-    """The model's sentiment if it gave one, else the domain's rule for the type; none for unstructured
-    or demoted items. The one place the sentiment rule is called (issue 26 swaps it here)."""
-    structure = record.structure
-    if structure is None or domain.is_demoted(structure.category):
-        return None
-    return domain.sentiment_for(structure.type, structure.sentiment)
+    """What a manager is shown and counted (deterministic/sentiment.py: the model's own reading where it
+    differs from its type's, else the language's measured rule, text or type); none for unstructured or
+    demoted items. The one place the derivation calls the rule."""
+    return text_sentiment(record.structure, record.text, domain)
 
 
 def _folder_digest(folder: Path | None) -> str:

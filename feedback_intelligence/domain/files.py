@@ -294,7 +294,7 @@ class SentimentFile(_File):
         for code, rule in value.items():
             _language_code(code)
             if rule not in SENTIMENT_RULES:
-                raise ValueError(f"'{rule}' for '{code}' is not a sentiment rule ({', '.join(SENTIMENT_RULES)})")
+                raise ValueError(f"{code}: '{rule}' is not a sentiment rule ({', '.join(SENTIMENT_RULES)})")
         return value
 
 

@@ -262,16 +262,20 @@ def quote_of(text: str) -> str | None:
     return first or None
 
 
-def representative_quotes(examples: Sequence[Example]) -> list[str]:
-    """Up to :data:`QUOTES` quotes from a group's examples (most severe, then newest), never from an
-    item a person should check first."""
+def representative_quotes(examples: Sequence[Example], leading: Sequence[str] = ()) -> list[str]:
+    """Up to :data:`QUOTES` quotes from a group's examples (most severe, then newest): one of each
+    leading theme in turn, then any; never from an item a person should check first."""
     quotes: list[str] = []
-    for example in examples:
+    for wanted in [*leading, *[None] * QUOTES]:
         if len(quotes) >= QUOTES:
             break
-        quote = None if example.needs_review else quote_of(example.text)
-        if quote and quote not in quotes:
-            quotes.append(quote)
+        for example in examples:
+            if example.needs_review or (wanted is not None and example.theme != wanted):
+                continue
+            quote = quote_of(example.text)
+            if quote and quote not in quotes:
+                quotes.append(quote)
+                break
     return quotes
 
 
@@ -287,7 +291,7 @@ def automatic_narrative(label: str, group: Group, direction: str, domain: Domain
         negative=group.sentiments["negative"],
         positive=group.sentiments["positive"],
         themes=leading,
-        quotes=representative_quotes(group.sources or group.newest),
+        quotes=representative_quotes(group.sources or group.newest, [theme for theme, _n in leading]),
         direction_word=direction_label(direction, domain.language),
         halves=(group.halves.first, group.halves.second) if group.count >= min_items_for_trend else None,
     )

@@ -64,11 +64,22 @@ class FetchSource:
         self.fetch = fetch
         self.domain = domain
         self.channel = channel
+        # the window read last: the series groups the same window right after (one read, not two)
+        self._last: tuple[tuple[str, str], list[StoredFeedback]] | None = None
+
+    async def _read(self, flt: ItemFilter) -> list[StoredFeedback]:
+        window = (flt.from_ or "", flt.to or "~")
+        if self._last is not None and self._last[0] == window:
+            return self._last[1]
+        items = await self.fetch(window[0], window[1], FETCH_ALL)
+        self._last = (window, items)
+        return items
 
     async def aggregates(
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates:
-        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
+        self._last = None  # a report reads afresh; only its own series reuses the read
+        items = await self._read(flt)
         out = aggregates_of(items, self.domain, midpoint=midpoint, limit=limit, channel=self.channel)
         if screen is not None:
             silent = [
@@ -80,7 +91,7 @@ class FetchSource:
         return out
 
     async def hours(self, flt: ItemFilter) -> list[HourCount]:
-        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
+        items = await self._read(flt)
         counts: dict[tuple[str, str | None, bool], int] = {}
         for item in items:
             d = derive(item, self.domain)
@@ -121,6 +132,7 @@ def aggregates_of(
             sentiment=d.sentiment,
             category=d.category,
             hits=tuple(AlertHitRow(a.category, a.pattern, a.words) for a in d.alerts),
+            theme=d.theme_base,
         )
         if d.category is not None:
             if d.theme_base is not None:

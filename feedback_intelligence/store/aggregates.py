@@ -138,6 +138,7 @@ class Example:
     sentiment: str | None
     category: str | None
     hits: tuple[AlertHitRow, ...] = ()
+    theme: str | None = None  # the shown theme in base form (theme_base), for the automatic summary's quotes
 
     def newest_key(self) -> tuple[str, str, str]:
         return (self.timestamp, self.channel, self.id)
@@ -227,6 +228,7 @@ EXAMPLE_COLUMNS = (
     feedback.c.needs_review,
     feedback.c.sentiment,
     feedback.c.category,
+    feedback.c.theme_base,
 )
 
 
@@ -307,6 +309,7 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
         sentiment=row.sentiment,
         category=row.category,
         hits=hits,
+        theme=getattr(row, "theme_base", None),
     )
 
 

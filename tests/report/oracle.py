@@ -12,15 +12,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from feedback_intelligence.derivation import effective_sentiment
+from feedback_intelligence.derivation import derive, effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
+from feedback_intelligence.report.deterministic import representative_quotes
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.report.wording import SummaryFacts, wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.aggregates import Example
 
 log = logging.getLogger(__name__)
 
@@ -158,11 +160,56 @@ def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[
     return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
-def fallback_narrative(
-    count: int, leading: Sequence[str], direction: str, domain: Domain, min_items_for_trend: int = 0
+def automatic_narrative(
+    label: str,
+    items: Sequence[StoredFeedback],
+    direction: str,
+    domain: Domain,
+    min_items_for_trend: int,
+    midpoint: str,
+    *,
+    newest_first: bool = False,
+    examples: int | None = None,
 ) -> str:
-    return wording_for(domain.language).automatic_summary(
-        count, leading, direction, trend_known=count >= min_items_for_trend
+    """The automatic summary over the items themselves: what the aggregates' version must say (its
+    quotes come from the group's first ``examples`` items, as the aggregates' examples are cut)."""
+    severe_keys = set(list(domain.severities)[-2:])
+    sentiments = Counter(item_sentiment(i, domain) for i in items)
+    counted = dict(theme_counts(items, domain))
+    leading = leading_themes(items, domain)
+    if newest_first:
+        ranked = sorted(items, key=lambda i: (i.timestamp, i.id), reverse=True)
+    else:
+        ranked = sorted(items, key=lambda i: (derive(i, domain).severity_rank, i.timestamp, i.id), reverse=True)
+    first = sum(1 for i in items if i.timestamp < midpoint)
+    facts = SummaryFacts(
+        label=label,
+        count=len(items),
+        severe=sum(1 for i in items if i.structure is not None and i.structure.severity in severe_keys),
+        negative=sentiments["negative"],
+        positive=sentiments["positive"],
+        themes=[(t, counted.get(t, 0)) for t in leading],
+        quotes=representative_quotes([_as_example(i, domain) for i in ranked[:examples]], leading),
+        direction_word=direction_label(direction, domain.language),
+        halves=(first, len(items) - first) if len(items) >= min_items_for_trend else None,
+    )
+    return wording_for(domain.language).automatic_summary(facts)
+
+
+def _as_example(item: StoredFeedback, domain: Domain) -> Example:
+    d = derive(item, domain)
+    return Example(
+        channel="corpus",
+        id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text=item.text,
+        severity=d.severity,
+        severity_rank=d.severity_rank,
+        needs_review=item.needs_review,
+        sentiment=d.sentiment,
+        category=d.category,
+        theme=d.theme_base,
     )
 
 
@@ -220,7 +267,13 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
 
 
 def rated_theme(
-    group: Group, direction: str, domain: Domain, prose: ProseState = AUTOMATIC, min_items_for_trend: int = 0
+    group: Group,
+    direction: str,
+    domain: Domain,
+    prose: ProseState = AUTOMATIC,
+    min_items_for_trend: int = 0,
+    midpoint: str = "",
+    examples: int | None = None,
 ) -> Theme:
     """A rated category with its automatic title and summary; the LLM layer may replace them later."""
     leading = leading_themes(group.items, domain)
@@ -229,7 +282,15 @@ def rated_theme(
         group.items,
         domain,
         title=group_title(domain.category_label(group.category), leading),
-        narrative=fallback_narrative(len(group.items), leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            domain.category_label(group.category),
+            group.items,
+            direction,
+            domain,
+            min_items_for_trend,
+            midpoint,
+            examples=examples,
+        ),
         direction=direction,
         leading=leading,
         prose=prose,
@@ -250,6 +311,8 @@ def overall_theme(
     report_counts: dict[str, int],
     prose: ProseState = AUTOMATIC,
     min_items_for_trend: int = 0,
+    midpoint: str = "",
+    examples: int | None = None,
 ) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
     leading = leading_themes(rated, domain)
@@ -258,7 +321,16 @@ def overall_theme(
         rated,
         domain,
         title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
-        narrative=fallback_narrative(len(rated), leading, direction, domain, min_items_for_trend),
+        narrative=automatic_narrative(
+            wording_for(domain.language).overall_scope.capitalize(),
+            rated,
+            direction,
+            domain,
+            min_items_for_trend,
+            midpoint,
+            newest_first=True,
+            examples=examples,
+        ),
         direction=direction,
         leading=leading,
         prose=prose,
@@ -281,7 +353,16 @@ def build_report(
             themes.append(moderation_theme(group, domain))
         else:
             direction = direction_of(group.items, window, domain, options)
-            themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
+            themes.append(
+                rated_theme(
+                    group,
+                    direction,
+                    domain,
+                    min_items_for_trend=options.min_items_for_trend,
+                    midpoint=window.midpoint_norm,
+                    examples=options.max_items,
+                )
+            )
     report_sentiments = sentiment_counts(items, domain)
     overall = None
     if mode == "summary":
@@ -289,7 +370,13 @@ def build_report(
         if rated:
             direction = direction_of(rated, window, domain, options)
             overall = overall_theme(
-                rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+                rated,
+                direction,
+                domain,
+                report_sentiments,
+                min_items_for_trend=options.min_items_for_trend,
+                midpoint=window.midpoint_norm,
+                examples=options.max_items,
             )
     llm = LlmSummary(
         status="done",

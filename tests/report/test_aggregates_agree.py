@@ -18,14 +18,17 @@ from typing import Any
 import pytest
 
 from feedback_intelligence.demo.corpus import load_corpus
-from feedback_intelligence.derivation import DomainDeriver
+from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.report.instants import format_instant
+from feedback_intelligence.report.series import HourRow, hour_rows, series_of
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
-from feedback_intelligence.report.window import Mode, build_window
+from feedback_intelligence.report.window import Mode, Window, build_window
+from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.report.oracle import build_report
@@ -116,6 +119,32 @@ def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
     return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
 
 
+def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict[str, Any] | None:
+    """The series over the items themselves, grouped by hour here and not in the store."""
+    if mode != "standard":
+        return None
+    length = window.to_ticks - window.from_ticks
+    before = (format_instant(window.from_ticks - length), format_instant(window.from_ticks - 1))
+
+    def rows(lo: str, hi: str) -> list[HourRow]:
+        stamped = [
+            (i.timestamp, derive(i, DOMAIN).category, derive(i, DOMAIN).alert) for i in ITEMS if lo <= i.timestamp <= hi
+        ]
+        return hour_rows(stamped)
+
+    labels = wording_for(DOMAIN.language).series_labels
+    return series_of(
+        rows(window.from_norm, window.to_norm),
+        rows(*before),
+        window.from_ticks,
+        window.to_ticks,
+        zone=options.timezone,
+        label=lambda key: labels.get(key) or DOMAIN.category_label(key),
+        min_items=options.min_items_for_trend,
+        z=options.trend_z,
+    ).model_dump(by_alias=True)
+
+
 @pytest.mark.parametrize("mode", ["standard", "summary"])
 @pytest.mark.parametrize("limit", [1000, 7])
 async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackStore, mode: Mode, limit: int) -> None:
@@ -127,6 +156,10 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
         inside.sort(key=lambda i: (i.timestamp, i.id), reverse=True)  # the store's order: newest first
         old = cut(build_report(inside, window, mode, DOMAIN, options), limit)
         new = (await service._build(window, mode)).report.to_json()  # the deterministic layer alone
+        assert new.pop("series") == expected_series(window, mode, options), (from_raw, to_raw)
+        new.pop("timezone")
+        old.pop("series", None)
+        old.pop("timezone", None)
         new, old = comparable(new), comparable(old)
         for got, want in zip(new.pop("themes"), old.pop("themes"), strict=True):
             assert got == want, (from_raw, to_raw, {k: (got[k], want[k]) for k in got if got[k] != want[k]})
