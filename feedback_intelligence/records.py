@@ -89,4 +89,5 @@ class StoredFeedback:
             "needsReview": self.needs_review,
             "reviewFlags": list(self.review_flags),
             "pending": self.pending,
+            "store": self.store,
         }

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
+from feedback_intelligence.stores import STORE_MAX_CHARS
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import TextRuleError, normalize_text, single_line
 
@@ -46,6 +47,7 @@ Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS
 FieldValue = Annotated[
     str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS), AfterValidator(single_line)
 ]
+StoreId = Annotated[str, StringConstraints(max_length=STORE_MAX_CHARS), AfterValidator(single_line)]
 Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line)]
 
 
@@ -198,6 +200,11 @@ class FeedbackIn(_Wire):
         "deterministic proposal as the structure and `pending` true until the background "
         "worker has structured it. Not with `acceptedStructure`.",
     )
+    store: StoreId | None = Field(
+        None,
+        description="The store (shop) the feedback was given in: one of FI_STORES, or an id of "
+        "FI_STORE_PATTERN; anything else is refused 400 `store_unknown`. Absent: no store.",
+    )
 
 
 class InterpretIn(_Wire):
@@ -230,6 +237,7 @@ class FeedbackCreated(ApiModel):
         description="Saved for later (202): the structure is the deterministic "
         "proposal until the background worker replaces it.",
     )
+    store: str | None = Field(None, description="The store it was given in; null = no store.")
 
 
 class FeedbackItem(ApiModel):
@@ -252,6 +260,7 @@ class FeedbackItem(ApiModel):
         description="Waiting for the background worker: `structure` is the deterministic "
         "proposal until then (see `structureLater`)."
     )
+    store: str | None = Field(None, description="The store it was given in; null = no store.")
 
 
 class GuardOut(ApiModel):
@@ -286,6 +295,14 @@ class ProposalOut(ApiModel):
 
     structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+
+
+class DeskStoreOut(ApiModel):
+    """The store a desk saves for: the service's (FI_DESK_STORE) or the page's (`/desk?store=…`)."""
+
+    id: str | None = Field(description="The store id every save of this desk carries; null = no store.")
+    name: str | None = Field(description="The store's name (FI_STORES), or its id when the deployment lists none.")
+    boundBy: str = Field(description="`setting` (FI_DESK_STORE), `page` (`?store=`) or `none`.")
 
 
 class VersionOut(ApiModel):

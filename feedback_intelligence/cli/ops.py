@@ -40,6 +40,11 @@ from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, p
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
 
 
+StoreOption = Annotated[
+    str | None, typer.Option("--store", help="Only this store's items (an id of FI_STORES or FI_STORE_PATTERN).")
+]
+
+
 class Channel(StrEnum):
     corpus = "corpus"
     live = "live"
@@ -317,10 +322,13 @@ def report(
     ] = None,
     json_output: JsonFlag = False,
     wait: Annotated[bool, typer.Option("--wait", help="Follow the language model's summaries until written.")] = False,
+    store: StoreOption = None,
 ) -> None:
     """Print the management report at once; --wait follows the summaries until they are written."""
     now = datetime.now(UTC)
     params = {"from": (now - timedelta(days=days)).isoformat(), "to": now.isoformat()}
+    if store is not None:
+        params["store"] = store
     if snapshot:
         params["snapshot"] = "true"
     with client(timeout=600) as http:
@@ -349,6 +357,8 @@ def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: 
     head.add_column(style="bold")
     head.add_column()
     head.add_row(word(lang, "window"), f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
+    if body.get("store"):
+        head.add_row(word(lang, "store"), escape(str(body["store"])))
     head.add_row(
         word(lang, "items"),
         f"{body['totalItems']} ({word(lang, 'without', n=body['structureFailedCount'])})"

@@ -113,6 +113,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/live/feedback/{feedback_id}", PUBLIC),
     _rule("GET", "/live/report", PUBLIC),
     _rule("GET", "/live/version", PUBLIC),
+    _rule("GET", "/live/desk-store", PUBLIC),
     _rule("GET", "/report", PUBLIC, operator_query="snapshot"),
     _rule("GET", "/report/snapshot", PUBLIC),
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML),

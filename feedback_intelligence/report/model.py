@@ -137,6 +137,7 @@ class Report(WireModel):
         description="Items in the window (when truncated, counted apart; null if unknown)."
     )
     needs_review_count: int = Field(description="Items a person should check.")
+    store: str | None = Field(None, description="The store the report covers (`?store=`); null = every store.")
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."
     )

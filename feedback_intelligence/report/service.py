@@ -45,8 +45,8 @@ from feedback_intelligence.settings import ReportSettings
 
 log = logging.getLogger(__name__)
 
-Fetch = Callable[[str, str, int], Awaitable[list[StoredFeedback]]]  # (from, to, limit) -> newest first
-Count = Callable[[str, str], Awaitable[int]]  # (from, to) -> items in the window
+Fetch = Callable[..., Awaitable[list[StoredFeedback]]]  # (from, to, limit[, store=]) -> newest first
+Count = Callable[..., Awaitable[int]]  # (from, to[, store=]) -> items in the window
 
 # A generation the gate shed (no background slot: the desk is busy, or another window's prose is
 # being written) keeps its prose pending and tries again after a pause, for up to SHED_RETRY_S;
@@ -180,12 +180,14 @@ class ReportService:
 
     async def _build(self, window: Window, mode: Mode) -> Deterministic:
         domain, options = self.domain, self.options
-        fetched = await self._fetch(window.from_norm, window.to_norm, options.max_items + 1)
+        # A store's report passes ``store=`` (the store's query filters by it); without one, the plain call.
+        by_store = {"store": window.store} if window.store is not None else {}
+        fetched = await self._fetch(window.from_norm, window.to_norm, options.max_items + 1, **by_store)
         truncated = len(fetched) > options.max_items
         items = fetched[: options.max_items]
         items_in_window: int | None = len(items)
         if truncated:
-            items_in_window = await self._count(window.from_norm, window.to_norm) if self._count else None
+            items_in_window = await self._count(window.from_norm, window.to_norm, **by_store) if self._count else None
             log.warning(
                 "report: window %s..%s holds more than %d items; read the newest only",
                 window.from_norm,
@@ -228,6 +230,7 @@ class ReportService:
             truncated=truncated,
             items_in_window=items_in_window,
             needs_review_count=sum(1 for i in items if i.needs_review),
+            store=window.store,
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
         )
         return Deterministic(report, items)

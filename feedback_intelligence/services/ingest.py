@@ -56,6 +56,7 @@ class IngestCommand:
     # Save now, structure later: no LLM call here; the deterministic proposal is stored and the row
     # waits (``pending``) for the structuring worker.
     structure_later: bool = False
+    store: str | None = None  # validated against the deployment's stores (feedback_intelligence/stores.py)
 
 
 class IngestService:
@@ -133,6 +134,7 @@ class IngestService:
             needs_review=bool(flags),
             review_flags=tuple(flags),
             pending=command.structure_later,
+            store=command.store,
         )
         await channel.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
         if command.structure_later and self.on_later is not None:

@@ -312,10 +312,19 @@ class FeedbackStore:
 
     @_translate_unavailability
     async def query(
-        self, from_: str | None = None, to: str | None = None, limit: int = 200, source: str | None = None
+        self,
+        from_: str | None = None,
+        to: str | None = None,
+        limit: int = 200,
+        source: str | None = None,
+        *,
+        store: str | None = None,
     ) -> list[StoredFeedback]:
-        """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings."""
+        """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings;
+        ``store`` keeps one store's items (the ``(store, timestamp)`` index serves it)."""
         statement = select(feedback)
+        if store is not None:
+            statement = statement.where(feedback.c.store == store)
         if from_ is not None:
             statement = statement.where(feedback.c.timestamp >= from_)
         if to is not None:
@@ -328,8 +337,12 @@ class FeedbackStore:
         return [_row_to_record(r) for r in rows]
 
     @_translate_unavailability
-    async def count(self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False) -> int:
+    async def count(
+        self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False, store: str | None = None
+    ) -> int:
         statement = select(func.count()).select_from(feedback)
+        if store is not None:
+            statement = statement.where(feedback.c.store == store)
         if from_ is not None:
             statement = statement.where(feedback.c.timestamp >= from_)
         if to is not None:

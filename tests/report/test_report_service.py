@@ -39,6 +39,7 @@ REPORT_KEYS = [
     "truncated",
     "itemsInWindow",
     "needsReviewCount",
+    "store",
     "llm",
 ]
 THEME_KEYS = [

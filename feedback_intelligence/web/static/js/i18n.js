@@ -13,6 +13,10 @@ const en = {
   "desk.title": "Feedback desk",
   "desk.lead": "Type what the customer said, let the model suggest the fields, check them and save.",
   "status.connecting": "Connecting to the server…",
+  "store.bound": "Store: {name}",
+  "store.refused": "This desk cannot save: {reason} Open the desk with a store of this service (/desk?store=…).",
+  "store.unknown": "the store in the address is not one of this service's stores.",
+  "store.retry": "The store of this desk could not be checked yet; trying again…",
   "status.schemaRetry": "The server is not answering — trying again every few seconds.",
   "status.ready": "Connected.",
 
@@ -243,6 +247,10 @@ const fi = {
   "desk.title": "Palautepiste",
   "desk.lead": "Kirjoita, mitä asiakas sanoi, anna mallin ehdottaa kentät, tarkista ne ja tallenna.",
   "status.connecting": "Yhdistetään palvelimeen…",
+  "store.bound": "Myymälä: {name}",
+  "store.refused": "Tällä kassalla ei voi tallentaa: {reason} Avaa kassa tämän palvelun myymälän osoitteella (/desk?store=…).",
+  "store.unknown": "osoitteen myymälä ei ole tämän palvelun myymälä.",
+  "store.retry": "Kassan myymälää ei voitu vielä tarkistaa; yritetään uudelleen…",
   "status.schemaRetry": "Palvelin ei vastaa — yritetään uudelleen muutaman sekunnin välein.",
   "status.ready": "Yhteys toimii.",
 
