@@ -5,7 +5,7 @@ when the app is built (:mod:`feedback_intelligence.api.openapi`), since they dep
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
@@ -57,6 +57,10 @@ def _title(name: str, _: FieldInfo | ComputedFieldInfo) -> str:
     return words[:1].upper() + words[1:]
 
 
+def _absent(value: Any) -> bool:
+    return value is None
+
+
 class ApiModel(BaseModel):
     model_config = ConfigDict(field_title_generator=_title)
 
@@ -78,10 +82,13 @@ class ErrorCode(ApiModel):
         description="Stable code, e.g. `text_too_long`, `source_unknown`, `value_not_in_taxonomy`, "
         "`timestamp_invalid`, `field_missing`, `body_not_json`, `body_too_large`."
     )
-    field: str | None = Field(None, description="The field at fault, when there is one.")
-    limit: int | None = Field(None, description="The limit that was exceeded (characters or bytes).")
-    length: int | None = Field(None, description="The length that was sent.")
-    value: str | None = Field(None, description="The value that was refused.")
+    # Left out when absent (as the error handlers write them), also when a model serialises them.
+    field: str | None = Field(None, description="The field at fault, when there is one.", exclude_if=_absent)
+    limit: int | None = Field(
+        None, description="The limit that was exceeded (characters or bytes).", exclude_if=_absent
+    )
+    length: int | None = Field(None, description="The length that was sent.", exclude_if=_absent)
+    value: str | None = Field(None, description="The value that was refused.", exclude_if=_absent)
 
 
 class ErrorsBody(ApiModel):
@@ -205,6 +212,47 @@ class FeedbackIn(_Wire):
         description="The store (shop) the feedback was given in: one of FI_STORES, or an id of "
         "FI_STORE_PATTERN; anything else is refused 400 `store_unknown`. Absent: no store.",
     )
+
+
+class BatchIn(_Wire):
+    """Many items to store at once (bulk import), never through the model."""
+
+    items: list[Any] = Field(
+        description="The items, each a `FeedbackIn`, at most FI_BATCH_MAX_ITEMS (more: 413 `batch_too_large`). "
+        "Each is checked on its own: one that breaks a rule is `invalid` in its result, the others are "
+        "stored. Without `acceptedStructure` an item is saved for later (`structureLater` is implied; "
+        "`false` is that item's error). Send an `id` with each item: a retried batch then answers "
+        "`duplicate` for what is already stored, never a second copy.",
+        json_schema_extra={"items": {"$ref": "#/components/schemas/FeedbackIn"}},
+    )
+
+
+class BatchItemResult(ApiModel):
+    """What became of one item of a batch."""
+
+    index: int = Field(description="The item's place in `items` (from 0).")
+    id: str | None = Field(description="The stored id (the item's, or a new one); the item's own id when not stored.")
+    status: Literal["created", "accepted", "duplicate", "invalid"] = Field(
+        description="`created` (stored with the clerk's structure), `accepted` (saved for later: the "
+        "background worker structures it), `duplicate` (an item with this id is stored already, or came "
+        "earlier in this batch: nothing changed), `invalid` (a rule was broken: not stored)."
+    )
+    errors: list[str] | None = Field(
+        None, description="With `invalid`: one message per broken rule.", exclude_if=lambda value: value is None
+    )
+    codes: list[ErrorCode] | None = Field(
+        None, description="With `invalid`: the same rules as codes.", exclude_if=lambda value: value is None
+    )
+
+
+class BatchOut(ApiModel):
+    """200: a result for every item, in order; the stored items went in as one transaction."""
+
+    results: list[BatchItemResult] = Field(description="One result per item, in the order sent.")
+    created: int = Field(description="Items stored with their structure.")
+    accepted: int = Field(description="Items saved for later.")
+    duplicate: int = Field(description="Items already stored (by id).")
+    invalid: int = Field(description="Items refused.")
 
 
 class InterpretIn(_Wire):

@@ -17,8 +17,9 @@ routes' client-disconnect detection), listed here from the outside in:
                     Before the surface check, so probing hidden paths is charged like anything else.
 8. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
                     anything else is the app's ordinary 404.
-9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
-                    inside the cheap refusals above so they never read a body at all.
+9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (a bulk import ``FI_BATCH_MAX_BODY_BYTES``; 413
+                    beyond) before anything parses the body; inside the cheap refusals above so they
+                    never read a body at all.
 10. InflightLimit   one LLM request in flight per client; released when the route finishes, fails
                     or is cancelled by a client disconnect.
 → the FastAPI app (its exception handlers, then the router).
@@ -130,7 +131,10 @@ def install_edge(
         (VisitorKeyMiddleware, {"keys": edge.visitors}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth}),
-        (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
+        (
+            BodyLimitMiddleware,
+            {"max_bytes": settings.max_body_bytes, "bulk_max_bytes": settings.batch_max_body_bytes},
+        ),
         (
             InflightLimitMiddleware,
             {

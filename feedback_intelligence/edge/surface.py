@@ -60,6 +60,7 @@ class RouteRule:
     visitor: bool = False  # its response issues the signed visitor key when the caller has none
     operator_query: str | None = None  # a query flag that turns the request into an operator write
     prefix: bool = False
+    bulk: bool = False  # a bulk import: its body may reach FI_BATCH_MAX_BODY_BYTES instead of FI_MAX_BODY_BYTES
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -84,6 +85,7 @@ def _rule(
     visitor: bool = False,
     operator_query: str | None = None,
     prefix: bool = False,
+    bulk: bool = False,
 ) -> RouteRule:
     return RouteRule(
         frozenset(methods.split()),
@@ -94,6 +96,7 @@ def _rule(
         visitor=visitor,
         operator_query=operator_query,
         prefix=prefix,
+        bulk=bulk,
     )
 
 
@@ -126,6 +129,9 @@ ROUTES: tuple[RouteRule, ...] = (
     # operator: corpus channel, maintenance, telemetry, metrics, the operator board, the docs
     _rule("POST", "/feedback", OPERATOR, llm=True),
     _rule("GET", "/feedback", OPERATOR),
+    # bulk import (no LLM): operator-only on both channels, a history import is not a clerk's
+    _rule("POST", "/feedback/batch", OPERATOR, bulk=True),
+    _rule("POST", "/live/feedback/batch", OPERATOR, bulk=True),
     _rule("GET", "/feedback/{feedback_id}", OPERATOR),
     _rule("POST", "/live/restructure", OPERATOR),
     _rule("GET", "/telemetry/corrections", OPERATOR),

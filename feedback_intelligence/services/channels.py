@@ -30,6 +30,11 @@ class Channel:
         assert version is not None
         return version
 
+    async def insert_batch(self, records: list[StoredFeedback]) -> set[str]:
+        """Store new rows in one transaction, skipping taken ids; the version moves once when any landed.
+        Returns the ids stored."""
+        return await self.store.insert_batch(records, bump=VERSION_COUNTER)
+
     async def changed(self) -> int:
         """Record that the channel's data changed; returns the new version."""
         return await self.store.bump_counter()

@@ -12,6 +12,8 @@ from typing import Any, ParamSpec, TypeVar
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -63,7 +65,17 @@ class StoreFull(StoreUnavailable):
 SQLITE_FULL = 13
 #: Methods whose success shows the database takes writes again (clears a recorded storage fault).
 WRITE_METHODS = frozenset(
-    {"insert", "update_structure", "update_alerts", "bump_counter", "claim", "renew", "finish", "release"}
+    {
+        "insert",
+        "insert_batch",
+        "update_structure",
+        "update_alerts",
+        "bump_counter",
+        "claim",
+        "renew",
+        "finish",
+        "release",
+    }
 )
 
 
@@ -244,6 +256,13 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
     }
 
 
+def _insert_ignoring_taken(dialect: str) -> Any:
+    """``INSERT INTO feedback … ON CONFLICT (id) DO NOTHING`` in the dialect's spelling."""
+    if dialect == "postgresql":
+        return postgresql_insert(feedback).on_conflict_do_nothing(index_elements=[feedback.c.id])
+    return sqlite_insert(feedback).on_conflict_do_nothing(index_elements=[feedback.c.id])
+
+
 async def _bump(conn: AsyncConnection, name: str) -> int:
     """Increment a named counter inside the caller's transaction (created at 1 on first use)."""
     increment = update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
@@ -297,6 +316,27 @@ class FeedbackStore:
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
+
+    @_translate_unavailability
+    async def insert_batch(self, records: list[StoredFeedback], *, bump: str | None = None) -> set[str]:
+        """Insert many rows in one transaction; an id already stored is skipped (``ON CONFLICT DO NOTHING``),
+        not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed.
+        Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``, so every column
+        the single insert writes, the batch writes. Ids within ``records`` must be distinct.
+
+        One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets: SQLAlchemy
+        sends it as multi-row VALUES pages (its "insertmanyvalues"), on PostgreSQL and SQLite alike
+        (docs/benchmarks.md, "Bulk import": measured against COPY into a temporary table).
+        """
+        if not records:
+            return set()
+        rows = [_record_to_row(record) for record in records]
+        statement = _insert_ignoring_taken(self.engine.dialect.name).returning(feedback.c.id)
+        async with self.engine.begin() as conn:
+            inserted = {row.id for row in await conn.execute(statement, rows)}
+            if bump and inserted:
+                await _bump(conn, bump)
+        return inserted
 
     @_translate_unavailability
     async def exists(self, feedback_id: str) -> bool:

@@ -13,20 +13,10 @@ import pytest
 from fastapi import FastAPI
 
 from feedback_intelligence.api.app import create_app
-from feedback_intelligence.devtools.databases import postgres_database
 from tests.api.test_hardening import STRUCTURE, client, counting_backend, running
 from tests.edge.test_real_app import LOOPBACK, real_settings
 
 STORES = [{"id": "hki-keskusta", "name": "Helsinki Keskusta"}, {"id": "tre-1", "name": "Tampere Hervanta"}]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def databases(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[dict[str, str]]:
-    if request.param == "sqlite":
-        yield {}
-        return
-    async with postgres_database("fi_import") as corpus, postgres_database("fi_import") as live:
-        yield {"database_url": corpus, "live_database_url": live}
 
 
 async def app_with(tmp_path: Path, databases: dict[str, str], **settings: Any) -> AsyncIterator[FastAPI]:

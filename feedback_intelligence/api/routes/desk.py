@@ -54,6 +54,15 @@ _STORE = Query(None, description="Only this store's items (one of FI_STORES, or 
 
 
 def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
+    checked = ingest_command(body, rt)
+    if isinstance(checked, list):
+        raise InputError(checked)
+    return checked
+
+
+def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]:
+    """The input rules of a save (docs/rules.md, "Input rules"): the command, or every rule it broke.
+    One save's and each batch item's (``api/routes/batch.py``)."""
     settings, domain = rt.settings, rt.domain
     accepted = Structure(**body.acceptedStructure.model_dump()) if body.acceptedStructure is not None else None
     corrections = (
@@ -72,7 +81,7 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         *v.store_errors(body.store, settings.chain.stores),
     ]
     if errors:
-        raise InputError(errors)
+        return errors
     return IngestCommand(
         source=body.source,
         text=body.text,
