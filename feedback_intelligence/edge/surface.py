@@ -119,6 +119,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/live/desk-store", PUBLIC),
     _rule("GET", "/report", PUBLIC, operator_query="snapshot"),
     _rule("GET", "/report/snapshot", PUBLIC),
+    _rule("GET", "/report/stores", PUBLIC),  # the chain view: counts only, as the report shows them
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True),

@@ -113,6 +113,15 @@ def sentiment_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[st
     return ordered
 
 
+def severity_counts(items: Iterable[StoredFeedback], domain: Domain) -> dict[str, int]:
+    """Counts of the structured items' severities, low to high as the domain declares them (zero keys
+    omitted; a severity the domain does not know last): the chain view's severity mix."""
+    counts = Counter(i.structure.severity for i in items if i.structure is not None)
+    ordered = {key: counts[key] for key in domain.severities if counts[key]}
+    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
+    return ordered
+
+
 def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
     categories = list(dict.fromkeys(hit.category for hit in item.alerts)) if item.alerts else None
     # Built from typed records, one per item in the window: constructed without re-validation (the

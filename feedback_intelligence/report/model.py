@@ -132,6 +132,9 @@ class Report(WireModel):
     action_dropped_count: int = Field(description="Model prose dropped for giving orders instead of describing.")
     overall: Theme | None = Field(description="The live summary's whole-window theme; null in the standard report.")
     sentiment_counts: dict[str, int] = Field(description="Sentiment counts over the window.")
+    severity_counts: dict[str, int] = Field(
+        default_factory=dict, description="Severity counts of the structured items, low to high."
+    )
     truncated: bool = Field(description="The window held more items than the report reads (the newest were read).")
     items_in_window: int | None = Field(
         description="Items in the window (when truncated, counted apart; null if unknown)."

@@ -32,6 +32,7 @@ from feedback_intelligence.report.deterministic import (
     rated_items,
     rated_theme,
     sentiment_counts,
+    severity_counts,
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
@@ -150,6 +151,12 @@ class ReportService:
             else:
                 await asyncio.sleep(WAIT_POLL_S)
 
+    async def deterministic(self, window: Window, *, mode: Mode = "standard") -> Report:
+        """The deterministic report alone (cached as ``view``'s), starting no prose: for views that only count,
+        such as the chain view (report/chain_view.py)."""
+        _check_mode(mode)
+        return (await self._deterministic(window, mode)).report
+
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)
@@ -227,6 +234,7 @@ class ReportService:
             action_dropped_count=0,
             overall=overall,
             sentiment_counts=report_sentiments,
+            severity_counts=severity_counts(items, domain),
             truncated=truncated,
             items_in_window=items_in_window,
             needs_review_count=sum(1 for i in items if i.needs_review),

@@ -393,6 +393,17 @@ class FeedbackStore:
             return int(await conn.scalar(statement) or 0)
 
     @_translate_unavailability
+    async def stores_in(self, from_: str | None = None, to: str | None = None) -> list[str]:
+        """The distinct store ids of the items in the window, in id order (the ``(store, timestamp)`` index)."""
+        statement = select(feedback.c.store).where(feedback.c.store.is_not(None)).distinct().order_by(feedback.c.store)
+        if from_ is not None:
+            statement = statement.where(feedback.c.timestamp >= from_)
+        if to is not None:
+            statement = statement.where(feedback.c.timestamp <= to)
+        async with self.engine.connect() as conn:
+            return [row.store for row in (await conn.execute(statement)).all()]
+
+    @_translate_unavailability
     async def update_structure(
         self,
         feedback_id: str,

@@ -148,3 +148,25 @@ def test_the_stores_may_come_from_a_file(tmp_path: Path) -> None:
     settings = real_settings(tmp_path, stores=str(listing))
     assert settings.chain.stores.name("tre-1") == "Tampere Hervanta"
     assert not settings.chain.stores.accepts("oulu-9")
+
+
+async def test_the_chain_view_counts_each_store_as_its_own_report_does(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    async for app in app_with(tmp_path, databases):  # no FI_STORES: the stores found in the window
+        async with client(app) as visitor:
+            async with client(app, LOOPBACK) as operator:
+                await seed(operator, "/feedback")
+                alert = entry("Liukastuin märällä lattialla ja löin pääni.", "tre-1", timestamp="2026-11-30T11:00:00Z")
+                assert (await operator.post("/feedback", json=alert)).status_code == 201
+            view = (await visitor.get("/report/stores", params=WINDOW)).json()
+            assert [row["store"] for row in view["stores"]] == ["hki-keskusta", "tre-1"]
+            for row in view["stores"]:
+                own = (await visitor.get("/report", params={**WINDOW, "store": row["store"]})).json()
+                assert row["items"] == own["totalItems"]
+                assert row["severityCounts"] == own["severityCounts"]
+                assert row["name"] == row["store"]  # no list of names: the id names the store
+            tre = view["stores"][1]
+            assert (tre["items"], tre["alertItems"], tre["alertRate"]) == (2, 1, 0.5)
+            refused = await visitor.get("/report/stores", params={"from": "yesterday"})
+            assert refused.status_code == 400

@@ -36,6 +36,7 @@ REPORT_KEYS = [
     "actionDroppedCount",
     "overall",
     "sentimentCounts",
+    "severityCounts",
     "truncated",
     "itemsInWindow",
     "needsReviewCount",

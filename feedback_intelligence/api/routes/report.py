@@ -21,6 +21,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
@@ -114,6 +115,30 @@ async def live_report(
     store: str | None = _STORE,
 ) -> Response:
     return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, store), mode="summary"))
+
+
+@router.get(
+    "/report/stores",
+    responses=_WINDOW_ERRORS,
+    response_model=ChainView,
+    operation_id="getChainView",
+    summary="The stores side by side: items, alert rate, severity mix and trend per store",
+    description="Over the report's window, one row per store (FI_STORES in its order, else every store id "
+    "found in the window), each counted by that store's own report (`/report?store=…`). Deterministic: "
+    "never waits for or starts the language model.",
+)
+async def chain(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+) -> ChainView:
+    window = _window(rt, from_, to)
+    stores = rt.settings.chain.stores
+    if stores.entries is not None:
+        ids = [entry.id for entry in stores.entries]
+    else:
+        ids = await rt.channels[CORPUS].store.stores_in(window.from_norm, window.to_norm)
+    return await chain_view(rt.reports[CORPUS], window, ids, stores.name)
 
 
 @router.get(
