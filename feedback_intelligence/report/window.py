@@ -66,6 +66,8 @@ def build_window(
         if parsed is None:
             raise WindowError(f"from must be ISO-8601, got '{from_raw}'.")
         from_ticks_ = parsed
+    if from_ticks_ < 0:  # the default days before a `to` early in year 1: no such instant to read from
+        raise WindowError("from must not be before 0001-01-01T00:00:00Z.")
     if from_ticks_ >= to_ticks_ or to_ticks_ - from_ticks_ > options.max_window_days * TICKS_PER_DAY:
         raise WindowError(f"window must be positive and at most {options.max_window_days} days.")
     return Window(from_ticks_, to_ticks_, store)
