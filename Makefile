@@ -1,5 +1,5 @@
 # The two commands of the README. Everything else is a convenience.
-BENCHES := gate_overhead ingest bulk_import report crowd crowd_later crowd_background crowd_gpus crowd_fair gate_redis quality language_detection chain chain_sweep engine slowloris
+BENCHES := gate_overhead ingest bulk_import report crowd crowd_later crowd_background crowd_gpus crowd_fair gate_redis quality language_detection chain chain_sweep engine slowloris backlog_bound
 .PHONY: run test test-fast lint bench $(BENCHES)
 
 run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp, one process)
@@ -13,8 +13,8 @@ test:  ## set up and run the whole test suite (unit, API over real servers, brow
 	.venv/bin/mypy
 	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
-test-fast:  ## the unit tests, under a minute: no processes (marker `process`), no PostgreSQL or Redis; `make test` runs all
-	.venv/bin/python -m pytest -q -p no:cacheprovider -m "not process and not postgres and not redis"
+test-fast:  ## the unit tests, under a minute: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis; `make test` runs all
+	.venv/bin/python -m pytest -q -p no:cacheprovider -m "not process and not slow and not postgres and not redis"
 
 lint:
 	.venv/bin/ruff check feedback_intelligence tests bench

@@ -39,6 +39,8 @@ SERVICE_MS = 1500
 ACQUIRE_MS = 500
 CLERKS = 10
 GREEDY = "greedy"
+ROTATING_KEYS = 40  # the hostile probe's greedy client: 40 keys minted by GET /desk, used in turn...
+ROTATING_AT_ONCE = 6  # ...6 presses at a time
 THINK_S = (1.0, 6.0)
 TARGETS = {"shareRatioMax": 1.2, "p99RatioMax": 1.2, "jainMin": 0.95}
 
@@ -59,14 +61,19 @@ class Client:
     busy: int = 0
     attempts: int = 0
     limited: int = 0  # 429s from the edge
+    limited_by: dict[str, int] = field(default_factory=dict)  # ...by reason (client, audience, too_many_inflight)
     admitted_ms: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
 
 
-async def _attempt(http: httpx.AsyncClient, client: Client, rng: random.Random) -> httpx.Response | None:
+async def _attempt(
+    http: httpx.AsyncClient, client: Client, rng: random.Random, cookie: str | None = None
+) -> httpx.Response | None:
     client.attempts += 1
     started = time.perf_counter()
     headers = {"X-Forwarded-For": client.address}
+    if cookie is not None:
+        headers["Cookie"] = f"fi_visitor={cookie}"
     try:
         response = await http.post("/interpret", json={"text": rng.choice(SAMPLE_TEXTS)}, headers=headers)
     except httpx.HTTPError as exc:
@@ -76,6 +83,9 @@ async def _attempt(http: httpx.AsyncClient, client: Client, rng: random.Random) 
         client.admitted_ms.append((time.perf_counter() - started) * 1000)
     elif response.status_code == 429:
         client.limited += 1
+        answer = response.json()
+        reason = str(answer.get("reason") or answer.get("error") or "?")
+        client.limited_by[reason] = client.limited_by.get(reason, 0) + 1
     elif response.status_code != 503:
         client.errors[str(response.status_code)] = client.errors.get(str(response.status_code), 0) + 1
     return response
@@ -112,15 +122,55 @@ async def greedy(http: httpx.AsyncClient, client: Client, deadline: float, rng: 
             await _think(float(response.headers.get("retry-after", "1")), deadline)
 
 
-async def phase(app_url: str, *, with_greedy: bool, duration_s: float, seed: int) -> dict[str, Any]:
+async def mint_keys(http: httpx.AsyncClient, client: Client, wanted: int) -> list[str]:
+    """As many visitor keys as the desk page will hand ``client``'s address (issuance is limited)."""
+    keys: list[str] = []
+    for _ in range(wanted):
+        http.cookies.clear()  # as a rotating client does: present no key, so a new one is offered
+        page = await http.get("/desk", headers={"X-Forwarded-For": client.address})
+        cookie = page.cookies.get("fi_visitor")
+        if cookie:
+            keys.append(cookie)
+    http.cookies.clear()  # the clerks sharing this HTTP client must not carry the greedy visitor's key
+    return keys
+
+
+async def greedy_keys(
+    http: httpx.AsyncClient, client: Client, deadline: float, rng: random.Random, keys: list[str]
+) -> None:
+    """The greedy visitor with many keys, ``ROTATING_AT_ONCE`` presses at a time, each with the next
+    key in turn (the hostile probe's rotation); with no key issued it presses as its address."""
+    turn = 0
+
+    async def presser() -> None:
+        nonlocal turn
+        while time.monotonic() < deadline:
+            key = keys[turn % len(keys)] if keys else None
+            turn += 1
+            client.presses += 1
+            response = await _attempt(http, client, rng, key)
+            if response is not None and response.status_code == 200:
+                client.served += 1
+            elif response is not None and response.status_code == 429:
+                await _think(float(response.headers.get("retry-after", "1")), deadline)
+
+    await asyncio.gather(*(presser() for _ in range(ROTATING_AT_ONCE)))
+
+
+async def phase(
+    app_url: str, *, with_greedy: bool, duration_s: float, seed: int, rotating_keys: int = 0
+) -> dict[str, Any]:
     rng = random.Random(seed)
     clients = [Client(f"clerk-{n}", f"198.51.100.{n + 1}") for n in range(CLERKS)]
     pusher = Client(GREEDY, "203.0.113.66")
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=app_url, timeout=60, limits=limits) as http:
+        keys = await mint_keys(http, pusher, rotating_keys) if rotating_keys else []
         deadline = time.monotonic() + duration_s
         runs = [clerk(http, c, deadline, random.Random(rng.random())) for c in clients]
-        if with_greedy:
+        if with_greedy and rotating_keys:
+            runs.append(greedy_keys(http, pusher, deadline, random.Random(rng.random()), keys))
+        elif with_greedy:
             runs.append(greedy(http, pusher, deadline, random.Random(rng.random())))
         await asyncio.gather(*runs)
         in_use = (await http.get("/admin/status")).json()["gate"]["inUse"]
@@ -139,7 +189,14 @@ async def phase(app_url: str, *, with_greedy: bool, duration_s: float, seed: int
             "limited": sum(c.limited for c in clients),
         },
         "greedy": (
-            {"presses": pusher.presses, "served": pusher.served, "attempts": pusher.attempts, "limited": pusher.limited}
+            {
+                "presses": pusher.presses,
+                "served": pusher.served,
+                "attempts": pusher.attempts,
+                "limited": pusher.limited,
+                "keysIssued": len(keys),
+                "limitedBy": pusher.limited_by,
+            }
             if with_greedy
             else None
         ),
@@ -169,8 +226,10 @@ def compare(alone: dict[str, Any], crowded: dict[str, Any]) -> dict[str, Any]:
 def evaluate(phases: dict[str, Any], targets: dict[str, float] = TARGETS) -> dict[str, bool | None]:
     """PASS/FAIL of each target, judged on the fair order; first come is measured beside it, not judged."""
     fair = compare(phases["fairAlone"], phases["fairGreedy"])
+    keyed = compare(phases["fairAlone"], phases["fairGreedyKeys"])
     return {
         "shareWithin": None if fair["shareRatio"] is None else fair["shareRatio"] <= targets["shareRatioMax"],
+        "shareWithinKeys": None if keyed["shareRatio"] is None else keyed["shareRatio"] <= targets["shareRatioMax"],
         "p99Within": None if fair["p99Ratio"] is None else fair["p99Ratio"] <= targets["p99RatioMax"],
         # across the ten ordinary clerks, as the issue names them; all eleven is shown beside it
         "jain": None if fair["jainOrdinary"] is None else fair["jainOrdinary"] >= targets["jainMin"],
@@ -197,6 +256,10 @@ def run(duration_s: float, seed: int) -> dict[str, Any]:
                     phases[name] = asyncio.run(
                         phase(app.url, with_greedy=with_greedy, duration_s=duration_s, seed=seed)
                     )
+        with app_server({**common, "FI_LLM_BASE_URL": sim.url, "FI_GATE_ORDER": "fair"}) as app:
+            phases["fairGreedyKeys"] = asyncio.run(
+                phase(app.url, with_greedy=True, duration_s=duration_s, seed=seed, rotating_keys=ROTATING_KEYS)
+            )
     return phases
 
 
@@ -210,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = evaluate(phases)
     fair = compare(phases["fairAlone"], phases["fairGreedy"])
     fifo = compare(phases["fifoAlone"], phases["fifoGreedy"])
+    keyed = compare(phases["fairAlone"], phases["fairGreedyKeys"])
     result = {
         "durationS": args.duration,
         "seed": args.seed,
@@ -221,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         "verdicts": verdicts,
         "fair": fair,
         "fifo": fifo,
+        "fairKeys": keyed,
         **phases,
     }
     path = write_result("crowd_fair", result)
@@ -246,6 +311,16 @@ def main(argv: list[str] | None = None) -> int:
                 "fair: Jain's index, 10 ordinary (alone) / all 11",
                 f"{fair['jainOrdinary']} ({phases['fairAlone']['jainOrdinary']}) / {fair['jainAll']}",
                 f"10 ≥ 0.95  {pf(verdicts['jain'])}",
+            ),
+            (
+                f"fair, greedy with {ROTATING_KEYS} keys asked, {ROTATING_AT_ONCE} at a time",
+                figures("fairGreedyKeys") + f", keys issued {phases['fairGreedyKeys']['greedy']['keysIssued']}",
+                "",
+            ),
+            (
+                "fair, keys: share ratio alone/with; p99 ratio with/alone",
+                f"×{keyed['shareRatio']}; ×{keyed['p99Ratio']}",
+                f"≤ 1.2  {pf(verdicts['shareWithinKeys'])}",
             ),
             ("fifo, clerks alone", figures("fifoAlone"), ""),
             ("fifo, with the greedy visitor", figures("fifoGreedy"), ""),

@@ -151,6 +151,29 @@ class Metrics:
             ["channel"],
             registry=r,
         )
+        # Notifications through the outbox (services/notify_worker.py, docs/adr/0029-alerts-outbox-cases.md).
+        self.notify_outbox = Gauge(
+            "fi_notify_outbox", "Outbox rows by channel database and state", ["channel", "state"], registry=r
+        )
+        self.notify_outbox_oldest = Gauge(
+            "fi_notify_outbox_oldest_pending_seconds",
+            "Age of the oldest notification not delivered yet",
+            ["channel"],
+            registry=r,
+        )
+        self.notify_deliveries = Counter(
+            "fi_notify_deliveries_total",
+            "Delivery attempts by route and outcome (delivered, retry, failed, cancelled, lost)",
+            ["route", "outcome"],
+            registry=r,
+        )
+        self.notify_latency = Histogram(
+            "fi_notify_latency_seconds",
+            "From the item's save to its notification's delivery",
+            ["route"],
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600),
+            registry=r,
+        )
         self.report_prose_rejected = Counter(
             "fi_report_prose_rejected_total",
             "Model prose a guard kept from the report, by reason",

@@ -27,6 +27,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
+from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
 from feedback_intelligence.stores import DEFAULT_STORE_PATTERN, StoreDirectory, StoreEntry, parse_store_list
 
 ENV_PREFIX = "FI_"
@@ -164,6 +165,7 @@ def _backend_list(value: Any) -> Any:
 
 
 BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
+NotifyRouteList = Annotated[list[NotifyRoute], NoDecode, BeforeValidator(parse_routes)]
 StoreList = Annotated[tuple[StoreEntry, ...] | None, NoDecode, BeforeValidator(parse_store_list)]
 
 
@@ -236,6 +238,10 @@ class EdgeSettings:
     audience_rate_limit: str
     rate_limit_exempt_loopback: bool
     max_inflight_llm_per_client: int
+    max_inflight_llm_per_address: int
+    ipv6_prefix: int
+    ipv4_prefix: int
+    visitor_issue_limit: str
     max_body_bytes: int
     max_header_bytes: int
     max_connections: int
@@ -263,6 +269,7 @@ class WorkerSettings:
     max_attempts: int
     poll_s: float
     retry_base_s: float
+    max_wait_s: float | None  # a pending row older than this asks as a visitor would (None: never)
 
 
 class Settings(BaseSettings):
@@ -326,7 +333,16 @@ class Settings(BaseSettings):
     audience_rate_limit: str = "240/60seconds"
     rate_limit_exempt_loopback: bool = True
     max_inflight_llm_per_client: int = Field(1, ge=1, le=64)
+    # LLM requests in flight from one address (IPv4) or prefix (IPv6), whatever keys it holds;
+    # unset = half the gate's slots, at least one (no address holds the whole GPU; ADR 0032)
+    max_inflight_llm_per_address: int | None = Field(None, ge=1, le=1024)
+    # how addresses aggregate for fair shares, limits and visitor keys: IPv6 by prefix (a host gets a
+    # /64), IPv4 by address
+    ipv6_prefix: int = Field(64, ge=16, le=128)
+    ipv4_prefix: int = Field(32, ge=8, le=32)
     visitor_secret: str | None = None
+    # new visitor keys one address (or IPv6 prefix) may be issued per window (limits' syntax)
+    visitor_issue_limit: str = "20/hour"
     max_body_bytes: int = Field(16_384, ge=1024, le=1_048_576)
     # Host names this service answers to (exact, or "*.example.org"); empty = the listen host and
     # the loopback names. A page on another name (DNS rebinding) gets 400 before any route.
@@ -384,6 +400,24 @@ class Settings(BaseSettings):
     structure_max_attempts: int = Field(5, ge=1, le=100)
     structure_poll_s: float = Field(2, gt=0, le=600)
     structure_retry_s: float = Field(5, ge=0, le=3600)
+    # the bounded wait: a row pending longer asks for a slot as a visitor would, one at a time per
+    # replica (docs/adr/0031); 0 turns the bound off
+    structure_max_wait_s: float = Field(120, ge=0, le=86400)
+
+    # alerts that reach a person (issue 27, docs/adr/0029-alerts-outbox-cases.md): notify routes, the
+    # outbox worker (services/notify_worker.py), cases and their escalation
+    notify_channels: NotifyRouteList = Field(default_factory=list)
+    notify_public_url: str | None = None  # the service's address as people open it: the case link
+    notify_worker: bool = True
+    notify_worker_tasks: int = Field(2, ge=1, le=32)
+    notify_lease_s: float = Field(30, ge=1, le=3600)
+    notify_max_attempts: int = Field(12, ge=1, le=100)  # ~30 min of backoff at the defaults
+    notify_retry_s: float = Field(2, ge=0, le=3600)
+    notify_retry_max_s: float = Field(300, ge=1, le=86_400)
+    notify_poll_s: float = Field(1, gt=0, le=600)
+    notify_timeout_s: float = Field(10, gt=0, le=300)
+    case_max_age_days: float = Field(7, ge=0, le=3650)  # older items (a history import) open no case, page nobody
+    case_escalate_after_s: float = Field(1800, ge=1, le=2_592_000)
 
     # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
     warm_at_start: bool = True
@@ -397,6 +431,11 @@ class Settings(BaseSettings):
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("notify_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if value is None or not value.strip() else _absolute_url(value.strip())
 
     @field_validator("redis_url")
     @classmethod
@@ -456,7 +495,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"'{origin}' must be an origin like https://shop.example (no path)")
         return value
 
-    @field_validator("rate_limit", "audience_rate_limit")
+    @field_validator("rate_limit", "audience_rate_limit", "visitor_issue_limit")
     @classmethod
     def _rate(cls, value: str) -> str:
         from limits import parse
@@ -584,6 +623,10 @@ class Settings(BaseSettings):
             audience_rate_limit=self.audience_rate_limit,
             rate_limit_exempt_loopback=self.rate_limit_exempt_loopback,
             max_inflight_llm_per_client=self.max_inflight_llm_per_client,
+            max_inflight_llm_per_address=self.max_inflight_llm_per_address or max(1, self.total_slots // 2),
+            ipv6_prefix=self.ipv6_prefix,
+            ipv4_prefix=self.ipv4_prefix,
+            visitor_issue_limit=self.visitor_issue_limit,
             max_body_bytes=self.max_body_bytes,
             max_header_bytes=self.max_header_bytes,
             max_connections=self.max_connections,
@@ -609,6 +652,7 @@ class Settings(BaseSettings):
             max_attempts=self.structure_max_attempts,
             poll_s=self.structure_poll_s,
             retry_base_s=self.structure_retry_s,
+            max_wait_s=self.structure_max_wait_s or None,
         )
 
     @property

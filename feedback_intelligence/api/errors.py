@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Match
 
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
@@ -129,6 +130,16 @@ def describe_errors(errors: Sequence[Any]) -> list[Problem]:
     return [_describe(e) for e in errors]
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app serves on the request's path."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)  # PARTIAL: the path is this route's, the method is not
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> Response:
@@ -167,13 +178,18 @@ def install_error_handlers(app: FastAPI) -> None:
         return Response(status_code=CLIENT_CLOSED_REQUEST)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> Response:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         detail = exc.detail if isinstance(exc.detail, str) else "error"
         body: dict[str, Any] = {"error": detail}
+        headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 400:  # FastAPI's "error parsing the body": bad input, in the documented 400 shape
             problems = [Problem(detail, "body_not_json")]
             body = {"errors": problems, "codes": codes_of(list(problems))}
-        return error_response(exc.status_code, body, getattr(exc, "headers", None))
+        elif exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route on the path only; a path served by
+            # two routes (GET and POST /feedback) must name both (RFC 9110, 15.5.6).
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(exc.status_code, body, headers or None)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
 from feedback_intelligence.stores import STORE_MAX_CHARS
@@ -198,10 +198,10 @@ class FeedbackIn(_Wire):
     corrections: list[CorrectionIn] | None = Field(
         None, description="The fields the clerk changed from the model's suggestion (needs acceptedStructure)."
     )
-    modelInterpretationFailed: bool | None = Field(
+    modelInterpretationFailed: StrictBool | None = Field(
         None, description="The model could not interpret the text and the clerk filled the fields by hand."
     )
-    structureLater: bool | None = Field(
+    structureLater: StrictBool | None = Field(
         None,
         description="Save now, structure later: no LLM call and never shed; answers 202 with the "
         "deterministic proposal as the structure and `pending` true until the background "
@@ -257,6 +257,12 @@ class BatchOut(ApiModel):
 
 class InterpretIn(_Wire):
     """A text to interpret; nothing is stored."""
+
+    text: Text = Field(description="The customer's words (normalised as in `FeedbackIn.text`).")
+
+
+class ProposalIn(_Wire):
+    """A text for the rules alone; nothing is stored. As long as a save may be (the rules read it all)."""
 
     text: Text = Field(description="The customer's words (normalised as in `FeedbackIn.text`).")
 

@@ -29,13 +29,13 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   clients that translate); `403` a state change sent by a page on another site; `409` a duplicate
   id; `413` a body over the cap; `429` too many requests or an LLM request still running; `503`
   busy or unavailable. Never a `500` for bad input.
-* **Schema and behaviour agree** (issue 23): instants (`timestamp`, the `from`/`to` of lists and
-  reports) are `format: date-time`, so `""` or any other non-instant is refused `400
-  timestamp_invalid` as the schema says (the schema changed; offset-less instants are accepted too,
-  as UTC); `corrections` require a non-null `acceptedStructure` (the schema says so with
-  `if`/`then`; the behaviour was already that); `maxLength` of `text` counts the text as sent, so
-  801 characters are refused even when control characters would be dropped from them (the behaviour
-  changed: the limit was counted after normalisation).
+* **Schema and behaviour agree** (issue 23; `schemathesis --checks all`): instants (`timestamp`, the
+  `from`/`to` of lists and reports) are `format: date-time`, so `""` or any other non-instant is
+  refused `400` (offset-less instants are accepted too, as UTC, and any RFC 3339 offset up to ±23:59);
+  `corrections` require a non-null `acceptedStructure`, and `structureLater: true` takes none (the
+  schema says so with `if`/`then`); booleans are JSON booleans (`0` is refused); texts need one
+  visible character and no NUL (`pattern`); `maxLength` of `text` counts the text as sent; an
+  unserved method is `405` with `Allow` naming every method of the path.
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """
@@ -121,6 +121,8 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
             _enum(properties.get("sentiment"), domain.sentiments)
         elif base == "InterpretIn":
             _text_limit(properties.get("text"), max_chars, "FI_INPUT_MAX_CHARS")
+        elif base == "ProposalIn":
+            _text_limit(properties.get("text"), store_max_chars, "FI_TEXT_STORE_MAX_CHARS")
         elif base == "FeedbackIn":
             _text_limit(properties.get("text"), store_max_chars, "FI_TEXT_STORE_MAX_CHARS")
             _enum(properties.get("source"), domain.sources)
@@ -137,6 +139,12 @@ INSTANT_PARAMETERS = ("from", "to")
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
 # A theme needs one visible character (text/normalize.is_blank): not a space, zero-width or soft hyphen.
 VISIBLE_CHARACTER = "[^\\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]"
+NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)
+
+
+def _visible_without_nul() -> dict[str, Any]:
+    """A text's two character rules: at least one visible character, and no NUL anywhere."""
+    return {"allOf": [{"pattern": VISIBLE_CHARACTER}, {"pattern": NO_NUL}]}
 
 
 def document_instants(schema: dict[str, Any]) -> None:
@@ -155,13 +163,22 @@ def document_instants(schema: dict[str, Any]) -> None:
 
 
 def document_corrections_need_structure(schema: dict[str, Any]) -> None:
-    """A save with ``corrections`` (a list) needs a non-null ``acceptedStructure``: the rule, in JSON Schema."""
+    """The save's rules between fields, in JSON Schema: ``corrections`` (a list) need a non-null
+    ``acceptedStructure``; ``structureLater: true`` takes none (the clerk's structure needs no model)."""
     for name, component in schema.get("components", {}).get("schemas", {}).items():
         if name.split("-")[0] != "FeedbackIn":
             continue
         structure = next(alt for alt in component["properties"]["acceptedStructure"]["anyOf"] if "$ref" in alt)
-        component["if"] = {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]}
-        component["then"] = {"properties": {"acceptedStructure": structure}, "required": ["acceptedStructure"]}
+        component["allOf"] = [
+            {
+                "if": {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]},
+                "then": {"properties": {"acceptedStructure": structure}, "required": ["acceptedStructure"]},
+            },
+            {
+                "if": {"properties": {"structureLater": {"const": True}}, "required": ["structureLater"]},
+                "then": {"properties": {"acceptedStructure": {"type": "null"}}},
+            },
+        ]
 
 
 def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
@@ -181,7 +198,7 @@ def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
             for alternative in _alternatives(properties.get("language") or {}):
                 alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
             for alternative in _alternatives(properties.get("theme") or {}):
-                alternative.update({"minLength": 1, "pattern": VISIBLE_CHARACTER})
+                alternative.update({"minLength": 1, **_visible_without_nul()})
 
 
 def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
@@ -222,6 +239,7 @@ def _text_limit(prop: dict[str, Any] | None, max_chars: int, setting: str) -> No
         return
     prop["minLength"] = 1
     prop["maxLength"] = max_chars
+    prop.update(_visible_without_nul())
     prop["description"] = (
         f"{prop.get('description', '')} At most {max_chars} characters ({setting}); "
         "a longer text is refused with 400 `text_too_long`, never cut."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, replace
 
@@ -14,13 +15,17 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
+from feedback_intelligence.notify_routes import check_against
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.services.alert_intake import AlertIntake
+from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
+from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWorker
 from feedback_intelligence.services.restructure import RestructureService
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.settings import ConfigurationError, ReportSettings, Settings
@@ -48,8 +53,12 @@ class Runtime:
     reports: dict[str, ReportService]
     worker: StructuringWorker
     report_prose: ProseStore
+    notify: NotifyWorker
+    intake: AlertIntake
+    cases: CaseService
 
     async def aclose(self) -> None:
+        await self.notify.stop()
         await self.worker.stop()
         for report in self.reports.values():
             await report.aclose()
@@ -112,6 +121,7 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
+    intake, notify, case_service = build_alerting(settings, domain, channels, metrics)
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
@@ -138,6 +148,7 @@ async def build_runtime(
             prose=report_prose,
             metrics=metrics,
             channel=name,
+            count_cases=functools.partial(case_service.counts_for, name),
         )
         for name, channel in channels.items()
     }
@@ -149,11 +160,12 @@ async def build_runtime(
         structuring,
         [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
         WorkerOptions(
-            tasks=settings.structure_worker_tasks or settings.total_slots + 1,
-            lease_s=settings.structure_lease_s,
-            max_attempts=settings.structure_max_attempts,
-            poll_s=settings.structure_poll_s,
-            retry_base_s=settings.structure_retry_s,
+            tasks=settings.worker.tasks,
+            lease_s=settings.worker.lease_s,
+            max_attempts=settings.worker.max_attempts,
+            poll_s=settings.worker.poll_s,
+            retry_base_s=settings.worker.retry_base_s,
+            max_wait_s=settings.worker.max_wait_s,
         ),
         metrics,
     )
@@ -182,7 +194,51 @@ async def build_runtime(
         reports=reports,
         worker=worker,
         report_prose=report_prose,
+        notify=notify,
+        intake=intake,
+        cases=case_service,
     )
+
+
+def build_alerting(
+    settings: Settings, domain: Domain, channels: dict[str, Channel], metrics: Metrics
+) -> tuple[AlertIntake, NotifyWorker, CaseService]:
+    """What a saved alert starts (composed into each channel's insert), the worker that delivers it, and
+    the cases (whose escalation check runs in the worker's loop)."""
+    try:
+        check_against(settings.notify_channels, domain.alert_keywords, domain.severities)
+    except ValueError as exc:
+        raise ConfigurationError(f"invalid configuration: FI_NOTIFY_CHANNELS: {exc}") from exc
+    intake = AlertIntake(domain, tuple(settings.notify_channels), settings.case_max_age_days)
+    for name, channel in channels.items():
+        channel.on_save = intake.hook(name)
+    notify = NotifyWorker(
+        domain,
+        [channels[LIVE], channels[CORPUS]],
+        settings.notify_channels,
+        NotifyOptions(
+            tasks=settings.notify_worker_tasks,
+            lease_s=settings.notify_lease_s,
+            max_attempts=settings.notify_max_attempts,
+            retry_base_s=settings.notify_retry_s,
+            retry_max_s=settings.notify_retry_max_s,
+            poll_s=settings.notify_poll_s,
+            timeout_s=settings.notify_timeout_s,
+            public_url=settings.notify_public_url,
+        ),
+        metrics,
+    )
+    case_service = CaseService(domain, channels, intake, settings.case_escalate_after_s)
+
+    async def escalate() -> None:
+        await case_service.escalate_due()
+
+    notify.ticks.append(escalate)
+    if settings.notify_worker:
+        notify.start()
+        for channel in channels.values():
+            channel.after_save = notify.wake  # deliver this replica's saves at once, not at the next poll
+    return intake, notify, case_service
 
 
 async def _announce_parallelism(settings: Settings, backends: dict[str, LlmBackend]) -> None:

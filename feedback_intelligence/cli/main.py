@@ -16,6 +16,7 @@ import typer
 
 from feedback_intelligence.cli import failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
+from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.settings import Settings, load_settings
@@ -33,6 +34,7 @@ app = typer.Typer(
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify):
     app.command()(command)
 app.command("eval")(eval_command)
+app.add_typer(notify_app, name="notify")
 
 
 class LogLevel(StrEnum):

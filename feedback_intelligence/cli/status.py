@@ -107,6 +107,7 @@ def board(snap: Snapshot) -> Panel:
         else:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
     rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
+    rows.append(("Notifications", _outbox_text(status.get("notify"))))
     return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
 
 
@@ -144,6 +145,24 @@ def _backlog_text(later: dict[str, Any] | None) -> str:
         for name, b in backlog.items()
     ]
     worker = "" if later.get("worker", True) else " · [yellow]worker off on this replica[/yellow]"
+    return " · ".join(parts) + worker
+
+
+def _outbox_text(notify: dict[str, Any] | None) -> str:
+    """Outbox rows per channel database: waiting (with the oldest's age), failed, delivered."""
+    if not notify:
+        return "not reported by this server"
+    if not notify.get("routes"):
+        return "no routes configured (FI_NOTIFY_CHANNELS)"
+    outbox = notify.get("outbox")
+    if outbox is None:
+        return "[red]unknown[/red] (a store is unreachable)"
+    parts = []
+    for name, o in outbox.items():
+        failed = f", [red]{o['failed']} failed[/red]" if o.get("failed") else ""
+        oldest = f", oldest {o['oldestPendingSeconds']:.0f} s" if o.get("pending") else ""
+        parts.append(f"{name} {o['pending']} waiting{oldest}{failed}, {o['delivered']} delivered")
+    worker = "" if notify.get("worker", True) else " · [yellow]worker off on this replica[/yellow]"
     return " · ".join(parts) + worker
 
 

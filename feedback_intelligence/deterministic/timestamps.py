@@ -16,7 +16,9 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 
 _TICKS_PER_SECOND = 10_000_000
-_MAX_OFFSET = timedelta(hours=14)
+# RFC 3339's whole range (hours 00-23), which OpenAPI's ``format: date-time`` admits: real zones stay
+# within ±14 h, but any offset names one instant, and the instant is what is stored (in UTC).
+_MAX_OFFSET = timedelta(hours=23, minutes=59)
 
 _EXTENDED = re.compile(
     r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"

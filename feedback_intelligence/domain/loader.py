@@ -16,11 +16,13 @@ so a bad domain stops the boot with a message an operator can act on.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from feedback_intelligence.domain import files
 from feedback_intelligence.domain.model import (
     ALERT_NOMINATION_ROLE,
     ALERT_VERIFY_ROLE,
@@ -47,6 +49,8 @@ PRIOR_FILE = "prior-lexicon.json"
 
 DESK_SOURCE = "desk"
 
+M = TypeVar("M", bound=BaseModel)
+
 DEFAULT_SEVERITIES = {s: s for s in ("low", "medium", "high", "critical")}
 DEFAULT_TYPES = {t: t for t in ("complaint", "praise", "suggestion", "question", "other")}
 DEFAULT_SENTIMENTS = {s: s for s in ("positive", "negative", "neutral")}
@@ -58,38 +62,16 @@ DEFAULT_TYPE_SENTIMENT = {
     "other": "neutral",
 }
 
-# Placeholders each API prompt role must contain (the report fills them).
-
-_DOMAIN_KEYS = frozenset(
-    {
-        "name",
-        "language",
-        "categoryFieldLabel",
-        "categories",
-        "categoryHints",
-        "catchAllCategory",
-        "demotedCategories",
-        "severities",
-        "types",
-        "sentiments",
-        "typeSentiment",
-        "sources",
-        "prompts",
-        "priorFields",
-    }
-)
-_DOC_KEYS = frozenset({"description", "$schema", "comment", "notes"})
-
 
 class DomainError(Exception):
     """A domain module that cannot be used; the message names the file and the key."""
 
 
-# --------------------------------------------------------------------------- helpers
+# --------------------------------------------------------------------------- reading a file
 
 
-class _File:
-    """One JSON file of a domain and the error vocabulary for it."""
+class _Reader:
+    """One JSON file of a domain: read (no duplicate keys), parsed into its model, errors named."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -98,7 +80,15 @@ class _File:
         where = f"{self.path}: '{key}'" if key else str(self.path)
         return DomainError(f"{where}: {problem}")
 
-    def load(self) -> dict[str, Any]:
+    def parse(self, model: type[M]) -> M:
+        data = self._load()
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            key, problem = files.describe(exc, lambda loc: files.known_keys(model, loc))
+            raise self.error(key, problem) from None
+
+    def _load(self) -> dict[str, Any]:
         try:
             raw = self.path.read_text(encoding="utf-8-sig")
         except FileNotFoundError:
@@ -121,66 +111,6 @@ class _File:
         if not isinstance(data, dict):
             raise self.error(None, "must contain a JSON object at the top level")
         return data
-
-    # typed accessors -------------------------------------------------------
-
-    def text(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(key, f"must be a non-blank string, got {_show(value)}")
-        return value.strip()
-
-    def optional_text(self, data: dict[str, Any], key: str, default: str) -> str:
-        value = data.get(key)
-        return default if value is None else self.text(value, key)
-
-    def obj(self, value: Any, key: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.error(key, f"must be a JSON object, got {_show(value)}")
-        return value
-
-    def array(self, value: Any, key: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.error(key, f"must be a JSON array, got {_show(value)}")
-        return value
-
-    def string_list(self, value: Any, key: str, *, drop_blank: bool = False) -> list[str]:
-        """A list of strings, trimmed, duplicates removed (case-sensitive) in first order."""
-        items: list[str] = []
-        for index, item in enumerate(self.array(value, key)):
-            if drop_blank and (not isinstance(item, str) or not item.strip()):
-                continue
-            items.append(self.text(item, f"{key}[{index}]"))
-        return list(dict.fromkeys(items))
-
-    def labels(self, value: Any, key: str) -> dict[str, str]:
-        """key -> label; a non-string label falls back to the key itself."""
-        result: dict[str, str] = {}
-        for k, label in self.obj(value, key).items():
-            name = self.text(k, f"{key}.{k}")
-            if name != k:
-                raise self.error(f"{key}.{k}", "keys must not have surrounding whitespace")
-            result[name] = label.strip() if isinstance(label, str) and label.strip() else name
-        return result
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:60] + "…"
-
-
-def _given(data: dict[str, Any], key: str, default: Any) -> Any:
-    """The value of an optional field; ``default`` only when the key is absent or null."""
-    value = data.get(key)
-    return default if value is None else value
-
-
-def _number(file: _File, data: dict[str, Any], key: str, default: float) -> float:
-    if key not in data:
-        return float(default)
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise file.error(key, f"must be a number, got {_show(value)}")
-    return float(value)
 
 
 # --------------------------------------------------------------------------- public API
@@ -221,162 +151,197 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     prior lexicons.
     """
     folder = resolve_domain_dir(name, root)
-    spec = _File(folder / DOMAIN_FILE)
-    data = spec.load()
-    _check_known_keys(spec, data)
-    domain_name = spec.optional_text(data, "name", folder.name)
-    language = spec.optional_text(data, "language", "en")
-    category_label = spec.optional_text(data, "categoryFieldLabel", "category")
-    taxonomy = _load_taxonomy(spec, data)
-    sources = _load_sources(spec, data)
-    prompts = _load_prompts(spec, folder, data, language=language, alert_nomination=alert_nomination)
-    prior_fields = _load_prior_fields(spec, data)
-    alert_keywords, alert_exceptions = _load_alert_keywords(folder)
-    category_keywords, incident_places = _load_category_file(folder, taxonomy.categories)
-    vulgarity = _load_vulgarity(folder, taxonomy.categories, list(taxonomy.demoted))
-    prior = _load_prior(folder, taxonomy.types, taxonomy.severities, alert_keywords)
+    readers = _Readers(folder)
+    spec = readers.domain.parse(files.DomainFile)
+    alerts = readers.alerts.parse(files.AlertFile)
+    category_file = readers.categories.parse(files.CategoryFile) if readers.categories.path.exists() else None
+    vulgarity = readers.vulgarity.parse(files.VulgarityFile) if readers.vulgarity.path.exists() else None
+    prior = readers.prior.parse(files.PriorFile) if readers.prior.path.exists() else None
+    _check_references(readers, spec, alerts, category_file, vulgarity, prior, alert_nomination=alert_nomination)
+
+    language = spec.language
+    severities = spec.severities or dict(DEFAULT_SEVERITIES)
+    types = spec.types or dict(DEFAULT_TYPES)
+    sentiments = spec.sentiments or dict(DEFAULT_SENTIMENTS)
+    if spec.type_sentiment is None:
+        type_sentiment = {t: s for t, s in DEFAULT_TYPE_SENTIMENT.items() if t in types and s in sentiments}
+    else:
+        type_sentiment = dict(spec.type_sentiment)
+    prompts = {role: _read_prompt(readers.domain, folder, role, rel) for role, rel in spec.prompts.items()}
     return Domain(
-        name=domain_name,
+        name=spec.name or folder.name,
         language=language,
-        category_field_label=category_label,
-        categories=taxonomy.categories,
-        category_hints=taxonomy.hints,
-        catch_all_category=taxonomy.catch_all,
-        demoted_categories=taxonomy.demoted,
-        severities=taxonomy.severities,
-        types=taxonomy.types,
-        sentiments=taxonomy.sentiments,
-        type_sentiment=taxonomy.type_sentiment,
-        sources=sources,
-        alert_keywords=alert_keywords,
-        category_keywords=category_keywords,
-        incident_places=incident_places,
-        alert_exceptions=alert_exceptions,
-        prior=prior,
-        prior_fields=prior_fields,
-        vulgarity=vulgarity,
+        category_field_label=spec.category_field_label,
+        categories=dict(spec.categories),
+        category_hints=dict(spec.category_hints),
+        catch_all_category=spec.catch_all_category,
+        demoted_categories=spec.demoted_categories,
+        severities=severities,
+        types=types,
+        sentiments=sentiments,
+        type_sentiment=type_sentiment,
+        sources=spec.sources,
+        alert_keywords=dict(alerts.categories),
+        category_keywords=_category_rules(category_file),
+        incident_places=_incident_places(category_file),
+        alert_exceptions=dict(alerts.exceptions),
+        prior=_prior(prior),
+        prior_fields=spec.prior_fields,
+        vulgarity=_vulgarity(vulgarity),
         prompts=prompts,
         directory=folder,
     )
 
 
-def _check_known_keys(spec: _File, data: dict[str, Any]) -> None:
-    for key in data:
-        if key not in _DOMAIN_KEYS and key not in _DOC_KEYS and not key.startswith("_"):
-            raise spec.error(key, f"is not a domain.json field (known: {', '.join(sorted(_DOMAIN_KEYS))})")
-
-
 @dataclass(frozen=True, slots=True)
-class _Taxonomy:
-    categories: dict[str, str]
-    hints: dict[str, str]
-    catch_all: str | None
-    demoted: tuple[str, ...]
-    severities: dict[str, str]
-    types: dict[str, str]
-    sentiments: dict[str, str]
-    type_sentiment: dict[str, str]
+class _Readers:
+    """The files of one domain folder."""
+
+    folder: Path
+
+    @property
+    def domain(self) -> _Reader:
+        return _Reader(self.folder / DOMAIN_FILE)
+
+    @property
+    def alerts(self) -> _Reader:
+        return _Reader(self.folder / ALERT_FILE)
+
+    @property
+    def categories(self) -> _Reader:
+        return _Reader(self.folder / CATEGORY_KEYWORD_FILE)
+
+    @property
+    def vulgarity(self) -> _Reader:
+        return _Reader(self.folder / VULGARITY_FILE)
+
+    @property
+    def prior(self) -> _Reader:
+        return _Reader(self.folder / PRIOR_FILE)
 
 
-def _load_taxonomy(spec: _File, data: dict[str, Any]) -> _Taxonomy:
-    """The value sets of ``domain.json``: categories with their hints, catch-all and demoted ones, the enums."""
-    categories = _load_categories(spec, data)
-    hints: dict[str, str] = {}
-    for key, hint in spec.obj(_given(data, "categoryHints", {}), "categoryHints").items():
+def _check_references(
+    readers: _Readers,
+    spec: files.DomainFile,
+    alerts: files.AlertFile,
+    category_file: files.CategoryFile | None,
+    vulgarity: files.VulgarityFile | None,
+    prior: files.PriorFile | None,
+    *,
+    alert_nomination: bool,
+) -> None:
+    """Every key one file names in another (or in itself) must be declared there: the one place for it."""
+    domain = readers.domain
+    categories = spec.categories
+    types = spec.types or DEFAULT_TYPES
+    sentiments = spec.sentiments or DEFAULT_SENTIMENTS
+    severities = spec.severities or DEFAULT_SEVERITIES
+    for key in spec.category_hints:
         if key not in categories:
-            raise spec.error(f"categoryHints.{key}", "is not a declared category")
-        hints[key] = spec.text(hint, f"categoryHints.{key}")
-
-    catch_all = data.get("catchAllCategory")
-    if catch_all is not None:
-        catch_all = spec.text(catch_all, "catchAllCategory")
-        if catch_all not in categories:
-            raise spec.error("catchAllCategory", f"'{catch_all}' is not a declared category")
-
-    demoted = spec.string_list(_given(data, "demotedCategories", []), "demotedCategories")
-    for key in demoted:
+            raise domain.error(f"categoryHints.{key}", "is not a declared category")
+    if spec.catch_all_category is not None and spec.catch_all_category not in categories:
+        raise domain.error("catchAllCategory", f"'{spec.catch_all_category}' is not a declared category")
+    for key in spec.demoted_categories:
         if key not in categories:
-            raise spec.error("demotedCategories", f"'{key}' is not a declared category")
+            raise domain.error("demotedCategories", f"'{key}' is not a declared category")
+    for type_key, sentiment in (spec.type_sentiment or {}).items():
+        if type_key not in types:
+            raise domain.error(f"typeSentiment.{type_key}", "is not a declared type")
+        if sentiment not in sentiments:
+            raise domain.error(f"typeSentiment.{type_key}", f"'{sentiment}' is not a declared sentiment")
+    if DESK_SOURCE not in spec.sources:
+        raise domain.error("sources", f"must contain '{DESK_SOURCE}' (the clerk desk posts with that source)")
+    required = [SYNTHESIS_ROLE] + ([ALERT_NOMINATION_ROLE, ALERT_VERIFY_ROLE] if alert_nomination else [])
+    for role in required:
+        if role not in spec.prompts:
+            raise domain.error(f"prompts.{role}", "is required (declare the prompt file for this role)")
+    if alert_nomination and spec.language not in ALERT_VERIFY_WORDS:
+        raise domain.error(
+            "language",
+            f"must be one of {sorted(ALERT_VERIFY_WORDS)} while the alert screen is on, got '{spec.language}'",
+        )
+    for name in spec.prior_fields:
+        if name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
+            fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
+            raise domain.error("priorFields", f"'{name}' is not a structure field ({fields})")
 
-    severities = spec.labels(_given(data, "severities", {}), "severities") or dict(DEFAULT_SEVERITIES)
-    types = spec.labels(_given(data, "types", {}), "types") or dict(DEFAULT_TYPES)
-    sentiments = spec.labels(_given(data, "sentiments", {}), "sentiments") or dict(DEFAULT_SENTIMENTS)
-    return _Taxonomy(
-        categories=categories,
-        hints=hints,
-        catch_all=catch_all,
-        demoted=tuple(demoted),
-        severities=severities,
-        types=types,
-        sentiments=sentiments,
-        type_sentiment=_load_type_sentiment(spec, data, types, sentiments),
+    for category in alerts.exceptions:
+        if category not in alerts.categories:
+            raise readers.alerts.error(f"exceptions.{category}", "is not an alert category of this file")
+
+    if category_file is not None:
+        for category in category_file.categories:
+            if category not in categories:
+                raise readers.categories.error(f"categories.{category}", "is not a declared category in domain.json")
+
+    if vulgarity is not None:
+        target = vulgarity.demote_to_category
+        if target not in categories:
+            raise readers.vulgarity.error("demoteToCategory", f"'{target}' is not a declared category in domain.json")
+        if target not in spec.demoted_categories:
+            raise readers.vulgarity.error(
+                "demoteToCategory", f"'{target}' must be one of domain.json's demotedCategories"
+            )
+
+    if prior is not None:
+        file = readers.prior
+        for type_key in prior.type_cues:
+            if type_key not in types:
+                raise file.error(f"typeCues.{type_key}", "is not a declared type in domain.json")
+        if prior.default_type is not None and prior.default_type not in types:
+            raise file.error("defaultType", f"'{prior.default_type}' is not a declared type in domain.json")
+        maps: list[tuple[str, dict[str, str], Any, str]] = [
+            ("severityByAlert", prior.severity_by_alert, alerts.categories, "an alert category of alert-keywords.json"),
+            ("severityByType", prior.severity_by_type, types, "a declared type in domain.json"),
+        ]
+        for key, mapping, allowed, what in maps:
+            for name, severity in mapping.items():
+                if name not in allowed:
+                    raise file.error(f"{key}.{name}", f"is not {what}")
+                if severity not in severities:
+                    raise file.error(f"{key}.{name}", f"'{severity}' is not a declared severity in domain.json")
+
+
+def _category_rules(file: files.CategoryFile | None) -> tuple[CategoryKeywordRule, ...]:
+    if file is None:
+        return ()
+    return tuple(
+        CategoryKeywordRule(category, r.terms, r.exclude_if_contains, r.weak_terms, r.not_evidence)
+        for category, r in file.categories.items()
     )
 
 
-def _load_categories(spec: _File, data: dict[str, Any]) -> dict[str, str]:
-    if "categories" not in data:
-        raise spec.error("categories", "is required")
-    categories = spec.labels(data["categories"], "categories")
-    if not categories:
-        raise spec.error("categories", "must declare at least one category")
-    return categories
+def _incident_places(file: files.CategoryFile | None) -> IncidentPlaces:
+    if file is None or file.incident_places is None:
+        return IncidentPlaces()
+    places = file.incident_places
+    return IncidentPlaces(places.incident_words, places.postpositions, places.place_stems)
 
 
-def _load_type_sentiment(
-    spec: _File, data: dict[str, Any], types: dict[str, str], sentiments: dict[str, str]
-) -> dict[str, str]:
-    """``typeSentiment`` as declared, else the core defaults restricted to the declared types and sentiments."""
-    raw_map = data.get("typeSentiment")
-    if raw_map is None:
-        return {t: s for t, s in DEFAULT_TYPE_SENTIMENT.items() if t in types and s in sentiments}
-    type_sentiment: dict[str, str] = {}
-    for type_key, value in spec.obj(raw_map, "typeSentiment").items():
-        if type_key not in types:
-            raise spec.error(f"typeSentiment.{type_key}", "is not a declared type")
-        sentiment = spec.text(value, f"typeSentiment.{type_key}")
-        if sentiment not in sentiments:
-            raise spec.error(f"typeSentiment.{type_key}", f"'{sentiment}' is not a declared sentiment")
-        type_sentiment[type_key] = sentiment
-    return type_sentiment
+def _vulgarity(file: files.VulgarityFile | None) -> VulgarityLexicon:
+    if file is None:
+        return VulgarityLexicon()
+    return VulgarityLexicon(
+        mild=file.tiers.mild,
+        strong=file.tiers.strong,
+        demote_to_category=file.demote_to_category,
+        demote_ratio=file.demote_ratio,
+        demote_min_distinct_stems=int(file.demote_min_distinct_stems),
+    )
 
 
-def _load_sources(spec: _File, data: dict[str, Any]) -> tuple[str, ...]:
-    if "sources" not in data:
-        raise spec.error("sources", "is required")
-    sources = spec.string_list(data["sources"], "sources")
-    if not sources:
-        raise spec.error("sources", "must list at least one source")
-    if DESK_SOURCE not in sources:
-        raise spec.error("sources", f"must contain '{DESK_SOURCE}' (the clerk desk posts with that source)")
-    return tuple(sources)
-
-
-def _load_prompts(
-    spec: _File, folder: Path, data: dict[str, Any], *, language: str, alert_nomination: bool
-) -> dict[str, str]:
-    """The prompt files ``domain.json`` names, by role; the roles the API needs must be there."""
-    prompt_files = {
-        role: spec.text(path, f"prompts.{role}")
-        for role, path in spec.obj(_given(data, "prompts", {}), "prompts").items()
-    }
-    required = [SYNTHESIS_ROLE] + ([ALERT_NOMINATION_ROLE, ALERT_VERIFY_ROLE] if alert_nomination else [])
-    for role in required:
-        if role not in prompt_files:
-            raise spec.error(f"prompts.{role}", "is required (declare the prompt file for this role)")
-    if alert_nomination and language not in ALERT_VERIFY_WORDS:
-        raise spec.error(
-            "language", f"must be one of {sorted(ALERT_VERIFY_WORDS)} while the alert screen is on, got '{language}'"
-        )
-    return {role: _read_prompt(spec, folder, role, rel) for role, rel in prompt_files.items()}
-
-
-def _load_prior_fields(spec: _File, data: dict[str, Any]) -> tuple[str, ...]:
-    prior_fields = spec.string_list(_given(data, "priorFields", []), "priorFields")
-    for name in prior_fields:
-        if name not in (*SCHEMA_FIELDS, *OPTIONAL_FIELDS):
-            fields = ", ".join((*SCHEMA_FIELDS, *OPTIONAL_FIELDS))
-            raise spec.error("priorFields", f"'{name}' is not a structure field ({fields})")
-    return tuple(prior_fields)
+def _prior(file: files.PriorFile | None) -> PriorLexicon:
+    if file is None:
+        return PriorLexicon()
+    return PriorLexicon(
+        languages=file.languages,
+        type_cues=dict(file.type_cues),
+        default_type=file.default_type,
+        severity_by_alert=dict(file.severity_by_alert),
+        severity_by_type=dict(file.severity_by_type),
+        stopwords=file.stopwords,
+        generic_nouns=file.generic_nouns,
+    )
 
 
 def read_prompt_file(path: Path) -> str:
@@ -384,7 +349,7 @@ def read_prompt_file(path: Path) -> str:
     return normalize_newlines(path.read_text(encoding="utf-8-sig"))
 
 
-def _read_prompt(spec: _File, folder: Path, role: str, relative: str) -> str:
+def _read_prompt(spec: _Reader, folder: Path, role: str, relative: str) -> str:
     key = f"prompts.{role}"
     candidate = Path(relative)
     if candidate.is_absolute():
@@ -404,188 +369,6 @@ def _read_prompt(spec: _File, folder: Path, role: str, relative: str) -> str:
     if placeholder and placeholder not in text:
         raise spec.error(key, f"prompt file {path} must contain the placeholder {placeholder}")
     return text
-
-
-def _load_alert_keywords(folder: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """The patterns per alert category, and the phrases masked before a category's patterns are searched."""
-    file = _File(folder / ALERT_FILE)
-    data = file.load()
-    if "categories" not in data:
-        raise file.error("categories", "is required")
-    result: dict[str, tuple[str, ...]] = {}
-    for category, patterns in file.obj(data["categories"], "categories").items():
-        key = f"categories.{category}"
-        name = file.text(category, key)
-        kept = file.string_list(patterns, key, drop_blank=True)
-        if not kept:
-            raise file.error(key, "must keep at least one non-blank pattern")
-        for pattern in kept:
-            # a co-occurrence pattern ("a|b & c") with an empty group or alternative would match too much
-            if "&" in pattern or "|" in pattern:
-                groups = [[alt.strip() for alt in group.split("|")] for group in pattern.split("&")]
-                if any(not alt for group in groups for alt in group):
-                    raise file.error(key, f"pattern '{pattern}' has an empty part around '&' or '|'")
-        result[name] = tuple(kept)
-    if not result:
-        raise file.error("categories", "must declare at least one alert category")
-    exceptions: dict[str, tuple[str, ...]] = {}
-    for category, phrases in file.obj(_given(data, "exceptions", {}), "exceptions").items():
-        key = f"exceptions.{category}"
-        if category not in result:
-            raise file.error(key, "is not an alert category of this file")
-        exceptions[category] = tuple(file.string_list(phrases, key, drop_blank=True))
-    return result, exceptions
-
-
-def _load_category_file(
-    folder: Path, categories: dict[str, str]
-) -> tuple[tuple[CategoryKeywordRule, ...], IncidentPlaces]:
-    """``category-keywords.json`` (optional), read once: its keyword rules and its incident places."""
-    path = folder / CATEGORY_KEYWORD_FILE
-    if not path.exists():
-        return (), IncidentPlaces()
-    file = _File(path)
-    data = file.load()
-    return _load_category_keywords(file, data, categories), _load_incident_places(file, data)
-
-
-def _load_category_keywords(
-    file: _File, data: dict[str, Any], categories: dict[str, str]
-) -> tuple[CategoryKeywordRule, ...]:
-    if "categories" not in data:
-        raise file.error("categories", "is required")
-    for top in data:
-        if top not in ("categories", "incidentPlaces", "description"):
-            raise file.error(top, "is not a key of this file (categories, incidentPlaces, description)")
-    rules: list[CategoryKeywordRule] = []
-    for category, rule in file.obj(data["categories"], "categories").items():
-        key = f"categories.{category}"
-        if category not in categories:
-            raise file.error(key, "is not a declared category in domain.json")
-        body = file.obj(rule, key)
-        for field_name in body:
-            if field_name not in ("terms", "weakTerms", "notEvidence", "excludeIfContains", "description"):
-                raise file.error(
-                    f"{key}.{field_name}", "is not a rule field (terms, weakTerms, notEvidence, excludeIfContains)"
-                )
-        terms = file.string_list(_given(body, "terms", []), f"{key}.terms", drop_blank=True)
-        weak = file.string_list(_given(body, "weakTerms", []), f"{key}.weakTerms", drop_blank=True)
-        if not terms and not weak:
-            raise file.error(f"{key}.terms", "must contain at least one non-blank term")
-        exclusions = file.string_list(
-            _given(body, "excludeIfContains", []), f"{key}.excludeIfContains", drop_blank=True
-        )
-        not_evidence = file.string_list(_given(body, "notEvidence", []), f"{key}.notEvidence", drop_blank=True)
-        rules.append(CategoryKeywordRule(category, tuple(terms), tuple(exclusions), tuple(weak), tuple(not_evidence)))
-    return tuple(rules)
-
-
-def _load_incident_places(file: _File, data: dict[str, Any]) -> IncidentPlaces:
-    """``incidentPlaces`` (optional): place phrases that are not evidence in an incident."""
-    if "incidentPlaces" not in data:
-        return IncidentPlaces()
-    body = file.obj(data["incidentPlaces"], "incidentPlaces")
-    known = ("incidentWords", "postpositions", "placeStems", "description")
-    for key in body:
-        if key not in known:
-            raise file.error(f"incidentPlaces.{key}", "is not a field (incidentWords, postpositions, placeStems)")
-    words = file.string_list(_given(body, "incidentWords", []), "incidentPlaces.incidentWords", drop_blank=True)
-    if not words:
-        raise file.error("incidentPlaces.incidentWords", "must contain at least one non-blank word")
-    postpositions = file.string_list(_given(body, "postpositions", []), "incidentPlaces.postpositions", drop_blank=True)
-    stems = file.string_list(_given(body, "placeStems", []), "incidentPlaces.placeStems", drop_blank=True)
-    return IncidentPlaces(tuple(words), tuple(postpositions), tuple(stems))
-
-
-def _load_vulgarity(folder: Path, categories: dict[str, str], demoted: list[str]) -> VulgarityLexicon:
-    path = folder / VULGARITY_FILE
-    if not path.exists():
-        return VulgarityLexicon()
-    file = _File(path)
-    data = file.load()
-
-    tiers = file.obj(data.get("tiers"), "tiers")
-    for tier in tiers:
-        if tier not in ("mild", "strong"):
-            raise file.error(f"tiers.{tier}", "is not a tier (mild, strong)")
-    mild = file.string_list(_given(tiers, "mild", []), "tiers.mild", drop_blank=True)
-    strong = file.string_list(_given(tiers, "strong", []), "tiers.strong", drop_blank=True)
-    if not mild and not strong:
-        raise file.error("tiers", "must contain at least one stem across mild and strong")
-
-    target = file.text(data.get("demoteToCategory"), "demoteToCategory")
-    if target not in categories:
-        raise file.error("demoteToCategory", f"'{target}' is not a declared category in domain.json")
-    if target not in demoted:
-        raise file.error("demoteToCategory", f"'{target}' must be one of domain.json's demotedCategories")
-
-    ratio = _number(file, data, "demoteRatio", 0.4)
-    if not 0 < ratio <= 1:
-        raise file.error("demoteRatio", f"must be in (0, 1], got {ratio}")
-    key_min = "demoteMinDistinctStems"
-    min_distinct = _number(file, data, key_min, 2.0)
-    if not min_distinct.is_integer() or min_distinct < 1:
-        raise file.error("demoteMinDistinctStems", f"must be a whole number >= 1, got {_show(data.get(key_min))}")
-
-    return VulgarityLexicon(
-        mild=tuple(mild),
-        strong=tuple(strong),
-        demote_to_category=target,
-        demote_ratio=ratio,
-        demote_min_distinct_stems=int(min_distinct),
-    )
-
-
-def _load_prior(
-    folder: Path, types: dict[str, str], severities: dict[str, str], alerts: dict[str, tuple[str, ...]]
-) -> PriorLexicon:
-    path = folder / PRIOR_FILE
-    if not path.exists():
-        return PriorLexicon()
-    file = _File(path)
-    data = file.load()
-    known = {"languages", "typeCues", "defaultType", "severityByAlert", "severityByType", "stopwords", "genericNouns"}
-    for key in data:
-        if key not in known and key not in _DOC_KEYS and not key.startswith("_"):
-            raise file.error(key, f"is not a prior-lexicon field (known: {', '.join(sorted(known))})")
-
-    languages = file.string_list(_given(data, "languages", []), "languages")
-    for code in languages:
-        if len(code) != 2 or not code.isascii() or not code.islower():
-            raise file.error("languages", f"'{code}' is not a lowercase two-letter ISO 639-1 code")
-
-    cues: dict[str, tuple[str, ...]] = {}
-    for type_key, terms in file.obj(_given(data, "typeCues", {}), "typeCues").items():
-        if type_key not in types:
-            raise file.error(f"typeCues.{type_key}", "is not a declared type in domain.json")
-        cues[type_key] = tuple(file.string_list(terms, f"typeCues.{type_key}", drop_blank=True))
-
-    default_type = data.get("defaultType")
-    if default_type is not None:
-        default_type = file.text(default_type, "defaultType")
-        if default_type not in types:
-            raise file.error("defaultType", f"'{default_type}' is not a declared type in domain.json")
-
-    def severity_map(key: str, allowed: dict[str, tuple[str, ...]] | dict[str, str], what: str) -> dict[str, str]:
-        result: dict[str, str] = {}
-        for name, severity in file.obj(_given(data, key, {}), key).items():
-            if name not in allowed:
-                raise file.error(f"{key}.{name}", f"is not {what}")
-            severity = file.text(severity, f"{key}.{name}")
-            if severity not in severities:
-                raise file.error(f"{key}.{name}", f"'{severity}' is not a declared severity in domain.json")
-            result[name] = severity
-        return result
-
-    return PriorLexicon(
-        languages=tuple(languages),
-        type_cues=cues,
-        default_type=default_type,
-        severity_by_alert=severity_map("severityByAlert", alerts, "an alert category of alert-keywords.json"),
-        severity_by_type=severity_map("severityByType", types, "a declared type in domain.json"),
-        stopwords=tuple(file.string_list(_given(data, "stopwords", []), "stopwords", drop_blank=True)),
-        generic_nouns=tuple(file.string_list(_given(data, "genericNouns", []), "genericNouns", drop_blank=True)),
-    )
 
 
 def schema_json(domain: Domain) -> dict[str, Any]:

@@ -8,6 +8,9 @@ Rules (docs/invariants.md, invariant 7):
   claim). ``X-Forwarded-Proto`` is believed from a trusted peer only.
 - A forwarded header from anyone else is ignored: it neither changes the client address nor the bucket
   it is charged to.
+- Fair shares, limits and visitor keys count an **aggregate**, not an address: an IPv6 client by its
+  prefix (``FI_IPV6_PREFIX``, default /64, what one host or subscriber is given, so rotating through
+  its addresses buys nothing), an IPv4 client by its address (``FI_IPV4_PREFIX``, default /32).
 - ``is_direct_loopback`` is what operator routes and the rate-limit exemption trust. It holds only
   when the peer is a loopback address and *no* forwarding header came with the request, honoured or
   not. So a request relayed by a trusted proxy on the same host is not a loopback operator, and
@@ -21,6 +24,7 @@ proxy-headers middleware would but under our trust list (``feedctl serve`` turns
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,18 +77,43 @@ class TrustedProxies:
 
 @dataclass(frozen=True)
 class ClientIdentity:
-    client_ip: str  # the address rate limits are charged to ("unknown" if there is none)
+    client_ip: str  # the client's address ("unknown" if there is none)
     peer_ip: str | None  # the TCP peer as the server saw it
     via_proxy: bool  # a trusted proxy relayed this request and its forwarded-for was honoured
     scheme: str  # "https" when a trusted proxy says so, else the connection's own
     is_direct_loopback: bool  # peer is loopback, and nothing about the request says it was relayed
+    aggregate: str = ""  # what limits and fair shares count: the address, or its IPv6 prefix
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """How addresses aggregate: IPv6 by ``ipv6_prefix`` bits, IPv4 by ``ipv4_prefix`` bits."""
+
+    ipv6_prefix: int = 64
+    ipv4_prefix: int = 32
+
+    def of(self, client_ip: str) -> str:
+        """``2001:db8:1:2::/64`` for any address of that /64; ``192.0.2.7`` for an IPv4 host (a
+        shorter IPv4 prefix reads ``192.0.2.0/24``); anything unparseable as it is."""
+        address = parse_ip(client_ip)
+        if address is None:
+            return client_ip
+        bits = self.ipv6_prefix if address.version == 6 else self.ipv4_prefix
+        if bits == address.max_prefixlen:
+            return str(address)
+        return str(ipaddress.ip_network(f"{address}/{bits}", strict=False))
 
 
 def _header_values(scope: Scope, name: bytes) -> list[str]:
     return [value.decode("latin-1") for key, value in scope.get("headers", ()) if key == name]
 
 
-def resolve_identity(scope: Scope, trusted: TrustedProxies) -> ClientIdentity:
+def resolve_identity(scope: Scope, trusted: TrustedProxies, aggregation: Aggregation | None = None) -> ClientIdentity:
+    identity = _resolve(scope, trusted)
+    return dataclasses.replace(identity, aggregate=(aggregation or Aggregation()).of(identity.client_ip))
+
+
+def _resolve(scope: Scope, trusted: TrustedProxies) -> ClientIdentity:
     client = scope.get("client")
     peer_text = client[0] if client else None
     peer = parse_ip(peer_text) if peer_text else None
@@ -118,15 +147,16 @@ def resolve_identity(scope: Scope, trusted: TrustedProxies) -> ClientIdentity:
 class ClientIdentityMiddleware:
     """Resolves the caller once per request; everything inside reads ``scope["state"]``."""
 
-    def __init__(self, app: ASGIApp, trusted: TrustedProxies) -> None:
+    def __init__(self, app: ASGIApp, trusted: TrustedProxies, aggregation: Aggregation | None = None) -> None:
         self.app = app
         self.trusted = trusted
+        self.aggregation = aggregation or Aggregation()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        identity = resolve_identity(scope, self.trusted)
+        identity = resolve_identity(scope, self.trusted, self.aggregation)
         inner = dict(scope)
         state = inner.setdefault("state", {})
         state[STATE_KEY] = identity

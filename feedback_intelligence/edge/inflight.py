@@ -1,4 +1,6 @@
-"""At most ``FI_MAX_INFLIGHT_LLM_PER_CLIENT`` LLM requests in flight per client (default 1).
+"""At most ``FI_MAX_INFLIGHT_LLM_PER_CLIENT`` LLM requests in flight per client (default 1), and at
+most ``FI_MAX_INFLIGHT_LLM_PER_ADDRESS`` per address aggregate (default half the gate's slots), whatever
+visitor keys that address holds.
 
 The gate has a couple of slots for the whole room; without this, one clerk double-clicking
 "Interpret" takes both and the rest of the room is shed. A second concurrent LLM request from the same
@@ -29,21 +31,28 @@ from typing import Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from feedback_intelligence.edge.asgi import send_json
-from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, client_key
+from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, address_key, client_key
 from feedback_intelligence.edge.surface import classify_scope
 from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper, connect
 
 log = logging.getLogger(__name__)
 
+YOURS = "Your previous request to the language model is still running; wait for it before sending another."
+YOUR_NETWORKS = (
+    "As many requests to the language model as it serves at once are already running from your network; "
+    "try again in a moment."
+)
+
 RELEASE_RETRY_S = 0.25  # how often a release that failed even after reconnecting is tried again
 
 
 def visitor_of(scope: Scope, policy: ClientPolicy) -> str:
-    """Whose fair share at the gate a request's LLM calls count against: its client key, or a share of
-    the operators' own (``operator:<key>``) for exempt callers. Any route may ask, whether or not this
+    """Whose fair share at the gate a request's LLM calls count against: its address's aggregate (an
+    IPv6 /64), whatever visitor keys it holds, so minting keys buys no larger share; or a share of the
+    operators' own (``operator:<key>``) for exempt callers. Any route may ask, whether or not this
     middleware wraps it; routes pass it to the gate in a ``CallContext`` (docs/adr/0020)."""
-    key = client_key(scope)
-    return f"operator:{key}" if policy.exempt(scope) else key
+    key = address_key(scope)
+    return f"operator:{client_key(scope)}" if policy.exempt(scope) else key
 
 
 class InflightLimiter(Protocol):
@@ -184,9 +193,11 @@ class InflightLimitMiddleware:
         policy: ClientPolicy,
         retry_after_s: Callable[[], int] = lambda: 1,
         count: CountHook = lambda reason: None,
+        per_address: InflightLimiter | None = None,
     ) -> None:
         self.app = app
         self.inflight = inflight
+        self.per_address = per_address
         self.policy = policy
         self.retry_after_s = retry_after_s
         self.count = count
@@ -202,14 +213,32 @@ class InflightLimitMiddleware:
         if self.policy.exempt(scope):
             await self.app(scope, receive, send)  # operators and direct loopback callers: no limit
             return
-        await self._limited(client_key(scope), scope, receive, send)
+        key, address = client_key(scope), address_key(scope)
+        if self.per_address is None or key == address:
+            await self._limited(self.inflight, key, scope, receive, send, self.app, YOURS)
+            return
 
-    async def _limited(self, key: str, scope: Scope, receive: Receive, send: Send) -> None:
+        async def within_the_address(scope: Scope, receive: Receive, send: Send) -> None:
+            assert self.per_address is not None
+            await self._limited(self.per_address, address, scope, receive, send, self.app, YOUR_NETWORKS)
+
+        await self._limited(self.inflight, key, scope, receive, send, within_the_address, YOURS)
+
+    async def _limited(
+        self,
+        inflight: InflightLimiter,
+        key: str,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        app: ASGIApp,
+        message: str,
+    ) -> None:
         try:
-            admitted = await self.inflight.acquire(key)
+            admitted = await inflight.acquire(key)
         except Exception as exc:  # shared counter down: fail open, the gate still sheds
             log.warning("in-flight counter unavailable, request passes: %s", exc)
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         if not admitted:
             self.count("inflight")
@@ -220,16 +249,15 @@ class InflightLimitMiddleware:
                 {
                     "error": "too_many_inflight",
                     "retryAfterSeconds": retry,
-                    "message": "Your previous request to the language model is still running; "
-                    "wait for it before sending another.",
+                    "message": message,
                 },
                 [("Retry-After", str(retry))],
             )
             return
         try:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
         finally:
             try:
-                await self.inflight.release(key)
+                await inflight.release(key)
             except Exception as exc:
                 log.warning("could not release the in-flight place of %s: %s", key, exc)

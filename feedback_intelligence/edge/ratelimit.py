@@ -2,7 +2,8 @@
 
 Buckets, per request that is not exempt:
 
-- a direct client (no trusted proxy in between): its address, ``FI_RATE_LIMIT`` (default 30/60 s);
+- a direct client (no trusted proxy in between): its address (an IPv6 client: its /64),
+  ``FI_RATE_LIMIT`` (default 30/60 s);
 - behind a trusted proxy, with a valid signed visitor key: the visitor's own bucket
   (``FI_RATE_LIMIT``), and the audience ceiling of its forwarded address (``FI_AUDIENCE_RATE_LIMIT``,
   default 240/60 s), which every proxied request from that address is charged to;
@@ -68,14 +69,21 @@ def build_storage(redis_url: str | None) -> Storage:
 
 
 def client_key(scope: Scope) -> str:
-    """The bucket a request belongs to: its signed visitor key behind a trusted proxy, else its address.
+    """The bucket a request belongs to: its signed visitor key behind a trusted proxy, else its
+    address's aggregate (an IPv6 /64; edge/identity.py).
 
     The in-flight limit uses the same key, so "one client" means the same thing to both."""
     identity = identity_of(scope)
     visitor_id = scope["state"].get(VISITOR_STATE_KEY)
     if identity.via_proxy and visitor_id:
         return f"visitor:{visitor_id}"
-    return f"client:{identity.client_ip}"
+    return address_key(scope)
+
+
+def address_key(scope: Scope) -> str:
+    """The aggregate a request comes from, whatever keys it holds: the audience ceiling, the in-flight
+    limit per address and the gate's fair share count this."""
+    return f"client:{identity_of(scope).aggregate or identity_of(scope).client_ip}"
 
 
 class ClientPolicy:
@@ -147,6 +155,22 @@ class EdgeRateLimiter:
         return own if own.remaining <= ceiling.remaining else ceiling
 
 
+class IssueLimit:
+    """How many new visitor keys one aggregate may be issued per window (``FI_VISITOR_ISSUE_LIMIT``),
+    on the same storage as the rate limits; a storage failure allows (the keys are about fairness)."""
+
+    def __init__(self, storage: Storage, limit: str) -> None:
+        self.strategy = FixedWindowRateLimiter(storage)
+        self.item: RateLimitItem = parse(limit)
+
+    async def __call__(self, aggregate: str) -> bool:
+        try:
+            return bool(await self.strategy.hit(self.item, f"visitor-issue:{aggregate}"))
+        except Exception as exc:
+            log.warning("visitor-key issuance limit unavailable, issuing: %s", exc)
+            return True
+
+
 class RateLimitMiddleware:
     def __init__(
         self, app: ASGIApp, limiter: EdgeRateLimiter, policy: ClientPolicy, count: CountHook = lambda reason: None
@@ -162,7 +186,7 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         identity = identity_of(scope)
-        audience_key = f"audience:{identity.client_ip}" if identity.via_proxy else None
+        audience_key = f"audience:{identity.aggregate or identity.client_ip}" if identity.via_proxy else None
         try:
             verdict = await self.limiter.charge(client_key(scope), audience_key)
         except Exception as exc:  # storage down: fail open (the gate still guards the GPU)

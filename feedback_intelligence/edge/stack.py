@@ -20,8 +20,9 @@ routes' client-disconnect detection), listed here from the outside in:
 9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (a bulk import ``FI_BATCH_MAX_BODY_BYTES``; 413
                     beyond) before anything parses the body; inside the cheap refusals above so they
                     never read a body at all.
-10. InflightLimit   one LLM request in flight per client; released when the route finishes, fails
-                    or is cancelled by a client disconnect.
+10. InflightLimit   one LLM request in flight per client, and at most half the gate's slots per
+                    address aggregate; released when the route finishes, fails or is cancelled by a
+                    client disconnect.
 → the FastAPI app (its exception handlers, then the router).
 """
 
@@ -38,12 +39,13 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
-from feedback_intelligence.edge.identity import ClientIdentityMiddleware, TrustedProxies
+from feedback_intelligence.edge.identity import Aggregation, ClientIdentityMiddleware, TrustedProxies
 from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
 from feedback_intelligence.edge.origin import CrossSiteGuardMiddleware
 from feedback_intelligence.edge.ratelimit import (
     ClientPolicy,
     EdgeRateLimiter,
+    IssueLimit,
     RateLimitMiddleware,
     build_storage,
 )
@@ -65,30 +67,42 @@ class Edge:
     visitors: VisitorKeys
     limiter: EdgeRateLimiter
     inflight: InflightLimiter
+    per_address: InflightLimiter
+    aggregation: Aggregation
+    issue_limit: IssueLimit
 
     async def aclose(self) -> None:
         await self.inflight.aclose()
+        await self.per_address.aclose()
 
 
 def build_edge(
     settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
 ) -> Edge:
     auth = OperatorAuth(settings.operator_token)
+    edge = settings.edge
     if inflight is None:
-        if settings.redis_url:
-            # leases renewed while a request runs: a killed replica's places lapse like its gate slots
-            inflight = RedisInflight(settings.redis_url, settings.max_inflight_llm_per_client, settings.redis_lease_s)
-        else:
-            inflight = LocalInflight(settings.max_inflight_llm_per_client)
+        inflight = _inflight(settings, edge.max_inflight_llm_per_client, "fi-edge:inflight:")
+    per_address = _inflight(settings, edge.max_inflight_llm_per_address, "fi-edge:inflight-address:")
+    storage = build_storage(settings.redis_url)
     return Edge(
         trusted=TrustedProxies(settings.trusted_proxies),
         auth=auth,
         policy=ClientPolicy(auth, settings.rate_limit_exempt_loopback),
         visitors=VisitorKeys(settings.visitor_secret),
-        limiter=limiter
-        or EdgeRateLimiter(build_storage(settings.redis_url), settings.rate_limit, settings.audience_rate_limit),
+        limiter=limiter or EdgeRateLimiter(storage, settings.rate_limit, settings.audience_rate_limit),
         inflight=inflight,
+        per_address=per_address,
+        aggregation=Aggregation(edge.ipv6_prefix, edge.ipv4_prefix),
+        issue_limit=IssueLimit(storage, edge.visitor_issue_limit),
     )
+
+
+def _inflight(settings: Settings, limit: int, prefix: str) -> InflightLimiter:
+    if settings.redis_url:
+        # leases renewed while a request runs: a killed replica's places lapse like its gate slots
+        return RedisInflight(settings.redis_url, limit, settings.redis_lease_s, prefix=prefix)
+    return LocalInflight(limit)
 
 
 def install_edge(
@@ -123,12 +137,12 @@ def install_edge(
             )
         ]
     layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
-        (ClientIdentityMiddleware, {"trusted": edge.trusted}),
+        (ClientIdentityMiddleware, {"trusted": edge.trusted, "aggregation": edge.aggregation}),
         (SecurityHeadersMiddleware, {}),
         (TrustedHostMiddleware, {"allowed_hosts": settings.effective_allowed_hosts, "www_redirect": False}),
         *cors,
         (CrossSiteGuardMiddleware, {"cors_origins": settings.cors_origins}),
-        (VisitorKeyMiddleware, {"keys": edge.visitors}),
+        (VisitorKeyMiddleware, {"keys": edge.visitors, "issue_allowed": edge.issue_limit}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth}),
         (
@@ -139,6 +153,7 @@ def install_edge(
             InflightLimitMiddleware,
             {
                 "inflight": edge.inflight,
+                "per_address": edge.per_address,
                 "policy": edge.policy,
                 "retry_after_s": retry_after_s,
                 "count": count_rate_limited,

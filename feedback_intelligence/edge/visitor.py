@@ -6,6 +6,12 @@ process and replicas behind one balancer must share a configured secret). A key 
 does not verify is simply not used: the request falls back to its address bucket. The key only earns
 a bucket of its own behind a trusted proxy, and always under the audience ceiling of its address
 (see :mod:`feedback_intelligence.edge.ratelimit`), so minting many keys buys no more than that ceiling.
+
+A key costs something to rotate (issue 23): it is bound to the aggregate it was issued to (the
+address, or its IPv6 /64; edge/identity.py) and to its issue time, and is not used from another
+aggregate or after ``COOKIE_MAX_AGE_S``; one aggregate is issued at most ``FI_VISITOR_ISSUE_LIMIT``
+new keys per window (past it, pages are served without one and its requests count as the address).
+The gate's fair share is the aggregate's, whatever keys it holds (edge/inflight.py ``visitor_of``).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import hashlib
 import hmac
 import logging
 import secrets
+import time
+from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,8 +35,14 @@ log = logging.getLogger(__name__)
 
 COOKIE_NAME = "fi_visitor"
 COOKIE_MAX_AGE_S = 30 * 24 * 3600
-_VERSION = "v1"
+_VERSION = "v2"  # v2: bound to the issuing aggregate and time; a v1 key no longer verifies
 STATE_KEY = "visitor_id"
+
+IssueAllowed = Callable[[str], Awaitable[bool]]
+
+
+async def _always(_aggregate: str) -> bool:
+    return True
 
 
 def _b64(data: bytes) -> str:
@@ -48,23 +62,29 @@ class VisitorKeys:
                 "they end with this process, and replicas must share a configured FI_VISITOR_SECRET"
             )
 
-    def _sign(self, visitor_id: str) -> str:
-        mac = hmac.new(self._secret, f"fi-visitor:{_VERSION}:{visitor_id}".encode(), hashlib.sha256).digest()
-        return _b64(mac[:18])
+    def _sign(self, visitor_id: str, issued_s: int, aggregate: str) -> str:
+        message = f"fi-visitor:{_VERSION}:{visitor_id}:{issued_s}:{aggregate}".encode()
+        return _b64(hmac.new(self._secret, message, hashlib.sha256).digest()[:18])
 
-    def issue(self) -> tuple[str, str]:
-        """A fresh ``(visitor_id, cookie_value)``."""
+    def issue(self, aggregate: str, now_s: float | None = None) -> tuple[str, str]:
+        """A fresh ``(visitor_id, cookie_value)`` bound to ``aggregate`` (edge/identity.py) and to now."""
         visitor_id = _b64(secrets.token_bytes(16))
-        return visitor_id, f"{_VERSION}.{visitor_id}.{self._sign(visitor_id)}"
+        issued_s = int(time.time() if now_s is None else now_s)
+        return visitor_id, f"{_VERSION}.{visitor_id}.{issued_s}.{self._sign(visitor_id, issued_s, aggregate)}"
 
-    def verify(self, value: str | None) -> str | None:
-        """The visitor id a cookie value carries, or None if it is absent, malformed or forged."""
+    def verify(self, value: str | None, aggregate: str, now_s: float | None = None) -> str | None:
+        """The visitor id a cookie value carries, or None if it is absent, malformed, forged, presented
+        from another aggregate than it was issued to, or older than ``COOKIE_MAX_AGE_S``."""
         if not value:
             return None
         parts = value.split(".")
-        if len(parts) != 3 or parts[0] != _VERSION or not parts[1] or len(parts[1]) > 64:
+        if len(parts) != 4 or parts[0] != _VERSION or not parts[1] or len(parts[1]) > 64 or not parts[2].isdigit():
             return None
-        if not hmac.compare_digest(parts[2].encode(), self._sign(parts[1]).encode()):
+        issued_s = int(parts[2])
+        age_s = (time.time() if now_s is None else now_s) - issued_s
+        if not 0 <= age_s <= COOKIE_MAX_AGE_S + 60:  # a minute of clock skew between replicas
+            return None
+        if not hmac.compare_digest(parts[3].encode(), self._sign(parts[1], issued_s, aggregate).encode()):
             return None
         return parts[1]
 
@@ -85,22 +105,27 @@ def cookie_value(scope: Scope, name: str = COOKIE_NAME) -> str | None:
 class VisitorKeyMiddleware:
     """Reads the visitor key into ``scope["state"]``; pages hand out a new one when the caller has none."""
 
-    def __init__(self, app: ASGIApp, keys: VisitorKeys) -> None:
+    def __init__(self, app: ASGIApp, keys: VisitorKeys, issue_allowed: IssueAllowed = _always) -> None:
         self.app = app
         self.keys = keys
+        self.issue_allowed = issue_allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        visitor_id = self.keys.verify(cookie_value(scope))
+        aggregate = identity_of(scope).aggregate
+        visitor_id = self.keys.verify(cookie_value(scope), aggregate)
         scope.setdefault("state", {})[STATE_KEY] = visitor_id
         rule = classify_scope(scope).rule
         if visitor_id is not None or rule is None or not rule.visitor or scope["method"] not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
+        if not await self.issue_allowed(aggregate):
+            await self.app(scope, receive, send)  # served, without a key: it counts as its address
+            return
 
-        _, value = self.keys.issue()
+        _, value = self.keys.issue(aggregate)
         attributes = f"{COOKIE_NAME}={value}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax"
         if identity_of(scope).scheme == "https":
             attributes += "; Secure"

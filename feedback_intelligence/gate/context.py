@@ -33,6 +33,13 @@ class CallContext:
         return cls(visitor, Priority.INTERACTIVE, route)
 
     @classmethod
+    def overdue(cls, route: str) -> CallContext:
+        """Background work that has waited past its bound (``FI_STRUCTURE_MAX_WAIT_S``): it asks as a
+        visitor would, under a share of its own (``overdue:<route>``), so the fair order serves it
+        ahead of clerks who were just served, and it is not preemptible (docs/adr/0031)."""
+        return cls(f"overdue:{route}", Priority.INTERACTIVE, route)
+
+    @classmethod
     def background(cls, route: str, *, preemptible: bool = False) -> CallContext:
         """Work nobody waits on, counted against a share of its route's own (``background:<route>``),
         never the visitor whose request started it."""

@@ -64,6 +64,20 @@ class RedisLease:
     released: bool = False
 
 
+async def _wait_until_set(event: asyncio.Event, timeout_s: float) -> None:
+    """Wait for ``event`` at most ``timeout_s``, leaving the task's cancellation count alone.
+
+    With ``asyncio.timeout`` here, a cancelled waiter was sometimes held in the queue until its acquire
+    timeout (reproducible in ``tests/gate`` runs; the exact interleaving was not pinned down, and the
+    timeout's ``uncancel`` bookkeeping is the suspect). ``asyncio.wait`` never cancels or uncancels the
+    caller, so the caller's own cancellation always reaches it."""
+    waiting = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({waiting}, timeout=timeout_s)
+    finally:
+        waiting.cancel()
+
+
 class RedisSlotPool:
     """The slots of a gate shared by every replica that uses the same Redis and gate ``name``.
 
@@ -208,9 +222,7 @@ class RedisSlotPool:
                     return None
                 # The head re-checks now and then (a lapsed lease frees a slot without a message);
                 # everyone else waits to be woken, each release waking one waiter only.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(min(remaining, self.recheck_s if rank == 0 else remaining)):
-                        await woken.wait()
+                await _wait_until_set(woken, min(remaining, self.recheck_s if rank == 0 else remaining))
                 woken.clear()
                 lease = await self._try(priority, visitor, member)
                 if isinstance(lease, RedisLease):

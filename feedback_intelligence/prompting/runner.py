@@ -43,6 +43,10 @@ class PromptRunner:
         until the gate's ``FI_LLM_PREEMPT_MAX`` (aging, docs/adr/0017)."""
         return CallContext.background(route, preemptible=self.gate.preemptible(preemptions))
 
+    def overdue(self, route: str) -> CallContext:
+        """Background work past its bounded wait: asked as a visitor, never preempted (docs/adr/0031)."""
+        return CallContext.overdue(route)
+
     async def complete(
         self,
         prompt: str,

@@ -144,3 +144,8 @@ class Report(WireModel):
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."
     )
+    alert_cases: dict[str, int] | None = Field(
+        None,
+        description="The alert items' cases by state (`open`, `acknowledged`, `handled`, `dismissed`), and `none` "
+        "for alert items without a case (older than FI_CASE_MAX_AGE_DAYS when saved); null where not counted.",
+    )

@@ -86,7 +86,9 @@ class ReportService:
         channel: str = "corpus",
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         shed_retry_s: float = SHED_RETRY_S,
+        count_cases: Callable[[list[str]], Awaitable[dict[str, int]]] | None = None,
     ) -> None:
+        self._count_cases = count_cases  # the alert items' cases by state (issue 27)
         self.domain = domain
         self.options = options
         self.runner = runner
@@ -226,7 +228,8 @@ class ReportService:
             generated_at=format_instant(to_ticks(self._now())),
             total_items=len(items),
             structure_failed_count=sum(1 for i in items if i.structure_failed),
-            alerts=deterministic_alerts(items, domain, options),
+            alerts=(alerts := deterministic_alerts(items, domain, options)),
+            alert_cases=await self._count_cases([a.feedback_id for a in alerts]) if self._count_cases else None,
             themes=themes,
             dropped_claim_count=0,
             llm_fallback_count=0,

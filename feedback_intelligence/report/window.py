@@ -52,14 +52,14 @@ def build_window(
     from_raw: str | None, to_raw: str | None, now: datetime, options: ReportSettings, *, store: str | None = None
 ) -> Window:
     """``to`` defaults to now, ``from`` to ``to`` minus the default days; raises :class:`WindowError`."""
-    if to_raw is None or not to_raw.strip():
+    if to_raw is None:
         to_ticks_ = to_ticks(now)
     else:
         parsed = parse_instant(to_raw)
         if parsed is None:
             raise WindowError(f"to must be ISO-8601, got '{to_raw}'.")
         to_ticks_ = parsed
-    if from_raw is None or not from_raw.strip():
+    if from_raw is None:
         from_ticks_ = to_ticks_ - options.default_window_days * TICKS_PER_DAY
     else:
         parsed = parse_instant(from_raw)

@@ -98,6 +98,7 @@ FINNISH = Wording(
     data_excerpts="otteita",
     alert_labels={
         "injury_safety": "loukkaantuminen tai turvallisuus",
+        "food_safety": "ruokaturvallisuus",
         "payment": "maksaminen",
         "legal_threat": "oikeudellinen uhka",
         "rasismi": "rasismi",
@@ -130,6 +131,7 @@ ENGLISH = Wording(
     data_excerpts="excerpts",
     alert_labels={
         "injury_safety": "injury or safety",
+        "food_safety": "food safety",
         "payment": "payment",
         "legal_threat": "legal threat",
         "rasismi": "racism",

@@ -7,10 +7,11 @@ epoch that invalidates cached reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore
+from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore, SaveHook
 
 CORPUS = "corpus"
 LIVE = "live"
@@ -20,20 +21,27 @@ LIVE = "live"
 class Channel:
     name: str
     store: FeedbackStore
+    on_save: SaveHook | None = None  # what commits with a new row: its case and notifications (alert_intake)
+    after_save: Callable[[], None] | None = None  # after the commit: wake this replica's notify worker
 
     async def version(self) -> int:
         return await self.store.read_counter()
 
     async def insert(self, record: StoredFeedback) -> int:
         """Store a new row and move the version in one transaction; returns the new version."""
-        version = await self.store.insert(record, bump=VERSION_COUNTER)
+        version = await self.store.insert(record, bump=VERSION_COUNTER, also=self.on_save)
         assert version is not None
+        if self.after_save is not None:
+            self.after_save()
         return version
 
     async def insert_batch(self, records: list[StoredFeedback]) -> set[str]:
-        """Store new rows in one transaction, skipping taken ids; the version moves once when any landed.
-        Returns the ids stored."""
-        return await self.store.insert_batch(records, bump=VERSION_COUNTER)
+        """Store new rows in one transaction, skipping taken ids, each stored row with what commits with it
+        (``on_save``, as a single insert); the version moves once when any landed. Returns the ids stored."""
+        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=self.on_save)
+        if inserted and self.after_save is not None:
+            self.after_save()
+        return inserted
 
     async def changed(self) -> int:
         """Record that the channel's data changed; returns the new version."""

@@ -21,6 +21,9 @@ Outcomes per claimed row:
   after a back-off; after ``max_attempts`` it is settled ``structureFailed`` with the proposal kept
   and a note;
 * two unusable replies: settled ``structureFailed`` at once (the model would say the same again).
+
+The wait is bounded: a row pending longer than ``max_wait_s`` (``FI_STRUCTURE_MAX_WAIT_S``) asks as a
+visitor would, under a fair share of its own, one such call at a time per replica (docs/adr/0031).
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ import socket
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
@@ -60,6 +65,9 @@ class WorkerOptions:
     max_attempts: int = 5
     poll_s: float = 2.0  # how often an idle worker looks for rows other replicas saved
     retry_base_s: float = 5.0  # back-off after a failed call: base × 2^(attempt-1), capped at 5 min
+    # The bounded wait: a row pending longer than this asks as a visitor would, one at a time in this
+    # replica, so a desk that keeps every slot busy cannot starve the backlog (docs/adr/0031).
+    max_wait_s: float | None = None
 
 
 def replica_name() -> str:
@@ -84,6 +92,7 @@ class StructuringWorker:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._overdue_in_flight = False  # at most one overdue call at a time in this replica
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -143,8 +152,15 @@ class StructuringWorker:
             await self._give_up(queue, claim, f"structuring gave up after {self.options.max_attempts} attempts")
             return None
         renewer = asyncio.create_task(self._renew(queue, claim))
+        overdue = self._is_overdue(item.created_at)
+        if overdue:
+            self._overdue_in_flight = True
+            self._count("overdue")
         try:
-            context = self.structuring.background(ROUTE, item.structure_preemptions)
+            if overdue:
+                context = self.structuring.overdue(ROUTE)
+            else:
+                context = self.structuring.background(ROUTE, item.structure_preemptions)
             result = await self.structuring.structure(item.text, context)
         except LlmPreempted as preempted:
             await queue.release(claim, retry_in_s=0, refund_attempt=True, preempted=True)
@@ -183,6 +199,8 @@ class StructuringWorker:
             return None
         finally:
             renewer.cancel()
+            if overdue:
+                self._overdue_in_flight = False
 
         alerts = match_alerts(item.text, self.domain)
         if result.structure is None:  # two unusable replies: the proposal stays, marked failed
@@ -225,6 +243,14 @@ class StructuringWorker:
             if renewed is None:
                 log.warning("structure-later: lost the lease on %s; another worker owns it now", claim.item.id)
                 return
+
+    def _is_overdue(self, created_at: str) -> bool:
+        """Whether a row saved at ``created_at`` has waited past the bound, and this replica has no
+        overdue call in flight already (one at a time: the clerks lose at most one slot to it)."""
+        if self.options.max_wait_s is None or self._overdue_in_flight:
+            return False
+        waited = (datetime.now(UTC) - parse_normalized(created_at)).total_seconds()
+        return waited > self.options.max_wait_s
 
     def _count(self, outcome: str) -> None:
         if self.metrics is not None:

@@ -32,6 +32,10 @@ COMMAND_TIMEOUT_S = 30.0
 P = ParamSpec("P")
 T = TypeVar("T")
 
+#: Work that must commit with a saved row (its case, its outbox rows): called inside the insert's
+#: transaction, after the row is written (store/outbox.py, store/cases.py, services/alert_intake.py).
+SaveHook = Callable[[AsyncConnection, StoredFeedback], Awaitable[None]]
+
 
 class DuplicateId(Exception):
     def __init__(self, feedback_id: str) -> None:
@@ -307,22 +311,30 @@ class FeedbackStore:
             pass
 
     @_translate_unavailability
-    async def insert(self, record: StoredFeedback, *, bump: str | None = None) -> int | None:
+    async def insert(
+        self, record: StoredFeedback, *, bump: str | None = None, also: SaveHook | None = None
+    ) -> int | None:
         """Insert a row; with ``bump``, also move that counter in the same transaction (so a saved row
-        and the version that announces it can never part) and return its new value."""
+        and the version that announces it can never part) and return its new value. ``also`` writes
+        what commits with the row (its case and notifications) in that same transaction."""
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(feedback).values(**_record_to_row(record)))
+                if also is not None:
+                    await also(conn, record)
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
 
     @_translate_unavailability
-    async def insert_batch(self, records: list[StoredFeedback], *, bump: str | None = None) -> set[str]:
+    async def insert_batch(
+        self, records: list[StoredFeedback], *, bump: str | None = None, also: SaveHook | None = None
+    ) -> set[str]:
         """Insert many rows in one transaction; an id already stored is skipped (``ON CONFLICT DO NOTHING``),
-        not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed.
-        Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``, so every column
-        the single insert writes, the batch writes. Ids within ``records`` must be distinct.
+        not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed;
+        ``also`` runs for each inserted row in that transaction, as for a single insert (its case and
+        notifications). Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``,
+        so every column the single insert writes, the batch writes. Ids within ``records`` must be distinct.
 
         One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets: SQLAlchemy
         sends it as multi-row VALUES pages (its "insertmanyvalues"), on PostgreSQL and SQLite alike
@@ -334,6 +346,10 @@ class FeedbackStore:
         statement = _insert_ignoring_taken(self.engine.dialect.name).returning(feedback.c.id)
         async with self.engine.begin() as conn:
             inserted = {row.id for row in await conn.execute(statement, rows)}
+            if also is not None:
+                for record in records:
+                    if record.id in inserted:
+                        await also(conn, record)
             if bump and inserted:
                 await _bump(conn, bump)
         return inserted

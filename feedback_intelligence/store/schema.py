@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, MetaData, String, Table, Text, false, text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    false,
+    text,
+)
+
+#: A serial primary key: BigInteger, but Integer on SQLite so that it is ``INTEGER PRIMARY KEY`` (autoincrements).
+Serial = BigInteger().with_variant(Integer(), "sqlite")
 
 metadata = MetaData()
 
@@ -45,4 +61,79 @@ counters = Table(
     metadata,
     Column("name", String(64), primary_key=True),
     Column("value", BigInteger, nullable=False, server_default=text("0")),
+)
+
+# Who changed what, when (docs/data-model.md, ADR 0024 section 8): appended in the change's own
+# transaction by store/audit.py; the item's erasure redacting its rows is the only update.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("at", String(33), nullable=False),
+    Column("change_id", String(32), nullable=False),
+    Column("actor_kind", String(12), nullable=False),
+    Column("actor_id", String(64), nullable=True),
+    Column("actor_name", String(100), nullable=True),
+    Column("action", String(40), nullable=False),
+    Column("feedback_id", String(100), nullable=True),
+    Column("field", String(32), nullable=True),
+    Column("old_value", Text, nullable=True),
+    Column("new_value", Text, nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("redacted", Boolean, nullable=False, server_default=false()),
+    Index("ix_audit_log_feedback_at", "feedback_id", "at"),
+    Index("ix_audit_log_at", "at"),
+)
+
+# One row per (item, notify route, event), written in the item's save transaction (ADR 0024 section 4,
+# store/outbox.py). No payload: the message is rendered from the item at delivery.
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("feedback_id", String(100), ForeignKey("feedback.id"), nullable=False),
+    Column("event", String(16), nullable=False),
+    Column("route", String(64), nullable=False),
+    Column("dedupe_key", String(240), nullable=False, unique=True),
+    Column("state", String(12), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default=text("0")),
+    Column("next_attempt_at_ms", BigInteger, nullable=False),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until_ms", BigInteger, nullable=True),
+    Column("created_at", String(33), nullable=False),
+    Column("delivered_at", String(33), nullable=True),
+    Column("last_error", String(300), nullable=True),
+    Index("ix_outbox_state_next", "state", "next_attempt_at_ms"),
+)
+
+# One case per alert item (ADR 0024 section 5, store/cases.py); severity, store and text are the item's.
+cases = Table(
+    "cases",
+    metadata,
+    Column("feedback_id", String(100), ForeignKey("feedback.id"), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("opened_at", String(33), nullable=False),
+    Column("acknowledged_at", String(33), nullable=True),
+    Column("closed_at", String(33), nullable=True),
+    Column("dismiss_reason", Text, nullable=True),
+    Column("escalated_at", String(33), nullable=True),
+    Column("owner_kind", String(8), nullable=True),
+    Column("owner_id", String(64), nullable=True),
+    Column("owner_name", String(100), nullable=True),
+    Column("revision", Integer, nullable=False, server_default=text("1")),
+    Column("updated_at", String(33), nullable=False),
+    Index("ix_cases_state_opened", "state", "opened_at"),
+)
+
+case_notes = Table(
+    "case_notes",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("feedback_id", String(100), ForeignKey("cases.feedback_id"), nullable=False),
+    Column("at", String(33), nullable=False),
+    Column("author_kind", String(8), nullable=True),
+    Column("author_id", String(64), nullable=True),
+    Column("author_name", String(100), nullable=True),
+    Column("text", Text, nullable=False),
+    Index("ix_case_notes_feedback_at", "feedback_id", "at"),
 )

@@ -107,6 +107,10 @@ class StructuringService:
         times before (the gate's aging rule decides whether it is still preemptible)."""
         return self.runner.background(route, preemptions)
 
+    def overdue(self, route: str) -> CallContext:
+        """The context of a row that has waited past its bound (docs/adr/0031)."""
+        return self.runner.overdue(route)
+
     async def _ask(self, prompt: str, context: CallContext) -> str:
         return await self.runner.complete(
             prompt,

@@ -22,11 +22,17 @@ def _phase(share: float, p99: float, served: list[int], greedy: int | None, in_u
 
 
 def _phases(
-    *, share_with: float = 0.85, p99_with: float = 2100.0, served_with: list[int] | None = None, in_use: int = 0
+    *,
+    share_with: float = 0.85,
+    p99_with: float = 2100.0,
+    served_with: list[int] | None = None,
+    in_use: int = 0,
+    share_with_keys: float = 0.84,
 ) -> dict[str, Any]:
     return {
         "fairAlone": _phase(0.90, 2000.0, [9] * 10, None),
         "fairGreedy": _phase(share_with, p99_with, served_with or [8] * 10, 30, in_use),
+        "fairGreedyKeys": _phase(share_with_keys, 2100.0, [8] * 10, 32),
         "fifoAlone": _phase(0.90, 2000.0, [9] * 10, None),
         "fifoGreedy": _phase(0.60, 2500.0, [5] * 10, 30),
     }
@@ -50,3 +56,4 @@ def test_each_target_fails_on_its_own_bad_figure() -> None:
     assert evaluate(_phases(p99_with=2500.0))["p99Within"] is False  # > 1.2 × 2000
     assert evaluate(_phases(served_with=[16, 1, 8, 8, 8, 8, 8, 8, 8, 8]))["jain"] is False
     assert evaluate(_phases(in_use=1))["noSlotLeaked"] is False
+    assert evaluate(_phases(share_with_keys=0.70))["shareWithinKeys"] is False  # the 40-key rotation

@@ -65,8 +65,7 @@ def test_real_retail_config_fires_on_injury_text(retail: Domain) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        # Structural failure without any keyword: deliberately left to the model's safety screen.
-        "Hyllyn kiinnike petti ja koko hylly romahti käytävälle juuri kun ohitin sen.",
+        # Structural failure without a shelf or rack word: left to the model's safety screen.
         "Ostamani tikkaat antoivat periksi toisella askelmalla.",
         "Parvekkeen kaide irtosi heti asennuksen jälkeen.",
         "Rakennustarvikkeissa lavapino sortui, onneksi kukaan ei ollut alla.",
@@ -76,6 +75,45 @@ def test_real_retail_config_fires_on_injury_text(retail: Domain) -> None:
 )
 def test_real_retail_config_is_silent_on_no_keyword_safety_texts(text: str, retail: Domain) -> None:
     assert match_alerts(text, retail) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hyllyn kiinnike petti ja koko hylly romahti käytävälle juuri kun ohitin sen.",
+        "Teline antaa periksi ihan kohta kokonaan, laittakaa nauha eteen ennen kuin se romahtaa jonkun päälle.",
+    ],
+)
+def test_a_shelf_or_rack_that_collapses_is_a_safety_alert(text: str, retail: Domain) -> None:
+    assert alert_categories(match_alerts(text, retail)) == ["injury_safety"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Koko perhe oli vatsataudissa, epäilevät maitoa. Tämä on terveysasia.",
+        "Lapsi oksensi kun oli syönyt jogurttia, joka oli vanhentunut.",
+        "Hyllyssä oli vanhentunutta vauvanruokaa.",
+        "lapsi sai vatsataudin pilaantuneesta jauhelihasta",
+        "Customer got sick after eating the chicken wrap.",
+    ],
+)
+def test_food_borne_illness_and_expired_baby_food_are_food_safety_alerts(text: str, retail: Domain) -> None:
+    assert "food_safety" in alert_categories(match_alerts(text, retail))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "asiakas kysyi onko tässä suklaassa pähkinää, lapsella on allergia",  # an allergy question
+        "jogurtti maistui oksettavalta",  # figurative
+        "maito oli vanhentunut hyllyssä",  # a quality complaint: nobody ate it
+        "lattialla oli oksennusta maitohyllyn edessä",  # cleaning, not food
+        "asiakas sai ihottumaa uudesta käsirasvasta ja epäilee allergista reaktiota",  # not a food
+    ],
+)
+def test_an_allergy_question_or_a_spoiled_product_alone_is_not_food_safety(text: str, retail: Domain) -> None:
+    assert "food_safety" not in alert_categories(match_alerts(text, retail))
 
 
 @pytest.mark.parametrize("text", ["Myyjä huusi minulle neekeri", "Kassalla oli nekruja", "Sanoi minua ryssäksi"])

@@ -69,7 +69,7 @@ def test_retail_descriptor() -> None:
         "complaint": "negative", "praise": "positive", "suggestion": "neutral", "question": "neutral",
         "other": "neutral",
     }  # fmt: skip
-    assert list(d.alert_keywords) == ["injury_safety", "payment", "rasismi", "legal_threat"]
+    assert list(d.alert_keywords) == ["injury_safety", "food_safety", "payment", "rasismi", "legal_threat"]
     assert d.vulgarity.demote_to_category == "asiaton"
     assert d.verify_words == ("kyllä", "ei")
 
@@ -230,7 +230,7 @@ def test_name_language_and_label_defaults(game_copy: DomainFolder) -> None:
         (lambda d: d.update(demotedCategories="audio"), ("demotedCategories", "JSON array")),
         (lambda d: d.update(categoryHints={"audio": ""}), ("categoryHints.audio", "non-blank")),
         (lambda d: d.update(language=""), ("language", "non-blank")),
-        (lambda d: d.update(categoryHint={}), ("categoryHint", "not a domain.json field")),
+        (lambda d: d.update(categoryHint={}), ("categoryHint", "is not a field here", "categoryHints")),
     ],
 )
 def test_domain_json_shape_errors(game_copy: DomainFolder, change, fragments: tuple[str, ...]) -> None:
@@ -452,7 +452,7 @@ def test_vulgarity_thresholds_default_when_absent(retail_copy: DomainFolder) -> 
     ("tiers", "fragments"),
     [
         ({"mild": [], "strong": [""]}, ("tiers", "at least one stem")),
-        ({"medium": ["paska"]}, ("tiers.medium", "not a tier")),
+        ({"medium": ["paska"]}, ("tiers.medium", "is not a field here", "mild, strong")),
         ({"mild": "paska"}, ("tiers.mild", "JSON array")),
     ],
 )
@@ -494,7 +494,7 @@ def test_missing_prior_lexicon_is_empty(retail_copy: DomainFolder) -> None:
         (lambda d: d.update(severityByType={"praise": "huge"}), ("severityByType.praise", "not a declared severity")),
         (lambda d: d.update(languages=["fin"]), ("languages", "two-letter")),
         (lambda d: d.update(languages="fi"), ("languages", "JSON array")),
-        (lambda d: d.update(typo=1), ("typo", "not a prior-lexicon field")),
+        (lambda d: d.update(typo=1), ("typo", "is not a field here", "typeCues")),
     ],
 )
 def test_prior_lexicon_errors(retail_copy: DomainFolder, change, fragments: tuple[str, ...]) -> None:
@@ -538,7 +538,7 @@ def test_incident_places_unknown_field_fails(retail_copy: DomainFolder) -> None:
 
 def test_category_keywords_unknown_top_level_key_fails(retail_copy: DomainFolder) -> None:
     retail_copy.edit("category-keywords.json", lambda d: d.update(rules={}))
-    fails(retail_copy, "category-keywords.json", "rules", "not a key")
+    fails(retail_copy, "category-keywords.json", "rules", "is not a field here", "categories, incidentPlaces")
 
 
 @pytest.mark.parametrize("pattern", ["kuum & ", "kuum||läikky", "& läikky", "kuum | & x"])

@@ -18,8 +18,7 @@ async def test_the_gate_sees_the_visitor_key_the_limits_use() -> None:
         return {"structure": None, "failed": True}
 
     edge.llm.call = call  # type: ignore[method-assign]
-    _, alice = edge.edge.visitors.issue()
-    alice_id = edge.edge.visitors.verify(alice)
+    _, alice = edge.edge.visitors.issue("198.51.100.80")
     async with edge.client((PROXY, 1)) as http:
         assert (await http.post("/interpret", json=TEXT, headers=via_proxy("198.51.100.80", alice))).status_code == 200
         assert (await http.post("/interpret", json=TEXT, headers=via_proxy("198.51.100.81"))).status_code == 200
@@ -29,7 +28,7 @@ async def test_the_gate_sees_the_visitor_key_the_limits_use() -> None:
     async with edge.client(LOOPBACK) as http:
         assert (await http.post("/interpret", json=TEXT)).status_code == 200
     assert edge.llm.visitors == [
-        f"visitor:{alice_id}",  # behind the trusted proxy with a signed key: the visitor's own
+        "client:198.51.100.80",  # behind the trusted proxy, key or not: its address (keys buy no share)
         "client:198.51.100.81",  # behind the proxy without a key: the forwarded address
         f"client:{PUBLIC_PEER[0]}",  # a direct client: its address
         f"client:{PUBLIC_PEER[0]}",  # ...on a route the in-flight limiter does not wrap too

@@ -20,9 +20,9 @@ SHOP = "198.51.100.80"
 
 
 async def test_one_visitor_two_interprets_at_once_the_second_is_429_while_the_first_runs() -> None:
-    edge = build_edge_app()
-    _, alice = edge.edge.visitors.issue()
-    _, bob = edge.edge.visitors.issue()
+    edge = build_edge_app(llm_slots=4)  # room for two calls from one address (half the slots; ADR 0032)
+    _, alice = edge.edge.visitors.issue(SHOP)
+    _, bob = edge.edge.visitors.issue(SHOP)
     async with edge.client((PROXY, 1)) as http:
         first = asyncio.create_task(http.post("/interpret", json=TEXT, headers=via_proxy(SHOP, alice)))
         await asyncio.wait_for(edge.llm.started.wait(), 5)

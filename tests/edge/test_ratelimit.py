@@ -78,10 +78,10 @@ async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_au
     clock: Clock,
 ) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="5/60seconds")
-    _, alice = edge.edge.visitors.issue()
-    _, bob = edge.edge.visitors.issue()
-    _, carol = edge.edge.visitors.issue()
     shop = "198.51.100.50"  # the shared address (say, the shop's NAT) the proxy saw for all of them
+    _, alice = edge.edge.visitors.issue(shop)
+    _, bob = edge.edge.visitors.issue(shop)
+    _, carol = edge.edge.visitors.issue(shop)
     async with edge.client((PROXY, 1)) as http:
         for _ in range(3):
             assert (await http.get("/health", headers=via_proxy(shop, alice))).status_code == 200
@@ -108,7 +108,7 @@ async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_au
 
 async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clock: Clock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="100/60seconds")
-    _, genuine = edge.edge.visitors.issue()
+    _, genuine = edge.edge.visitors.issue("198.51.100.60")
     visitor_id = genuine.split(".")[1]
     forgeries = [f"v1.{visitor_id}.AAAAAAAAAAAAAAAAAAAAAAAA", "v1.made-up.sig", "garbage", genuine + "x", None]
     async with edge.client((PROXY, 1)) as http:
@@ -126,7 +126,7 @@ async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: Clock) -> 
     async with edge.client(PUBLIC_PEER) as http:
         codes = []
         for _ in range(3):
-            _, key = edge.edge.visitors.issue()
+            _, key = edge.edge.visitors.issue(PUBLIC_PEER[0])
             codes.append((await http.get("/health", headers={"Cookie": f"{COOKIE_NAME}={key}"})).status_code)
     assert codes == [200, 200, 429]
 
@@ -137,7 +137,7 @@ async def test_pages_issue_the_signed_visitor_key(clock: Clock) -> None:
         page = await http.get("/desk.html", headers=via_proxy("198.51.100.70"))
         cookie = page.headers["set-cookie"]
         value = cookie.split(";")[0].split("=", 1)[1]
-        assert edge.edge.visitors.verify(value) is not None
+        assert edge.edge.visitors.verify(value, "198.51.100.70") is not None
         attributes = {part.strip().split("=")[0].lower() for part in cookie.split(";")[1:]}
         assert {"path", "max-age", "httponly", "samesite", "secure"} <= attributes
         assert "SameSite=Lax" in cookie

@@ -49,7 +49,12 @@ def test_alerts_and_the_prior_are_scored_per_split(retail: Domain) -> None:
     assert (pooled["tp"], pooled["fp"], pooled["fn"]) == (1, 0, 1)  # the fall alerts, the allergy question does not
     assert dev["alerts"]["byCategory"]["payment"]["recall"] == 0.0
     assert holdout["alerts"]["byCategory"]["injury_safety"]["fp"] == 1
-    assert dev["alerts"]["watched"] == ["injury_safety", "payment", "legal_threat"]  # rasismi routes, is not pooled
+    assert dev["alerts"]["watched"] == [
+        "injury_safety",
+        "food_safety",
+        "payment",
+        "legal_threat",
+    ]  # rasismi routes, is not pooled
     # the prior: the fall goes to the premises, not to produce; the question is a question
     assert dev["fields"]["category"]["prior"] == pytest.approx(2 / 3)
     assert dev["fields"]["type"]["prior"] == 1.0

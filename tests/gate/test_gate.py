@@ -187,16 +187,7 @@ async def test_cancellation_releases_the_slot_and_cancels_the_work(make_gate: Ma
     assert (await gate.occupancy()).in_use == 0
 
 
-async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(
-    make_gate: MakeGate, request: pytest.FixtureRequest
-) -> None:
-    if "redis" in request.node.name:
-        # Known and open (closing note, 2026-12-01): on Redis this passes with the product code as it is
-        # under the test conftest of before the `process` marker, and the cancellation is lost under
-        # today's; not yet understood. The product bound meanwhile: the waiter leaves at its acquire timeout.
-        request.applymarker(
-            pytest.mark.xfail(reason="a cancelled Redis waiter held to its acquire timeout", strict=False)
-        )
+async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(make_gate: MakeGate) -> None:
     gate = make_gate(slots=1, acquire_ms=5000)
     holder = Holder(gate)
     await holder.holding.wait()

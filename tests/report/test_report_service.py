@@ -42,6 +42,7 @@ REPORT_KEYS = [
     "needsReviewCount",
     "store",
     "llm",
+    "alertCases",
 ]
 THEME_KEYS = [
     "category",

@@ -27,8 +27,14 @@ def test_defaults_to_last_seven_days_ending_now():
 
 
 def test_from_defaults_relative_to_given_to():
-    w = build_window("", "2026-05-10T00:00:00Z", NOW, ReportSettings(default_window_days=3))
+    w = build_window(None, "2026-05-10T00:00:00Z", NOW, ReportSettings(default_window_days=3))
     assert w.from_norm == "2026-05-07T00:00:00.0000000+00:00"
+
+
+def test_a_blank_bound_is_not_an_absent_one():
+    """``?from=`` is a bound that is not an instant, as the schema's ``format: date-time`` says."""
+    with pytest.raises(WindowError, match="from must be ISO-8601"):
+        build_window("", "2026-05-10T00:00:00Z", NOW, ReportSettings(default_window_days=3))
 
 
 @pytest.mark.parametrize(

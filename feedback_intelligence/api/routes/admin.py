@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from feedback_intelligence.api.deps import runtime
-from feedback_intelligence.api.routes.health import structure_backlog
+from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
@@ -82,8 +82,25 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "gate": gate,
         "channels": channels,
         "structureLater": {"backlog": await structure_backlog(rt), "worker": rt.settings.structure_worker},
+        "notify": {
+            "outbox": await notify_outbox(rt),
+            "routes": [{"name": r.name, "kind": r.kind} for r in rt.settings.notify_channels],
+            "worker": rt.settings.notify_worker,
+        },
         "domain": rt.domain.name,
     }
+
+
+@router.post(
+    "/notify/test",
+    operation_id="testNotifyChannels",
+    summary="Send a test message down every notify route now (no outbox row, no LLM call)",
+    description="What `feedctl notify test` calls: one test message per `FI_NOTIFY_CHANNELS` entry, each "
+    "sent at once; `results` lists each route by name and kind with `ok` and, on a failure, `detail` "
+    "(a status and a short reason). Operator route.",
+)
+async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+    return {"results": await rt.notify.send_test()}
 
 
 @router.post(

@@ -192,7 +192,7 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     "deterministic prior's structure (category keywords, alert stems, lexicons, language "
     "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
 )
-async def interpret_proposal(body: m.InterpretIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def interpret_proposal(body: m.ProposalIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
     errors = v.text_errors(body.text, rt.settings.text_store_max_chars)
     if errors:

@@ -113,6 +113,15 @@ async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int]] | 
     return backlog
 
 
+async def notify_outbox(rt: Runtime) -> dict[str, dict[str, object]] | None:
+    """Outbox rows by state per channel database (the worker also keeps them in the metrics); None when
+    a store is down."""
+    try:
+        return await rt.notify.stats()
+    except StoreUnavailable:
+        return None
+
+
 @router.get(
     "/livez",
     operation_id="getLiveness",
@@ -155,4 +164,5 @@ async def metrics(rt: Runtime = Depends(runtime)) -> Response:
         with contextlib.suppress(PoolUnavailable):
             await rt.gate.backends()  # and fi_backend_up / fi_backend_stalled per backend
     await structure_backlog(rt)
+    await notify_outbox(rt)
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,226 @@
+"""Cases: an alert item's case list, its actions, owner and notes, and the audit log (ADR 0024
+section 5, docs/adr/0029-alerts-outbox-cases.md).
+
+A case is named by its item's ref (``live:desk-3f…``). Every change carries the revision it was
+read at in ``If-Match`` (``"3"``; without it the change applies to whatever is current) and answers
+412 ``revision_stale`` when the case moved meanwhile, 409 ``case_transition_invalid`` for a move the
+state does not allow. Answers carry the case's ``ETag``. Until accounts exist, the actor and the owner
+are a name the manager typed (``actorName``, ``name``), recorded as ``typed``. Operator routes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query
+from pydantic import Field
+from starlette.responses import JSONResponse
+
+from feedback_intelligence.api import models as m
+from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.api.responses import errors
+from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
+from feedback_intelligence.store import cases as store_cases
+
+router = APIRouter(tags=["cases"])
+REF = re.compile(r"(corpus|live):[A-Za-z0-9._-]{1,100}")
+REVISION = re.compile(r'\s*(?:W/)?"?(\d{1,9})"?\s*')
+_CHANGE = {
+    **errors(400, 404),
+    409: {"model": m.ErrorsBody, "description": "`case_transition_invalid`: the case's state does not allow it."},
+    412: {"model": m.ErrorsBody, "description": "`revision_stale`: the case changed since the If-Match revision."},
+}
+
+
+class CaseAction(m._Wire):
+    action: Literal["acknowledge", "handle", "dismiss", "reopen"] = Field(description="The move.")
+    reason: str | None = Field(None, max_length=1000, description="Required to dismiss.")
+    actorName: str | None = Field(None, max_length=100, description="Who acts, as the manager typed it.")
+
+
+class CaseOwner(m._Wire):
+    name: str = Field(max_length=100, description="The owner, as the manager typed it; empty clears it.")
+    actorName: str | None = Field(None, max_length=100, description="Who assigns, as typed.")
+
+
+class CaseNote(m._Wire):
+    text: str = Field(min_length=1, max_length=100_000, description="The note (at most FI_INPUT_MAX_CHARS).")
+    actorName: str | None = Field(None, max_length=100, description="Who writes it, as typed.")
+
+
+def _ref(ref: str) -> str:
+    if not REF.fullmatch(ref):
+        raise UnknownRef(ref)
+    return ref
+
+
+def _revision(if_match: str | None) -> int | None:
+    if if_match is None or if_match.strip() == "*":
+        return None
+    found = REVISION.fullmatch(if_match)
+    if found is None:
+        raise InputError([Problem('If-Match must be the case\'s revision, e.g. "3".', "if_match_invalid")])
+    return int(found.group(1))
+
+
+def _answer(view: CaseView, rt: Runtime, status: int = 200) -> JSONResponse:
+    return JSONResponse(case_json(view, rt.domain), status_code=status, headers={"ETag": f'"{view.case.revision}"'})
+
+
+def _not_found(ref: str) -> JSONResponse:
+    return JSONResponse({"error": "not found", "id": ref}, status_code=404)
+
+
+@router.get(
+    "/cases",
+    operation_id="listCases",
+    summary="The case list: open first, oldest first",
+    description="Both channels' cases with their item's excerpt, severity, store and alert categories. "
+    "`state` may repeat. Operator route.",
+    responses=errors(400),
+)
+async def list_cases(
+    rt: Runtime = Depends(runtime),
+    state: list[Literal["open", "acknowledged", "handled", "dismissed"]] = Query(default=[]),
+    limit: int = Query(200, ge=1, le=1000),
+) -> dict[str, Any]:
+    views = await rt.cases.listed(tuple(state), limit)
+    return {"cases": [case_json(v, rt.domain) for v in views], "counts": await rt.cases.counts()}
+
+
+@router.get(
+    "/cases/{ref}",
+    operation_id="getCase",
+    summary="One case with its notes and audit log",
+    description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
+    "categories, its notes and every audit row about the item. Operator route.",
+    responses=errors(404),
+)
+async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
+    try:
+        view, notes, log = await rt.cases.detail(_ref(ref))
+    except UnknownRef:
+        return _not_found(ref)
+    body = case_json(view, rt.domain)
+    body["notes"] = [
+        {"id": n.id, "at": n.at, "author": {"kind": n.author_kind, "name": n.author_name}, "text": n.text}
+        for n in notes
+    ]
+    body["audit"] = [_audit_json(view.channel, e) for e in log]
+    return JSONResponse(body, headers={"ETag": f'"{view.case.revision}"'})
+
+
+@router.post(
+    "/cases/{ref}/actions",
+    operation_id="actOnCase",
+    summary="Acknowledge, handle, dismiss (with a reason) or reopen a case",
+    description="`open` → `acknowledged` | `dismissed`, `acknowledged` → `handled` | `dismissed`, `handled` | "
+    "`dismissed` → `open`; any other move is 409 `case_transition_invalid`. With `If-Match` (the revision) a "
+    "case changed meanwhile is 412 `revision_stale`. Written to the audit log. Operator route.",
+    responses=_CHANGE,
+)
+async def act_on_case(
+    ref: str,
+    body: CaseAction,
+    rt: Runtime = Depends(runtime),
+    if_match: str | None = Header(None, alias="If-Match"),
+) -> JSONResponse:
+    expected = _revision(if_match)
+    reason = (body.reason or "").strip() or None
+    if body.action == "dismiss" and reason is None:
+        raise InputError([Problem("A case is dismissed with a reason.", "reason_required", field="reason")])
+    try:
+        view = await rt.cases.act(
+            _ref(ref), body.action, Actor.typed_or_operator(body.actorName), expected_revision=expected, reason=reason
+        )
+    except UnknownRef:
+        return _not_found(ref)
+    except store_cases.TransitionInvalid as exc:
+        raise InputError(
+            [Problem(str(exc), "case_transition_invalid", state=exc.state, action=exc.action)], status_code=409
+        ) from exc
+    except store_cases.StaleRevision as exc:
+        raise InputError([Problem(str(exc), "revision_stale", revision=exc.current)], status_code=412) from exc
+    return _answer(view, rt)
+
+
+@router.put(
+    "/cases/{ref}/owner",
+    operation_id="assignCase",
+    summary="Set the case's owner (a typed name until accounts exist)",
+    description="The name as the manager typed it, recorded as `typed`; an empty name clears the owner. "
+    "`If-Match` as for actions. Written to the audit log. Operator route.",
+    responses=_CHANGE,
+)
+async def assign_case(
+    ref: str,
+    body: CaseOwner,
+    rt: Runtime = Depends(runtime),
+    if_match: str | None = Header(None, alias="If-Match"),
+) -> JSONResponse:
+    expected = _revision(if_match)
+    try:
+        view = await rt.cases.assign(
+            _ref(ref), body.name, Actor.typed_or_operator(body.actorName), expected_revision=expected
+        )
+    except UnknownRef:
+        return _not_found(ref)
+    except store_cases.StaleRevision as exc:
+        raise InputError([Problem(str(exc), "revision_stale", revision=exc.current)], status_code=412) from exc
+    return _answer(view, rt)
+
+
+@router.post(
+    "/cases/{ref}/notes",
+    operation_id="addCaseNote",
+    summary="Add a note to a case",
+    description="At most FI_INPUT_MAX_CHARS characters; answers the note's id. Written to the audit log "
+    "(the note's id, not its text). Operator route.",
+    status_code=201,
+    responses=errors(400, 404),
+)
+async def add_case_note(ref: str, body: CaseNote, rt: Runtime = Depends(runtime)) -> JSONResponse:
+    text = body.text.strip()
+    limit = rt.settings.input_max_chars
+    if not text or len(text) > limit:
+        raise InputError([Problem(f"A note is 1 to {limit} characters.", "text_too_long", field="text", limit=limit)])
+    try:
+        note_id = await rt.cases.note(_ref(ref), text, Actor.typed_or_operator(body.actorName))
+    except UnknownRef:
+        return _not_found(ref)
+    return JSONResponse({"id": note_id}, status_code=201)
+
+
+@router.get(
+    "/audit",
+    operation_id="getAuditLog",
+    summary="The newest audit rows of both channel databases, merged by time",
+    description="`before` pages on to rows strictly older than that instant. Operator route.",
+    responses=errors(400),
+)
+async def audit_log(
+    rt: Runtime = Depends(runtime),
+    limit: int = Query(100, ge=1, le=1000),
+    before: str | None = Query(None, max_length=40),
+) -> dict[str, Any]:
+    rows = await rt.cases.recent_audit(limit, before)
+    return {"entries": [_audit_json(channel, e) for channel, e in rows]}
+
+
+def _audit_json(channel: str, entry: Any) -> dict[str, Any]:
+    return {
+        "at": entry.at,
+        "changeId": entry.change_id,
+        "actor": {"kind": entry.actor_kind, "id": entry.actor_id, "name": entry.actor_name},
+        "action": entry.action,
+        "ref": f"{channel}:{entry.feedback_id}" if entry.feedback_id else None,
+        "field": entry.field,
+        "oldValue": entry.old_value,
+        "newValue": entry.new_value,
+        "reason": entry.reason,
+        "redacted": entry.redacted,
+    }

@@ -1,0 +1,170 @@
+"""One notification, rendered from the item at delivery time (the outbox keeps no copy of the text).
+
+It carries what a person needs to act and no more personal data than that: the text excerpt, the
+alert categories, when, which store, and a link to the case. No source, no author, no review flags.
+Each kind gets its body here: a generic JSON webhook, a Slack or a Microsoft Teams incoming webhook,
+or an e-mail.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from feedback_intelligence.deterministic.timestamps import parse_normalized
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.report.deterministic import excerpt
+from feedback_intelligence.report.wording import wording_for
+
+EXCERPT_CHARS = 200
+SHOWN_ZONE = "Europe/Helsinki"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    delivery_id: str
+    event: str  # alert, escalation, test
+    channel: str
+    feedback_id: str
+    categories: tuple[str, ...]
+    category_labels: tuple[str, ...]
+    severity: str | None
+    store: str | None
+    timestamp: str
+    excerpt: str
+    case_url: str | None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.channel}:{self.feedback_id}"
+
+    @property
+    def title(self) -> str:
+        kind = "Eskaloitu hälytys" if self.event == "escalation" else "Hälytys"
+        if self.event == "test":
+            kind = "Testiviesti"
+        labels = ", ".join(self.category_labels) or "hälytys"
+        where = f" – myymälä {self.store}" if self.store else ""
+        return f"{kind}: {labels}{where}"
+
+    @property
+    def shown_time(self) -> str:
+        moment = parse_normalized(self.timestamp)
+        try:
+            moment = moment.astimezone(ZoneInfo(SHOWN_ZONE))
+        except ZoneInfoNotFoundError:  # no tz database: the UTC time, said so
+            return moment.strftime("%-d.%-m.%Y klo %H.%M UTC")
+        return moment.strftime("%-d.%-m.%Y klo %H.%M")
+
+    def lines(self) -> list[str]:
+        lines = [self.title, f"Aika: {self.shown_time}", f"Palaute: ”{self.excerpt}”"]
+        if self.event == "escalation":
+            lines.append("Kukaan ei ole vielä kuitannut tätä kriittistä tapausta.")
+        if self.case_url:
+            lines.append(f"Avaa tapaus: {self.case_url}")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        """The generic webhook's body (ADR 0024 section 10: ``feedbackId``, ``channel``, ``alertCategories``,
+        the delivery id)."""
+        return {
+            "deliveryId": self.delivery_id,
+            "event": self.event,
+            "feedbackId": self.feedback_id,
+            "channel": self.channel,
+            "ref": self.ref,
+            "alertCategories": list(self.categories),
+            "severity": self.severity,
+            "store": self.store,
+            "timestamp": self.timestamp,
+            "excerpt": self.excerpt,
+            "caseUrl": self.case_url,
+        }
+
+
+def case_url(public_url: str | None, ref: str) -> str | None:
+    return f"{public_url.rstrip('/')}/#case={ref}" if public_url else None
+
+
+def render(
+    item: StoredFeedback, *, delivery_id: str, event: str, channel: str, domain: Domain, public_url: str | None
+) -> Message:
+    wording = wording_for(domain.language)
+    categories = tuple(dict.fromkeys(h.category for h in item.alerts if not domain.is_demoted(h.category)))
+    return Message(
+        delivery_id=delivery_id,
+        event=event,
+        channel=channel,
+        feedback_id=item.id,
+        categories=categories,
+        category_labels=tuple(wording.alert_label(c) for c in categories),
+        severity=item.structure.severity if item.structure else None,
+        store=item.store,
+        timestamp=item.timestamp,
+        excerpt=excerpt(" ".join(item.text.split()), EXCERPT_CHARS),
+        case_url=case_url(public_url, f"{channel}:{item.id}"),
+    )
+
+
+def trial_message(route_name: str, public_url: str | None, now: str) -> Message:
+    return Message(
+        delivery_id=f"test:{route_name}:{datetime.now().timestamp():.0f}",
+        event="test",
+        channel="live",
+        feedback_id="test",
+        categories=(),
+        category_labels=("yhteyden testi",),
+        severity=None,
+        store=None,
+        timestamp=now,
+        excerpt="Tämä on palautepalvelun testiviesti. Jos näet sen, ilmoitukset tulevat perille.",
+        case_url=public_url.rstrip("/") + "/" if public_url else None,
+    )
+
+
+def json_body(message: Message) -> bytes:
+    return json.dumps(message.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def slack_body(message: Message) -> bytes:
+    """A Slack incoming-webhook body: ``text`` (the notification's fallback) and one section block."""
+    text = "\n".join(message.lines())
+    body = {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def teams_body(message: Message) -> bytes:
+    """A Teams incoming-webhook (Workflows) body: a message with one Adaptive Card."""
+    card: dict[str, Any] = {
+        "type": "AdaptiveCard",
+        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+        "version": "1.4",
+        "body": [
+            {"type": "TextBlock", "text": message.title, "weight": "Bolder", "wrap": True},
+            *({"type": "TextBlock", "text": line, "wrap": True} for line in message.lines()[1:]),
+        ],
+    }
+    if message.case_url:
+        card["actions"] = [{"type": "Action.OpenUrl", "title": "Avaa tapaus", "url": message.case_url}]
+    body = {
+        "type": "message",
+        "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}],
+    }
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def email_message(message: Message, sender: str, recipients: tuple[str, ...]) -> EmailMessage:
+    mail = EmailMessage()
+    mail["From"] = sender
+    mail["To"] = ", ".join(recipients)
+    mail["Subject"] = message.title
+    # The delivery id as Message-ID: a resend after a replica's death is the same message to the mail system.
+    mail["Message-ID"] = f"<{message.delivery_id.replace(':', '.')}@feedback-intelligence>"
+    mail["X-FI-Delivery"] = message.delivery_id
+    mail.set_content("\n".join(message.lines()) + "\n")
+    return mail

@@ -1,0 +1,96 @@
+"""What a saved alert item starts, in the save's own transaction (ADR 0024 sections 4-5, ADR 0029).
+
+An item with an operational alert (a deterministic hit outside the demoted categories; the report's
+model screen starts nothing) whose timestamp is at most ``FI_CASE_MAX_AGE_DAYS`` old gets an
+``alert`` outbox row for every notify route that takes it and a case. A history import (older items)
+opens no case and pages nobody. Composed into the store's insert as its ``also`` hook, so the item,
+its case and its notifications commit together or not at all.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from feedback_intelligence.deterministic.timestamps import parse_normalized
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.notify_routes import NotifyRoute
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store import audit, cases, outbox
+from feedback_intelligence.store.feedback_store import SaveHook
+
+
+def operational_categories(item: StoredFeedback, domain: Domain) -> list[str]:
+    return list(dict.fromkeys(h.category for h in item.alerts if not domain.is_demoted(h.category)))
+
+
+def severity_rank_of(item: StoredFeedback, domain: Domain) -> int:
+    """The item's severity; before the model has structured it, the strongest its alerts imply."""
+    if item.structure is not None and item.structure.severity in domain.severities:
+        return domain.severity_rank(item.structure.severity)
+    implied = [domain.prior.severity_by_alert.get(c) for c in operational_categories(item, domain)]
+    ranks = [domain.severity_rank(s) for s in implied if s is not None]
+    return max(ranks, default=domain.severity_rank(None))
+
+
+@dataclass(frozen=True, slots=True)
+class AlertIntake:
+    domain: Domain
+    routes: Sequence[NotifyRoute]
+    max_age_days: float
+
+    def recent(self, item: StoredFeedback, now: datetime | None = None) -> bool:
+        age = (now or datetime.now(UTC)) - parse_normalized(item.timestamp)
+        return age <= timedelta(days=self.max_age_days)
+
+    def routes_for(self, item: StoredFeedback, *, escalation: bool) -> list[str]:
+        categories = operational_categories(item, self.domain)
+        if not categories:
+            return []
+        rank = severity_rank_of(item, self.domain)
+        return [
+            r.name
+            for r in self.routes
+            if r.takes(
+                event_escalation=escalation,
+                categories=categories,
+                severity_rank=rank,
+                store=item.store,
+                rank_of=self.domain.severity_rank,
+            )
+        ]
+
+    def hook(self, channel: str) -> SaveHook:
+        async def on_save(conn: AsyncConnection, item: StoredFeedback) -> None:
+            await self.started(conn, channel, item)
+
+        return on_save
+
+    async def started(self, conn: AsyncConnection, channel: str, item: StoredFeedback) -> None:
+        """The case and the notifications a new or newly alerting item starts (inside ``conn``'s transaction)."""
+        if not operational_categories(item, self.domain) or not self.recent(item):
+            return
+        if await cases.open_case(conn, item.id, item.created_at):
+            opened = audit.AuditEntry(
+                at=item.created_at,
+                change_id=uuid.uuid4().hex,
+                actor_kind="system",
+                actor_id="alert-intake",
+                actor_name=None,
+                action="case.open",
+                feedback_id=item.id,
+                new_value=cases.OPEN,
+            )
+            await audit.append(conn, [opened])
+        await outbox.enqueue(
+            conn,
+            channel=channel,
+            feedback_id=item.id,
+            routes=self.routes_for(item, escalation=False),
+            event=outbox.ALERT,
+            created_at=item.created_at,
+        )

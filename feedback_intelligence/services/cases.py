@@ -1,0 +1,276 @@
+"""Case handling: the manager's actions on an alert item's case, each one transaction of the item's
+database with its audit row and a tick of the channel's version (the report counts cases by state);
+and the escalation check, which needs no model and runs in the notify worker's loop.
+
+A case is named by its item's ref (``live:desk-3f…``). Until accounts exist (issue 28) the actor and
+the owner are a name the manager typed, recorded as ``typed``; without one the actor is ``operator``
+(the caller reached an operator route).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from feedback_intelligence.deterministic.timestamps import format_instant, utc_now_normalized
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.services.alert_intake import AlertIntake, operational_categories, severity_rank_of
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.store import audit, cases, outbox
+from feedback_intelligence.store.audit import AuditEntry
+from feedback_intelligence.store.feedback_store import VERSION_COUNTER, _bump
+
+NAME_MAX_CHARS = 100
+
+
+class UnknownRef(Exception):
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        super().__init__(f"no case {ref!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    kind: str  # typed, operator, system (account: issue 28)
+    id: str | None
+    name: str | None
+
+    @staticmethod
+    def typed_or_operator(name: str | None) -> Actor:
+        name = (name or "").strip()[:NAME_MAX_CHARS]
+        return Actor("typed", None, name) if name else Actor("operator", None, None)
+
+
+SYSTEM = Actor("system", "notify-worker", None)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    channel: str
+    case: cases.Case
+    item: StoredFeedback | None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.channel}:{self.case.feedback_id}"
+
+
+def new_change_id() -> str:
+    return uuid.uuid4().hex
+
+
+class CaseService:
+    def __init__(self, domain: Domain, channels: Mapping[str, Channel], intake: AlertIntake, escalate_after_s: float):
+        self.domain = domain
+        self.channels = channels
+        self.intake = intake
+        self.escalate_after_s = escalate_after_s
+
+    def _split(self, ref: str) -> tuple[Channel, str]:
+        name, _, feedback_id = ref.partition(":")
+        channel = self.channels.get(name)
+        if channel is None or not feedback_id:
+            raise UnknownRef(ref)
+        return channel, feedback_id
+
+    # -- reads --------------------------------------------------------------------------------------
+
+    async def listed(self, states: tuple[str, ...] = (), limit: int = 200) -> list[CaseView]:
+        """Both channels, open first and oldest first (merged by the same key each database sorts by)."""
+        views: list[CaseView] = []
+        for name, channel in self.channels.items():
+            async with channel.store.engine.connect() as conn:
+                found = await cases.listed(conn, states=states, limit=limit)
+            for case in found:
+                views.append(CaseView(name, case, await channel.store.get(case.feedback_id)))
+        rank = {state: n for n, state in enumerate(cases.STATES)}
+        views.sort(key=lambda v: (rank.get(v.case.state, 9), v.case.opened_at, v.ref))
+        return views[:limit]
+
+    async def detail(self, ref: str) -> tuple[CaseView, list[cases.Note], list[AuditEntry]]:
+        channel, feedback_id = self._split(ref)
+        async with channel.store.engine.connect() as conn:
+            case = await cases.get(conn, feedback_id)
+            if case is None:
+                raise UnknownRef(ref)
+            notes = await cases.notes(conn, feedback_id)
+            log = await audit.for_item(conn, feedback_id)
+        return CaseView(channel.name, case, await channel.store.get(feedback_id)), notes, log
+
+    async def counts(self) -> dict[str, int]:
+        total = dict.fromkeys(cases.STATES, 0)
+        for channel in self.channels.values():
+            async with channel.store.engine.connect() as conn:
+                for state, n in (await cases.counts(conn)).items():
+                    total[state] += n
+        return total
+
+    async def counts_for(self, channel: str, feedback_ids: list[str]) -> dict[str, int]:
+        """The report's alert section: these items' cases by state in ``channel``'s database."""
+        async with self.channels[channel].store.engine.connect() as conn:
+            return await cases.counts_for(conn, feedback_ids)
+
+    async def recent_audit(self, limit: int, before_at: str | None = None) -> list[tuple[str, AuditEntry]]:
+        """Both databases' newest rows, merged by time."""
+        rows: list[tuple[str, AuditEntry]] = []
+        for name, channel in self.channels.items():
+            async with channel.store.engine.connect() as conn:
+                rows.extend((name, e) for e in await audit.recent(conn, limit=limit, before_at=before_at))
+        rows.sort(key=lambda r: r[1].at, reverse=True)
+        return rows[:limit]
+
+    # -- changes ------------------------------------------------------------------------------------
+
+    async def act(
+        self, ref: str, action: str, actor: Actor, *, expected_revision: int | None, reason: str | None = None
+    ) -> CaseView:
+        channel, feedback_id = self._split(ref)
+        at = utc_now_normalized()
+        async with channel.store.engine.begin() as conn:
+            try:
+                before, after = await cases.transition(
+                    conn, feedback_id, action, at=at, expected_revision=expected_revision, reason=reason
+                )
+            except cases.CaseNotFound:
+                raise UnknownRef(ref) from None
+            await audit.append(
+                conn,
+                [
+                    self._entry(
+                        at, actor, f"case.{action}", feedback_id, old=before.state, new=after.state, reason=reason
+                    )
+                ],
+            )
+            await _bump(conn, VERSION_COUNTER)
+        return CaseView(channel.name, after, await channel.store.get(feedback_id))
+
+    async def assign(self, ref: str, owner_name: str, actor: Actor, *, expected_revision: int | None) -> CaseView:
+        channel, feedback_id = self._split(ref)
+        at = utc_now_normalized()
+        name = owner_name.strip()[:NAME_MAX_CHARS] or None
+        async with channel.store.engine.begin() as conn:
+            try:
+                before, after = await cases.assign(
+                    conn,
+                    feedback_id,
+                    owner_kind="typed" if name else None,
+                    owner_id=None,
+                    owner_name=name,
+                    at=at,
+                    expected_revision=expected_revision,
+                )
+            except cases.CaseNotFound:
+                raise UnknownRef(ref) from None
+            entry = self._entry(at, actor, "case.assign", feedback_id, old=before.owner_name, new=after.owner_name)
+            await audit.append(conn, [entry])
+            await _bump(conn, VERSION_COUNTER)
+        return CaseView(channel.name, after, await channel.store.get(feedback_id))
+
+    async def note(self, ref: str, text: str, actor: Actor) -> int:
+        channel, feedback_id = self._split(ref)
+        at = utc_now_normalized()
+        async with channel.store.engine.begin() as conn:
+            try:
+                note_id = await cases.add_note(
+                    conn,
+                    feedback_id,
+                    text=text,
+                    at=at,
+                    author_kind=actor.kind,
+                    author_id=actor.id,
+                    author_name=actor.name,
+                )
+            except cases.CaseNotFound:
+                raise UnknownRef(ref) from None
+            await audit.append(conn, [self._entry(at, actor, "case.note", feedback_id, new=str(note_id))])
+            await _bump(conn, VERSION_COUNTER)
+        return note_id
+
+    async def escalate_due(self, now: datetime | None = None) -> int:
+        """Give every open critical case older than ``FI_CASE_ESCALATE_AFTER_S`` its escalation rows."""
+        moment = now or datetime.now(UTC)
+        cutoff = format_instant(moment - timedelta(seconds=self.escalate_after_s))
+        critical = len(self.domain.severities)
+        escalated = 0
+        for name, channel in self.channels.items():
+            async with channel.store.engine.connect() as conn:
+                due = await cases.due_for_escalation(conn, cutoff, limit=500)
+            for case in due:
+                item = await channel.store.get(case.feedback_id)
+                if item is None or severity_rank_of(item, self.domain) < critical:
+                    continue
+                if not operational_categories(item, self.domain):
+                    continue
+                at = format_instant(moment)
+                async with channel.store.engine.begin() as conn:
+                    if not await cases.mark_escalated(conn, case.feedback_id, at):
+                        continue  # another replica's check was first
+                    await outbox.enqueue(
+                        conn,
+                        channel=name,
+                        feedback_id=case.feedback_id,
+                        routes=self.intake.routes_for(item, escalation=True),
+                        event=outbox.ESCALATION,
+                        created_at=at,
+                    )
+                    await audit.append(conn, [self._entry(at, SYSTEM, "case.escalate", case.feedback_id)])
+                    await _bump(conn, VERSION_COUNTER)
+                escalated += 1
+        return escalated
+
+    @staticmethod
+    def _entry(
+        at: str,
+        actor: Actor,
+        action: str,
+        feedback_id: str,
+        *,
+        old: str | None = None,
+        new: str | None = None,
+        reason: str | None = None,
+    ) -> AuditEntry:
+        return AuditEntry(
+            at=at,
+            change_id=new_change_id(),
+            actor_kind=actor.kind,
+            actor_id=actor.id,
+            actor_name=actor.name,
+            action=action,
+            feedback_id=feedback_id,
+            old_value=old,
+            new_value=new,
+            reason=reason,
+        )
+
+
+def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
+    case, item = view.case, view.item
+    return {
+        "ref": view.ref,
+        "channel": view.channel,
+        "id": case.feedback_id,
+        "state": case.state,
+        "openedAt": case.opened_at,
+        "acknowledgedAt": case.acknowledged_at,
+        "closedAt": case.closed_at,
+        "dismissReason": case.dismiss_reason,
+        "escalatedAt": case.escalated_at,
+        "owner": ({"kind": case.owner_kind, "id": case.owner_id, "name": case.owner_name} if case.owner_name else None),
+        "revision": case.revision,
+        "updatedAt": case.updated_at,
+        "item": (
+            {
+                "text": item.text,
+                "timestamp": item.timestamp,
+                "store": item.store,
+                "severity": item.structure.severity if item.structure else None,
+                "alertCategories": operational_categories(item, domain),
+            }
+            if item is not None
+            else None
+        ),
+    }

@@ -1,0 +1,261 @@
+"""Cases and their notes (ADR 0024 section 5, docs/data-model.md): the one writer of ``cases`` and
+``case_notes``, as functions over the caller's :class:`AsyncConnection`.
+
+The state machine is :data:`TRANSITIONS`, the one place that says which move is allowed: ``open`` →
+``acknowledged`` | ``dismissed``, ``acknowledged`` → ``handled`` | ``dismissed``, ``handled`` |
+``dismissed`` → ``open``. Every change is conditional on the revision the caller read (``If-Match``),
+so two managers acting at once cannot both win; the revision moves by one on every change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import case as when
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from feedback_intelligence.store.schema import case_notes, cases
+
+OPEN, ACKNOWLEDGED, HANDLED, DISMISSED = "open", "acknowledged", "handled", "dismissed"
+STATES: tuple[str, ...] = (OPEN, ACKNOWLEDGED, HANDLED, DISMISSED)  # also the list's order: open first
+#: (state, action) -> the new state.
+TRANSITIONS: dict[tuple[str, str], str] = {
+    (OPEN, "acknowledge"): ACKNOWLEDGED,
+    (OPEN, "dismiss"): DISMISSED,
+    (ACKNOWLEDGED, "handle"): HANDLED,
+    (ACKNOWLEDGED, "dismiss"): DISMISSED,
+    (HANDLED, "reopen"): OPEN,
+    (DISMISSED, "reopen"): OPEN,
+}
+ACTIONS: tuple[str, ...] = ("acknowledge", "handle", "dismiss", "reopen")
+
+
+class CaseNotFound(Exception):
+    pass
+
+
+class TransitionInvalid(Exception):
+    def __init__(self, state: str, action: str) -> None:
+        self.state, self.action = state, action
+        super().__init__(f"a case that is {state} cannot be {action}d")
+
+
+class StaleRevision(Exception):
+    def __init__(self, current: int) -> None:
+        self.current = current
+        super().__init__(f"the case changed meanwhile (revision {current})")
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    feedback_id: str
+    state: str
+    opened_at: str
+    acknowledged_at: str | None
+    closed_at: str | None
+    dismiss_reason: str | None
+    escalated_at: str | None
+    owner_kind: str | None
+    owner_id: str | None
+    owner_name: str | None
+    revision: int
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    id: int
+    feedback_id: str
+    at: str
+    author_kind: str | None
+    author_id: str | None
+    author_name: str | None
+    text: str
+
+
+def _case(row: Any) -> Case:
+    return Case(**{c: getattr(row, c) for c in Case.__dataclass_fields__})
+
+
+async def open_case(conn: AsyncConnection, feedback_id: str, at: str) -> bool:
+    """Open the item's case unless it has one; True when it was opened now."""
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    statement = (
+        dialect.insert(cases)
+        .values(feedback_id=feedback_id, state=OPEN, opened_at=at, revision=1, updated_at=at)
+        .on_conflict_do_nothing(index_elements=["feedback_id"])
+    )
+    return bool((await conn.execute(statement)).rowcount)
+
+
+async def get(conn: AsyncConnection, feedback_id: str) -> Case | None:
+    row = (await conn.execute(select(cases).where(cases.c.feedback_id == feedback_id))).first()
+    return _case(row) if row is not None else None
+
+
+async def listed(conn: AsyncConnection, *, states: Sequence[str] = (), limit: int = 200) -> list[Case]:
+    """Open first, then acknowledged, handled, dismissed; oldest first within a state."""
+    rank = when({state: n for n, state in enumerate(STATES)}, value=cases.c.state, else_=len(STATES))
+    statement = select(cases)
+    if states:
+        statement = statement.where(cases.c.state.in_(list(states)))
+    statement = statement.order_by(rank, cases.c.opened_at, cases.c.feedback_id).limit(limit)
+    return [_case(row) for row in (await conn.execute(statement)).all()]
+
+
+async def counts(conn: AsyncConnection) -> dict[str, int]:
+    grouped = (await conn.execute(select(cases.c.state, func.count()).group_by(cases.c.state))).all()
+    found = {state: int(n) for state, n in grouped}
+    return {state: found.get(state, 0) for state in STATES}
+
+
+async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict[str, int]:
+    """These items' cases by state, and ``none`` for those without a case (the report's alert section)."""
+    found: dict[str, int] = dict.fromkeys(STATES, 0)
+    wanted = list(dict.fromkeys(feedback_ids))
+    seen = 0
+    for start in range(0, len(wanted), 500):  # bounded IN lists
+        chunk = wanted[start : start + 500]
+        statement = select(cases.c.state, func.count()).where(cases.c.feedback_id.in_(chunk)).group_by(cases.c.state)
+        for state, n in (await conn.execute(statement)).all():
+            found[state] = found.get(state, 0) + int(n)
+            seen += int(n)
+    return {**found, "none": len(wanted) - seen}
+
+
+async def _change(conn: AsyncConnection, current: Case, expected_revision: int | None, **values: Any) -> Case:
+    if expected_revision is not None and expected_revision != current.revision:
+        raise StaleRevision(current.revision)
+    statement = (
+        update(cases)
+        .where(cases.c.feedback_id == current.feedback_id, cases.c.revision == current.revision)
+        .values(revision=current.revision + 1, **values)
+    )
+    if (await conn.execute(statement)).rowcount == 0:  # someone else's change committed between read and write
+        latest = await get(conn, current.feedback_id)
+        raise StaleRevision(latest.revision if latest else current.revision)
+    changed = await get(conn, current.feedback_id)
+    assert changed is not None
+    return changed
+
+
+async def _current(conn: AsyncConnection, feedback_id: str) -> Case:
+    found = await get(conn, feedback_id)
+    if found is None:
+        raise CaseNotFound(feedback_id)
+    return found
+
+
+async def transition(
+    conn: AsyncConnection,
+    feedback_id: str,
+    action: str,
+    *,
+    at: str,
+    expected_revision: int | None = None,
+    reason: str | None = None,
+) -> tuple[Case, Case]:
+    """Apply ``action``; returns (before, after). Raises CaseNotFound, TransitionInvalid, StaleRevision."""
+    before = await _current(conn, feedback_id)
+    target = TRANSITIONS.get((before.state, action))
+    if target is None:
+        raise TransitionInvalid(before.state, action)
+    values: dict[str, Any] = {"state": target, "updated_at": at}
+    if target == ACKNOWLEDGED:
+        values["acknowledged_at"] = at
+    elif target in (HANDLED, DISMISSED):
+        values["closed_at"] = at
+        values["dismiss_reason"] = reason if target == DISMISSED else None
+    elif target == OPEN:  # reopened
+        values.update(closed_at=None, dismiss_reason=None)
+    return before, await _change(conn, before, expected_revision, **values)
+
+
+async def assign(
+    conn: AsyncConnection,
+    feedback_id: str,
+    *,
+    owner_kind: str | None,
+    owner_id: str | None,
+    owner_name: str | None,
+    at: str,
+    expected_revision: int | None = None,
+) -> tuple[Case, Case]:
+    before = await _current(conn, feedback_id)
+    after = await _change(
+        conn,
+        before,
+        expected_revision,
+        owner_kind=owner_kind,
+        owner_id=owner_id,
+        owner_name=owner_name,
+        updated_at=at,
+    )
+    return before, after
+
+
+async def add_note(
+    conn: AsyncConnection,
+    feedback_id: str,
+    *,
+    text: str,
+    at: str,
+    author_kind: str | None,
+    author_id: str | None,
+    author_name: str | None,
+) -> int:
+    current = await _current(conn, feedback_id)
+    await _change(conn, current, None, updated_at=at)  # a note is a change of the case: its revision moves
+    inserted = await conn.execute(
+        insert(case_notes)
+        .values(
+            feedback_id=feedback_id,
+            at=at,
+            author_kind=author_kind,
+            author_id=author_id,
+            author_name=author_name,
+            text=text,
+        )
+        .returning(case_notes.c.id)
+    )
+    return int(inserted.scalar_one())
+
+
+async def notes(conn: AsyncConnection, feedback_id: str) -> list[Note]:
+    statement = (
+        select(case_notes).where(case_notes.c.feedback_id == feedback_id).order_by(case_notes.c.at, case_notes.c.id)
+    )
+    return [
+        Note(**{c: getattr(r, c) for c in Note.__dataclass_fields__}) for r in (await conn.execute(statement)).all()
+    ]
+
+
+async def due_for_escalation(conn: AsyncConnection, opened_before: str, limit: int = 100) -> list[Case]:
+    """Open, never escalated, opened at or before ``opened_before``: the escalation check's candidates."""
+    statement = (
+        select(cases)
+        .where(cases.c.state == OPEN, cases.c.escalated_at.is_(None), cases.c.opened_at <= opened_before)
+        .order_by(cases.c.opened_at)
+        .limit(limit)
+    )
+    return [_case(row) for row in (await conn.execute(statement)).all()]
+
+
+async def mark_escalated(conn: AsyncConnection, feedback_id: str, at: str) -> bool:
+    """Conditional: only one replica's check escalates a case."""
+    statement = (
+        update(cases)
+        .where(cases.c.feedback_id == feedback_id, cases.c.escalated_at.is_(None), cases.c.state == OPEN)
+        .values(escalated_at=at, revision=cases.c.revision + 1, updated_at=at)
+    )
+    return bool((await conn.execute(statement)).rowcount)
+
+
+async def delete_item(conn: AsyncConnection, feedback_id: str) -> None:
+    """The item's notes and case (its erasure), children first."""
+    await conn.execute(case_notes.delete().where(case_notes.c.feedback_id == feedback_id))
+    await conn.execute(cases.delete().where(cases.c.feedback_id == feedback_id))

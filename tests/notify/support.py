@@ -1,0 +1,90 @@
+"""One live channel on SQLite with the alert intake composed into its insert, and a notify worker."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from feedback_intelligence.deterministic.timestamps import format_instant
+from feedback_intelligence.devtools.databases import sqlite_url
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
+from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
+from feedback_intelligence.services.alert_intake import AlertIntake
+from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWorker
+from feedback_intelligence.store.feedback_store import FeedbackStore
+
+SECRET = "a-webhook-secret-of-some-length"
+FAST = NotifyOptions(
+    tasks=2,
+    lease_s=5,
+    max_attempts=8,
+    retry_base_s=0.05,
+    retry_max_s=0.5,
+    poll_s=0.05,
+    timeout_s=5,
+    public_url="http://fi.example",
+)
+
+
+def ago(**delta: float) -> str:
+    return format_instant(datetime.now(UTC) - timedelta(**delta))
+
+
+def alert_item(
+    feedback_id: str,
+    *,
+    category: str = "food_safety",
+    severity: str = "critical",
+    store: str | None = "S1",
+    age_days: float = 0,
+) -> StoredFeedback:
+    return StoredFeedback(
+        id=feedback_id,
+        source="desk",
+        text="Lapsi sai vatsataudin, kun söi meiltä ostettua jauhelihaa. Soittakaa: Maija 040 123 4567.",
+        timestamp=ago(days=age_days),
+        created_at=ago(),
+        structure=Structure("liha_kala", "jauheliha", severity, "complaint", "fi"),
+        alerts=(AlertHit(category, "vatsatau"),),
+        store=store,
+    )
+
+
+def routes(*entries: dict) -> list[NotifyRoute]:
+    return parse_routes(list(entries))
+
+
+@dataclass
+class Rig:
+    domain: Domain
+    channel: Channel
+    worker: NotifyWorker
+    intake: AlertIntake
+
+
+@asynccontextmanager
+async def rig(
+    tmp_path: Path, configured: Sequence[NotifyRoute], options: NotifyOptions = FAST, url: str | None = None
+) -> AsyncIterator[Rig]:
+    domain = load_domain("retail")
+    store = FeedbackStore(url or sqlite_url(tmp_path), name="live")
+    await store.migrate()
+    intake = AlertIntake(domain, tuple(configured), 7)
+    channel = Channel("live", store, on_save=intake.hook("live"))
+    worker = NotifyWorker(domain, [channel], configured, options)
+    try:
+        yield Rig(domain, channel, worker, intake)
+    finally:
+        await worker.stop()
+        await store.aclose()
+
+
+def with_routes(r: Rig, configured: Sequence[NotifyRoute]) -> NotifyWorker:
+    """A worker of a replica whose configuration changed."""
+    return NotifyWorker(r.domain, [r.channel], configured, replace(r.worker.options))

@@ -1,0 +1,159 @@
+"""The outbox against a real HTTP receiver: written with the save, delivered once, signed, retried."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from feedback_intelligence.devtools.receiver import Receiver
+from feedback_intelligence.notify.senders import signature
+from feedback_intelligence.store.schema import outbox
+from tests.notify.support import FAST, SECRET, alert_item, rig, routes, with_routes
+
+
+@pytest.fixture
+def receiver() -> Receiver:
+    r = Receiver().start()
+    yield r
+    r.hold.set()
+    r.stop()
+
+
+async def wait_rows(r, state: str, count: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        async with r.channel.store.engine.connect() as conn:
+            states = (await conn.execute(select(outbox.c.state))).scalars().all()
+        if states.count(state) >= count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"outbox states {states}, wanted {count} {state}")
+
+
+async def test_a_saved_alert_reaches_the_webhook_once_and_its_hmac_verifies(tmp_path: Path, receiver: Receiver) -> None:
+    configured = routes({"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET})
+    async with rig(tmp_path, configured) as r:
+        await r.channel.insert(alert_item("desk-1"))
+        r.worker.start()
+        await asyncio.to_thread(receiver.wait_for, 1)
+        await wait_rows(r, "delivered", 1)
+    [got] = receiver.received
+    body = got.json()
+    assert body["feedbackId"] == "desk-1" and body["channel"] == "live" and body["alertCategories"] == ["food_safety"]
+    assert body["deliveryId"] == got.delivery_id == "live:desk-1:duty:alert"
+    assert body["caseUrl"] == "http://fi.example/#case=live:desk-1"
+    assert body["store"] == "S1" and "vatsataudin" in body["excerpt"]
+    assert "source" not in body and "author" not in body  # no more personal data than the message needs
+    expected = signature(SECRET, got.headers["x-fi-timestamp"], got.body)
+    assert got.headers["x-fi-signature"] == expected
+
+
+async def test_routing_by_category_severity_store_and_age(tmp_path: Path) -> None:
+    configured = routes(
+        {"name": "all", "kind": "webhook", "url": "http://127.0.0.1:9/a"},
+        {"name": "food", "kind": "webhook", "url": "http://127.0.0.1:9/b", "categories": ["food_safety"]},
+        {"name": "bad", "kind": "webhook", "url": "http://127.0.0.1:9/c", "minSeverity": "critical"},
+        {"name": "s2", "kind": "webhook", "url": "http://127.0.0.1:9/d", "stores": ["S2"]},
+        {"name": "boss", "kind": "webhook", "url": "http://127.0.0.1:9/e", "escalation": True},
+    )
+    async with rig(tmp_path, configured) as r:
+        assert r.intake.routes_for(alert_item("x"), escalation=False) == ["all", "food", "bad"]
+        high_payment = alert_item("y", category="payment", severity="high", store="S2")
+        assert r.intake.routes_for(high_payment, escalation=False) == ["all", "s2"]
+        assert r.intake.routes_for(alert_item("z"), escalation=True) == ["boss"]
+        await r.channel.insert(alert_item("old", age_days=30))  # a history import pages nobody
+        await r.channel.insert(alert_item("slur", category="rasismi"))  # moderation, not an operational alert
+        await r.channel.insert(alert_item("new"))
+        async with r.channel.store.engine.connect() as conn:
+            rows = (await conn.execute(select(outbox.c.feedback_id, outbox.c.route))).all()
+    assert sorted(rows) == [("new", "all"), ("new", "bad"), ("new", "food")]
+
+
+async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:
+    configured = routes({"name": "duty", "kind": "webhook", "url": "http://127.0.0.1:9/"})
+    async with rig(tmp_path, configured) as r:
+        item = alert_item("twice")
+        await r.channel.insert(item)
+        async with r.channel.store.engine.begin() as conn:  # a correction re-matching the same hit
+            await r.intake.started(conn, "live", item)
+        async with r.channel.store.engine.connect() as conn:
+            keys = (await conn.execute(select(outbox.c.dedupe_key))).scalars().all()
+    assert keys == ["live:twice:duty:alert"]
+
+
+@pytest.mark.slow
+async def test_the_receiver_down_for_a_minute_then_up_gets_each_notification_exactly_once(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    receiver.stop()  # down before the saves
+    configured = routes({"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET})
+    patient = replace(FAST, retry_base_s=1, retry_max_s=8, max_attempts=20)  # the bound outlasts the minute
+    async with rig(tmp_path, configured, patient) as r:
+        for n in range(5):
+            await r.channel.insert(alert_item(f"down-{n}"))
+        r.worker.start()
+        await asyncio.sleep(60)
+        assert receiver.received == []
+        receiver.start()
+        await asyncio.to_thread(receiver.wait_for, 5, 30)
+        await wait_rows(r, "delivered", 5)
+    ids = [got.delivery_id for got in receiver.received]
+    assert sorted(ids) == sorted(f"live:down-{n}:duty:alert" for n in range(5))  # each once, none twice
+
+
+async def test_a_refusing_receiver_fails_at_once_and_a_failing_one_after_the_bound(tmp_path: Path) -> None:
+    refusing, failing = Receiver(status=404).start(), Receiver(status=503).start()
+    try:
+        configured = routes(
+            {"name": "wrong", "kind": "webhook", "url": refusing.url},
+            {"name": "flaky", "kind": "webhook", "url": failing.url},
+        )
+        async with rig(tmp_path, configured) as r:
+            await r.channel.insert(alert_item("f-1"))
+            r.worker.start()
+            await wait_rows(r, "failed", 2)
+            async with r.channel.store.engine.connect() as conn:
+                rows = dict((await conn.execute(select(outbox.c.route, outbox.c.attempts))).all())
+        assert rows == {"wrong": 1, "flaky": r.worker.options.max_attempts}
+        assert len(refusing.received) == 1 and len(failing.received) == r.worker.options.max_attempts
+    finally:
+        refusing.stop()
+        failing.stop()
+
+
+async def test_a_route_that_left_the_configuration_is_cancelled(tmp_path: Path, receiver: Receiver) -> None:
+    configured = routes({"name": "gone", "kind": "webhook", "url": receiver.url})
+    async with rig(tmp_path, configured) as r:
+        await r.channel.insert(alert_item("c-1"))
+        worker = with_routes(r, [])
+        worker.start()
+        try:
+            await wait_rows(r, "cancelled", 1)
+        finally:
+            await worker.stop()
+    assert receiver.received == []
+
+
+async def test_slack_and_teams_get_their_incoming_webhook_bodies(tmp_path: Path, receiver: Receiver) -> None:
+    configured = routes(
+        {"name": "slack", "kind": "slack", "url": receiver.url + "/slack"},
+        {"name": "teams", "kind": "teams", "url": receiver.url + "/teams"},
+    )
+    async with rig(tmp_path, configured) as r:
+        await r.channel.insert(alert_item("chat-1"))
+        r.worker.start()
+        await asyncio.to_thread(receiver.wait_for, 2)
+    bodies = {got.path: got.json() for got in receiver.received}
+    slack, teams = bodies["/hook/slack"], bodies["/hook/teams"]
+    assert "ruokaturvallisuus" in slack["text"] and "http://fi.example/#case=live:chat-1" in slack["text"]
+    assert slack["blocks"][0]["type"] == "section"
+    card = teams["attachments"][0]
+    assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
+    assert card["content"]["actions"][0]["url"] == "http://fi.example/#case=live:chat-1"
+    assert json.dumps(teams, ensure_ascii=False).count("vatsataudin") == 1
