@@ -195,3 +195,22 @@ async def test_hostile_strings_in_a_batch_are_refused_items_never_a_server_error
             results = answer.json()["results"]
             assert [r["status"] for r in results] == ["invalid"] * 3
             assert [r["id"] for r in results] == [None, "ok-1", None]
+
+
+async def test_a_batch_opens_the_case_of_a_recent_alert_and_none_for_old_history(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """The single save's hook runs for each stored row, in the batch's transaction (ADR 0024 §4 age rule)."""
+    from datetime import UTC, datetime, timedelta
+
+    fall = "Liukastuin märällä lattialla ja löin pääni."
+    recent = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    async for app in app_with(tmp_path, databases, counting_backend()):
+        async with client(app, LOOPBACK) as operator:
+            items = [
+                item(0, text=fall, timestamp=recent),
+                item(1, text=fall, timestamp="2019-03-01T10:00:00Z"),  # history: no case, nobody paged
+            ]
+            assert (await operator.post("/feedback/batch", json={"items": items})).status_code == 200
+            listed = (await operator.get("/cases")).json()["cases"]
+            assert [case["ref"] for case in listed] == ["corpus:h-0"], listed
