@@ -89,6 +89,7 @@ class StoredFeedback:
             "needsReview": self.needs_review,
             "reviewFlags": list(self.review_flags),
             "pending": self.pending,
+            "store": self.store,
         }
 
 

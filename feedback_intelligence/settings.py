@@ -18,6 +18,7 @@ import json
 import re
 from copy import copy
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlparse
@@ -27,6 +28,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
+from feedback_intelligence.stores import DEFAULT_STORE_PATTERN, StoreDirectory, StoreEntry, parse_store_list
 
 ENV_PREFIX = "FI_"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")  # as a Host header names them (IPv6 in brackets)
@@ -164,6 +166,7 @@ def _backend_list(value: Any) -> Any:
 
 BackendList = Annotated[list[BackendSpec] | None, NoDecode, BeforeValidator(_backend_list)]
 NotifyRouteList = Annotated[list[NotifyRoute], NoDecode, BeforeValidator(parse_routes)]
+StoreList = Annotated[tuple[StoreEntry, ...] | None, NoDecode, BeforeValidator(parse_store_list)]
 
 
 def iana_zone(value: str) -> str:
@@ -296,6 +299,16 @@ class AuthSettings:
     @property
     def enabled(self) -> bool:
         return self.mode != "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainSettings:
+    """The chain's stores and bulk import (``settings.chain``; docs/adr/0027)."""
+
+    stores: StoreDirectory
+    desk_store: str | None
+    batch_max_items: int
+    batch_max_body_bytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,6 +460,14 @@ class Settings(BaseSettings):
 
     restructure_limit: int = Field(500, ge=1)
 
+    # the chain: stores (feedback_intelligence/stores.py) and bulk import (POST /feedback/batch)
+    stores: StoreList = None  # a JSON list of {"id", "name"}, or a path to a file holding one; unset = any id
+    store_pattern: str = Field(DEFAULT_STORE_PATTERN, min_length=1, max_length=200)  # ids accepted without a list
+    desk_store: str | None = None  # the store every desk of this service saves for (else /desk?store=…)
+    batch_max_items: int = Field(1000, ge=1, le=10_000)
+    # the batch routes' own body cap (FI_MAX_BODY_BYTES stays the cap of every other route)
+    batch_max_body_bytes: int = Field(8_388_608, ge=1024, le=268_435_456)
+
     # structure later: the worker that drains rows saved without the model (services/structuring_worker.py)
     structure_worker: bool = True
     structure_worker_tasks: int | None = Field(None, ge=1, le=65)  # unset = FI_LLM_SLOTS + 1
@@ -536,6 +557,20 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"[A-Za-z0-9-]{1,64}", value):
             raise ValueError("must be an HTTP header name")
         return value.lower()
+
+    @field_validator("store_pattern")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"is not a regular expression ({exc})") from None
+        return value
+
+    @field_validator("desk_store")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
 
     @field_validator("prior_fields")
     @classmethod
@@ -635,6 +670,10 @@ class Settings(BaseSettings):
             raise ValueError("FI_AUTH: oidc needs FI_OIDC_ISSUER, FI_OIDC_CLIENT_ID and FI_OIDC_CLIENT_SECRET")
         if self.auth == "proxy" and not self.trusted_proxies:
             raise ValueError("FI_AUTH: proxy needs FI_TRUSTED_PROXIES (the identity header is believed from them only)")
+        if self.desk_store is not None and not self.chain.stores.accepts(self.desk_store):
+            raise ValueError(f"FI_DESK_STORE: '{self.desk_store}' is not {self.chain.stores.rule()}")
+        if self.batch_max_body_bytes < self.max_body_bytes:
+            raise ValueError(f"FI_BATCH_MAX_BODY_BYTES: must be at least FI_MAX_BODY_BYTES ({self.max_body_bytes})")
         if self.llm_backend == "embedded" and self.llm_model is not None:
             # Found at boot, not minutes later as a model that never loads.
             model = Path(self.llm_model).expanduser()
@@ -704,6 +743,15 @@ class Settings(BaseSettings):
             max_connections=self.max_connections,
             request_read_timeout_s=self.request_read_timeout_s,
             keep_alive_timeout_s=self.keep_alive_timeout_s,
+        )
+
+    @cached_property
+    def chain(self) -> ChainSettings:
+        return ChainSettings(
+            stores=StoreDirectory(self.stores, self.store_pattern),
+            desk_store=self.desk_store,
+            batch_max_items=self.batch_max_items,
+            batch_max_body_bytes=self.batch_max_body_bytes,
         )
 
     @property

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.openapi import camel_operation_id, install_openapi
-from feedback_intelligence.api.routes import admin, auth, cases, corrections, desk, docs, health, report
+from feedback_intelligence.api.routes import admin, auth, batch, cases, corrections, desk, docs, health, report
 from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import Runtime, build_runtime, load_configured_domain
 from feedback_intelligence.auth.oidc import OidcClient
@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     app.include_router(health.router)
     app.include_router(desk.router)
     app.include_router(corrections.router)
+    app.include_router(batch.router)
     app.include_router(report.router)
     include_pages(app)
     app.include_router(admin.router)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -124,6 +125,11 @@ def _describe(error: dict[str, Any]) -> Problem:
     return Problem(f"{where}: {message}" if where else f"body: {message}", "field_invalid", field=where or "body")
 
 
+def describe_errors(errors: Sequence[Any]) -> list[Problem]:
+    """pydantic's errors as the rules they broke (one batch item's, or a whole request's)."""
+    return [_describe(e) for e in errors]
+
+
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route of the app serves on the request's path."""
     methods: set[str] = set()
@@ -137,7 +143,7 @@ def allowed_methods(request: Request) -> list[str]:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> Response:
-        problems = [_describe(e) for e in exc.errors()]
+        problems = describe_errors(exc.errors())
         return error_response(400, {"errors": problems, "codes": codes_of(list(problems))})
 
     @app.exception_handler(InputError)

@@ -5,11 +5,12 @@ when the app is built (:mod:`feedback_intelligence.api.openapi`), since they dep
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
+from feedback_intelligence.stores import STORE_MAX_CHARS
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import TextRuleError, normalize_text, single_line
 
@@ -46,6 +47,7 @@ Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS
 FieldValue = Annotated[
     str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS), AfterValidator(single_line)
 ]
+StoreId = Annotated[str, StringConstraints(max_length=STORE_MAX_CHARS), AfterValidator(single_line)]
 Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line)]
 
 
@@ -53,6 +55,10 @@ def _title(name: str, _: FieldInfo | ComputedFieldInfo) -> str:
     """``alertCategories`` → ``Alert categories`` (pydantic's own would be ``Alertcategories``)."""
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower()
     return words[:1].upper() + words[1:]
+
+
+def _absent(value: Any) -> bool:
+    return value is None
 
 
 class ApiModel(BaseModel):
@@ -76,10 +82,13 @@ class ErrorCode(ApiModel):
         description="Stable code, e.g. `text_too_long`, `source_unknown`, `value_not_in_taxonomy`, "
         "`timestamp_invalid`, `field_missing`, `body_not_json`, `body_too_large`."
     )
-    field: str | None = Field(None, description="The field at fault, when there is one.")
-    limit: int | None = Field(None, description="The limit that was exceeded (characters or bytes).")
-    length: int | None = Field(None, description="The length that was sent.")
-    value: str | None = Field(None, description="The value that was refused.")
+    # Left out when absent (as the error handlers write them), also when a model serialises them.
+    field: str | None = Field(None, description="The field at fault, when there is one.", exclude_if=_absent)
+    limit: int | None = Field(
+        None, description="The limit that was exceeded (characters or bytes).", exclude_if=_absent
+    )
+    length: int | None = Field(None, description="The length that was sent.", exclude_if=_absent)
+    value: str | None = Field(None, description="The value that was refused.", exclude_if=_absent)
 
 
 class ErrorsBody(ApiModel):
@@ -198,6 +207,52 @@ class FeedbackIn(_Wire):
         "deterministic proposal as the structure and `pending` true until the background "
         "worker has structured it. Not with `acceptedStructure`.",
     )
+    store: StoreId | None = Field(
+        None,
+        description="The store (shop) the feedback was given in: one of FI_STORES, or an id of "
+        "FI_STORE_PATTERN; anything else is refused 400 `store_unknown`. Absent: no store.",
+    )
+
+
+class BatchIn(_Wire):
+    """Many items to store at once (bulk import), never through the model."""
+
+    items: list[Any] = Field(
+        description="The items, each a `FeedbackIn`, at most FI_BATCH_MAX_ITEMS (more: 413 `batch_too_large`). "
+        "Each is checked on its own: one that breaks a rule is `invalid` in its result, the others are "
+        "stored. Without `acceptedStructure` an item is saved for later (`structureLater` is implied; "
+        "`false` is that item's error). Send an `id` with each item: a retried batch then answers "
+        "`duplicate` for what is already stored, never a second copy.",
+        json_schema_extra={"items": {"$ref": "#/components/schemas/FeedbackIn"}},
+    )
+
+
+class BatchItemResult(ApiModel):
+    """What became of one item of a batch."""
+
+    index: int = Field(description="The item's place in `items` (from 0).")
+    id: str | None = Field(description="The stored id (the item's, or a new one); the item's own id when not stored.")
+    status: Literal["created", "accepted", "duplicate", "invalid"] = Field(
+        description="`created` (stored with the clerk's structure), `accepted` (saved for later: the "
+        "background worker structures it), `duplicate` (an item with this id is stored already, or came "
+        "earlier in this batch: nothing changed), `invalid` (a rule was broken: not stored)."
+    )
+    errors: list[str] | None = Field(
+        None, description="With `invalid`: one message per broken rule.", exclude_if=lambda value: value is None
+    )
+    codes: list[ErrorCode] | None = Field(
+        None, description="With `invalid`: the same rules as codes.", exclude_if=lambda value: value is None
+    )
+
+
+class BatchOut(ApiModel):
+    """200: a result for every item, in order; the stored items went in as one transaction."""
+
+    results: list[BatchItemResult] = Field(description="One result per item, in the order sent.")
+    created: int = Field(description="Items stored with their structure.")
+    accepted: int = Field(description="Items saved for later.")
+    duplicate: int = Field(description="Items already stored (by id).")
+    invalid: int = Field(description="Items refused.")
 
 
 class InterpretIn(_Wire):
@@ -236,6 +291,7 @@ class FeedbackCreated(ApiModel):
         description="Saved for later (202): the structure is the deterministic "
         "proposal until the background worker replaces it.",
     )
+    store: str | None = Field(None, description="The store it was given in; null = no store.")
 
 
 class FeedbackItem(ApiModel):
@@ -258,6 +314,7 @@ class FeedbackItem(ApiModel):
         description="Waiting for the background worker: `structure` is the deterministic "
         "proposal until then (see `structureLater`)."
     )
+    store: str | None = Field(None, description="The store it was given in; null = no store.")
 
 
 class GuardOut(ApiModel):
@@ -292,6 +349,14 @@ class ProposalOut(ApiModel):
 
     structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+
+
+class DeskStoreOut(ApiModel):
+    """The store a desk saves for: the service's (FI_DESK_STORE) or the page's (`/desk?store=…`)."""
+
+    id: str | None = Field(description="The store id every save of this desk carries; null = no store.")
+    name: str | None = Field(description="The store's name (FI_STORES), or its id when the deployment lists none.")
+    boundBy: str = Field(description="`setting` (FI_DESK_STORE), `page` (`?store=`) or `none`.")
 
 
 class VersionOut(ApiModel):

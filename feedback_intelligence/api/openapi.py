@@ -14,6 +14,7 @@ from fastapi.routing import APIRoute
 from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
+from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text import bounds
 
 DESCRIPTION = """\
@@ -71,6 +72,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             document_instants(schema)
             document_corrections_need_structure(schema)
             document_ids_and_tags(schema, settings.id_max_length)
+            document_stores(schema, settings.chain.stores)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -197,6 +199,25 @@ def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
                 alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
             for alternative in _alternatives(properties.get("theme") or {}):
                 alternative.update({"minLength": 1, **_visible_without_nul()})
+
+
+def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
+    """A store id (an item's ``store``, the ``store`` query): the listed ids, or the pattern's."""
+    rule: dict[str, Any] = (
+        {"enum": [entry.id for entry in stores.entries]}
+        if stores.entries is not None
+        else {"pattern": f"^(?:{stores.pattern})$", "minLength": 1}
+    )
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and parameter.get("name") == "store":
+                    for alternative in _alternatives(parameter.get("schema", {})):
+                        alternative.update(rule)
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] == "FeedbackIn":
+            for alternative in _alternatives(component.get("properties", {}).get("store") or {}):
+                alternative.update(rule)
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:

@@ -8,6 +8,7 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
+from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text.normalize import is_blank
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9._-]+")  # always fullmatch: "$" would let a trailing newline through
@@ -124,3 +125,17 @@ def later_errors(structure_later: bool, has_structure: bool) -> list[str]:
             )
         ]
     return []
+
+
+def store_errors(store: str | None, stores: StoreDirectory, field: str = "store") -> list[str]:
+    """An item's ``store`` (and the ``store`` query of lists and reports): a store this deployment knows."""
+    if store is None or stores.accepts(store):
+        return []
+    return [
+        Problem(
+            f"{field} must be {stores.rule()}, got '{store[:64]}'.",
+            "store_unknown",
+            field=field,
+            value=store[:64],
+        )
+    ]

@@ -6,6 +6,7 @@ place (:func:`feedback_intelligence.cli.failures.run`); exit codes are those of 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -38,6 +39,11 @@ from feedback_intelligence.cli.report_wait import alert_words, wait_for_prose
 from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, prose_origin, word
 
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
+
+
+StoreOption = Annotated[
+    str | None, typer.Option("--store", help="Only this store's items (an id of FI_STORES or FI_STORE_PATTERN).")
+]
 
 
 class Channel(StrEnum):
@@ -166,79 +172,90 @@ def interpret(
         raise typer.Exit(int(ExitCode.DEGRADED))
 
 
+class FileFormat(StrEnum):
+    auto = "auto"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+DEFAULT_CHUNK = 500  # items a batch request carries (the service takes up to FI_BATCH_MAX_ITEMS, 1,000 by default)
+
+
 def load(
     file: Annotated[
         Path | None,
-        typer.Argument(help="JSONL file, one {source, text, …} object per line; default: the packaged demo corpus."),
+        typer.Argument(
+            help="JSONL file (one {source, text, …} object per line) or CSV file (--map); "
+            "default: the packaged demo corpus."
+        ),
     ] = None,
     channel: Annotated[Channel, typer.Option(help="corpus (/feedback) or live (/live/feedback).")] = Channel.corpus,
     later: Annotated[
         bool,
         typer.Option(
             "--later",
-            help="Save every item now and let the background worker structure it (202, never shed): "
-            "an import that never competes with the clerks for the model.",
+            help="Save every item now and let the background worker structure it (never shed): an import that "
+            "never competes with the clerks for the model. Sent in batches (POST …/feedback/batch).",
         ),
     ] = False,
+    file_format: Annotated[
+        FileFormat, typer.Option("--format", help="jsonl or csv; auto: csv for a .csv file, else jsonl.")
+    ] = FileFormat.auto,
+    mapping: Annotated[
+        str | None,
+        typer.Option(
+            "--map",
+            help="CSV: which column holds which field, e.g. text=Palaute,timestamp=Aika,source=Kanava,store=Myymälä "
+            "(a field left out is read from the column of its own name).",
+        ),
+    ] = None,
+    delimiter: Annotated[str | None, typer.Option(help="CSV delimiter (default: found from the header).")] = None,
+    encoding: Annotated[str | None, typer.Option(help="CSV encoding (default: UTF-8, else Windows-1252).")] = None,
+    source: Annotated[str | None, typer.Option(help="CSV: the source of every row without a source column.")] = None,
+    store: Annotated[str | None, typer.Option("--store", help="The store of every item that names none.")] = None,
+    chunk_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Items per batch request (at most the service's FI_BATCH_MAX_ITEMS).")
+    ] = DEFAULT_CHUNK,
     progress_every: Annotated[
         float,
         typer.Option(min=0.1, help="Without a terminal (a log, a pipe): print a progress line this often (s)."),
     ] = 10.0,
     json_output: JsonFlag = False,
 ) -> None:
-    """Post a JSONL file item by item; 409 counts as already there, 503 is retried.
+    """Load a JSONL or CSV file; 409 or `duplicate` counts as already there, 503 is retried.
 
-    With --later each item (unless it carries its own acceptedStructure) is sent with
-    structureLater: stored at once with the rule-made proposal, structured in the background.
+    Items the model need not structure now (with --later, or each carrying an acceptedStructure) go in
+    batches of --chunk-size: each batch is one transaction, so it is stored whole or not at all, and its
+    result names every refused item by its line. Other items are sent one by one, structured by the model.
+    An item without an id gets one made from its line (the file's name, line number and text), so loading
+    the same file again answers "already there" instead of storing it twice.
 
     Every line is checked first, against the service's own /schema (sources, taxonomy, text bounds):
-    a file with bad lines is refused whole before anything is sent, each bad line named.
+    a file with bad lines is refused whole before anything is sent, each bad line named with its number.
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
     (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
-    lines = _demo_lines() if file is None else read_items(file)
+    name = str(file) if file is not None else "demo corpus"
+    lines = _read_lines(file, file_format, mapping, delimiter, encoding, source)
+    if store is not None:
+        lines = [line if "store" in line.item else Line(line.number, {**line.item, "store": store}) for line in lines]
     path = "/live/feedback" if channel is Channel.live else "/feedback"
     with client(timeout=300) as http:
         # A service that is down or a wrong FEEDCTL_URL is said in one line, before anything is sent.
         schema = send(http, "GET", "/schema")
     _fail_on_refusal(schema, "schema")
-    bad = bad_lines(lines, body_of(schema), str(file) if file is not None else "demo corpus")
+    bad = bad_lines(lines, body_of(schema), name)
     if bad:
         raise CliError("\n".join([*bad, f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing"]))
     counts = {"created": 0, "saved for later": 0, "already there": 0, "failed": 0, "stored without structure": 0}
     failures: list[dict[str, Any]] = []
     progress = _load_progress(len(lines), counts, progress_every, quiet=json_output)
+    batched = later or all(line.item.get("acceptedStructure") is not None for line in lines)
     with client(timeout=300) as http, progress:
-        for index, line in enumerate(lines):
-            try:
-                item = line.item
-                if later and item.get("acceptedStructure") is None:
-                    item = {**item, "structureLater": True}
-                outcome = _post_with_retry(http, path, item)
-            except CliError as exc:
-                raise CliError(f"{exc.message} — {index} of {len(lines)} items were sent before", exc.code) from exc
-            if outcome.status_code == 201:
-                counts["created"] += 1
-                counts["stored without structure"] += bool(body_of(outcome).get("structureFailed"))
-            elif outcome.status_code == 202:
-                counts["saved for later"] += 1
-            elif outcome.status_code == 409:
-                counts["already there"] += 1
-            else:
-                counts["failed"] += 1
-                failures.append(
-                    {
-                        "line": line.number,
-                        "id": line.item.get("id"),
-                        "httpStatus": outcome.status_code,
-                        "error": server_errors(outcome),
-                    }
-                )
-                if not json_output:
-                    progress_console.print(
-                        f"[red]{escape(line.label)}: {outcome.status_code} {escape(server_errors(outcome))}[/red]"
-                    )
-            progress.advance(1)
+        if batched:
+            _load_in_batches(http, path, name, lines, chunk_size, counts, failures, progress, json_output)
+        else:
+            _load_one_by_one(http, path, lines, counts, failures, progress, json_output)
     if json_output:
         emit_json(
             {
@@ -249,13 +266,121 @@ def load(
                 "alreadyThere": counts["already there"],
                 "failed": counts["failed"],
                 "structureFailed": counts["stored without structure"],
+                "batched": batched,
                 "failures": failures,
             }
         )
     else:
-        console.print(counts_table(f"load → {path} ({len(lines)} items)", counts))
+        console.print(counts_table(f"load → {path}{'/batch' if batched else ''} ({len(lines)} items)", counts))
     if counts["failed"] or counts["stored without structure"]:
         raise typer.Exit(int(ExitCode.DEGRADED))
+
+
+def _read_lines(
+    file: Path | None,
+    file_format: FileFormat,
+    mapping: str | None,
+    delimiter: str | None,
+    encoding: str | None,
+    source: str | None,
+) -> list[Line]:
+    if file is None:
+        return _demo_lines()
+    as_csv = file_format is FileFormat.csv or (file_format is FileFormat.auto and file.suffix.lower() == ".csv")
+    if not as_csv:
+        if mapping or delimiter or encoding or source:
+            raise CliError("--map, --delimiter, --encoding and --source are for CSV files (--format csv)")
+        return read_items(file)
+    from feedback_intelligence.cli.csv_items import parse_mapping, read_csv_items
+
+    return read_csv_items(file, mapping=parse_mapping(mapping), delimiter=delimiter, encoding=encoding, source=source)
+
+
+def _line_id(name: str, line: Line) -> str:
+    """An id for an item that has none, the same each time the same file is loaded (so a rerun is no double)."""
+    digest = hashlib.sha256(f"{Path(name).name}\0{line.number}\0{line.item.get('text', '')}".encode()).hexdigest()
+    return f"imp-{digest[:24]}"
+
+
+def _load_in_batches(
+    http: httpx.Client,
+    path: str,
+    name: str,
+    lines: list[Line],
+    chunk_size: int,
+    counts: dict[str, int],
+    failures: list[dict[str, Any]],
+    progress: _BarProgress | PlainProgress,
+    quiet: bool,
+) -> None:
+    """Each chunk is one batch request: one transaction on the service, a result per item."""
+    for start in range(0, len(lines), chunk_size):
+        chunk = lines[start : start + chunk_size]
+        items = [line.item if "id" in line.item else {**line.item, "id": _line_id(name, line)} for line in chunk]
+        try:
+            response = _post_with_retry(http, f"{path}/batch", {"items": items})
+        except CliError as exc:
+            raise CliError(f"{exc.message} — {start} of {len(lines)} items were sent before", exc.code) from exc
+        if not response.is_success:
+            what = f"batch of lines {chunk[0].number}–{chunk[-1].number} (nothing of it was stored)"
+            if response.status_code == 413:
+                raise CliError(f"{what}: {server_errors(response)}; try a smaller --chunk-size", ExitCode.BAD_INPUT)
+            _fail_on_refusal(response, f"{what}; {start} of {len(lines)} items were sent before")
+        body = body_of(response)
+        results = body.get("results", []) if isinstance(body, dict) else []
+        for line, result in zip(chunk, results, strict=False):
+            status = result.get("status")
+            if status == "created":
+                counts["created"] += 1
+            elif status == "accepted":
+                counts["saved for later"] += 1
+            elif status == "duplicate":
+                counts["already there"] += 1
+            else:
+                counts["failed"] += 1
+                error = "; ".join(result.get("errors") or [str(status)])
+                failures.append({"line": line.number, "id": line.item.get("id"), "httpStatus": 200, "error": error})
+                if not quiet:
+                    progress_console.print(f"[red]{escape(name)}:{line.number}: {escape(error)}[/red]")
+        progress.advance(len(chunk))
+
+
+def _load_one_by_one(
+    http: httpx.Client,
+    path: str,
+    lines: list[Line],
+    counts: dict[str, int],
+    failures: list[dict[str, Any]],
+    progress: _BarProgress | PlainProgress,
+    quiet: bool,
+) -> None:
+    for index, line in enumerate(lines):
+        try:
+            outcome = _post_with_retry(http, path, line.item)
+        except CliError as exc:
+            raise CliError(f"{exc.message} — {index} of {len(lines)} items were sent before", exc.code) from exc
+        if outcome.status_code == 201:
+            counts["created"] += 1
+            counts["stored without structure"] += bool(body_of(outcome).get("structureFailed"))
+        elif outcome.status_code == 202:
+            counts["saved for later"] += 1
+        elif outcome.status_code == 409:
+            counts["already there"] += 1
+        else:
+            counts["failed"] += 1
+            failures.append(
+                {
+                    "line": line.number,
+                    "id": line.item.get("id"),
+                    "httpStatus": outcome.status_code,
+                    "error": server_errors(outcome),
+                }
+            )
+            if not quiet:
+                progress_console.print(
+                    f"[red]{escape(line.label)}: {outcome.status_code} {escape(server_errors(outcome))}[/red]"
+                )
+        progress.advance(1)
 
 
 class _BarProgress:
@@ -317,10 +442,13 @@ def report(
     ] = None,
     json_output: JsonFlag = False,
     wait: Annotated[bool, typer.Option("--wait", help="Follow the language model's summaries until written.")] = False,
+    store: StoreOption = None,
 ) -> None:
     """Print the management report at once; --wait follows the summaries until they are written."""
     now = datetime.now(UTC)
     params = {"from": (now - timedelta(days=days)).isoformat(), "to": now.isoformat()}
+    if store is not None:
+        params["store"] = store
     if snapshot:
         params["snapshot"] = "true"
     with client(timeout=600) as http:
@@ -349,6 +477,8 @@ def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: 
     head.add_column(style="bold")
     head.add_column()
     head.add_row(word(lang, "window"), f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
+    if body.get("store"):
+        head.add_row(word(lang, "store"), escape(str(body["store"])))
     head.add_row(
         word(lang, "items"),
         f"{body['totalItems']} ({word(lang, 'without', n=body['structureFailedCount'])})"

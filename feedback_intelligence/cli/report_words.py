@@ -16,6 +16,7 @@ class Lang(StrEnum):
 WORDS: dict[Lang, dict[str, str]] = {
     Lang.en: {
         "window": "Window",
+        "store": "Store",
         "items": "Items",
         "without": "{n} without structure",
         "truncated": "TRUNCATED",
@@ -41,6 +42,7 @@ WORDS: dict[Lang, dict[str, str]] = {
     },
     Lang.fi: {
         "window": "Aikaväli",
+        "store": "Myymälä",
         "items": "Palautteita",
         "without": "{n} ilman rakennetta",
         "truncated": "KATKAISTU",

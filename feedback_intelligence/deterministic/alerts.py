@@ -15,6 +15,7 @@ the cooking instructions ("kiehuvaan veteen") or a question ("saako kuumaa vettÃ
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
@@ -29,8 +30,25 @@ def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
     hits: list[AlertHit] = []
     for category, patterns in domain.alert_keywords.items():
         searched = _masked(folded, domain.alert_exceptions.get(category, ()))
-        hits.extend(AlertHit(category, p) for p in patterns if pattern_matches(p, searched))
+        needles, compiled = _compiled(tuple(patterns))
+        # which of the category's stems occur at all, once; then each pattern is set logic over them
+        present = {needle for needle in needles if needle in searched}
+        if not present:  # most texts: no stem of the category at all, so none of its patterns can hit
+            continue
+        hits.extend(
+            AlertHit(category, p) for p, groups in compiled if groups and all(not present.isdisjoint(g) for g in groups)
+        )
     return hits
+
+
+@lru_cache(maxsize=256)
+def _compiled(
+    patterns: tuple[str, ...],
+) -> tuple[frozenset[str], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]:
+    """A category's patterns parsed and folded once (what :func:`pattern_matches` does per call), with
+    every stem they use: a bulk import matches the whole lexicon against every row."""
+    compiled = tuple((pattern, _folded_groups(pattern)) for pattern in patterns)
+    return frozenset(needle for _, groups in compiled for group in groups for needle in group), compiled
 
 
 GROUP_SEPARATOR = "&"
@@ -50,10 +68,15 @@ def pattern_needles(pattern: str) -> list[str]:
 
 def pattern_matches(pattern: str, folded_text: str) -> bool:
     """Every group of ``pattern`` has an alternative in ``folded_text`` (already folded and masked)."""
-    groups = pattern_groups(pattern)
-    return bool(groups) and all(
-        any((needle := fold(alt)) and needle in folded_text for alt in group) for group in groups
-    )
+    groups = _folded_groups(pattern)
+    return bool(groups) and all(any(needle in folded_text for needle in group) for group in groups)
+
+
+@lru_cache(maxsize=16384)
+def _folded_groups(pattern: str) -> tuple[tuple[str, ...], ...]:
+    """``pattern_groups`` with every alternative folded, blank folds dropped: parsed once per pattern, not
+    once per text (a bulk import matches every pattern of the lexicon against every row)."""
+    return tuple(tuple(needle for alt in group if (needle := fold(alt))) for group in pattern_groups(pattern))
 
 
 def _masked(folded: str, exceptions: Iterable[str]) -> str:

@@ -21,8 +21,9 @@ routes' client-disconnect detection), listed here from the outside in:
 8. RouteSurface     public routes pass; operator routes only for direct loopback or the token;
                     anything else is the app's ordinary 404. With FI_AUTH on, the table's roles
                     column decides public routes (401 anonymous, 403 without the role).
-9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (413 beyond) before anything parses the body;
-                    inside the cheap refusals above so they never read a body at all.
+9. BodyLimit        reads at most ``FI_MAX_BODY_BYTES`` (a bulk import ``FI_BATCH_MAX_BODY_BYTES``; 413
+                    beyond) before anything parses the body; inside the cheap refusals above so they
+                    never read a body at all.
 10. InflightLimit   one LLM request in flight per client, and at most half the gate's slots per
                     address aggregate; released when the route finishes, fails or is cancelled by a
                     client disconnect.
@@ -153,7 +154,10 @@ def install_edge(
         (PeopleMiddleware, {"people": edge.people, "trusted": edge.trusted}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth, "auth_enabled": edge.people.enabled}),
-        (BodyLimitMiddleware, {"max_bytes": settings.max_body_bytes}),
+        (
+            BodyLimitMiddleware,
+            {"max_bytes": settings.max_body_bytes, "bulk_max_bytes": settings.batch_max_body_bytes},
+        ),
         (
             InflightLimitMiddleware,
             {

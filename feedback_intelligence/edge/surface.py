@@ -70,6 +70,7 @@ class RouteRule:
     prefix: bool = False
     #: With FI_AUTH on: the signed-in roles that reach it (ANYONE: anonymous too); operators always.
     roles: frozenset[str] | None = frozenset()
+    bulk: bool = False  # a bulk import: its body may reach FI_BATCH_MAX_BODY_BYTES instead of FI_MAX_BODY_BYTES
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +96,7 @@ def _rule(
     operator_query: str | None = None,
     prefix: bool = False,
     roles: frozenset[str] | None = frozenset(),
+    bulk: bool = False,
 ) -> RouteRule:
     return RouteRule(
         frozenset(methods.split()),
@@ -106,6 +108,7 @@ def _rule(
         operator_query=operator_query,
         prefix=prefix,
         roles=roles,
+        bulk=bulk,
     )
 
 
@@ -131,9 +134,11 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("PATCH DELETE", "/live/feedback/{feedback_id}", PUBLIC, roles=DESK),
     _rule("GET", "/live/report", PUBLIC, roles=MANAGERS),
     _rule("GET", "/live/version", PUBLIC, roles=DESK),
+    _rule("GET", "/live/desk-store", PUBLIC, roles=DESK),  # the desk's store and its name: no customer text
     _rule("GET", "/report", PUBLIC, operator_query="snapshot", roles=MANAGERS),
     _rule("GET", "/report/snapshot", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/report/stores", PUBLIC, roles=MANAGERS),  # the chain view: counts only, as the report shows them
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
@@ -151,6 +156,9 @@ ROUTES: tuple[RouteRule, ...] = (
     # operator: corpus channel, maintenance, telemetry, metrics, the operator board, the docs
     _rule("POST", "/feedback", OPERATOR, llm=True),
     _rule("GET", "/feedback", OPERATOR),
+    # bulk import (no LLM): operator-only on both channels, a history import is not a clerk's
+    _rule("POST", "/feedback/batch", OPERATOR, bulk=True),
+    _rule("POST", "/live/feedback/batch", OPERATOR, bulk=True),
     _rule("GET PATCH DELETE", "/feedback/{feedback_id}", OPERATOR),
     _rule("POST", "/live/restructure", OPERATOR),
     _rule("GET", "/telemetry/corrections", OPERATOR),

@@ -118,6 +118,7 @@ class Folded:
     groups: list[Group] = field(default_factory=list)
     rated: Group | None = None  # every rated item together (the live summary's overall theme)
     severities: set[str] = field(default_factory=set)
+    severity_counts: Counter[str] = field(default_factory=Counter)  # structured items by severity
     candidates: list[StoredFeedback] = field(default_factory=list)  # the model alert screen's
 
 
@@ -145,6 +146,7 @@ def fold_groups(agg: WindowAggregates, domain: Domain, mode: Mode, limit: int) -
             continue
         if key.severity is not None:
             out.severities.add(key.severity)
+            out.severity_counts[key.severity] += counted.items
         group = groups.get(key.category)
         if group is None:
             group = groups[key.category] = Group(key.category, unrated=domain.is_demoted(key.category))
@@ -194,6 +196,14 @@ def sentiment_order(counts: Counter[str], domain: Domain) -> dict[str, int]:
     """Counts of non-null sentiments, in the domain's declared order (zero keys omitted), others after."""
     ordered = {key: counts[key] for key in domain.sentiments if counts[key]}
     ordered.update((key, n) for key, n in sorted(counts.items()) if key not in ordered and n)
+    return ordered
+
+
+def severity_order(counts: Counter[str], domain: Domain) -> dict[str, int]:
+    """Severity counts low to high as the domain declares them (zero keys omitted; a severity the
+    domain does not know last): the chain view's severity mix."""
+    ordered = {key: counts[key] for key in domain.severities if counts[key]}
+    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
     return ordered
 
 

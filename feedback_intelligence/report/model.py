@@ -181,11 +181,15 @@ class Report(WireModel):
     action_dropped_count: int = Field(description="Model prose dropped for giving orders instead of describing.")
     overall: Theme | None = Field(description="The live summary's whole-window theme; null in the standard report.")
     sentiment_counts: dict[str, int] = Field(description="Sentiment counts over the window.")
+    severity_counts: dict[str, int] = Field(
+        default_factory=dict, description="Severity counts of the structured items, low to high."
+    )
     truncated: bool = Field(
         description="Always false: every item of the window is counted (kept for clients that read it)."
     )
     items_in_window: int | None = Field(description="Items in the window (the same as `totalItems`).")
     needs_review_count: int = Field(description="Items a person should check.")
+    store: str | None = Field(None, description="The store the report covers (`?store=`); null = every store.")
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."
     )

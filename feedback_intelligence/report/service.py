@@ -30,6 +30,7 @@ from feedback_intelligence.report.deterministic import (
     overall_theme,
     rated_theme,
     sentiment_order,
+    severity_order,
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
@@ -149,6 +150,12 @@ class ReportService:
             else:
                 await asyncio.sleep(WAIT_POLL_S)
 
+    async def deterministic(self, window: Window, *, mode: Mode = "standard") -> Report:
+        """The deterministic report alone (cached as ``view``'s), starting no prose: for views that only count,
+        such as the chain view (report/chain_view.py)."""
+        _check_mode(mode)
+        return (await self._deterministic(window, mode)).report
+
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)
@@ -190,7 +197,7 @@ class ReportService:
         return result
 
     def _filter(self, window: Window) -> ItemFilter:
-        return ItemFilter(from_=window.from_norm, to=window.to_norm)
+        return ItemFilter(from_=window.from_norm, to=window.to_norm, store=window.store)
 
     async def _build(self, window: Window, mode: Mode) -> Deterministic:
         """Grouped rows of the whole window (no truncation); examples by ``FI_REPORT_MAX_ITEMS``."""
@@ -235,9 +242,11 @@ class ReportService:
             action_dropped_count=0,
             overall=overall,
             sentiment_counts=report_sentiments,
+            severity_counts=severity_order(folded.severity_counts, domain),
             truncated=False,
             items_in_window=folded.total,
             needs_review_count=folded.needs_review,
+            store=window.store,
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
             series=series,
             timezone=options.timezone,

@@ -32,6 +32,7 @@ class WindowError(ValueError):
 class Window:
     from_ticks: int
     to_ticks: int
+    store: str | None = None  # one store's items only (validated by the caller); None = every item
 
     @property
     def from_norm(self) -> str:
@@ -47,7 +48,9 @@ class Window:
         return format_instant(self.from_ticks + (self.to_ticks - self.from_ticks) // 2)
 
 
-def build_window(from_raw: str | None, to_raw: str | None, now: datetime, options: ReportSettings) -> Window:
+def build_window(
+    from_raw: str | None, to_raw: str | None, now: datetime, options: ReportSettings, *, store: str | None = None
+) -> Window:
     """``to`` defaults to now, ``from`` to ``to`` minus the default days; raises :class:`WindowError`."""
     if to_raw is None:
         to_ticks_ = to_ticks(now)
@@ -63,12 +66,16 @@ def build_window(from_raw: str | None, to_raw: str | None, now: datetime, option
         if parsed is None:
             raise WindowError(f"from must be ISO-8601, got '{from_raw}'.")
         from_ticks_ = parsed
+    if from_ticks_ < 0:  # the default days before a `to` early in year 1: no such instant to read from
+        raise WindowError("from must not be before 0001-01-01T00:00:00Z.")
     if from_ticks_ >= to_ticks_ or to_ticks_ - from_ticks_ > options.max_window_days * TICKS_PER_DAY:
         raise WindowError(f"window must be positive and at most {options.max_window_days} days.")
-    return Window(from_ticks_, to_ticks_)
+    return Window(from_ticks_, to_ticks_, store)
 
 
 def cache_key(window: Window, mode: Mode) -> str:
-    """10-minute buckets of both ends, so repeated ``to=now`` loads share one entry; modes never share."""
+    """10-minute buckets of both ends, so repeated ``to=now`` loads share one entry; modes and stores never share."""
     key = f"{window.from_ticks // CACHE_BUCKET_TICKS}|{window.to_ticks // CACHE_BUCKET_TICKS}"
+    if window.store is not None:
+        key += f"|store={window.store}"
     return key + "|summary" if mode == "summary" else key

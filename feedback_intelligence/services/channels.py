@@ -35,6 +35,14 @@ class Channel:
             self.after_save()
         return version
 
+    async def insert_batch(self, records: list[StoredFeedback]) -> set[str]:
+        """Store new rows in one transaction, skipping taken ids, each stored row with what commits with it
+        (``on_save``, as a single insert); the version moves once when any landed. Returns the ids stored."""
+        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=self.on_save)
+        if inserted and self.after_save is not None:
+            self.after_save()
+        return inserted
+
     async def changed(self) -> int:
         """Record that the channel's data changed; returns the new version."""
         return await self.store.bump_counter()

@@ -2,7 +2,9 @@
 
 Order of operations (docs/rules.md, "Ingest order"): duplicate check before any LLM work → timestamp →
 deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
-category override → injection scan → insert → the channel's change counter moves.
+category override → injection scan → insert → the channel's change counter moves. Every step but the
+model's and the insert is one function without I/O, :meth:`IngestService.record`, which the batch
+(``ingest_batch``, ADR 0027) runs for each of its items: one set of rules for one save and for many.
 
 Degradation (docs/invariants.md, invariant 5): a shed (LlmBusy) propagates and nothing is stored; any
 other failure of the structuring step (an LLM failure, or anything unexpected such as a reply the backend
@@ -12,9 +14,10 @@ sent is lost because of the model.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -56,6 +59,31 @@ class IngestCommand:
     # Save now, structure later: no LLM call here; the deterministic proposal is stored and the row
     # waits (``pending``) for the structuring worker.
     structure_later: bool = False
+    store: str | None = None  # validated against the deployment's stores (feedback_intelligence/stores.py)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOutcome:
+    """What the structuring step through the model gave: a structure (or none), its notes, and whether it failed."""
+
+    structure: Structure | None
+    notes: tuple[str, ...]
+    failed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome:
+    """One batch item after the insert: its row, and whether it was ``stored`` or a ``duplicate``."""
+
+    record: StoredFeedback
+    result: str
+
+    @property
+    def stored(self) -> bool:
+        return self.result == "stored"
+
+
+YIELD_EVERY = 50  # batch items prepared between two yields to the event loop
 
 
 class IngestService:
@@ -81,6 +109,47 @@ class IngestService:
             raise Erased(command.id)  # an erased item never comes back, not even by an idempotent re-import
         if command.id is not None and await channel.store.exists(command.id):
             raise DuplicateId(command.id)
+        model: ModelOutcome | None = None
+        if command.accepted_structure is None and not command.structure_later:
+            model = await self._structure(channel, command, visitor)
+        record = self.record(command, model)
+        await channel.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
+        if command.structure_later and self.on_later is not None:
+            self.on_later()
+        return record
+
+    async def ingest_batch(self, channel: Channel, commands: Sequence[IngestCommand]) -> list[BatchOutcome]:
+        """Many validated items without the model, as one transaction; an outcome per command, in order.
+
+        Every command must carry an ``acceptedStructure`` or ``structure_later`` (the batch never calls the
+        model, so it is never shed). Each row is made by :meth:`record`, the single save's deterministic
+        layers; then the rows go in together (``insert_batch``: a taken id is skipped, not an error) and the
+        version moves once. An id twice in one batch: the first is the item, the others are duplicates.
+        Raises only what the store raises (unavailable or full: nothing is written).
+        """
+        records: list[StoredFeedback] = []
+        for n, command in enumerate(commands):
+            if command.accepted_structure is None and not command.structure_later:
+                raise ValueError("a batch item needs acceptedStructure or structure_later")
+            records.append(self.record(command))
+            if n % YIELD_EVERY == YIELD_EVERY - 1:
+                await asyncio.sleep(0)  # the rules run on the event loop: let a clerk's request in between
+        first: dict[str, int] = {}
+        for index, record in enumerate(records):
+            first.setdefault(record.id, index)
+        unique = [record for index, record in enumerate(records) if first[record.id] == index]
+        inserted = await channel.insert_batch(unique)
+        outcomes = [
+            BatchOutcome(record, "duplicate" if first[record.id] != index or record.id not in inserted else "stored")
+            for index, record in enumerate(records)
+        ]
+        if self.on_later is not None and any(o.stored and o.record.pending for o in outcomes):
+            self.on_later()
+        return outcomes
+
+    def record(self, command: IngestCommand, model: ModelOutcome | None = None) -> StoredFeedback:
+        """Ingest steps 2–6 as a row, without I/O: timestamp, alerts, the structure (the clerk's, the model's
+        ``model`` outcome, or the rules' proposal for later), the category override, the injection scan."""
         timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()
         alerts = match_alerts(command.text, self.domain)
 
@@ -89,26 +158,10 @@ class IngestService:
         failed = False
         if command.accepted_structure is not None:
             structure: Structure | None = command.accepted_structure
-        elif command.structure_later:
+        elif model is not None:
+            structure, notes, failed = model.structure, model.notes, model.failed
+        else:  # saved now, structured later: the rules' proposal until the worker's turn
             structure = propose_structure(command.text, self.domain)
-        else:
-            try:
-                context = CallContext.interactive(visitor, f"{channel.name}-ingest")
-                result = await self.structuring.structure(command.text, context)
-            except LlmBusy:
-                raise  # shed: nothing stored, the client retries with the same id
-            except Exception as exc:  # down, broken, too slow, or a bug below: keep the feedback anyway
-                log.log(
-                    logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
-                    "structuring failed, storing %s as structureFailed: %s",
-                    command.id,
-                    exc,
-                    exc_info=not isinstance(exc, LlmFailure),
-                )
-                structure, failed, notes = None, True, (failure_note(exc),)
-            else:
-                structure, notes = result.structure, tuple(result.notes)
-                failed = structure is None
 
         overridden = finish_structure(command.text, structure, alerts, self.domain)
         if command.accepted_structure is not None and overridden != structure and corrections:
@@ -120,7 +173,7 @@ class IngestService:
         if command.accepted_structure is None:
             flags = review_flags(detect_injection_signals(command.text), structure)
 
-        record = StoredFeedback(
+        return StoredFeedback(
             id=command.id or uuid.uuid4().hex,
             source=command.source,
             text=command.text,
@@ -135,8 +188,23 @@ class IngestService:
             needs_review=bool(flags),
             review_flags=tuple(flags),
             pending=command.structure_later,
+            store=command.store,
         )
-        await channel.insert(record)  # a concurrent duplicate still ends as DuplicateId (409)
-        if command.structure_later and self.on_later is not None:
-            self.on_later()
-        return record
+
+    async def _structure(self, channel: Channel, command: IngestCommand, visitor: str) -> ModelOutcome:
+        """Step 4 through the model: a shed propagates (nothing stored); any other failure is kept as one."""
+        try:
+            context = CallContext.interactive(visitor, f"{channel.name}-ingest")
+            result = await self.structuring.structure(command.text, context)
+        except LlmBusy:
+            raise  # shed: nothing stored, the client retries with the same id
+        except Exception as exc:  # down, broken, too slow, or a bug below: keep the feedback anyway
+            log.log(
+                logging.WARNING if isinstance(exc, LlmFailure) else logging.ERROR,
+                "structuring failed, storing %s as structureFailed: %s",
+                command.id,
+                exc,
+                exc_info=not isinstance(exc, LlmFailure),
+            )
+            return ModelOutcome(None, (failure_note(exc),), True)
+        return ModelOutcome(result.structure, tuple(result.notes), result.structure is None)

@@ -12,6 +12,8 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Table, bindparam, delete, event, func, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -96,6 +98,7 @@ SQLITE_FULL = 13
 WRITE_METHODS = frozenset(
     {
         "insert",
+        "insert_batch",
         "update_structure",
         "update_alerts",
         "bump_counter",
@@ -353,6 +356,13 @@ async def write_derived(conn: AsyncConnection, derive: Deriver | None, feedback_
     return len(rows)
 
 
+def _insert_ignoring_taken(dialect: str) -> Any:
+    """``INSERT INTO feedback … ON CONFLICT (id) DO NOTHING`` in the dialect's spelling."""
+    if dialect == "postgresql":
+        return postgresql_insert(feedback).on_conflict_do_nothing(index_elements=[feedback.c.id])
+    return sqlite_insert(feedback).on_conflict_do_nothing(index_elements=[feedback.c.id])
+
+
 async def _bump(conn: AsyncConnection, name: str) -> int:
     """Increment a named counter inside the caller's transaction (created at 1 on first use)."""
     increment = update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)
@@ -439,6 +449,50 @@ class FeedbackStore:
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
+
+    @_translate_unavailability
+    async def insert_batch(
+        self, records: list[StoredFeedback], *, bump: str | None = None, also: SaveHook | None = None
+    ) -> set[str]:
+        """Insert many rows in one transaction; an id already stored is skipped (``ON CONFLICT DO NOTHING``),
+        not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed;
+        ``also`` runs for each inserted row in that transaction, as for a single insert (its case and
+        notifications). Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``,
+        so every column the single insert writes, the batch writes. Ids within ``records`` must be distinct.
+
+        One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets: SQLAlchemy
+        sends it as multi-row VALUES pages (its "insertmanyvalues"), on PostgreSQL and SQLite alike
+        (docs/benchmarks.md, "Bulk import": measured against COPY into a temporary table).
+        """
+        if not records:
+            return set()
+        derived = {r.id: self.derive(r) for r in records} if self.derive is not None else {}
+        rows = []
+        for record in records:
+            row = _record_to_row(record)
+            if self.derive is not None:
+                row.update(_derived_values(derived[record.id], self.derive.rev))
+            rows.append(row)
+        statement = _insert_ignoring_taken(self.engine.dialect.name).returning(feedback.c.id)
+        async with self.engine.begin() as conn:
+            ids = [r.id for r in records]
+            erased = set(
+                (await conn.execute(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id.in_(ids))))
+                .scalars()
+                .all()
+            )
+            rows = [row for row in rows if row["id"] not in erased]  # an erased item never comes back
+            inserted = {row.id for row in await conn.execute(statement, rows)} if rows else set()
+            children = [a for i in ids if i in inserted and i in derived for a in _alert_rows(i, derived[i])]
+            if children:
+                await conn.execute(insert(feedback_alerts), children)
+            if also is not None:
+                for record in records:
+                    if record.id in inserted:
+                        await also(conn, record)
+            if bump and inserted:
+                await _bump(conn, bump)
+        return inserted
 
     @_translate_unavailability
     async def exists(self, feedback_id: str) -> bool:
@@ -531,10 +585,19 @@ class FeedbackStore:
 
     @_translate_unavailability
     async def query(
-        self, from_: str | None = None, to: str | None = None, limit: int = 200, source: str | None = None
+        self,
+        from_: str | None = None,
+        to: str | None = None,
+        limit: int = 200,
+        source: str | None = None,
+        *,
+        store: str | None = None,
     ) -> list[StoredFeedback]:
-        """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings."""
+        """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings;
+        ``store`` keeps one store's items (the ``(store, timestamp)`` index serves it)."""
         statement = select(feedback)
+        if store is not None:
+            statement = statement.where(feedback.c.store == store)
         if from_ is not None:
             statement = statement.where(feedback.c.timestamp >= from_)
         if to is not None:
@@ -547,8 +610,12 @@ class FeedbackStore:
         return [_row_to_record(r) for r in rows]
 
     @_translate_unavailability
-    async def count(self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False) -> int:
+    async def count(
+        self, from_: str | None = None, to: str | None = None, *, needs_review: bool = False, store: str | None = None
+    ) -> int:
         statement = select(func.count()).select_from(feedback)
+        if store is not None:
+            statement = statement.where(feedback.c.store == store)
         if from_ is not None:
             statement = statement.where(feedback.c.timestamp >= from_)
         if to is not None:
@@ -557,6 +624,17 @@ class FeedbackStore:
             statement = statement.where(feedback.c.needs_review.is_(True))
         async with self.engine.connect() as conn:
             return int(await conn.scalar(statement) or 0)
+
+    @_translate_unavailability
+    async def stores_in(self, from_: str | None = None, to: str | None = None) -> list[str]:
+        """The distinct store ids of the items in the window, in id order (the ``(store, timestamp)`` index)."""
+        statement = select(feedback.c.store).where(feedback.c.store.is_not(None)).distinct().order_by(feedback.c.store)
+        if from_ is not None:
+            statement = statement.where(feedback.c.timestamp >= from_)
+        if to is not None:
+            statement = statement.where(feedback.c.timestamp <= to)
+        async with self.engine.connect() as conn:
+            return [row.store for row in (await conn.execute(statement)).all()]
 
     @_translate_unavailability
     async def update_structure(

@@ -67,3 +67,19 @@ def test_cache_key_buckets_ten_minutes_and_separates_modes():
     assert cache_key(a, "standard") == cache_key(b, "standard")
     assert cache_key(a, "standard") != cache_key(c, "standard")
     assert cache_key(a, "summary") == cache_key(a, "standard") + "|summary"
+
+
+def test_a_window_reaching_before_year_one_is_refused_not_a_server_error():
+    now = datetime(2026, 6, 8, tzinfo=UTC)
+    with pytest.raises(WindowError, match="from must not be before 0001-01-01"):
+        build_window(None, "0001-01-01T10:00:01Z", now, ReportSettings())
+
+
+def test_a_stores_window_has_a_cache_key_of_its_own():
+    now = datetime(2026, 6, 8, tzinfo=UTC)
+    whole = build_window(None, None, now, ReportSettings())
+    one = build_window(None, None, now, ReportSettings(), store="tre-1")
+    assert cache_key(whole, "standard") != cache_key(one, "standard")
+    assert cache_key(one, "standard") != cache_key(
+        build_window(None, None, now, ReportSettings(), store="hki-1"), "standard"
+    )

@@ -132,3 +132,40 @@ async def test_an_insert_and_its_version_bump_commit_together(store: FeedbackSto
     with pytest.raises(DuplicateId):
         await store.insert(record("v2", "2026-11-01T10:00:00.0000000+00:00"), bump="version")
     assert await store.read_counter("version") == 2  # the refused row moved nothing
+
+
+async def test_a_batch_insert_writes_the_rows_a_single_insert_writes_and_skips_taken_ids(
+    store: FeedbackStore,
+) -> None:
+    taken = record("b-0", "2026-11-01T08:00:00.0000000+00:00")
+    await store.insert(taken)
+    rows = [
+        record(
+            f"b-{n}",
+            f"2026-11-0{n + 1}T08:00:00.0000000+00:00",
+            alerts=(AlertHit("injury_safety", "haava"),),
+            store="tre-1",
+            pending=n % 2 == 0,
+        )
+        for n in range(4)
+    ]
+    inserted = await store.insert_batch(rows, bump="version")
+    assert inserted == {"b-1", "b-2", "b-3"}
+    assert await store.get("b-0") == taken  # the stored row is left as it was
+    for row in rows[1:]:
+        assert await store.get(row.id) == row
+    assert await store.read_counter() == 1  # once for the batch
+    assert await store.insert_batch(rows, bump="version") == set()
+    assert await store.read_counter() == 1  # nothing landed: the counter stays
+    assert await store.insert_batch([], bump="version") == set()
+
+
+async def test_a_batch_that_fails_writes_nothing(store: FeedbackStore) -> None:
+    good = record("c-1", "2026-11-01T08:00:00.0000000+00:00")
+    broken = record("c-2", "2026-11-01T08:00:00.0000000+00:00", store="x" * 80)  # wider than the column
+    if store.engine.dialect.name == "sqlite":  # SQLite does not enforce widths: a NOT NULL column does it
+        broken = record("c-2", None)  # type: ignore[arg-type]
+    with pytest.raises(Exception):  # noqa: B017 - the driver's own error; what matters is what is left
+        await store.insert_batch([good, broken], bump="version")
+    assert await store.get("c-1") is None
+    assert await store.read_counter() == 0

@@ -68,6 +68,8 @@ class Script:
     report_delay_s: float = 0.0
     report_queries: list[dict[str, str]] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None
+    # the desk's store (/live/desk-store): names of the stores the fake knows; any other ?store= is refused
+    store_names: dict[str, str] = field(default_factory=dict)
 
 
 class FakeApi:
@@ -146,6 +148,19 @@ class FakeApi:
         async def live_version() -> Response:
             fake.script.version_calls += 1
             return JSONResponse({"version": fake.script.live_version})
+
+        @app.get("/live/desk-store")
+        async def desk_store(store: str | None = None) -> Response:
+            names = fake.script.store_names
+            if store is None:
+                return JSONResponse({"id": None, "name": None, "boundBy": "none"})
+            if store not in names:
+                message = f"store must be one of the stores of FI_STORES ({', '.join(names)}), got '{store}'."
+                return JSONResponse(
+                    {"errors": [message], "codes": [{"code": "store_unknown", "field": "store", "value": store}]},
+                    status_code=400,
+                )
+            return JSONResponse({"id": store, "name": names[store], "boundBy": "page"})
 
         @app.get("/live/feedback")
         async def live_list(limit: int = 200) -> Response:

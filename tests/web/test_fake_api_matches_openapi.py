@@ -24,6 +24,9 @@ from tests.web.fake_api import FakeApi
 CALLS: list[Any] = [
     ("GET", "/schema", "/schema", None, {}),
     ("GET", "/live/version", "/live/version", None, {}),
+    ("GET", "/live/desk-store", "/live/desk-store", None, {}),
+    ("GET", "/live/desk-store?store=s1", "/live/desk-store", None, {"store_names": {"s1": "Keskusta"}}),
+    ("GET", "/live/desk-store?store=zz", "/live/desk-store", None, {"store_names": {"s1": "Keskusta"}}),
     ("GET", "/live/feedback", "/live/feedback", None, {}),
     ("GET", "/live/feedback/desk-a1", "/live/feedback/{feedback_id}", None, {}),
     ("POST", "/interpret", "/interpret", {"text": "Maito oli hapanta."}, {}),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -50,9 +51,19 @@ _LIMIT = Query(
 )
 _FROM = Query(None, alias="from", description="Window start (ISO-8601 instant, inclusive).")
 _TO = Query(None, description="Window end (ISO-8601 instant, exclusive).")
+_STORE = Query(None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN).")
 
 
 def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
+    checked = ingest_command(body, rt)
+    if isinstance(checked, list):
+        raise InputError(checked)
+    return checked
+
+
+def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]:
+    """The input rules of a save (docs/rules.md, "Input rules"): the command, or every rule it broke.
+    One save's and each batch item's (``api/routes/batch.py``)."""
     settings, domain = rt.settings, rt.domain
     accepted = Structure(**body.acceptedStructure.model_dump()) if body.acceptedStructure is not None else None
     corrections = (
@@ -68,9 +79,10 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         *(v.structure_errors(accepted, domain) if accepted else []),
         *v.correction_errors(corrections, accepted is not None, bool(body.modelInterpretationFailed)),
         *v.later_errors(bool(body.structureLater), accepted is not None),
+        *v.store_errors(body.store, settings.chain.stores),
     ]
     if errors:
-        raise InputError(errors)
+        return errors
     return IngestCommand(
         source=body.source,
         text=body.text,
@@ -80,11 +92,14 @@ def _command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand:
         corrections=corrections,
         model_interpretation_failed=bool(body.modelInterpretationFailed),
         structure_later=bool(body.structureLater),
+        store=body.store,
     )
 
 
 async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
     command = _command(body, rt)
+    if channel_name == LIVE and command.store is None and rt.settings.chain.desk_store is not None:
+        command = replace(command, store=rt.settings.chain.desk_store)  # the service's desks are one store's
     channel = rt.channels[channel_name]
     stored = await cancel_on_disconnect(
         request, rt.ingest.ingest(channel, command, visitor=visitor(request))
@@ -101,6 +116,7 @@ async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: R
         needsReview=stored.needs_review,
         reviewFlags=list(stored.review_flags),
         pending=stored.pending,
+        store=stored.store,
     )
     status = 202 if stored.pending else 201  # accepted: the model's part is still to come
     return JSONResponse(
@@ -203,12 +219,15 @@ def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
 
 
 async def _list(
-    channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None
+    channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None, store: str | None
 ) -> list[m.FeedbackItem]:
+    problems = v.store_errors(store, rt.settings.chain.stores)
+    if problems:
+        raise InputError(problems)
     lo, hi = _window(from_, to)
     settings = rt.settings
     clamped = max(1, min(settings.query_max_limit, limit if limit is not None else settings.query_default_limit))
-    rows = await rt.channels[channel_name].store.query(lo, hi, clamped)
+    rows = await rt.channels[channel_name].store.query(lo, hi, clamped, store=store)
     return [m.FeedbackItem.model_validate(r.to_json()) for r in rows]
 
 
@@ -226,8 +245,9 @@ async def list_feedback(
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
+    store: str | None = _STORE,
 ) -> list[m.FeedbackItem]:
-    return await _list(CORPUS, rt, from_, to, limit)
+    return await _list(CORPUS, rt, from_, to, limit, store)
 
 
 @router.get(
@@ -244,8 +264,9 @@ async def list_live_feedback(
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
+    store: str | None = _STORE,
 ) -> list[m.FeedbackItem]:
-    return await _list(LIVE, rt, from_, to, limit)
+    return await _list(LIVE, rt, from_, to, limit, store)
 
 
 async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackItem:
@@ -285,6 +306,39 @@ async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.Fe
 )
 async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.FeedbackItem:
     return await _get(LIVE, feedback_id, rt)
+
+
+@router.get(
+    "/live/desk-store",
+    response_model=m.DeskStoreOut,
+    tags=["desk"],
+    operation_id="getDeskStore",
+    responses=errors(400, 429, s400="`store` is not a store of this deployment, or another than FI_DESK_STORE."),
+    summary="The store a desk is bound to, with its name",
+    description="The desk page asks with its own `?store=`: FI_DESK_STORE binds every desk of the service "
+    "(a page naming another store is refused), otherwise the page's store is validated and named.",
+)
+async def desk_store(rt: Runtime = Depends(runtime), store: str | None = _STORE) -> m.DeskStoreOut:
+    chain = rt.settings.chain
+    problems = v.store_errors(store, chain.stores)
+    if problems:
+        raise InputError(problems)
+    if chain.desk_store is not None:
+        if store is not None and store != chain.desk_store:
+            raise InputError(
+                [
+                    Problem(
+                        f"this service's desks are bound to store '{chain.desk_store}' (FI_DESK_STORE), not '{store}'.",
+                        "store_bound",
+                        field="store",
+                        value=store,
+                    )
+                ]
+            )
+        return m.DeskStoreOut(id=chain.desk_store, name=chain.stores.name(chain.desk_store), boundBy="setting")
+    if store is None:
+        return m.DeskStoreOut(id=None, name=None, boundBy="none")
+    return m.DeskStoreOut(id=store, name=chain.stores.name(store), boundBy="page")
 
 
 @router.get(

@@ -16,11 +16,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.csv_writer import items_csv, local_time
 from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
@@ -58,9 +60,15 @@ def conditional(request: Request, report: Report) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-def _window(rt: Runtime, from_: str | None, to: str | None) -> Window:
+_STORE = Query(None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN).")
+
+
+def _window(rt: Runtime, from_: str | None, to: str | None, store: str | None = None) -> Window:
+    problems = v.store_errors(store, rt.settings.chain.stores)
+    if problems:
+        raise InputError(problems)
     try:
-        return build_window(from_, to, datetime.now(UTC), rt.report_options)
+        return build_window(from_, to, datetime.now(UTC), rt.report_options, store=store)
     except WindowError as exc:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
@@ -82,8 +90,9 @@ async def report(
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
+    store: str | None = _STORE,
 ) -> Response:
-    service, window = rt.reports[CORPUS], _window(rt, from_, to)
+    service, window = rt.reports[CORPUS], _window(rt, from_, to, store)
     if snapshot:
         body = await service.report(window, mode="standard")
         await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
@@ -138,8 +147,33 @@ async def live_report(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
+    store: str | None = _STORE,
 ) -> Response:
-    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to), mode="summary"))
+    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, store), mode="summary"))
+
+
+@router.get(
+    "/report/stores",
+    responses=_WINDOW_ERRORS,
+    response_model=ChainView,
+    operation_id="getChainView",
+    summary="The stores side by side: items, alert rate, severity mix and trend per store",
+    description="Over the report's window, one row per store (FI_STORES in its order, else every store id "
+    "found in the window), each counted by that store's own report (`/report?store=…`). Deterministic: "
+    "never waits for or starts the language model.",
+)
+async def chain(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+) -> ChainView:
+    window = _window(rt, from_, to)
+    stores = rt.settings.chain.stores
+    if stores.entries is not None:
+        ids = [entry.id for entry in stores.entries]
+    else:
+        ids = await rt.channels[CORPUS].store.stores_in(window.from_norm, window.to_norm)
+    return await chain_view(rt.reports[CORPUS], window, ids, stores.name)
 
 
 @router.get(
@@ -192,10 +226,11 @@ async def corrections(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),
     to: str | None = Query(None, description="Window end (ISO-8601 instant)."),
+    store: str | None = _STORE,
 ) -> dict[str, Any]:
-    window = _window(rt, from_, to)
+    window = _window(rt, from_, to, store)
     limit = rt.settings.query_max_limit
     stores = [rt.channels[name].store for name in (CORPUS, LIVE)]
-    fetched = [await s.query(window.from_norm, window.to_norm, limit + 1, source="desk") for s in stores]
-    review = [await s.count(window.from_norm, window.to_norm, needs_review=True) for s in stores]
-    return correction_telemetry(window, fetched, limit=limit, needs_review_counts=review)
+    fetched = [await s.query(window.from_norm, window.to_norm, limit + 1, source="desk", store=store) for s in stores]
+    review = [await s.count(window.from_norm, window.to_norm, needs_review=True, store=store) for s in stores]
+    return {**correction_telemetry(window, fetched, limit=limit, needs_review_counts=review), "store": store}

@@ -19,6 +19,11 @@ const FIELDS = ["category", "theme", "severity", "type", "sentiment", "language"
 
 const state = {
   t: translator(initialLanguage()),
+  // The store this desk saves for (FI_DESK_STORE or ?store=, checked by /live/desk-store): undefined until
+  // known, null for none; `storeRefused` stops every save (a desk never saves for a store it does not know).
+  store: undefined,
+  storeName: null,
+  storeRefused: null,
   schema: null,
   labels: null,
   maxChars: 800, // the model reads at most this (textMaxChars): Tulkitse needs the text within it
@@ -41,6 +46,7 @@ const state = {
 
 const el = {
   conn: byId("conn-status"),
+  deskStore: byId("desk-store"),
   text: byId("feedback-text"),
   counter: byId("char-counter"),
   over: byId("text-over"),
@@ -98,6 +104,7 @@ function setLanguage(language) {
   state.labels = makeLabels(state.schema, state.t);
   byId("l-category").textContent = state.labels.categoryFieldTitle;
   updateCounter();
+  if (state.store !== undefined || state.storeRefused) showStore();
 }
 
 /** Longer than the model reads: Tulkitse waits for a shorter text; by hand and "later" still save it whole. */
@@ -177,6 +184,80 @@ async function loadSchema() {
     updateInterpretButton();
     setTimeout(loadSchema, SCHEMA_RETRY_MS);
   }
+}
+
+// ---------------------------------------------------------------- the desk's store
+
+const STORE_RETRY_MS = 3000;
+let storeKnown = null; // resolves once the binding is known (or refused)
+
+function pageStore() {
+  const value = new URLSearchParams(globalThis.location ? globalThis.location.search : "").get("store");
+  return value === null ? null : value;
+}
+
+function refusedReason() {
+  const refused = state.storeRefused;
+  return refused.key ? state.t(refused.key) : refused.text;
+}
+
+function showStore() {
+  const t = state.t;
+  if (state.storeRefused) {
+    say(el.deskStore, t("store.refused", { reason: refusedReason() }), "error");
+    show(el.deskStore, true);
+  } else if (state.store) {
+    say(el.deskStore, t("store.bound", { name: state.storeName || state.store }), "ok");
+    show(el.deskStore, true);
+  } else {
+    show(el.deskStore, false);
+  }
+}
+
+function loadDeskStore() {
+  if (storeKnown) return storeKnown;
+  storeKnown = new Promise((resolve) => {
+    const attempt = async () => {
+      const asked = pageStore();
+      let response;
+      try {
+        response = await request("/live/desk-store", { params: { store: asked } });
+      } catch {
+        response = null;
+      }
+      if (response && response.ok) {
+        const body = await response.json();
+        state.store = body.id || null;
+        state.storeName = body.name || null;
+      } else if (response && response.status === 400) {
+        const body = await response.json().catch(() => ({}));
+        const code = body.codes && body.codes[0] ? body.codes[0].code : "";
+        // the page's own words for an unknown store; the service's message for another refusal (store_bound)
+        state.storeRefused = code === "store_unknown" ? { key: "store.unknown" } : { text: (body.errors || [""])[0] };
+      } else {
+        say(el.deskStore, state.t("store.retry"), "warn");
+        show(el.deskStore, true);
+        setTimeout(attempt, STORE_RETRY_MS);
+        return;
+      }
+      showStore();
+      resolve();
+    };
+    attempt();
+  });
+  return storeKnown;
+}
+
+/** The store fields of a save (none when the desk has no store); null when this desk may not save. */
+async function storeFields() {
+  await loadDeskStore();
+  if (state.storeRefused) return null;
+  return state.store ? { store: state.store } : {};
+}
+
+/** The `store` query of the live segment: this desk's own store only. */
+function storeParams() {
+  return state.store ? { store: state.store } : {};
 }
 
 // ---------------------------------------------------------------- interpret
@@ -311,8 +392,14 @@ async function onLater() {
   say(el.entryMessage, t("save.saving"), "busy");
   let response;
   try {
+    const store = await storeFields();
+    if (store === null) {
+      say(el.entryMessage, t("store.refused", { reason: refusedReason() }), "error");
+      return;
+    }
     response = await request("/live/feedback", {
-      method: "POST", body: { id, source: "desk", text, timestamp: new Date().toISOString(), structureLater: true },
+      method: "POST",
+      body: { id, source: "desk", text, timestamp: new Date().toISOString(), structureLater: true, ...store },
     });
   } catch {
     say(el.entryMessage, t("save.network"), "error");
@@ -584,7 +671,12 @@ async function onSave(event) {
   say(el.saveMessage, t("save.saving"), "busy");
   let response;
   try {
-    response = await request("/live/feedback", { method: "POST", body });
+    const store = await storeFields();
+    if (store === null) {
+      say(el.saveMessage, t("store.refused", { reason: refusedReason() }), "error");
+      return;
+    }
+    response = await request("/live/feedback", { method: "POST", body: { ...body, ...store } });
   } catch {
     say(el.saveMessage, t("save.network"), "error");
     return;
@@ -731,8 +823,9 @@ async function loadSegmentOnce() {
   const from = new Date(Date.now() - LIVE_WINDOW_DAYS * 86400000).toISOString();
   // The version is asked before the report, so an entry saved meanwhile shows up as a change later.
   const versionP = settle(getJson("/live/version"));
-  const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000 } }));
-  const reportP = settle(getJson("/live/report", { params: { from } }));
+  await loadDeskStore(); // a store's desk shows its own store's entries
+  const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000, ...storeParams() } }));
+  const reportP = settle(getJson("/live/report", { params: { from, ...storeParams() } }));
   const items = await itemsP;
   if (items.ok) {
     state.lastItems = items.value;
@@ -829,6 +922,7 @@ function boot() {
     if (!document.hidden) checkVersion();
   });
   loadSchema();
+  loadDeskStore();
   loadSegment();
   schedulePoll();
 }

@@ -55,7 +55,13 @@ const el = {
   dialogTitle: byId("sources-title"),
   dialogList: byId("sources-list"),
   dialogClose: byId("sources-close"),
+  scope: byId("store-scope"),
+  chain: byId("chain-view"),
+  chainRows: byId("chain-rows"),
 };
+
+// The store this page reports on (`/?store=…`, a link of the chain view); null: the whole chain.
+const pageStore = new URLSearchParams(globalThis.location ? globalThis.location.search : "").get("store");
 
 function say(text, kind = "info") {
   el.status.textContent = text || "";
@@ -236,7 +242,10 @@ async function loadReport() {
   // was saved for) is only a fallback when the server does not deliver, never a stand-in meanwhile.
   say(t()("status.compiling"), "busy");
   const params = { from: win.from.toISOString(), to: win.to.toISOString(), ...filterParams(currentFilters()) };
+  if (pageStore !== null) params.store = pageStore;
   el.csv.href = `/report/items.csv?${new URLSearchParams(params)}`;
+  renderScope(null);
+  show(el.chain, false);
   try {
     const response = await request("/report", { params, signal: controller.signal });
     if (response.status === 400) {
@@ -251,6 +260,8 @@ async function loadReport() {
     render(report, "live");
     el.refresh.disabled = false;
     el.report.removeAttribute("aria-busy");
+    if (pageStore === null) loadChain(params, controller.signal);
+    else renderScope(pageStore);
     await followProse(report, response.headers.get("etag"), params, controller.signal);
   } catch (error) {
     if (controller.signal.aborted || (error && error.name === "AbortError")) return;
@@ -269,6 +280,63 @@ async function loadReport() {
       el.refresh.disabled = false;
       el.report.removeAttribute("aria-busy");
     }
+  }
+}
+
+// ---------------------------------------------------------------- the chain view (stores side by side)
+
+let storeNames = {};
+
+function renderScope(store) {
+  if (store === null) {
+    show(el.scope, false);
+    return;
+  }
+  const t = state.t;
+  el.scope.replaceChildren(
+    h("span", {}, t("chain.scope", { name: storeNames[store] || store })), " · ",
+    h("a", { href: "/" }, t("chain.whole")),
+  );
+  show(el.scope, true);
+}
+
+function severityMix(counts) {
+  const labels = state.labels;
+  const order = [...labels.severityOrder].reverse(); // the most serious first
+  const keys = [...order.filter((key) => counts[key]), ...Object.keys(counts).filter((key) => !order.includes(key))];
+  return keys.map((key) => `${labels.severity(key)} ${counts[key]}`).join(" · ") || "–";
+}
+
+function chainRow(row) {
+  const t = state.t;
+  const link = h("a", { href: `/?store=${encodeURIComponent(row.store)}`, "data-store": row.store }, row.name);
+  const rate = row.items ? `${Math.round(row.alertRate * 1000) / 10} % (${row.alertItems})` : "–";
+  const trend = row.direction && t.has(`trend.${row.direction}`) ? t(`trend.${row.direction}`) : row.direction || "–";
+  return h("tr", { "data-store": row.store },
+    h("th", { scope: "row" }, link), h("td", {}, String(row.items)), h("td", {}, rate),
+    h("td", {}, severityMix(row.severityCounts || {})), h("td", {}, trend));
+}
+
+/** The stores of the same window side by side; nothing shown for a deployment without stores. */
+async function loadChain(params, signal) {
+  let view;
+  try {
+    view = await getJson("/report/stores", { params: { from: params.from, to: params.to }, signal });
+  } catch {
+    return; // the report itself is on the page; the comparison is extra
+  }
+  if (signal.aborted || !view || !Array.isArray(view.stores) || !view.stores.length) return;
+  storeNames = Object.fromEntries(view.stores.map((row) => [row.store, row.name]));
+  el.chainRows.replaceChildren(...view.stores.map(chainRow));
+  show(el.chain, true);
+}
+
+async function loadStoreName(store) {
+  try {
+    const bound = await getJson("/live/desk-store", { params: { store } });
+    if (bound && bound.name) storeNames[store] = bound.name;
+  } catch {
+    // an unknown store: the report's own 400 says so
   }
 }
 
@@ -402,6 +470,7 @@ async function boot() {
   applyUrlFilters();
   // a select at once; a text field on leaving it, or on Enter (which submits the form)
   for (const input of el.filterInputs) input.addEventListener("change", filtersChanged);
+  if (pageStore !== null) await loadStoreName(pageStore);
   loadReport();
 }
 

@@ -1,0 +1,144 @@
+"""Bulk import: ``POST /feedback/batch`` and ``POST /live/feedback/batch`` (docs/adr/0027).
+
+Each item is read and checked on its own, by the single save's rules (``desk.ingest_command``), so one bad
+item is that item's ``invalid`` result, not a 400 of the batch. The valid items go to the single save's
+service (``IngestService.ingest_batch``): its deterministic layers for each, then one transaction, a taken
+id answered ``duplicate``. Never the model: an item without ``acceptedStructure`` is saved for later.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import ValidationError
+
+from feedback_intelligence.api import models as m
+from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.errors import InputError, describe_errors
+from feedback_intelligence.api.problems import Problem, codes_of
+from feedback_intelligence.api.responses import errors
+from feedback_intelligence.api.routes.desk import ingest_command
+from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.services.channels import CORPUS, LIVE
+from feedback_intelligence.services.ingest import IngestCommand
+
+router = APIRouter()
+
+_RESPONSES = errors(
+    400,
+    413,
+    429,
+    503,
+    s400='The body is not `{"items": [...]}`. Nothing was stored (a bad item is its own result, not a 400).',
+    s413="The body is over FI_BATCH_MAX_BODY_BYTES, or `items` over FI_BATCH_MAX_ITEMS: nothing was read or stored.",
+    s503="A store is down or full: nothing of the batch was stored; send it again (the ids make that safe).",
+)
+LATER_REQUIRED = Problem(
+    "structureLater must be true or absent in a batch: a batch never calls the model "
+    "(send acceptedStructure, or let the background worker structure the item).",
+    "later_required",
+    field="structureLater",
+)
+
+
+def _check(raw: Any, rt: Runtime) -> IngestCommand | list[str]:
+    """One item: read it as a save's body, then the save's rules; implied ``structureLater``."""
+    if not isinstance(raw, dict):
+        return [Problem("each item must be a JSON object (a FeedbackIn).", "item_not_object")]
+    try:
+        body = m.FeedbackIn.model_validate(raw)
+    except ValidationError as exc:
+        return list(describe_errors(exc.errors()))
+    if body.structureLater is False:
+        return [LATER_REQUIRED]
+    if body.acceptedStructure is None:
+        body = body.model_copy(update={"structureLater": True})
+    return ingest_command(body, rt)
+
+
+def _own_id(raw: Any, max_length: int) -> str | None:
+    """A refused item's id, when it is one (never an unchecked string echoed back: NUL, lone surrogates)."""
+    own = raw.get("id") if isinstance(raw, dict) else None
+    return own if isinstance(own, str) and not v.id_errors(own, max_length) else None
+
+
+async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime) -> m.BatchOut:
+    limit = rt.settings.chain.batch_max_items
+    if len(body.items) > limit:
+        raise InputError(
+            [
+                Problem(
+                    f"items holds {len(body.items)} items; a batch takes at most {limit} (FI_BATCH_MAX_ITEMS): "
+                    "send it in chunks.",
+                    "batch_too_large",
+                    limit=limit,
+                    length=len(body.items),
+                )
+            ],
+            status_code=413,
+        )
+    results: list[m.BatchItemResult | None] = [None] * len(body.items)
+    valid: list[tuple[int, IngestCommand]] = []
+    for index, raw in enumerate(body.items):
+        checked = _check(raw, rt)
+        if isinstance(checked, list):
+            results[index] = m.BatchItemResult(
+                index=index,
+                id=_own_id(raw, rt.settings.id_max_length),
+                status="invalid",
+                errors=list(checked),
+                codes=[m.ErrorCode.model_validate(code) for code in codes_of(checked)],
+            )
+        else:
+            valid.append((index, checked))
+    outcomes = await rt.ingest.ingest_batch(rt.channels[channel_name], [command for _, command in valid])
+    counter = rt.metrics.feedback_ingested
+    for (index, _), outcome in zip(valid, outcomes, strict=True):
+        if not outcome.stored:
+            status = "duplicate"
+        else:
+            status = "accepted" if outcome.record.pending else "created"
+            counter.labels(channel_name, "later" if outcome.record.pending else "desk").inc()
+        results[index] = m.BatchItemResult(index=index, id=outcome.record.id, status=status)
+    done = [r for r in results if r is not None]
+    return m.BatchOut(
+        results=done,
+        **{name: sum(1 for r in done if r.status == name) for name in ("created", "accepted", "duplicate", "invalid")},
+    )
+
+
+_DESCRIPTION = (
+    "Up to FI_BATCH_MAX_ITEMS items a request, each a `FeedbackIn`, with a result for each in order: "
+    "`created`, `accepted` (saved for later), `duplicate` (by id) or `invalid` (with its errors). The "
+    "same rules and deterministic layers as a single save; never the model, so never shed. The stored "
+    "items go in as one transaction and move the version once: a batch is stored whole or, when the "
+    "database fails, not at all."
+)
+
+
+@router.post(
+    "/feedback/batch",
+    response_model=m.BatchOut,
+    responses=_RESPONSES,
+    tags=["feedback"],
+    operation_id="ingestFeedbackBatch",
+    summary="Import many items into the corpus channel (bulk import, no LLM)",
+    description=_DESCRIPTION + " Operator route.",
+)
+async def post_feedback_batch(body: m.BatchIn, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+    return await _batch(CORPUS, body, rt)
+
+
+@router.post(
+    "/live/feedback/batch",
+    response_model=m.BatchOut,
+    responses=_RESPONSES,
+    tags=["desk"],
+    operation_id="saveDeskEntriesBatch",
+    summary="Import many items into the live channel (bulk import, no LLM)",
+    description=_DESCRIPTION + " Operator route.",
+)
+async def post_live_feedback_batch(body: m.BatchIn, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+    return await _batch(LIVE, body, rt)

@@ -1,0 +1,68 @@
+"""The chain view: the stores side by side over one report window (issue 25, item 1).
+
+Per store: items, the share of them with an operational alert, the severity mix and the trend of the
+window. Each store's row is read from that store's deterministic report, built by the report's public
+builder (``ReportService.deterministic`` with the window's ``store``), so the chain view counts exactly
+what the store's own report (``/report?store=…``) shows, and becomes as fast as that report when its
+aggregates move into the database. The trend is the summary report's whole-window direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from pydantic import Field
+
+from feedback_intelligence.report.model import Report, WireModel
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.window import Window
+
+
+class StoreRow(WireModel):
+    store: str = Field(description="The store id (`?store=` of its report).")
+    name: str = Field(description="The store's name (FI_STORES), or its id.")
+    items: int = Field(description="Items of the store in the window.")
+    alert_items: int = Field(description="Items with an operational alert (the lexicon's).")
+    alert_rate: float = Field(description="alertItems / items (0 without items), rounded to 4 places.")
+    severity_counts: dict[str, int] = Field(description="Severity mix of the structured items, low to high.")
+    needs_review: int = Field(description="Items a person should check.")
+    direction: str | None = Field(
+        description="The window's trend over its halves (stable, growing, declining or worsening); null "
+        "without rated items."
+    )
+
+
+class ChainView(WireModel):
+    window_from: str = Field(description="Window start (normalised UTC).")
+    window_to: str = Field(description="Window end (normalised UTC).")
+    stores: list[StoreRow] = Field(description="One row per store, in the order of FI_STORES (else by id).")
+    truncated: bool = Field(description="A store's window held more items than its report reads.")
+
+
+async def chain_view(
+    service: ReportService, window: Window, store_ids: Sequence[str], name_of: Callable[[str], str]
+) -> ChainView:
+    """One row per store of ``store_ids``, each from that store's summary report over ``window``."""
+    rows: list[StoreRow] = []
+    truncated = False
+    for store in store_ids:
+        report = await service.deterministic(replace(window, store=store), mode="summary")
+        truncated = truncated or report.truncated
+        rows.append(_row(store, name_of(store), report))
+    return ChainView(window_from=window.from_norm, window_to=window.to_norm, stores=rows, truncated=truncated)
+
+
+def _row(store: str, name: str, report: Report) -> StoreRow:
+    alert_items = sum(1 for alert in report.alerts if alert.deterministic_hits)
+    items = report.total_items
+    return StoreRow(
+        store=store,
+        name=name,
+        items=items,
+        alert_items=alert_items,
+        alert_rate=round(alert_items / items, 4) if items else 0.0,
+        severity_counts=report.severity_counts,
+        needs_review=report.needs_review_count,
+        direction=report.overall.direction if report.overall is not None else None,
+    )
