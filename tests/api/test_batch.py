@@ -200,7 +200,7 @@ async def test_hostile_strings_in_a_batch_are_refused_items_never_a_server_error
 async def test_a_batch_opens_the_case_of_a_recent_alert_and_none_for_old_history(
     tmp_path: Path, databases: dict[str, str]
 ) -> None:
-    """The single save's hook runs for each stored row, in the batch's transaction (ADR 0024 §4 age rule)."""
+    """The single save's hook runs for each stored row, in the batch's transaction (ADR 0024 section 4)."""
     from datetime import UTC, datetime, timedelta
 
     fall = "Liukastuin märällä lattialla ja löin pääni."

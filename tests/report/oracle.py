@@ -160,6 +160,13 @@ def theme_counts(items: Iterable[StoredFeedback], domain: Domain) -> list[tuple[
     return ranked_counts(t for t in (shown_theme(i, domain) for i in items) if t)
 
 
+def _severity_mix(items: Sequence[StoredFeedback], domain: Domain) -> dict[str, int]:
+    counts = Counter(i.structure.severity for i in items if i.structure is not None)
+    ordered = {key: counts[key] for key in domain.severities if counts[key]}
+    ordered.update((key, n) for key, n in counts.items() if key not in ordered)
+    return ordered
+
+
 def automatic_narrative(
     label: str,
     items: Sequence[StoredFeedback],
@@ -404,6 +411,7 @@ def build_report(
         action_dropped_count=0,
         overall=overall,
         sentiment_counts=report_sentiments,
+        severity_counts=_severity_mix(items, domain),
         truncated=False,
         items_in_window=len(items),
         needs_review_count=sum(1 for i in items if i.needs_review),
