@@ -528,7 +528,8 @@ class FeedbackStore:
         """Write a person's correction with its audit rows and the version tick in one transaction.
 
         Returns the new revision; None when the row is gone; :class:`StaleRevision` when ``If-Match``
-        named another. A pending row is settled: the person wins over the worker."""
+        named another. A pending row is settled: the person wins over the worker. The derived columns
+        and alert rows follow in the same transaction (ADR 0024 section 7)."""
         now = utc_now_normalized()
         statement = update(feedback).where(feedback.c.id == feedback_id)
         if expected_revision is not None:
@@ -547,6 +548,7 @@ class FeedbackStore:
                 if current is None:
                     return None
                 raise StaleRevision(feedback_id, int(current))
+            await write_derived(conn, self.derive, [feedback_id])  # the report groups the corrected values
             await audit.append(conn, entries)
             await _bump(conn, VERSION_COUNTER)
             return int(await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id)) or 0)

@@ -159,3 +159,17 @@ async def test_rows_of_an_older_derivation_are_stale(url: str, store: FeedbackSt
         assert await other.stale_count() == 0
     finally:
         await other.aclose()
+
+
+async def test_a_persons_correction_writes_the_derived_columns_with_it(store: FeedbackStore) -> None:
+    await store.insert(record("c1", Structure("maito_kylma", "maito", "low", "complaint", "fi", "negative")))
+    moved = Structure("tilat_siisteys", "lattia", "critical", "complaint", "fi", "negative")
+    values = {
+        "structure_json": json.dumps(moved.to_json(), ensure_ascii=False),
+        "alerts_json": json.dumps([HIT.to_json()]),
+    }
+    assert await store.correct("c1", values, expected_revision=1, entries=[]) == 2
+    row, hits = await stored(store, "c1")
+    assert (row["category"], row["severity"], bool(row["alert"])) == ("tilat_siisteys", "critical", True)
+    assert [h["category"] for h in hits] == ["injury_safety"]
+    await assert_current(store, "c1")
