@@ -171,8 +171,8 @@ def test_a_replica_killed_holding_a_slot_gives_it_back_within_the_lease(idle_tri
 def test_one_clients_rate_window_holds_across_the_three_replicas(idle_trio: Trio) -> None:
     """Behind a trusted proxy (127.0.0.1 here) the forwarded address is the client, and its window is in Redis."""
     apps = idle_trio.apps
-    # a fresh address per run: the window outlives the test in the shared Redis
-    proxied = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    # a fresh /64 per run (one /64 is one client, ADR 0032): the window outlives the test in the shared Redis
+    proxied = {"X-Forwarded-For": f"2001:db8:{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}::1"}
     with httpx.Client(timeout=10, headers=proxied) as http:
         for n in range(30):
             answer = http.get(apps[n % 3].url + "/live/version")
@@ -191,7 +191,7 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
 ) -> None:
     """The per-client in-flight place of a killed replica lapses within the lease, like its gate slot."""
     sim, b = idle_trio.sim, idle_trio.apps[1]
-    proxied = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    proxied = {"X-Forwarded-For": f"2001:db8:{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}::1"}
     with app_server(idle_trio.env) as doomed, ThreadPoolExecutor(1) as pool:
         httpx.post(sim.url + "/sim/config", json={"serviceMs": 20_000}, timeout=5)
         lost = pool.submit(httpx.post, doomed.url + "/interpret", json=INTERPRET, headers=proxied, timeout=60)
@@ -216,7 +216,7 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
 
 @pytest.mark.nginx
 def test_nginx_over_the_replicas_routes_around_a_killed_one(idle_trio: Trio) -> None:
-    visitor = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"}
+    visitor = {"X-Forwarded-For": f"2001:db8:{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}::1"}
     with app_server(idle_trio.env) as doomed:
         ports = [int(app.url.rsplit(":", 1)[1]) for app in [*idle_trio.apps, doomed]]
         with nginx_over(ports) as edge, httpx.Client(base_url=edge.url, headers=visitor, timeout=30) as http:
