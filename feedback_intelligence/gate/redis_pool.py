@@ -65,12 +65,10 @@ class RedisLease:
 
 
 async def _wait_until_set(event: asyncio.Event, timeout_s: float) -> None:
-    """Wait for ``event`` at most ``timeout_s``, leaving the task's cancellation count alone.
-
-    With ``asyncio.timeout`` here, a cancelled waiter was sometimes held in the queue until its acquire
-    timeout (reproducible in ``tests/gate`` runs; the exact interleaving was not pinned down, and the
-    timeout's ``uncancel`` bookkeeping is the suspect). ``asyncio.wait`` never cancels or uncancels the
-    caller, so the caller's own cancellation always reaches it."""
+    """Wait for ``event`` at most ``timeout_s``, leaving the task's cancellation count alone
+    (``asyncio.wait`` never cancels or uncancels the caller, unlike a nested ``asyncio.timeout``).
+    A cancelled waiter is still sometimes held to its acquire timeout in the full suite (the xfail in
+    tests/gate/test_gate.py); the cause is open."""
     waiting = asyncio.ensure_future(event.wait())
     try:
         await asyncio.wait({waiting}, timeout=timeout_s)
