@@ -15,7 +15,8 @@ const ACTIONS = {
 };
 const EXCERPT_CHARS = 160;
 
-const t = translator(initialLanguage());
+// the domain's language, as the rest of the page (/schema); the browser's until it is known
+let t = translator(initialLanguage());
 const el = {
   section: byId("cases"),
   actor: byId("cases-actor"),
@@ -100,5 +101,15 @@ async function load() {
   for (const entry of audit.entries) el.audit.append(auditRow(entry));
 }
 
-applyStatic(el.section, t);
-load();
+async function start() {
+  try {
+    const schema = await getJson("/schema");
+    if (schema && schema.language) t = translator(schema.language);
+  } catch {
+    // the browser's language stays
+  }
+  applyStatic(el.section, t);
+  await load();
+}
+
+start();
