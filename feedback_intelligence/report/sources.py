@@ -10,7 +10,7 @@ from typing import Protocol
 
 from feedback_intelligence.derivation import derive
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.records import Derived, StoredFeedback
 from feedback_intelligence.store.aggregates import (
     AlertHitRow,
     Counted,
@@ -100,6 +100,24 @@ class FetchSource:
         return [HourCount(h, c, a, n) for (h, c, a), n in sorted(counts.items(), key=str)]
 
 
+def example_of(item: StoredFeedback, d: Derived, channel: str = "corpus") -> Example:
+    """An item as the store's example rows carry it (its derived columns and alert hits)."""
+    return Example(
+        channel=channel,
+        id=item.id,
+        source=item.source,
+        timestamp=item.timestamp,
+        text=item.text,
+        severity=d.severity,
+        severity_rank=d.severity_rank,
+        needs_review=item.needs_review,
+        sentiment=d.sentiment,
+        category=d.category,
+        hits=tuple(AlertHitRow(a.category, a.pattern, a.words) for a in d.alerts),
+        theme=d.theme_base,
+    )
+
+
 def aggregates_of(
     items: Sequence[StoredFeedback], domain: Domain, *, midpoint: str, limit: int, channel: str = "corpus"
 ) -> WindowAggregates:
@@ -120,20 +138,7 @@ def aggregates_of(
         counted = out.counts.setdefault(key, Counted())
         counted.items += 1
         counted.rank_sum += d.severity_rank
-        example = Example(
-            channel=channel,
-            id=item.id,
-            source=item.source,
-            timestamp=item.timestamp,
-            text=item.text,
-            severity=d.severity,
-            severity_rank=d.severity_rank,
-            needs_review=item.needs_review,
-            sentiment=d.sentiment,
-            category=d.category,
-            hits=tuple(AlertHitRow(a.category, a.pattern, a.words) for a in d.alerts),
-            theme=d.theme_base,
-        )
+        example = example_of(item, d, channel)
         if d.category is not None:
             if d.theme_base is not None:
                 theme = out.themes.setdefault((d.category, d.theme_base), ThemeCount())

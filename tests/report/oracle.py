@@ -18,6 +18,7 @@ from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.deterministic import representative_quotes
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
+from feedback_intelligence.report.sources import example_of
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
 from feedback_intelligence.report.wording import SummaryFacts, wording_for
@@ -204,20 +205,7 @@ def automatic_narrative(
 
 
 def _as_example(item: StoredFeedback, domain: Domain) -> Example:
-    d = derive(item, domain)
-    return Example(
-        channel="corpus",
-        id=item.id,
-        source=item.source,
-        timestamp=item.timestamp,
-        text=item.text,
-        severity=d.severity,
-        severity_rank=d.severity_rank,
-        needs_review=item.needs_review,
-        sentiment=d.sentiment,
-        category=d.category,
-        theme=d.theme_base,
-    )
+    return example_of(item, derive(item, domain))
 
 
 def theme(
