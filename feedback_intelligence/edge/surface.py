@@ -166,13 +166,13 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/admin/status", OPERATOR),
     _rule("POST", "/admin/warm", OPERATOR),
     _rule("POST", "/admin/notify/test", OPERATOR),
-    # cases and the audit log (issue 27): the manager's, operator-only until accounts give managers a role
-    _rule("GET", "/cases", OPERATOR),
-    _rule("GET", "/cases/{ref}", OPERATOR),
-    _rule("POST", "/cases/{ref}/actions", OPERATOR),
-    _rule("PUT", "/cases/{ref}/owner", OPERATOR),
-    _rule("POST", "/cases/{ref}/notes", OPERATOR),
-    _rule("GET", "/audit", OPERATOR),
+    # cases and the audit log (issue 27): the managers', as the report is (ADR 0030)
+    _rule("GET", "/cases", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/cases/{ref}", PUBLIC, roles=MANAGERS),
+    _rule("POST", "/cases/{ref}/actions", PUBLIC, roles=MANAGERS),
+    _rule("PUT", "/cases/{ref}/owner", PUBLIC, roles=MANAGERS),
+    _rule("POST", "/cases/{ref}/notes", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/audit", PUBLIC, roles=MANAGERS),
     _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),

@@ -35,14 +35,21 @@ class UnknownRef(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    kind: str  # typed, operator, system (account: issue 28)
+    kind: str  # account (a signed-in person), typed (a name as typed, FI_AUTH=none), operator, system
     id: str | None
     name: str | None
+    aliases: tuple[str, ...] = ()  # an account's names, case-folded: typing one takes the case as oneself
 
     @staticmethod
     def typed_or_operator(name: str | None) -> Actor:
         name = (name or "").strip()[:NAME_MAX_CHARS]
         return Actor("typed", None, name) if name else Actor("operator", None, None)
+
+    @staticmethod
+    def account(account_id: str, display_name: str, username: str) -> Actor:
+        """A signed-in person (what they type as their name is not asked for)."""
+        name = display_name[:NAME_MAX_CHARS]
+        return Actor("account", account_id, name, (name.casefold(), username.casefold()))
 
 
 SYSTEM = Actor("system", "notify-worker", None)
@@ -149,17 +156,20 @@ class CaseService:
         return CaseView(channel.name, after, await channel.store.get(feedback_id))
 
     async def assign(self, ref: str, owner_name: str, actor: Actor, *, expected_revision: int | None) -> CaseView:
+        """The owner is the name as typed; a signed-in person who types their own name (or user name)
+        takes the case as themselves, an account."""
         channel, feedback_id = self._split(ref)
         at = utc_now_normalized()
         name = owner_name.strip()[:NAME_MAX_CHARS] or None
+        themselves = actor.kind == "account" and name is not None and name.casefold() in actor.aliases
         async with channel.store.engine.begin() as conn:
             try:
                 before, after = await cases.assign(
                     conn,
                     feedback_id,
-                    owner_kind="typed" if name else None,
-                    owner_id=None,
-                    owner_name=name,
+                    owner_kind=("account" if themselves else "typed") if name else None,
+                    owner_id=actor.id if themselves else None,
+                    owner_name=actor.name if themselves else name,
                     at=at,
                     expected_revision=expected_revision,
                 )

@@ -5,7 +5,9 @@ A case is named by its item's ref (``live:desk-3f…``). Every change carries th
 read at in ``If-Match`` (``"3"``; without it the change applies to whatever is current) and answers
 412 ``revision_stale`` when the case moved meanwhile, 409 ``case_transition_invalid`` for a move the
 state does not allow. Answers carry the case's ``ETag``. Until accounts exist, the actor and the owner
-are a name the manager typed (``actorName``, ``name``), recorded as ``typed``. Operator routes.
+are a name the manager typed (``actorName``, ``name``), recorded as ``typed``; with accounts (``FI_AUTH``
+other than ``none``) the actor is the signed-in person, and a manager who types their own name takes the
+case as themselves. Managers' routes in the route table (edge/surface.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query
+from fastapi import APIRouter, Depends, Header, Query, Request
 from pydantic import Field
 from starlette.responses import JSONResponse
 
@@ -23,6 +25,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
 from feedback_intelligence.store import cases as store_cases
 
@@ -30,7 +33,7 @@ router = APIRouter(tags=["cases"])
 REF = re.compile(r"(corpus|live):[A-Za-z0-9._-]{1,100}")
 REVISION = re.compile(r'\s*(?:W/)?"?(\d{1,9})"?\s*')
 _CHANGE = {
-    **errors(400, 404),
+    **errors(400, 404, 413, 429),
     409: {"model": m.ErrorsBody, "description": "`case_transition_invalid`: the case's state does not allow it."},
     412: {"model": m.ErrorsBody, "description": "`revision_stale`: the case changed since the If-Match revision."},
 }
@@ -50,6 +53,14 @@ class CaseOwner(m._Wire):
 class CaseNote(m._Wire):
     text: str = Field(min_length=1, max_length=100_000, description="The note (at most FI_INPUT_MAX_CHARS).")
     actorName: str | None = Field(None, max_length=100, description="Who writes it, as typed.")
+
+
+def _actor(request: Request, typed: str | None) -> Actor:
+    """The signed-in person when there is one (ADR 0030); under FI_AUTH=none the name as typed."""
+    person = principal_of(request.scope)
+    if person is not None:
+        return Actor.account(person.account_id, person.display_name, person.username)
+    return Actor.typed_or_operator(typed)
 
 
 def _ref(ref: str) -> str:
@@ -80,8 +91,8 @@ def _not_found(ref: str) -> JSONResponse:
     operation_id="listCases",
     summary="The case list: open first, oldest first",
     description="Both channels' cases with their item's excerpt, severity, store and alert categories. "
-    "`state` may repeat. Operator route.",
-    responses=errors(400),
+    "`state` may repeat. A managers' route.",
+    responses=errors(400, 429),
 )
 async def list_cases(
     rt: Runtime = Depends(runtime),
@@ -97,8 +108,8 @@ async def list_cases(
     operation_id="getCase",
     summary="One case with its notes and audit log",
     description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
-    "categories, its notes and every audit row about the item. Operator route.",
-    responses=errors(404),
+    "categories, its notes and every audit row about the item. A managers' route.",
+    responses=errors(404, 429),
 )
 async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
     try:
@@ -120,12 +131,13 @@ async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
     summary="Acknowledge, handle, dismiss (with a reason) or reopen a case",
     description="`open` → `acknowledged` | `dismissed`, `acknowledged` → `handled` | `dismissed`, `handled` | "
     "`dismissed` → `open`; any other move is 409 `case_transition_invalid`. With `If-Match` (the revision) a "
-    "case changed meanwhile is 412 `revision_stale`. Written to the audit log. Operator route.",
+    "case changed meanwhile is 412 `revision_stale`. Written to the audit log. A managers' route.",
     responses=_CHANGE,
 )
 async def act_on_case(
     ref: str,
     body: CaseAction,
+    request: Request,
     rt: Runtime = Depends(runtime),
     if_match: str | None = Header(None, alias="If-Match"),
 ) -> JSONResponse:
@@ -135,7 +147,7 @@ async def act_on_case(
         raise InputError([Problem("A case is dismissed with a reason.", "reason_required", field="reason")])
     try:
         view = await rt.cases.act(
-            _ref(ref), body.action, Actor.typed_or_operator(body.actorName), expected_revision=expected, reason=reason
+            _ref(ref), body.action, _actor(request, body.actorName), expected_revision=expected, reason=reason
         )
     except UnknownRef:
         return _not_found(ref)
@@ -153,20 +165,19 @@ async def act_on_case(
     operation_id="assignCase",
     summary="Set the case's owner (a typed name until accounts exist)",
     description="The name as the manager typed it, recorded as `typed`; an empty name clears the owner. "
-    "`If-Match` as for actions. Written to the audit log. Operator route.",
+    "`If-Match` as for actions. Written to the audit log. A managers' route.",
     responses=_CHANGE,
 )
 async def assign_case(
     ref: str,
     body: CaseOwner,
+    request: Request,
     rt: Runtime = Depends(runtime),
     if_match: str | None = Header(None, alias="If-Match"),
 ) -> JSONResponse:
     expected = _revision(if_match)
     try:
-        view = await rt.cases.assign(
-            _ref(ref), body.name, Actor.typed_or_operator(body.actorName), expected_revision=expected
-        )
+        view = await rt.cases.assign(_ref(ref), body.name, _actor(request, body.actorName), expected_revision=expected)
     except UnknownRef:
         return _not_found(ref)
     except store_cases.StaleRevision as exc:
@@ -179,17 +190,17 @@ async def assign_case(
     operation_id="addCaseNote",
     summary="Add a note to a case",
     description="At most FI_INPUT_MAX_CHARS characters; answers the note's id. Written to the audit log "
-    "(the note's id, not its text). Operator route.",
+    "(the note's id, not its text). A managers' route.",
     status_code=201,
-    responses=errors(400, 404),
+    responses=errors(400, 404, 413, 429),
 )
-async def add_case_note(ref: str, body: CaseNote, rt: Runtime = Depends(runtime)) -> JSONResponse:
+async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
     text = body.text.strip()
     limit = rt.settings.input_max_chars
     if not text or len(text) > limit:
         raise InputError([Problem(f"A note is 1 to {limit} characters.", "text_too_long", field="text", limit=limit)])
     try:
-        note_id = await rt.cases.note(_ref(ref), text, Actor.typed_or_operator(body.actorName))
+        note_id = await rt.cases.note(_ref(ref), text, _actor(request, body.actorName))
     except UnknownRef:
         return _not_found(ref)
     return JSONResponse({"id": note_id}, status_code=201)
@@ -199,8 +210,8 @@ async def add_case_note(ref: str, body: CaseNote, rt: Runtime = Depends(runtime)
     "/audit",
     operation_id="getAuditLog",
     summary="The newest audit rows of both channel databases, merged by time",
-    description="`before` pages on to rows strictly older than that instant. Operator route.",
-    responses=errors(400),
+    description="`before` pages on to rows strictly older than that instant. A managers' route.",
+    responses=errors(400, 429),
 )
 async def audit_log(
     rt: Runtime = Depends(runtime),
