@@ -106,9 +106,11 @@ WRITE_METHODS = frozenset(
         "renew",
         "finish",
         "release",
-        "rederive_batch",
     }
 )
+# A write that wrote nothing proves no space came back: the re-derivation pass finds nothing stale most
+# of the time, and must not clear a disk-full fault that a save just met (it clears it itself when it
+# wrote rows).
 #: Rows one re-derivation transaction takes (ADR 0024 section 2).
 REDERIVE_BATCH = 500
 
@@ -733,7 +735,9 @@ class FeedbackStore:
             done = await write_derived(conn, self.derive, ids)
             if done:
                 await _bump(conn, VERSION_COUNTER)
-            return done
+        if done:
+            self.storage_fault = None  # rows were written: there is space again
+        return done
 
     async def rederive_all(self, limit: int = REDERIVE_BATCH) -> int:
         """Batches until no row is stale; returns the rows re-derived."""
