@@ -51,8 +51,12 @@ def visitor_of(scope: Scope, policy: ClientPolicy) -> str:
     IPv6 /64), whatever visitor keys it holds, so minting keys buys no larger share; or a share of the
     operators' own (``operator:<key>``) for exempt callers. Any route may ask, whether or not this
     middleware wraps it; routes pass it to the gate in a ``CallContext`` (docs/adr/0020)."""
-    key = address_key(scope)
-    return f"operator:{client_key(scope)}" if policy.exempt(scope) else key
+    if policy.exempt(scope):
+        return f"operator:{client_key(scope)}"
+    key = client_key(scope)
+    # a signed-in person is a share of their own (accounts are not minted at will); anyone else counts
+    # as their address's aggregate
+    return key if key.startswith("person:") else address_key(scope)
 
 
 class InflightLimiter(Protocol):
@@ -214,7 +218,8 @@ class InflightLimitMiddleware:
             await self.app(scope, receive, send)  # operators and direct loopback callers: no limit
             return
         key, address = client_key(scope), address_key(scope)
-        if self.per_address is None or key == address:
+        # a signed-in person is bounded per person: the per-address bound is for keys anyone can mint
+        if self.per_address is None or key == address or key.startswith("person:"):
             await self._limited(self.inflight, key, scope, receive, send, self.app, YOURS)
             return
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
-from feedback_intelligence.edge.identity import Aggregation
+from feedback_intelligence.auth.principal import STATE_KEY as PRINCIPAL_KEY
+from feedback_intelligence.auth.principal import Principal
+from feedback_intelligence.edge.identity import STATE_KEY as IDENTITY_KEY
+from feedback_intelligence.edge.identity import Aggregation, ClientIdentity
+from feedback_intelligence.edge.inflight import visitor_of
+from feedback_intelligence.edge.ratelimit import ClientPolicy
+from feedback_intelligence.edge.surface import OperatorAuth
 from feedback_intelligence.edge.visitor import COOKIE_MAX_AGE_S, VisitorKeys
 from tests.edge.support import PROXY, EdgeApp, build_edge_app, via_proxy
 from tests.support.clock import Clock
@@ -96,3 +102,14 @@ async def test_many_keys_of_one_address_hold_at_most_half_the_gates_slots() -> N
 
 async def _calls(edge: EdgeApp, n: int) -> bool:
     return edge.llm.calls >= n
+
+
+def test_a_signed_in_person_is_a_fair_share_of_their_own_and_others_count_as_their_address() -> None:
+    identity = ClientIdentity("198.51.100.7", PROXY, True, "https", False, aggregate="198.51.100.7")
+    policy = ClientPolicy(OperatorAuth(None), exempt_loopback=True)
+    base = {"type": "http", "method": "POST", "path": "/interpret", "headers": [], "query_string": b""}
+    anonymous = {**base, "state": {IDENTITY_KEY: identity, "visitor_id": "k1"}}
+    person = Principal("acct1", "kaisa", "Kaisa", (), "session")
+    signed_in = {**base, "state": {IDENTITY_KEY: identity, "visitor_id": "k1", PRINCIPAL_KEY: person}}
+    assert visitor_of(anonymous, policy) == "client:198.51.100.7"  # the key buys no share of its own
+    assert visitor_of(signed_in, policy) == "person:acct1"  # an account does
