@@ -43,8 +43,8 @@ def test_an_intensifier_doubles_the_cue_right_after_it(retail: Domain) -> None:
     assert rule_sentiment("todella hyvä leipä mutta kallis", "complaint", "fi", retail) == "positive"
 
 
+@pytest.mark.voikko  # the suite's one prerequisite check (tests/prerequisites.py), not a skip of its own
 def test_finnish_cues_match_by_base_form_through_voikko(retail: Domain) -> None:
-    pytest.importorskip("libvoikko")
     assert read_text("upeita kukkia", retail.sentiment_lexicon, "fi").positive == 1.0
 
 
