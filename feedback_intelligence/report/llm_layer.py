@@ -179,7 +179,7 @@ class ReportLlm:
         self.metrics = metrics
         self.wording = wording_for(domain.language)
         # the screen's verdicts, remembered per (item, text): a report over the same items asks only about
-        # new ones (until migration 0006 keeps them in the row)
+        # new ones (until the screen columns of migration 0009 keep them in the row)
         self._verdicts: dict[tuple[str, str], bool] = {}
 
     @property

@@ -72,12 +72,19 @@ feedback = Table(
     # +1 on every write of the row after the insert (worker, restructure, correction): If-Match (0008)
     Column("revision", Integer, nullable=False, server_default=text("1")),
     Column("updated_at", String(33), nullable=True),
+    # Who wrote it (0009): "account:<id>", or "visitor:<16 hex>" without accounts; null before 0009.
+    Column("author", String(64), nullable=True),
+    # The report's model alert screen of a keyword-silent item, done once (0009): "yes" / "no" / null.
+    Column("screen_verdict", String(8), nullable=True),
+    Column("screen_reason", Text, nullable=True),
+    Column("screened_at", String(33), nullable=True),
     Index("ix_feedback_timestamp", "timestamp"),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
     Index("ix_feedback_category_timestamp", "category", "timestamp"),
     Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
+    Index("ix_feedback_author_timestamp", "author", "timestamp"),
 )
 
 # One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.
