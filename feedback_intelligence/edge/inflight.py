@@ -21,7 +21,6 @@ served, not refused as "still running").
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
@@ -33,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import send_json
 from feedback_intelligence.edge.ratelimit import REDIS_TIMEOUT_S, ClientPolicy, CountHook, address_key, client_key
 from feedback_intelligence.edge.surface import classify_scope
-from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, LeaseKeeper, connect
+from feedback_intelligence.redis_leases import ACQUIRE, RELEASE, GiveBacks, LeaseKeeper, connect
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +41,6 @@ YOUR_NETWORKS = (
     "As many requests to the language model as it serves at once are already running from your network; "
     "try again in a moment."
 )
-
-RELEASE_RETRY_S = 0.25  # how often a release that failed even after reconnecting is tried again
 
 
 def visitor_of(scope: Scope, policy: ClientPolicy) -> str:
@@ -112,7 +109,7 @@ class RedisInflight:
         self._release = self._redis.register_script(RELEASE)
         self.keeper = LeaseKeeper(self._redis, self._lease_ms, what="in-flight place")
         self._held: dict[str, list[str]] = {}  # client key -> ids of the places this process holds
-        self._retries: set[asyncio.Task[None]] = set()
+        self._give_backs = GiveBacks("in-flight place")
         self._unreleased: dict[str, set[str]] = {}  # client key -> places whose release failed (Redis away)
 
     async def acquire(self, key: str) -> bool:
@@ -167,24 +164,15 @@ class RedisInflight:
 
     def _retry_release(self, key: str, place: str) -> None:
         self._unreleased.setdefault(key, set()).add(place)
-
-        async def again() -> None:
-            for _ in range(max(1, int(self.expiry_s / RELEASE_RETRY_S))):  # past that the lease has lapsed
-                await asyncio.sleep(RELEASE_RETRY_S)
-                if place not in self._unreleased.get(key, ()):
-                    return  # the client's next acquire gave it back
-                with contextlib.suppress(Exception):
-                    await self._release(keys=[self.prefix + key], args=[place])
-                    break
-            self._forget_unreleased(key, place)
-
-        task = asyncio.create_task(again(), name="in-flight-release-retry")
-        self._retries.add(task)
-        task.add_done_callback(self._retries.discard)
+        self._give_backs.retry(
+            lambda: self._release(keys=[self.prefix + key], args=[place]),
+            self.expiry_s,  # past that the place has lapsed
+            settled=lambda: place not in self._unreleased.get(key, ()),  # the client's next acquire gave it back
+            then=lambda: self._forget_unreleased(key, place),
+        )
 
     async def aclose(self) -> None:
-        for task in self._retries:
-            task.cancel()
+        await self._give_backs.aclose()
         await self.keeper.aclose()
         await self._redis.aclose()
 

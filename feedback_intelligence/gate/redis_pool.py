@@ -28,18 +28,17 @@ holds offers (``lua/preempted.lua``) and cancels that work, which releases the s
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.fairness import ANONYMOUS, FORGET_HALF_LIVES, RECENT_S, GateOrder
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
-from feedback_intelligence.redis_leases import LeaseKeeper, connect, lua_script
+from feedback_intelligence.redis_leases import GiveBacks, LeaseKeeper, connect, lua_script
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +83,8 @@ class RedisSlotPool:
     is renewed by ``keeper`` and lapses ``lease_s`` after its holder stops renewing (a dead replica).
     Waiting visitors are announced in Redis, so background work on any replica defers to them. Every
     Redis failure while acquiring or reading occupancy raises
-    :class:`~feedback_intelligence.gate.slots.PoolUnavailable` (the gate sheds); a failed release is
-    logged and left to the lease's expiry.
+    :class:`~feedback_intelligence.gate.slots.PoolUnavailable` (the gate sheds); a failed release or
+    leave is sent again until Redis takes it or the lease or announcement lapses.
     """
 
     def __init__(
@@ -134,6 +133,7 @@ class RedisSlotPool:
         self._release = self._redis.register_script(_RELEASE)
         self._leave = self._redis.register_script(_LEAVE)
         self.keeper = LeaseKeeper(self._redis, self.lease_ms, what="gate lease")
+        self._give_backs = GiveBacks("gate")
         self._register = self._redis.register_script(_REGISTER_WAITER)
         self._occupancy = self._redis.register_script(_OCCUPANCY)
         self._attained = self._redis.register_script(_ATTAINED)
@@ -232,10 +232,22 @@ class RedisSlotPool:
         finally:
             self._wakers.pop(member, None)
             if member:
-                with contextlib.suppress(RedisError, asyncio.CancelledError):
-                    await self._leave(
-                        keys=self._gate_keys, args=[priority.value, member, self.slots, self.background_reserve]
-                    )
+                await self._leave_queue(priority, member, lapses_in_s=timeout_s + 1)
+
+    async def _leave_queue(self, priority: Priority, member: str, lapses_in_s: float) -> None:
+        """Leave the queue; if Redis is away, keep trying until the announcement lapses by itself (a
+        Redis that kept the queue across a restart would otherwise have a ghost waiter at its head)."""
+
+        def leave() -> Awaitable[object]:
+            return self._leave(keys=self._gate_keys, args=[priority.value, member, self.slots, self.background_reserve])
+
+        try:
+            await leave()
+        except RedisError:
+            self._give_backs.retry(leave, lapses_in_s)
+        except asyncio.CancelledError:
+            self._give_backs.retry(leave, lapses_in_s)
+            raise
 
     async def release(self, lease: RedisLease) -> None:
         if lease.released:
@@ -243,8 +255,9 @@ class RedisSlotPool:
         lease.released = True
         self.keeper.drop(self._leases, lease.id)
         self._offered.pop(lease.id, None)  # its offer in Redis is dropped as stale by the next preempt
-        try:
-            await self._release(
+
+        def give_back() -> Awaitable[object]:
+            return self._release(
                 keys=self._gate_keys,
                 args=[
                     lease.id,
@@ -256,9 +269,14 @@ class RedisSlotPool:
                     self.background_reserve,
                 ],
             )
+
+        try:
+            await give_back()
         except RedisError as exc:
-            # The lease expires on its own within lease_s; nothing is leaked for longer.
-            log.warning("could not release gate lease %s (it will expire): %s", lease.id[:8], exc)
+            # Sent again until Redis takes it (a Redis that kept its data across a restart still counts
+            # the slot as taken) or the lease has lapsed by itself, lease_s from now.
+            log.warning("could not release gate lease %s (retrying until it lapses): %s", lease.id[:8], exc)
+            self._give_backs.retry(give_back, self.lease_ms / 1000)
 
     # -- preemption ---------------------------------------------------------------------------------
 
@@ -352,6 +370,7 @@ class RedisSlotPool:
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.wait({self._watcher}, timeout=1.0)
+        await self._give_backs.aclose()
         await self.keeper.aclose()
         listener = self._listener
         if listener is not None:

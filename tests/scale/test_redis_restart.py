@@ -22,6 +22,8 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
+from feedback_intelligence.gate.redis_pool import RedisSlotPool
+from feedback_intelligence.gate.slots import Priority
 from tests.prerequisites import require
 from tests.scale.conftest import INTERPRET, unique_gate_name, wait_for
 
@@ -48,9 +50,12 @@ class PersistentRedis:
         )
         wait_for(self.answers, 10, "the private redis to start")
 
-    def restart(self) -> None:
+    def stop(self) -> None:
         subprocess.run(["redis-cli", "-p", str(self.port), "shutdown", "save"], capture_output=True, check=False)
         wait_for(lambda: not self.answers(), 10, "the private redis to stop")
+
+    def restart(self) -> None:
+        self.stop()
         self.start()
 
     def answers(self) -> bool:
@@ -139,3 +144,25 @@ def test_a_redis_restart_mid_crowd_leaks_no_place_and_sheds_nothing_once_redis_a
     shed_after = [p for p in after if p.status != 200]
     assert not shed_after, f"{len(shed_after)} presses after Redis answered again were not served: {shed_after[:3]}"
     assert {p.status for p in presses} <= {200, 503}
+
+
+def test_a_release_sent_while_redis_was_down_frees_the_slot_once_redis_is_back(redis_server: PersistentRedis) -> None:
+    """Redis kept the lease across its restart; the release that failed meanwhile is sent again, so the
+    slot is free long before the lease (10 s here) would lapse by itself."""
+
+    async def scenario() -> int:
+        pool = RedisSlotPool(redis_server.url, slots=1, background_reserve=0, name=unique_gate_name(), lease_s=10)
+        try:
+            lease = await pool.acquire(Priority.INTERACTIVE, timeout_s=0)
+            assert lease is not None
+            await asyncio.to_thread(redis_server.stop)
+            await pool.release(lease)  # fails: Redis is away
+            await asyncio.to_thread(redis_server.start)
+            again = await pool.acquire(Priority.INTERACTIVE, timeout_s=5)  # woken by the resent release
+            assert again is not None, "the slot stayed taken although its holder had let go"
+            await pool.release(again)
+            return (await pool.occupancy()).in_use
+        finally:
+            await pool.aclose()
+
+    assert asyncio.run(scenario()) == 0
