@@ -14,8 +14,9 @@ that score; release charges the held time and re-scores the visitor's waiters, i
 Waiting is not busy-polling, and a release wakes one waiter, not all: the release script finds the head
 of the queue the freed slot goes to (``policy.served_next``) and publishes that waiter's member on the
 gate's channel; each replica's one listener wakes only the waiter named. Every step is O(log W) with
-W waiters (``lua/queues.lua``: no script reads a whole queue). A slow fallback re-check, by the head
-of a queue only, covers what no message announces (a lease expiring, a message lost in a reconnect).
+W waiters (``lua/queues.lua``: no script reads a whole queue). A fallback re-check, slower the further
+back a waiter is (``_recheck_after_s``), covers what no message announces (a lease expiring, a
+message lost in a reconnect).
 If Redis cannot be reached the pool raises :class:`PoolUnavailable` and the gate sheds:
 busy, never unbounded.
 
@@ -28,11 +29,13 @@ holds offers (``lua/preempted.lua``) and cancels that work, which releases the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from redis.exceptions import RedisError
 
@@ -41,6 +44,7 @@ from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priorit
 from feedback_intelligence.redis_leases import GiveBacks, LeaseKeeper, connect, lua_script
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # The admission rules (lua/policy.lua, the Lua twins of ``gate.policy``) and the scripts that use them.
 _QUEUED = ("policy.lua", "fair.lua", "queues.lua")
@@ -63,16 +67,33 @@ class RedisLease:
     released: bool = False
 
 
+def _text(reply: object) -> str:
+    return reply.decode() if isinstance(reply, bytes) else str(reply)
+
+
 async def _wait_until_set(event: asyncio.Event, timeout_s: float) -> None:
     """Wait for ``event`` at most ``timeout_s``, leaving the task's cancellation count alone
-    (``asyncio.wait`` never cancels or uncancels the caller, unlike a nested ``asyncio.timeout``).
-    A cancelled waiter is still sometimes held to its acquire timeout in the full suite (the xfail in
-    tests/gate/test_gate.py); the cause is open."""
+    (``asyncio.wait`` never cancels or uncancels the caller, unlike a nested ``asyncio.timeout``)."""
     waiting = asyncio.ensure_future(event.wait())
     try:
         await asyncio.wait({waiting}, timeout=timeout_s)
     finally:
         waiting.cancel()
+
+
+async def _finish_despite_cancel(call: Awaitable[T], undo: Callable[[T], Awaitable[object]]) -> T:
+    """Await a script whose effect must not be lost with its reply.
+
+    A caller cancelled while the reply is on its way would leave what the script did in Redis (a
+    queue place, a granted lease) held by nobody until it lapses. So the script finishes regardless,
+    and on cancellation ``undo`` gives back what it took before the cancellation goes on."""
+    running = asyncio.ensure_future(call)
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await undo(await running)
+        raise
 
 
 class RedisSlotPool:
@@ -159,28 +180,34 @@ class RedisSlotPool:
 
     async def _try(self, priority: Priority, visitor: str, member: str = "") -> RedisLease | int:
         """A lease, or the number of waiters that come before this call (its rank)."""
+        call = self._acquire(
+            keys=self._gate_keys,
+            args=[
+                uuid.uuid4().hex,
+                self.lease_ms,
+                priority.value,
+                self.slots,
+                self.background_reserve,
+                member,
+                visitor,
+                self.half_life_ms,
+                int(RECENT_S * 1000),
+                FORGET_HALF_LIVES * self.half_life_ms,
+                self._fair,
+            ],
+        )
+
+        async def give_back(granted: object) -> None:
+            if not isinstance(granted, int):
+                await self.release(RedisLease(_text(granted), priority, visitor))
+
         try:
-            granted = await self._acquire(
-                keys=self._gate_keys,
-                args=[
-                    uuid.uuid4().hex,
-                    self.lease_ms,
-                    priority.value,
-                    self.slots,
-                    self.background_reserve,
-                    member,
-                    visitor,
-                    self.half_life_ms,
-                    int(RECENT_S * 1000),
-                    FORGET_HALF_LIVES * self.half_life_ms,
-                    self._fair,
-                ],
-            )
+            granted = await _finish_despite_cancel(call, give_back)
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         if isinstance(granted, int):
             return -1 - granted
-        lease_id = granted.decode() if isinstance(granted, bytes) else str(granted)  # "<admitted ms>:<id>"
+        lease_id = _text(granted)  # "<admitted ms>:<id>"
         self.keeper.hold(self._leases, lease_id)
         return RedisLease(lease_id, priority, visitor)
 
@@ -199,7 +226,7 @@ class RedisSlotPool:
         try:
             # Announce the wait (it expires by itself) so background work on any replica defers to
             # visitors, and take a place in the queue by the visitor's attained service.
-            found = await self._register(
+            register = self._register(
                 keys=self._gate_keys,
                 args=[
                     priority.value,
@@ -210,7 +237,11 @@ class RedisSlotPool:
                     self._fair,
                 ],
             )
-            member = found.decode() if isinstance(found, bytes) else str(found)
+
+            async def leave(found: object) -> None:
+                await self._leave_queue(priority, _text(found), lapses_in_s=timeout_s + 1)
+
+            member = _text(await _finish_despite_cancel(register, leave))
             self._wakers[member] = woken
             woken.set()  # try once right after queueing: a slot freed meanwhile woke nobody
             rank = 0
@@ -218,9 +249,7 @@ class RedisSlotPool:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
-                # The head re-checks now and then (a lapsed lease frees a slot without a message);
-                # everyone else waits to be woken, each release waking one waiter only.
-                await _wait_until_set(woken, min(remaining, self.recheck_s if rank == 0 else remaining))
+                await _wait_until_set(woken, min(remaining, self._recheck_after_s(rank)))
                 woken.clear()
                 lease = await self._try(priority, visitor, member)
                 if isinstance(lease, RedisLease):
@@ -248,6 +277,16 @@ class RedisSlotPool:
         except asyncio.CancelledError:
             self._give_backs.retry(leave, lapses_in_s)
             raise
+
+    def _recheck_after_s(self, rank: int) -> float:
+        """How long a waiter of ``rank`` waits for its wake-up before it looks again by itself.
+
+        A release wakes one waiter by a message, but some frees announce nothing (a lease lapsing) and
+        some messages are lost (published while this replica's listener reconnects: a Redis restart),
+        and a rank read once goes stale. So every waiter re-checks, the further back the slower: the head
+        every ``recheck_s``, rank r every (r + 1) · ``recheck_s``; W waiters together cost about
+        ln(W) / ``recheck_s`` checks a second, not W / ``recheck_s``."""
+        return self.recheck_s * (rank + 1)
 
     async def release(self, lease: RedisLease) -> None:
         if lease.released:

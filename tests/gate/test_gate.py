@@ -187,16 +187,7 @@ async def test_cancellation_releases_the_slot_and_cancels_the_work(make_gate: Ma
     assert (await gate.occupancy()).in_use == 0
 
 
-async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(
-    make_gate: MakeGate, request: pytest.FixtureRequest
-) -> None:
-    if "redis" in request.node.name:
-        # Known and open: on Redis the cancellation is sometimes lost and the waiter leaves only at its
-        # acquire timeout. It passes alone and in most runs of tests/gate, and failed in the full suite
-        # of 2026-12-01 even after the wake-up wait moved off asyncio.timeout; not yet understood.
-        request.applymarker(
-            pytest.mark.xfail(reason="a cancelled Redis waiter is sometimes held to its acquire timeout", strict=False)
-        )
+async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(make_gate: MakeGate) -> None:
     gate = make_gate(slots=1, acquire_ms=5000)
     holder = Holder(gate)
     await holder.holding.wait()
