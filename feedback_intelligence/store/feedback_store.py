@@ -89,28 +89,17 @@ class StoreFull(StoreUnavailable):
 
     Not "cannot be reached": retrying in a moment will not help until an operator frees space, so the API
     answers it with a code and message of its own, and the store reads unhealthy in ``/admin/status``
-    until a write succeeds again (:attr:`FeedbackStore.storage_fault`). Nothing is half-written.
+    until a save succeeds again (:attr:`FeedbackStore.storage_fault`). Nothing is half-written.
     """
 
 
 SQLITE_FULL = 13
-#: Methods whose success shows the database takes writes again (clears a recorded storage fault).
-WRITE_METHODS = frozenset(
-    {
-        "insert",
-        "insert_batch",
-        "update_structure",
-        "update_alerts",
-        "bump_counter",
-        "claim",
-        "renew",
-        "finish",
-        "release",
-    }
-)
-# A write that wrote nothing proves no space came back: the re-derivation pass finds nothing stale most
-# of the time, and must not clear a disk-full fault that a save just met (it clears it itself when it
-# wrote rows).
+#: Methods whose success shows the database takes writes again (clears a recorded storage fault): the
+#: ones that add rows. A write that only rewrites pages it has (a queue claim or an outbox claim finding
+#: nothing, a counter tick, a lease renewal) proves no space came back, and background loops run those
+#: all the time: with them on this list a disk-full fault a save just met read "healthy" a moment later.
+#: The re-derivation pass clears it itself when it wrote rows.
+WRITE_METHODS = frozenset({"insert", "insert_batch"})
 #: Rows one re-derivation transaction takes (ADR 0024 section 2).
 REDERIVE_BATCH = 500
 
