@@ -107,6 +107,13 @@ class NotFoundBody(ApiModel):
     id: str | None = Field(None, description="The id that was asked for.")
 
 
+class ErasedBody(ApiModel):
+    """410: the item with this id was erased (a tombstone without personal data remains)."""
+
+    error: str = Field(description="`erased`.")
+    id: str = Field(description="The erased item's id.")
+
+
 class DuplicateBody(ApiModel):
     """409: an item with this id is already stored (a retried save): nothing was changed."""
 
@@ -223,7 +230,11 @@ class BatchIn(_Wire):
         "stored. Without `acceptedStructure` an item is saved for later (`structureLater` is implied; "
         "`false` is that item's error). Send an `id` with each item: a retried batch then answers "
         "`duplicate` for what is already stored, never a second copy.",
-        json_schema_extra={"items": {"$ref": "#/components/schemas/FeedbackIn"}},
+        # Any value is an item here: each is checked as a FeedbackIn on its own (a result per item, by
+        # design), so the schema must not promise that a batch with a non-FeedbackIn item is refused.
+        json_schema_extra={
+            "items": {"description": "Checked as a `FeedbackIn` (components/schemas/FeedbackIn), on its own."}
+        },
     )
 
 

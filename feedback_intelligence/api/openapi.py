@@ -4,6 +4,7 @@ sentiment, source, alert categories) and the text limit from the settings."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +17,7 @@ from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
 from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text import bounds
+from feedback_intelligence.text.normalize import is_blank
 
 DESCRIPTION = """\
 Shop-floor feedback, structured by a local LLM behind a gate that **sheds instead of queueing**.
@@ -34,8 +36,10 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   refused `400` (offset-less instants are accepted too, as UTC, and any RFC 3339 offset up to ±23:59);
   `corrections` require a non-null `acceptedStructure`, and `structureLater: true` takes none (the
   schema says so with `if`/`then`); booleans are JSON booleans (`0` is refused); texts need one
-  visible character and no NUL (`pattern`); `maxLength` of `text` counts the text as sent; an
-  unserved method is `405` with `Allow` naming every method of the path.
+  visible character and no NUL (`pattern`, derived from the app's own blank rule); `maxLength` of
+  `text` counts the text as sent; a correction names at least one field; `If-Match` has its pattern;
+  an unserved method is `405` with `Allow` naming every method of the path. Only the report window's
+  length (`FI_REPORT_MAX_WINDOW_DAYS`, binding `from` and `to` together) is a 400 the schema cannot say.
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """
@@ -73,6 +77,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             document_corrections_need_structure(schema)
             document_ids_and_tags(schema, settings.id_max_length)
             document_stores(schema, settings.chain.stores)
+            document_headers(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -114,7 +119,7 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
     for name, component in components.items():
         properties: dict[str, Any] = component.get("properties", {})
         base = name.split("-")[0]  # FastAPI names a model "X-Input"/"X-Output" when the two differ
-        if base in ("StructureBody", "StructureOut"):
+        if base in ("StructureBody", "StructureOut", "ItemChangeIn"):
             _enum(properties.get("category"), domain.categories)
             _enum(properties.get("severity"), domain.severities)
             _enum(properties.get("type"), domain.types)
@@ -126,8 +131,18 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
         elif base == "FeedbackIn":
             _text_limit(properties.get("text"), store_max_chars, "FI_TEXT_STORE_MAX_CHARS")
             _enum(properties.get("source"), domain.sources)
+        if base == "ItemChangeIn":  # a correction: the same rules as a save's fields
+            _text_limit(properties.get("text"), store_max_chars, "FI_TEXT_STORE_MAX_CHARS")
         elif base == "CorrectionIn":
             _enum(properties.get("field"), SCHEMA_FIELDS)
+            for value in ("modelValue", "humanValue"):
+                for alternative in _alternatives(properties.get(value) or {}):
+                    alternative["pattern"] = NO_NUL
+        elif base == "GrantIn":  # a store id or "*", never blank (api/routes/auth.py)
+            for alternative in _alternatives(properties.get("store") or {}):
+                alternative.update(_visible_without_nul())
+        elif base == "CaseAction":  # a dismissal's reason is not blank (api/routes/cases.py)
+            component["then"]["properties"]["reason"].update(_visible_without_nul())
         elif base == "AlertOut":
             _enum(properties.get("category"), domain.alert_keywords)
         elif base == "InterpretOut":
@@ -137,14 +152,34 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
 
 INSTANT_PARAMETERS = ("from", "to")
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
-# A theme needs one visible character (text/normalize.is_blank): not a space, zero-width or soft hyphen.
-VISIBLE_CHARACTER = "[^\\s\u00ad\u200b-\u200f\u2060-\u2064\ufeff]"
 NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)
+
+
+@functools.cache
+def visible_character() -> str:
+    """A pattern for one character that is not blank by ``text.normalize.is_blank`` (whitespace,
+    control, format, combining and filler characters): derived from that one rule over every code
+    point, once a process, so the schema refuses exactly the texts the app calls empty."""
+    blank: list[tuple[int, int]] = []
+    for code in range(0x110000):
+        if not 0xD800 <= code <= 0xDFFF and is_blank(chr(code)):
+            if blank and blank[-1][1] == code - 1:
+                blank[-1] = (blank[-1][0], code)
+            else:
+                blank.append((code, code))
+    spans = "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in blank)
+    return f"[^{spans}]"
+
+
+def _escaped(code: int) -> str:
+    # Beyond the BMP the character itself: JSON carries it, and a regex engine that reads code points
+    # (Python's, schemathesis') takes it as one; ``\\U`` is no ECMA-262 escape.
+    return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
 
 
 def _visible_without_nul() -> dict[str, Any]:
     """A text's two character rules: at least one visible character, and no NUL anywhere."""
-    return {"allOf": [{"pattern": VISIBLE_CHARACTER}, {"pattern": NO_NUL}]}
+    return {"allOf": [{"pattern": visible_character()}, {"pattern": NO_NUL}]}
 
 
 def document_instants(schema: dict[str, Any]) -> None:
@@ -164,7 +199,8 @@ def document_instants(schema: dict[str, Any]) -> None:
 
 def document_corrections_need_structure(schema: dict[str, Any]) -> None:
     """The save's rules between fields, in JSON Schema: ``corrections`` (a list) need a non-null
-    ``acceptedStructure``; ``structureLater: true`` takes none (the clerk's structure needs no model)."""
+    ``acceptedStructure`` and no ``modelInterpretationFailed: true``; ``structureLater: true`` takes no
+    structure (the clerk's structure needs no model)."""
     for name, component in schema.get("components", {}).get("schemas", {}).items():
         if name.split("-")[0] != "FeedbackIn":
             continue
@@ -177,6 +213,10 @@ def document_corrections_need_structure(schema: dict[str, Any]) -> None:
             {
                 "if": {"properties": {"structureLater": {"const": True}}, "required": ["structureLater"]},
                 "then": {"properties": {"acceptedStructure": {"type": "null"}}},
+            },
+            {  # what the clerk corrected was the model's suggestion, so the model cannot have failed
+                "if": {"properties": {"corrections": {"type": "array"}}, "required": ["corrections"]},
+                "then": {"properties": {"modelInterpretationFailed": {"enum": [False, None]}}},
             },
         ]
 
@@ -194,11 +234,12 @@ def document_ids_and_tags(schema: dict[str, Any], id_max_length: int) -> None:
         if base == "FeedbackIn":
             for alternative in _alternatives(properties.get("id") or {}):
                 alternative.update(id_rule)
+        if base in ("StructureBody", "ItemChangeIn"):
+            for alternative in _alternatives(properties.get("theme") or {}):
+                alternative.update({"minLength": 1, **_visible_without_nul()})
         if base == "StructureBody":
             for alternative in _alternatives(properties.get("language") or {}):
                 alternative["pattern"] = f"^{bounds.LANGUAGE_PATTERN}$"
-            for alternative in _alternatives(properties.get("theme") or {}):
-                alternative.update({"minLength": 1, **_visible_without_nul()})
 
 
 def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
@@ -215,9 +256,22 @@ def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
                     for alternative in _alternatives(parameter.get("schema", {})):
                         alternative.update(rule)
     for name, component in schema.get("components", {}).get("schemas", {}).items():
-        if name.split("-")[0] == "FeedbackIn":
+        if name.split("-")[0] in ("FeedbackIn", "ItemChangeIn"):
             for alternative in _alternatives(component.get("properties", {}).get("store") or {}):
                 alternative.update(rule)
+
+
+def document_headers(schema: dict[str, Any]) -> None:
+    """A header is absent or a string, never JSON ``null``: an optional header's ``anyOf`` with null
+    (how FastAPI writes ``str | None``) becomes its string schema, keeping the pattern it was given."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                described = parameter.get("schema", {})
+                if parameter.get("in") != "header" or "anyOf" not in described:
+                    continue
+                strings = [alt for alt in described.pop("anyOf") if alt.get("type") == "string"]
+                parameter["schema"] = {**described, **(strings[0] if strings else {"type": "string"})}
 
 
 def _alternatives(prop: dict[str, Any]) -> Iterable[dict[str, Any]]:

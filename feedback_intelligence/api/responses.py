@@ -10,6 +10,7 @@ _ERRORS: dict[int, tuple[type[m.ApiModel], str]] = {
     400: (m.ErrorsBody, "A rule was broken (each message names it; `codes` for translation). Nothing was stored."),
     404: (m.NotFoundBody, "Not found."),
     409: (m.DuplicateBody, "An item with this id is already stored (a retried save): nothing changed."),
+    410: (m.ErasedBody, "`erased`: the item with this id was erased; the id is never stored again."),
     413: (m.ErrorsBody, "The body is over `FI_MAX_BODY_BYTES`; it was not read."),
     429: (
         m.RateLimitedBody,

@@ -16,18 +16,19 @@ from pydantic import Field
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.models import ApiModel, ErrorsBody
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.pages import page_response
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
-from feedback_intelligence.auth.passwords import MAX_LENGTH, hash_password, password_problem
+from feedback_intelligence.auth.passwords import MAX_LENGTH, MIN_LENGTH, hash_password, password_problem
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.visitor import cookie_value
 from feedback_intelligence.store.accounts import UsernameTaken
+from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["people"])
@@ -38,9 +39,13 @@ def people(request: Request) -> People:
 
 
 class GrantIn(ApiModel):
-    role: str = Field(description="`clerk`, `manager` or `operator`.", max_length=16)
+    role: str = Field(
+        description="`clerk`, `manager` or `operator`.", max_length=16, json_schema_extra={"enum": list(ROLES)}
+    )
     store: str = Field(
-        CHAIN, description="A store id, or `*` for the chain (an operator is always `*`).", max_length=32
+        CHAIN,
+        description="A store id, or `*` for the chain (an operator is always `*`).",
+        max_length=32,
     )
 
 
@@ -62,7 +67,13 @@ class UserIn(ApiModel):
         min_length=1, max_length=100, pattern=r"^[^\s:]+$", description="The sign-in name (no spaces or colons)."
     )
     displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
-    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="At least 10 characters.")
+    # The schema states the minimum; the route's own check words the refusal (password_problem).
+    password: str = Field(
+        min_length=1,
+        max_length=MAX_LENGTH,
+        description=f"At least {MIN_LENGTH} characters.",
+        json_schema_extra={"minLength": MIN_LENGTH},
+    )
     grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
 
 
@@ -141,11 +152,18 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
     description="A new session at every sign-in; the browser's earlier one is revoked. 401 `signin_failed` "
     "for a wrong name or password (the same answer for both), 429 `signin_throttled` after "
     "FI_LOGIN_RATE_LIMIT failures at one name or FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one address.",
-    responses={**errors(400, 429), 401: {"description": "Wrong name or password."}},
+    responses={
+        **errors(400, 429),
+        401: {"description": "Wrong name or password."},
+        404: {"model": ErrorsBody, "description": "`signin_unavailable`: FI_AUTH is not `local` here."},
+    },
 )
 async def signin(body: SigninIn, request: Request, p: People = Depends(people)) -> Response:
     if p.mode != "local":
-        raise InputError([Problem(f"Sign-in with a password is off here (FI_AUTH={p.mode}).", "signin_unavailable")])
+        # Off in this deployment is "not here" (404), not a broken rule of the request.
+        raise InputError(
+            [Problem(f"Sign-in with a password is off here (FI_AUTH={p.mode}).", "signin_unavailable")], 404
+        )
     try:
         token = await p.sign_in_local(
             body.username,
@@ -194,7 +212,7 @@ async def signout(request: Request, p: People = Depends(people)) -> Response:
 def _oidc(request: Request) -> OidcClient:
     client = getattr(request.app.state, "oidc", None)
     if client is None:
-        raise InputError([Problem("Single sign-on is off here (FI_AUTH is not oidc).", "signin_unavailable")])
+        raise InputError([Problem("Single sign-on is off here (FI_AUTH is not oidc).", "signin_unavailable")], 404)
     return client
 
 
@@ -273,7 +291,7 @@ async def add_user(body: UserIn, p: People = Depends(people)) -> Response:
             problems.append(
                 Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
             )
-        elif not grant.store.strip():
+        elif is_blank(grant.store):  # the schema says the same (api/openapi.py)
             problems.append(Problem("store must be a store id or '*'.", "store_invalid", field="grants"))
         else:
             grants.append(Grant(grant.role, CHAIN if grant.role == "operator" else grant.store.strip()))

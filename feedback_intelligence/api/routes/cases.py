@@ -15,23 +15,25 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Request
-from pydantic import Field
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.if_match import expected_revision, if_match_header
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
 from feedback_intelligence.store import cases as store_cases
+from feedback_intelligence.text.normalize import is_blank
 
 router = APIRouter(tags=["cases"])
 REF = re.compile(r"(corpus|live):[A-Za-z0-9._-]{1,100}")
-REVISION = re.compile(r'\s*(?:W/)?"?(\d{1,9})"?\s*')
+_IF_MATCH = if_match_header('The case\'s revision read before (`"3"`, from its ETag); optional.')
 _CHANGE = {
     **errors(400, 404, 413, 429),
     409: {"model": m.ErrorsBody, "description": "`case_transition_invalid`: the case's state does not allow it."},
@@ -40,6 +42,14 @@ _CHANGE = {
 
 
 class CaseAction(m._Wire):
+    # "dismiss" needs a reason, in the schema too (JSON Schema's if/then); the route words the refusal.
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={
+            "if": {"properties": {"action": {"const": "dismiss"}}, "required": ["action"]},
+            "then": {"properties": {"reason": {"type": "string"}}, "required": ["reason"]},  # + not blank
+        },
+    )
     action: Literal["acknowledge", "handle", "dismiss", "reopen"] = Field(description="The move.")
     reason: str | None = Field(None, max_length=1000, description="Required to dismiss.")
     actorName: str | None = Field(None, max_length=100, description="Who acts, as the manager typed it.")
@@ -67,15 +77,6 @@ def _ref(ref: str) -> str:
     if not REF.fullmatch(ref):
         raise UnknownRef(ref)
     return ref
-
-
-def _revision(if_match: str | None) -> int | None:
-    if if_match is None or if_match.strip() == "*":
-        return None
-    found = REVISION.fullmatch(if_match)
-    if found is None:
-        raise InputError([Problem('If-Match must be the case\'s revision, e.g. "3".', "if_match_invalid")])
-    return int(found.group(1))
 
 
 def _answer(view: CaseView, rt: Runtime, status: int = 200) -> JSONResponse:
@@ -139,10 +140,10 @@ async def act_on_case(
     body: CaseAction,
     request: Request,
     rt: Runtime = Depends(runtime),
-    if_match: str | None = Header(None, alias="If-Match"),
+    if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
-    expected = _revision(if_match)
-    reason = (body.reason or "").strip() or None
+    expected = expected_revision(if_match, "the case's revision")
+    reason = None if is_blank(body.reason) else (body.reason or "").strip()
     if body.action == "dismiss" and reason is None:
         raise InputError([Problem("A case is dismissed with a reason.", "reason_required", field="reason")])
     try:
@@ -173,9 +174,9 @@ async def assign_case(
     body: CaseOwner,
     request: Request,
     rt: Runtime = Depends(runtime),
-    if_match: str | None = Header(None, alias="If-Match"),
+    if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
-    expected = _revision(if_match)
+    expected = expected_revision(if_match, "the case's revision")
     try:
         view = await rt.cases.assign(_ref(ref), body.name, _actor(request, body.actorName), expected_revision=expected)
     except UnknownRef:

@@ -9,14 +9,15 @@ from __future__ import annotations
 import hashlib
 import re
 
-from fastapi import APIRouter, Depends, Header, Request
-from pydantic import Field
+from fastapi import APIRouter, Depends, Request
+from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError, NotFound
+from feedback_intelligence.api.if_match import expected_revision, if_match_header
 from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
@@ -36,19 +37,31 @@ _RESPONSES = {
     410: {"description": "`erased`: the item was erased."},
     412: {"description": "`revision_mismatch`: `If-Match` names another revision; `ETag` is the current one."},
 }
-_IF_MATCH = Header(None, alias="If-Match", description='The revision read before (`"3"`, from the ETag); optional.')
+_IF_MATCH = if_match_header('The revision read before (`"3"`, from the ETag); optional.')
 
 
-class CorrectionIn(ApiModel):
+CHANGEABLE = ("text", "store", "category", "theme", "severity", "type", "sentiment")
+
+
+class ItemChangeIn(ApiModel):
     """The fields to change; any left out stay as they are."""
 
-    text: str | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
+    # At least one field with a value (a null is "leave it"), in the schema too: anyOf over the fields.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in CHANGEABLE]
+        }
+    )
+
+    # The same wire types as a save's fields: a corrected text is normalised and refused (NUL, a lone
+    # surrogate) exactly as a saved one.
+    text: m.Text | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
     store: str | None = Field(None, max_length=32, description="The store id.")
-    category: str | None = Field(None, max_length=64, description="The domain's category key.")
+    category: m.Key | None = Field(None, description="The domain's category key.")
     theme: m.Theme | None = Field(None, description="The short theme (bounded and normalised as at saving).")
-    severity: str | None = Field(None, max_length=64, description="The domain's severity key.")
-    type: str | None = Field(None, max_length=64, description="The domain's type key.")
-    sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
+    severity: m.Key | None = Field(None, description="The domain's severity key.")
+    type: m.Key | None = Field(None, description="The domain's type key.")
+    sentiment: m.Key | None = Field(None, description="The domain's sentiment key.")
 
 
 def _actor(request: Request) -> c.Actor:
@@ -61,15 +74,6 @@ def _actor(request: Request) -> c.Actor:
     visitor = request.scope.get("state", {}).get(VISITOR_STATE_KEY)
     hashed = hashlib.sha256(visitor.encode()).hexdigest()[:16] if visitor else None
     return c.Actor("visitor", hashed, None)
-
-
-def _expected(if_match: str | None) -> int | None:
-    if if_match is None or if_match.strip() == "*":
-        return None
-    found = re.fullmatch(r'\s*(?:W/)?"?(\d{1,9})"?\s*', if_match)
-    if not found:
-        raise InputError([Problem('If-Match must be a revision such as "3".', "if_match_invalid", field="If-Match")])
-    return int(found.group(1))
 
 
 async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedback:
@@ -111,9 +115,9 @@ def _allowed(request: Request, rt: Runtime, item: StoredFeedback) -> bool:
 
 
 async def _correct(
-    channel_name: str, feedback_id: str, body: CorrectionIn, request: Request, if_match: str | None, rt: Runtime
+    channel_name: str, feedback_id: str, body: ItemChangeIn, request: Request, if_match: str | None, rt: Runtime
 ) -> Response:
-    expected = _expected(if_match)
+    expected = expected_revision(if_match, "a revision")
     item = await _item(channel_name, feedback_id, rt)
     if not _allowed(request, rt, item):
         return _forbidden()
@@ -162,7 +166,7 @@ async def _correct(
 
 
 async def _erase(channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime) -> Response:
-    expected = _expected(if_match)
+    expected = expected_revision(if_match, "a revision")
     item = await _item(channel_name, feedback_id, rt)
     if not _allowed(request, rt, item):
         return _forbidden()
@@ -204,7 +208,7 @@ _DELETE_DESCRIPTION = (
 )
 async def correct_live(
     feedback_id: str,
-    body: CorrectionIn,
+    body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
     rt: Runtime = Depends(runtime),
@@ -237,7 +241,7 @@ async def erase_live(
 )
 async def correct_corpus(
     feedback_id: str,
-    body: CorrectionIn,
+    body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
     rt: Runtime = Depends(runtime),

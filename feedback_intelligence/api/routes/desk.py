@@ -36,6 +36,7 @@ _INGEST_RESPONSES = {
     **errors(
         400,
         409,
+        410,
         413,
         429,
         503,
