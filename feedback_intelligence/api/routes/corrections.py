@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from fastapi import APIRouter, Depends, Header, Request
@@ -21,9 +20,11 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.auth.authorship import author_of, visitor_hash
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.store.feedback_store import Erased, StaleRevision
@@ -32,7 +33,11 @@ router = APIRouter()
 
 _RESPONSES = {
     **errors(400, 404, 429, 503),
-    403: {"description": "`correction_forbidden`: not this caller's to change (role, store or the correction window)."},
+    403: {
+        "description": "Not this caller's to change: `correction_not_yours` (a colleague's entry), "
+        "`correction_window_passed` (their own, after FI_CORRECTION_WINDOW_S), `correction_forbidden` "
+        "(no role for the entry's store); `store_forbidden` for another store's entry."
+    },
     410: {"description": "`erased`: the item was erased."},
     412: {"description": "`revision_mismatch`: `If-Match` names another revision; `ETag` is the current one."},
 }
@@ -51,16 +56,17 @@ class CorrectionIn(ApiModel):
     sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
 
 
-def _actor(request: Request) -> c.Actor:
+def actor_of(request: Request) -> c.Actor:
+    """The caller as the change rule and the audit log see them."""
     principal = principal_of(request.scope)
     operator = request.app.state.edge.auth.is_operator(request.scope)
+    author = author_of(request.scope)
     if principal is not None:
-        return c.Actor("account", principal.account_id, principal.display_name[:100], principal, operator)
+        return c.Actor("account", principal.account_id, principal.display_name[:100], principal, operator, author)
     if operator:
-        return c.Actor("operator", None, None, None, True)
+        return c.Actor("operator", None, None, None, True, author)
     visitor = request.scope.get("state", {}).get(VISITOR_STATE_KEY)
-    hashed = hashlib.sha256(visitor.encode()).hexdigest()[:16] if visitor else None
-    return c.Actor("visitor", hashed, None)
+    return c.Actor("visitor", visitor_hash(visitor) if visitor else None, None, author=author)
 
 
 def _expected(if_match: str | None) -> int | None:
@@ -85,11 +91,16 @@ async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedb
     return item
 
 
-def _forbidden() -> JSONResponse:
-    return JSONResponse(
-        {"error": "correction_forbidden", "message": "This entry is not yours to change (role, store or time)."},
-        status_code=403,
-    )
+_REFUSALS = {
+    rule.NOT_YOURS: "This entry was saved by someone else: only its author, or a manager of its store, changes it.",
+    rule.WINDOW_PASSED: "The time to change your own entry has passed (FI_CORRECTION_WINDOW_S); ask a manager.",
+    rule.ROLE_OR_STORE: "This entry is not yours to change (no role for its store).",
+}
+
+
+def _forbidden(code: str | None) -> JSONResponse:
+    code = code or rule.ROLE_OR_STORE
+    return JSONResponse({"error": code, "message": _REFUSALS[code]}, status_code=403)
 
 
 def _stale(exc: StaleRevision) -> JSONResponse:
@@ -100,9 +111,9 @@ def _stale(exc: StaleRevision) -> JSONResponse:
     )
 
 
-def _allowed(request: Request, rt: Runtime, item: StoredFeedback) -> bool:
-    return c.may_change(
-        _actor(request),
+def change_verdict(request: Request, rt: Runtime, item: StoredFeedback) -> rule.Verdict:
+    return rule.verdict(
+        actor_of(request),
         item,
         auth_enabled=rt.settings.auth != "none",
         window_s=rt.settings.correction_window_s,
@@ -115,8 +126,8 @@ async def _correct(
 ) -> Response:
     expected = _expected(if_match)
     item = await _item(channel_name, feedback_id, rt)
-    if not _allowed(request, rt, item):
-        return _forbidden()
+    if not (allowed := change_verdict(request, rt, item)).allowed:
+        return _forbidden(allowed.code)
     changes = {k: val for k, val in body.model_dump(exclude_none=True).items()}
     problems: list[str] = []
     if not changes:
@@ -138,7 +149,7 @@ async def _correct(
             problems += v.structure_errors(merged, rt.domain)
     if problems:
         raise InputError(problems)
-    values, entries = c.correction_values(item, changes, rt.domain, _actor(request))
+    values, entries = c.correction_values(item, changes, rt.domain, actor_of(request))
     channel = rt.channels[channel_name]
     if values:
         try:
@@ -164,13 +175,13 @@ async def _correct(
 async def _erase(channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime) -> Response:
     expected = _expected(if_match)
     item = await _item(channel_name, feedback_id, rt)
-    if not _allowed(request, rt, item):
-        return _forbidden()
+    if not (allowed := change_verdict(request, rt, item)).allowed:
+        return _forbidden(allowed.code)
     try:
         erased = await c.erase(
             rt.channels[channel_name],
             item,
-            _actor(request),
+            actor_of(request),
             expected_revision=expected,
             prose=rt.report_prose,
             snapshot_dir=rt.settings.snapshot_dir,
@@ -184,7 +195,7 @@ async def _erase(channel_name: str, feedback_id: str, request: Request, if_match
 
 _PATCH_DESCRIPTION = (
     "Correct an item: structure fields, `store` or `text`. Each changed field is an audit row (old and new "
-    "value; `text` as a fact only). A clerk corrects an entry of their store within FI_CORRECTION_WINDOW_S "
+    "value; `text` as a fact only). A clerk corrects their own entry within FI_CORRECTION_WINDOW_S "
     "of saving it, a manager any entry of their store, an operator any."
 )
 _DELETE_DESCRIPTION = (
