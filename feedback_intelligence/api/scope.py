@@ -8,7 +8,8 @@ name one (400 ``store_required``). An operator, and every caller under ``FI_AUTH
 
 Routes take the scope as a dependency (``desk_scope``, ``manager_scope``), which reads the ``store``
 query parameter itself, so no read route can forget the narrowing; a route of one item or case takes
-``desk_reach`` / ``manager_reach`` and checks the item's store with :meth:`StoreScope.check`.
+``desk_reach`` / ``manager_reach`` and checks the item's store with :meth:`StoreScope.check`. A desk
+save is held to the same stores (:func:`store_for_save`): a clerk of one store saves for it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,17 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.auth.principal import CHAIN, Principal, principal_of
 from feedback_intelligence.edge.surface import DESK, MANAGERS
 
-__all__ = ["StoreScope", "desk_reach", "desk_scope", "manager_reach", "manager_scope", "narrow", "reach"]
+__all__ = [
+    "STORE_QUERY_HELP",
+    "StoreScope",
+    "desk_reach",
+    "desk_scope",
+    "manager_reach",
+    "manager_scope",
+    "narrow",
+    "reach",
+    "store_for_save",
+]
 
 STORE_QUERY_HELP = (
     "Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN). A person of one store "
@@ -78,6 +89,18 @@ def narrow(stores: frozenset[str] | None, asked: str | None) -> StoreScope:
         raise StoreForbidden(None)
     names = ", ".join(sorted(stores))
     raise InputError([Problem(f"name one of your stores with store= ({names}).", "store_required", field="store")])
+
+
+def store_for_save(stores: frozenset[str] | None, asked: str | None) -> str | None:
+    """The store a person's save is for: the one named (the body's, or FI_DESK_STORE), which must be
+    theirs (403 ``store_forbidden``), else their only store, else none (as without accounts)."""
+    if stores is None:
+        return asked
+    if asked is not None:
+        if asked not in stores:
+            raise StoreForbidden(asked)
+        return asked
+    return next(iter(stores)) if len(stores) == 1 else None
 
 
 def _reach_of(request: Request, roles: frozenset[str]) -> frozenset[str] | None:

@@ -263,3 +263,24 @@ async def test_accounts_and_sessions_leave_audit_rows_without_a_password_or_a_to
         everything = str(entries)
         for secret in ("väärä-salasana-9", "kassa-salasana-1", token):
             assert secret not in everything
+
+
+async def test_a_clerk_of_one_store_saves_for_it_and_not_for_another(tmp_path: Path) -> None:
+    async with running_app(_fast(tmp_path)) as app:
+        await add_user(app, "kaisa", ("clerk", "s1"))
+        await add_user(app, "roamer", ("clerk", "s1"), ("clerk", "s2"))
+        async with client(app) as kaisa, client(app) as roamer:
+            await sign_in(kaisa, "kaisa")
+            await sign_in(roamer, "roamer")
+            await _save(kaisa, "no-store")  # the desk names no store: the clerk's own
+            assert (await app.state.runtime.channels["live"].store.get("no-store")).store == "s1"
+            elsewhere = await kaisa.post("/live/feedback", json=desk_entry("s2-try", store="s2"), headers=csrf(kaisa))
+            assert elsewhere.status_code == 403 and elsewhere.json()["error"] == "store_forbidden"
+            assert not await app.state.runtime.channels["live"].store.exists("s2-try")
+            await _save(roamer, "r-1", store="s2")
+            await _save(roamer, "r-0")  # several stores and none named: no store, as without accounts
+            assert (await app.state.runtime.channels["live"].store.get("r-0")).store is None
+            mine = await roamer.get("/live/feedback", params={"mine": "true"})  # no store to name for one's own
+            assert {i["id"] for i in mine.json()} == {"r-1", "r-0"}
+            several = await roamer.get("/live/feedback")
+            assert several.status_code == 400 and several.json()["codes"][0]["code"] == "store_required"

@@ -17,7 +17,7 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.corrections import change_verdict
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, desk_reach, desk_scope
+from feedback_intelligence.api.scope import STORE_QUERY_HELP, StoreScope, desk_reach, narrow, store_for_save
 from feedback_intelligence.auth.authorship import author_of
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.loader import schema_json
@@ -102,10 +102,13 @@ def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]
     )
 
 
-async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
+async def _ingest(
+    channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime, reach: StoreScope | None = None
+) -> Response:
     command = replace(_command(body, rt), author=author_of(request.scope))
-    if channel_name == LIVE and command.store is None and rt.settings.chain.desk_store is not None:
-        command = replace(command, store=rt.settings.chain.desk_store)  # the service's desks are one store's
+    if channel_name == LIVE:
+        asked = command.store or rt.settings.chain.desk_store  # the service's desks are one store's
+        command = replace(command, store=store_for_save(reach.stores if reach else None, asked))
     channel = rt.channels[channel_name]
     stored = await cancel_on_disconnect(
         request, rt.ingest.ingest(channel, command, visitor=visitor(request))
@@ -159,8 +162,10 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
     "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
     "background. Retrying with the same `id` answers 409 and changes nothing.",
 )
-async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
-    return await _ingest(LIVE, body, request, rt)
+async def post_live_feedback(
+    body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime), reach: StoreScope = Depends(desk_reach)
+) -> Response:
+    return await _ingest(LIVE, body, request, rt, reach)
 
 
 @router.post(
@@ -289,15 +294,19 @@ async def list_live_feedback(
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
-    scope: StoreScope = Depends(desk_scope),
+    store: str | None = Query(None, description=STORE_QUERY_HELP),
+    reach: StoreScope = Depends(desk_reach),
     mine: bool = Query(False, description="Only the caller's own entries, each with whether it is still theirs."),
 ) -> list[m.FeedbackItem]:
     if not mine:
-        return _items(await _list(LIVE, rt, from_, to, limit, scope.store))
+        return _items(await _list(LIVE, rt, from_, to, limit, narrow(reach.stores, store).store))
     author = author_of(request.scope)
     if author is None:
         raise InputError([_MINE_UNKNOWN])
-    rows = await _list(LIVE, rt, from_, to, limit, scope.store, author=author)
+    if store is not None:
+        reach.check(store)
+    # one's own entries whatever their store: a person of several stores need not name one
+    rows = await _list(LIVE, rt, from_, to, limit, store, author=author)
     out = []
     for row in rows:
         verdict = change_verdict(request, rt, row)
