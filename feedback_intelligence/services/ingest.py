@@ -60,7 +60,7 @@ class IngestCommand:
     # waits (``pending``) for the structuring worker.
     structure_later: bool = False
     store: str | None = None  # validated against the deployment's stores (feedback_intelligence/stores.py)
-    author: str | None = None  # who saves it, from the request's credentials (auth/authorship.py), never the body
+    author: str | None = None  # who saves it, from the request's credentials (api/authorship.py), never the body
 
 
 @dataclass(frozen=True, slots=True)

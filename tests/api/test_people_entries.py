@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from feedback_intelligence.auth.authorship import visitor_hash
+from feedback_intelligence.api.authorship import visitor_hash
 from tests.support.people import (
     LOOPBACK,
     add_user,

@@ -16,13 +16,13 @@ from pydantic import ValidationError
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.authorship import author_of
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError, describe_errors
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.desk import ingest_command
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.auth.authorship import author_of
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 

@@ -14,15 +14,13 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.changes import actor_of, change_verdict
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError, NotFound
 from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.auth.authorship import author_of, visitor_hash
-from feedback_intelligence.auth.principal import principal_of
-from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
@@ -54,19 +52,6 @@ class CorrectionIn(ApiModel):
     severity: str | None = Field(None, max_length=64, description="The domain's severity key.")
     type: str | None = Field(None, max_length=64, description="The domain's type key.")
     sentiment: str | None = Field(None, max_length=64, description="The domain's sentiment key.")
-
-
-def actor_of(request: Request) -> c.Actor:
-    """The caller as the change rule and the audit log see them."""
-    principal = principal_of(request.scope)
-    operator = request.app.state.edge.auth.is_operator(request.scope)
-    author = author_of(request.scope)
-    if principal is not None:
-        return c.Actor("account", principal.account_id, principal.display_name[:100], principal, operator, author)
-    if operator:
-        return c.Actor("operator", None, None, None, True, author)
-    visitor = request.scope.get("state", {}).get(VISITOR_STATE_KEY)
-    return c.Actor("visitor", visitor_hash(visitor) if visitor else None, None, author=author)
 
 
 def _expected(if_match: str | None) -> int | None:
@@ -108,16 +93,6 @@ def _stale(exc: StaleRevision) -> JSONResponse:
         {"error": "revision_mismatch", "id": exc.feedback_id, "revision": exc.current},
         status_code=412,
         headers={"ETag": f'"{exc.current}"'},
-    )
-
-
-def change_verdict(request: Request, rt: Runtime, item: StoredFeedback) -> rule.Verdict:
-    return rule.verdict(
-        actor_of(request),
-        item,
-        auth_enabled=rt.settings.auth != "none",
-        window_s=rt.settings.correction_window_s,
-        now=c.now_utc(),
     )
 
 

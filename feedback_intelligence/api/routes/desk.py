@@ -10,15 +10,15 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.authorship import author_of
+from feedback_intelligence.api.changes import change_verdict
 from feedback_intelligence.api.deps import runtime, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, NotFound, busy_response
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
-from feedback_intelligence.api.routes.corrections import change_verdict
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import STORE_QUERY_HELP, StoreScope, desk_reach, narrow, store_for_save
-from feedback_intelligence.auth.authorship import author_of
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
