@@ -70,7 +70,15 @@ class By:
 OPERATOR = By("operator")  # the operator token or a program on the host
 
 
-def _row(by: By, action: str, **values: str | None) -> audit.AuditEntry:
+def _row(
+    by: By,
+    action: str,
+    *,
+    field: str | None = None,
+    old_value: str | None = None,
+    new_value: str | None = None,
+    reason: str | None = None,
+) -> audit.AuditEntry:
     return audit.AuditEntry(
         at=utc_now_normalized(),
         change_id=secrets.token_hex(16),
@@ -78,7 +86,10 @@ def _row(by: By, action: str, **values: str | None) -> audit.AuditEntry:
         actor_id=by.id,
         actor_name=by.name[:100] if by.name else None,
         action=action,
-        **values,
+        field=field,
+        old_value=old_value,
+        new_value=new_value,
+        reason=reason,
     )
 
 
