@@ -41,15 +41,16 @@ def shop() -> Iterator[ServerProcess]:
     with app_server(env) as app:
         _add(app, "kaisa", "clerk:s1")
         _add(app, "ville", "clerk:s1")
+        _add(app, "pia", "manager:s1")
         yield app
 
 
-def _signed_in(pages, app: ServerProcess, username: str):
-    page = pages.open(app.url + "/signin?next=/desk")
+def _signed_in(pages, app: ServerProcess, username: str, where: str = "/desk"):
+    page = pages.open(app.url + f"/signin?next={where}")
     page.locator("#signin-username").fill(username)
     page.locator("#signin-password").fill(PASSWORD)
     page.locator("#signin-btn").click()
-    expect(page).to_have_url(app.url + "/desk")
+    expect(page).to_have_url(app.url + where)
     return page
 
 
@@ -117,3 +118,23 @@ def test_a_clerk_saves_sees_and_corrects_their_own_entry_but_not_a_colleagues(pa
     assert _change(page, "DELETE", "desk-ville-1")["status"] == 403
     kept = ville.evaluate("async () => (await fetch('/live/feedback/desk-ville-1')).json()")
     assert kept["text"] == "Villen merkintä: kassajono oli pitkä."
+
+
+def test_a_store_manager_sees_their_stores_cases_but_not_the_chains_change_log(pages, shop: ServerProcess) -> None:
+    clerk = _signed_in(pages, shop, "ville")
+    saved = clerk.evaluate(
+        """async (text) => {
+          const api = await import('/static/js/api.js');
+          const body = {id: 'desk-ville-fall', source: 'desk', text,
+            acceptedStructure: {category: 'muu', theme: 'kaatuminen', severity: 'critical', type: 'complaint',
+              language: 'fi'}};
+          return (await api.request('/live/feedback', {method: 'POST', body})).status;
+        }""",
+        FALL,
+    )
+    assert saved == 201
+    page = _signed_in(pages, shop, "pia", "/")
+    expect(page.locator('#cases-list li[data-ref="live:desk-ville-fall"]')).to_be_visible(timeout=10000)
+    expect(page.locator("#audit-box")).to_be_hidden()  # /audit is the chain's: 403 for a store's manager
+    assert page.evaluate("async () => (await fetch('/audit')).status") == 403
+    assert page.evaluate("async () => (await fetch('/report?store=s2')).status") == 403
