@@ -284,3 +284,20 @@ async def test_a_clerk_of_one_store_saves_for_it_and_not_for_another(tmp_path: P
             assert {i["id"] for i in mine.json()} == {"r-1", "r-0"}
             several = await roamer.get("/live/feedback")
             assert several.status_code == 400 and several.json()["codes"][0]["code"] == "store_required"
+
+
+async def test_a_proxy_identity_is_added_and_its_header_grants_changes_are_audited(tmp_path: Path) -> None:
+    proxy = ("10.0.0.9", 5000)
+    settings = _fast(tmp_path, auth="proxy", trusted_proxies=[proxy[0]])
+    base = {"X-Forwarded-For": "198.51.100.4", "X-Forwarded-User": "pia@example.test", "X-Forwarded-Groups": "manager"}
+    async with running_app(settings) as app, client(app, proxy) as http, client(app, LOOPBACK) as program:
+        assert (await http.get("/auth/me", headers={**base, "X-Forwarded-Stores": "s1"})).json()["signedIn"]
+        assert (await http.get("/auth/me", headers={**base, "X-Forwarded-Stores": "s2"})).json()["signedIn"]
+        entries = (await program.get("/audit")).json()["entries"]
+    rows = [(e["action"], e["actor"]["kind"], e["actor"]["id"], e["oldValue"], e["newValue"]) for e in entries]
+    assert list(reversed(rows)) == [
+        ("account.add", "system", "proxy", None, "pia@example.test"),
+        ("account.grant", "system", "proxy", None, "manager:s1"),
+        ("account.grant", "system", "proxy", None, "manager:s2"),
+        ("account.revoke", "system", "proxy", "manager:s1", None),
+    ]
