@@ -6,10 +6,11 @@ a store outside them is 403 ``store_forbidden`` (never an empty answer, which wo
 feedback"); one that names none reads the person's only store, and a person of several stores must
 name one (400 ``store_required``). An operator, and every caller under ``FI_AUTH=none``, reads as asked.
 
-Routes take the scope as a dependency (``desk_scope``, ``manager_scope``), which reads the ``store``
-query parameter itself, so no read route can forget the narrowing; a route of one item or case takes
-``desk_reach`` / ``manager_reach`` and checks the item's store with :meth:`StoreScope.check`. A desk
-save is held to the same stores (:func:`store_for_save`): a clerk of one store saves for it.
+Routes take the scope as a dependency: the managers' lists and reports ``manager_scope``, which reads
+the ``store`` query parameter itself; a route of one item or case ``desk_reach`` / ``manager_reach``,
+checking the item's store with :meth:`StoreScope.check`; the desk's list ``desk_reach`` with
+:func:`narrow` (its ``mine=true`` needs no store). A test over the app's routes checks that every read
+of the desk and the managers takes one. A desk save is held to the same stores (:func:`store_for_save`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ __all__ = [
     "STORE_QUERY_HELP",
     "StoreScope",
     "desk_reach",
-    "desk_scope",
     "manager_reach",
     "manager_scope",
     "narrow",
@@ -122,8 +122,8 @@ def _reach_for(roles: frozenset[str]) -> Callable[..., StoreScope]:
     return scope
 
 
-#: Reads of many items that take ``store=``: the desk's (clerks and managers) and the managers'.
-desk_scope = _scope_for(DESK)
+#: The managers' reads of many items, which take ``store=``. (The desk's list narrows with :func:`narrow`
+#: itself: its ``mine=true`` reads one's own entries of any store.)
 manager_scope = _scope_for(MANAGERS)
 #: Reads and changes of one item or case: its store is checked with :meth:`StoreScope.check`.
 desk_reach = _reach_for(DESK)

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
-from feedback_intelligence.api.scope import desk_reach, desk_scope, manager_reach, manager_scope
+from feedback_intelligence.api.scope import desk_reach, manager_reach, manager_scope
 from feedback_intelligence.edge.surface import (
     ANYONE,
     ROUTES,
@@ -149,7 +149,7 @@ async def test_a_proxy_identity_header_counts_only_from_a_trusted_proxy(tmp_path
 
 
 # ── store scope (issue 28): every read of customer text is narrowed to the caller's stores ─────────
-SCOPES = {desk_scope, manager_scope, desk_reach, manager_reach}
+SCOPES = {manager_scope, desk_reach, manager_reach}
 #: Reads of the desk and the managers without a store scope, and why they need none.
 UNSCOPED = {
     "/live/version": "a change counter, no customer text",
