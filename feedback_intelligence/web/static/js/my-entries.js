@@ -32,9 +32,15 @@ export async function loadMine(box, ctx) {
   return items;
 }
 
+let lapseTimer = null; // reloads the list when the first "muokkaa" lapses, so no dead button stays
+
 export function renderMine(box, items, ctx) {
   const t = ctx.t;
   show(box.section, true);
+  clearTimeout(lapseTimer);
+  const lapses = items.map((i) => Date.parse(i.changeableUntil || "")).filter((ms) => ms > Date.now());
+  // capped: a timer past 2^31 ms would fire at once (FI_CORRECTION_WINDOW_S may be days)
+  if (lapses.length) lapseTimer = setTimeout(ctx.onChange, Math.min(Math.min(...lapses) - Date.now() + 1000, 6 * 3600e3));
   if (!items.length) {
     replace(box.list, h("li", { class: "mine-empty" }, t("mine.empty")));
     return;
