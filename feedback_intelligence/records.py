@@ -72,6 +72,8 @@ class StoredFeedback:
     structure_attempts: int = 0
     structure_preemptions: int = 0  # how often a waiting visitor preempted its structuring call
     store: str | None = None  # the shop's id; None = no store (docs/data-model.md)
+    # Who saved it (api/authorship.py); never in ``to_json``: pages must not see another person's id.
+    author: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -40,6 +40,15 @@ class NotFound(Exception):
         super().__init__(f"no item {feedback_id!r}")
 
 
+class StoreForbidden(Exception):
+    """A read of a store outside the caller's grants (api/scope.py): 403 ``store_forbidden``; ``store``
+    None for a read that answers for the whole chain at once."""
+
+    def __init__(self, store: str | None) -> None:
+        super().__init__(store)
+        self.store = store
+
+
 def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -153,6 +162,19 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> Response:
         return error_response(404, {"error": "not found", "id": exc.feedback_id})
+
+    @app.exception_handler(StoreForbidden)
+    async def _store_forbidden(_: Request, exc: StoreForbidden) -> Response:  # api/scope.py
+        return error_response(
+            403,
+            {
+                "error": "store_forbidden",
+                "store": exc.store,
+                "message": "Your roles do not reach this store's feedback."
+                if exc.store
+                else "This answers for the whole chain; your roles reach only your stores.",
+            },
+        )
 
     @app.exception_handler(Erased)
     async def _erased(_: Request, exc: Erased) -> Response:  # a tombstone: never stored again (ADR 0024 s. 7)

@@ -326,6 +326,12 @@ class FeedbackItem(ApiModel):
         "proposal until then (see `structureLater`)."
     )
     store: str | None = Field(None, description="The store it was given in; null = no store.")
+    changeable: bool | None = Field(
+        None, description="`mine=true` only: the caller may still correct or erase it (null elsewhere)."
+    )
+    changeableUntil: str | None = Field(
+        None, description="`mine=true` only: when that lapses (a clerk's correction window); null = it does not."
+    )
 
 
 class GuardOut(ApiModel):

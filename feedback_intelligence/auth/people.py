@@ -17,7 +17,7 @@ from feedback_intelligence.auth.passwords import verify_password
 from feedback_intelligence.auth.principal import Grant, Principal, parse_grants
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.settings import AuthSettings
-from feedback_intelligence.store.accounts import AccountStore, fold_username
+from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +99,18 @@ class People:
         Every attempt counts against the address; a failed one against the user name too, so a
         guesser is stopped after ``FI_LOGIN_RATE_LIMIT`` tries at one name whatever addresses it uses."""
         user_key = f"fi-login:user:{fold_username(username)[:100]}"
+        # an address over its limit writes nothing more: its flood must not become a flood of audit rows
         await self._hit(self._per_address, f"fi-login:addr:{address}")
-        await self._throttled(self._per_user, user_key)
+        try:
+            await self._throttled(self._per_user, user_key)
+        except SigninThrottled:
+            await self.store.record_refused(username, "throttled")
+            raise
         account = await self.store.by_username(username)
         ok = verify_password(account.password_hash if account else None, password)
         if not ok or account is None or account.disabled or account.auth_source != "local":
             await self._hit(self._per_user, user_key)
+            await self.store.record_refused(username, _refusal(account, ok))
             return None
         return await self.open_session(account.id, replaces)
 
@@ -125,6 +131,17 @@ class People:
         mapping = self.settings.oidc_role_map
         ours = [mapping.get(role, role) for role in _claim_list(roles)]
         return parse_grants(ours, _claim_list(stores))
+
+
+def _refusal(account: Account | None, password_ok: bool) -> str:
+    """Why a sign-in was refused, for the audit log only (the caller hears one answer for all)."""
+    if account is None:
+        return "unknown_name"
+    if account.disabled:
+        return "disabled"
+    if account.auth_source != "local":
+        return "not_local"
+    return "wrong_password" if not password_ok else "refused"
 
 
 def _words(value: str) -> list[str]:

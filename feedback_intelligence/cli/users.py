@@ -1,4 +1,5 @@
-"""``feedctl user add``: a local account with its roles, through the operator route ``/admin/users``.
+"""``feedctl user add | grant | revoke``: local accounts and role grants, through the operator routes
+``/admin/users`` and ``/admin/users/{name}/grants``.
 
 The same path as every feedctl command (loopback or FI_OPERATOR_TOKEN), so the first operator is made
 from the host the service runs on. The password is read from a prompt (hidden, asked twice) or, for
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 from typing import Annotated
+from urllib.parse import quote
 
 import typer
 
@@ -55,3 +57,43 @@ def add(
     else:
         said = ", ".join(f"{g['role']}:{g['store']}" for g in grants)
         typer.echo(f"added {created['username']} ({said})")
+
+
+def _change(verb: str, username: str, role: str, json_output: bool) -> None:
+    grant = _grant(role)
+    path = f"/admin/users/{quote(username, safe='')}/grants"
+    with client() as http:
+        if verb == "grant":
+            answer = send(http, "POST", path, json=grant)
+        else:
+            answer = send(http, "DELETE", f"{path}/{quote(grant['role'], safe='')}/{quote(grant['store'], safe='')}")
+    if answer.status_code == 404:
+        raise CliError(f"user {verb}: no account '{username}'", ExitCode.BAD_INPUT)
+    if answer.status_code != 200:
+        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
+        raise CliError(f"user {verb}: {answer.status_code} {server_errors(answer)}", code)
+    after = body_of(answer)
+    if json_output:
+        emit_json(after)
+    else:
+        said = ", ".join(f"{g['role']}:{g['store']}" for g in after["grants"]) or "no roles"
+        typer.echo(f"{after['username']}: {said}")
+
+
+_ROLE = Annotated[str, typer.Option("--role", help="ROLE[:STORE]: clerk:s1, manager:s1, manager:*, operator.")]
+
+
+@users.command("grant")
+def grant(
+    username: Annotated[str, typer.Argument(help="The sign-in name.")], role: _ROLE, json_output: JsonFlag = False
+) -> None:
+    """Grant a role to an account (audit row `account.grant`)."""
+    _change("grant", username, role, json_output)
+
+
+@users.command("revoke")
+def revoke(
+    username: Annotated[str, typer.Argument(help="The sign-in name.")], role: _ROLE, json_output: JsonFlag = False
+) -> None:
+    """Revoke one role grant of an account (audit row `account.revoke`)."""
+    _change("revoke", username, role, json_output)

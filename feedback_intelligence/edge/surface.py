@@ -174,6 +174,8 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("POST", "/cases/{ref}/notes", PUBLIC, roles=MANAGERS),
     _rule("GET", "/audit", PUBLIC, roles=MANAGERS),
     _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
+    _rule("POST", "/admin/users/{username}/grants", OPERATOR),  # feedctl user grant
+    _rule("DELETE", "/admin/users/{username}/grants/{role}/{store}", OPERATOR),  # feedctl user revoke
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),

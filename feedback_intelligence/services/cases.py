@@ -86,12 +86,13 @@ class CaseService:
 
     # -- reads --------------------------------------------------------------------------------------
 
-    async def listed(self, states: tuple[str, ...] = (), limit: int = 200) -> list[CaseView]:
-        """Both channels, open first and oldest first (merged by the same key each database sorts by)."""
+    async def listed(self, states: tuple[str, ...] = (), limit: int = 200, store: str | None = None) -> list[CaseView]:
+        """Both channels, open first and oldest first (merged by the same key each database sorts by);
+        ``store``: only that store's items' cases."""
         views: list[CaseView] = []
         for name, channel in self.channels.items():
             async with channel.store.engine.connect() as conn:
-                found = await cases.listed(conn, states=states, limit=limit)
+                found = await cases.listed(conn, states=states, limit=limit, store=store)
             for case in found:
                 views.append(CaseView(name, case, await channel.store.get(case.feedback_id)))
         rank = {state: n for n, state in enumerate(cases.STATES)}
@@ -108,11 +109,11 @@ class CaseService:
             log = await audit.for_item(conn, feedback_id)
         return CaseView(channel.name, case, await channel.store.get(feedback_id)), notes, log
 
-    async def counts(self) -> dict[str, int]:
+    async def counts(self, store: str | None = None) -> dict[str, int]:
         total = dict.fromkeys(cases.STATES, 0)
         for channel in self.channels.values():
             async with channel.store.engine.connect() as conn:
-                for state, n in (await cases.counts(conn)).items():
+                for state, n in (await cases.counts(conn, store)).items():
                     total[state] += n
         return total
 

@@ -1,12 +1,7 @@
 """Correct and erase an item (issue 28; ADR 0024 section 7, ADR 0030): who may, and what one change writes.
 
-Who may (the one rule, :func:`may_change`):
-- an operator (the role, loopback, or the token): any item;
-- a manager: any item of a store they manage (``*`` = every store); an item without a store, any manager;
-- a clerk: an item of their store within ``FI_CORRECTION_WINDOW_S`` of its saving (the author check
-  joins this rule when the ``author`` column of issue 26 lands: see the report to the lead);
-- under ``FI_AUTH=none`` there are no people: anyone who reaches the desk is its clerk, so the window
-  alone decides, and after it only an operator.
+Who may is one rule of its own, ``services/change_rule.verdict`` (a clerk their own entry within
+``FI_CORRECTION_WINDOW_S``, a manager their store's, an operator any).
 
 A correction writes the changed fields, each as an audit row with old and new value (``text`` as a
 fact only, so correcting a name out of the text removes it); a text correction re-matches the alert
@@ -20,54 +15,25 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from feedback_intelligence.auth.principal import Principal
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.report.prose_store import ProseStore
 from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
+from feedback_intelligence.services.change_rule import Actor
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.audit import AuditEntry
 
 log = logging.getLogger(__name__)
 
+__all__ = ["STRUCTURE_FIELDS", "Actor", "correction_values", "erase", "merged_structure", "now_utc"]
+
 STRUCTURE_FIELDS = ("category", "theme", "severity", "type", "sentiment")
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who makes a change, as the audit log names them."""
-
-    kind: str  # account | operator | visitor
-    id: str | None
-    name: str | None
-    principal: Principal | None = None
-    operator: bool = False
-
-
-class Forbidden(Exception):
-    pass
-
-
-def may_change(actor: Actor, item: StoredFeedback, *, auth_enabled: bool, window_s: int, now: datetime) -> bool:
-    if actor.operator or (actor.principal is not None and actor.principal.has("operator")):
-        return True
-    within = (now - parse_normalized(item.created_at)).total_seconds() <= window_s
-    if not auth_enabled:
-        return within
-    principal = actor.principal
-    if principal is None:
-        return False
-    store = item.store
-    if principal.has("manager", store) or (store is None and principal.has("manager")):
-        return True
-    return within and (principal.has("clerk", store) or (store is None and principal.has("clerk")))
 
 
 def _entry(actor: Actor, change_id: str, action: str, feedback_id: str, **values: Any) -> AuditEntry:

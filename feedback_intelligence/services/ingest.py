@@ -60,6 +60,7 @@ class IngestCommand:
     # waits (``pending``) for the structuring worker.
     structure_later: bool = False
     store: str | None = None  # validated against the deployment's stores (feedback_intelligence/stores.py)
+    author: str | None = None  # who saves it, from the request's credentials (api/authorship.py), never the body
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +190,7 @@ class IngestService:
             review_flags=tuple(flags),
             pending=command.structure_later,
             store=command.store,
+            author=command.author,
         )
 
     async def _structure(self, channel: Channel, command: IngestCommand, visitor: str) -> ModelOutcome:

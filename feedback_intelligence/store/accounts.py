@@ -3,6 +3,12 @@
 Accounts are disabled, never deleted (audit rows name them). A session row holds the SHA-256 of the
 cookie's token; a sign-in always writes a new row, so a token set before the sign-in (fixation) never
 becomes a signed-in one. Grants from SSO claims are replaced at each sign-in; manual ones stay.
+
+Every change here, and every sign-in (made or refused) and sign-out, appends its ``audit_log`` row in
+the same transaction (store/audit.py): ``account.add``, ``account.grant``, ``account.revoke``,
+``session.signin``, ``session.refused``, ``session.signout``. A row names the account and the actor,
+never a password, a token or its hash, nor a refused name as typed (it may be a password typed in
+the wrong field): a refusal of an unknown name is a row without a name.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
+from feedback_intelligence.store import audit
 from feedback_intelligence.store.schema import accounts, role_grants, sessions
 
 TOUCH_EVERY_MS = 60_000  # last_seen_at_ms is written at most once a minute
@@ -51,6 +58,48 @@ class Account:
     disabled: bool
 
 
+@dataclass(frozen=True)
+class By:
+    """Who makes an account change, as the audit log names them (``actor_kind`` / ``actor_id`` / ``actor_name``)."""
+
+    kind: str  # account | operator | system | visitor
+    id: str | None = None
+    name: str | None = None
+
+
+OPERATOR = By("operator")  # the operator token or a program on the host
+
+
+def _row(
+    by: By,
+    action: str,
+    *,
+    field: str | None = None,
+    old_value: str | None = None,
+    new_value: str | None = None,
+    reason: str | None = None,
+) -> audit.AuditEntry:
+    return audit.AuditEntry(
+        at=utc_now_normalized(),
+        change_id=secrets.token_hex(16),
+        actor_kind=by.kind,
+        actor_id=by.id,
+        actor_name=by.name[:100] if by.name else None,
+        action=action,
+        field=field,
+        old_value=old_value,
+        new_value=new_value,
+        reason=reason,
+    )
+
+
+def _grant_rows(by: By, account_id: str, added: list[Grant], removed: list[Grant]) -> list[audit.AuditEntry]:
+    """An account row's ``field`` is the account's id; a grant's value is ``role:store``."""
+    return [_row(by, "account.grant", field=account_id, new_value=f"{g.role}:{g.store}") for g in added] + [
+        _row(by, "account.revoke", field=account_id, old_value=f"{g.role}:{g.store}") for g in removed
+    ]
+
+
 def fold_username(username: str) -> str:
     return username.strip().casefold()
 
@@ -68,7 +117,11 @@ async def _grants(conn: AsyncConnection, account_id: str) -> tuple[Grant, ...]:
     return tuple(Grant(row.role, row.store) for row in rows)
 
 
-async def _replace_grants(conn: AsyncConnection, account_id: str, grants: tuple[Grant, ...], origin: str) -> None:
+async def _replace_grants(
+    conn: AsyncConnection, account_id: str, grants: tuple[Grant, ...], origin: str
+) -> tuple[list[Grant], list[Grant]]:
+    """The account's ``origin`` grants become ``grants``; returns what was added and what removed."""
+    before = set(await _grants(conn, account_id))
     await conn.execute(
         delete(role_grants).where(and_(role_grants.c.account_id == account_id, role_grants.c.origin == origin))
     )
@@ -80,6 +133,12 @@ async def _replace_grants(conn: AsyncConnection, account_id: str, grants: tuple[
     ]
     if rows:
         await conn.execute(insert(role_grants), rows)
+    after = set(await _grants(conn, account_id))
+    return sorted(after - before, key=_grant_order), sorted(before - after, key=_grant_order)
+
+
+def _grant_order(grant: Grant) -> tuple[str, str]:
+    return grant.role, grant.store
 
 
 class AccountStore:
@@ -92,7 +151,9 @@ class AccountStore:
         async with self.engine.connect() as conn:
             return int(await conn.scalar(select(func.count()).select_from(accounts)) or 0)
 
-    async def add_local(self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...]) -> str:
+    async def add_local(
+        self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...], *, by: By = OPERATOR
+    ) -> str:
         account_id = secrets.token_hex(16)
         now = utc_now_normalized()
         try:
@@ -109,10 +170,54 @@ class AccountStore:
                         updated_at=now,
                     )
                 )
-                await _replace_grants(conn, account_id, grants, "manual")
+                added, _ = await _replace_grants(conn, account_id, grants, "manual")
+                add = _row(by, "account.add", field=account_id, new_value=fold_username(username))
+                await audit.append(conn, [add, *_grant_rows(by, account_id, added, [])])
         except IntegrityError as exc:
             raise UsernameTaken(username) from exc
         return account_id
+
+    async def change_grant(
+        self, username: str, grant: Grant, *, add: bool, by: By = OPERATOR
+    ) -> tuple[Grant, ...] | None:
+        """Grant (``add``) or revoke one manual grant; the account's grants after, None for no such account.
+        A grant already there (or already gone) changes nothing and writes no audit row."""
+        name = fold_username(username)
+        async with self.engine.begin() as conn:
+            account_id = await conn.scalar(select(accounts.c.id).where(accounts.c.username == name))
+            if account_id is None:
+                return None
+            current = set(await _grants(conn, account_id))
+            if add and grant not in current:
+                await conn.execute(
+                    insert(role_grants).values(
+                        account_id=account_id, role=grant.role, store=grant.store, origin="manual"
+                    )
+                )
+                await audit.append(conn, _grant_rows(by, account_id, [grant], []))
+            elif not add and grant in current:
+                await conn.execute(
+                    delete(role_grants).where(
+                        and_(
+                            role_grants.c.account_id == account_id,
+                            role_grants.c.role == grant.role,
+                            role_grants.c.store == grant.store,
+                        )
+                    )
+                )
+                await audit.append(conn, _grant_rows(by, account_id, [], [grant]))
+            return await _grants(conn, account_id)
+
+    async def record_refused(self, username: str, reason: str) -> None:
+        """A refused sign-in: ``session.refused`` naming the account when the name is one, else nobody."""
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(accounts.c.id, accounts.c.username).where(accounts.c.username == fold_username(username))
+                )
+            ).first()
+            by = By("account", row.id, row.username) if row is not None else By("visitor")
+            await audit.append(conn, [_row(by, "session.refused", reason=reason)])
 
     async def by_username(self, username: str) -> Account | None:
         async with self.engine.connect() as conn:
@@ -138,6 +243,8 @@ class AccountStore:
                     )
                 )
             ).first()
+            system = By("system", source)
+            entries: list[audit.AuditEntry] = []
             if row is None:
                 account_id = secrets.token_hex(16)
                 # the user name is unique across sources: an external one is qualified by its source
@@ -157,6 +264,7 @@ class AccountStore:
                         last_signin_at=now,
                     )
                 )
+                entries.append(_row(system, "account.add", field=account_id, new_value=name[:100]))
             elif row.disabled_at is not None:
                 return None
             else:
@@ -168,7 +276,9 @@ class AccountStore:
                         display_name=(display_name or username or subject)[:200], updated_at=now, last_signin_at=now
                     )
                 )
-            await _replace_grants(conn, account_id, grants, "claims")
+            added, removed = await _replace_grants(conn, account_id, grants, "claims")
+            entries += _grant_rows(system, account_id, added, removed)
+            await audit.append(conn, entries)
         return account_id
 
     async def person(self, account_id: str) -> Person | None:
@@ -201,6 +311,13 @@ class AccountStore:
             await conn.execute(
                 update(accounts).where(accounts.c.id == account_id).values(last_signin_at=utc_now_normalized())
             )
+            row = (
+                await conn.execute(
+                    select(accounts.c.username, accounts.c.auth_source).where(accounts.c.id == account_id)
+                )
+            ).first()
+            name, source = (row.username, row.auth_source) if row is not None else (None, None)
+            await audit.append(conn, [_row(By("account", account_id, name), "session.signin", new_value=source)])
 
     async def session_person(self, id_hash: str) -> Person | None:
         """The person of a live session: not expired, not revoked, the account not disabled."""
@@ -225,10 +342,17 @@ class AccountStore:
         return await self.person(row.account_id)
 
     async def revoke_session(self, id_hash: str) -> bool:
+        """Sign-out: the session revoked and ``session.signout`` written (nothing for an unknown or ended one)."""
+        live = and_(sessions.c.id_hash == id_hash, sessions.c.revoked_at_ms.is_(None))
         async with self.engine.begin() as conn:
-            result = await conn.execute(
-                update(sessions)
-                .where(and_(sessions.c.id_hash == id_hash, sessions.c.revoked_at_ms.is_(None)))
-                .values(revoked_at_ms=_now_ms())
-            )
+            row = (
+                await conn.execute(
+                    select(accounts.c.id, accounts.c.username)
+                    .join(sessions, sessions.c.account_id == accounts.c.id)
+                    .where(live)
+                )
+            ).first()
+            result = await conn.execute(update(sessions).where(live).values(revoked_at_ms=_now_ms()))
+            if result.rowcount and row is not None:
+                await audit.append(conn, [_row(By("account", row.id, row.username), "session.signout")])
         return bool(result.rowcount)

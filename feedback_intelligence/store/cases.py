@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.store.schema import case_notes, cases
+from feedback_intelligence.store.schema import case_notes, cases, feedback
 
 OPEN, ACKNOWLEDGED, HANDLED, DISMISSED = "open", "acknowledged", "handled", "dismissed"
 STATES: tuple[str, ...] = (OPEN, ACKNOWLEDGED, HANDLED, DISMISSED)  # also the list's order: open first
@@ -97,18 +97,28 @@ async def get(conn: AsyncConnection, feedback_id: str) -> Case | None:
     return _case(row) if row is not None else None
 
 
-async def listed(conn: AsyncConnection, *, states: Sequence[str] = (), limit: int = 200) -> list[Case]:
+def _of_store(statement: Any, store: str | None) -> Any:
+    """Only the cases whose item is of ``store`` (a case's store is its item's: ADR 0024 section 5)."""
+    if store is None:
+        return statement
+    return statement.join(feedback, feedback.c.id == cases.c.feedback_id).where(feedback.c.store == store)
+
+
+async def listed(
+    conn: AsyncConnection, *, states: Sequence[str] = (), limit: int = 200, store: str | None = None
+) -> list[Case]:
     """Open first, then acknowledged, handled, dismissed; oldest first within a state."""
     rank = when({state: n for n, state in enumerate(STATES)}, value=cases.c.state, else_=len(STATES))
-    statement = select(cases)
+    statement = _of_store(select(cases), store)
     if states:
         statement = statement.where(cases.c.state.in_(list(states)))
     statement = statement.order_by(rank, cases.c.opened_at, cases.c.feedback_id).limit(limit)
     return [_case(row) for row in (await conn.execute(statement)).all()]
 
 
-async def counts(conn: AsyncConnection) -> dict[str, int]:
-    grouped = (await conn.execute(select(cases.c.state, func.count()).group_by(cases.c.state))).all()
+async def counts(conn: AsyncConnection, store: str | None = None) -> dict[str, int]:
+    statement = _of_store(select(cases.c.state, func.count()), store).group_by(cases.c.state)
+    grouped = (await conn.execute(statement)).all()
     found = {state: int(n) for state, n in grouped}
     return {state: found.get(state, 0) for state in STATES}
 

@@ -264,6 +264,7 @@ def _row_to_record(row: Any) -> StoredFeedback:
         structure_attempts=int(row.structure_attempts or 0),
         structure_preemptions=int(row.structure_preemptions or 0),
         store=row.store,
+        author=row.author,
     )
 
 
@@ -288,6 +289,7 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "structure_attempts": record.structure_attempts,
         "structure_preemptions": record.structure_preemptions,
         "store": record.store,
+        "author": record.author,
     }
 
 
@@ -585,12 +587,16 @@ class FeedbackStore:
         source: str | None = None,
         *,
         store: str | None = None,
+        author: str | None = None,
     ) -> list[StoredFeedback]:
         """Newest first; ``from_``/``to`` are normalised instants, compared as fixed-width strings;
-        ``store`` keeps one store's items (the ``(store, timestamp)`` index serves it)."""
+        ``store`` keeps one store's items (the ``(store, timestamp)`` index serves it), ``author`` one
+        person's (the ``(author, timestamp)`` index)."""
         statement = select(feedback)
         if store is not None:
             statement = statement.where(feedback.c.store == store)
+        if author is not None:
+            statement = statement.where(feedback.c.author == author)
         if from_ is not None:
             statement = statement.where(feedback.c.timestamp >= from_)
         if to is not None:

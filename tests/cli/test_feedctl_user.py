@@ -47,3 +47,18 @@ def test_a_clerk_of_a_store_and_the_errors_a_person_can_act_on(server: ServerPro
     assert taken.returncode == 2 and "taken" in taken.stderr
     short = feedctl(server, "user", "add", "pekka", "--role", "clerk:s1", password="lyhyt")
     assert short.returncode == 2 and "at least" in short.stderr
+
+
+def test_grant_and_revoke_change_a_persons_roles(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "ville", "--role", "clerk:s1").returncode == 0
+    granted = feedctl(server, "user", "grant", "ville", "--role", "manager:s1")
+    assert granted.returncode == 0, granted.stderr
+    assert granted.stdout.strip() == "ville: clerk:s1, manager:s1"
+    revoked = feedctl(server, "user", "revoke", "ville", "--role", "clerk:s1")
+    assert revoked.returncode == 0 and revoked.stdout.strip() == "ville: manager:s1"
+    signed = httpx.post(server.url + "/auth/signin", json={"username": "ville", "password": PASSWORD}, timeout=10)
+    assert signed.json()["grants"] == [{"role": "manager", "store": "s1"}]
+    nobody = feedctl(server, "user", "grant", "nobody", "--role", "clerk:s1")
+    assert nobody.returncode == 2 and "no account" in nobody.stderr
+    bad = feedctl(server, "user", "grant", "ville", "--role", "boss:s1")
+    assert bad.returncode == 2 and "role must be one of" in bad.stderr

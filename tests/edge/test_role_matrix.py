@@ -1,14 +1,29 @@
 """Every route of the surface table × every role and none (FI_AUTH=local, and proxy): only the table's
-allowed pairs answer; state-changing requests without the CSRF token, or from another site, are refused."""
+allowed pairs answer; state-changing requests without the CSRF token, or from another site, are refused;
+every read of the desk and the managers goes through the store scope, and another store is 403."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute, iter_route_contexts
 
-from feedback_intelligence.edge.surface import ROUTES, STATIC_PREFIX, Access, RouteRule, classify, role_verdict
+from feedback_intelligence.api.scope import desk_reach, manager_reach, manager_scope
+from feedback_intelligence.edge.surface import (
+    ANYONE,
+    ROUTES,
+    STATIC_PREFIX,
+    Access,
+    Kind,
+    RouteRule,
+    classify,
+    role_verdict,
+)
 from tests.support.people import add_user, client, csrf, people_settings, running_app, sign_in
 
 ROLES = {"clerk": ("clerk", "s1"), "manager": ("manager", "s1"), "operator": ("operator", "*")}
@@ -131,3 +146,71 @@ async def test_a_proxy_identity_header_counts_only_from_a_trusted_proxy(tmp_path
             assert (await http.get("/report", headers={"X-Forwarded-For": "198.51.100.4"})).status_code == 401
         else:
             assert me["signedIn"] is False and report.status_code == 401
+
+
+# ── store scope (issue 28): every read of customer text is narrowed to the caller's stores ─────────
+SCOPES = {manager_scope, desk_reach, manager_reach}
+#: Reads of the desk and the managers without a store scope, and why they need none.
+UNSCOPED = {
+    "/live/version": "a change counter, no customer text",
+    "/live/desk-store": "the desk's configured store and its name",
+}
+
+
+def _dependencies(dependant: Dependant) -> set[Any]:
+    found = set()
+    for sub in dependant.dependencies:
+        found.add(sub.call)
+        found |= _dependencies(sub)
+    return found
+
+
+def _scoped_reads(app: FastAPI) -> list[tuple[str, APIRoute, bool]]:
+    """Each GET API route reached by clerks or managers: path, route, whether it takes ``store=``."""
+    reads = []
+    for context in iter_route_contexts(app.routes):  # included routers flattened, as in test_real_app
+        route = context.original_route
+        if not isinstance(route, APIRoute) or "GET" not in route.methods:
+            continue
+        rule = classify("GET", route.path).rule
+        if rule is None or rule.roles is ANYONE or not rule.roles or rule.kind not in (Kind.API, Kind.SNAPSHOT_HTML):
+            continue
+        takes_store = any(param.name == "store" for param in route.dependant.query_params) or any(
+            param.name == "store" for sub in route.dependant.dependencies for param in sub.query_params
+        )
+        reads.append((route.path, route, takes_store))
+    return reads
+
+
+async def test_every_read_of_the_desk_and_the_managers_goes_through_the_store_scope(tmp_path: Path) -> None:
+    async with running_app(people_settings(tmp_path)) as app:
+        reads = _scoped_reads(app)
+        assert len(reads) >= 10
+        missing = [
+            path for path, route, _ in reads if path not in UNSCOPED and not SCOPES & _dependencies(route.dependant)
+        ]
+        assert missing == []
+
+
+async def test_a_store_manager_or_clerk_asking_for_another_store_is_refused_on_every_read(tmp_path: Path) -> None:
+    settings = people_settings(tmp_path, rate_limit="10000/60seconds", audience_rate_limit="10000/60seconds")
+    async with running_app(settings) as app:
+        await add_user(app, "manager", ("manager", "s1"))
+        await add_user(app, "clerk", ("clerk", "s1"))
+        wrong = []
+        async with client(app) as manager, client(app) as clerk:
+            await sign_in(manager, "manager")
+            await sign_in(clerk, "clerk")
+            for path, _route, takes_store in _scoped_reads(app):
+                if not takes_store or path in UNSCOPED:
+                    continue
+                for role, http in (("manager", manager), ("clerk", clerk)):
+                    if role_verdict(classify("GET", path), frozenset({role})) != 200:
+                        continue
+                    other = await http.get(path, params={"store": "s2"})
+                    own = await http.get(path, params={"store": "s1"})
+                    if other.status_code != 403 or other.json().get("error") != "store_forbidden":
+                        wrong.append(f"{path} as {role} for s2: {other.status_code} {other.text[:80]}")
+                    if own.status_code not in (200, 204):
+                        wrong.append(f"{path} as {role} for s1: {own.status_code} {own.text[:80]}")
+        assert not wrong, "\n".join(wrong)

@@ -163,7 +163,9 @@ class FakeApi:
             return JSONResponse({"id": store, "name": names[store], "boundBy": "page"})
 
         @app.get("/live/feedback")
-        async def live_list(limit: int = 200) -> Response:
+        async def live_list(limit: int = 200, mine: bool = False) -> Response:
+            if mine:  # the fake knows no people: "my entries" is the real app's (tests/web/test_my_entries.py)
+                return JSONResponse([])
             items = sorted(fake.script.live_items, key=lambda i: i["timestamp"], reverse=True)
             return JSONResponse(items[: max(1, min(1000, limit))])
 

@@ -27,7 +27,7 @@ from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.visitor import cookie_value
-from feedback_intelligence.store.accounts import UsernameTaken
+from feedback_intelligence.store.accounts import OPERATOR, By, UsernameTaken
 from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
@@ -281,29 +281,92 @@ async def oidc_callback(
     description="The first operator's bootstrap and every local account after it. Operator route.",
     responses={**errors(400, 429), 409: {"description": "The user name is taken."}},
 )
-async def add_user(body: UserIn, p: People = Depends(people)) -> Response:
+async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
     problems: list[str] = []
     if (problem := password_problem(body.password)) is not None:
         problems.append(Problem(problem, "password_invalid", field="password"))
     grants: list[Grant] = []
     for grant in body.grants:
-        if grant.role not in ROLES:
-            problems.append(
-                Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
-            )
-        elif is_blank(grant.store):  # the schema says the same (api/openapi.py)
-            problems.append(Problem("store must be a store id or '*'.", "store_invalid", field="grants"))
+        checked = _grant(grant)
+        if isinstance(checked, Grant):
+            grants.append(checked)
         else:
-            grants.append(Grant(grant.role, CHAIN if grant.role == "operator" else grant.store.strip()))
+            problems.append(checked)
     if problems:
         raise InputError(problems)
     try:
         account_id = await p.store.add_local(
-            body.username, body.displayName or body.username, hash_password(body.password), tuple(grants)
+            body.username,
+            body.displayName or body.username,
+            hash_password(body.password),
+            tuple(grants),
+            by=_by(request),
         )
     except UsernameTaken:
         return JSONResponse({"error": "username_taken", "username": body.username}, status_code=409)
     return JSONResponse(UserCreated(id=account_id, username=body.username.casefold()).model_dump(), status_code=201)
+
+
+def _grant(grant: GrantIn) -> Grant | str:
+    """A grant as asked, or the rule it breaks; an operator is always of the chain."""
+    if grant.role not in ROLES:
+        return Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
+    if is_blank(grant.store):  # the schema says the same (api/openapi.py)
+        return Problem("store must be a store id or '*'.", "store_invalid", field="grants")
+    return Grant(grant.role, CHAIN if grant.role == "operator" else grant.store.strip())
+
+
+def _by(request: Request) -> By:
+    """The operator making an account change: their account when signed in, else the token or the host."""
+    principal = principal_of(request.scope)
+    return By("account", principal.account_id, principal.username) if principal is not None else OPERATOR
+
+
+class GrantsOut(ApiModel):
+    username: str = Field(description="The sign-in name (case-folded).")
+    grants: list[GrantIn] = Field(description="The account's roles after the change.")
+
+
+async def _change_grant(username: str, grant: GrantIn, add: bool, request: Request, p: People) -> Response:
+    checked = _grant(grant)
+    if not isinstance(checked, Grant):
+        raise InputError([checked])
+    after = await p.store.change_grant(username, checked, add=add, by=_by(request))
+    if after is None:
+        return JSONResponse({"error": "not found", "id": username}, status_code=404)
+    body = GrantsOut(username=username.casefold(), grants=[GrantIn(role=g.role, store=g.store) for g in after])
+    return JSONResponse(body.model_dump(mode="json"))
+
+
+_GRANT_RESPONSES = {**errors(400, 429), 404: {"description": "No account of that name."}}
+
+
+@router.post(
+    "/admin/users/{username}/grants",
+    response_model=GrantsOut,
+    operation_id="grantRole",
+    tags=["operator"],
+    summary="Grant a role (of a store, or `*` the chain) to an account",
+    description="A grant already held changes nothing. Written to the audit log (`account.grant`). Operator route.",
+    responses=_GRANT_RESPONSES,
+)
+async def grant_role(username: str, body: GrantIn, request: Request, p: People = Depends(people)) -> Response:
+    return await _change_grant(username, body, True, request, p)
+
+
+@router.delete(
+    "/admin/users/{username}/grants/{role}/{store}",
+    response_model=GrantsOut,
+    operation_id="revokeRole",
+    tags=["operator"],
+    summary="Revoke one role grant of an account",
+    description="A grant not held changes nothing. Written to the audit log (`account.revoke`). A grant from "
+    "single sign-on claims comes back at the person's next sign-in. Operator route.",
+    responses=_GRANT_RESPONSES,
+)
+async def revoke_role(username: str, role: str, store: str, request: Request, p: People = Depends(people)) -> Response:
+    grant = GrantIn.model_validate({"role": role[:16], "store": store[:32]})
+    return await _change_grant(username, grant, False, request, p)
 
 
 def me_json(request: Request) -> dict[str, Any]:

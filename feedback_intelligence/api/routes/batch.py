@@ -8,13 +8,15 @@ id answered ``duplicate``. Never the model: an item without ``acceptedStructure`
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import ValidationError
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.authorship import author_of
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError, describe_errors
 from feedback_intelligence.api.problems import Problem, codes_of
@@ -64,7 +66,7 @@ def _own_id(raw: Any, max_length: int) -> str | None:
     return own if isinstance(own, str) and not v.id_errors(own, max_length) else None
 
 
-async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime) -> m.BatchOut:
+async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | None) -> m.BatchOut:
     limit = rt.settings.chain.batch_max_items
     if len(body.items) > limit:
         raise InputError(
@@ -92,7 +94,7 @@ async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime) -> m.BatchOut:
                 codes=[m.ErrorCode.model_validate(code) for code in codes_of(checked)],
             )
         else:
-            valid.append((index, checked))
+            valid.append((index, replace(checked, author=author)))
     outcomes = await rt.ingest.ingest_batch(rt.channels[channel_name], [command for _, command in valid])
     counter = rt.metrics.feedback_ingested
     for (index, _), outcome in zip(valid, outcomes, strict=True):
@@ -127,8 +129,8 @@ _DESCRIPTION = (
     summary="Import many items into the corpus channel (bulk import, no LLM)",
     description=_DESCRIPTION + " Operator route.",
 )
-async def post_feedback_batch(body: m.BatchIn, rt: Runtime = Depends(runtime)) -> m.BatchOut:
-    return await _batch(CORPUS, body, rt)
+async def post_feedback_batch(body: m.BatchIn, request: Request, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+    return await _batch(CORPUS, body, rt, author_of(request.scope))
 
 
 @router.post(
@@ -140,5 +142,5 @@ async def post_feedback_batch(body: m.BatchIn, rt: Runtime = Depends(runtime)) -
     summary="Import many items into the live channel (bulk import, no LLM)",
     description=_DESCRIPTION + " Operator route.",
 )
-async def post_live_feedback_batch(body: m.BatchIn, rt: Runtime = Depends(runtime)) -> m.BatchOut:
-    return await _batch(LIVE, body, rt)
+async def post_live_feedback_batch(body: m.BatchIn, request: Request, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+    return await _batch(LIVE, body, rt, author_of(request.scope))

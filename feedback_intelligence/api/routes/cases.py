@@ -26,6 +26,7 @@ from feedback_intelligence.api.if_match import expected_revision, if_match_heade
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
 from feedback_intelligence.store import cases as store_cases
@@ -99,9 +100,23 @@ async def list_cases(
     rt: Runtime = Depends(runtime),
     state: list[Literal["open", "acknowledged", "handled", "dismissed"]] = Query(default=[]),
     limit: int = Query(200, ge=1, le=1000),
+    scope: StoreScope = Depends(manager_scope),
 ) -> dict[str, Any]:
-    views = await rt.cases.listed(tuple(state), limit)
-    return {"cases": [case_json(v, rt.domain) for v in views], "counts": await rt.cases.counts()}
+    views = await rt.cases.listed(tuple(state), limit, scope.store)
+    return {"cases": [case_json(v, rt.domain) for v in views], "counts": await rt.cases.counts(scope.store)}
+
+
+async def _in_reach(ref: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> None:
+    """A case of a store outside the manager's is 403 ``store_forbidden`` before it is read or changed."""
+    if scope.chain or not REF.fullmatch(ref):
+        return  # the chain's manager; a malformed ref is the route's own 404
+    channel, _, feedback_id = ref.partition(":")
+    item = await rt.channels[channel].store.get(feedback_id)
+    if item is not None:
+        scope.check(item.store)
+
+
+_IN_REACH = [Depends(_in_reach)]
 
 
 @router.get(
@@ -111,6 +126,7 @@ async def list_cases(
     description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
     "categories, its notes and every audit row about the item. A managers' route.",
     responses=errors(404, 429),
+    dependencies=_IN_REACH,
 )
 async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
     try:
@@ -134,6 +150,7 @@ async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
     "`dismissed` → `open`; any other move is 409 `case_transition_invalid`. With `If-Match` (the revision) a "
     "case changed meanwhile is 412 `revision_stale`. Written to the audit log. A managers' route.",
     responses=_CHANGE,
+    dependencies=_IN_REACH,
 )
 async def act_on_case(
     ref: str,
@@ -168,6 +185,7 @@ async def act_on_case(
     description="The name as the manager typed it, recorded as `typed`; an empty name clears the owner. "
     "`If-Match` as for actions. Written to the audit log. A managers' route.",
     responses=_CHANGE,
+    dependencies=_IN_REACH,
 )
 async def assign_case(
     ref: str,
@@ -194,6 +212,7 @@ async def assign_case(
     "(the note's id, not its text). A managers' route.",
     status_code=201,
     responses=errors(400, 404, 413, 429),
+    dependencies=_IN_REACH,
 )
 async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
     text = body.text.strip()
@@ -211,14 +230,17 @@ async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime 
     "/audit",
     operation_id="getAuditLog",
     summary="The newest audit rows of both channel databases, merged by time",
-    description="`before` pages on to rows strictly older than that instant. A managers' route.",
+    description="`before` pages on to rows strictly older than that instant. A managers' route; the log is "
+    "the chain's (accounts, sessions, every store), so a manager of one store is refused (403 `store_forbidden`).",
     responses=errors(400, 429),
 )
 async def audit_log(
     rt: Runtime = Depends(runtime),
     limit: int = Query(100, ge=1, le=1000),
     before: str | None = Query(None, max_length=40),
+    scope: StoreScope = Depends(manager_reach),
 ) -> dict[str, Any]:
+    scope.require_chain()
     rows = await rt.cases.recent_audit(limit, before)
     return {"entries": [_audit_json(channel, e) for channel, e in rows]}
 

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from fastapi import APIRouter, Depends, Request
@@ -15,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.changes import actor_of, change_verdict
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError, NotFound
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
@@ -22,9 +22,8 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.auth.principal import principal_of
-from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.store.feedback_store import Erased, StaleRevision
@@ -33,7 +32,11 @@ router = APIRouter()
 
 _RESPONSES = {
     **errors(400, 404, 429, 503),
-    403: {"description": "`correction_forbidden`: not this caller's to change (role, store or the correction window)."},
+    403: {
+        "description": "Not this caller's to change: `correction_not_yours` (a colleague's entry), "
+        "`correction_window_passed` (their own, after FI_CORRECTION_WINDOW_S), `correction_forbidden` "
+        "(no role for the entry's store); `store_forbidden` for another store's entry."
+    },
     410: {"description": "`erased`: the item was erased."},
     412: {"description": "`revision_mismatch`: `If-Match` names another revision; `ETag` is the current one."},
 }
@@ -64,18 +67,6 @@ class ItemChangeIn(ApiModel):
     sentiment: m.Key | None = Field(None, description="The domain's sentiment key.")
 
 
-def _actor(request: Request) -> c.Actor:
-    principal = principal_of(request.scope)
-    operator = request.app.state.edge.auth.is_operator(request.scope)
-    if principal is not None:
-        return c.Actor("account", principal.account_id, principal.display_name[:100], principal, operator)
-    if operator:
-        return c.Actor("operator", None, None, None, True)
-    visitor = request.scope.get("state", {}).get(VISITOR_STATE_KEY)
-    hashed = hashlib.sha256(visitor.encode()).hexdigest()[:16] if visitor else None
-    return c.Actor("visitor", hashed, None)
-
-
 async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedback:
     problems = v.id_errors(feedback_id, rt.settings.id_max_length)
     if problems:
@@ -89,11 +80,16 @@ async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedb
     return item
 
 
-def _forbidden() -> JSONResponse:
-    return JSONResponse(
-        {"error": "correction_forbidden", "message": "This entry is not yours to change (role, store or time)."},
-        status_code=403,
-    )
+_REFUSALS = {
+    rule.NOT_YOURS: "This entry was saved by someone else: only its author, or a manager of its store, changes it.",
+    rule.WINDOW_PASSED: "The time to change your own entry has passed (FI_CORRECTION_WINDOW_S); ask a manager.",
+    rule.ROLE_OR_STORE: "This entry is not yours to change (no role for its store).",
+}
+
+
+def _forbidden(code: str | None) -> JSONResponse:
+    code = code or rule.ROLE_OR_STORE
+    return JSONResponse({"error": code, "message": _REFUSALS[code]}, status_code=403)
 
 
 def _stale(exc: StaleRevision) -> JSONResponse:
@@ -104,23 +100,13 @@ def _stale(exc: StaleRevision) -> JSONResponse:
     )
 
 
-def _allowed(request: Request, rt: Runtime, item: StoredFeedback) -> bool:
-    return c.may_change(
-        _actor(request),
-        item,
-        auth_enabled=rt.settings.auth != "none",
-        window_s=rt.settings.correction_window_s,
-        now=c.now_utc(),
-    )
-
-
 async def _correct(
     channel_name: str, feedback_id: str, body: ItemChangeIn, request: Request, if_match: str | None, rt: Runtime
 ) -> Response:
     expected = expected_revision(if_match, "a revision")
     item = await _item(channel_name, feedback_id, rt)
-    if not _allowed(request, rt, item):
-        return _forbidden()
+    if not (allowed := change_verdict(request, rt, item)).allowed:
+        return _forbidden(allowed.code)
     changes = {k: val for k, val in body.model_dump(exclude_none=True).items()}
     problems: list[str] = []
     if not changes:
@@ -142,7 +128,7 @@ async def _correct(
             problems += v.structure_errors(merged, rt.domain)
     if problems:
         raise InputError(problems)
-    values, entries = c.correction_values(item, changes, rt.domain, _actor(request))
+    values, entries = c.correction_values(item, changes, rt.domain, actor_of(request))
     channel = rt.channels[channel_name]
     if values:
         try:
@@ -168,13 +154,13 @@ async def _correct(
 async def _erase(channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime) -> Response:
     expected = expected_revision(if_match, "a revision")
     item = await _item(channel_name, feedback_id, rt)
-    if not _allowed(request, rt, item):
-        return _forbidden()
+    if not (allowed := change_verdict(request, rt, item)).allowed:
+        return _forbidden(allowed.code)
     try:
         erased = await c.erase(
             rt.channels[channel_name],
             item,
-            _actor(request),
+            actor_of(request),
             expected_revision=expected,
             prose=rt.report_prose,
             snapshot_dir=rt.settings.snapshot_dir,
@@ -188,7 +174,7 @@ async def _erase(channel_name: str, feedback_id: str, request: Request, if_match
 
 _PATCH_DESCRIPTION = (
     "Correct an item: structure fields, `store` or `text`. Each changed field is an audit row (old and new "
-    "value; `text` as a fact only). A clerk corrects an entry of their store within FI_CORRECTION_WINDOW_S "
+    "value; `text` as a fact only). A clerk corrects their own entry within FI_CORRECTION_WINDOW_S "
     "of saving it, a manager any entry of their store, an operator any."
 )
 _DELETE_DESCRIPTION = (

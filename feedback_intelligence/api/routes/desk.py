@@ -10,15 +10,18 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.authorship import author_of
+from feedback_intelligence.api.changes import change_verdict
 from feedback_intelligence.api.deps import runtime, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, NotFound, busy_response
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.api.scope import STORE_QUERY_HELP, StoreScope, desk_reach, narrow, store_for_save
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.domain.loader import schema_json
-from feedback_intelligence.records import Correction, Structure
+from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.proposal import propose
@@ -44,7 +47,10 @@ _INGEST_RESPONSES = {
         "Retry-After. With `structureLater` only a store that is down answers 503.",
     ),
 }
-_LIST_RESPONSES = errors(400, 429, 503)
+_LIST_RESPONSES = {
+    **errors(400, 429, 503),
+    403: {"description": "`store_forbidden`: `store` names a store the caller's roles do not reach."},
+}
 _LIMIT = Query(
     None,
     description="At most this many items, newest first (default and ceiling: "
@@ -97,10 +103,13 @@ def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]
     )
 
 
-async def _ingest(channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime) -> Response:
-    command = _command(body, rt)
-    if channel_name == LIVE and command.store is None and rt.settings.chain.desk_store is not None:
-        command = replace(command, store=rt.settings.chain.desk_store)  # the service's desks are one store's
+async def _ingest(
+    channel_name: str, body: m.FeedbackIn, request: Request, rt: Runtime, reach: StoreScope | None = None
+) -> Response:
+    command = replace(_command(body, rt), author=author_of(request.scope))
+    if channel_name == LIVE:
+        asked = command.store or rt.settings.chain.desk_store  # the service's desks are one store's
+        command = replace(command, store=store_for_save(reach.stores if reach else None, asked))
     channel = rt.channels[channel_name]
     stored = await cancel_on_disconnect(
         request, rt.ingest.ingest(channel, command, visitor=visitor(request))
@@ -154,8 +163,10 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
     "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
     "background. Retrying with the same `id` answers 409 and changes nothing.",
 )
-async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
-    return await _ingest(LIVE, body, request, rt)
+async def post_live_feedback(
+    body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime), reach: StoreScope = Depends(desk_reach)
+) -> Response:
+    return await _ingest(LIVE, body, request, rt, reach)
 
 
 @router.post(
@@ -220,16 +231,32 @@ def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
 
 
 async def _list(
-    channel_name: str, rt: Runtime, from_: str | None, to: str | None, limit: int | None, store: str | None
-) -> list[m.FeedbackItem]:
+    channel_name: str,
+    rt: Runtime,
+    from_: str | None,
+    to: str | None,
+    limit: int | None,
+    store: str | None,
+    author: str | None = None,
+) -> list[StoredFeedback]:
     problems = v.store_errors(store, rt.settings.chain.stores)
     if problems:
         raise InputError(problems)
     lo, hi = _window(from_, to)
     settings = rt.settings
     clamped = max(1, min(settings.query_max_limit, limit if limit is not None else settings.query_default_limit))
-    rows = await rt.channels[channel_name].store.query(lo, hi, clamped, store=store)
+    return await rt.channels[channel_name].store.query(lo, hi, clamped, store=store, author=author)
+
+
+def _items(rows: list[StoredFeedback]) -> list[m.FeedbackItem]:
     return [m.FeedbackItem.model_validate(r.to_json()) for r in rows]
+
+
+_MINE_UNKNOWN = Problem(
+    "mine=true needs a signed-in person, or the desk page's visitor key under FI_AUTH=none.",
+    "mine_unknown",
+    field="mine",
+)
 
 
 @router.get(
@@ -248,7 +275,7 @@ async def list_feedback(
     limit: int | None = _LIMIT,
     store: str | None = _STORE,
 ) -> list[m.FeedbackItem]:
-    return await _list(CORPUS, rt, from_, to, limit, store)
+    return _items(await _list(CORPUS, rt, from_, to, limit, store))
 
 
 @router.get(
@@ -257,20 +284,42 @@ async def list_feedback(
     responses=_LIST_RESPONSES,
     tags=["desk"],
     operation_id="listDeskEntries",
-    summary="List desk entries in a window, newest first",
-    description="Never needs the LLM.",
+    summary="List desk entries in a window, newest first; mine=true: the caller's own",
+    description="Never needs the LLM. A person of one store reads that store's entries. With `mine=true`, "
+    "only the entries the caller saved (their account, or under FI_AUTH=none this browser's visitor key), "
+    "each with `changeable` and `changeableUntil`: whether they may still correct or erase it, and until when.",
 )
 async def list_live_feedback(
+    request: Request,
     rt: Runtime = Depends(runtime),
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
-    store: str | None = _STORE,
+    store: str | None = Query(None, description=STORE_QUERY_HELP),
+    reach: StoreScope = Depends(desk_reach),
+    mine: bool = Query(False, description="Only the caller's own entries, each with whether it is still theirs."),
 ) -> list[m.FeedbackItem]:
-    return await _list(LIVE, rt, from_, to, limit, store)
+    if not mine:
+        return _items(await _list(LIVE, rt, from_, to, limit, narrow(reach.stores, store).store))
+    author = author_of(request.scope)
+    if author is None:
+        raise InputError([_MINE_UNKNOWN])
+    if store is not None:
+        reach.check(store)
+    # one's own entries whatever their store: a person of several stores need not name one
+    rows = await _list(LIVE, rt, from_, to, limit, store, author=author)
+    out = []
+    for row in rows:
+        verdict = change_verdict(request, rt, row)
+        out.append(
+            m.FeedbackItem.model_validate(
+                {**row.to_json(), "changeable": verdict.allowed, "changeableUntil": verdict.until}
+            )
+        )
+    return out
 
 
-async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackItem:
+async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope | None = None) -> m.FeedbackItem:
     problems = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
     if problems:
         raise InputError(problems)
@@ -280,6 +329,8 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime) -> m.FeedbackIt
         if await store.erased(feedback_id):
             raise Erased(feedback_id)  # 410
         raise NotFound(feedback_id)
+    if scope is not None:
+        scope.check(row.store)
     return m.FeedbackItem.model_validate(row.to_json())
 
 
@@ -299,14 +350,20 @@ async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.Fe
 @router.get(
     "/live/feedback/{feedback_id}",
     response_model=m.FeedbackItem,
-    responses={**errors(400, 404, 429, 503), 410: {"description": "The entry was erased."}},
+    responses={
+        **errors(400, 404, 429, 503),
+        403: {"description": "`store_forbidden`: an entry of a store the caller's roles do not reach."},
+        410: {"description": "The entry was erased."},
+    },
     tags=["desk"],
     operation_id="getDeskEntry",
     summary="One desk entry by id",
     description="Never needs the LLM.",
 )
-async def get_live_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.FeedbackItem:
-    return await _get(LIVE, feedback_id, rt)
+async def get_live_feedback(
+    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
+) -> m.FeedbackItem:
+    return await _get(LIVE, feedback_id, rt, scope)
 
 
 @router.get(

@@ -22,6 +22,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.csv_writer import items_csv, local_time
 from feedback_intelligence.report.model import Report
@@ -31,9 +32,10 @@ from feedback_intelligence.report.window import Window, WindowError, build_windo
 from feedback_intelligence.services.channels import CORPUS, LIVE
 
 router = APIRouter(tags=["report"])
-_WINDOW_ERRORS = errors(
-    400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than FI_REPORT_MAX_WINDOW_DAYS."
-)
+_WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {
+    **errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than FI_REPORT_MAX_WINDOW_DAYS."),
+    403: {"description": "`store_forbidden`: a store (or the whole chain) the caller's roles do not reach."},
+}
 _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"model": Report, "description": "The report; prose still being written is marked pending."},
     304: {"description": "Unchanged since the ETag sent in If-None-Match."},
@@ -90,9 +92,9 @@ async def report(
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
-    store: str | None = _STORE,
+    scope: StoreScope = Depends(manager_scope),
 ) -> Response:
-    service, window = rt.reports[CORPUS], _window(rt, from_, to, store)
+    service, window = rt.reports[CORPUS], _window(rt, from_, to, scope.store)
     if snapshot:
         body = await service.report(window, mode="standard")
         await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
@@ -113,14 +115,16 @@ async def report(
     response_class=Response,
     operation_id="getReportItemsCsv",
     summary="The items the report cites for the window, as CSV (safe against formula injection)",
-    description="The same window as `GET /report` (`from`, `to`). UTF-8 with a byte-order mark, RFC 4180.",
+    description="The same window and store as `GET /report` (`from`, `to`, `store`). UTF-8 with a byte-order "
+    "mark, RFC 4180.",
 )
 async def report_items_csv(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
+    scope: StoreScope = Depends(manager_scope),
 ) -> Response:
-    window = _window(rt, from_, to)
+    window = _window(rt, from_, to, scope.store)
     store = rt.channels[CORPUS].store
     found = await asyncio.gather(*(store.get(i) for i in await rt.reports[CORPUS].cited_ids(window)))
     items = sorted((i for i in found if i is not None), key=lambda i: (i.timestamp, i.id), reverse=True)
@@ -147,9 +151,9 @@ async def live_report(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    store: str | None = _STORE,
+    scope: StoreScope = Depends(manager_scope),
 ) -> Response:
-    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, store), mode="summary"))
+    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary"))
 
 
 @router.get(
@@ -166,6 +170,7 @@ async def chain(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
+    scope: StoreScope = Depends(manager_reach),
 ) -> ChainView:
     window = _window(rt, from_, to)
     stores = rt.settings.chain.stores
@@ -173,6 +178,8 @@ async def chain(
         ids = [entry.id for entry in stores.entries]
     else:
         ids = await rt.channels[CORPUS].store.stores_in(window.from_norm, window.to_norm)
+    if scope.stores is not None:  # a store's manager sees their own rows; a store without items still shows
+        ids = [i for i in ids if i in scope.stores] + sorted(scope.stores - set(ids))
     return await chain_view(rt.reports[CORPUS], window, ids, stores.name)
 
 
@@ -192,7 +199,8 @@ async def chain(
     "204 No Content: a fresh install is not an error, and the management view asks for "
     "it on every load.",
 )
-async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
+async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+    scope.require_chain()  # the saved report is the chain's
     text = read_snapshot_json(rt.settings.snapshot_dir)
     if text is None:
         return Response(status_code=204)
@@ -207,7 +215,8 @@ async def snapshot_json(rt: Runtime = Depends(runtime)) -> Response:
     summary="The last saved report as a self-contained page",
     description="No script, one inline style: it still reads when saved to disk or mailed.",
 )
-async def snapshot_html(rt: Runtime = Depends(runtime)) -> Response:
+async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+    scope.require_chain()
     text = read_snapshot_html(rt.settings.snapshot_dir)
     if text is None:
         return JSONResponse({"error": "no snapshot"}, status_code=404)

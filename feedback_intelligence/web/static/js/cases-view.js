@@ -23,6 +23,7 @@ const el = {
   status: byId("cases-status"),
   list: byId("cases-list"),
   audit: byId("audit-list"),
+  auditBox: byId("audit-box"),
 };
 
 function say(text, kind = "info") {
@@ -84,21 +85,24 @@ async function act(item, action, reason, button) {
 }
 
 async function load() {
-  let cases;
-  let audit;
-  try {
-    [cases, audit] = await Promise.all([getJson("/cases"), getJson("/audit", { params: { limit: 50 } })]);
-  } catch (error) {
-    if (error.status === 404) show(el.section, false); // not the manager's page here: nothing to show
+  const [casesRead, auditRead] = await Promise.allSettled([
+    getJson("/cases"), getJson("/audit", { params: { limit: 50 } }),
+  ]);
+  if (casesRead.status === "rejected") {
+    if (casesRead.reason.status === 404) show(el.section, false); // not the manager's page here: nothing to show
     return;
   }
+  const cases = casesRead.value;
   show(el.section, true);
   clear(el.list);
   if (!cases.cases.length) el.list.append(h("li", { class: "empty" }, t("cases.empty")));
   for (const item of cases.cases) el.list.append(caseRow(item));
+  // the change log is the chain's: a store's manager is refused it (403) and sees their cases only
+  show(el.auditBox, auditRead.status === "fulfilled");
+  if (auditRead.status !== "fulfilled") return;
   clear(el.audit);
-  if (!audit.entries.length) el.audit.append(h("li", { class: "empty" }, t("audit.empty")));
-  for (const entry of audit.entries) el.audit.append(auditRow(entry));
+  if (!auditRead.value.entries.length) el.audit.append(h("li", { class: "empty" }, t("audit.empty")));
+  for (const entry of auditRead.value.entries) el.audit.append(auditRow(entry));
 }
 
 async function start() {

@@ -6,6 +6,7 @@ import { byId, h, replace, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
+import { loadMine } from "./my-entries.js";
 import { showSavedEntry } from "./saved-entry.js";
 import {
   alertsBlock, chartSections, moderationBlock, narrativeOrigin, proseStatus, sentimentPills, themeCard, themesFromItems,
@@ -71,6 +72,8 @@ const el = {
   liveAlerts: byId("live-alerts"),
   liveCharts: byId("live-charts"),
   liveSections: byId("live-sections"),
+  live: byId("live"),
+  mine: { section: byId("mine"), list: byId("mine-list") },
   input: (name) => byId(`f-${name}`),
   note: (name) => byId(`n-${name}`),
   guardNote: (name) => byId(`g-${name}`),
@@ -824,6 +827,9 @@ async function loadSegmentOnce() {
   // The version is asked before the report, so an entry saved meanwhile shows up as a change later.
   const versionP = settle(getJson("/live/version"));
   await loadDeskStore(); // a store's desk shows its own store's entries
+  const mineP = loadMine(el.mine, {
+    t: state.t, labels: segmentCtx().labels, params: storeParams(), onChange: () => loadSegment(),
+  });
   const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000, ...storeParams() } }));
   const reportP = settle(getJson("/live/report", { params: { from, ...storeParams() } }));
   const items = await itemsP;
@@ -836,6 +842,13 @@ async function loadSegmentOnce() {
   }
   const report = await reportP;
   const version = await versionP;
+  await mineP;
+  if (!report.ok && report.error && report.error.status === 403) {
+    show(el.live, false); // the situation view is the managers' (a signed-in clerk has their own list above)
+    if (version.ok && typeof version.value.version === "number") state.liveVersion = version.value.version;
+    state.reportRendered = true;
+    return;
+  }
   show(el.livePending, false);
   if (report.ok && report.value) {
     if (report.value.language && !state.schema) setLanguage(report.value.language);

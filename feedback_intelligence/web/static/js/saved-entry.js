@@ -13,6 +13,8 @@ const TEXTS = {
   edited: "Muutos tallennettu.",
   erased: "Merkintä poistettu. Sen teksti ei jää talteen.",
   forbidden: "Tätä merkintää ei voi enää muuttaa täältä (muokkausaika on päättynyt). Pyydä esihenkilöä.",
+  someoneElses: "Tämän merkinnän on tallentanut joku muu: et voi muuttaa sitä.",
+  noRole: "Roolisi ei salli tämän merkinnän muuttamista.",
   gone: "Merkintä on jo poistettu.",
   stale: "Merkintää on muutettu toisaalla. Päivitä sivu ja yritä uudelleen.",
   empty: "Teksti ei voi olla tyhjä.",
@@ -41,8 +43,12 @@ export function showSavedEntry(box, id, text, { base = "/live/feedback", heading
   };
   const answer = async (response, done) => {
     if (response.ok) return done(response);
-    if (response.status === 403) say(TEXTS.forbidden, "warn");
-    else if (response.status === 404 && base === "/feedback") say(TEXTS.notYours, "warn");
+    if (response.status === 403) {
+      // the service says why (services/change_rule.py); the window's end is the usual reason
+      const { error } = await response.json().catch(() => ({}));
+      say(error === "correction_not_yours" ? TEXTS.someoneElses
+        : error === "correction_forbidden" ? TEXTS.noRole : TEXTS.forbidden, "warn");
+    } else if (response.status === 404 && base === "/feedback") say(TEXTS.notYours, "warn");
     else if (response.status === 410) say(TEXTS.gone, "warn");
     else if (response.status === 412) say(TEXTS.stale, "warn");
     else say(TEXTS.failed, "error");

@@ -1,0 +1,81 @@
+"""Who may correct or erase an item: the one rule (issue 28, ADR 0035), a pure function of the caller,
+the item and the clock.
+
+- an operator (the role, loopback, or the token): any item, any time;
+- a manager: any item of a store they manage (``*`` every store; an item without a store, any manager),
+  any time;
+- a clerk: **their own** entry (``author``) of a store they work in, within ``FI_CORRECTION_WINDOW_S``
+  of its saving; someone else's entry is ``correction_not_yours``, their own after the window
+  ``correction_window_passed``;
+- under ``FI_AUTH=none`` there are no people: anyone who reaches the desk is its clerk, "own" is the
+  browser's visitor key, and an entry without an author (saved before migration 0009, or by a
+  program) is judged by the window alone.
+
+Anything else is ``correction_forbidden`` (no role for the item's store). The verdict also says until
+when a windowed permission lasts, which the desk's own list shows (``changeableUntil``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from feedback_intelligence.auth.principal import Principal
+from feedback_intelligence.deterministic.timestamps import normalize_timestamp, parse_normalized
+from feedback_intelligence.records import StoredFeedback
+
+__all__ = ["NOT_YOURS", "ROLE_OR_STORE", "WINDOW_PASSED", "Actor", "Verdict", "verdict"]
+
+NOT_YOURS = "correction_not_yours"
+WINDOW_PASSED = "correction_window_passed"
+ROLE_OR_STORE = "correction_forbidden"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a change, as the audit log names them; ``author`` is how the item's column names them."""
+
+    kind: str  # account | operator | visitor
+    id: str | None
+    name: str | None
+    principal: Principal | None = None
+    operator: bool = False
+    author: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    code: str | None = None  # the 403's error code when refused
+    until: str | None = None  # a permission that lapses: the normalised instant it does
+
+
+ALLOWED = Verdict(True)
+
+
+def verdict(actor: Actor, item: StoredFeedback, *, auth_enabled: bool, window_s: int, now: datetime) -> Verdict:
+    if actor.operator or (actor.principal is not None and actor.principal.has("operator")):
+        return ALLOWED
+    closes = parse_normalized(item.created_at) + timedelta(seconds=window_s)
+    windowed = (
+        Verdict(True, until=normalize_timestamp(closes.isoformat())) if now <= closes else Verdict(False, WINDOW_PASSED)
+    )
+    if not auth_enabled:
+        if item.author is not None and item.author != actor.author:
+            return Verdict(False, NOT_YOURS)
+        return windowed
+    principal = actor.principal
+    if principal is None:
+        return Verdict(False, ROLE_OR_STORE)
+    if _holds(principal, "manager", item.store):
+        return ALLOWED
+    if not _holds(principal, "clerk", item.store):
+        return Verdict(False, ROLE_OR_STORE)
+    if item.author != principal.author:
+        return Verdict(False, NOT_YOURS)
+    return windowed
+
+
+def _holds(principal: Principal, role: str, store: str | None) -> bool:
+    """A grant of ``role`` for the item's store; an item without a store is any such person's."""
+    return principal.has(role, store) if store is not None else principal.has(role)

@@ -1,0 +1,140 @@
+// "Tänään tallentamani": the entries this clerk saved today, with their alerts, each with "muokkaa" and
+// "poista" while the service still lets them change it (issue 28). GET /live/feedback?mine=true answers
+// `changeable` and `changeableUntil` from the one change rule; a refusal (403) is said as the service
+// coded it, so the page never guesses the rule.
+import { getJson, request } from "./api.js";
+import { h, replace, show } from "./dom.js";
+import { formatTime } from "./i18n.js";
+
+const REFUSALS = {
+  correction_not_yours: "mine.notYours",
+  correction_window_passed: "mine.windowPassed",
+  correction_forbidden: "mine.forbidden",
+};
+
+/** Local midnight as an instant: "today" is the clerk's day, not UTC's. */
+export function startOfToday(now = new Date()) {
+  const day = new Date(now);
+  day.setHours(0, 0, 0, 0);
+  return day.toISOString();
+}
+
+/** Load and render the list into ``box``; ``ctx`` = {t, labels, params, onChange}. Returns the entries. */
+export async function loadMine(box, ctx) {
+  let items;
+  try {
+    items = await getJson("/live/feedback", { params: { mine: "true", from: startOfToday(), limit: 200, ...ctx.params } });
+  } catch {
+    replace(box.list, h("li", { class: "mine-empty" }, ctx.t("mine.unavailable")));
+    return null;
+  }
+  renderMine(box, items, ctx);
+  return items;
+}
+
+let lapseTimer = null; // reloads the list when the first "muokkaa" lapses, so no dead button stays
+
+export function renderMine(box, items, ctx) {
+  const t = ctx.t;
+  show(box.section, true);
+  clearTimeout(lapseTimer);
+  const lapses = items.map((i) => Date.parse(i.changeableUntil || "")).filter((ms) => ms > Date.now());
+  // capped: a timer past 2^31 ms would fire at once (FI_CORRECTION_WINDOW_S may be days)
+  if (lapses.length) lapseTimer = setTimeout(ctx.onChange, Math.min(Math.min(...lapses) - Date.now() + 1000, 6 * 3600e3));
+  if (!items.length) {
+    replace(box.list, h("li", { class: "mine-empty" }, t("mine.empty")));
+    return;
+  }
+  replace(box.list, ...items.map((item) => entryRow(item, ctx)));
+}
+
+function entryRow(item, ctx) {
+  const { t, labels } = ctx;
+  const s = item.structure;
+  const meta = [formatTime(item.createdAt, t, false)];
+  if (s) meta.push(labels.category(s.category), labels.severity(s.severity));
+  const message = h("p", { class: "message", role: "status" });
+  const say = (key, kind = "warn") => {
+    message.textContent = t(key);
+    message.dataset.kind = kind;
+  };
+  const row = h("li", { class: "mine-item", "data-id": item.id },
+    h("p", { class: "mine-meta" }, meta.join(" · ")),
+    h("p", { class: "mine-text" }, item.text),
+    item.alerts.length
+      ? h("p", { class: "mine-alerts" },
+        t("mine.alerts", { list: [...new Set(item.alerts.map((a) => labels.alert(a.category)))].join(", ") }))
+      : null);
+  if (!item.changeable) {
+    row.append(h("p", { class: "mine-locked hint" }, t("mine.locked")), message);
+    return row;
+  }
+  const form = editForm(item, ctx, say);
+  let armed = false;
+  const edit = h("button", { type: "button", class: "btn mine-edit" }, t("mine.edit"));
+  const erase = h("button", { type: "button", class: "btn mine-erase" }, t("mine.erase"));
+  edit.addEventListener("click", () => {
+    show(form, true);
+    form.querySelector("textarea").focus();
+  });
+  erase.addEventListener("click", async () => {
+    if (!armed) {
+      armed = true;
+      erase.textContent = t("mine.confirmErase");
+      return;
+    }
+    const response = await request(`/live/feedback/${encodeURIComponent(item.id)}`, { method: "DELETE" })
+      .catch(() => null);
+    if (await refused(response, say)) return;
+    ctx.onChange();
+  });
+  const until = item.changeableUntil
+    ? h("p", { class: "mine-until hint" }, t("mine.until", { time: formatTime(item.changeableUntil, t, false) }))
+    : null;
+  row.append(until, h("div", { class: "actions" }, edit, erase), form, message);
+  return row;
+}
+
+function editForm(item, ctx, say) {
+  const { t, labels } = ctx;
+  const text = h("textarea", { rows: 3, class: "mine-edit-text", "aria-label": t("mine.textLabel") });
+  text.value = item.text;
+  const severity = h("select", { class: "mine-edit-severity", "aria-label": t("mine.severityLabel") },
+    ...labels.severityOrder.map((key) => h("option", { value: key }, labels.severity(key))));
+  if (item.structure) severity.value = item.structure.severity;
+  const save = h("button", { type: "submit", class: "btn btn-primary mine-save" }, t("mine.save"));
+  const cancel = h("button", { type: "button", class: "btn mine-cancel" }, t("form.cancel"));
+  const form = h("form", { class: "mine-form", hidden: true }, text, item.structure ? severity : null,
+    h("div", { class: "actions" }, save, cancel));
+  cancel.addEventListener("click", () => show(form, false));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = {};
+    const value = text.value.trim();
+    if (!value) return say("mine.emptyText");
+    if (value !== item.text) body.text = value;
+    if (item.structure && severity.value !== item.structure.severity) body.severity = severity.value;
+    if (!Object.keys(body).length) return show(form, false);
+    const response = await request(`/live/feedback/${encodeURIComponent(item.id)}`, { method: "PATCH", body })
+      .catch(() => null);
+    if (await refused(response, say)) return undefined;
+    return ctx.onChange();
+  });
+  return form;
+}
+
+/** Say why a change did not go through; false when it did. */
+async function refused(response, say) {
+  if (response && response.ok) return false;
+  if (!response) {
+    say("mine.failed", "error");
+  } else if (response.status === 403) {
+    const body = await response.json().catch(() => ({}));
+    say(REFUSALS[body.error] || "mine.forbidden");
+  } else if (response.status === 410 || response.status === 404) {
+    say("mine.gone");
+  } else {
+    say("mine.failed", "error");
+  }
+  return true;
+}

@@ -1,0 +1,87 @@
+"""Issue 28's store reads, on SQLite and PostgreSQL: an item's author is written and kept by the
+worker's and a correction's writes, "mine" reads by author, and the case list and its counts narrow to
+one store by the item's store; the account store's audit rows commit with their change."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.store import cases
+from feedback_intelligence.store.accounts import AccountStore, Grant
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.schema import audit_log
+
+TS = "2026-11-01T08:00:00.0000000+00:00"
+STRUCTURE = Structure("muu", "jono", "low", "complaint", "fi")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
+    if request.param == "sqlite":
+        s = FeedbackStore(sqlite_url(tmp_path), name="live")
+        await s.migrate()
+        yield s
+        await s.aclose()
+    else:
+        async with postgres_database("fi_people") as url:
+            s = FeedbackStore(url, name="live")
+            await s.migrate()
+            yield s
+            await s.aclose()
+
+
+def _item(feedback_id: str, store: str, author: str | None, minute: int) -> StoredFeedback:
+    ts = TS.replace("08:00", f"08:{minute:02d}")
+    return StoredFeedback(feedback_id, "desk", "teksti", ts, ts, STRUCTURE, store=store, author=author)
+
+
+async def test_the_author_is_kept_by_later_writes_and_mine_reads_by_it(store: FeedbackStore) -> None:
+    for n, (feedback_id, shop, author) in enumerate(
+        [("a-1", "s1", "account:a"), ("b-1", "s1", "account:b"), ("a-2", "s2", "account:a")]
+    ):
+        await store.insert(_item(feedback_id, shop, author, n))
+    await store.update_structure(
+        "a-1", STRUCTURE, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]
+    )
+    await store.correct("a-1", {"store": "s1"}, expected_revision=None, entries=[])
+    assert (await store.get("a-1")).author == "account:a"  # type: ignore[union-attr]
+    assert [i.id for i in await store.query(author="account:a")] == ["a-2", "a-1"]
+    assert [i.id for i in await store.query(author="account:a", store="s1")] == ["a-1"]
+
+
+async def test_cases_and_their_counts_narrow_to_the_items_store(store: FeedbackStore) -> None:
+    for n, (feedback_id, shop) in enumerate([("c-1", "s1"), ("c-2", "s2"), ("c-3", "s1")]):
+        await store.insert(_item(feedback_id, shop, None, n))
+    async with store.engine.begin() as conn:
+        for feedback_id in ("c-1", "c-2", "c-3"):
+            await cases.open_case(conn, feedback_id, TS)
+    async with store.engine.connect() as conn:
+        assert [c.feedback_id for c in await cases.listed(conn, store="s1")] == ["c-1", "c-3"]
+        assert (await cases.counts(conn, "s1"))["open"] == 2
+        assert (await cases.counts(conn))["open"] == 3
+
+
+async def test_account_changes_and_sessions_commit_their_audit_rows(store: FeedbackStore) -> None:
+    accounts = AccountStore(store.engine)
+    account_id = await accounts.add_local("Kaisa", "Kaisa", "argon2-hash-not-a-password", (Grant("clerk", "s1"),))
+    await accounts.change_grant("kaisa", Grant("manager", "s1"), add=True)
+    await accounts.change_grant("kaisa", Grant("manager", "s1"), add=True)  # held already: no row
+    await accounts.open_session(account_id, "f" * 64, 3600)
+    assert await accounts.revoke_session("f" * 64)
+    assert not await accounts.revoke_session("f" * 64)  # already ended: no second row
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(audit_log).order_by(audit_log.c.id))).all()
+    assert [(r.action, r.field, r.new_value) for r in rows] == [
+        ("account.add", account_id, "kaisa"),
+        ("account.grant", account_id, "clerk:s1"),
+        ("account.grant", account_id, "manager:s1"),
+        ("session.signin", None, "local"),
+        ("session.signout", None, None),
+    ]
+    assert all("f" * 16 not in str(tuple(r)) and "argon2" not in str(tuple(r)) for r in rows)
