@@ -57,7 +57,7 @@ _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 # ``?snapshot=true`` is an operator form of the public report: to anyone else the edge hides it as a 404
 _MAIN_REPORT_RESPONSES = {
     **_REPORT_RESPONSES,
-    **errors(404, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
+    **errors(404, 422, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
 }
 POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
 
