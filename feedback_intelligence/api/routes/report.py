@@ -231,20 +231,22 @@ async def live_report(
 
 @router.get(
     "/report/stores",
-    responses=_WINDOW_ERRORS,
+    responses=_FILTER_ERRORS,
     response_model=ChainView,
     operation_id="getChainView",
     summary="The stores side by side: items, alert rate, severity mix and trend per store",
     description="Over the report's window and both channels, one row per store (FI_STORES in its order, else "
-    "every store id found in the window), each counted by that store's own report (`/report?store=…`). Deterministic: "
-    "never waits for or starts the language model.",
+    "every store id found in the window), each counted by that store's own report (`/report?store=…`) under "
+    "the same filters (a `store` filter is replaced by each row's store). Deterministic: never waits for or "
+    "starts the language model.",
 )
 async def chain(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
+    flt: ItemFilter = Depends(item_filter),
 ) -> ChainView:
-    window = _window(rt, from_, to)
+    window = _window(rt, from_, to, filters=flt)
     stores = rt.settings.chain.stores
     if stores.entries is not None:
         ids = [entry.id for entry in stores.entries]

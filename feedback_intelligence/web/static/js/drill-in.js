@@ -10,7 +10,7 @@ import { sourceItem } from "./report-view.js";
 const PAGE = 50; // the server's default; its maximum is 200
 
 export class DrillIn {
-  /** els: {dialog, title, status, list, more, close}; ctx(): {t, labels} of the page now. */
+  /** els: {dialog, title, scope, status, list, more, close}; ctx(): {t, labels} of the page now. */
   constructor(els, ctx) {
     this.els = els;
     this.ctx = ctx;
@@ -31,14 +31,17 @@ export class DrillIn {
     });
   }
 
-  /** Open the list of ``params`` (window and filters, the narrowing already applied) under ``title``. */
-  open(title, params, opener) {
+  /** Open the list of ``params`` (window and filters, the narrowing already applied) under ``title``;
+   *  ``scope`` says in words which filters of the view apply (empty: none). */
+  open(title, params, opener, scope = "") {
     const { dialog, list } = this.els;
     this.opener = opener || null;
+    this.els.scope.textContent = scope;
+    show(this.els.scope, Boolean(scope));
     this.query = { ...params, limit: String(PAGE) };
     this.cursor = null;
     this.shown = 0;
-    this.els.title.textContent = this.ctx().t("drill.title", { title });
+    this.els.title.textContent = title;
     list.replaceChildren();
     dialog.dataset.total = "";
     if (!dialog.open) dialog.showModal();
@@ -89,7 +92,7 @@ export class DrillIn {
 
 /** A count as a button that opens its drill-in (``onOpen(button)``). */
 export function countButton(text, onOpen, dataset = {}) {
-  const button = h("button", { type: "button", class: "btn-link count-link", dataset }, text);
+  const button = h("button", { type: "button", class: "btn btn-link count-link", dataset }, text);
   button.addEventListener("click", () => onOpen(button));
   return button;
 }

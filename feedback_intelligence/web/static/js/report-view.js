@@ -156,7 +156,7 @@ export function themeCard(theme, ctx, mode = "inline") {
     const actions = h("p", { class: "theme-actions" }, button);
     if (ctx.drill) { // every item of the group, a page at a time (the examples above are the most severe)
       const all = h("button", { type: "button", class: "btn btn-link drill-link" }, t("section.all", { n: theme.count || 0 }));
-      all.addEventListener("click", () => ctx.drill(title, { category: theme.category }, all));
+      all.addEventListener("click", () => ctx.drill(t("drill.title", { title }), { category: theme.category }, all));
       actions.append(all);
     }
     card.append(actions);
