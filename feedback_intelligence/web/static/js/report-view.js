@@ -151,7 +151,7 @@ export function themeCard(theme, ctx, mode = "inline") {
   if (!sources.length) return card;
   if (mode === "dialog" && ctx.openSources) {
     const title = theme.title || ctx.labels.category(theme.category);
-    const button = h("button", { type: "button", class: "btn btn-link" }, t("section.show", { n: sources.length }));
+    const button = h("button", { type: "button", class: "btn btn-link examples-link" }, t("section.show", { n: sources.length }));
     button.addEventListener("click", () => ctx.openSources(title, sources, button, theme.unrated));
     const actions = h("p", { class: "theme-actions" }, button);
     if (ctx.drill) { // every item of the group, a page at a time (the examples above are the most severe)
