@@ -3,7 +3,9 @@ view narrows by the one :class:`ItemFilter` this dependency builds (issue 26, AD
 
 Each value must be one of the domain's keys (``/schema``), a known store, ``any`` or an alert category for
 ``alert``, ``corpus`` or ``live`` for ``channel``; anything else is a 422 naming the field and what it
-accepts, so a stale shared link says what is wrong instead of showing an empty view. A caller that must
+accepts, so a stale shared link says what is wrong instead of showing an empty view. A field given twice
+is a 422 too: ADR 0024 plans a repeat as OR within the field, which is not built, and the last value
+alone would narrow silently. A caller that must
 narrow further (a manager's store grant) replaces fields of the built filter, never re-reads the query.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fastapi import Depends, Query
+from fastapi import Depends, Query, Request
 
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
@@ -35,7 +37,11 @@ def _unknown(field: str, value: str, allowed: Iterable[str]) -> Problem:
     )
 
 
+FIELDS = ("store", "category", "severity", "type", "sentiment", "source", "alert", "channel", "q")
+
+
 def item_filter(
+    request: Request,
     rt: Runtime = Depends(runtime),
     store: str | None = Query(
         None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN)."
@@ -55,7 +61,13 @@ def item_filter(
 ) -> ItemFilter:
     """The filter of ``/report``, ``/report/items`` and ``/report/items.csv``; 422 for an unknown value."""
     domain = rt.domain
-    problems: list[str] = list(v.store_errors(store, rt.settings.chain.stores))
+    problems: list[str] = [
+        # one value per field for now: a second would otherwise be dropped without a word (OR is not built)
+        Problem(f"{field} may be given once, got {n} values.", "filter_repeated", field=field)
+        for field in FIELDS
+        if (n := len(request.query_params.getlist(field))) > 1
+    ]
+    problems += v.store_errors(store, rt.settings.chain.stores)
     for field, value, allowed in (
         ("category", category, domain.categories),
         ("severity", severity, domain.severities),

@@ -72,9 +72,6 @@ class InboxEpochs:
     async def current(self) -> int:
         return sum([await channel.version() for channel in self.channels])
 
-    async def versions(self) -> dict[str, int]:
-        return {channel.name: await channel.version() for channel in self.channels}
-
     async def bump(self) -> int:
         await self.channels[0].changed()  # any one tick moves the sum
         return await self.current()

@@ -276,3 +276,9 @@ async def test_pages_see_every_item_once_while_new_items_arrive(inbox: httpx.Asy
     assert [r for r in seen if r.split(":")[1].startswith("new")] == []  # newer than the first page: not in later ones
     older = [r for r in seen if r.split(":")[1].startswith("old")]
     assert older  # saved below the cursor: reached by a later page
+
+
+async def test_a_filter_given_twice_is_a_422_not_a_silent_choice(inbox: httpx.AsyncClient) -> None:
+    answer = await inbox.get("/report/items", params=[*WINDOW.items(), ("category", "leipa"), ("category", "hevi")])
+    assert answer.status_code == 422
+    assert [c["code"] for c in answer.json()["codes"]] == ["filter_repeated"]
