@@ -1,9 +1,10 @@
 """The inbox's filters, read from the query in one place: every report, list and export of the management
 view narrows by the one :class:`ItemFilter` this dependency builds (issue 26, ADR 0034).
 
-Each value must be one of the domain's keys (``/schema``), a known store, ``any`` or an alert category for
-``alert``, ``corpus`` or ``live`` for ``channel``; anything else is a 422 naming the field and what it
-accepts, so a stale shared link says what is wrong instead of showing an empty view. A field given twice
+Each value must be one of the domain's keys (``/schema``), ``any`` or an alert category for ``alert``,
+``corpus`` or ``live`` for ``channel``; anything else is a 422 naming the field and what it accepts, so a
+stale shared link says what is wrong instead of showing an empty view. An unknown ``store`` stays the 400
+``store_unknown`` every route that takes a store answers (ADR 0024 section 2). A field given twice
 is a 422 too: ADR 0024 plans a repeat as OR within the field, which is not built, and the last value
 alone would narrow silently. A caller that must
 narrow further (a manager's store grant) replaces fields of the built filter, never re-reads the query.
@@ -59,15 +60,18 @@ def item_filter(
         None, description=f"Every word a substring of the text, case and accents folded (≤ {Q_MAX_CHARS})."
     ),
 ) -> ItemFilter:
-    """The filter of ``/report``, ``/report/items`` and ``/report/items.csv``; 422 for an unknown value."""
+    """The filter of ``/report``, ``/report/items``, ``/report/items.csv`` and ``/report/stores``; 422 for an
+    unknown value (400 for an unknown store)."""
     domain = rt.domain
+    unknown_store = v.store_errors(store, rt.settings.chain.stores)
+    if unknown_store:  # 400 store_unknown, as on every route that takes a store (ADR 0024 section 2)
+        raise InputError(unknown_store)
     problems: list[str] = [
         # one value per field for now: a second would otherwise be dropped without a word (OR is not built)
         Problem(f"{field} may be given once, got {n} values.", "filter_repeated", field=field)
         for field in FIELDS
         if (n := len(request.query_params.getlist(field))) > 1
     ]
-    problems += v.store_errors(store, rt.settings.chain.stores)
     for field, value, allowed in (
         ("category", category, domain.categories),
         ("severity", severity, domain.severities),

@@ -282,3 +282,10 @@ async def test_a_filter_given_twice_is_a_422_not_a_silent_choice(inbox: httpx.As
     answer = await inbox.get("/report/items", params=[*WINDOW.items(), ("category", "leipa"), ("category", "hevi")])
     assert answer.status_code == 422
     assert [c["code"] for c in answer.json()["codes"]] == ["filter_repeated"]
+
+
+async def test_an_unknown_store_stays_the_400_every_store_route_answers(inbox: httpx.AsyncClient) -> None:
+    for path in ("/report", "/report/items", "/report/items.csv", "/report/stores"):
+        answer = await inbox.get(path, params={**WINDOW, "store": "ei kauppa"})
+        assert answer.status_code == 400, (path, answer.text)
+        assert [c["code"] for c in answer.json()["codes"]] == ["store_unknown"]
