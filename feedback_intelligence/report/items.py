@@ -5,7 +5,7 @@ Each database gives its first ``limit + 1`` rows below the cursor; the merge in 
 ``(timestamp, channel, id)`` descending, cut at ``limit``, is exact, and the extra row says whether a next
 page exists. The cursor is the last shown item's key: an item saved meanwhile lands above it (seen on a
 new first page) or below it (seen on a later page), so across pages no item comes twice and none that
-was there is missed.
+was there is missed. The cursor also carries the first page's counts, so only the first page counts.
 """
 
 from __future__ import annotations
@@ -34,20 +34,35 @@ class CursorInvalid(ValueError):
     """A cursor this service did not write (or one cut short): the 400's message."""
 
 
-def encode_cursor(key: ItemKey) -> str:
-    raw = json.dumps([key.timestamp, key.channel, key.id], separators=(",", ":")).encode()
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where the next page starts, and the counts the first page found: later pages carry them instead of
+    counting the filter again (a ``count(*)`` over the window costs more than a page, bench/drill_in)."""
+
+    after: ItemKey
+    counts: dict[str, int]
+
+
+def encode_cursor(cursor: Cursor) -> str:
+    key = cursor.after
+    raw = json.dumps([key.timestamp, key.channel, key.id, cursor.counts], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(text: str) -> ItemKey:
+def decode_cursor(text: str) -> Cursor:
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        parts = json.loads(raw)
+        parts = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
         raise CursorInvalid("cursor is not one this service wrote; start again without it.") from exc
-    if not (isinstance(parts, list) and len(parts) == 3 and all(isinstance(p, str) for p in parts)):
+    if not (
+        isinstance(parts, list)
+        and len(parts) == 4
+        and all(isinstance(p, str) for p in parts[:3])
+        and isinstance(parts[3], dict)
+        and all(isinstance(k, str) and isinstance(n, int) for k, n in parts[3].items())
+    ):
         raise CursorInvalid("cursor is not one this service wrote; start again without it.")
-    return ItemKey(*parts)
+    return Cursor(ItemKey(*parts[:3]), dict(parts[3]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +110,13 @@ class InboxItem(WireModel):
 class InboxPage(WireModel):
     items: list[InboxItem] = Field(description="Matching items, newest first (timestamp, channel, id).")
     next_cursor: str | None = Field(description="`?cursor=` of the next page; null on the last one.")
-    total: int = Field(description="Items matching the filters, over the channels asked.")
-    channel_counts: dict[str, int] = Field(description="Matching items per channel (`corpus`, `live`).")
+    total: int = Field(
+        description="Items matching the filters over the channels asked, as counted for the first page (later "
+        "pages carry that count in their cursor)."
+    )
+    channel_counts: dict[str, int] = Field(
+        description="Matching items per channel (`corpus`, `live`), counted as `total` is."
+    )
     filters: dict[str, str] = Field(description="The filters applied, by query name.")
 
 

@@ -241,10 +241,12 @@ async def test_pages_see_every_item_once_while_new_items_arrive(inbox: httpx.Asy
     seen: list[str] = []
     cursor: str | None = None
     arrived = 0
+    totals: set[int] = set()
     while True:
         params = {**WINDOW, "limit": "5", **({"cursor": cursor} if cursor else {})}
         page = (await inbox.get("/report/items", params=params)).json()
         seen += refs(page["items"])
+        totals.add(page["total"])  # counted for the first page, carried by the cursor
         # between pages: one newer item and one older than everything, each in turn of the channels
         channel = ("corpus", "live")[arrived % 2]
         source = "desk" if channel == "live" else "email"
@@ -271,6 +273,7 @@ async def test_pages_see_every_item_once_while_new_items_arrive(inbox: httpx.Asy
         cursor = page["nextCursor"]
         if cursor is None:
             break
+    assert totals == {len(everything)}
     assert len(seen) == len(set(seen)), "an item came twice"
     assert set(everything) <= set(seen), "an item that was there was missed"
     assert [r for r in seen if r.split(":")[1].startswith("new")] == []  # newer than the first page: not in later ones

@@ -28,6 +28,7 @@ from feedback_intelligence.report.csv_writer import inbox_csv, local_time
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
     PAGE_MAX,
+    Cursor,
     CursorInvalid,
     InboxPage,
     counts,
@@ -148,16 +149,20 @@ async def report_items(
 ) -> InboxPage:
     window = _window(rt, from_, to, filters=flt)
     try:
-        after = decode_cursor(cursor) if cursor is not None else None
+        resumed = decode_cursor(cursor) if cursor is not None else None
     except CursorInvalid as exc:
         raise InputError([Problem(str(exc), "cursor_invalid")]) from exc
     query, stores = window.item_filter(), _inbox_stores(rt, flt)
-    found, per_channel = await asyncio.gather(page(stores, query, after, limit), counts(stores, query))
+    if resumed is None:  # the first page counts; the next ones carry its counts in their cursor
+        found, counted = await asyncio.gather(page(stores, query, None, limit), counts(stores, query))
+        per_channel = {name: counted.get(name, 0) for name in (CORPUS, LIVE)}
+    else:
+        found, per_channel = await page(stores, query, resumed.after, limit), resumed.counts
     return InboxPage(
         items=[inbox_item(item, rt.domain) for item in found.items],
-        next_cursor=encode_cursor(found.next) if found.next is not None else None,
+        next_cursor=encode_cursor(Cursor(found.next, per_channel)) if found.next is not None else None,
         total=sum(per_channel.values()),
-        channel_counts={name: per_channel.get(name, 0) for name in (CORPUS, LIVE)},
+        channel_counts=per_channel,
         filters=applied_filters(window),
     )
 
