@@ -133,6 +133,8 @@ def test_every_filter_narrows_the_counts_and_the_list(pages, app: ServerProcess,
     expect(drill.locator(".item")).to_have_count(min(expected, 50))
     if name == "channel":
         expect(drill.locator('.item [data-channel="corpus"]')).to_have_count(0)
+    if name == "store":
+        expect(drill.locator('.item [data-store="s2"]')).to_have_count(min(expected, 50))
     if name == "q":
         for text in drill.locator(".item-text").all_inner_texts():
             assert "tomaatit" in text.lower()

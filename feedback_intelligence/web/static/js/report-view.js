@@ -93,6 +93,7 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
+    ctx.withChannel && src.store ? h("span", { class: "muted", dataset: { store: src.store } }, src.store) : null,
     h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
   return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
 }
