@@ -416,6 +416,7 @@ class SchemaOut(ApiModel):
     sentiments: list[str] = Field(description="Sentiment keys.")
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
+    alertCategories: list[str] = Field(description="Alert category keys (the report's `?alert=` filter), in order.")
     textMaxChars: int = Field(
         description="The longest text the model reads and `POST /interpret` accepts (FI_INPUT_MAX_CHARS); the desk "
         "marks a longer one instead of cutting it."

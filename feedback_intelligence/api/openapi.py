@@ -86,10 +86,13 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
 
 def drop_unused_422(schema: dict[str, Any]) -> None:
     """FastAPI documents a 422 for every route with parameters; this app answers bad input with 400
-    (:mod:`feedback_intelligence.api.errors`), so the 422 and its models would only mislead."""
+    (:mod:`feedback_intelligence.api.errors`), so the 422 and its models would only mislead. A route's own
+    422 (a filter value the domain does not know, ``api/filters.py``) stays."""
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
-            operation.get("responses", {}).pop("422", None)
+            responses = operation.get("responses", {})
+            if "HTTPValidationError" in str(responses.get("422", "")):
+                responses.pop("422")
     components = schema.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         components.pop(name, None)

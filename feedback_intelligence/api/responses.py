@@ -11,6 +11,10 @@ _ERRORS: dict[int, tuple[type[m.ApiModel], str]] = {
     404: (m.NotFoundBody, "Not found."),
     409: (m.DuplicateBody, "An item with this id is already stored (a retried save): nothing changed."),
     410: (m.ErasedBody, "`erased`: the item with this id was erased; the id is never stored again."),
+    422: (
+        m.ErrorsBody,
+        "A filter names a value this deployment does not know (the domain's keys are in `/schema`); nothing was read.",
+    ),
     413: (m.ErrorsBody, "The body is over `FI_MAX_BODY_BYTES`; it was not read."),
     429: (
         m.RateLimitedBody,

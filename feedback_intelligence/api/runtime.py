@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from dataclasses import dataclass, replace
 
@@ -23,7 +22,7 @@ from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.cases import CaseService
-from feedback_intelligence.services.channels import CORPUS, LIVE, Channel, ChannelEpochs
+from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel, ChannelEpochs, InboxEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
@@ -153,10 +152,22 @@ async def build_runtime(
             prose=report_prose,
             metrics=metrics,
             channel=name,
-            count_cases=functools.partial(case_service.counts_for, name),
+            count_cases=case_service.counts_by_item,
         )
         for name, channel in channels.items()
     }
+    # The management view's one inbox: both databases added key by key (ADR 0024 section 1, ADR 0034)
+    reports[INBOX] = ReportService(
+        domain,
+        report_options,
+        runner,
+        StoreSource([channels[CORPUS].store, channels[LIVE].store]),
+        epochs=InboxEpochs([channels[LIVE], channels[CORPUS]]),
+        prose=report_prose,
+        metrics=metrics,
+        channel=INBOX,
+        count_cases=case_service.counts_by_item,
+    )
     for each in backends.values():
         await each.start()
     await _announce_parallelism(settings, backends)

@@ -411,4 +411,5 @@ def schema_json(domain: Domain) -> dict[str, Any]:
         "sentiments": list(domain.sentiments),
         "sentimentLabels": dict(domain.sentiments),
         "typeSentiment": dict(domain.type_sentiment),
+        "alertCategories": list(domain.alert_keywords),
     }

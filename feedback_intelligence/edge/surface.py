@@ -137,6 +137,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/live/desk-store", PUBLIC, roles=DESK),  # the desk's store and its name: no customer text
     _rule("GET", "/report", PUBLIC, operator_query="snapshot", roles=MANAGERS),
     _rule("GET", "/report/snapshot", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/report/items", PUBLIC, roles=MANAGERS),  # the drill-in: the report's items, filtered
     _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/stores", PUBLIC, roles=MANAGERS),  # the chain view: counts only, as the report shows them
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),

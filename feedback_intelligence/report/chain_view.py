@@ -10,7 +10,6 @@ aggregates move into the database. The trend is the summary report's whole-windo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from pydantic import Field
 
@@ -47,7 +46,7 @@ async def chain_view(
     rows: list[StoreRow] = []
     truncated = False
     for store in store_ids:
-        report = await service.deterministic(replace(window, store=store), mode="summary")
+        report = await service.deterministic(window.narrowed(store=store), mode="summary")
         truncated = truncated or report.truncated
         rows.append(_row(store, name_of(store), report))
     return ChainView(window_from=window.from_norm, window_to=window.to_norm, stores=rows, truncated=truncated)

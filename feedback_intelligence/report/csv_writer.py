@@ -20,6 +20,7 @@ from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.display import shown_theme
 from feedback_intelligence.report.instants import from_ticks, parse_instant
 from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.store.item_list import ListedItem
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 BOM = "\ufeff"
@@ -116,3 +117,20 @@ def item_row(item: StoredFeedback, domain: Domain, zone: str) -> list[str]:
 
 def items_csv(items: Iterable[StoredFeedback], domain: Domain, zone: str) -> str:
     return csv_text(item_header(domain), (item_row(i, domain, zone) for i in items))
+
+
+# the channel as the management view names it (web/static/js/i18n.js, "channel.*")
+_CHANNELS = {"fi": ("kanava", {"corpus": "tuotu", "live": "palautepiste"}), "en": ("channel", {})}
+
+
+def inbox_csv(items: Iterable[ListedItem], domain: Domain, zone: str) -> str:
+    """The drill-in's items: each row as :func:`item_row`, its channel after the id."""
+    heading, names = _CHANNELS[_language(domain)]
+    header = item_header(domain)
+    header.insert(1, heading)
+    rows = []
+    for listed in items:
+        row = item_row(listed.record, domain, zone)
+        row.insert(1, names.get(listed.channel, listed.channel))
+        rows.append(row)
+    return csv_text(header, rows)

@@ -214,6 +214,7 @@ def deterministic_alerts(agg: WindowAggregates, domain: Domain, options: ReportS
     return [
         AlertRow(
             feedback_id=e.id,
+            channel=e.channel,
             source=e.source,
             timestamp=e.timestamp,
             text_excerpt=excerpt(e.text, options.excerpt_chars),
@@ -237,6 +238,7 @@ def source_entry(example: Example) -> SourceEntry:
     categories = list(dict.fromkeys(hit.category for hit in example.hits)) if example.hits else None
     return SourceEntry.model_construct(
         feedback_id=example.id,
+        channel=example.channel,
         source=example.source,
         timestamp=example.timestamp,
         text=example.text,

@@ -45,6 +45,11 @@ class AlertMatch(WireModel):
 
 class AlertRow(WireModel):
     feedback_id: str = Field(description="The feedback item's id.")
+    channel: str | None = Field(
+        None,
+        description="The item's channel database: `corpus` (imported) or `live` (the desk); null for a row the "
+        "model's screen added.",
+    )
     source: str = Field(description="Where the feedback came from.")
     timestamp: str = Field(description="When the feedback was given (normalised UTC).")
     text_excerpt: str = Field(description="The start of the text.")
@@ -59,6 +64,7 @@ class AlertRow(WireModel):
 
 class SourceEntry(WireModel):
     feedback_id: str = Field(description="The feedback item's id.")
+    channel: str = Field("corpus", description="The item's channel database: `corpus` (imported) or `live` (the desk).")
     source: str = Field(description="Where the feedback came from.")
     timestamp: str = Field(description="When the feedback was given (normalised UTC).")
     text: str = Field(description="The whole text.")
@@ -190,6 +196,16 @@ class Report(WireModel):
     items_in_window: int | None = Field(description="Items in the window (the same as `totalItems`).")
     needs_review_count: int = Field(description="Items a person should check.")
     store: str | None = Field(None, description="The store the report covers (`?store=`); null = every store.")
+    filters: dict[str, str] = Field(
+        default_factory=dict,
+        description="The filters the counts, groups, series and alerts were narrowed by, by query name "
+        "(`store`, `category`, `severity`, `type`, `sentiment`, `source`, `alert`, `channel`, `q`).",
+    )
+    channel_counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Items of the view per channel database (`corpus`: imported, `live`: the desk); a channel "
+        "left out by `?channel=` counts 0.",
+    )
     llm: LlmSummary = Field(
         description="The language model's part: what is pending, calls, budget and what was kept out."
     )

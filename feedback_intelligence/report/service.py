@@ -40,7 +40,7 @@ from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, 
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
 from feedback_intelligence.report.series import HourRow, series_of
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
-from feedback_intelligence.report.window import Mode, Window, cache_key
+from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import ItemFilter, Screen
@@ -83,9 +83,9 @@ class ReportService:
         channel: str = "corpus",
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         shed_retry_s: float = SHED_RETRY_S,
-        count_cases: Callable[[list[str]], Awaitable[dict[str, int]]] | None = None,
+        count_cases: Callable[[list[tuple[str, str]]], Awaitable[dict[str, int]]] | None = None,
     ) -> None:
-        self._count_cases = count_cases  # the alert items' cases by state (issue 27)
+        self._count_cases = count_cases  # the alert items' cases by state (issue 27), by (channel, id)
         self.domain = domain
         self.options = options
         self.runner = runner
@@ -197,7 +197,7 @@ class ReportService:
         return result
 
     def _filter(self, window: Window) -> ItemFilter:
-        return ItemFilter(from_=window.from_norm, to=window.to_norm, store=window.store)
+        return window.item_filter()
 
     async def _build(self, window: Window, mode: Mode) -> Deterministic:
         """Grouped rows of the whole window (no truncation); examples by ``FI_REPORT_MAX_ITEMS``."""
@@ -234,7 +234,7 @@ class ReportService:
             total_items=folded.total,
             structure_failed_count=folded.structure_failed,
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
-            alert_cases=await self._count_cases([a.feedback_id for a in alerts]) if self._count_cases else None,
+            alert_cases=await self._cases_of(alerts),
             themes=themes,
             dropped_claim_count=0,
             llm_fallback_count=0,
@@ -247,11 +247,22 @@ class ReportService:
             items_in_window=folded.total,
             needs_review_count=folded.needs_review,
             store=window.store,
+            filters=applied_filters(window),
+            channel_counts=dict(sorted(aggregates.channel_counts.items())),
             llm=LlmSummary(status="done", pending=[], **_ledger_fields(ledger.to_json())),
             series=series,
             timezone=options.timezone,
         )
         return Deterministic(report, folded)
+
+    async def _cases_of(self, alerts: list[AlertRow]) -> dict[str, int] | None:
+        """The alert items' cases by state, each item asked of its own channel's database. A row the model's
+        screen added has no case (the screen opens none, ADR 0024 section 5): counted as ``none``."""
+        if self._count_cases is None:
+            return None
+        counted = await self._count_cases([(a.channel, a.feedback_id) for a in alerts if a.channel is not None])
+        screened = sum(1 for a in alerts if a.channel is None)
+        return {**counted, "none": counted.get("none", 0) + screened} if screened else counted
 
     async def _series(self, window: Window) -> Series:
         """The window's and the previous period's items by UTC hour (grouped in the store), folded into

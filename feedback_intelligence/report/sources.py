@@ -42,18 +42,26 @@ class ReportSource(Protocol):
 
 
 class StoreSource:
-    """One or more channel databases (both = the one inbox), answered concurrently and added."""
+    """One or more channel databases (both = the one inbox), answered concurrently and added. A filter's
+    ``channel`` leaves the other databases out; every channel still has its count (0 when left out)."""
 
     def __init__(self, stores: Sequence[FeedbackStore]) -> None:
         self.stores = list(stores)
 
+    def answering(self, flt: ItemFilter) -> list[FeedbackStore]:
+        """The stores a filter reads: all of them, or its ``channel``'s alone."""
+        return [s for s in self.stores if flt.channel is None or s.name == flt.channel]
+
     async def aggregates(
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates:
-        return await window_aggregates(self.stores, flt, midpoint=midpoint, limit=limit, screen=screen)
+        out = await window_aggregates(self.answering(flt), flt, midpoint=midpoint, limit=limit, screen=screen)
+        for store in self.stores:
+            out.channel_counts.setdefault(store.name, 0)
+        return out
 
     async def hours(self, flt: ItemFilter) -> list[HourCount]:
-        return await window_hours(self.stores, flt)
+        return await window_hours(self.answering(flt), flt)
 
 
 class FetchSource:

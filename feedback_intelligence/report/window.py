@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal
 
@@ -14,6 +14,7 @@ from feedback_intelligence.report.instants import (
     to_ticks,
 )
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store.aggregates import ItemFilter
 
 Mode = Literal["standard", "summary"]
 
@@ -30,9 +31,25 @@ class WindowError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Window:
+    """A report's period and which of its items it shows: ``filters`` (validated by the caller, built in
+    one place from the query, ``api/filters.py``) holds every narrowing but the period itself."""
+
     from_ticks: int
     to_ticks: int
-    store: str | None = None  # one store's items only (validated by the caller); None = every item
+    filters: ItemFilter = field(default_factory=ItemFilter)
+
+    @property
+    def store(self) -> str | None:
+        """One store's items only; None = every store."""
+        return self.filters.store
+
+    def narrowed(self, **changes: str | None) -> Window:
+        """The same period with some filters replaced (the chain view's per-store rows)."""
+        return replace(self, filters=replace(self.filters, **changes))
+
+    def item_filter(self) -> ItemFilter:
+        """The filter of the statements: the period's normalised ends with every other narrowing."""
+        return replace(self.filters, from_=self.from_norm, to=self.to_norm)
 
     @property
     def from_norm(self) -> str:
@@ -49,7 +66,13 @@ class Window:
 
 
 def build_window(
-    from_raw: str | None, to_raw: str | None, now: datetime, options: ReportSettings, *, store: str | None = None
+    from_raw: str | None,
+    to_raw: str | None,
+    now: datetime,
+    options: ReportSettings,
+    *,
+    store: str | None = None,
+    filters: ItemFilter | None = None,
 ) -> Window:
     """``to`` defaults to now, ``from`` to ``to`` minus the default days; raises :class:`WindowError`."""
     if to_raw is None:
@@ -70,12 +93,25 @@ def build_window(
         raise WindowError("from must not be before 0001-01-01T00:00:00Z.")
     if from_ticks_ >= to_ticks_ or to_ticks_ - from_ticks_ > options.max_window_days * TICKS_PER_DAY:
         raise WindowError(f"window must be positive and at most {options.max_window_days} days.")
-    return Window(from_ticks_, to_ticks_, store)
+    chosen = filters if filters is not None else ItemFilter()
+    if store is not None:
+        chosen = replace(chosen, store=store)
+    return Window(from_ticks_, to_ticks_, replace(chosen, from_=None, to=None))
 
 
 def cache_key(window: Window, mode: Mode) -> str:
-    """10-minute buckets of both ends, so repeated ``to=now`` loads share one entry; modes and stores never share."""
+    """10-minute buckets of both ends, so repeated ``to=now`` loads share one entry; modes and filters never share."""
     key = f"{window.from_ticks // CACHE_BUCKET_TICKS}|{window.to_ticks // CACHE_BUCKET_TICKS}"
-    if window.store is not None:
-        key += f"|store={window.store}"
+    # repr: a value holding "|" cannot pass for another filter
+    key += "".join(f"|{name}={value!r}" for name, value in applied_filters(window).items())
     return key + "|summary" if mode == "summary" else key
+
+
+def applied_filters(window: Window) -> dict[str, str]:
+    """The narrowings a view applied, by their query names (the report echoes them as ``filters``)."""
+    found: dict[str, str] = {}
+    for each in fields(ItemFilter):
+        value = getattr(window.filters, each.name)
+        if value is not None and each.name not in ("from_", "to"):
+            found[each.name] = value
+    return found

@@ -122,6 +122,17 @@ class CaseService:
         async with self.channels[channel].store.engine.connect() as conn:
             return await cases.counts_for(conn, feedback_ids)
 
+    async def counts_by_item(self, items: list[tuple[str, str]]) -> dict[str, int]:
+        """As :meth:`counts_for` over ``(channel, feedback_id)`` pairs of any channels, added state by state."""
+        by_channel: dict[str, list[str]] = {}
+        for channel, feedback_id in items:
+            by_channel.setdefault(channel, []).append(feedback_id)
+        total = {**dict.fromkeys(cases.STATES, 0), "none": 0}
+        for channel, ids in by_channel.items():
+            for state, n in (await self.counts_for(channel, ids)).items():
+                total[state] = total.get(state, 0) + n
+        return total
+
     async def recent_audit(self, limit: int, before_at: str | None = None) -> list[tuple[str, AuditEntry]]:
         """Both databases' newest rows, merged by time."""
         rows: list[tuple[str, AuditEntry]] = []

@@ -15,6 +15,7 @@ from feedback_intelligence.store.feedback_store import VERSION_COUNTER, Feedback
 
 CORPUS = "corpus"
 LIVE = "live"
+INBOX = "inbox"  # not a database: the management view's report over both channels (ADR 0034)
 
 
 @dataclass
@@ -59,3 +60,18 @@ class ChannelEpochs:
 
     async def bump(self) -> int:
         return await self.channel.changed()
+
+
+class InboxEpochs:
+    """The inbox's data version: the sum of its channels' counters. Each only grows, so the sum moves on
+    every change of either, and a cached inbox report never outlives a desk save or an import."""
+
+    def __init__(self, channels: list[Channel]) -> None:
+        self.channels = channels
+
+    async def current(self) -> int:
+        return sum([await channel.version() for channel in self.channels])
+
+    async def bump(self) -> int:
+        await self.channels[0].changed()  # any one tick moves the sum
+        return await self.current()

@@ -33,7 +33,9 @@ IN_CHUNK = 5_000
 class ItemFilter:
     """Which items a view counts. ``None`` = no condition; ``from_``/``to`` are normalised instants
     (inclusive, as the report's window). ``alert`` is ``"any"`` (an operational alert) or an alert
-    category key (a hit of that category); ``q``: every word a folded substring of the text."""
+    category key (a hit of that category); ``q``: every word a folded substring of the text.
+    ``channel`` is not a column: it names the one channel database that answers (None = every one),
+    which the caller's choice of stores applies (``report/sources.StoreSource``)."""
 
     from_: str | None = None
     to: str | None = None
@@ -45,6 +47,7 @@ class ItemFilter:
     source: str | None = None
     alert: str | None = None
     q: str | None = None
+    channel: str | None = None
 
 
 def _like_pattern(word: str) -> str:

@@ -56,6 +56,7 @@ def alert_row(
 ) -> AlertRow:
     return AlertRow(
         feedback_id=item.id,
+        channel="corpus",  # the old path read the corpus alone
         source=item.source,
         timestamp=item.timestamp,
         text_excerpt=excerpt(item.text, options.excerpt_chars),

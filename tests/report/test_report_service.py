@@ -41,6 +41,8 @@ REPORT_KEYS = [
     "itemsInWindow",
     "needsReviewCount",
     "store",
+    "filters",
+    "channelCounts",
     "llm",
     "alertCases",
     "series",
@@ -63,8 +65,18 @@ THEME_KEYS = [
     "sentimentCounts",
     "unrated",
 ]
-SOURCE_KEYS = ["feedbackId", "source", "timestamp", "text", "severity", "needsReview", "alertCategories", "sentiment"]
-ALERT_KEYS = ["feedbackId", "source", "timestamp", "textExcerpt", "text", "deterministicHits", "llmReason"]
+SOURCE_KEYS = [
+    "feedbackId",
+    "channel",
+    "source",
+    "timestamp",
+    "text",
+    "severity",
+    "needsReview",
+    "alertCategories",
+    "sentiment",
+]
+ALERT_KEYS = ["feedbackId", "channel", "source", "timestamp", "textExcerpt", "text", "deterministicHits", "llmReason"]
 
 RATED = ["maito_kylma", "hevi", "kassa_palvelu"]
 

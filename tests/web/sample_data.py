@@ -63,6 +63,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "sentiments": list(SENTIMENTS),
         "sentimentLabels": dict(SENTIMENTS),
         "typeSentiment": dict(TYPE_SENTIMENT),
+        "alertCategories": ["injury_safety", "food_safety", "payment", "rasismi", "legal_threat"],
         "textMaxChars": 800,
         "textStoreMaxChars": 4000,
     }

@@ -45,7 +45,7 @@ def test_live_report_renders_with_alerts_themes_charts_and_moderation(pages, fak
 def test_a_themes_messages_open_in_a_dialog_and_close_back_to_the_button(pages, fake):
     fake.script.live_items = sample_data.live_items()
     page = pages.open(fake.url + "/")
-    button = page.locator("#themes-list .theme[data-category='maito_kylma'] .theme-actions button")
+    button = page.locator("#themes-list .theme[data-category='maito_kylma'] .theme-actions .examples-link")
     expect(button).to_have_text("Näytä 3 viestiä")
     button.focus()
     page.keyboard.press("Enter")

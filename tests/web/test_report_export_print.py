@@ -103,5 +103,6 @@ def test_filters_live_in_the_url_and_reach_the_report_request(pages, app):
     assert "sentiment=negative" in url and "q=maito" in url
     assert "category=leipa" in page.url and "sentiment=negative" in page.url  # shareable
     assert "category=leipa" in (page.get_attribute("#csv-link", "href") or "")
-    # until the server narrows by them, the page says the figures cover everything
-    expect(page.locator("#filter-note")).to_be_visible()
+    # the server narrows by them (it echoes them as `filters`), so the page has no caveat to add
+    expect(page.locator("#report")).to_have_attribute("data-items", "0")  # no bread complaint mentions milk
+    expect(page.locator("#filter-note")).to_be_hidden()

@@ -19,17 +19,33 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
+from feedback_intelligence.api.filters import scoped_filter
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
 from feedback_intelligence.report.chain_view import ChainView, chain_view
-from feedback_intelligence.report.csv_writer import items_csv, local_time
+from feedback_intelligence.report.csv_writer import inbox_csv, local_time
+from feedback_intelligence.report.items import (
+    PAGE_DEFAULT,
+    PAGE_MAX,
+    Cursor,
+    CursorInvalid,
+    InboxPage,
+    counts,
+    decode_cursor,
+    encode_cursor,
+    inbox_item,
+    page,
+)
 from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
-from feedback_intelligence.report.window import Window, WindowError, build_window
-from feedback_intelligence.services.channels import CORPUS, LIVE
+from feedback_intelligence.report.window import Window, WindowError, applied_filters, build_window
+from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE
+from feedback_intelligence.store.aggregates import ItemFilter
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.item_list import ItemKey, ListedItem
 
 router = APIRouter(tags=["report"])
 _WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -44,7 +60,7 @@ _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
 # ``?snapshot=true`` is an operator form of the public report: to anyone else the edge hides it as a 404
 _MAIN_REPORT_RESPONSES = {
     **_REPORT_RESPONSES,
-    **errors(404, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
+    **errors(404, 422, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
 }
 POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
 
@@ -65,14 +81,21 @@ def conditional(request: Request, report: Report) -> Response:
 _STORE = Query(None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN).")
 
 
-def _window(rt: Runtime, from_: str | None, to: str | None, store: str | None = None) -> Window:
+def _window(
+    rt: Runtime, from_: str | None, to: str | None, store: str | None = None, *, filters: ItemFilter | None = None
+) -> Window:
     problems = v.store_errors(store, rt.settings.chain.stores)
     if problems:
         raise InputError(problems)
     try:
-        return build_window(from_, to, datetime.now(UTC), rt.report_options, store=store)
+        return build_window(from_, to, datetime.now(UTC), rt.report_options, store=store, filters=filters)
     except WindowError as exc:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
+
+
+def _inbox_stores(rt: Runtime, flt: ItemFilter) -> list[FeedbackStore]:
+    """The channel databases a filter reads: both (the one inbox), or its ``channel``'s alone."""
+    return [rt.channels[name].store for name in (CORPUS, LIVE) if flt.channel in (None, name)]
 
 
 @router.get(
@@ -82,9 +105,10 @@ def _window(rt: Runtime, from_: str | None, to: str | None, store: str | None = 
     operation_id="getReport",
     summary="The management report at once, prose pending until written; "
     "?snapshot=true (operator) waits for the prose and saves it as the snapshot",
-    description="Always 200 at once: deterministic alerts, counts, groups and trends; grounded LLM prose "
+    description="Always 200 at once: deterministic alerts, counts, groups and trends over both channels (the "
+    "imported corpus and the desk's entries, `channelCounts`), narrowed by the filters; grounded LLM prose "
     "is written in the background and marked pending until then. Ask again with "
-    "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md).",
+    "If-None-Match (ETag) to get it (docs/adr/0014-report-prose-by-polling.md, ADR 0034).",
 )
 async def report(
     request: Request,
@@ -92,9 +116,9 @@ async def report(
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
-    scope: StoreScope = Depends(manager_scope),
+    flt: ItemFilter = Depends(scoped_filter),
 ) -> Response:
-    service, window = rt.reports[CORPUS], _window(rt, from_, to, scope.store)
+    service, window = rt.reports[INBOX], _window(rt, from_, to, filters=flt)
     if snapshot:
         body = await service.report(window, mode="standard")
         await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
@@ -102,38 +126,94 @@ async def report(
     return conditional(request, await service.view(window, mode="standard"))
 
 
+_FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
+
+
+@router.get(
+    "/report/items",
+    responses=errors(
+        400, 422, 429, 503, s400="The window or the cursor is invalid, or `limit` is out of range (1–200)."
+    ),
+    response_model=InboxPage,
+    operation_id="getReportItems",
+    summary="The drill-in: the items matching the report's filters, newest first, a page at a time",
+    description="Both channels merged in the order (timestamp, channel, id), newest first. Page with the opaque "
+    f"`cursor` of the previous answer's `nextCursor`; `limit` items a page (default {PAGE_DEFAULT}, at most "
+    f"{PAGE_MAX}). No item comes twice or is missed across pages while new items arrive.",
+)
+async def report_items(
+    rt: Runtime = Depends(runtime),
+    from_: str | None = Query(None, alias="from"),
+    to: str | None = None,
+    flt: ItemFilter = Depends(scoped_filter),
+    cursor: str | None = Query(None, description="`nextCursor` of the previous page; none = the first page."),
+    limit: int = Query(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description=f"Items a page (1–{PAGE_MAX})."),
+) -> InboxPage:
+    window = _window(rt, from_, to, filters=flt)
+    try:
+        resumed = decode_cursor(cursor) if cursor is not None else None
+    except CursorInvalid as exc:
+        raise InputError([Problem(str(exc), "cursor_invalid")]) from exc
+    query, stores = window.item_filter(), _inbox_stores(rt, flt)
+    if resumed is None:  # the first page counts; the next ones carry its counts in their cursor
+        found, counted = await asyncio.gather(page(stores, query, None, limit), counts(stores, query))
+        per_channel = {name: counted.get(name, 0) for name in (CORPUS, LIVE)}
+    else:
+        found, per_channel = await page(stores, query, resumed.after, limit), resumed.counts
+    return InboxPage(
+        items=[inbox_item(item, rt.domain) for item in found.items],
+        next_cursor=encode_cursor(Cursor(found.next, per_channel)) if found.next is not None else None,
+        total=sum(per_channel.values()),
+        channel_counts=per_channel,
+        filters=applied_filters(window),
+    )
+
+
 @router.get(
     "/report/items.csv",
     responses={
         200: {
             "content": {"text/csv": {"schema": {"type": "string"}}},
-            "description": "One row per item the report cites (its themes' and alerts'), newest first: local times "
+            "description": "One row per item matching the filters, newest first (both channels, each row naming "
+            "its channel), at most FI_QUERY_MAX_LIMIT rows (`X-Items-Total` says how many matched): local times "
             "(FI_TIMEZONE), labels instead of codes; a cell a spreadsheet could run as a formula starts with `'`.",
         },
-        **_WINDOW_ERRORS,
+        **_FILTER_ERRORS,
     },
     response_class=Response,
     operation_id="getReportItemsCsv",
-    summary="The items the report cites for the window, as CSV (safe against formula injection)",
-    description="The same window and store as `GET /report` (`from`, `to`, `store`). UTF-8 with a byte-order "
+    summary="The items matching the report's filters, as CSV (safe against formula injection)",
+    description="The same window and filters as `GET /report` and `GET /report/items`. UTF-8 with a byte-order "
     "mark, RFC 4180.",
 )
 async def report_items_csv(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    scope: StoreScope = Depends(manager_scope),
+    flt: ItemFilter = Depends(scoped_filter),
 ) -> Response:
-    window = _window(rt, from_, to, scope.store)
-    store = rt.channels[CORPUS].store
-    found = await asyncio.gather(*(store.get(i) for i in await rt.reports[CORPUS].cited_ids(window)))
-    items = sorted((i for i in found if i is not None), key=lambda i: (i.timestamp, i.id), reverse=True)
+    window = _window(rt, from_, to, filters=flt)
+    query, stores = window.item_filter(), _inbox_stores(rt, flt)
+    most = rt.settings.query_max_limit
+    listed: list[ListedItem] = []
+    after: ItemKey | None = None
+    while len(listed) < most:
+        found = await page(stores, query, after, min(PAGE_MAX, most - len(listed)))
+        listed.extend(found.items)
+        if found.next is None:
+            break
+        after = found.next
+    total = sum((await counts(stores, query)).values())
     zone = rt.report_options.timezone
     name = f"palautteet-{local_time(window.from_norm, zone)[:10]}--{local_time(window.to_norm, zone)[:10]}.csv"
     return Response(
-        items_csv(items, rt.domain, zone),
+        inbox_csv(listed, rt.domain, zone),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "no-store",
+            "X-Items-Total": str(total),
+        },
     )
 
 
@@ -158,29 +238,32 @@ async def live_report(
 
 @router.get(
     "/report/stores",
-    responses=_WINDOW_ERRORS,
+    responses=_FILTER_ERRORS,
     response_model=ChainView,
     operation_id="getChainView",
     summary="The stores side by side: items, alert rate, severity mix and trend per store",
-    description="Over the report's window, one row per store (FI_STORES in its order, else every store id "
-    "found in the window), each counted by that store's own report (`/report?store=…`). Deterministic: "
-    "never waits for or starts the language model.",
+    description="Over the report's window and both channels, one row per store (FI_STORES in its order, else "
+    "every store id found in the window), each counted by that store's own report (`/report?store=…`) under "
+    "the same filters (a `store` filter is replaced by each row's store). Deterministic: never waits for or "
+    "starts the language model.",
 )
 async def chain(
     rt: Runtime = Depends(runtime),
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     scope: StoreScope = Depends(manager_reach),
+    flt: ItemFilter = Depends(scoped_filter),
 ) -> ChainView:
-    window = _window(rt, from_, to)
+    window = _window(rt, from_, to, filters=flt)
     stores = rt.settings.chain.stores
     if stores.entries is not None:
         ids = [entry.id for entry in stores.entries]
     else:
-        ids = await rt.channels[CORPUS].store.stores_in(window.from_norm, window.to_norm)
+        found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
+        ids = sorted({store for each in found for store in each})
     if scope.stores is not None:  # a store's manager sees their own rows; a store without items still shows
         ids = [i for i in ids if i in scope.stores] + sorted(scope.stores - set(ids))
-    return await chain_view(rt.reports[CORPUS], window, ids, stores.name)
+    return await chain_view(rt.reports[INBOX], window, ids, stores.name)
 
 
 @router.get(

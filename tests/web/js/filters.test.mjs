@@ -21,3 +21,8 @@ test("the filters replace their own parameters and keep the others", () => {
 test("a pasted search is cut to 200 characters", () => {
   assert.equal(filtersFromSearch(`?q=${"a".repeat(500)}`).q.length, 200);
 });
+
+test("the inbox's alert and channel filters travel in the URL like the others", () => {
+  assert.deepEqual(filtersFromSearch("?alert=any&channel=live&store=s1"), { alert: "any", channel: "live", store: "s1" });
+  assert.equal(searchWithFilters("", { channel: "corpus", alert: "food_safety" }), "?alert=food_safety&channel=corpus");
+});

@@ -184,7 +184,8 @@ export function renderSeries(container, series, t) {
     h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
     h("p", { class: "chart-note" }, t("series.note", {
       from: formatDay(series.previousStarts[0], t), zone: series.timezone, min: series.minItems })),
-    h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))),
-    lines.length > shown.length ? h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })) : null);
+    h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
+  // the DOM's own append writes a null as the text "null": the note only when lines were left out
+  if (lines.length > shown.length) container.append(h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })));
   return true;
 }

@@ -2,7 +2,10 @@
 // The server answers at once with the deterministic report and marks the prose still being written
 // as pending; this page shows it, then asks again (If-None-Match) and fills each theme's prose in as
 // it arrives. A new selection aborts everything the old one was waiting for, and the old window's
-// numbers leave the page before the new window's request is sent.
+// numbers leave the page before the new window's request is sent. The report is the one inbox (desk
+// entries and imported feedback, counted per channel); once settled it is asked again every
+// REFRESH_MS with If-None-Match, so a desk save shows without a reload. Counts and groups open the
+// drill-in: their items from GET /report/items, a page at a time (drill-in.js).
 
 import { getJson, request } from "./api.js";
 import { renderCharts, renderSeries } from "./charts.js";
@@ -11,11 +14,13 @@ import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTi
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { countButton, DrillIn } from "./drill-in.js";
 import { showSavedEntry } from "./saved-entry.js";
 import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
 import { reportWindow } from "./window.js";
 
 const POLL_MS = 1500;
+const REFRESH_MS = 10000; // a settled report is asked again this often (304 while nothing changed)
 
 const state = {
   t: translator(initialLanguage()),
@@ -23,6 +28,7 @@ const state = {
   labels: null,
   controller: null,
   shown: null, // {report, mode}
+  params: null, // the window and filters of the report shown: what a drill-in narrows further
 };
 
 const el = {
@@ -43,6 +49,7 @@ const el = {
   status: byId("report-status"),
   report: byId("report"),
   meta: byId("report-meta"),
+  channels: byId("report-channels"),
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
   series: byId("report-series"),
@@ -59,6 +66,31 @@ const el = {
   chain: byId("chain-view"),
   chainRows: byId("chain-rows"),
 };
+
+const drillIn = new DrillIn({
+  dialog: byId("drill-dialog"), title: byId("drill-title"), scope: byId("drill-scope"), status: byId("drill-status"),
+  list: byId("drill-list"),
+  more: byId("drill-more"), close: byId("drill-close"),
+}, () => ({ t: state.t, labels: state.labels }));
+
+/** The view's filters in words ("Vakavuus: Korkea · Haku: maito"), as their controls show them. */
+function filterScope() {
+  const parts = [];
+  for (const input of el.filterInputs) {
+    const value = input.value.trim();
+    if (!value) continue;
+    const label = document.querySelector(`label[for="${input.id}"]`);
+    const shown = input.tagName === "SELECT" ? input.options[input.selectedIndex].textContent : value;
+    parts.push(`${label ? label.textContent : input.dataset.filter}: ${shown}`);
+  }
+  return parts.length ? state.t("drill.scope", { filters: parts.join(" · ") }) : "";
+}
+
+/** The items behind a count or a group: the report's window and filters, narrowed by ``narrowing``. */
+function openDrill(title, narrowing, opener) {
+  if (!state.params) return;
+  drillIn.open(title, { ...state.params, ...narrowing }, opener, filterScope());
+}
 
 // The store this page reports on (`/?store=…`, a link of the chain view); null: the whole chain.
 const pageStore = new URLSearchParams(globalThis.location ? globalThis.location.search : "").get("store");
@@ -81,7 +113,7 @@ function setLanguage(language) {
 let dialogOpener = null;
 
 function openSources(title, sources, opener, unrated) {
-  const ctx = { t: state.t, labels: state.labels };
+  const ctx = { t: state.t, labels: state.labels, withChannel: true };
   dialogOpener = opener;
   el.dialogTitle.textContent = state.t("dialog.sources", { title });
   el.dialogList.replaceChildren(...sources.map((src) => withChange(sourceItem(src, ctx, { unrated }), src)));
@@ -128,6 +160,18 @@ function metaLine(report) {
   return parts;
 }
 
+/** The view's items per channel, each a button to its list, and the whole list (the one inbox). */
+function channelLine(report) {
+  const t = state.t;
+  const counts = report.channelCounts || {};
+  const parts = ["live", "corpus"].filter((name) => name in counts).map((name) => countButton(
+    t(`channels.${name}`, { n: counts[name] }), (button) => openDrill(t(`channel.${name}`), { channel: name }, button),
+    { channel: name, count: String(counts[name]) }));
+  if (!parts.length) return [];
+  const all = countButton(t("drill.all"), (button) => openDrill(t("drill.all"), {}, button), { channel: "all" });
+  return [h("span", { class: "muted" }, `${t("channels.label")}:`), ...parts, all];
+}
+
 function pendingCount(report) {
   const llm = report.llm || {};
   return llm.status === "pending" ? (llm.pending || []).length : 0;
@@ -157,7 +201,7 @@ function render(report, mode) {
   el.report.dataset.prose = pendingCount(report) ? "pending" : "done";
   el.report.dataset.llm = (report.llm || {}).status || "";
   const t = state.t;
-  const ctx = { t, labels: state.labels, openSources };
+  const ctx = { t, labels: state.labels, openSources, drill: openDrill, withChannel: true };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
   el.badge.dataset.mode = mode;
   show(el.badge, true);
@@ -167,6 +211,10 @@ function render(report, mode) {
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
     generated ? h("span", { class: "meta-part" }, t("meta.generated", { time: generated })) : null);
+  const channels = channelLine(report);
+  el.channels.replaceChildren(...channels);
+  show(el.channels, channels.length > 0 && mode === "live");
+  el.report.dataset.live = String((report.channelCounts || {}).live ?? "");
   el.alerts.replaceChildren(alertsBlock(report.alerts, ctx));
 
   const themes = (report.themes || []).filter((th) => th.category !== "overall");
@@ -202,6 +250,8 @@ function renderNothing() {
   el.report.dataset.prose = "";
   show(el.badge, false);
   el.meta.replaceChildren();
+  el.channels.replaceChildren();
+  show(el.channels, false);
   el.alerts.replaceChildren();
   el.charts.replaceChildren();
   show(el.charts, false);
@@ -243,15 +293,16 @@ async function loadReport() {
   say(t()("status.compiling"), "busy");
   const params = { from: win.from.toISOString(), to: win.to.toISOString(), ...filterParams(currentFilters()) };
   if (pageStore !== null) params.store = pageStore;
+  state.params = params;
   el.csv.href = `/report/items.csv?${new URLSearchParams(params)}`;
   renderScope(null);
   show(el.chain, false);
   try {
     const response = await request("/report", { params, signal: controller.signal });
-    if (response.status === 400) {
+    if (response.status === 400 || response.status === 422) {
       const detail = await refusalText(response, t());
       if (!state.shown) renderNothing();
-      say(t()("status.badWindow", { detail }), "warn");
+      say(t()(response.status === 422 ? "filters.refused" : "status.badWindow", { detail }), "warn");
       return;
     }
     if (!response.ok) throw new Error(`report ${response.status}`);
@@ -262,7 +313,8 @@ async function loadReport() {
     el.report.removeAttribute("aria-busy");
     if (pageStore === null) loadChain(params, controller.signal);
     else renderScope(pageStore);
-    await followProse(report, response.headers.get("etag"), params, controller.signal);
+    const etag = await followProse(report, response.headers.get("etag"), params, controller.signal);
+    await keepFresh(etag, params, controller.signal);
   } catch (error) {
     if (controller.signal.aborted || (error && error.name === "AbortError")) return;
     const fallback = await fetchSnapshot();
@@ -321,7 +373,7 @@ function chainRow(row) {
 async function loadChain(params, signal) {
   let view;
   try {
-    view = await getJson("/report/stores", { params: { from: params.from, to: params.to }, signal });
+    view = await getJson("/report/stores", { params, signal }); // the same filters: the stores of this view
   } catch {
     return; // the report itself is on the page; the comparison is extra
   }
@@ -373,6 +425,28 @@ async function followProse(report, etag, params, signal) {
     render(current, "live");
   }
   say(t()("status.live"), "ok");
+  return etag;
+}
+
+/** Ask again every REFRESH_MS while the page is shown (a 304 costs nothing); a change re-renders, and
+ *  prose it brings is followed as on a load. Ends when a new selection aborts ``signal``. */
+async function keepFresh(etag, params, signal) {
+  for (;;) {
+    await sleep(REFRESH_MS, signal);
+    if (document.hidden) continue;
+    let response;
+    try {
+      response = await request("/report", { params, signal, headers: etag ? { "If-None-Match": etag } : {} });
+    } catch (error) {
+      if (signal.aborted || (error && error.name === "AbortError")) throw error;
+      continue; // offline for a moment: the report on the page stays, ask again at the next turn
+    }
+    if (response.status === 304 || !response.ok) continue;
+    const next = await response.json();
+    if (signal.aborted) return;
+    render(next, "live");
+    etag = await followProse(next, response.headers.get("etag"), params, signal);
+  }
 }
 
 // ---------------------------------------------------------------- filters (in the URL)
@@ -393,6 +467,8 @@ function fillFilterOptions() {
     type: [sc.types || [], labels.type],
     sentiment: [sc.sentiments || [], labels.sentiment],
     source: [sc.sources || [], labels.source],
+    alert: [["any", ...(sc.alertCategories || [])], (key) => (key === "any" ? state.t("filters.anyAlert") : labels.alert(key))],
+    channel: [["live", "corpus"], (key) => state.t(`badge.${key}-channel`)],
   };
   for (const input of el.filterInputs) {
     const choice = choices[input.dataset.filter];

@@ -77,15 +77,23 @@ export function severityTag(severity, ctx) {
     h("span", { class: "dot", "aria-hidden": "true" }), ctx.labels.severity(severity || "unknown"));
 }
 
+/** Which channel an item came from (the management view's inbox: the desk or an import). */
+function channelBadge(channel, ctx) {
+  if (!ctx.withChannel || !channel || !ctx.t.has(`badge.${channel}-channel`)) return null;
+  return h("span", { class: ["badge", `channel-${channel}`], dataset: { channel } }, ctx.t(`badge.${channel}-channel`));
+}
+
 export function sourceItem(src, ctx, { unrated = false } = {}) {
   const t = ctx.t;
   const meta = h("p", { class: "item-meta" },
+    channelBadge(src.channel, ctx),
     unrated ? null : severityTag(src.severity, ctx),
     src.sentiment ? h("span", { class: ["badge", `snt-${src.sentiment}`] }, ctx.labels.sentiment(src.sentiment)) : null,
     src.needsReview ? h("span", { class: "badge badge-warn" }, t("item.review")) : null,
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
+    ctx.withChannel && src.store ? h("span", { class: "muted", dataset: { store: src.store } }, src.store) : null,
     h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
   return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
 }
@@ -143,10 +151,16 @@ export function themeCard(theme, ctx, mode = "inline") {
   }
   if (!sources.length) return card;
   if (mode === "dialog" && ctx.openSources) {
-    const button = h("button", { type: "button", class: "btn btn-link" }, t("section.show", { n: sources.length }));
-    button.addEventListener("click", () => ctx.openSources(theme.title || ctx.labels.category(theme.category), sources,
-      button, theme.unrated));
-    card.append(h("p", { class: "theme-actions" }, button));
+    const title = theme.title || ctx.labels.category(theme.category);
+    const button = h("button", { type: "button", class: "btn btn-link examples-link" }, t("section.show", { n: sources.length }));
+    button.addEventListener("click", () => ctx.openSources(title, sources, button, theme.unrated));
+    const actions = h("p", { class: "theme-actions" }, button);
+    if (ctx.drill) { // every item of the group, a page at a time (the examples above are the most severe)
+      const all = h("button", { type: "button", class: "btn btn-link drill-link" }, t("section.all", { n: theme.count || 0 }));
+      all.addEventListener("click", () => ctx.drill(t("drill.title", { title }), { category: theme.category }, all));
+      actions.append(all);
+    }
+    card.append(actions);
   } else {
     // Inline (desk): the first few at once, the rest one click away, so a busy week stays readable.
     const item = (src) => sourceItem(src, ctx, { unrated: theme.unrated });
@@ -191,6 +205,11 @@ export function alertsBlock(alerts, ctx) {
   if (!list.length) {
     block.append(h("p", { class: "muted" }, t("alerts.none")));
     return block;
+  }
+  if (ctx.drill) {
+    const all = h("button", { type: "button", class: "btn btn-link drill-link" }, t("alerts.all"));
+    all.addEventListener("click", () => ctx.drill(t("drill.alerts"), { alert: "any" }, all));
+    block.append(h("p", { class: "alerts-actions" }, all));
   }
   block.append(h("ul", { class: "alert-list" }, list.map((alert) => h("li", { class: "alert-card" },
     h("p", { class: "item-meta" },
