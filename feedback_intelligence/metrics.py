@@ -186,6 +186,12 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.report_model_calls = Counter(
+            "fi_report_model_calls_total",
+            "Report model calls (prose, nominations, alert screens): started, or kept off by the per-minute bound",
+            ["outcome"],
+            registry=r,
+        )
         self.guard_rejections = Counter(
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )

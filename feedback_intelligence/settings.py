@@ -187,6 +187,8 @@ class ReportSettings(BaseModel):
 
     llm_budget: int = Field(4, ge=0, le=200)  # synthesis + nomination calls per report; 0 = deterministic only
     alert_verify_budget: int = Field(80, ge=0)  # per-item yes/no screen calls per report; 0 = no screen
+    # every report's model calls together, a minute, in this process (report/call_rate.py)
+    model_calls_per_minute: int = Field(30, ge=1, le=10_000)
     alert_nomination: bool = True
     # examples a report lists per group (its sources and item ids) and alert rows; every item still counts
     max_items: int = Field(50, ge=1)
@@ -447,6 +449,7 @@ class Settings(BaseSettings):
     report_max_items: int = _report_field("max_items")
     report_llm_budget: int = _report_field("llm_budget")
     report_alert_verify_budget: int = _report_field("alert_verify_budget")
+    report_model_calls_per_minute: int = _report_field("model_calls_per_minute")
     report_alert_nomination: bool = _report_field("alert_nomination")
     report_cache_seconds: int = _report_field("cache_seconds")
     report_max_items_per_llm_call: int = _report_field("max_items_per_llm_call")

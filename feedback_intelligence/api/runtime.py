@@ -17,6 +17,7 @@ from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify_routes import check_against
 from feedback_intelligence.prompting.runner import PromptRunner
+from feedback_intelligence.report.call_rate import CallRate
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
@@ -142,6 +143,7 @@ async def build_runtime(
     report_prose: ProseStore = (
         RedisProseStore(settings.redis_url, settings.gate_name) if settings.redis_url else MemoryProseStore()
     )
+    call_rate = CallRate(report_options.model_calls_per_minute, metrics)  # every report's calls together
     reports = {
         name: ReportService(
             domain,
@@ -153,6 +155,7 @@ async def build_runtime(
             metrics=metrics,
             channel=name,
             count_cases=case_service.counts_by_item,
+            call_rate=call_rate,
         )
         for name, channel in channels.items()
     }
@@ -167,6 +170,7 @@ async def build_runtime(
         metrics=metrics,
         channel=INBOX,
         count_cases=case_service.counts_by_item,
+        call_rate=call_rate,
     )
     for each in backends.values():
         await each.start()

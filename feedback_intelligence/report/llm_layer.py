@@ -39,6 +39,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmPr
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.report.call_rate import RATE, CallRate
 from feedback_intelligence.report.deterministic import Group, alert_row, excerpt
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
@@ -167,16 +168,27 @@ def nomination_schema(ids: Sequence[str]) -> dict[str, Any]:
     }
 
 
+class OverCallRate(Exception):
+    """A report model call the per-minute bound kept from the model (report/call_rate.py)."""
+
+
 class ReportLlm:
     """Runs the report's model calls at background priority; ``runner=None`` means no model at all."""
 
     def __init__(
-        self, domain: Domain, options: ReportSettings, runner: PromptRunner | None, metrics: Metrics | None = None
+        self,
+        domain: Domain,
+        options: ReportSettings,
+        runner: PromptRunner | None,
+        metrics: Metrics | None = None,
+        call_rate: CallRate | None = None,
     ) -> None:
         self.domain = domain
         self.options = options
         self.runner = runner
         self.metrics = metrics
+        # one bound for every report of the process (the runtime hands the same one to each)
+        self.call_rate = call_rate or CallRate(options.model_calls_per_minute, metrics)
         self.wording = wording_for(domain.language)
         # the screen's verdicts, remembered per (item, text): a report over the same items asks only about
         # new ones (until the screen columns of migration 0009 keep them in the row)
@@ -216,6 +228,9 @@ class ReportLlm:
         json_schema: dict[str, Any] | None = None,
     ) -> str:
         assert self.runner is not None
+        if not await self.call_rate.take():
+            ledger.stopped = ledger.stopped or RATE  # this part and the rest of the generation: automatic
+            raise OverCallRate(f"over FI_REPORT_MODEL_CALLS_PER_MINUTE ({self.call_rate.per_minute})")
         try:
             return await self.runner.complete(
                 prompt,

@@ -22,6 +22,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.cache import EpochSource, ReportCache
+from feedback_intelligence.report.call_rate import CallRate
 from feedback_intelligence.report.deterministic import (
     Folded,
     deterministic_alerts,
@@ -84,6 +85,7 @@ class ReportService:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         shed_retry_s: float = SHED_RETRY_S,
         count_cases: Callable[[list[tuple[str, str]]], Awaitable[dict[str, int]]] | None = None,
+        call_rate: CallRate | None = None,
     ) -> None:
         self._count_cases = count_cases  # the alert items' cases by state (issue 27), by (channel, id)
         self.domain = domain
@@ -91,7 +93,7 @@ class ReportService:
         self.runner = runner
         self.metrics = metrics
         self.channel = channel
-        self.llm = ReportLlm(domain, options, runner, metrics)
+        self.llm = ReportLlm(domain, options, runner, metrics, call_rate)
         self.cache = cache or ReportCache(options.cache_seconds, epochs)
         self.prose: ProseStore = prose or MemoryProseStore()
         # the channel databases (StoreSource), or a list fetch folded in memory (tools and tests)
