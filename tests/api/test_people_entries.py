@@ -200,10 +200,11 @@ async def test_a_store_manager_reads_only_their_store_and_another_store_is_403(t
                 assert forbidden(await pia.get(path, params={"store": "s2"})), path
                 assert (await pia.get(path, params={"store": "s1"})).status_code == 200, path
                 assert (await ceo.get(path, params={"store": "s2"})).status_code == 200, path
-            assert (await pia.get("/report")).json()["totalItems"] == 1  # the corpus item of s1 only
+            # the inbox: s1's desk entry and its corpus item, of both channels
+            assert (await pia.get("/report")).json()["totalItems"] == 2
             own_csv, chain_csv = (await pia.get("/report/items.csv")).text, (await ceo.get("/report/items.csv")).text
-            assert own_csv.count(FALL) == 1 and chain_csv.count(FALL) == 2
-            assert (await ceo.get("/report")).json()["totalItems"] == 2
+            assert own_csv.count(FALL) == 2 and chain_csv.count(FALL) == 4
+            assert (await ceo.get("/report")).json()["totalItems"] == 4
             assert {i["store"] for i in (await pia.get("/live/feedback")).json()} == {"s1"}
             assert forbidden(await clerk.get("/live/feedback", params={"store": "s2"}))
             assert forbidden(await pia.get("/live/feedback/s2-fall"))
