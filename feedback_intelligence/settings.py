@@ -200,7 +200,7 @@ class ReportSettings(BaseModel):
     synthesis_temperature: float = Field(0.3, ge=0, le=2)
     cache_seconds: int = Field(900, ge=0)  # 0 = no cache
     default_window_days: int = Field(7, ge=1)
-    max_window_days: int = Field(92, ge=1)
+    max_window_days: int = Field(366, ge=1)  # a year and its leap day: this year beside the last
     # who writes the theme summaries: the model, the automatic summary alone, or auto = automatic on the
     # packaged SmolLM2 (measured: none of its prose passes the guards, issue 26), the model on any other
     prose: Literal["auto", "model", "automatic"] = "auto"

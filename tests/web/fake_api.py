@@ -231,7 +231,7 @@ class FakeApi:
                 await asyncio.sleep(sc.report_delay_s)
             if sc.report_status != 200:
                 return JSONResponse(
-                    {"errors": ["window must be positive and at most 92 days."], "codes": [{"code": "window_invalid"}]}
+                    {"errors": ["window must be positive and at most 366 days."], "codes": [{"code": "window_invalid"}]}
                     if sc.report_status == 400
                     else {"error": "scripted"},
                     status_code=sc.report_status,
