@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
+from sqlalchemy import Integer, and_, bindparam, case, exists, func, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store import rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore, _row_to_record, _translate_unavailability
 from feedback_intelligence.store.schema import feedback, feedback_alerts
 
@@ -192,19 +193,25 @@ def _severity_key(example: Example) -> tuple[int, str, str, str]:
 # -- the statements ---------------------------------------------------------------------------------
 
 
-def _count_statement(flt: ItemFilter, midpoint: str) -> Any:
+def _ranges_clause(ranges: Sequence[tuple[str, str | None]], to: str) -> ColumnElement[bool]:
+    """Timestamps in any of ``ranges`` (``[from, to)``; an open end is the window's inclusive ``to``)."""
+    ts = feedback.c.timestamp
+    return or_(*(and_(ts >= start, ts < end if end is not None else ts <= to) for start, end in ranges))
+
+
+def _count_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
     # severity_rank follows from severity; grouped too, so the examples know each rank's size per category
     keys = (c.category, c.severity, c.severity_rank, c.sentiment, c.rated, c.alert, c.needs_review, c.structure_failed)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
-        .where(where_clause(flt))
+        .where(where_clause(flt), within if within is not None else true())
         .group_by(*keys, half)
     )
 
 
-def _theme_statement(flt: ItemFilter) -> Any:
+def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     return (
         select(
@@ -213,7 +220,8 @@ def _theme_statement(flt: ItemFilter) -> Any:
             func.count().label("items"),
             func.max(c.timestamp + " " + c.id).label("newest"),
         )
-        .where(where_clause(flt), c.theme_base.is_not(None), c.category.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.theme_base.is_not(None))
+        .where(c.category.is_not(None))
         .group_by(c.category, c.theme_base)
     )
 
@@ -313,6 +321,38 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
     )
 
 
+#: The filter fields both rollups carry (a window, a store, a category); any other set field, including
+#: one added to :class:`ItemFilter` later, counts on the rows.
+ROLLUP_FIELDS = frozenset({"from_", "to", "store", "category"})
+
+
+def rollups_answer(flt: ItemFilter) -> bool:
+    """May the rollups count ``flt``? A window with both ends, narrowed at most by store and category;
+    ``q``, alert categories, type, source, severity and sentiment stay on the rows."""
+    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in ROLLUP_FIELDS)
+    return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
+
+
+async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tuple[list[Any], list[Any]]:
+    """The count rows and theme rows of ``flt``: from the rows alone, or, when the rollups may answer and
+    whole days lie inside the window, those days from the rollups and the rest of the window from the rows
+    (the same columns either way; the fold adds them key by key)."""
+    part = None
+    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
+        part = rollups.plan(flt.from_, flt.to, midpoint)
+    if part is None or flt.to is None:
+        counts = (await conn.execute(_count_statement(flt, midpoint))).all()
+        return list(counts), list((await conn.execute(_theme_statement(flt))).all())
+    count_rows = list((await conn.execute(rollups.count_statement(part, flt.store, flt.category))).all())
+    theme_rows = list((await conn.execute(rollups.theme_statement(part, flt.store, flt.category))).all())
+    if part.row_ranges:
+        rest = replace(flt, from_=None, to=None)
+        within = _ranges_clause(part.row_ranges, flt.to)
+        count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
+        theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
+    return count_rows, theme_rows
+
+
 @_translate_unavailability
 async def _one_store(
     store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
@@ -324,11 +364,12 @@ async def _one_store(
         # SQLite: one read transaction over WAL is one snapshot already
         await conn.begin()
         rank_counts: dict[tuple[str, int], int] = {}
-        for row in (await conn.execute(_count_statement(flt, midpoint))).all():
+        count_rows, theme_rows = await _grouped(conn, flt, midpoint)
+        for row in count_rows:
             key = CountKey(
-                row.category,
-                row.severity,
-                row.sentiment,
+                row.category or None,
+                row.severity or None,
+                row.sentiment or None,
                 bool(row.rated),
                 bool(row.alert),
                 bool(row.needs_review),
@@ -338,11 +379,13 @@ async def _one_store(
             counted = out.counts.setdefault(key, Counted())
             counted.items += int(row.items)
             counted.rank_sum += int(row.ranks)
-            if row.category is not None:
-                at = (row.category, int(row.severity_rank or 0))
+            if key.category is not None:
+                at = (key.category, int(row.severity_rank or 0))
                 rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
-        for row in (await conn.execute(_theme_statement(flt))).all():
-            out.themes[(row.category, row.theme_base)] = ThemeCount(int(row.items), row.newest)
+        for row in theme_rows:
+            theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
+            theme.items += int(row.items)
+            theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
         by_severity: list[Any] = []
         newest: list[Any] = []
