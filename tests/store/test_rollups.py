@@ -1,0 +1,209 @@
+"""The rollups stay what a rebuild from the rows would make, through every kind of write (ADR 0033), and
+the plan of a window says exactly which whole UTC days they answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from feedback_intelligence.derivation import DomainDeriver
+from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.records import Derived, StoredFeedback, Structure
+from feedback_intelligence.store import audit, rollups
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.schema import feedback_daily, theme_daily
+from feedback_intelligence.store.structure_queue import StructureQueue
+
+DOMAIN = load_domain("retail")
+DAY = "T00:00:00.0000000+00:00"
+
+
+def at(day: int, hour: int, minute: int = 0) -> str:
+    return f"2026-11-{day:02d}T{hour:02d}:{minute:02d}:00.0000000+00:00"
+
+
+def item(n: int, day: int, hour: int, *, category: str = "maito_kylma", theme: str = "maito", **kw: Any) -> Any:
+    structure = Structure(category, theme, kw.pop("severity", "medium"), kw.pop("type", "complaint"), "fi", None)
+    return StoredFeedback(
+        id=f"r{n:03d}",
+        source=DOMAIN.sources[0],
+        text=kw.pop("text", f"maito oli vanhaa {n}"),
+        timestamp=at(day, hour),
+        created_at=at(day, hour),
+        structure=structure,
+        store=kw.pop("store", "s1"),
+        **kw,
+    )
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
+    if request.param == "sqlite":
+        s = FeedbackStore(sqlite_url(tmp_path), derive=DomainDeriver(DOMAIN))
+        await s.migrate()
+        yield s
+        await s.aclose()
+    else:
+        async with postgres_database("fi_rollups") as url:
+            s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+            await s.migrate()
+            yield s
+            await s.aclose()
+
+
+async def contents(store: FeedbackStore) -> tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, str]]]:
+    """Both rollups' counted rows (a row of 0 counts nothing, so it is left out)."""
+    async with store.engine.connect() as conn:
+        daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
+        themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+    return (
+        {tuple(r)[:-1]: int(r[-1]) for r in daily},
+        {tuple(r)[:4]: (int(r[4]), r[5]) for r in themes},
+    )
+
+
+async def rebuilt(store: FeedbackStore) -> Any:
+    """What a rebuild from the rows makes, read in its transaction and rolled back."""
+    async with store.engine.connect() as conn:
+        await conn.begin()
+        await rollups.rebuild(conn)
+        daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
+        themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+        await conn.rollback()
+    return (
+        {tuple(r)[:-1]: int(r[-1]) for r in daily},
+        {tuple(r)[:4]: (int(r[4]), r[5]) for r in themes},
+    )
+
+
+async def assert_kept(store: FeedbackStore) -> None:
+    kept = await contents(store)
+    assert kept == await rebuilt(store)
+    assert kept[0], "the rollups count something"
+
+
+def entry(feedback_id: str) -> audit.AuditEntry:
+    return audit.AuditEntry(at(30, 12), "c1", "operator", None, None, "item.correct", feedback_id)
+
+
+async def test_every_kind_of_write_keeps_the_rollups_equal_to_a_rebuild(store: FeedbackStore) -> None:
+    await store.insert(item(1, 3, 8))
+    await store.insert(item(2, 3, 9, category="hevi", theme="kuitti", store=None))
+    await store.insert(item(3, 4, 10, needs_review=True))
+    await assert_kept(store)
+
+    batch = [item(n, 5 + n % 3, n % 24, theme=("maito", "jono")[n % 2]) for n in range(10, 40)]
+    assert len(await store.insert_batch(batch)) == 30
+    assert await store.insert_batch(batch) == set()  # a retried batch adds nothing
+    await assert_kept(store)
+
+    # a correction that moves the item to another category, severity and theme, and flags it
+    structure = Structure("hevi", "kuitti", "high", "complaint", "fi", None)
+    values = {"structure_json": _json(structure), "needs_review": True}
+    assert await store.correct("r011", values, expected_revision=None, entries=[entry("r011")]) == 2
+    await assert_kept(store)
+
+    # the restructure pass and the alert rewrite (the newest of a theme key leaves it: recomputed)
+    newest_of_day = max((r for r in batch if r.timestamp[:10] == batch[0].timestamp[:10]), key=lambda r: r.timestamp)
+    moved = Structure("maito_kylma", "hylly", "low", "praise", "fi", None)
+    await store.update_structure(
+        newest_of_day.id, moved, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]
+    )
+    failed = {"structure_failed": True, "salvage_notes": [], "needs_review": True, "review_flags": []}
+    await store.update_structure("r012", None, **failed)
+    await store.update_alerts("r013", [])
+    await assert_kept(store)
+
+    # the worker's structuring result for a row saved for later
+    later = replace(item(50, 6, 7), structure=None, pending=True)
+    await store.insert(later)
+    queue = StructureQueue(store)
+    claim = await queue.claim("w1", 60)
+    assert claim is not None and claim.item.id == "r050"
+    await queue.finish(
+        claim,
+        Structure("maito_kylma", "jono", "critical", "complaint", "fi", None),
+        structure_failed=False,
+        salvage_notes=[],
+        needs_review=False,
+        review_flags=[],
+    )
+    await assert_kept(store)
+
+    # an erasure, and an erasure of something already gone
+    assert await store.erase("r010", entry("r010"), expected_revision=None)
+    assert not await store.erase("r010", entry("r010"), expected_revision=None)
+    await assert_kept(store)
+
+
+class Renaming:
+    """A new derivation (another rev) that shows every theme under another word: a re-derive pass moves
+    every row's theme key."""
+
+    rev = "renamed-1"
+
+    def __init__(self) -> None:
+        self.inner = DomainDeriver(DOMAIN)
+
+    def __call__(self, record: StoredFeedback, /) -> Derived:
+        derived = self.inner(record)
+        return replace(derived, theme_base=f"uusi {derived.theme_base}" if derived.theme_base else None)
+
+
+async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackStore) -> None:
+    await store.insert_batch([item(n, 10 + n % 2, n % 24, theme=("maito", "jono")[n % 2]) for n in range(12)])
+    before = (await contents(store))[1]
+    store.derive = Renaming()
+    assert await store.rederive_all(limit=5) == 12
+    after = (await contents(store))[1]
+    assert {k[3] for k in after} == {f"uusi {k[3]}" for k in before}
+    assert sum(n for n, _ in after.values()) == sum(n for n, _ in before.values())
+    await assert_kept(store)
+
+
+async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
+    """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
+    await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
+    daily, themes = await contents(store)
+    assert sum(daily.values()) == 20
+    assert themes[("2026-11-12", "s1", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
+    await assert_kept(store)
+
+
+def _json(structure: Structure) -> str:
+    import json
+
+    return json.dumps(structure.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+# -- the plan of a window -------------------------------------------------------------------------
+
+
+def test_whole_days_inside_the_window_come_from_the_rollups_and_its_edges_from_the_rows() -> None:
+    part = rollups.plan(at(1, 12), at(30, 12), "2026-11-16" + DAY)
+    assert part == rollups.Plan(
+        first="2026-11-02",
+        last="2026-11-29",
+        midpoint_day="2026-11-16",
+        split=False,  # the midpoint is a day's start: that day is wholly the second half
+        row_ranges=((at(1, 12), "2026-11-02" + DAY), ("2026-11-30" + DAY, None)),
+    )
+
+
+def test_the_midpoints_day_is_counted_on_the_rows_when_the_midpoint_cuts_it() -> None:
+    part = rollups.plan("2026-11-01" + DAY, "2026-11-30T23:59:59.9999999+00:00", at(16, 6))
+    assert part is not None
+    assert (part.first, part.last, part.split) == ("2026-11-01", "2026-11-30", True)
+    assert part.row_ranges == (("2026-11-16" + DAY, "2026-11-17" + DAY),)
+
+
+def test_a_window_without_a_whole_day_is_answered_by_the_rows_alone() -> None:
+    assert rollups.plan(at(3, 1), at(4, 23), at(4, 0)) is None
+    assert rollups.plan(at(3, 1), at(3, 2), at(3, 1, 30)) is None
