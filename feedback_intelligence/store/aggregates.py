@@ -321,14 +321,15 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
     )
 
 
-#: The filter fields both rollups carry (a window, a store, a category); any other set field, including
-#: one added to :class:`ItemFilter` later, counts on the rows.
-ROLLUP_FIELDS = frozenset({"from_", "to", "store", "category"})
+#: The filter fields the rollups carry (a window and a category); any other set field, including one
+#: added to :class:`ItemFilter` later, counts on the rows.
+ROLLUP_FIELDS = frozenset({"from_", "to", "category"})
 
 
 def rollups_answer(flt: ItemFilter) -> bool:
-    """May the rollups count ``flt``? A window with both ends, narrowed at most by store and category;
-    ``q``, alert categories, type, source, severity and sentiment stay on the rows."""
+    """May the rollups count ``flt``? A window with both ends, narrowed at most by category; ``q``, a
+    store (one store's rows are its own share of the items), alert categories, type, source, severity and
+    sentiment stay on the rows (ADR 0033)."""
     others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in ROLLUP_FIELDS)
     return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
 
@@ -339,12 +340,12 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tup
     (the same columns either way; the fold adds them key by key)."""
     part = None
     if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        part = rollups.plan(flt.from_, flt.to, midpoint)
+        part = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
     if part is None or flt.to is None:
         counts = (await conn.execute(_count_statement(flt, midpoint))).all()
         return list(counts), list((await conn.execute(_theme_statement(flt))).all())
-    count_rows = list((await conn.execute(rollups.count_statement(part, flt.store, flt.category))).all())
-    theme_rows = list((await conn.execute(rollups.theme_statement(part, flt.store, flt.category))).all())
+    count_rows = list((await conn.execute(rollups.count_statement(part, flt.category))).all())
+    theme_rows = list((await conn.execute(rollups.theme_statement(part, flt.category))).all())
     if part.row_ranges:
         rest = replace(flt, from_=None, to=None)
         within = _ranges_clause(part.row_ranges, flt.to)
@@ -450,14 +451,28 @@ class HourCount:
     items: int
 
 
-def _hours_statement(flt: ItemFilter) -> Any:
+def _hours_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     hour = func.substr(c.timestamp, 1, 13).label("hour")
     return (
         select(hour, c.category, c.alert, func.count().label("items"))
-        .where(where_clause(flt))
+        .where(where_clause(flt), within if within is not None else true())
         .group_by(hour, c.category, c.alert)
     )
+
+
+async def _hour_rows(conn: AsyncConnection, flt: ItemFilter) -> list[Any]:
+    """The hour rows of ``flt``: whole hours from the rollup when it may answer, the rest from the rows."""
+    part = None
+    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
+        part = rollups.plan(rollups.HOUR, flt.from_, flt.to)
+    if part is None or flt.to is None:
+        return list((await conn.execute(_hours_statement(flt))).all())
+    rows = list((await conn.execute(rollups.hours_statement(part, flt.category))).all())
+    if part.row_ranges:
+        within = _ranges_clause(part.row_ranges, flt.to)
+        rows += (await conn.execute(_hours_statement(replace(flt, from_=None, to=None), within))).all()
+    return rows
 
 
 async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list[HourCount]:
@@ -467,11 +482,11 @@ async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list
     @_translate_unavailability
     async def one(store: FeedbackStore) -> list[Any]:
         async with store.engine.connect() as conn:
-            return list((await conn.execute(_hours_statement(flt))).all())
+            return await _hour_rows(conn, flt)
 
     totals: dict[tuple[str, str | None, bool], int] = {}
     for rows in await asyncio.gather(*(one(store) for store in stores)):
         for row in rows:
-            key = (row.hour, row.category, bool(row.alert))
+            key = (row.hour, row.category or None, bool(row.alert))
             totals[key] = totals.get(key, 0) + int(row.items)
     return [HourCount(hour, category, alert, n) for (hour, category, alert), n in sorted(totals.items(), key=str)]

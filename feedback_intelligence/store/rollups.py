@@ -1,5 +1,9 @@
-"""The report's rollups (ADR 0033): ``feedback_daily`` and ``theme_daily``, grouped counts per UTC day
-and store, kept exact in the transaction of every write of ``feedback``.
+"""The report's rollups (ADR 0033): grouped counts of the chain per UTC day and hour, kept exact in the
+transaction of every write of ``feedback``.
+
+- ``feedback_daily``: day × the count statement's key → items (the report's counts and trend halves);
+- ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
+- ``feedback_hourly``: hour × category × operational alert → items (the series).
 
 How a write keeps them (one way for all):
 
@@ -12,12 +16,12 @@ How a write keeps them (one way for all):
   keys in sorted order (concurrent writers lock rows in one order, so they cannot deadlock); a key
   whose count reaches 0 stays as a row of 0, which no reader counts;
 - a theme key's newest item: raised by ``max`` on an increment; when the item that was the newest
-  leaves the key it is recomputed from the day's rows of that key (one indexed query).
+  leaves the key it is recomputed from that day's rows of the key (one indexed query).
 
-A day is the UTC date, ``substr(timestamp, 1, 10)`` of the fixed-width instant, the same on both engines:
-the report's window is instants, so a UTC day is as good a bucket as a local one and never moves with
-``FI_TIMEZONE``. :func:`plan` says which whole days of a window the rollups answer; the rest of the
-window (its edges, its midpoint's day) and every filter they do not carry come from the rows
+Buckets are UTC, ``substr(timestamp, 1, 10)`` and ``(1, 13)`` of the fixed-width instant, the same on
+both engines: the report's window is instants, so a UTC bucket serves it as well as a local one and never
+moves with ``FI_TIMEZONE``. :func:`plan` says which whole buckets of a window the rollups answer; the
+rest of the window (its edges, the midpoint's day) and every filter they do not carry come from the rows
 (store/aggregates.py).
 """
 
@@ -26,7 +30,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, delete, func, insert, literal, select, text, update
@@ -34,16 +38,13 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.store.schema import feedback, feedback_daily, theme_daily
+from feedback_intelligence.store.schema import feedback, feedback_daily, feedback_hourly, theme_daily
 
-DAY_START = "T00:00:00.0000000+00:00"
-DAY_END = "T23:59:59.9999999+00:00"
 COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
 #: What a row contributes: read before and after a change (the columns the rollups group by).
 KEY_COLUMNS = (
     feedback.c.id,
     feedback.c.timestamp,
-    feedback.c.store,
     feedback.c.category,
     feedback.c.severity,
     feedback.c.severity_rank,
@@ -56,116 +57,114 @@ KEY_COLUMNS = (
 )
 IN_CHUNK = 5_000
 
+ThemeKey = tuple[str, str, str]  # day, category, theme_base
+
 
 @dataclass(frozen=True, slots=True)
 class Contribution:
-    """One row's place in the rollups: its ``feedback_daily`` key and, when it has a theme, its
-    ``theme_daily`` key and newest-key string."""
+    """One row's place in the rollups: its ``feedback_daily`` and ``feedback_hourly`` keys and, when it
+    has a category and a theme, its ``theme_daily`` key and newest-key string."""
 
     daily: tuple[Any, ...]
-    theme: tuple[str, str, str, str] | None
+    hourly: tuple[str, str, bool]
+    theme: ThemeKey | None
     newest: str
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Contribution:
-        day = str(row["timestamp"])[:10]
-        store = row.get("store") or ""
+        stamp = str(row["timestamp"])
         category = row.get("category")
+        alert = bool(row.get("alert"))
         daily = (
-            day,
-            store,
+            stamp[:10],
             category or "",
             row.get("severity") or "",
             int(row.get("severity_rank") or 0),
             row.get("sentiment") or "",
             bool(row.get("rated")),
-            bool(row.get("alert")),
+            alert,
             bool(row.get("needs_review")),
             bool(row.get("structure_failed")),
         )
         theme_base = row.get("theme_base")
-        theme = (day, store, category, theme_base) if category is not None and theme_base is not None else None
-        return cls(daily, theme, f"{row['timestamp']} {row['id']}")
+        theme = (stamp[:10], category, theme_base) if category is not None and theme_base is not None else None
+        return cls(daily, (stamp[:13], category or "", alert), theme, f"{stamp} {row['id']}")
 
 
-def _upsert(conn: AsyncConnection, table: Any) -> Any:
-    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    return dialect_insert(table)
+def _upsert(conn: AsyncConnection, table: Any, keys: Sequence[str], rows: list[dict[str, Any]], **also: Any) -> Any:
+    statement = (postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert)(table)
+    adds = {"items": table.c["items"] + statement.excluded["items"]}
+    adds.update({name: value(statement) for name, value in also.items()})
+    return conn.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=adds), rows)
+
+
+async def _add_counts(conn: AsyncConnection, table: Any, keys: Sequence[str], deltas: dict[Any, int]) -> None:
+    rows = [dict(zip(keys, key, strict=True), items=n) for key, n in sorted(deltas.items()) if n]
+    if rows:
+        await _upsert(conn, table, keys, rows)
 
 
 async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
     daily: dict[tuple[Any, ...], int] = {}
+    hourly: dict[tuple[Any, ...], int] = {}
     for sign, rows in ((-1, before), (1, after)):
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
-    names = ("day", "store", *COUNT_KEY)
-    changed = [dict(zip(names, key, strict=True), items=n) for key, n in sorted(daily.items()) if n]
-    if changed:
-        statement = _upsert(conn, feedback_daily)
-        await conn.execute(
-            statement.on_conflict_do_update(
-                index_elements=list(names), set_={"items": feedback_daily.c["items"] + statement.excluded["items"]}
-            ),
-            changed,
-        )
+            hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
+    await _add_counts(conn, feedback_daily, ("day", *COUNT_KEY), daily)
+    await _add_counts(conn, feedback_hourly, ("hour", "category", "alert"), hourly)
     await _apply_themes(conn, before, after)
 
 
 async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
-    old: dict[tuple[str, str, str, str], set[str]] = {}
-    new: dict[tuple[str, str, str, str], set[str]] = {}
+    old: dict[ThemeKey, set[str]] = {}
+    new: dict[ThemeKey, set[str]] = {}
     for rows, into in ((before, old), (after, new)):
         for row in rows:
             if row.theme is not None:
                 into.setdefault(row.theme, set()).add(row.newest)
     upserts: list[dict[str, Any]] = []
-    gone: dict[tuple[str, str, str, str], set[str]] = {}
+    gone: dict[ThemeKey, set[str]] = {}
     for key in sorted(old.keys() | new.keys()):
         was, now = old.get(key, set()), new.get(key, set())
         if was == now:  # the same items under the same key: nothing moves
             continue
-        arrived = now - was
-        day, store, category, theme_base = key
+        day, category, theme_base = key
         upserts.append(
             {
                 "day": day,
-                "store": store,
                 "category": category,
                 "theme_base": theme_base,
                 "items": len(now) - len(was),
-                "newest": max(arrived, default=""),
+                "newest": max(now - was, default=""),
             }
         )
         if was - now:
             gone[key] = was - now
     if upserts:
-        statement = _upsert(conn, theme_daily)
         t = theme_daily.c
-        await conn.execute(
-            statement.on_conflict_do_update(
-                index_elements=["day", "store", "category", "theme_base"],
-                set_={
-                    "items": t["items"] + statement.excluded["items"],
-                    "newest": case((statement.excluded.newest > t.newest, statement.excluded.newest), else_=t.newest),
-                },
-            ),
+        await _upsert(
+            conn,
+            theme_daily,
+            ("day", "category", "theme_base"),
             upserts,
+            newest=lambda s: case((s.excluded.newest > t.newest, s.excluded.newest), else_=t.newest),
         )
     for key, left in gone.items():
         await _recompute_newest(conn, key, left)
 
 
-async def _recompute_newest(conn: AsyncConnection, key: tuple[str, str, str, str], gone: set[str]) -> None:
-    """The key's newest item left it: its newest is the max over the day's rows of the key (already written)."""
-    day, store, category, theme_base = key
+async def _recompute_newest(conn: AsyncConnection, key: ThemeKey, gone: set[str]) -> None:
+    """The key's newest item left it: its newest is the max over the day's rows of the key (already
+    written in this transaction), read by the ``(category, timestamp)`` index."""
+    day, category, theme_base = key
     f = feedback.c
     newest = (
         select(func.coalesce(func.max(f.timestamp + " " + f.id), ""))
         .where(
-            f.timestamp >= day + DAY_START,
-            f.timestamp <= day + DAY_END,
-            f.store.is_(None) if store == "" else f.store == store,
             f.category == category,
+            f.timestamp >= DAY.start(day),
+            f.timestamp <= DAY.end(day),
             f.theme_base == theme_base,
         )
         .scalar_subquery()
@@ -173,13 +172,7 @@ async def _recompute_newest(conn: AsyncConnection, key: tuple[str, str, str, str
     t = theme_daily.c
     await conn.execute(
         update(theme_daily)
-        .where(
-            t.day == day,
-            t.store == store,
-            t.category == category,
-            t.theme_base == theme_base,
-            t.newest.in_(sorted(gone)),
-        )
+        .where(t.day == day, t.category == category, t.theme_base == theme_base, t.newest.in_(sorted(gone)))
         .values(newest=newest)
     )
 
@@ -214,12 +207,12 @@ async def tracking(conn: AsyncConnection, ids: Sequence[str]) -> AsyncIterator[N
 # -- rebuild ---------------------------------------------------------------------------------------
 
 
-def _fill_daily() -> Any:
+def _fills() -> list[Any]:
+    """``INSERT … SELECT … GROUP BY`` of each rollup from the rows (migration 0010 runs the same)."""
     f = feedback.c
     day = func.substr(f.timestamp, 1, 10)
-    keys = (
+    daily_keys = (
         day,
-        func.coalesce(f.store, ""),
         func.coalesce(f.category, ""),
         func.coalesce(f.severity, ""),
         func.coalesce(f.severity_rank, 0),
@@ -229,117 +222,136 @@ def _fill_daily() -> Any:
         f.needs_review,
         f.structure_failed,
     )
-    return insert(feedback_daily).from_select(
-        ["day", "store", *COUNT_KEY, "items"], select(*keys, func.count()).group_by(*keys)
-    )
+    hourly_keys = (func.substr(f.timestamp, 1, 13), func.coalesce(f.category, ""), f.alert)
+    theme_keys = (day, f.category, f.theme_base)
+    return [
+        insert(feedback_daily).from_select(
+            ["day", *COUNT_KEY, "items"], select(*daily_keys, func.count()).group_by(*daily_keys)
+        ),
+        insert(feedback_hourly).from_select(
+            ["hour", "category", "alert", "items"], select(*hourly_keys, func.count()).group_by(*hourly_keys)
+        ),
+        insert(theme_daily).from_select(
+            ["day", "category", "theme_base", "items", "newest"],
+            select(*theme_keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
+            .where(f.category.is_not(None), f.theme_base.is_not(None))
+            .group_by(*theme_keys),
+        ),
+    ]
 
 
-def _fill_themes() -> Any:
-    f = feedback.c
-    keys = (func.substr(f.timestamp, 1, 10), func.coalesce(f.store, ""), f.category, f.theme_base)
-    return insert(theme_daily).from_select(
-        ["day", "store", "category", "theme_base", "items", "newest"],
-        select(*keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
-        .where(f.category.is_not(None), f.theme_base.is_not(None))
-        .group_by(*keys),
-    )
+ROLLUPS = (feedback_daily, feedback_hourly, theme_daily)
 
 
-async def rebuild(conn: AsyncConnection) -> tuple[int, int]:
-    """Refill both rollups from the rows, inside the caller's transaction; returns their row counts.
+async def rebuild(conn: AsyncConnection) -> dict[str, int]:
+    """Refill the rollups from the rows, inside the caller's transaction; returns each one's row count.
 
-    On PostgreSQL both tables are locked first (EXCLUSIVE: readers go on, writers wait), so a write
-    that has adjusted them commits before the refill reads the rows and a write that has not waits for
-    it: nothing is counted twice or lost. SQLite's single writer serialises it already."""
+    On PostgreSQL they are locked first (EXCLUSIVE: readers go on, writers wait), so a write that has
+    adjusted them commits before the refill reads the rows and a write that has not waits for it:
+    nothing is counted twice or lost. SQLite's single writer serialises it already."""
     if conn.dialect.name == "postgresql":
-        await conn.execute(text("LOCK TABLE feedback_daily, theme_daily IN EXCLUSIVE MODE"))
-    await conn.execute(delete(feedback_daily))
-    await conn.execute(delete(theme_daily))
-    await conn.execute(_fill_daily())
-    await conn.execute(_fill_themes())
-    daily = int(await conn.scalar(select(func.count()).select_from(feedback_daily)) or 0)
-    themes = int(await conn.scalar(select(func.count()).select_from(theme_daily)) or 0)
-    return daily, themes
+        await conn.execute(text("LOCK TABLE feedback_daily, feedback_hourly, theme_daily IN EXCLUSIVE MODE"))
+    for table in ROLLUPS:
+        await conn.execute(delete(table))
+    for fill in _fills():
+        await conn.execute(fill)
+    return {t.name: int(await conn.scalar(select(func.count()).select_from(t)) or 0) for t in ROLLUPS}
 
 
 # -- reading ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
+class Bucket:
+    """A UTC bucket of the fixed-width instant: its first ``width`` characters."""
+
+    width: int
+    first_instant: str  # what completes a bucket's string to its first instant
+    last_instant: str  # … and to its last
+    step: timedelta
+    form: str
+
+    def start(self, bucket: str) -> str:
+        return bucket + self.first_instant
+
+    def end(self, bucket: str) -> str:
+        return bucket + self.last_instant
+
+    def shift(self, bucket: str, n: int) -> str:
+        return (datetime.strptime(bucket, self.form) + n * self.step).strftime(self.form)
+
+
+DAY = Bucket(10, "T00:00:00.0000000+00:00", "T23:59:59.9999999+00:00", timedelta(days=1), "%Y-%m-%d")
+HOUR = Bucket(13, ":00:00.0000000+00:00", ":59:59.9999999+00:00", timedelta(hours=1), "%Y-%m-%dT%H")
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
-    """Which whole UTC days of a window the rollups answer: ``first``–``last`` (inclusive), except the
-    midpoint's day when the midpoint falls inside it (``split``); days before ``midpoint_day`` are the
-    first half. ``row_ranges`` are the rest of the window, as ``(from inclusive, to exclusive or None
-    for the window's inclusive end)`` instants, for the rows."""
+    """Which whole buckets of a window the rollups answer: ``first``–``last`` (inclusive), except the
+    midpoint's bucket when the midpoint falls inside it (``split``); buckets before ``midpoint`` are the
+    first half. ``row_ranges`` are the rest of the window, ``(from inclusive, to exclusive)`` instants,
+    the last one's ``None`` the window's own inclusive end: counted on the rows."""
 
     first: str
     last: str
-    midpoint_day: str
+    midpoint: str
     split: bool
     row_ranges: tuple[tuple[str, str | None], ...]
 
 
-def _next(day: str) -> str:
-    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
-
-
-def _previous(day: str) -> str:
-    return (date.fromisoformat(day) - timedelta(days=1)).isoformat()
-
-
-def plan(from_: str, to: str, midpoint: str) -> Plan | None:
-    """The rollups' part of the window ``[from_, to]`` (normalised instants) split at ``midpoint``, or
-    None when no whole day lies inside it (then the rows answer all of it)."""
-    first = from_[:10] if from_ == from_[:10] + DAY_START else _next(from_[:10])
-    last = to[:10] if to == to[:10] + DAY_END else _previous(to[:10])
+def plan(bucket: Bucket, from_: str, to: str, midpoint: str | None = None) -> Plan | None:
+    """The rollups' part of the window ``[from_, to]`` (normalised instants), split at ``midpoint`` if
+    given, or None when no whole bucket lies inside it (then the rows answer all of it)."""
+    head, tail = from_[: bucket.width], to[: bucket.width]
+    first = head if from_ == bucket.start(head) else bucket.shift(head, 1)
+    last = tail if to == bucket.end(tail) else bucket.shift(tail, -1)
     if first > last:
         return None
-    m = midpoint[:10]
-    split = first <= m <= last and midpoint != m + DAY_START
+    m = midpoint[: bucket.width] if midpoint is not None else first
+    split = midpoint is not None and first <= m <= last and midpoint != bucket.start(m)
     ranges: list[tuple[str, str | None]] = []
-    if from_ < first + DAY_START:
-        ranges.append((from_, first + DAY_START))
+    if from_ < bucket.start(first):
+        ranges.append((from_, bucket.start(first)))
     if split:
-        ranges.append((m + DAY_START, _next(m) + DAY_START))
-    after = _next(last) + DAY_START
+        ranges.append((bucket.start(m), bucket.start(bucket.shift(m, 1))))
+    after = bucket.start(bucket.shift(last, 1))
     if after <= to:
         ranges.append((after, None))
     return Plan(first, last, m, split, tuple(ranges))
 
 
-def _narrowed(table: Any, part: Plan, store: str | None, category: str | None) -> list[Any]:
-    conditions = [table.c.day >= part.first, table.c.day <= part.last, table.c["items"] > 0]
+def _narrowed(column: Any, table: Any, part: Plan, category: str | None) -> list[Any]:
+    conditions = [column >= part.first, column <= part.last, table.c["items"] > 0]
     if part.split:
-        conditions.append(table.c.day != part.midpoint_day)
-    if store is not None:
-        conditions.append(table.c.store == store)
+        conditions.append(column != part.midpoint)
     if category is not None:
         conditions.append(table.c.category == category)
     return conditions
 
 
-def count_statement(part: Plan, store: str | None, category: str | None) -> Any:
+def count_statement(part: Plan, category: str | None) -> Any:
     """The rollups' count rows of ``part``, in the columns of the rows' count statement ('' for none)."""
     d = feedback_daily.c
     keys = [d.category, d.severity, d.severity_rank, d.sentiment, d.rated, d.alert, d.needs_review, d.structure_failed]
-    half = case((d.day < part.midpoint_day, 0), else_=1).label("half")
+    half = case((d.day < part.midpoint, 0), else_=1).label("half")
     return (
-        select(
-            *keys,
-            half,
-            func.sum(d["items"]).label("items"),
-            func.sum(d["items"] * d.severity_rank).label("ranks"),
-        )
-        .where(*_narrowed(feedback_daily, part, store, category))
+        select(*keys, half, func.sum(d["items"]).label("items"), func.sum(d["items"] * d.severity_rank).label("ranks"))
+        .where(*_narrowed(d.day, feedback_daily, part, category))
         .group_by(*keys, half)
     )
 
 
-def theme_statement(part: Plan, store: str | None, category: str | None) -> Any:
+def theme_statement(part: Plan, category: str | None) -> Any:
     """The rollups' theme rows of ``part``: items and the newest ``timestamp id`` per (category, theme)."""
     t = theme_daily.c
     return (
         select(t.category, t.theme_base, func.sum(t["items"]).label("items"), func.max(t.newest).label("newest"))
-        .where(*_narrowed(theme_daily, part, store, category))
+        .where(*_narrowed(t.day, theme_daily, part, category))
         .group_by(t.category, t.theme_base)
     )
+
+
+def hours_statement(part: Plan, category: str | None) -> Any:
+    """The rollups' hour rows of ``part``, in the columns of the rows' hours statement."""
+    h = feedback_hourly.c
+    return select(h.hour, h.category, h.alert, h["items"]).where(*_narrowed(h.hour, feedback_hourly, part, category))

@@ -99,14 +99,13 @@ feedback_alerts = Table(
     Index("ix_feedback_alerts_category_feedback", "category", "feedback_id"),
 )
 
-# The report's grouped counts per UTC day and store (0010, store/rollups.py, ADR 0033): the derived
+# The report's rollups of the chain per UTC bucket (0010, store/rollups.py, ADR 0033): the derived
 # columns the deterministic answer groups by, '' for none so the key has no nulls, severity_rank 0 for
 # none (as the answer reads it). Adjusted in the transaction of every write of `feedback`.
 feedback_daily = Table(
     "feedback_daily",
     metadata,
     Column("day", String(10), nullable=False),  # substr(timestamp, 1, 10): the UTC date
-    Column("store", String(32), nullable=False),
     Column("category", String(64), nullable=False),
     Column("severity", String(64), nullable=False),
     Column("severity_rank", SmallInteger, nullable=False),
@@ -118,7 +117,6 @@ feedback_daily = Table(
     Column("items", BigInteger, nullable=False),
     PrimaryKeyConstraint(
         "day",
-        "store",
         "category",
         "severity",
         "severity_rank",
@@ -131,18 +129,28 @@ feedback_daily = Table(
     ),
 )
 
-# Items per UTC day, store, category and shown theme (0010), with the newest "timestamp id" of the
-# key: the leading themes' tie rule. Only structured rows with a theme (what the theme counts read).
+# Items per UTC day, category and shown theme (0010), with the newest "timestamp id" of the key: the
+# leading themes' tie rule. Only rows with a category and a theme (what the theme counts read).
 theme_daily = Table(
     "theme_daily",
     metadata,
     Column("day", String(10), nullable=False),
-    Column("store", String(32), nullable=False),
     Column("category", String(64), nullable=False),
     Column("theme_base", String(THEME_MAX_CHARS), nullable=False),
     Column("items", BigInteger, nullable=False),
     Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id); '' when none is left
-    PrimaryKeyConstraint("day", "store", "category", "theme_base", name="pk_theme_daily"),
+    PrimaryKeyConstraint("day", "category", "theme_base", name="pk_theme_daily"),
+)
+
+# Items per UTC hour, category and operational alert (0010): the series (report/series.py).
+feedback_hourly = Table(
+    "feedback_hourly",
+    metadata,
+    Column("hour", String(13), nullable=False),  # substr(timestamp, 1, 13)
+    Column("category", String(64), nullable=False),
+    Column("alert", Boolean, nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("hour", "category", "alert", name="pk_feedback_hourly"),
 )
 
 # Small named counters that must survive a restart, e.g. the channel's change version.

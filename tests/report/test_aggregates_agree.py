@@ -218,7 +218,7 @@ async def test_the_rollups_answer_as_the_old_path_after_a_correction_and_an_eras
     assert len(held) == len(ITEMS) - 2
     for from_raw, to_raw in WINDOWS[:3]:
         window = build_window(from_raw, to_raw, NOW, options)
-        part = rollups.plan(window.from_norm, window.to_norm, window.midpoint_norm)
+        part = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
         assert part is not None, "the window holds whole days: the rollups answer them"
         inside = [i for i in held if window.from_norm <= i.timestamp <= window.to_norm]
         old = cut(build_report(inside, window, "standard", DOMAIN, options), limit=7)

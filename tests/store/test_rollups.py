@@ -18,7 +18,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
 from feedback_intelligence.store import audit, rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from feedback_intelligence.store.schema import feedback_daily, theme_daily
+from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
 from feedback_intelligence.store.structure_queue import StructureQueue
 
 DOMAIN = load_domain("retail")
@@ -58,35 +58,40 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             await s.aclose()
 
 
-async def contents(store: FeedbackStore) -> tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, str]]]:
-    """Both rollups' counted rows (a row of 0 counts nothing, so it is left out)."""
-    async with store.engine.connect() as conn:
-        daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
-        themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+Contents = tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, str]], dict[tuple[Any, ...], int]]
+
+
+async def _read(conn: Any) -> Contents:
+    """The rollups' counted rows (a row of 0 counts nothing, so it is left out): daily, themes, hourly."""
+    daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
+    themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+    hourly = (await conn.execute(select(feedback_hourly).where(feedback_hourly.c["items"] > 0))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
-        {tuple(r)[:4]: (int(r[4]), r[5]) for r in themes},
+        {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
+        {tuple(r)[:-1]: int(r[-1]) for r in hourly},
     )
 
 
-async def rebuilt(store: FeedbackStore) -> Any:
+async def contents(store: FeedbackStore) -> Contents:
+    async with store.engine.connect() as conn:
+        return await _read(conn)
+
+
+async def rebuilt(store: FeedbackStore) -> Contents:
     """What a rebuild from the rows makes, read in its transaction and rolled back."""
     async with store.engine.connect() as conn:
         await conn.begin()
         await rollups.rebuild(conn)
-        daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
-        themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+        made = await _read(conn)
         await conn.rollback()
-    return (
-        {tuple(r)[:-1]: int(r[-1]) for r in daily},
-        {tuple(r)[:4]: (int(r[4]), r[5]) for r in themes},
-    )
+    return made
 
 
 async def assert_kept(store: FeedbackStore) -> None:
     kept = await contents(store)
     assert kept == await rebuilt(store)
-    assert kept[0], "the rollups count something"
+    assert kept[0] and kept[2], "the rollups count something"
 
 
 def entry(feedback_id: str) -> audit.AuditEntry:
@@ -163,7 +168,7 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
     store.derive = Renaming()
     assert await store.rederive_all(limit=5) == 12
     after = (await contents(store))[1]
-    assert {k[3] for k in after} == {f"uusi {k[3]}" for k in before}
+    assert {k[2] for k in after} == {f"uusi {k[2]}" for k in before}
     assert sum(n for n, _ in after.values()) == sum(n for n, _ in before.values())
     await assert_kept(store)
 
@@ -171,9 +176,9 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
 async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
     """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
     await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
-    daily, themes = await contents(store)
-    assert sum(daily.values()) == 20
-    assert themes[("2026-11-12", "s1", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
+    daily, themes, hourly = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == 20
+    assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
 
 
@@ -187,23 +192,31 @@ def _json(structure: Structure) -> str:
 
 
 def test_whole_days_inside_the_window_come_from_the_rollups_and_its_edges_from_the_rows() -> None:
-    part = rollups.plan(at(1, 12), at(30, 12), "2026-11-16" + DAY)
+    part = rollups.plan(rollups.DAY, at(1, 12), at(30, 12), "2026-11-16" + DAY)
     assert part == rollups.Plan(
         first="2026-11-02",
         last="2026-11-29",
-        midpoint_day="2026-11-16",
+        midpoint="2026-11-16",
         split=False,  # the midpoint is a day's start: that day is wholly the second half
         row_ranges=((at(1, 12), "2026-11-02" + DAY), ("2026-11-30" + DAY, None)),
     )
 
 
 def test_the_midpoints_day_is_counted_on_the_rows_when_the_midpoint_cuts_it() -> None:
-    part = rollups.plan("2026-11-01" + DAY, "2026-11-30T23:59:59.9999999+00:00", at(16, 6))
+    part = rollups.plan(rollups.DAY, "2026-11-01" + DAY, "2026-11-30T23:59:59.9999999+00:00", at(16, 6))
     assert part is not None
     assert (part.first, part.last, part.split) == ("2026-11-01", "2026-11-30", True)
     assert part.row_ranges == (("2026-11-16" + DAY, "2026-11-17" + DAY),)
 
 
 def test_a_window_without_a_whole_day_is_answered_by_the_rows_alone() -> None:
-    assert rollups.plan(at(3, 1), at(4, 23), at(4, 0)) is None
-    assert rollups.plan(at(3, 1), at(3, 2), at(3, 1, 30)) is None
+    assert rollups.plan(rollups.DAY, at(3, 1), at(4, 23), at(4, 0)) is None
+    assert rollups.plan(rollups.DAY, at(3, 1), at(3, 2), at(3, 1, 30)) is None
+
+
+def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
+    part = rollups.plan(rollups.HOUR, at(3, 22, 30), at(4, 2, 15))
+    assert part is not None
+    assert (part.first, part.last, part.split) == ("2026-11-03T23", "2026-11-04T01", False)
+    assert part.row_ranges == ((at(3, 22, 30), at(3, 23)), (at(4, 2), None))
+    assert rollups.plan(rollups.HOUR, at(3, 22, 30), at(3, 23, 15)) is None
