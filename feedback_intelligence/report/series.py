@@ -116,9 +116,12 @@ def fold(
     counts: dict[str, list[list[int]]] = defaultdict(lambda: [[0] * len(starts), [0] * len(starts)])
 
     def add(rows: Iterable[HourRow], side: int, shift: timedelta) -> None:
+        place: dict[str, int] = {}  # an hour's bucket, once per hour (a window's rows repeat each hour)
         for row in rows:
-            day = (_hour_start(row.hour) + shift).astimezone(tz).date()
-            at = _index(day, starts, bucket)
+            at = place.get(row.hour)
+            if at is None:
+                day = (_hour_start(row.hour) + shift).astimezone(tz).date()
+                at = place[row.hour] = _index(day, starts, bucket)
             keys = [ALL, *([ALERTS] if row.alert else []), *([row.category] if row.category else [])]
             for key in keys:
                 counts[key][side][at] += row.count

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, case, exists, func, or_, select, true
+from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -193,10 +193,12 @@ def _severity_key(example: Example) -> tuple[int, str, str, str]:
 # -- the statements ---------------------------------------------------------------------------------
 
 
-def _ranges_clause(ranges: Sequence[tuple[str, str | None]], to: str) -> ColumnElement[bool]:
-    """Timestamps in any of ``ranges`` (``[from, to)``; an open end is the window's inclusive ``to``)."""
+def _range_clauses(ranges: Sequence[tuple[str, str | None]], to: str) -> list[ColumnElement[bool]]:
+    """One condition per range of ``ranges`` (``[from, to)``; an open end is the window's inclusive ``to``):
+    apart, not OR-ed, because PostgreSQL scans an OR of ranges by bitmap and fetches every heap row, where
+    each range alone is an index-only scan of the covering ``ix_feedback_timestamp`` (ADR 0033)."""
     ts = feedback.c.timestamp
-    return or_(*(and_(ts >= start, ts < end if end is not None else ts <= to) for start, end in ranges))
+    return [and_(ts >= start, ts < end if end is not None else ts <= to) for start, end in ranges]
 
 
 def _count_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
@@ -346,9 +348,8 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tup
         return list(counts), list((await conn.execute(_theme_statement(flt))).all())
     count_rows = list((await conn.execute(rollups.count_statement(part, flt.category))).all())
     theme_rows = list((await conn.execute(rollups.theme_statement(part, flt.category))).all())
-    if part.row_ranges:
-        rest = replace(flt, from_=None, to=None)
-        within = _ranges_clause(part.row_ranges, flt.to)
+    rest = replace(flt, from_=None, to=None)
+    for within in _range_clauses(part.row_ranges, flt.to):  # one range a statement: an index range scan each
         count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
         theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
     return count_rows, theme_rows
@@ -469,8 +470,7 @@ async def _hour_rows(conn: AsyncConnection, flt: ItemFilter) -> list[Any]:
     if part is None or flt.to is None:
         return list((await conn.execute(_hours_statement(flt))).all())
     rows = list((await conn.execute(rollups.hours_statement(part, flt.category))).all())
-    if part.row_ranges:
-        within = _ranges_clause(part.row_ranges, flt.to)
+    for within in _range_clauses(part.row_ranges, flt.to):
         rows += (await conn.execute(_hours_statement(replace(flt, from_=None, to=None), within))).all()
     return rows
 
@@ -489,4 +489,5 @@ async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list
         for row in rows:
             key = (row.hour, row.category or None, bool(row.alert))
             totals[key] = totals.get(key, 0) + int(row.items)
-    return [HourCount(hour, category, alert, n) for (hour, category, alert), n in sorted(totals.items(), key=str)]
+    ordered = sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2]))
+    return [HourCount(hour, category, alert, n) for (hour, category, alert), n in ordered]
