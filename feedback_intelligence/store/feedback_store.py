@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import functools
 import json
@@ -469,7 +470,9 @@ class FeedbackStore:
         """
         if not records:
             return set()
-        derived = {r.id: self.derive(r) for r in records} if self.derive is not None else {}
+        derive = self.derive
+        # CPU per row (base forms, folding): off the event loop, as the batch's deterministic layers are
+        derived = await asyncio.to_thread(lambda: {r.id: derive(r) for r in records}) if derive is not None else {}
         rows = []
         for record in records:
             row = _record_to_row(record)
