@@ -749,6 +749,13 @@ class FeedbackStore:
             self.storage_fault = None  # rows were written: there is space again
         return done
 
+    @_translate_unavailability
+    async def rebuild_rollups(self) -> dict[str, int]:
+        """Refill the report's rollups from the rows in one transaction (``feedctl rollups rebuild``);
+        returns each rollup's row count."""
+        async with self.engine.begin() as conn:
+            return await rollups.rebuild(conn)
+
     async def rederive_all(self, limit: int = REDERIVE_BATCH) -> int:
         """Batches until no row is stale; returns the rows re-derived."""
         total = 0
