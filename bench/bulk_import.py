@@ -38,7 +38,7 @@ from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
-from feedback_intelligence.store.feedback_store import FeedbackStore, _record_to_row
+from feedback_intelligence.store.feedback_store import FeedbackStore, _derived_values, _record_to_row
 from feedback_intelligence.store.schema import feedback
 from feedback_intelligence.text import morphology
 
@@ -226,9 +226,14 @@ async def _per_row(insert: Any, records: list[Any]) -> float:
 
 
 async def _copy_insert(store: FeedbackStore, records: list[Any]) -> set[str]:
-    """COPY into a temporary table, then INSERT … SELECT … ON CONFLICT DO NOTHING, in one transaction."""
+    """COPY into a temporary table, then INSERT … SELECT … ON CONFLICT DO NOTHING, in one transaction (the
+    derivation included; no rollups, alert rows or cases: a lower bound of what this path would cost)."""
     columns = [c.name for c in feedback.columns]
-    rows = [tuple(_record_to_row(r).get(c) for c in columns) for r in records]
+    derive = store.derive
+    assert derive is not None
+    made = [{**_record_to_row(r), **_derived_values(derive(r), derive.rev)} for r in records]
+    defaults = {"revision": 1}  # COPY sends every column: what the server would default
+    rows = [tuple(row.get(c, defaults.get(c)) for c in columns) for row in made]
     async with store.engine.connect() as conn:
         raw = (await conn.get_raw_connection()).driver_connection
         async with raw.transaction():

@@ -240,15 +240,25 @@ def check_counts(report: dict[str, Any], tally: Tally) -> bool:
 async def explain(store: FeedbackStore, window: Window, limit: int, biggest: str) -> list[str]:
     """The plans of the answer's statements (PostgreSQL), for the record and to drop an unused index."""
     flt = ItemFilter(from_=window.from_norm, to=window.to_norm)
-    newest, by_rank = aggregates._examples_statements(flt)
+    days = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
+    hours = rollups.plan(rollups.HOUR, window.from_norm, window.to_norm)
+    assert days is not None and hours is not None
+    start, end = days.row_ranges[1] if days.split else days.row_ranges[0]
+    midpoint_day = aggregates._range_clauses([(start, end)], window.to_norm)[0]
     statements = {
-        "counts": aggregates._count_statement(flt, window.midpoint_norm),
-        "themes": aggregates._theme_statement(flt),
-        "alerts": aggregates._alert_statement(flt, limit),
-        "sources of the biggest group, its most severe rank": by_rank.params(
-            x_category=biggest, x_rank=4, x_limit=limit
+        "counts over every row of the window (the path without rollups)": aggregates._count_statement(
+            flt, window.midpoint_norm
         ),
-        "newest of the biggest group": newest.params(x_category=biggest, x_limit=limit),
+        "themes over every row (without rollups)": aggregates._theme_statement(flt),
+        "counts of the whole days, feedback_daily": rollups.count_statement(days, None),
+        "themes of the whole days, theme_daily": rollups.theme_statement(days, None),
+        "series of the whole hours, feedback_hourly": rollups.hours_statement(hours, None),
+        "counts of one edge range on the rows (index-only)": aggregates._count_statement(
+            ItemFilter(), window.midpoint_norm, midpoint_day
+        ),
+        "alerts": aggregates._alert_statement(flt, limit),
+        "sources of the biggest group, its most severe rank": aggregates._rank_part(flt, biggest, 4, limit),
+        "newest of the biggest group": aggregates._newest_part(flt, biggest, limit),
         "counts, one store": aggregates._count_statement(
             ItemFilter(from_=window.from_norm, to=window.to_norm, store="s07"), window.midpoint_norm
         ),

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
+from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -242,25 +242,34 @@ EXAMPLE_COLUMNS = (
 )
 
 
-def _examples_statements(flt: ItemFilter) -> tuple[Any, Any]:
-    """A category's newest ``k`` items, and a category's and severity rank's newest ``k``: by LIMIT over
-    the ``(category, timestamp)`` and ``(category, severity_rank, timestamp)`` indexes. Built once per
-    answer with the category, rank and ``k`` as parameters, so each part runs a cached statement and the
-    cost follows the examples shown, not the window's items."""
+def _newest_part(flt: ItemFilter, category: str, k: int) -> Any:
+    """A category's newest ``k`` items: a LIMIT over the ``(category, timestamp)`` index."""
     c = feedback.c
-    newest = (
+    return (
         select(*EXAMPLE_COLUMNS)
-        .where(where_clause(flt), c.category == bindparam("x_category"))
+        .where(where_clause(flt), c.category == category)
         .order_by(c.timestamp.desc(), c.id.desc())
-        .limit(bindparam("x_limit", type_=Integer))
+        .limit(k)
     )
-    by_rank = (
-        select(*EXAMPLE_COLUMNS)
-        .where(where_clause(flt), c.category == bindparam("x_category"), c.severity_rank == bindparam("x_rank"))
-        .order_by(c.timestamp.desc(), c.id.desc())
-        .limit(bindparam("x_limit", type_=Integer))
-    )
-    return newest, by_rank
+
+
+def _rank_part(flt: ItemFilter, category: str, rank: int, k: int) -> Any:
+    """A category's and severity rank's newest ``k``: over ``(category, severity_rank, timestamp)``."""
+    return _newest_part(flt, category, k).where(feedback.c.severity_rank == rank)
+
+
+PARTS_A_STATEMENT = 64
+
+
+async def _examples(conn: AsyncConnection, parts: Sequence[Any]) -> list[Any]:
+    """The rows of every part, as ``UNION ALL`` of the parts (each its own LIMIT over an index): one round
+    trip for up to ``PARTS_A_STATEMENT`` parts instead of one each, so the cost follows the examples shown."""
+    rows: list[Any] = []
+    for start in range(0, len(parts), PARTS_A_STATEMENT):
+        chunk = parts[start : start + PARTS_A_STATEMENT]
+        statement = chunk[0] if len(chunk) == 1 else union_all(*(select(part.subquery()) for part in chunk))
+        rows.extend((await conn.execute(statement)).all())
+    return rows
 
 
 def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int, int]]:
@@ -389,15 +398,9 @@ async def _one_store(
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
-        by_severity: list[Any] = []
-        newest: list[Any] = []
-        newest_statement, rank_statement = _examples_statements(flt)
-        for category, rank, k in severity_parts(rank_counts, limit):
-            params = {"x_category": category, "x_rank": rank, "x_limit": k}
-            by_severity.extend((await conn.execute(rank_statement, params)).all())
-        for category in sorted({category for category, _rank in rank_counts}):
-            params = {"x_category": category, "x_limit": limit}
-            newest.extend((await conn.execute(newest_statement, params)).all())
+        by_severity = await _examples(conn, [_rank_part(flt, *part) for part in severity_parts(rank_counts, limit)])
+        categories = sorted({category for category, _rank in rank_counts})
+        newest = await _examples(conn, [_newest_part(flt, category, limit) for category in categories])
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
         if screen is not None and screen.limit > 0:
             candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
