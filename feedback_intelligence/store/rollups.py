@@ -185,9 +185,14 @@ async def add_inserted(conn: AsyncConnection, rows: Iterable[Mapping[str, Any]])
 async def _contributions(conn: AsyncConnection, ids: Sequence[str], *, lock: bool) -> list[Contribution]:
     out: list[Contribution] = []
     for start in range(0, len(ids), IN_CHUNK):
-        statement = select(*KEY_COLUMNS).where(feedback.c.id.in_(ids[start : start + IN_CHUNK]))
+        chunk = ids[start : start + IN_CHUNK]
+        statement = select(*KEY_COLUMNS).where(feedback.c.id.in_(chunk))
         if lock and conn.dialect.name == "postgresql":
             statement = statement.with_for_update()
+        elif lock:
+            # SQLite begins a transaction at the first write, not at a read: a write that changes nothing
+            # takes the database's write lock first, so no other writer moves the rows before they are read
+            await conn.execute(update(feedback).where(feedback.c.id.in_(chunk)).values(id=feedback.c.id))
         out.extend(Contribution.of(row._mapping) for row in (await conn.execute(statement)).all())
     return out
 
