@@ -267,7 +267,9 @@ async def _examples(conn: AsyncConnection, parts: Sequence[Any]) -> list[Any]:
     rows: list[Any] = []
     for start in range(0, len(parts), PARTS_A_STATEMENT):
         chunk = parts[start : start + PARTS_A_STATEMENT]
-        statement = chunk[0] if len(chunk) == 1 else union_all(*(select(part.subquery()) for part in chunk))
+        statement: Any = chunk[0]
+        if len(chunk) > 1:
+            statement = union_all(*[select(part.subquery()) for part in chunk])
         rows.extend((await conn.execute(statement)).all())
     return rows
 

@@ -193,7 +193,7 @@ async def _contributions(conn: AsyncConnection, ids: Sequence[str], *, lock: boo
             # SQLite begins a transaction at the first write, not at a read: a write that changes nothing
             # takes the database's write lock first, so no other writer moves the rows before they are read
             await conn.execute(update(feedback).where(feedback.c.id.in_(chunk)).values(id=feedback.c.id))
-        out.extend(Contribution.of(row._mapping) for row in (await conn.execute(statement)).all())
+        out.extend(Contribution.of(dict(row._mapping)) for row in (await conn.execute(statement)).all())
     return out
 
 
