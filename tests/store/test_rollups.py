@@ -16,7 +16,7 @@ from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
-from feedback_intelligence.store import audit, rollups
+from feedback_intelligence.store import aggregates, audit, rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
 from feedback_intelligence.store.structure_queue import StructureQueue
@@ -220,3 +220,47 @@ def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
     assert (part.first, part.last, part.split) == ("2026-11-03T23", "2026-11-04T01", False)
     assert part.row_ranges == ((at(3, 22, 30), at(3, 23)), (at(4, 2), None))
     assert rollups.plan(rollups.HOUR, at(3, 22, 30), at(3, 23, 15)) is None
+
+
+async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint: str) -> tuple[Any, Any, Any]:
+    """The counts, themes and hours of ``flt`` from the rows alone (the path the rollups replace)."""
+    async with store.engine.connect() as conn:
+        counts: dict[Any, int] = {}
+        for row in (await conn.execute(aggregates._count_statement(flt, midpoint))).all():
+            key = (row.category, row.severity, row.sentiment, row.rated, row.alert, row.needs_review, row.half)
+            counts[key] = counts.get(key, 0) + int(row.items)
+        themes = {
+            (r.category, r.theme_base): (int(r.items), r.newest)
+            for r in (await conn.execute(aggregates._theme_statement(flt))).all()
+        }
+        hours = {
+            (r.hour, r.category, bool(r.alert)): int(r.items)
+            for r in (await conn.execute(aggregates._hours_statement(flt))).all()
+        }
+    return counts, themes, hours
+
+
+@pytest.mark.parametrize("category", [None, "maito_kylma"])
+async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
+    store: FeedbackStore, category: str | None
+) -> None:
+    batch = [
+        item(
+            n, 2 + n % 9, (n * 7) % 24, category=("maito_kylma", "hevi")[n % 2], theme=("maito", "jono", "hylly")[n % 3]
+        )
+        for n in range(90)
+    ]
+    await store.insert_batch(batch)
+    flt = aggregates.ItemFilter(from_=at(3, 5, 30), to=at(9, 17, 45), category=category)
+    midpoint = at(6, 11, 15)
+    assert aggregates.rollups_answer(flt) and rollups.plan(rollups.DAY, flt.from_ or "", flt.to or "", midpoint)
+    got = await aggregates.window_aggregates([store], flt, midpoint=midpoint, limit=5)
+    hours = await aggregates.window_hours([store], flt)
+    counts: dict[Any, int] = {}
+    for key, counted in got.counts.items():
+        at_key = (key.category, key.severity, key.sentiment, key.rated, key.alert, key.needs_review, key.second_half)
+        counts[at_key] = counts.get(at_key, 0) + counted.items
+    want_counts, want_themes, want_hours = await _rows_only(store, flt, midpoint)
+    assert counts == want_counts and sum(counts.values()) > 20
+    assert {k: (t.items, t.newest) for k, t in got.themes.items()} == want_themes
+    assert {(h.hour, h.category, h.alert): h.items for h in hours} == want_hours
