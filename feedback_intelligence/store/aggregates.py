@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -447,9 +447,10 @@ def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     return statement.order_by(c.timestamp.desc(), c.id.desc()).limit(screen.limit)
 
 
-@dataclass(frozen=True, slots=True)
-class HourCount:
-    """Items of one UTC hour (``yyyy-MM-ddTHH``), category and operational-alert flag (the series)."""
+class HourCount(NamedTuple):
+    """Items of one UTC hour (``yyyy-MM-ddTHH``), category and operational-alert flag (the series). A
+    named tuple: a window and the period before are ~70,000 of them at a chain's scale, and a frozen
+    dataclass costs four times as much to make."""
 
     hour: str
     category: str | None
