@@ -351,17 +351,19 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tup
     """The count rows and theme rows of ``flt``: from the rows alone, or, when the rollups may answer and
     whole days lie inside the window, those days from the rollups and the rest of the window from the rows
     (the same columns either way; the fold adds them key by key)."""
-    part = None
+    counts = themes = None
     if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        part = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
-    if part is None or flt.to is None:
-        counts = (await conn.execute(_count_statement(flt, midpoint))).all()
-        return list(counts), list((await conn.execute(_theme_statement(flt))).all())
-    count_rows = list((await conn.execute(rollups.count_statement(part, flt.category))).all())
-    theme_rows = list((await conn.execute(rollups.theme_statement(part, flt.category))).all())
+        counts = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
+        themes = rollups.plan(rollups.DAY, flt.from_, flt.to)  # no halves: the midpoint's day is whole
+    if counts is None or themes is None or flt.to is None:
+        count_rows = (await conn.execute(_count_statement(flt, midpoint))).all()
+        return list(count_rows), list((await conn.execute(_theme_statement(flt))).all())
     rest = replace(flt, from_=None, to=None)
-    for within in _range_clauses(part.row_ranges, flt.to):  # one range a statement: an index range scan each
+    count_rows = list((await conn.execute(rollups.count_statement(counts, flt.category))).all())
+    for within in _range_clauses(counts.row_ranges, flt.to):  # one range a statement: an index range scan each
         count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
+    theme_rows = list((await conn.execute(rollups.theme_statement(themes, flt.category))).all())
+    for within in _range_clauses(themes.row_ranges, flt.to):
         theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
     return count_rows, theme_rows
 
