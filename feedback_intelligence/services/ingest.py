@@ -83,8 +83,6 @@ class BatchOutcome:
         return self.result == "stored"
 
 
-
-
 class IngestService:
     """Turns one validated feedback item into a stored row of a channel, in the order the module states.
 
