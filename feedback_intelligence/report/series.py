@@ -83,7 +83,8 @@ def hour_rows(stamped: Iterable[tuple[str, str | None, bool]]) -> list[HourRow]:
 
 
 def _hour_start(hour: str) -> datetime:
-    return datetime.strptime(hour, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+    # "yyyy-MM-ddTHH" by position: strptime costs ~20x as much, once per hour of two periods
+    return datetime(int(hour[:4]), int(hour[5:7]), int(hour[8:10]), int(hour[11:13]), tzinfo=UTC)
 
 
 def _buckets(first: date, last: date) -> tuple[str, list[date]]:
