@@ -30,12 +30,15 @@ from typing import Any
 import httpx
 
 from bench.common import pf, print_table, write_result
+from feedback_intelligence.api.models import FeedbackIn
 from feedback_intelligence.demo.corpus import load_corpus
+from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, postgres_pair
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
-from feedback_intelligence.store.feedback_store import FeedbackStore, _record_to_row
+from feedback_intelligence.store.feedback_store import FeedbackStore, _derived_values, _record_to_row
 from feedback_intelligence.store.schema import feedback
 from feedback_intelligence.text import morphology
 
@@ -138,27 +141,62 @@ def _rate(kind: str, path: str, writers: int, rows: int, wall_s: float) -> dict[
 
 
 async def in_process(rows: int) -> dict[str, Any]:
-    """Per row of a batch: the deterministic layers, and the two ways to insert on PostgreSQL."""
+    """Per row of a batch: reading the item, the deterministic layers, the derivation, and the two ways to
+    insert on PostgreSQL; and how long a 1,000-row batch holds the event loop."""
     domain = load_domain("retail")
     morphology.warm()
     service = IngestService(domain, None)  # type: ignore[arg-type]  # a batch never reaches the model
+    deriver = DomainDeriver(domain)
     out: dict[str, Any] = {"rows": rows}
     for kind in KINDS:
-        commands = [_command(item) for item in items(f"p{kind}", rows, kind)]
+        raw = items(f"p{kind}", rows, kind)
+        started = time.perf_counter()
+        for item in raw:
+            FeedbackIn.model_validate(item)
+        out[f"validate/{kind}"] = round((time.perf_counter() - started) * 1e6 / rows, 1)
+        commands = [_command(item) for item in raw]
         service.record(commands[0])
         started = time.perf_counter()
         records = [service.record(command) for command in commands]
         out[f"record/{kind}"] = round((time.perf_counter() - started) * 1e6 / rows, 1)
+        started = time.perf_counter()
+        for record in records:
+            deriver(record)
+        out[f"derive/{kind}"] = round((time.perf_counter() - started) * 1e6 / rows, 1)
     async with postgres_database("fi_bench_bulk") as url:
-        store = FeedbackStore(url)
+        store = FeedbackStore(url, derive=deriver)
         await store.migrate()
         try:
+            # with the derivation (in its thread), the rollups and the alert rows: what a batch's store does
             out["insertBatchUs"] = await _per_row(lambda chunk: store.insert_batch(chunk, bump="version"), records)
             copied = [r.__class__(**{**_fields(r), "id": "c" + r.id}) for r in records]
             out["copyUs"] = await _per_row(lambda chunk: _copy_insert(store, chunk), copied)
+            out["loopHold"] = await _loop_hold(service, store, items("hold", CHUNK, "later"))
         finally:
             await store.aclose()
     return out
+
+
+async def _loop_hold(service: IngestService, store: FeedbackStore, raw: list[dict[str, Any]]) -> dict[str, float]:
+    """The longest the event loop waited for its turn while one batch of ``raw`` was stored (a 5 ms
+    ticker's overshoot), and that batch's wall time."""
+    lags: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        while not done.is_set():
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            lags.append(time.perf_counter() - before - 0.005)
+
+    channel = Channel("corpus", store)
+    task = asyncio.create_task(ticker())
+    started = time.perf_counter()
+    await service.ingest_batch(channel, [_command(item) for item in raw])
+    wall = time.perf_counter() - started
+    done.set()
+    await task
+    return {"maxLagMs": round(max(lags) * 1000, 1), "batchS": round(wall, 2), "ticks": len(lags)}
 
 
 def _fields(record: Any) -> dict[str, Any]:
@@ -188,9 +226,14 @@ async def _per_row(insert: Any, records: list[Any]) -> float:
 
 
 async def _copy_insert(store: FeedbackStore, records: list[Any]) -> set[str]:
-    """COPY into a temporary table, then INSERT … SELECT … ON CONFLICT DO NOTHING, in one transaction."""
+    """COPY into a temporary table, then INSERT … SELECT … ON CONFLICT DO NOTHING, in one transaction (the
+    derivation included; no rollups, alert rows or cases: a lower bound of what this path would cost)."""
     columns = [c.name for c in feedback.columns]
-    rows = [tuple(_record_to_row(r).get(c) for c in columns) for r in records]
+    derive = store.derive
+    assert derive is not None
+    made = [{**_record_to_row(r), **_derived_values(derive(r), derive.rev)} for r in records]
+    defaults = {"revision": 1}  # COPY sends every column: what the server would default
+    rows = [tuple(row.get(c, defaults.get(c)) for c in columns) for row in made]
     async with store.engine.connect() as conn:
         raw = (await conn.get_raw_connection()).driver_connection
         async with raw.transaction():
@@ -235,9 +278,12 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
     for kind in KINDS:
-        rows.append((f"in process: deterministic layers per row ({kind})", f"{split[f'record/{kind}']} µs", ""))
-    rows.append(("in process: insert_batch per row (multi-row VALUES)", f"{split['insertBatchUs']} µs", ""))
+        for part in ("validate", "record", "derive"):
+            rows.append((f"in process: {part} per row ({kind})", f"{split[f'{part}/{kind}']} µs", ""))
+    rows.append(("in process: insert_batch per row (derive, VALUES, rollups)", f"{split['insertBatchUs']} µs", ""))
     rows.append(("in process: COPY + INSERT … SELECT per row", f"{split['copyUs']} µs", ""))
+    hold = split["loopHold"]
+    rows.append(("event loop's longest wait during a 1,000-row batch", f"{hold['maxLagMs']} ms", f"{hold['batchS']} s"))
     print_table(
         f"bulk import on PostgreSQL: {args.single_rows} items item by item, {args.batch_rows} batched, per kind",
         rows,

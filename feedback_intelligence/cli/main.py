@@ -19,6 +19,7 @@ from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.rederive import rederive
+from feedback_intelligence.cli.rollups import rollups_app
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.cli.users import users
 from feedback_intelligence.settings import Settings, load_settings
@@ -37,6 +38,7 @@ for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restr
     app.command()(command)
 app.command("eval")(eval_command)
 app.add_typer(notify_app, name="notify")
+app.add_typer(rollups_app, name="rollups")
 app.add_typer(users, name="user")
 
 

@@ -278,13 +278,16 @@ def representative_quotes(examples: Sequence[Example], leading: Sequence[str] = 
     """Up to :data:`QUOTES` quotes from a group's examples (most severe, then newest): one of each
     leading theme in turn, then any; never from an item a person should check first."""
     quotes: list[str] = []
+    seen: dict[str, str | None] = {}  # each pass starts from the top: a text is judged once
     for wanted in [*leading, *[None] * QUOTES]:
         if len(quotes) >= QUOTES:
             break
         for example in examples:
             if example.needs_review or (wanted is not None and example.theme != wanted):
                 continue
-            quote = quote_of(example.text)
+            if example.text not in seen:
+                seen[example.text] = quote_of(example.text)
+            quote = seen[example.text]
             if quote and quote not in quotes:
                 quotes.append(quote)
                 break

@@ -84,9 +84,6 @@ class BatchOutcome:
         return self.result == "stored"
 
 
-YIELD_EVERY = 50  # batch items prepared between two yields to the event loop
-
-
 class IngestService:
     """Turns one validated feedback item into a stored row of a channel, in the order the module states.
 
@@ -128,13 +125,12 @@ class IngestService:
         version moves once. An id twice in one batch: the first is the item, the others are duplicates.
         Raises only what the store raises (unavailable or full: nothing is written).
         """
-        records: list[StoredFeedback] = []
-        for n, command in enumerate(commands):
+        for command in commands:
             if command.accepted_structure is None and not command.structure_later:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
-            records.append(self.record(command))
-            if n % YIELD_EVERY == YIELD_EVERY - 1:
-                await asyncio.sleep(0)  # the rules run on the event loop: let a clerk's request in between
+        # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
+        # event loop keeps serving clerks meanwhile (it waits at most a GIL switch interval for its turn).
+        records = await asyncio.to_thread(lambda: [self.record(command) for command in commands])
         first: dict[str, int] = {}
         for index, record in enumerate(records):
             first.setdefault(record.id, index)

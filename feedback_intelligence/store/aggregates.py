@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
-from sqlalchemy import Integer, and_, bindparam, case, exists, func, select, true
+from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store import rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore, _row_to_record, _translate_unavailability
 from feedback_intelligence.store.schema import feedback, feedback_alerts
 
@@ -195,19 +196,27 @@ def _severity_key(example: Example) -> tuple[int, str, str, str]:
 # -- the statements ---------------------------------------------------------------------------------
 
 
-def _count_statement(flt: ItemFilter, midpoint: str) -> Any:
+def _range_clauses(ranges: Sequence[tuple[str, str | None]], to: str) -> list[ColumnElement[bool]]:
+    """One condition per range of ``ranges`` (``[from, to)``; an open end is the window's inclusive ``to``):
+    apart, not OR-ed, because PostgreSQL scans an OR of ranges by bitmap and fetches every heap row, where
+    each range alone is an index-only scan of the covering ``ix_feedback_timestamp`` (ADR 0033)."""
+    ts = feedback.c.timestamp
+    return [and_(ts >= start, ts < end if end is not None else ts <= to) for start, end in ranges]
+
+
+def _count_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
     # severity_rank follows from severity; grouped too, so the examples know each rank's size per category
     keys = (c.category, c.severity, c.severity_rank, c.sentiment, c.rated, c.alert, c.needs_review, c.structure_failed)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
-        .where(where_clause(flt))
+        .where(where_clause(flt), within if within is not None else true())
         .group_by(*keys, half)
     )
 
 
-def _theme_statement(flt: ItemFilter) -> Any:
+def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     return (
         select(
@@ -216,7 +225,8 @@ def _theme_statement(flt: ItemFilter) -> Any:
             func.count().label("items"),
             func.max(c.timestamp + " " + c.id).label("newest"),
         )
-        .where(where_clause(flt), c.theme_base.is_not(None), c.category.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.theme_base.is_not(None))
+        .where(c.category.is_not(None))
         .group_by(c.category, c.theme_base)
     )
 
@@ -235,25 +245,36 @@ EXAMPLE_COLUMNS = (
 )
 
 
-def _examples_statements(flt: ItemFilter) -> tuple[Any, Any]:
-    """A category's newest ``k`` items, and a category's and severity rank's newest ``k``: by LIMIT over
-    the ``(category, timestamp)`` and ``(category, severity_rank, timestamp)`` indexes. Built once per
-    answer with the category, rank and ``k`` as parameters, so each part runs a cached statement and the
-    cost follows the examples shown, not the window's items."""
+def _newest_part(flt: ItemFilter, category: str, k: int) -> Any:
+    """A category's newest ``k`` items: a LIMIT over the ``(category, timestamp)`` index."""
     c = feedback.c
-    newest = (
+    return (
         select(*EXAMPLE_COLUMNS)
-        .where(where_clause(flt), c.category == bindparam("x_category"))
+        .where(where_clause(flt), c.category == category)
         .order_by(c.timestamp.desc(), c.id.desc())
-        .limit(bindparam("x_limit", type_=Integer))
+        .limit(k)
     )
-    by_rank = (
-        select(*EXAMPLE_COLUMNS)
-        .where(where_clause(flt), c.category == bindparam("x_category"), c.severity_rank == bindparam("x_rank"))
-        .order_by(c.timestamp.desc(), c.id.desc())
-        .limit(bindparam("x_limit", type_=Integer))
-    )
-    return newest, by_rank
+
+
+def _rank_part(flt: ItemFilter, category: str, rank: int, k: int) -> Any:
+    """A category's and severity rank's newest ``k``: over ``(category, severity_rank, timestamp)``."""
+    return _newest_part(flt, category, k).where(feedback.c.severity_rank == rank)
+
+
+PARTS_A_STATEMENT = 64
+
+
+async def _examples(conn: AsyncConnection, parts: Sequence[Any]) -> list[Any]:
+    """The rows of every part, as ``UNION ALL`` of the parts (each its own LIMIT over an index): one round
+    trip for up to ``PARTS_A_STATEMENT`` parts instead of one each, so the cost follows the examples shown."""
+    rows: list[Any] = []
+    for start in range(0, len(parts), PARTS_A_STATEMENT):
+        chunk = parts[start : start + PARTS_A_STATEMENT]
+        statement: Any = chunk[0]
+        if len(chunk) > 1:
+            statement = union_all(*[select(part.subquery()) for part in chunk])
+        rows.extend((await conn.execute(statement)).all())
+    return rows
 
 
 def severity_parts(rank_counts: dict[tuple[str, int], int], limit: int) -> list[tuple[str, int, int]]:
@@ -316,6 +337,40 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
     )
 
 
+#: The filter fields the rollups carry (a window and a category); any other set field, including one
+#: added to :class:`ItemFilter` later, counts on the rows.
+ROLLUP_FIELDS = frozenset({"from_", "to", "category"})
+
+
+def rollups_answer(flt: ItemFilter) -> bool:
+    """May the rollups count ``flt``? A window with both ends, narrowed at most by category; ``q``, a
+    store (one store's rows are its own share of the items), alert categories, type, source, severity and
+    sentiment stay on the rows (ADR 0033)."""
+    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in ROLLUP_FIELDS)
+    return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
+
+
+async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tuple[list[Any], list[Any]]:
+    """The count rows and theme rows of ``flt``: from the rows alone, or, when the rollups may answer and
+    whole days lie inside the window, those days from the rollups and the rest of the window from the rows
+    (the same columns either way; the fold adds them key by key)."""
+    counts = themes = None
+    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
+        counts = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
+        themes = rollups.plan(rollups.DAY, flt.from_, flt.to)  # no halves: the midpoint's day is whole
+    if counts is None or themes is None or flt.to is None:
+        count_rows = (await conn.execute(_count_statement(flt, midpoint))).all()
+        return list(count_rows), list((await conn.execute(_theme_statement(flt))).all())
+    rest = replace(flt, from_=None, to=None)
+    count_rows = list((await conn.execute(rollups.count_statement(counts, flt.category))).all())
+    for within in _range_clauses(counts.row_ranges, flt.to):  # one range a statement: an index range scan each
+        count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
+    theme_rows = list((await conn.execute(rollups.theme_statement(themes, flt.category))).all())
+    for within in _range_clauses(themes.row_ranges, flt.to):
+        theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
+    return count_rows, theme_rows
+
+
 @_translate_unavailability
 async def _one_store(
     store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
@@ -327,11 +382,12 @@ async def _one_store(
         # SQLite: one read transaction over WAL is one snapshot already
         await conn.begin()
         rank_counts: dict[tuple[str, int], int] = {}
-        for row in (await conn.execute(_count_statement(flt, midpoint))).all():
+        count_rows, theme_rows = await _grouped(conn, flt, midpoint)
+        for row in count_rows:
             key = CountKey(
-                row.category,
-                row.severity,
-                row.sentiment,
+                row.category or None,
+                row.severity or None,
+                row.sentiment or None,
                 bool(row.rated),
                 bool(row.alert),
                 bool(row.needs_review),
@@ -341,21 +397,17 @@ async def _one_store(
             counted = out.counts.setdefault(key, Counted())
             counted.items += int(row.items)
             counted.rank_sum += int(row.ranks)
-            if row.category is not None:
-                at = (row.category, int(row.severity_rank or 0))
+            if key.category is not None:
+                at = (key.category, int(row.severity_rank or 0))
                 rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
-        for row in (await conn.execute(_theme_statement(flt))).all():
-            out.themes[(row.category, row.theme_base)] = ThemeCount(int(row.items), row.newest)
+        for row in theme_rows:
+            theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
+            theme.items += int(row.items)
+            theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
-        by_severity: list[Any] = []
-        newest: list[Any] = []
-        newest_statement, rank_statement = _examples_statements(flt)
-        for category, rank, k in severity_parts(rank_counts, limit):
-            params = {"x_category": category, "x_rank": rank, "x_limit": k}
-            by_severity.extend((await conn.execute(rank_statement, params)).all())
-        for category in sorted({category for category, _rank in rank_counts}):
-            params = {"x_category": category, "x_limit": limit}
-            newest.extend((await conn.execute(newest_statement, params)).all())
+        by_severity = await _examples(conn, [_rank_part(flt, *part) for part in severity_parts(rank_counts, limit)])
+        categories = sorted({category for category, _rank in rank_counts})
+        newest = await _examples(conn, [_newest_part(flt, category, limit) for category in categories])
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
         if screen is not None and screen.limit > 0:
             candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
@@ -400,9 +452,10 @@ def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     return statement.order_by(c.timestamp.desc(), c.id.desc()).limit(screen.limit)
 
 
-@dataclass(frozen=True, slots=True)
-class HourCount:
-    """Items of one UTC hour (``yyyy-MM-ddTHH``), category and operational-alert flag (the series)."""
+class HourCount(NamedTuple):
+    """Items of one UTC hour (``yyyy-MM-ddTHH``), category and operational-alert flag (the series). A
+    named tuple: a window and the period before are ~70,000 of them at a chain's scale, and a frozen
+    dataclass costs four times as much to make."""
 
     hour: str
     category: str | None
@@ -410,14 +463,27 @@ class HourCount:
     items: int
 
 
-def _hours_statement(flt: ItemFilter) -> Any:
+def _hours_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     hour = func.substr(c.timestamp, 1, 13).label("hour")
     return (
         select(hour, c.category, c.alert, func.count().label("items"))
-        .where(where_clause(flt))
+        .where(where_clause(flt), within if within is not None else true())
         .group_by(hour, c.category, c.alert)
     )
+
+
+async def _hour_rows(conn: AsyncConnection, flt: ItemFilter) -> list[Any]:
+    """The hour rows of ``flt``: whole hours from the rollup when it may answer, the rest from the rows."""
+    part = None
+    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
+        part = rollups.plan(rollups.HOUR, flt.from_, flt.to)
+    if part is None or flt.to is None:
+        return list((await conn.execute(_hours_statement(flt))).all())
+    rows = list((await conn.execute(rollups.hours_statement(part, flt.category))).all())
+    for within in _range_clauses(part.row_ranges, flt.to):
+        rows += (await conn.execute(_hours_statement(replace(flt, from_=None, to=None), within))).all()
+    return rows
 
 
 async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list[HourCount]:
@@ -427,11 +493,12 @@ async def window_hours(stores: Sequence[FeedbackStore], flt: ItemFilter) -> list
     @_translate_unavailability
     async def one(store: FeedbackStore) -> list[Any]:
         async with store.engine.connect() as conn:
-            return list((await conn.execute(_hours_statement(flt))).all())
+            return await _hour_rows(conn, flt)
 
     totals: dict[tuple[str, str | None, bool], int] = {}
     for rows in await asyncio.gather(*(one(store) for store in stores)):
         for row in rows:
-            key = (row.hour, row.category, bool(row.alert))
+            key = (row.hour, row.category or None, bool(row.alert))
             totals[key] = totals.get(key, 0) + int(row.items)
-    return [HourCount(hour, category, alert, n) for (hour, category, alert), n in sorted(totals.items(), key=str)]
+    ordered = sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2]))
+    return [HourCount(hour, category, alert, n) for (hour, category, alert), n in ordered]

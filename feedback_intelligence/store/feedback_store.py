@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import functools
 import json
@@ -21,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
-from feedback_intelligence.store import audit
+from feedback_intelligence.store import audit, rollups
 from feedback_intelligence.store.schema import (
     case_notes,
     cases,
@@ -435,6 +436,7 @@ class FeedbackStore:
                 if derived is not None and self.derive is not None:
                     row.update(_derived_values(derived, self.derive.rev))
                 await conn.execute(insert(feedback).values(**row))
+                await rollups.add_inserted(conn, [row])
                 if derived is not None and derived.alerts:
                     await conn.execute(insert(feedback_alerts), _alert_rows(record.id, derived))
                 if also is not None:  # what must commit with the item: its case, its outbox rows (ADR 0024)
@@ -459,7 +461,9 @@ class FeedbackStore:
         """
         if not records:
             return set()
-        derived = {r.id: self.derive(r) for r in records} if self.derive is not None else {}
+        derive = self.derive
+        # CPU per row (base forms, folding): off the event loop, as the batch's deterministic layers are
+        derived = await asyncio.to_thread(lambda: {r.id: derive(r) for r in records}) if derive is not None else {}
         rows = []
         for record in records:
             row = _record_to_row(record)
@@ -476,6 +480,7 @@ class FeedbackStore:
             )
             rows = [row for row in rows if row["id"] not in erased]  # an erased item never comes back
             inserted = {row.id for row in await conn.execute(statement, rows)} if rows else set()
+            await rollups.add_inserted(conn, [row for row in rows if row["id"] in inserted])
             children = [a for i in ids if i in inserted and i in derived for a in _alert_rows(i, derived[i])]
             if children:
                 await conn.execute(insert(feedback_alerts), children)
@@ -536,12 +541,13 @@ class FeedbackStore:
             updated_at=now,
         )
         async with self.engine.begin() as conn:
-            if (await conn.execute(statement)).rowcount == 0:
-                current = await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id))
-                if current is None:
-                    return None
-                raise StaleRevision(feedback_id, int(current))
-            await write_derived(conn, self.derive, [feedback_id])  # the report groups the corrected values
+            async with rollups.tracking(conn, [feedback_id]):
+                if (await conn.execute(statement)).rowcount == 0:
+                    current = await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id))
+                    if current is None:
+                        return None
+                    raise StaleRevision(feedback_id, int(current))
+                await write_derived(conn, self.derive, [feedback_id])  # the report groups the corrected values
             await audit.append(conn, entries)
             await _bump(conn, VERSION_COUNTER)
             return int(await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id)) or 0)
@@ -559,8 +565,9 @@ class FeedbackStore:
                 return False
             if expected_revision is not None and int(row.revision) != expected_revision:
                 raise StaleRevision(feedback_id, int(row.revision))
-            for table, column in ERASURE_DELETES:
-                await conn.execute(delete(table).where(table.c[column] == feedback_id))
+            async with rollups.tracking(conn, [feedback_id]):
+                for table, column in ERASURE_DELETES:
+                    await conn.execute(delete(table).where(table.c[column] == feedback_id))
             await conn.execute(
                 insert(erased_items).values(feedback_id=feedback_id, erased_at=entry.at, store=row.store)
             )
@@ -668,8 +675,9 @@ class FeedbackStore:
             )
         )
         async with self.engine.begin() as conn:
-            rows = (await conn.execute(statement)).rowcount
-            await write_derived(conn, self.derive, [feedback_id] if rows else [])
+            async with rollups.tracking(conn, [feedback_id]):
+                rows = (await conn.execute(statement)).rowcount
+                await write_derived(conn, self.derive, [feedback_id] if rows else [])
             return rows
 
     @_translate_unavailability
@@ -684,8 +692,9 @@ class FeedbackStore:
             )
         )
         async with self.engine.begin() as conn:
-            rows = (await conn.execute(statement)).rowcount
-            await write_derived(conn, self.derive, [feedback_id] if rows else [])
+            async with rollups.tracking(conn, [feedback_id]):
+                rows = (await conn.execute(statement)).rowcount
+                await write_derived(conn, self.derive, [feedback_id] if rows else [])
             return rows
 
     @_translate_unavailability
@@ -727,12 +736,20 @@ class FeedbackStore:
             if conn.dialect.name == "postgresql":
                 pick = pick.with_for_update(skip_locked=True)
             ids = list((await conn.scalars(pick)).all())
-            done = await write_derived(conn, self.derive, ids)
+            async with rollups.tracking(conn, ids):
+                done = await write_derived(conn, self.derive, ids)
             if done:
                 await _bump(conn, VERSION_COUNTER)
         if done:
             self.storage_fault = None  # rows were written: there is space again
         return done
+
+    @_translate_unavailability
+    async def rebuild_rollups(self) -> dict[str, int]:
+        """Refill the report's rollups from the rows in one transaction (``feedctl rollups rebuild``);
+        returns each rollup's row count."""
+        async with self.engine.begin() as conn:
+            return await rollups.rebuild(conn)
 
     async def rederive_all(self, limit: int = REDERIVE_BATCH) -> int:
         """Batches until no row is stale; returns the rows re-derived."""

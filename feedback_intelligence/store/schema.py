@@ -27,6 +27,20 @@ Serial = BigInteger().with_variant(Integer(), "sqlite")
 
 metadata = MetaData()
 
+#: The columns the report's count and theme statements read, carried by the timestamp index (0010).
+COVERED = (
+    "category",
+    "severity",
+    "severity_rank",
+    "sentiment",
+    "rated",
+    "alert",
+    "needs_review",
+    "structure_failed",
+    "theme_base",
+    "id",
+)
+
 feedback = Table(
     "feedback",
     metadata,
@@ -78,7 +92,8 @@ feedback = Table(
     Column("screen_verdict", String(8), nullable=True),
     Column("screen_reason", Text, nullable=True),
     Column("screened_at", String(33), nullable=True),
-    Index("ix_feedback_timestamp", "timestamp"),
+    # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
+    Index("ix_feedback_timestamp", "timestamp", postgresql_include=list(COVERED)),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
     Index("ix_feedback_category_timestamp", "category", "timestamp"),
@@ -97,6 +112,60 @@ feedback_alerts = Table(
     Column("pattern", Text, nullable=False),
     Column("words_json", Text, nullable=False),
     Index("ix_feedback_alerts_category_feedback", "category", "feedback_id"),
+)
+
+# The report's rollups of the chain per UTC bucket (0010, store/rollups.py, ADR 0033): the derived
+# columns the deterministic answer groups by, '' for none so the key has no nulls, severity_rank 0 for
+# none (as the answer reads it). Adjusted in the transaction of every write of `feedback`.
+feedback_daily = Table(
+    "feedback_daily",
+    metadata,
+    Column("day", String(10), nullable=False),  # substr(timestamp, 1, 10): the UTC date
+    Column("category", String(64), nullable=False),
+    Column("severity", String(64), nullable=False),
+    Column("severity_rank", SmallInteger, nullable=False),
+    Column("sentiment", String(64), nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("alert", Boolean, nullable=False),
+    Column("needs_review", Boolean, nullable=False),
+    Column("structure_failed", Boolean, nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint(
+        "day",
+        "category",
+        "severity",
+        "severity_rank",
+        "sentiment",
+        "rated",
+        "alert",
+        "needs_review",
+        "structure_failed",
+        name="pk_feedback_daily",
+    ),
+)
+
+# Items per UTC day, category and shown theme (0010), with the newest "timestamp id" of the key: the
+# leading themes' tie rule. Only rows with a category and a theme (what the theme counts read).
+theme_daily = Table(
+    "theme_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("category", String(64), nullable=False),
+    Column("theme_base", String(THEME_MAX_CHARS), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id); '' when none is left
+    PrimaryKeyConstraint("day", "category", "theme_base", name="pk_theme_daily"),
+)
+
+# Items per UTC hour, category and operational alert (0010): the series (report/series.py).
+feedback_hourly = Table(
+    "feedback_hourly",
+    metadata,
+    Column("hour", String(13), nullable=False),  # substr(timestamp, 1, 13)
+    Column("category", String(64), nullable=False),
+    Column("alert", Boolean, nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("hour", "category", "alert", name="pk_feedback_hourly"),
 )
 
 # Small named counters that must survive a restart, e.g. the channel's change version.

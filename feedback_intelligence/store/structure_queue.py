@@ -20,6 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
 from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.store import rollups
 from feedback_intelligence.store.feedback_store import (
     VERSION_COUNTER,
     FeedbackStore,
@@ -136,9 +137,10 @@ class StructureQueue:
                 "revision": feedback.c.revision + 1,  # a write: If-Match
                 "updated_at": utc_now_normalized(),
             }
-            if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
-                return None
-            await write_derived(conn, self.store.derive, [claim.item.id])
+            async with rollups.tracking(conn, [claim.item.id]):
+                if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
+                    return None
+                await write_derived(conn, self.store.derive, [claim.item.id])
             return await _bump(conn, VERSION_COUNTER)
 
     @_translate_unavailability

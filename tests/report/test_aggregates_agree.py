@@ -9,6 +9,7 @@ praise, failed structures and review flags.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -30,6 +31,8 @@ from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Mode, Window, build_window
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
+from feedback_intelligence.store import rollups
+from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.report.oracle import build_report
 
@@ -206,3 +209,33 @@ async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, t
 
 def _fields(record: StoredFeedback) -> dict[str, Any]:
     return {name: getattr(record, name) for name in record.__slots__}  # type: ignore[attr-defined]
+
+
+async def test_the_rollups_answer_as_the_old_path_after_a_correction_and_an_erasure(store: FeedbackStore) -> None:
+    """Whole days of the window come from the rollups (ADR 0033); after a person's correction (another
+    category, severity and review flag) and two erasures, the answer is still the old path's over the
+    items as the store now holds them."""
+    corrected = Structure(DOMAIN.demoted_categories[0], "kuitti", "critical", "praise", "fi", None)
+    values = {"structure_json": json.dumps(corrected.to_json()), "needs_review": True}
+    assert await store.correct("i0007", values, expected_revision=None, entries=[]) is not None
+    moved = Structure(list(DOMAIN.categories)[1], "jono", "low", "complaint", "fi", None)
+    values = {"structure_json": json.dumps(moved.to_json()), "needs_review": False}
+    assert await store.correct("i0011", values, expected_revision=None, entries=[]) is not None
+    for gone in ("i0003", "i0020"):
+        erasure = AuditEntry(format_instant(0), "e1", "operator", None, None, "item.erase", gone)
+        assert await store.erase(gone, erasure, expected_revision=None)
+    options = ReportSettings(cache_seconds=0, max_items=7)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), now=lambda: NOW)
+    held = await store.query(limit=10_000)
+    assert len(held) == len(ITEMS) - 2
+    for from_raw, to_raw in WINDOWS[:3]:
+        window = build_window(from_raw, to_raw, NOW, options)
+        part = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
+        assert part is not None, "the window holds whole days: the rollups answer them"
+        inside = [i for i in held if window.from_norm <= i.timestamp <= window.to_norm]
+        old = cut(build_report(inside, window, "standard", DOMAIN, options), limit=7)
+        new = (await service._build(window, "standard")).report.to_json()
+        for report in (new, old):
+            for key in ("series", "timezone"):
+                report.pop(key, None)
+        assert comparable(new) == comparable(old), (from_raw, to_raw)

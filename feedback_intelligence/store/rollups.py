@@ -1,0 +1,362 @@
+"""The report's rollups (ADR 0033): grouped counts of the chain per UTC day and hour, kept exact in the
+transaction of every write of ``feedback``.
+
+- ``feedback_daily``: day × the count statement's key → items (the report's counts and trend halves);
+- ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
+- ``feedback_hourly``: hour × category × operational alert → items (the series).
+
+How a write keeps them (one way for all):
+
+- an insert adds its own rows (:func:`add_inserted`): only the rows this transaction inserted, so a
+  retried batch whose ids are taken adds nothing;
+- a change or an erasure runs inside :func:`tracking`: the affected rows' keys are read before the
+  write (``FOR UPDATE`` on PostgreSQL, so no other writer moves them meanwhile) and after it, and the
+  difference is applied (``-1`` under the old key, ``+1`` under the new one);
+- every adjustment is one ``INSERT … ON CONFLICT DO UPDATE SET items = items + excluded.items`` per key,
+  keys in sorted order (concurrent writers lock rows in one order, so they cannot deadlock); a key
+  whose count reaches 0 stays as a row of 0, which no reader counts;
+- a theme key's newest item: raised by ``max`` on an increment; when the item that was the newest
+  leaves the key it is recomputed from that day's rows of the key (one indexed query).
+
+Buckets are UTC, ``substr(timestamp, 1, 10)`` and ``(1, 13)`` of the fixed-width instant, the same on
+both engines: the report's window is instants, so a UTC bucket serves it as well as a local one and never
+moves with ``FI_TIMEZONE``. :func:`plan` says which whole buckets of a window the rollups answer; the
+rest of the window (its edges, the midpoint's day) and every filter they do not carry come from the rows
+(store/aggregates.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import case, delete, func, insert, literal, select, text, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from feedback_intelligence.store.schema import feedback, feedback_daily, feedback_hourly, theme_daily
+
+COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
+#: What a row contributes: read before and after a change (the columns the rollups group by).
+KEY_COLUMNS = (
+    feedback.c.id,
+    feedback.c.timestamp,
+    feedback.c.category,
+    feedback.c.severity,
+    feedback.c.severity_rank,
+    feedback.c.sentiment,
+    feedback.c.rated,
+    feedback.c.alert,
+    feedback.c.needs_review,
+    feedback.c.structure_failed,
+    feedback.c.theme_base,
+)
+IN_CHUNK = 5_000
+
+ThemeKey = tuple[str, str, str]  # day, category, theme_base
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One row's place in the rollups: its ``feedback_daily`` and ``feedback_hourly`` keys and, when it
+    has a category and a theme, its ``theme_daily`` key and newest-key string."""
+
+    daily: tuple[Any, ...]
+    hourly: tuple[str, str, bool]
+    theme: ThemeKey | None
+    newest: str
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> Contribution:
+        stamp = str(row["timestamp"])
+        category = row.get("category")
+        alert = bool(row.get("alert"))
+        daily = (
+            stamp[:10],
+            category or "",
+            row.get("severity") or "",
+            int(row.get("severity_rank") or 0),
+            row.get("sentiment") or "",
+            bool(row.get("rated")),
+            alert,
+            bool(row.get("needs_review")),
+            bool(row.get("structure_failed")),
+        )
+        theme_base = row.get("theme_base")
+        theme = (stamp[:10], category, theme_base) if category is not None and theme_base is not None else None
+        return cls(daily, (stamp[:13], category or "", alert), theme, f"{stamp} {row['id']}")
+
+
+def _upsert(conn: AsyncConnection, table: Any, keys: Sequence[str], rows: list[dict[str, Any]], **also: Any) -> Any:
+    statement = (postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert)(table)
+    adds = {"items": table.c["items"] + statement.excluded["items"]}
+    adds.update({name: value(statement) for name, value in also.items()})
+    return conn.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=adds), rows)
+
+
+async def _add_counts(conn: AsyncConnection, table: Any, keys: Sequence[str], deltas: dict[Any, int]) -> None:
+    rows = [dict(zip(keys, key, strict=True), items=n) for key, n in sorted(deltas.items()) if n]
+    if rows:
+        await _upsert(conn, table, keys, rows)
+
+
+async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
+    daily: dict[tuple[Any, ...], int] = {}
+    hourly: dict[tuple[Any, ...], int] = {}
+    for sign, rows in ((-1, before), (1, after)):
+        for row in rows:
+            daily[row.daily] = daily.get(row.daily, 0) + sign
+            hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
+    await _add_counts(conn, feedback_daily, ("day", *COUNT_KEY), daily)
+    await _add_counts(conn, feedback_hourly, ("hour", "category", "alert"), hourly)
+    await _apply_themes(conn, before, after)
+
+
+async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
+    old: dict[ThemeKey, set[str]] = {}
+    new: dict[ThemeKey, set[str]] = {}
+    for rows, into in ((before, old), (after, new)):
+        for row in rows:
+            if row.theme is not None:
+                into.setdefault(row.theme, set()).add(row.newest)
+    upserts: list[dict[str, Any]] = []
+    gone: dict[ThemeKey, set[str]] = {}
+    for key in sorted(old.keys() | new.keys()):
+        was, now = old.get(key, set()), new.get(key, set())
+        if was == now:  # the same items under the same key: nothing moves
+            continue
+        day, category, theme_base = key
+        upserts.append(
+            {
+                "day": day,
+                "category": category,
+                "theme_base": theme_base,
+                "items": len(now) - len(was),
+                "newest": max(now - was, default=""),
+            }
+        )
+        if was - now:
+            gone[key] = was - now
+    if upserts:
+        t = theme_daily.c
+        await _upsert(
+            conn,
+            theme_daily,
+            ("day", "category", "theme_base"),
+            upserts,
+            newest=lambda s: case((s.excluded.newest > t.newest, s.excluded.newest), else_=t.newest),
+        )
+    for key, left in gone.items():
+        await _recompute_newest(conn, key, left)
+
+
+async def _recompute_newest(conn: AsyncConnection, key: ThemeKey, gone: set[str]) -> None:
+    """The key's newest item left it: its newest is the max over the day's rows of the key (already
+    written in this transaction), read by the ``(category, timestamp)`` index."""
+    day, category, theme_base = key
+    f = feedback.c
+    newest = (
+        select(func.coalesce(func.max(f.timestamp + " " + f.id), ""))
+        .where(
+            f.category == category,
+            f.timestamp >= DAY.start(day),
+            f.timestamp <= DAY.end(day),
+            f.theme_base == theme_base,
+        )
+        .scalar_subquery()
+    )
+    t = theme_daily.c
+    await conn.execute(
+        update(theme_daily)
+        .where(t.day == day, t.category == category, t.theme_base == theme_base, t.newest.in_(sorted(gone)))
+        .values(newest=newest)
+    )
+
+
+async def add_inserted(conn: AsyncConnection, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Count rows this transaction has just inserted (their column values as written)."""
+    await _apply(conn, (), [Contribution.of(row) for row in rows])
+
+
+async def _contributions(conn: AsyncConnection, ids: Sequence[str], *, lock: bool) -> list[Contribution]:
+    out: list[Contribution] = []
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        statement = select(*KEY_COLUMNS).where(feedback.c.id.in_(chunk))
+        if lock and conn.dialect.name == "postgresql":
+            statement = statement.with_for_update()
+        elif lock:
+            # SQLite begins a transaction at the first write, not at a read: a write that changes nothing
+            # takes the database's write lock first, so no other writer moves the rows before they are read
+            await conn.execute(update(feedback).where(feedback.c.id.in_(chunk)).values(id=feedback.c.id))
+        out.extend(Contribution.of(dict(row._mapping)) for row in (await conn.execute(statement)).all())
+    return out
+
+
+@asynccontextmanager
+async def tracking(conn: AsyncConnection, ids: Sequence[str]) -> AsyncIterator[None]:
+    """Around a change or an erasure of the rows ``ids`` inside the caller's transaction: their keys
+    before (locked on PostgreSQL) and after, and the difference applied. An exception skips the apply
+    (the transaction is rolled back anyway)."""
+    ids = list(ids)
+    before = await _contributions(conn, ids, lock=True) if ids else []
+    yield
+    if ids:
+        await _apply(conn, before, await _contributions(conn, ids, lock=False))
+
+
+# -- rebuild ---------------------------------------------------------------------------------------
+
+
+def _fills() -> list[Any]:
+    """``INSERT … SELECT … GROUP BY`` of each rollup from the rows (migration 0010 runs the same)."""
+    f = feedback.c
+    day = func.substr(f.timestamp, 1, 10)
+    daily_keys = (
+        day,
+        func.coalesce(f.category, ""),
+        func.coalesce(f.severity, ""),
+        func.coalesce(f.severity_rank, 0),
+        func.coalesce(f.sentiment, ""),
+        f.rated,
+        f.alert,
+        f.needs_review,
+        f.structure_failed,
+    )
+    hourly_keys = (func.substr(f.timestamp, 1, 13), func.coalesce(f.category, ""), f.alert)
+    theme_keys = (day, f.category, f.theme_base)
+    return [
+        insert(feedback_daily).from_select(
+            ["day", *COUNT_KEY, "items"], select(*daily_keys, func.count()).group_by(*daily_keys)
+        ),
+        insert(feedback_hourly).from_select(
+            ["hour", "category", "alert", "items"], select(*hourly_keys, func.count()).group_by(*hourly_keys)
+        ),
+        insert(theme_daily).from_select(
+            ["day", "category", "theme_base", "items", "newest"],
+            select(*theme_keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
+            .where(f.category.is_not(None), f.theme_base.is_not(None))
+            .group_by(*theme_keys),
+        ),
+    ]
+
+
+ROLLUPS = (feedback_daily, feedback_hourly, theme_daily)
+
+
+async def rebuild(conn: AsyncConnection) -> dict[str, int]:
+    """Refill the rollups from the rows, inside the caller's transaction; returns each one's row count.
+
+    On PostgreSQL they are locked first (EXCLUSIVE: readers go on, writers wait), so a write that has
+    adjusted them commits before the refill reads the rows and a write that has not waits for it:
+    nothing is counted twice or lost. SQLite's single writer serialises it already."""
+    if conn.dialect.name == "postgresql":
+        await conn.execute(text("LOCK TABLE feedback_daily, feedback_hourly, theme_daily IN EXCLUSIVE MODE"))
+    for table in ROLLUPS:
+        await conn.execute(delete(table))
+    for fill in _fills():
+        await conn.execute(fill)
+    return {t.name: int(await conn.scalar(select(func.count()).select_from(t)) or 0) for t in ROLLUPS}
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    """A UTC bucket of the fixed-width instant: its first ``width`` characters."""
+
+    width: int
+    first_instant: str  # what completes a bucket's string to its first instant
+    last_instant: str  # … and to its last
+    step: timedelta
+    form: str
+
+    def start(self, bucket: str) -> str:
+        return bucket + self.first_instant
+
+    def end(self, bucket: str) -> str:
+        return bucket + self.last_instant
+
+    def shift(self, bucket: str, n: int) -> str:
+        return (datetime.strptime(bucket, self.form) + n * self.step).strftime(self.form)
+
+
+DAY = Bucket(10, "T00:00:00.0000000+00:00", "T23:59:59.9999999+00:00", timedelta(days=1), "%Y-%m-%d")
+HOUR = Bucket(13, ":00:00.0000000+00:00", ":59:59.9999999+00:00", timedelta(hours=1), "%Y-%m-%dT%H")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Which whole buckets of a window the rollups answer: ``first``–``last`` (inclusive), except the
+    midpoint's bucket when the midpoint falls inside it (``split``); buckets before ``midpoint`` are the
+    first half. ``row_ranges`` are the rest of the window, ``(from inclusive, to exclusive)`` instants,
+    the last one's ``None`` the window's own inclusive end: counted on the rows."""
+
+    first: str
+    last: str
+    midpoint: str
+    split: bool
+    row_ranges: tuple[tuple[str, str | None], ...]
+
+
+def plan(bucket: Bucket, from_: str, to: str, midpoint: str | None = None) -> Plan | None:
+    """The rollups' part of the window ``[from_, to]`` (normalised instants), split at ``midpoint`` if
+    given, or None when no whole bucket lies inside it (then the rows answer all of it)."""
+    head, tail = from_[: bucket.width], to[: bucket.width]
+    first = head if from_ == bucket.start(head) else bucket.shift(head, 1)
+    last = tail if to == bucket.end(tail) else bucket.shift(tail, -1)
+    if first > last:
+        return None
+    m = midpoint[: bucket.width] if midpoint is not None else first
+    split = midpoint is not None and first <= m <= last and midpoint != bucket.start(m)
+    ranges: list[tuple[str, str | None]] = []
+    if from_ < bucket.start(first):
+        ranges.append((from_, bucket.start(first)))
+    if split:
+        ranges.append((bucket.start(m), bucket.start(bucket.shift(m, 1))))
+    after = bucket.start(bucket.shift(last, 1))
+    if after <= to:
+        ranges.append((after, None))
+    return Plan(first, last, m, split, tuple(ranges))
+
+
+def _narrowed(column: Any, table: Any, part: Plan, category: str | None) -> list[Any]:
+    conditions = [column >= part.first, column <= part.last, table.c["items"] > 0]
+    if part.split:
+        conditions.append(column != part.midpoint)
+    if category is not None:
+        conditions.append(table.c.category == category)
+    return conditions
+
+
+def count_statement(part: Plan, category: str | None) -> Any:
+    """The rollups' count rows of ``part``, in the columns of the rows' count statement ('' for none)."""
+    d = feedback_daily.c
+    keys = [d.category, d.severity, d.severity_rank, d.sentiment, d.rated, d.alert, d.needs_review, d.structure_failed]
+    half = case((d.day < part.midpoint, 0), else_=1).label("half")
+    return (
+        select(*keys, half, func.sum(d["items"]).label("items"), func.sum(d["items"] * d.severity_rank).label("ranks"))
+        .where(*_narrowed(d.day, feedback_daily, part, category))
+        .group_by(*keys, half)
+    )
+
+
+def theme_statement(part: Plan, category: str | None) -> Any:
+    """The rollups' theme rows of ``part``: items and the newest ``timestamp id`` per (category, theme)."""
+    t = theme_daily.c
+    return (
+        select(t.category, t.theme_base, func.sum(t["items"]).label("items"), func.max(t.newest).label("newest"))
+        .where(*_narrowed(t.day, theme_daily, part, category))
+        .group_by(t.category, t.theme_base)
+    )
+
+
+def hours_statement(part: Plan, category: str | None) -> Any:
+    """The rollups' hour rows of ``part``, in the columns of the rows' hours statement."""
+    h = feedback_hourly.c
+    return select(h.hour, h.category, h.alert, h["items"]).where(*_narrowed(h.hour, feedback_hourly, part, category))

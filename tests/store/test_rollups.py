@@ -1,0 +1,266 @@
+"""The rollups stay what a rebuild from the rows would make, through every kind of write (ADR 0033), and
+the plan of a window says exactly which whole UTC days they answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from feedback_intelligence.derivation import DomainDeriver
+from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.records import Derived, StoredFeedback, Structure
+from feedback_intelligence.store import aggregates, audit, rollups
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
+from feedback_intelligence.store.structure_queue import StructureQueue
+
+DOMAIN = load_domain("retail")
+DAY = "T00:00:00.0000000+00:00"
+
+
+def at(day: int, hour: int, minute: int = 0) -> str:
+    return f"2026-11-{day:02d}T{hour:02d}:{minute:02d}:00.0000000+00:00"
+
+
+def item(n: int, day: int, hour: int, *, category: str = "maito_kylma", theme: str = "maito", **kw: Any) -> Any:
+    structure = Structure(category, theme, kw.pop("severity", "medium"), kw.pop("type", "complaint"), "fi", None)
+    return StoredFeedback(
+        id=f"r{n:03d}",
+        source=DOMAIN.sources[0],
+        text=kw.pop("text", f"maito oli vanhaa {n}"),
+        timestamp=at(day, hour),
+        created_at=at(day, hour),
+        structure=structure,
+        store=kw.pop("store", "s1"),
+        **kw,
+    )
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
+    if request.param == "sqlite":
+        s = FeedbackStore(sqlite_url(tmp_path), derive=DomainDeriver(DOMAIN))
+        await s.migrate()
+        yield s
+        await s.aclose()
+    else:
+        async with postgres_database("fi_rollups") as url:
+            s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+            await s.migrate()
+            yield s
+            await s.aclose()
+
+
+Contents = tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, str]], dict[tuple[Any, ...], int]]
+
+
+async def _read(conn: Any) -> Contents:
+    """The rollups' counted rows (a row of 0 counts nothing, so it is left out): daily, themes, hourly."""
+    daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
+    themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
+    hourly = (await conn.execute(select(feedback_hourly).where(feedback_hourly.c["items"] > 0))).all()
+    return (
+        {tuple(r)[:-1]: int(r[-1]) for r in daily},
+        {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
+        {tuple(r)[:-1]: int(r[-1]) for r in hourly},
+    )
+
+
+async def contents(store: FeedbackStore) -> Contents:
+    async with store.engine.connect() as conn:
+        return await _read(conn)
+
+
+async def rebuilt(store: FeedbackStore) -> Contents:
+    """What a rebuild from the rows makes, read in its transaction and rolled back."""
+    async with store.engine.connect() as conn:
+        await conn.begin()
+        await rollups.rebuild(conn)
+        made = await _read(conn)
+        await conn.rollback()
+    return made
+
+
+async def assert_kept(store: FeedbackStore) -> None:
+    kept = await contents(store)
+    assert kept == await rebuilt(store)
+    assert kept[0] and kept[2], "the rollups count something"
+
+
+def entry(feedback_id: str) -> audit.AuditEntry:
+    return audit.AuditEntry(at(30, 12), "c1", "operator", None, None, "item.correct", feedback_id)
+
+
+async def test_every_kind_of_write_keeps_the_rollups_equal_to_a_rebuild(store: FeedbackStore) -> None:
+    await store.insert(item(1, 3, 8))
+    await store.insert(item(2, 3, 9, category="hevi", theme="kuitti", store=None))
+    await store.insert(item(3, 4, 10, needs_review=True))
+    await assert_kept(store)
+
+    batch = [item(n, 5 + n % 3, n % 24, theme=("maito", "jono")[n % 2]) for n in range(10, 40)]
+    assert len(await store.insert_batch(batch)) == 30
+    assert await store.insert_batch(batch) == set()  # a retried batch adds nothing
+    await assert_kept(store)
+
+    # a correction that moves the item to another category, severity and theme, and flags it
+    structure = Structure("hevi", "kuitti", "high", "complaint", "fi", None)
+    values = {"structure_json": _json(structure), "needs_review": True}
+    assert await store.correct("r011", values, expected_revision=None, entries=[entry("r011")]) == 2
+    await assert_kept(store)
+
+    # the restructure pass and the alert rewrite (the newest of a theme key leaves it: recomputed)
+    newest_of_day = max((r for r in batch if r.timestamp[:10] == batch[0].timestamp[:10]), key=lambda r: r.timestamp)
+    moved = Structure("maito_kylma", "hylly", "low", "praise", "fi", None)
+    await store.update_structure(
+        newest_of_day.id, moved, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]
+    )
+    failed = {"structure_failed": True, "salvage_notes": [], "needs_review": True, "review_flags": []}
+    await store.update_structure("r012", None, **failed)
+    await store.update_alerts("r013", [])
+    await assert_kept(store)
+
+    # the worker's structuring result for a row saved for later
+    later = replace(item(50, 6, 7), structure=None, pending=True)
+    await store.insert(later)
+    queue = StructureQueue(store)
+    claim = await queue.claim("w1", 60)
+    assert claim is not None and claim.item.id == "r050"
+    await queue.finish(
+        claim,
+        Structure("maito_kylma", "jono", "critical", "complaint", "fi", None),
+        structure_failed=False,
+        salvage_notes=[],
+        needs_review=False,
+        review_flags=[],
+    )
+    await assert_kept(store)
+
+    # an erasure, and an erasure of something already gone
+    assert await store.erase("r010", entry("r010"), expected_revision=None)
+    assert not await store.erase("r010", entry("r010"), expected_revision=None)
+    await assert_kept(store)
+
+
+class Renaming:
+    """A new derivation (another rev) that shows every theme under another word: a re-derive pass moves
+    every row's theme key."""
+
+    rev = "renamed-1"
+
+    def __init__(self) -> None:
+        self.inner = DomainDeriver(DOMAIN)
+
+    def __call__(self, record: StoredFeedback, /) -> Derived:
+        derived = self.inner(record)
+        return replace(derived, theme_base=f"uusi {derived.theme_base}" if derived.theme_base else None)
+
+
+async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackStore) -> None:
+    await store.insert_batch([item(n, 10 + n % 2, n % 24, theme=("maito", "jono")[n % 2]) for n in range(12)])
+    before = (await contents(store))[1]
+    store.derive = Renaming()
+    assert await store.rederive_all(limit=5) == 12
+    after = (await contents(store))[1]
+    assert {k[2] for k in after} == {f"uusi {k[2]}" for k in before}
+    assert sum(n for n, _ in after.values()) == sum(n for n, _ in before.values())
+    await assert_kept(store)
+
+
+async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
+    """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
+    await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
+    daily, themes, hourly = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == 20
+    assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
+    await assert_kept(store)
+
+
+def _json(structure: Structure) -> str:
+    import json
+
+    return json.dumps(structure.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+# -- the plan of a window -------------------------------------------------------------------------
+
+
+def test_whole_days_inside_the_window_come_from_the_rollups_and_its_edges_from_the_rows() -> None:
+    part = rollups.plan(rollups.DAY, at(1, 12), at(30, 12), "2026-11-16" + DAY)
+    assert part == rollups.Plan(
+        first="2026-11-02",
+        last="2026-11-29",
+        midpoint="2026-11-16",
+        split=False,  # the midpoint is a day's start: that day is wholly the second half
+        row_ranges=((at(1, 12), "2026-11-02" + DAY), ("2026-11-30" + DAY, None)),
+    )
+
+
+def test_the_midpoints_day_is_counted_on_the_rows_when_the_midpoint_cuts_it() -> None:
+    part = rollups.plan(rollups.DAY, "2026-11-01" + DAY, "2026-11-30T23:59:59.9999999+00:00", at(16, 6))
+    assert part is not None
+    assert (part.first, part.last, part.split) == ("2026-11-01", "2026-11-30", True)
+    assert part.row_ranges == (("2026-11-16" + DAY, "2026-11-17" + DAY),)
+
+
+def test_a_window_without_a_whole_day_is_answered_by_the_rows_alone() -> None:
+    assert rollups.plan(rollups.DAY, at(3, 1), at(4, 23), at(4, 0)) is None
+    assert rollups.plan(rollups.DAY, at(3, 1), at(3, 2), at(3, 1, 30)) is None
+
+
+def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
+    part = rollups.plan(rollups.HOUR, at(3, 22, 30), at(4, 2, 15))
+    assert part is not None
+    assert (part.first, part.last, part.split) == ("2026-11-03T23", "2026-11-04T01", False)
+    assert part.row_ranges == ((at(3, 22, 30), at(3, 23)), (at(4, 2), None))
+    assert rollups.plan(rollups.HOUR, at(3, 22, 30), at(3, 23, 15)) is None
+
+
+async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint: str) -> tuple[Any, Any, Any]:
+    """The counts, themes and hours of ``flt`` from the rows alone (the path the rollups replace)."""
+    async with store.engine.connect() as conn:
+        counts: dict[Any, int] = {}
+        for row in (await conn.execute(aggregates._count_statement(flt, midpoint))).all():
+            key = (row.category, row.severity, row.sentiment, row.rated, row.alert, row.needs_review, row.half)
+            counts[key] = counts.get(key, 0) + int(row.items)
+        themes = {
+            (r.category, r.theme_base): (int(r.items), r.newest)
+            for r in (await conn.execute(aggregates._theme_statement(flt))).all()
+        }
+        hours = {
+            (r.hour, r.category, bool(r.alert)): int(r.items)
+            for r in (await conn.execute(aggregates._hours_statement(flt))).all()
+        }
+    return counts, themes, hours
+
+
+@pytest.mark.parametrize("category", [None, "maito_kylma"])
+async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
+    store: FeedbackStore, category: str | None
+) -> None:
+    batch = [
+        item(
+            n, 2 + n % 9, (n * 7) % 24, category=("maito_kylma", "hevi")[n % 2], theme=("maito", "jono", "hylly")[n % 3]
+        )
+        for n in range(90)
+    ]
+    await store.insert_batch(batch)
+    flt = aggregates.ItemFilter(from_=at(3, 5, 30), to=at(9, 17, 45), category=category)
+    midpoint = at(6, 11, 15)
+    assert aggregates.rollups_answer(flt) and rollups.plan(rollups.DAY, flt.from_ or "", flt.to or "", midpoint)
+    got = await aggregates.window_aggregates([store], flt, midpoint=midpoint, limit=5)
+    hours = await aggregates.window_hours([store], flt)
+    counts: dict[Any, int] = {}
+    for key, counted in got.counts.items():
+        at_key = (key.category, key.severity, key.sentiment, key.rated, key.alert, key.needs_review, key.second_half)
+        counts[at_key] = counts.get(at_key, 0) + counted.items
+    want_counts, want_themes, want_hours = await _rows_only(store, flt, midpoint)
+    assert counts == want_counts and sum(counts.values()) > 20
+    assert {k: (t.items, t.newest) for k, t in got.themes.items()} == want_themes
+    assert {(h.hour, h.category, h.alert): h.items for h in hours} == want_hours
