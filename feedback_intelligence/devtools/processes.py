@@ -140,6 +140,18 @@ def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[Se
         server.stop()
 
 
+def on_sim(sim: ServerProcess, **env: str) -> dict[str, str]:
+    """The app's environment for the Ollama backend at ``sim`` (a simulated Ollama), plus ``env``."""
+    return {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": sim.url, "FI_LLM_MODEL": "sim-model", **env}
+
+
+@contextmanager
+def app_on_sim(env: dict[str, str] | None = None, *, service_ms: int = 20) -> Iterator[ServerProcess]:
+    """``feedctl serve`` over a simulated Ollama of its own: the pages' and the API's usual test app."""
+    with sim_ollama(service_ms=service_ms) as sim, app_server(on_sim(sim, **(env or {}))) as server:
+        yield server
+
+
 @contextmanager
 def llama_cpp_server(context_tokens: int = 2048, *, alias: str = "smollm2", ready_s: float = 120) -> Iterator[str]:
     """llama-cpp-python's own OpenAI-compatible server on the packaged GGUF (a real peer, not ours).

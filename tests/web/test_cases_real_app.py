@@ -9,7 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
 
 pytestmark = pytest.mark.browser
 
@@ -24,16 +24,7 @@ ACCEPTED = {
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[ServerProcess]:
-    with (
-        sim_ollama(service_ms=20) as sim,
-        app_server(
-            {
-                "FI_LLM_BACKEND": "ollama",
-                "FI_LLM_BASE_URL": sim.url,
-                "FI_LLM_MODEL": "sim-model",
-            }
-        ) as server,
-    ):
+    with app_on_sim() as server:
         yield server
 
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
 from tests.web.conftest import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
@@ -51,18 +51,7 @@ def entry(n: int, kind: tuple[str, str, str, str, str, str], hours: float, **ext
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[ServerProcess]:
-    with (
-        sim_ollama(service_ms=20) as sim,
-        app_server(
-            {
-                "FI_LLM_BACKEND": "ollama",
-                "FI_LLM_BASE_URL": sim.url,
-                "FI_LLM_MODEL": "sim-model",
-                "FI_REPORT_PROSE": "automatic",
-                "FI_REPORT_ALERT_VERIFY_BUDGET": "0",
-            }
-        ) as server,
-    ):
+    with app_on_sim({"FI_REPORT_PROSE": "automatic", "FI_REPORT_ALERT_VERIFY_BUDGET": "0"}) as server:
         with httpx.Client(base_url=server.url, timeout=30) as http:
             for n in range(CORPUS_ITEMS):
                 assert http.post("/feedback", json=entry(n, KINDS[n % len(KINDS)], 2 + n)).status_code == 201

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
 from tests.web.conftest import PHONE, screenshot
 
 pytestmark = pytest.mark.browser
@@ -27,18 +27,7 @@ ITEMS = [
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[ServerProcess]:
-    with (
-        sim_ollama(service_ms=50) as sim,
-        app_server(
-            {
-                "FI_LLM_BACKEND": "ollama",
-                "FI_LLM_BASE_URL": sim.url,
-                "FI_LLM_MODEL": "sim-model",
-                "FI_REPORT_PROSE": "automatic",
-                "FI_REPORT_ALERT_VERIFY_BUDGET": "0",
-            }
-        ) as server,
-    ):
+    with app_on_sim({"FI_REPORT_PROSE": "automatic", "FI_REPORT_ALERT_VERIFY_BUDGET": "0"}, service_ms=50) as server:
         for n, (id_, text, category, theme, severity, source) in enumerate(ITEMS):
             body = {
                 "id": id_,
