@@ -13,7 +13,7 @@ test:  ## set up and run the whole test suite (unit, API over real servers, brow
 	.venv/bin/mypy
 	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
-test-fast:  ## the unit tests, under a minute: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis; `make test` runs all
+test-fast:  ## the unit tests: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis; `make test` runs all (about 2 min on 2 cores)
 	.venv/bin/python -m pytest -q -p no:cacheprovider -m "not process and not slow and not postgres and not redis"
 
 lint:
