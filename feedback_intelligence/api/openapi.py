@@ -12,9 +12,13 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from feedback_intelligence.api.filters import CHANNELS
 from feedback_intelligence.api.models import CrossSiteBody
+from feedback_intelligence.auth.principal import ROLES
+from feedback_intelligence.deterministic.timestamps import EDGE_DAYS
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
+from feedback_intelligence.store.aggregates import ANY_ALERT
 from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import is_blank
@@ -78,6 +82,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             document_ids_and_tags(schema, settings.id_max_length)
             document_stores(schema, settings.chain.stores)
             document_headers(schema)
+            document_filters(schema, domain)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -154,6 +159,8 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
 
 
 INSTANT_PARAMETERS = ("from", "to")
+# a saved item's timestamp is not on the calendar's first or last day (deterministic/timestamps.EDGE_DAYS)
+EDGE_DAYS_REFUSED = "^(?!" + "|".join(EDGE_DAYS) + ")"
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
 NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)
 
@@ -198,6 +205,7 @@ def document_instants(schema: dict[str, Any]) -> None:
         if name.split("-")[0] == "FeedbackIn":
             for alternative in _alternatives(component.get("properties", {}).get("timestamp") or {}):
                 alternative["format"] = "date-time"
+                alternative["pattern"] = EDGE_DAYS_REFUSED
 
 
 def document_corrections_need_structure(schema: dict[str, Any]) -> None:
@@ -262,6 +270,31 @@ def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
         if name.split("-")[0] in ("FeedbackIn", "ItemChangeIn"):
             for alternative in _alternatives(component.get("properties", {}).get("store") or {}):
                 alternative.update(rule)
+
+
+def document_filters(schema: dict[str, Any], domain: Domain) -> None:
+    """The report's filters (api/filters.py) and a grant's role in a path take the values the app takes:
+    an unknown one is a 422 (400 for a role) the schema now announces."""
+    allowed: dict[tuple[str, str], list[str]] = {
+        ("query", "category"): list(domain.categories),
+        ("query", "severity"): list(domain.severities),
+        ("query", "type"): list(domain.types),
+        ("query", "sentiment"): list(domain.sentiments),
+        ("query", "source"): list(domain.sources),
+        ("query", "alert"): [ANY_ALERT, *domain.alert_keywords],
+        ("query", "channel"): list(CHANNELS),
+        ("path", "role"): list(ROLES),
+    }
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                where = (parameter.get("in", ""), parameter.get("name", ""))
+                values = allowed.get(where)
+                for alternative in _alternatives(parameter.get("schema", {})):
+                    if values is not None:
+                        alternative["enum"] = values
+                    elif where == ("path", "store"):  # a grant's store, never blank (api/routes/auth.py)
+                        alternative.update(_visible_without_nul())
 
 
 def document_headers(schema: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from fastapi import Query, Request
 
+from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.errors import InputError, StoreForbidden
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.auth.principal import CHAIN, Principal, principal_of
@@ -110,6 +111,9 @@ def _reach_of(request: Request, roles: frozenset[str]) -> frozenset[str] | None:
 
 def _scope_for(roles: frozenset[str]) -> Callable[..., StoreScope]:
     def scope(request: Request, store: str | None = Query(None, description=STORE_QUERY_HELP)) -> StoreScope:
+        unknown = v.store_errors(store, request.app.state.runtime.settings.chain.stores)
+        if unknown:  # 400 store_unknown, as on every route that takes a store
+            raise InputError(unknown)
         return narrow(_reach_of(request, roles), store)
 
     return scope

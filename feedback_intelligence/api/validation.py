@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from feedback_intelligence.api.problems import Problem
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.deterministic.timestamps import normalize_timestamp, on_edge_day
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.stores import StoreDirectory
@@ -44,6 +44,14 @@ def source_errors(source: str, domain: Domain) -> list[str]:
 def timestamp_errors(timestamp: str | None) -> list[str]:
     if timestamp is None:
         return []
+    if on_edge_day(timestamp):
+        return [
+            Problem(
+                f"timestamp must lie between 0001-01-02 and 9999-12-30, got '{timestamp}'.",
+                "timestamp_invalid",
+                field="timestamp",
+            )
+        ]
     try:
         normalize_timestamp(timestamp)
     except ValueError:

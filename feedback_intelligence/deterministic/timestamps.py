@@ -32,8 +32,17 @@ _BASIC = re.compile(
 )
 
 
-def _parse(raw: str) -> tuple[datetime, int]:
-    """(UTC instant at whole seconds, extra 100 ns ticks) or ValueError."""
+_FIRST = datetime(1, 1, 1, tzinfo=UTC)
+_LAST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+#: The calendar's first and last days, on which a saved item's own timestamp is refused: an offset can
+#: put such an instant outside what UTC can write, and no real feedback is from either (the schema says
+#: the same with a pattern, api/openapi.py). Query bounds there are fine: they clamp (normalize_bound).
+EDGE_DAYS = ("0001-01-01", "9999-12-31", "00010101", "99991231")
+
+
+def _parse(raw: str, *, clamp: bool = False) -> tuple[datetime, int]:
+    """(UTC instant at whole seconds, extra 100 ns ticks) or ValueError; ``clamp``: an instant beyond
+    the calendar's ends in UTC is that end."""
     if not isinstance(raw, str):
         raise ValueError(f"not an ISO-8601 instant: {raw!r}")
     text = raw.strip()
@@ -52,9 +61,14 @@ def _parse(raw: str) -> tuple[datetime, int]:
             int(parts["s"] or 0),
             tzinfo=_offset(parts["tz"]),
         )
-        instant = local.astimezone(UTC)
-    except (ValueError, OverflowError) as exc:
+    except ValueError as exc:
         raise ValueError(f"not an ISO-8601 instant: {raw!r} ({exc})") from None
+    try:
+        instant = local.astimezone(UTC)
+    except OverflowError:
+        if not clamp:
+            raise ValueError(f"not an instant UTC can write: {raw!r}") from None
+        return (_FIRST, 0) if local.year == 1 else (_LAST, 9_999_999)
     return instant, int(fraction)
 
 
@@ -83,6 +97,17 @@ def normalize_timestamp(raw: str) -> str:
     """Parse a lenient ISO-8601 instant and return the fixed-width UTC form; ValueError on garbage."""
     instant, ticks = _parse(raw)
     return _format(instant, ticks)
+
+
+def normalize_bound(raw: str) -> str:
+    """As :func:`normalize_timestamp`, for the bound of a window: beyond the calendar's ends is the end."""
+    instant, ticks = _parse(raw, clamp=True)
+    return _format(instant, ticks)
+
+
+def on_edge_day(raw: str) -> bool:
+    """Whether ``raw`` is dated on the calendar's first or last day (see EDGE_DAYS)."""
+    return raw.strip().startswith(EDGE_DAYS)
 
 
 def is_valid_timestamp(raw: str) -> bool:

@@ -15,6 +15,7 @@ TICKS_PER_SECOND = 10_000_000
 TICKS_PER_DAY = 86_400 * TICKS_PER_SECOND
 
 _ORIGIN = datetime(1, 1, 1, tzinfo=UTC)
+MAX_TICKS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _ORIGIN) // timedelta(microseconds=1) * 10 + 9
 # Fractional seconds of any length; Python keeps six digits, the seventh is kept as a tick.
 _FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
 
@@ -43,7 +44,8 @@ def format_instant(ticks: int) -> str:
 
 
 def parse_instant(raw: str | None) -> int | None:
-    """Ticks of an ISO-8601 instant; offset-less and date-only inputs are UTC. ``None`` if unparseable."""
+    """Ticks of an ISO-8601 instant; offset-less and date-only inputs are UTC. ``None`` if unparseable;
+    an instant beyond the calendar's ends in UTC is the end it passed."""
     if raw is None:
         return None
     text = raw.strip()
@@ -57,9 +59,11 @@ def parse_instant(raw: str | None) -> int | None:
         text = f"{text[: match.start()]}.{digits[:6].ljust(6, '0')}{text[match.end() :]}"
     try:
         moment = datetime.fromisoformat(text)
-        return to_ticks(moment.astimezone(UTC) if moment.tzinfo else moment) + extra
-    except (ValueError, OverflowError):
+    except ValueError:
         return None
+    # A bound past either end of the calendar in UTC (0001-01-01T00:00:02+01:00) is that end: nothing is
+    # stored beyond it, so the window means the same. (Aware subtraction in to_ticks cannot overflow.)
+    return min(max(to_ticks(moment) + extra, 0), MAX_TICKS)
 
 
 def utc_date(ticks: int) -> date:

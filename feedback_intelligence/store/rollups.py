@@ -283,7 +283,9 @@ class Bucket:
         return bucket + self.last_instant
 
     def shift(self, bucket: str, n: int) -> str:
-        return (datetime.strptime(bucket, self.form) + n * self.step).strftime(self.form)
+        """The bucket ``n`` steps on; raises OverflowError past year 1 or 9999. (``isoformat``, not
+        ``strftime``: the C library writes year 791 as "791", which no longer sorts as an instant.)"""
+        return (datetime.strptime(bucket, self.form) + n * self.step).isoformat()[: self.width]
 
 
 DAY = Bucket(10, "T00:00:00.0000000+00:00", "T23:59:59.9999999+00:00", timedelta(days=1), "%Y-%m-%d")
@@ -307,6 +309,13 @@ class Plan:
 def plan(bucket: Bucket, from_: str, to: str, midpoint: str | None = None) -> Plan | None:
     """The rollups' part of the window ``[from_, to]`` (normalised instants), split at ``midpoint`` if
     given, or None when no whole bucket lies inside it (then the rows answer all of it)."""
+    try:
+        return _plan(bucket, from_, to, midpoint)
+    except OverflowError:  # a window at the calendar's ends (year 1, year 9999): the rows answer it
+        return None
+
+
+def _plan(bucket: Bucket, from_: str, to: str, midpoint: str | None) -> Plan | None:
     head, tail = from_[: bucket.width], to[: bucket.width]
     first = head if from_ == bucket.start(head) else bucket.shift(head, 1)
     last = tail if to == bucket.end(tail) else bucket.shift(tail, -1)

@@ -99,7 +99,7 @@ async def test_without_accounts_the_author_is_the_browsers_visitor_key_hashed(tm
         assert colleague.status_code == 403 and colleague.json()["error"] == "correction_not_yours"
         assert (await desk.patch("/live/feedback/v-1", json={"theme": "maito"})).status_code == 200
         nobody = await program.get("/live/feedback", params={"mine": "true"})
-        assert nobody.status_code == 400 and nobody.json()["codes"][0]["code"] == "mine_unknown"
+        assert nobody.status_code == 403 and nobody.json()["codes"][0]["code"] == "mine_unknown"
 
 
 async def test_my_entries_are_my_own_newest_first_with_how_long_they_stay_mine(tmp_path: Path) -> None:

@@ -123,3 +123,29 @@ def test_ticks_keep_the_seventh_digit() -> None:
     assert ticks_of("0001-01-01T00:00:01Z") == 10_000_000
     a, b = ticks_of("2024-05-01T00:00:00.0000001Z"), ticks_of("2024-05-01T03:00:00+03:00")
     assert a - b == 1
+
+
+def test_a_window_bound_beyond_the_calendar_in_utc_is_the_calendars_end() -> None:
+    from feedback_intelligence.deterministic.timestamps import normalize_bound
+
+    assert normalize_bound("0001-01-01T00:00:02+01:00") == "0001-01-01T00:00:00.0000000+00:00"
+    assert normalize_bound("9999-12-31T23:00:00-05:00") == "9999-12-31T23:59:59.9999999+00:00"
+    assert normalize_bound("2026-06-01T12:00:00+03:00") == "2026-06-01T09:00:00.0000000+00:00"
+    with pytest.raises(ValueError):
+        normalize_timestamp("0001-01-01T00:00:02+01:00")  # a stored instant is never clamped
+
+
+def test_a_saved_timestamp_on_the_calendars_first_or_last_day_is_refused_as_the_schema_says() -> None:
+    import re
+
+    from feedback_intelligence.api.openapi import EDGE_DAYS_REFUSED
+    from feedback_intelligence.api.validation import timestamp_errors
+
+    for raw, refused in (
+        ("0001-01-01T12:00:00Z", True),
+        ("9999-12-31T00:00:00Z", True),
+        ("0001-01-02T00:00:00+01:00", False),
+        ("2026-06-01T12:00:00Z", False),
+    ):
+        assert bool(timestamp_errors(raw)) is refused, raw
+        assert (re.match(EDGE_DAYS_REFUSED, raw) is None) is refused, raw

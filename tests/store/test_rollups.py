@@ -264,3 +264,21 @@ async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
     assert counts == want_counts and sum(counts.values()) > 20
     assert {k: (t.items, t.newest) for k, t in got.themes.items()} == want_themes
     assert {(h.hour, h.category, h.alert): h.items for h in hours} == want_hours
+
+
+@pytest.mark.parametrize(
+    ("from_", "to"),
+    [
+        ("0791-11-26T00:05:23.4113590+00:00", "0791-12-03T00:05:23.4113590+00:00"),  # a year of three digits
+        ("0001-01-01T00:00:00.0000000+00:00", "0001-01-05T00:00:00.0000000+00:00"),  # the calendar's first days
+        ("9999-12-20T00:00:00.0000000+00:00", "9999-12-31T23:59:59.9999999+00:00"),  # ... and its last
+    ],
+)
+def test_a_window_anywhere_in_the_calendar_is_planned_in_fixed_width_buckets(from_: str, to: str) -> None:
+    """A window the schema allows never fails the plan (it was a 500: strftime wrote year 791 as "791")."""
+    for bucket in (rollups.DAY, rollups.HOUR):
+        part = rollups.plan(bucket, from_, to)
+        if part is None:
+            continue  # at the calendar's end the rows answer it all
+        assert len(part.first) == len(part.last) == bucket.width
+        assert from_ <= bucket.start(part.first) and bucket.end(part.last) <= to

@@ -62,9 +62,18 @@ class MeOut(ApiModel):
     grants: list[GrantIn] = Field(default_factory=list, description="Their roles, each of a store or `*` the chain.")
 
 
+# Whitespace spelled out (str.isspace's characters), not "\s": pydantic's regex engine and a client's
+# (Python's, a fuzzer's) disagree on what "\s" holds, and the schema must mean one thing to both.
+_SPACES = "".join(f"\\u{code:04x}" for code in range(0x10000) if chr(code).isspace())
+USERNAME_PATTERN = f"^[^:{_SPACES}]+$"
+
+
 class UserIn(ApiModel):
     username: str = Field(
-        min_length=1, max_length=100, pattern=r"^[^\s:]+$", description="The sign-in name (no spaces or colons)."
+        min_length=1,
+        max_length=100,
+        pattern=USERNAME_PATTERN,
+        description="The sign-in name (no spaces or colons).",
     )
     displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
     # The schema states the minimum; the route's own check words the refusal (password_problem).
@@ -279,7 +288,7 @@ async def oidc_callback(
     tags=["operator"],
     summary="Add a local account with its role grants (feedctl user add)",
     description="The first operator's bootstrap and every local account after it. Operator route.",
-    responses={**errors(400, 429), 409: {"description": "The user name is taken."}},
+    responses={**errors(400, 413, 429), 409: {"description": "The user name is taken."}},
 )
 async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
     problems: list[str] = []
@@ -338,7 +347,7 @@ async def _change_grant(username: str, grant: GrantIn, add: bool, request: Reque
     return JSONResponse(body.model_dump(mode="json"))
 
 
-_GRANT_RESPONSES = {**errors(400, 429), 404: {"description": "No account of that name."}}
+_GRANT_RESPONSES = {**errors(400, 413, 429), 404: {"description": "No account of that name."}}
 
 
 @router.post(

@@ -19,7 +19,7 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import STORE_QUERY_HELP, StoreScope, desk_reach, narrow, store_for_save
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.deterministic.timestamps import normalize_bound
 from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
@@ -221,7 +221,7 @@ def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
             bounds.append(None)
             continue
         try:
-            bounds.append(normalize_timestamp(raw))
+            bounds.append(normalize_bound(raw))
         except ValueError:
             errors.append(Problem(f"{name} must be ISO-8601, got '{raw}'.", "timestamp_invalid", field=name))
             bounds.append(None)
@@ -281,7 +281,10 @@ async def list_feedback(
 @router.get(
     "/live/feedback",
     response_model=list[m.FeedbackItem],
-    responses=_LIST_RESPONSES,
+    responses={
+        **_LIST_RESPONSES,
+        403: {"model": m.ErrorsBody, "description": "`mine_unknown`: `mine=true` from a caller who is nobody yet."},
+    },
     tags=["desk"],
     operation_id="listDeskEntries",
     summary="List desk entries in a window, newest first; mine=true: the caller's own",
@@ -303,7 +306,7 @@ async def list_live_feedback(
         return _items(await _list(LIVE, rt, from_, to, limit, narrow(reach.stores, store).store))
     author = author_of(request.scope)
     if author is None:
-        raise InputError([_MINE_UNKNOWN])
+        raise InputError([_MINE_UNKNOWN], 403)  # not a broken rule of the request: the caller is nobody
     if store is not None:
         reach.check(store)
     # one's own entries whatever their store: a person of several stores need not name one
