@@ -176,7 +176,7 @@ def test_the_report_group_is_the_flat_report_settings_with_their_one_set_of_boun
         assert Settings.model_fields[flat].metadata == ReportSettings.model_fields[name].metadata
         assert Settings.model_fields[flat].default == ReportSettings.model_fields[name].default
     with pytest.raises(ValidationError):
-        ReportSettings(default_window_days=100)
+        ReportSettings(default_window_days=400)  # longer than the longest window (366 days)
 
 
 def test_settings_read_grouped_by_concern_keep_their_flat_names() -> None:
