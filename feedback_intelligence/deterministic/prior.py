@@ -13,8 +13,9 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
   reading, or the ``typeSentiment`` of that type);
 * language — deterministic detection among the domain's languages, else the domain's language;
 * theme — the topic noun in base form (Voikko for Finnish; other languages as written, lower case): the
-  text's word that carried the category evidence (else an alert's, else the longest noun, else the
-  longest content word), never a generic noun ("asiakas") or a verb where a better word exists.
+  text's word that carried the category evidence (else the topic phrase, else an alert's word, else the
+  longest content word), never a generic noun ("asiakas") or a verb where a better word exists. English
+  reads its noun phrases (text/english.py; ADR 0036): never an adjective or adverb alone.
 """
 
 from __future__ import annotations
