@@ -109,7 +109,8 @@ def eval_command(
         None,
         "--misses",
         help="With --prior-only: list the dev items the alert stems miss or raise wrongly, plus the prior's "
-        "mistakes on these comma-separated fields ('alerts' for alerts only). Never holdout items.",
+        "mistakes on these comma-separated fields ('theme': a theme naming no gold topic; 'alerts' for alerts "
+        "only). Never holdout items.",
     ),
 ) -> None:
     """Run a labelled set through POST /interpret and report accuracy beside the baselines."""
@@ -166,16 +167,16 @@ def deterministic_eval(
     """``feedctl eval --prior-only``: the alert and prior figures per split, computed in-process."""
     from feedback_intelligence.domain.loader import load_domain
     from feedback_intelligence.evaluation.dataset import select
-    from feedback_intelligence.evaluation.offline import deterministic_result, dev_misses
+    from feedback_intelligence.evaluation.offline import MISS_FIELDS, deterministic_result, dev_misses
     from feedback_intelligence.evaluation.render import markdown_deterministic, render_deterministic
 
     try:
         domain = load_domain(domain_name)
         items = select(load_set(domain), split)[:limit]
         fields = [f.strip() for f in (misses or "").split(",") if f.strip() and f.strip() != "alerts"]
-        unknown = [f for f in fields if f not in SCORED_FIELDS]
+        unknown = [f for f in fields if f not in MISS_FIELDS]
         if unknown:
-            raise typer.BadParameter(f"not a scored field: {', '.join(unknown)}", param_hint="--misses")
+            raise typer.BadParameter(f"not a scored field or theme: {', '.join(unknown)}", param_hint="--misses")
         result = deterministic_result(items, domain, split)
         listed = dev_misses([i for i in items if i.split == "dev"], domain, fields) if misses is not None else []
     except (EvalSetError, DomainError) as exc:

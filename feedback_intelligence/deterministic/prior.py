@@ -13,8 +13,9 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
   reading, or the ``typeSentiment`` of that type);
 * language — deterministic detection among the domain's languages, else the domain's language;
 * theme — the topic noun in base form (Voikko for Finnish; other languages as written, lower case): the
-  text's word that carried the category evidence (else an alert's, else the longest noun, else the
-  longest content word), never a generic noun ("asiakas") or a verb where a better word exists.
+  text's word that carried the category evidence (else the topic phrase, else an alert's word, else the
+  longest content word), never a generic noun ("asiakas") or a verb where a better word exists. English
+  reads its noun phrases (text/english.py; ADR 0036): never an adjective or adverb alone.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from feedback_intelligence.deterministic.sentiment import rule_sentiment
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
+from feedback_intelligence.text import english
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 
 _WORD_CHARS = re.compile(r"[\w'’-]")
@@ -171,43 +173,53 @@ def _word_with(text: str, term: str) -> str | None:
     return word or None
 
 
-def _topic_words(found: str, language: str, domain: Domain) -> str | None:
+def _topic_words(found: str, text: str, language: str, domain: Domain) -> str | None:
     """What of a found word (or phrase: an alert needle may span two words) may name a topic, in base form:
     nouns, or words the morphology does not know (a brand), never a generic noun; None when nothing is left
-    (an alert stem such as "kaatu" finds "kaatui", which says what happened, not what with)."""
-    kept = [
-        w
-        for w in theme_words.theme_words(found)
-        if not theme_words.is_generic(w, language, domain)
-        and (theme_words.is_noun(w, language) or not theme_words.is_known_word(w, language))
-    ]
+    (an alert stem such as "kaatu" finds "kaatui", which says what happened, not what with). English has
+    no morphology: a word is kept where the text uses it as a noun ("nerf it", "was hacked" are not)."""
+    found_words = theme_words.theme_words(found)
+    if language == theme_words.ENGLISH:
+        nouns = theme_words.english_nouns(text, domain)
+        named = any(w.lower() in nouns for w in found_words)  # "black screen" keeps its adjective
+        kept = [w for w in found_words if w.lower() in nouns or english.is_adjective(w)] if named else []
+    else:
+        kept = [
+            w
+            for w in found_words
+            if not theme_words.is_generic(w, language, domain)
+            and (theme_words.is_noun(w, language) or not theme_words.is_known_word(w, language))
+        ]
     return theme_words.normalise_theme(" ".join(kept), language) if kept else None
 
 
 def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain) -> str:
-    """The topic noun in base form: the word that carried the category evidence, else the text's longest
-    noun that is not generic (Finnish, through Voikko), else an alert's word, else its longest content word."""
+    """The topic noun in base form: the word that carried the category evidence, else the text's topic
+    phrase (Finnish: its longest noun that is not generic, through Voikko; English: its first noun phrase),
+    else an alert's word, else its longest content word (English: a noun, else the category's label)."""
     language = evidence.language.code if evidence.language else domain.language
     best = strongest(e for e in evidence.keywords if e.category == category)
     for term in [best.term] if best else []:
         word = _word_with(text, term)
-        topic = _topic_words(word, language, domain) if word else None
+        topic = _topic_words(word, text, language, domain) if word else None
         if topic:
             return topic
     # an alert's word says what happened or to whom ("silmä", "sormi", "vauva"); the product or place the
-    # text names says what with, so the longest noun comes first
-    nouns = theme_words.topic_nouns(text, language, domain)
-    if nouns:
-        return max(nouns, key=len)
+    # text names says what with, so the topic phrase comes first
+    phrase = theme_words.topic_phrase(text, language, domain)
+    if phrase:
+        return phrase
     for term in (needle for a in evidence.alerts for needle in pattern_needles(a.pattern)):
         word = _word_with(text, term)
-        topic = _topic_words(word, language, domain) if word else None
+        topic = _topic_words(word, text, language, domain) if word else None
         if topic:
             return topic
     stop = {fold(s) for s in domain.prior.stopwords}
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
-    specific = [w for w in content if _topic_words(w, language, domain)]
+    specific = [w for w in content if _topic_words(w, text, language, domain)]
+    if language == theme_words.ENGLISH:
+        content = every = []  # never an English adjective or adverb alone ("sometimes", "horrible")
     if specific or content or every:
         return theme_words.normalise_theme(max(specific or content or every, key=len), language)
     return domain.category_label(category).lower()

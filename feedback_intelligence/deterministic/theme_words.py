@@ -9,7 +9,9 @@ One place for the word-level rules the prior, the theme guard and the report's g
 * :func:`is_finite_verb` — a word Voikko reads only as a finite verb ("valitti", "olivat"): a theme with
   one is a sentence, not a name;
 * :func:`only_generic` — every word a generic noun of the domain (``genericNouns``: "asiakas", "asia", "ok");
-* :func:`topic_nouns` — the text's nouns in base form, generic ones left out, for the prior's theme.
+* :func:`topic_nouns` — the text's nouns in base form, generic ones left out, for the prior's theme;
+* :func:`topic_phrase` — the prior's theme where no keyword names the topic: the longest such noun
+  (Finnish), the first noun phrase's nouns (English, guessed by ``text/english.py``; ADR 0036).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import itertools
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.text import morphology
+from feedback_intelligence.text import english, morphology
 
 MAX_THEME_WORDS = 3
 FINNISH = morphology.FINNISH
+ENGLISH = english.ENGLISH
+ENGLISH_PHRASE_WORDS = 2  # "sniper rifle", "crafting bench": a modifier and its noun
 
 
 def theme_words(theme: str) -> list[str]:
@@ -85,6 +89,29 @@ def only_generic(theme: str, language: str, domain: Domain) -> bool:
     stop = _stop_set(domain)
     content = [w for w in theme_words(theme) if fold(w) not in stop] or theme_words(theme)
     return bool(content) and all(is_generic(w, language, domain) for w in content)
+
+
+def _english_function_words(domain: Domain) -> frozenset[str]:
+    """What the English reading treats as function words besides its own: the domain's stopwords and
+    generic nouns ("customer", "game"), which never name a topic."""
+    return _stop_set(domain) | _generic_set(domain)
+
+
+def english_nouns(text: str, domain: Domain) -> frozenset[str]:
+    """The words an English text uses as nouns (lower case), the domain's generic ones left out."""
+    return english.nouns(text, _english_function_words(domain))
+
+
+def topic_phrase(text: str, language: str, domain: Domain) -> str | None:
+    """The prior's theme where no keyword names the topic, or None: for Finnish the text's longest topic
+    noun (the product or place it names), for English the first noun phrase's first nouns ("the new
+    sniper rifle one-shots everyone" → "sniper rifle"; never an adjective or adverb alone); no other
+    language has a word-class reading."""
+    if language == ENGLISH:
+        phrases = english.noun_phrases(text, _english_function_words(domain))
+        return " ".join(phrases[0][:ENGLISH_PHRASE_WORDS]) if phrases else None
+    nouns = topic_nouns(text, language, domain)
+    return max(nouns, key=len) if nouns else None
 
 
 def topic_nouns(text: str, language: str, domain: Domain) -> list[str]:

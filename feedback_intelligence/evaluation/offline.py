@@ -31,7 +31,7 @@ from feedback_intelligence.evaluation.scoring import (
     watched_alert_categories,
 )
 from feedback_intelligence.evaluation.sentiment import sentiment_figures
-from feedback_intelligence.evaluation.themes import theme_check_of, theme_figures
+from feedback_intelligence.evaluation.themes import names_topic, theme_check_of, theme_figures
 from feedback_intelligence.structuring.guards.theme import theme_rejection
 
 Proposal = dict[str, Any]
@@ -96,6 +96,10 @@ def deterministic_result(items: Sequence[EvalItem], domain: Domain, split: str =
     }
 
 
+THEME = "theme"
+MISS_FIELDS = (*SCORED_FIELDS, THEME)  # what --misses can list: a scored field, or a theme naming no gold topic
+
+
 @dataclass(frozen=True, slots=True)
 class Miss:
     item_id: str
@@ -120,6 +124,11 @@ def dev_misses(items: Sequence[EvalItem], domain: Domain, fields: Sequence[str] 
                 misses.append(Miss(item.id, "alert false", category, item.text))
         for field in fields:
             predicted = readings.proposals[item.id].get(field)
-            if predicted != item.gold[field]:
+            if field == THEME:
+                if item.topics and not names_topic(str(predicted), item.topics, item.gold["language"]):
+                    misses.append(
+                        Miss(item.id, "theme names no topic", f"{', '.join(item.topics)} -> {predicted}", item.text)
+                    )
+            elif predicted != item.gold[field]:
                 misses.append(Miss(item.id, f"{field} wrong", f"{item.gold[field]} -> {predicted}", item.text))
     return misses

@@ -260,3 +260,12 @@ def test_engine_bench_reads_an_engine_back_after_a_kill_and_finds_a_process_s_ch
         assert child.pid in engine.children_of(os.getpid()) and engine.rss_bytes(child.pid) > 0
     finally:
         child.communicate(b"")
+
+
+def test_quality_runs_one_part_or_both_never_neither(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.quality import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(["--skip-openai", "--only-openai"])
+    assert refused.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -124,3 +124,43 @@ def test_game_domain(text: str, type_: str, severity: str, game: Domain) -> None
     assert s.sentiment == game.type_sentiment[type_]
     assert s.category in game.categories
     assert theme_rejection(s.theme, text, game) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "theme"),
+    [
+        # the category keyword is a verb or a participle here ("nerf it", "in ranked", "was hacked"): the
+        # first noun phrase names the topic instead (game set, dev part)
+        ("the new sniper rifle one-shots everyone from across the map, please nerf it", "sniper rifle"),
+        ("maybe give the stamina bar a bit faster regen in ranked? fights drag on forever", "stamina bar"),
+        ("my account was hacked and the email was changed, support hasn't answered in a week", "account"),
+        ("my character keeps falling through the floor in the harbour area", "character"),
+        # no keyword: before, the longest word ("sometimes", "horrible") was the theme
+        ("the crafting bench sometimes eats materials without giving the item", "crafting bench"),
+        ("voice chat has a horrible echo since the update", "voice chat"),
+        # a keyword used as a noun still decides, with its adjective
+        ("black screen after the intro video, only sound plays", "black screen"),
+        ("the inventory menu is a mess, takes 6 clicks to equip a ring", "menu"),
+    ],
+)
+def test_english_themes_name_a_noun(text: str, theme: str, game: Domain) -> None:
+    s = propose_structure(text, game)
+    assert s.theme == theme
+    assert theme_rejection(s.theme, text, game) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "theme"),
+    [
+        ("customer slipped on the wet floor near the entrance and hurt his back", "floor"),
+        ("Customer said the self-checkout charged her card twice for the same groceries", "self-checkout"),
+        ("Customer asked if you could add English labels in the frozen food aisle", "labels"),
+    ],
+)
+def test_english_retail_themes_skip_participles_and_generic_nouns(text: str, theme: str, retail: Domain) -> None:
+    assert propose_structure(text, retail).theme == theme
+
+
+def test_an_english_text_without_a_noun_falls_back_to_the_category_label(game: Domain) -> None:
+    s = propose_structure("really horrible, honestly", game)
+    assert s.theme == game.category_label(s.category).lower()

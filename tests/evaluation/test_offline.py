@@ -78,6 +78,21 @@ def test_misses_are_listed_for_dev_only(retail: Domain) -> None:
         dev_misses(ITEMS, retail)
 
 
+def test_theme_misses_name_the_gold_topics_and_the_priors_theme() -> None:
+    game = load_domain("game")
+    gold = {"category": "bugs_crashes", "severity": "low", "type": "question", "sentiment": "neutral", "language": "en"}
+    items = [
+        EvalItem(
+            "g1", "dev", "is the damage falloff on shotguns intended or a bug?", gold, frozenset(), topics=("falloff",)
+        ),
+        EvalItem("g2", "dev", "the crafting bench sometimes eats materials", gold, frozenset(), topics=("bench",)),
+    ]
+    misses = dev_misses(items, game, fields=("theme",))
+    assert [(m.item_id, m.kind, m.detail) for m in misses] == [("g1", "theme names no topic", "falloff -> bug")]
+    card = deterministic_result(items, game, "dev")["splits"]["dev"]
+    assert card["priorThemes"]["namesTopic"] == 0.5
+
+
 def test_markdown_has_a_row_per_split(retail: Domain) -> None:
     table = markdown_deterministic(deterministic_result(ITEMS, retail, "all"))
     assert "| dev (3) | 0.50 | 1.00 |" in table
