@@ -69,6 +69,10 @@ def test_full_desk_flow_on_the_real_app(pages, real):
     # The entry shows in the live segment, and the stored row carries the correction.
     expect(page.locator("#live-sections")).to_contain_text(text, timeout=10000)
     expect(page.locator("#live-totals")).to_have_text("1 merkintä", timeout=10000)
+    # ...and under the clerk's own entries (FI_AUTH=none: this browser's), with nothing that is not text
+    mine = page.locator("#mine-list .mine-item")
+    expect(mine).to_contain_text(text, timeout=10000)
+    expect(mine).not_to_contain_text("null")
     rows = httpx.get(app.url + "/live/feedback", timeout=10).json()
     [row] = [r for r in rows if r["text"] == text]
     assert row["id"].startswith("desk-")

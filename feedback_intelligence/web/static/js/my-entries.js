@@ -91,7 +91,8 @@ function entryRow(item, ctx) {
   const until = item.changeableUntil
     ? h("p", { class: "mine-until hint" }, t("mine.until", { time: formatTime(item.changeableUntil, t, false) }))
     : null;
-  row.append(until, h("div", { class: "actions" }, edit, erase), form, message);
+  // Element.append writes a null as the text "null": only what exists goes in
+  row.append(...[until, h("div", { class: "actions" }, edit, erase), form, message].filter(Boolean));
   return row;
 }
 
