@@ -46,6 +46,9 @@ def test_a_clerk_on_one_replica_preempts_a_restructure_running_on_another(pg_dat
             FI_LLM_SLOTS="1",
             FI_LLM_BACKGROUND_RESERVE="0",  # so the restructure may take the only slot
             FI_STRUCTURE_WORKER="false",
+            # Room for the preemption's round trip on a loaded machine (X polls for marks, cancels, releases);
+            # still short of SERVICE_MS, so without the preemption the clerk is shed and the test fails.
+            FI_LLM_ACQUIRE_TIMEOUT_MS="2000",
         )
         with replicas(2, env) as (x, y), ThreadPoolExecutor(1) as pool:
             entry = {"id": "needs-a-pass", "source": "desk", "text": "Tänään kävi niin kuin kävi."}
