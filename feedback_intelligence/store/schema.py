@@ -27,19 +27,10 @@ Serial = BigInteger().with_variant(Integer(), "sqlite")
 
 metadata = MetaData()
 
+#: The columns the report's count statements group by: the key of the daily rollup (0010).
+COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
 #: The columns the report's count and theme statements read, carried by the timestamp index (0010).
-COVERED = (
-    "category",
-    "severity",
-    "severity_rank",
-    "sentiment",
-    "rated",
-    "alert",
-    "needs_review",
-    "structure_failed",
-    "theme_base",
-    "id",
-)
+COVERED = (*COUNT_KEY, "theme_base", "id")
 
 feedback = Table(
     "feedback",
@@ -130,18 +121,7 @@ feedback_daily = Table(
     Column("needs_review", Boolean, nullable=False),
     Column("structure_failed", Boolean, nullable=False),
     Column("items", BigInteger, nullable=False),
-    PrimaryKeyConstraint(
-        "day",
-        "category",
-        "severity",
-        "severity_rank",
-        "sentiment",
-        "rated",
-        "alert",
-        "needs_review",
-        "structure_failed",
-        name="pk_feedback_daily",
-    ),
+    PrimaryKeyConstraint("day", *COUNT_KEY, name="pk_feedback_daily"),
 )
 
 # Items per UTC day, category and shown theme (0010), with the newest "timestamp id" of the key: the
