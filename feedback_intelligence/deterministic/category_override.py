@@ -73,10 +73,15 @@ def forced_category_reason(
 
 
 def forced_category(
-    text: str | None, structure: Structure | None, alerts: Iterable[AlertHit], domain: Domain
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
 ) -> str | None:
     """The category the deterministic layer imposes, or None to keep the structure's own."""
-    decision = forced_category_reason(text, structure, alerts, domain)
+    decision = forced_category_reason(text, structure, alerts, domain, keywords=keywords)
     return decision[0] if decision else None
 
 
@@ -88,9 +93,15 @@ def apply_override(structure: Structure | None, forced: str | None) -> Structure
 
 
 def finish_structure(
-    text: str | None, structure: Structure | None, alerts: Iterable[AlertHit], domain: Domain
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
 ) -> Structure | None:
     """The structure as it is shown or stored: the deterministic override applied to what the model
     (or the clerk, or the prior) proposed. The one call every path makes: ingest, /interpret,
-    restructure and the structure-later worker."""
-    return apply_override(structure, forced_category(text, structure, list(alerts), domain))
+    restructure and the structure-later worker. ``keywords``: the text's keyword evidence, when the
+    caller has read it already (the prior has)."""
+    return apply_override(structure, forced_category(text, structure, list(alerts), domain, keywords=keywords))

@@ -19,7 +19,7 @@ else the language's rule. A stored sentiment equal to its type's carries nothing
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain, SentimentLexicon
@@ -54,6 +54,9 @@ class _Cues:
     stems: re.Pattern[str] | None  # matches a token (or its base form) that starts with a single-word cue
     phrases: tuple[tuple[str, ...], ...]  # cues of several words, longest first
     symbols: tuple[str, ...]  # cues without letters, matched anywhere
+    # the positions in ``phrases`` of the phrases beginning with a word: a phrase's first word must be the
+    # token or its base form whole, so only these can start at a token (the rest are never tried)
+    by_first_word: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, terms: tuple[str, ...]) -> _Cues:
@@ -73,17 +76,25 @@ class _Cues:
             elif words:
                 phrases.add(words)
         pattern = "|".join(re.escape(w) for w in sorted(stems, key=len, reverse=True))
+        ordered = tuple(sorted(phrases, key=len, reverse=True))
+        by_first_word: dict[str, list[int]] = {}
+        for index, phrase in enumerate(ordered):
+            by_first_word.setdefault(phrase[0], []).append(index)
         return cls(
             re.compile(pattern) if pattern else None,
-            tuple(sorted(phrases, key=len, reverse=True)),
+            ordered,
             tuple(symbols),
+            {word: tuple(indexes) for word, indexes in by_first_word.items()},
         )
 
     def length_at(self, tokens: list[str], bases: list[str], at: int) -> int:
         """How many tokens a cue covers from ``at`` (0: none): a phrase needs its earlier words whole and
         its last one as a stem; a single stem matches the token or its base form."""
         token, base = tokens[at], bases[at]
-        for phrase in self.phrases:
+        starting = self.by_first_word.get(token, ())
+        if base and base != token and base in self.by_first_word:
+            starting = tuple(sorted({*starting, *self.by_first_word[base]}))
+        for phrase in (self.phrases[index] for index in starting):
             if at + len(phrase) <= len(tokens) and all(
                 tokens[at + i] == w or bases[at + i] == w for i, w in enumerate(phrase[:-1])
             ):

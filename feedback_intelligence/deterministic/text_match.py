@@ -78,8 +78,25 @@ class FoldedText:
         return [self.original_span(s, e) for s, e in self.find_folded(fold(needle))]
 
 
+# Below U+0300 every character is a starter that composes with nothing before it, and the soft hyphen is
+# the only ignorable: a text of such characters folds character by character as it folds whole.
+_STARTERS_END = "\u0300"
+_SOFT_HYPHEN = "\u00ad"
+
+
 @lru_cache(maxsize=512)
 def _fold_text(text: str) -> FoldedText:
+    if not text or (max(text) < _STARTERS_END and _SOFT_HYPHEN not in text):
+        # Finnish, Swedish and English notes: one fold of the whole text instead of one per character.
+        # Where a fold changes a character's length ("ß" -> "ss", "İ" -> "i̇") the map is not 1:1 and
+        # the cluster walk below builds it.
+        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
+        if len(folded) == len(text):
+            return FoldedText(text, folded, tuple(range(len(text))), tuple(range(1, len(text) + 1)))
+    return _fold_by_cluster(text)
+
+
+def _fold_by_cluster(text: str) -> FoldedText:
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
-from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.deterministic.prior import TextEvidence, propose_structure, text_evidence, texts_evidence
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
@@ -130,7 +130,7 @@ class IngestService:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
         # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
         # event loop keeps serving clerks meanwhile (it waits at most a GIL switch interval for its turn).
-        records = await asyncio.to_thread(lambda: [self.record(command) for command in commands])
+        records = await asyncio.to_thread(self._records, commands)
         first: dict[str, int] = {}
         for index, record in enumerate(records):
             first.setdefault(record.id, index)
@@ -144,11 +144,27 @@ class IngestService:
             self.on_later()
         return outcomes
 
-    def record(self, command: IngestCommand, model: ModelOutcome | None = None) -> StoredFeedback:
+    def _records(self, commands: Sequence[IngestCommand]) -> list[StoredFeedback]:
+        """:meth:`record` of every command; the texts the rules propose for read together (their languages
+        in one parallel detection), the rest one by one."""
+        proposing = [command for command in commands if command.accepted_structure is None]
+        found = dict(zip(map(id, proposing), texts_evidence([c.text for c in proposing], self.domain), strict=True))
+        return [self.record(command, evidence=found.get(id(command))) for command in commands]
+
+    def record(
+        self, command: IngestCommand, model: ModelOutcome | None = None, *, evidence: TextEvidence | None = None
+    ) -> StoredFeedback:
         """Ingest steps 2–6 as a row, without I/O: timestamp, alerts, the structure (the clerk's, the model's
-        ``model`` outcome, or the rules' proposal for later), the category override, the injection scan."""
+        ``model`` outcome, or the rules' proposal for later), the category override, the injection scan.
+        ``evidence``: the text's :func:`text_evidence`, when the caller read it (a batch)."""
         timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()
-        alerts = match_alerts(command.text, self.domain)
+        proposing = command.accepted_structure is None and model is None
+        # the prior reads the alerts and keyword evidence anyway: read once, for it and for the override
+        if proposing and evidence is None:
+            evidence = text_evidence(command.text, self.domain)
+        elif not proposing:
+            evidence = None
+        alerts = evidence.alerts if evidence is not None else match_alerts(command.text, self.domain)
 
         corrections = command.corrections
         notes: tuple[str, ...] = ()
@@ -158,9 +174,10 @@ class IngestService:
         elif model is not None:
             structure, notes, failed = model.structure, model.notes, model.failed
         else:  # saved now, structured later: the rules' proposal until the worker's turn
-            structure = propose_structure(command.text, self.domain)
+            structure = propose_structure(command.text, self.domain, evidence)
 
-        overridden = finish_structure(command.text, structure, alerts, self.domain)
+        keywords = evidence.keywords if evidence is not None else None
+        overridden = finish_structure(command.text, structure, alerts, self.domain, keywords=keywords)
         if command.accepted_structure is not None and overridden != structure and corrections:
             # The rule decided the category; a clerk's category correction no longer describes the row.
             corrections = tuple(c for c in corrections if c.field != "category")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feedback_intelligence.deterministic.text_match import FoldedText, contains, find_all, fold
+from feedback_intelligence.deterministic.text_match import FoldedText, _fold_by_cluster, contains, find_all, fold
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,22 @@ def test_every_span_found_folds_back_to_the_needle(text: str, needle: str) -> No
         assert fold(needle) in fold(text[start:end])
     assert contains(text, needle) == bool(find_all(text, needle))
     assert fold(fold(text)) == fold(text)
+
+
+# Below U+0300 (Latin-1, Latin Extended-A and -B, the IPA block) ``FoldedText.of`` folds the whole text at
+# once; the slice of the cluster walk it skips must give the very same folded text and map.
+_BELOW_COMBINING = st.characters(max_codepoint=0x2FF)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=_BELOW_COMBINING, max_size=40) | st.text(alphabet=_ALPHABET, max_size=30))
+def test_the_whole_text_fold_equals_the_cluster_walk(text: str) -> None:
+    fast, walked = FoldedText.of(text), _fold_by_cluster(text)
+    assert (fast.folded, fast.starts, fast.ends) == (walked.folded, walked.starts, walked.ends)
+
+
+@pytest.mark.parametrize("text", ["Straße", "İso", "kaa\u00adtui", "Maitohylly ÄÖÅ éü", ""])
+def test_length_changing_folds_and_the_soft_hyphen_keep_their_map(text: str) -> None:
+    folded = FoldedText.of(text)
+    assert len(folded.starts) == len(folded.folded)
+    assert all(text[folded.starts[i] : folded.ends[i]] for i in range(len(folded.folded)))
