@@ -100,6 +100,37 @@ def _index(day: date, starts: Sequence[date], bucket: str) -> int:
     return min(max((day - starts[0]).days // span, 0), len(starts) - 1)
 
 
+def _local_start(day: date, tz: ZoneInfo) -> datetime:
+    """The first instant (UTC) whose local date in ``tz`` is ``day``. Where a clock change skips midnight,
+    the wall-clock midnight (``fold=0``, PEP 495) maps to the very instant of the change, which is it."""
+    return datetime.combine(day, time(), tz).astimezone(UTC)
+
+
+def _hour_label(instant: datetime) -> str:
+    """The UTC hour string (``yyyy-MM-ddTHH``) of the first whole hour at or after ``instant``."""
+    ceiled = instant.replace(minute=0, second=0, microsecond=0)
+    if ceiled < instant:
+        ceiled += timedelta(hours=1)
+    return f"{ceiled.year:04d}-{ceiled.month:02d}-{ceiled.day:02d}T{ceiled.hour:02d}"
+
+
+def bucket_bounds(from_ticks_: int, to_ticks_: int, zone: str, *, previous: bool = False) -> list[str]:
+    """The UTC hours where the window's buckets 1, 2, … begin, as :func:`fold` places an hour row: the row
+    of hour ``h`` goes to bucket ``i`` exactly when ``i`` of these are ``<= h``. With ``previous``, for the
+    previous period's rows (shifted by the window's length onto the same buckets). A store that groups its
+    hour rows by these bounds answers a handful of rows a bucket instead of one an hour, and :func:`fold`
+    adds them to the very same buckets (each group's row carries one of its own hours)."""
+    tz = ZoneInfo(zone)
+    start, end = from_ticks(from_ticks_), from_ticks(to_ticks_)
+    first = start.astimezone(tz).date()
+    last = (end - timedelta(microseconds=1)).astimezone(tz).date()
+    _bucket, starts = _buckets(first, max(first, last))
+    shift = (end - start) if previous else timedelta(0)
+    # an hour h is in bucket >= i when its local date, once shifted, is on or after starts[i]:
+    # h + shift >= the first instant of starts[i], i.e. h >= that instant - shift, rounded up to an hour
+    return [_hour_label(_local_start(day, tz) - shift) for day in starts[1:]]
+
+
 def fold(
     current: Iterable[HourRow],
     previous: Iterable[HourRow],

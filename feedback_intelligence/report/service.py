@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import cast
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.metrics import Metrics
@@ -39,12 +40,12 @@ from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
-from feedback_intelligence.report.series import HourRow, series_of
+from feedback_intelligence.report.series import HourRow, bucket_bounds, series_of
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.settings import ReportSettings
-from feedback_intelligence.store.aggregates import ItemFilter, Screen
+from feedback_intelligence.store.aggregates import ItemFilter, Screen, WindowAggregates
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,10 @@ WAIT_POLL_S = 0.2  # ``report`` waiting for a generation another replica runs
 class Deterministic:
     report: Report
     folded: Folded  # the grouped rows the report shows; the LLM layer writes prose over them
+
+
+async def _nothing() -> None:
+    return None
 
 
 class ReportService:
@@ -207,9 +212,19 @@ class ReportService:
         screen = None
         if self.uses_model and self.llm.screens(self.llm.new_ledger()):  # its candidates, in the same read
             screen = Screen(tuple(self.llm.praise_types()), self.options.alert_verify_budget)
-        aggregates = await self.source.aggregates(
-            self._filter(window), midpoint=window.midpoint_norm, limit=options.max_items, screen=screen
+        # the series reads other statements: both at once (a chain's window spends ~half its time on each);
+        # both run to their end, then the first failure is raised as itself (a store outage stays a 503)
+        answers = await asyncio.gather(
+            self.source.aggregates(
+                self._filter(window), midpoint=window.midpoint_norm, limit=options.max_items, screen=screen
+            ),
+            self._series(window) if mode == "standard" else _nothing(),
+            return_exceptions=True,
         )
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+        aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
         folded = fold_groups(aggregates, domain, mode, options.max_items)
         warn_unknown_severities(folded.severities, domain)
 
@@ -227,7 +242,6 @@ class ReportService:
             overall = overall_theme(
                 folded.rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
             )
-        series = await self._series(window) if mode == "standard" else None
         ledger = self.llm.new_ledger()
         report = Report(
             window_from=window.from_norm,
@@ -275,10 +289,12 @@ class ReportService:
             from_=format_instant(window.from_ticks - length),
             to=format_instant(window.from_ticks - 1),
         )
-        current_rows, previous_rows = await asyncio.gather(
-            self.source.hours(self._filter(window)), self.source.hours(previous)
-        )
         domain, options = self.domain, self.options
+        zone = options.timezone
+        current_rows, previous_rows = await asyncio.gather(
+            self.source.hours(self._filter(window), bucket_bounds(window.from_ticks, window.to_ticks, zone)),
+            self.source.hours(previous, bucket_bounds(window.from_ticks, window.to_ticks, zone, previous=True)),
+        )
         labels = wording_for(domain.language).series_labels
         return series_of(
             [HourRow(r.hour, r.category, r.alert, r.items) for r in current_rows],

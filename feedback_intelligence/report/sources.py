@@ -36,8 +36,10 @@ class ReportSource(Protocol):
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates: ...
 
-    async def hours(self, flt: ItemFilter) -> list[HourCount]:
-        """Items per UTC hour, category and alert: what the report's series folds (report/series.py)."""
+    async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
+        """Items per UTC hour, category and alert: what the report's series folds (report/series.py). With
+        ``bounds`` (``series.bucket_bounds``) a source may group the hours of one bucket into one row
+        carrying one of them; the series is the same either way."""
         ...
 
 
@@ -60,8 +62,8 @@ class StoreSource:
             out.channel_counts.setdefault(store.name, 0)
         return out
 
-    async def hours(self, flt: ItemFilter) -> list[HourCount]:
-        return await window_hours(self.answering(flt), flt)
+    async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
+        return await window_hours(self.answering(flt), flt, bounds)
 
 
 class FetchSource:
@@ -98,7 +100,8 @@ class FetchSource:
             out.candidates = silent[: screen.limit]
         return out
 
-    async def hours(self, flt: ItemFilter) -> list[HourCount]:
+    async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
+        """By hour whatever ``bounds`` say: a list of items in memory is small."""
         items = await self._read(flt)
         counts: dict[tuple[str, str | None, bool], int] = {}
         for item in items:

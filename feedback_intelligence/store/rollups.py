@@ -365,7 +365,24 @@ def theme_statement(part: Plan, category: str | None) -> Any:
     )
 
 
-def hours_statement(part: Plan, category: str | None) -> Any:
-    """The rollups' hour rows of ``part``, in the columns of the rows' hours statement."""
+def bucketed(hour: Any, bounds: Sequence[str] | None) -> Any:
+    """The bucket of an hour column: how many of ``bounds`` (ascending UTC hours) are ``<= hour``; the
+    hour itself without bounds."""
+    if not bounds:
+        return hour
+    return case(*[(hour >= bound, k) for k, bound in reversed(list(enumerate(bounds, 1)))], else_=0)
+
+
+def hours_statement(part: Plan, category: str | None, bounds: Sequence[str] | None = None) -> Any:
+    """The rollups' hour rows of ``part``, in the columns of the rows' hours statement; with ``bounds``,
+    grouped by bucket as ``aggregates.window_hours`` says."""
     h = feedback_hourly.c
-    return select(h.hour, h.category, h.alert, h["items"]).where(*_narrowed(h.hour, feedback_hourly, part, category))
+    where = _narrowed(h.hour, feedback_hourly, part, category)
+    if not bounds:
+        return select(h.hour, h.category, h.alert, h["items"]).where(*where)
+    bucket = bucketed(h.hour, bounds).label("bucket")
+    return (
+        select(func.min(h.hour).label("hour"), h.category, h.alert, func.sum(h["items"]).label("items"))
+        .where(*where)
+        .group_by(bucket, h.category, h.alert)
+    )

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from feedback_intelligence.report.instants import parse_instant
-from feedback_intelligence.report.series import ALERTS, ALL, HourRow, fold, hour_rows, series_of
+import bisect
+import random
+from datetime import timedelta
+
+import pytest
+
+from feedback_intelligence.report.instants import TICKS_PER_SECOND, from_ticks, parse_instant
+from feedback_intelligence.report.series import ALERTS, ALL, HourRow, bucket_bounds, fold, hour_rows, series_of
 
 HELSINKI = "Europe/Helsinki"
 
@@ -90,3 +96,52 @@ def test_hour_rows_group_items_by_utc_hour():
         ]
     )
     assert HourRow("2026-06-01T20", "hevi", False, 2) in rows and HourRow("2026-06-01T21", None, True, 1) in rows
+
+
+def _by_bucket(rows: list[HourRow], bounds: list[str]) -> list[HourRow]:
+    """What a store answers with ``bounds``: one row per bucket, category and alert, carrying its earliest
+    hour (``GROUP BY`` the bucket, ``min(hour)``), emulated here."""
+
+    grouped: dict[tuple[int, str | None, bool], HourRow] = {}
+    for row in rows:
+        key = (bisect.bisect_right(bounds, row.hour), row.category, row.alert)
+        found = grouped.get(key)
+        if found is None:
+            grouped[key] = HourRow(row.hour, row.category, row.alert, row.count)
+        else:
+            found.hour, found.count = min(found.hour, row.hour), found.count + row.count
+    return list(grouped.values())
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [
+        HELSINKI,
+        "UTC",
+        "Asia/Kolkata",  # +05:30: a local midnight is not a UTC hour
+        "America/Havana",  # clocks change at midnight: a local day may start at 01:00
+        "America/Santiago",
+        "Australia/Lord_Howe",  # a 30-minute clock change
+        "Pacific/Apia",  # skipped a whole day (2011-12-30)
+    ],
+)
+def test_rows_grouped_by_the_bucket_bounds_fold_into_the_very_same_series(zone: str) -> None:
+    rng = random.Random(zone)
+    for _ in range(20):
+        start = ticks("2011-06-01T00:00:00Z") + rng.randrange(0, 16 * 365 * 24 * 3600) * TICKS_PER_SECOND
+        days = rng.choice([1, 7, 30, 31, 45, 90, 365])
+        length = (days * 24 * 3600 + rng.randrange(-7200, 7200)) * TICKS_PER_SECOND + rng.randrange(TICKS_PER_SECOND)
+        end = start + length
+        first_hour = from_ticks(start - length).replace(minute=0, second=0, microsecond=0) - timedelta(days=2)
+        hours = [first_hour + timedelta(hours=h) for h in range(2 * days * 24 + 24 * 6)]
+        rows = [HourRow(h.strftime("%Y-%m-%dT%H"), rng.choice(["hevi", None]), rng.random() < 0.2, 1) for h in hours]
+        current, previous = rows[::2], rows[1::2]
+        whole = fold(current, previous, start, end, zone)
+        grouped = fold(
+            _by_bucket(current, bucket_bounds(start, end, zone)),
+            _by_bucket(previous, bucket_bounds(start, end, zone, previous=True)),
+            start,
+            end,
+            zone,
+        )
+        assert grouped == whole, (zone, from_ticks(start), from_ticks(end))
