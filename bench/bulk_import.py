@@ -7,10 +7,10 @@ path, side by side in one run against one real ``feedctl serve`` process; then w
    kinds of item: saved for later (``structureLater``: the rules' proposal is computed per row, as a
    history import needs) and with an ``acceptedStructure`` (no proposal). Texts are demo-corpus texts
    made unique, so no cache of the process answers for a row.
-2. In process, per row of a batch: the deterministic layers (``IngestService.record``), and the insert
-   on PostgreSQL two ways: ``FeedbackStore.insert_batch`` (SQLAlchemy's multi-row VALUES pages, ``ON
-   CONFLICT DO NOTHING``) and COPY into a temporary table followed by ``INSERT … SELECT … ON CONFLICT DO
-   NOTHING`` (the alternative ADR 0027 weighed).
+2. In process, per row of a batch: the deterministic layers (``IngestService.record_many``, as a batch
+   runs them), and the insert on PostgreSQL two ways: ``FeedbackStore.insert_batch`` (SQLAlchemy's
+   multi-row VALUES pages, ``ON CONFLICT DO NOTHING``) and COPY into a temporary table followed by
+   ``INSERT … SELECT … ON CONFLICT DO NOTHING`` (the alternative ADR 0027 weighed).
 
 Target: the batch path ≥ 10,000 rows/s over HTTP (issue 25).
 
@@ -157,7 +157,7 @@ async def in_process(rows: int) -> dict[str, Any]:
         commands = [_command(item) for item in raw]
         service.record(commands[0])
         started = time.perf_counter()
-        records = [service.record(command) for command in commands]
+        records = service.record_many(commands)  # what a batch runs (its languages in one parallel call)
         out[f"record/{kind}"] = round((time.perf_counter() - started) * 1e6 / rows, 1)
         started = time.perf_counter()
         for record in records:

@@ -15,8 +15,10 @@ the cooking instructions ("kiehuvaan veteen") or a question ("saako kuumaa vettÃ
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
+from feedback_intelligence.deterministic.needles import Needles, pieces
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit
@@ -27,18 +29,45 @@ def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
     if not text:
         return []
     folded = FoldedText.of(text).folded
+    lexicon = _lexicon(domain)
+    # the stems that can occur at all, in one pass (deterministic/needles.py); each is then tested exactly
+    possible = lexicon.needles.candidates(folded) if lexicon.needles is not None else None
     hits: list[AlertHit] = []
-    for category, patterns in domain.alert_keywords.items():
+    for category, (needles, compiled) in lexicon.categories.items():
+        if possible is not None and needles.isdisjoint(possible):
+            continue  # most texts: no stem of the category, so none of its patterns can hit
         searched = _masked(folded, domain.alert_exceptions.get(category, ()))
-        needles, compiled = _compiled(tuple(patterns))
-        # which of the category's stems occur at all, once; then each pattern is set logic over them
-        present = {needle for needle in needles if needle in searched}
-        if not present:  # most texts: no stem of the category at all, so none of its patterns can hit
+        # which of the category's stems occur, once; then each pattern is set logic over them
+        present = {needle for needle in (needles if possible is None else needles & possible) if needle in searched}
+        if not present:
             continue
         hits.extend(
             AlertHit(category, p) for p, groups in compiled if groups and all(not present.isdisjoint(g) for g in groups)
         )
     return hits
+
+
+@dataclass(frozen=True, slots=True)
+class _Lexicon:
+    """A domain's alert patterns compiled per category, and one automaton over every stem (None where a
+    stem is blanks alone: it matches any spaced text, so nothing may be skipped)."""
+
+    categories: dict[str, tuple[frozenset[str], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]]
+    needles: Needles | None
+
+
+_lexicons: dict[int, tuple[Domain, _Lexicon]] = {}
+
+
+def _lexicon(domain: Domain) -> _Lexicon:
+    found = _lexicons.get(id(domain))
+    if found is not None and found[0] is domain:  # the domain held too: an id is never reused under it
+        return found[1]
+    categories = {category: _compiled(tuple(patterns)) for category, patterns in domain.alert_keywords.items()}
+    stems = {needle for needles, _ in categories.values() for needle in needles}
+    lexicon = _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
+    _lexicons[id(domain)] = (domain, lexicon)
+    return lexicon
 
 
 @lru_cache(maxsize=256)

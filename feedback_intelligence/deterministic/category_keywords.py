@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from feedback_intelligence.deterministic.needles import Needles, pieces
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlaces
 
@@ -47,27 +48,37 @@ def _search_space(folded: FoldedText, rule: CategoryKeywordRule) -> str:
     return text
 
 
-@lru_cache(maxsize=256)
-def _pieces(rule: CategoryKeywordRule) -> tuple[str, ...]:
-    """The space-free pieces of every folded term and weak term of ``rule``, each term by its longest.
+@dataclass(frozen=True, slots=True)
+class _RuleIndex:
+    """Every rule's folded terms and weak terms, and one automaton over all of them: a rule none of whose
+    terms can occur in a text (``needles.Needles.candidates``) cannot fire, and is not asked."""
 
-    Blanking ``notEvidence`` only turns characters into spaces, so a piece without a space that occurs in
-    the searched text occurs at the same place in the text itself: a rule none of whose pieces occur in
-    the text cannot fire, and is answered without its exclusions or blanking (a bulk import asks every
-    rule about every row, and most rules find nothing)."""
-    pieces = []
-    for term in (*rule.terms, *rule.weak_terms):
-        parts = fold(term).split()
-        if parts:
-            pieces.append(max(parts, key=len))
-    return tuple(dict.fromkeys(pieces))
+    rules: tuple[CategoryKeywordRule, ...]
+    terms: tuple[frozenset[str], ...]  # per rule, in order
+    needles: Needles
+
+
+_indexes: dict[int, tuple[object, _RuleIndex]] = {}
+
+
+def _index(rules: Iterable[CategoryKeywordRule]) -> _RuleIndex | None:
+    """The index of a domain's rules (kept per rules object; None for a one-off iterable)."""
+    if not isinstance(rules, tuple):
+        return None
+    found = _indexes.get(id(rules))
+    if found is not None and found[0] is rules:  # the object held too: an id is never reused under it
+        return found[1]
+    terms = tuple(frozenset(f for t in (*r.terms, *r.weak_terms) if (f := fold(t))) for r in rules)
+    if any(not pieces(t) for ts in terms for t in ts):  # a term of blanks alone matches any spaced text
+        return None
+    index = _RuleIndex(rules, terms, Needles(t for ts in terms for t in ts))
+    _indexes[id(rules)] = (rules, index)
+    return index
 
 
 def rule_evidence(text: str | FoldedText, rule: CategoryKeywordRule) -> KeywordEvidence | None:
     """The strongest evidence for ``rule``'s category in ``text``, or None (also when an exclusion occurs)."""
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
-    if not any(piece in folded.folded for piece in _pieces(rule)):
-        return None
     if any(folded.contains(term) for term in rule.exclude_if_contains):
         return None
     space = _search_space(folded, rule)
@@ -119,7 +130,16 @@ def keyword_evidence(
     if not folded.folded.strip():
         return []
     folded = without_incident_places(folded, places)
-    found = (rule_evidence(folded, rule) for rule in rules)
+    index = _index(rules)
+    if index is None:
+        found = (rule_evidence(folded, rule) for rule in rules)
+    else:
+        possible = index.needles.candidates(folded.folded)
+        found = (
+            rule_evidence(folded, rule)
+            for rule, terms in zip(index.rules, index.terms, strict=True)
+            if not terms.isdisjoint(possible)
+        )
     return [e for e in found if e is not None]
 
 

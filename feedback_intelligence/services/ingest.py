@@ -130,7 +130,7 @@ class IngestService:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
         # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
         # event loop keeps serving clerks meanwhile (it waits at most a GIL switch interval for its turn).
-        records = await asyncio.to_thread(self._records, commands)
+        records = await asyncio.to_thread(self.record_many, commands)
         first: dict[str, int] = {}
         for index, record in enumerate(records):
             first.setdefault(record.id, index)
@@ -144,7 +144,7 @@ class IngestService:
             self.on_later()
         return outcomes
 
-    def _records(self, commands: Sequence[IngestCommand]) -> list[StoredFeedback]:
+    def record_many(self, commands: Sequence[IngestCommand]) -> list[StoredFeedback]:
         """:meth:`record` of every command; the texts the rules propose for read together (their languages
         in one parallel detection), the rest one by one."""
         proposing = [command for command in commands if command.accepted_structure is None]
