@@ -42,6 +42,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant, to_ticks
+from feedback_intelligence.report.series import bucket_bounds
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Window, build_window
@@ -252,7 +253,12 @@ async def explain(store: FeedbackStore, window: Window, limit: int, biggest: str
         "themes over every row (without rollups)": aggregates._theme_statement(flt),
         "counts of the whole days, feedback_daily": rollups.count_statement(days, None),
         "themes of the whole days, theme_daily": rollups.theme_statement(days, None),
-        "series of the whole hours, feedback_hourly": rollups.hours_statement(hours, None),
+        "series of the whole hours, feedback_hourly, by hour (before the bucket bounds)": rollups.hours_statement(
+            hours, None
+        ),
+        "series of the whole hours, feedback_hourly, by local day (what the report reads)": rollups.hours_statement(
+            hours, None, bucket_bounds(window.from_ticks, window.to_ticks, ReportSettings().timezone)
+        ),
         "counts of one edge range on the rows (index-only)": aggregates._count_statement(
             ItemFilter(), window.midpoint_norm, midpoint_day
         ),
