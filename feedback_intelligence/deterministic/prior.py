@@ -222,7 +222,10 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
         word = _word_with(text, term)
         topic = _topic_words(word, text, language, domain) if word else None
         if topic:
-            return topic
+            # English: a keyword outside the subject the text opens with names the change or the verdict
+            # ("after the buff", "or a bug?"), the subject the thing ("Dragon Slayer greatsword is …")
+            subject = theme_words.opening_subject(text, language, domain)
+            return subject if subject and not set(subject.split()) & set(topic.split()) else topic
     # an alert's word says what happened or to whom ("silmä", "sormi", "vauva"); the product or place the
     # text names says what with, so the topic phrase comes first
     phrase = theme_words.topic_phrase(text, language, domain)

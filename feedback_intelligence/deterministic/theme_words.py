@@ -10,6 +10,7 @@ One place for the word-level rules the prior, the theme guard and the report's g
   one is a sentence, not a name;
 * :func:`only_generic` — every word a generic noun of the domain (``genericNouns``: "asiakas", "asia", "ok");
 * :func:`topic_nouns` — the text's nouns in base form, generic ones left out, for the prior's theme;
+* :func:`opening_subject` — an English text's opening subject, which beats a keyword outside it (ADR 0036);
 * :func:`topic_phrase` — the prior's theme where no keyword names the topic: the longest such noun
   (Finnish), the first noun phrase's nouns (English, guessed by ``text/english.py``; ADR 0036).
 """
@@ -100,6 +101,15 @@ def _english_function_words(domain: Domain) -> frozenset[str]:
 def english_nouns(text: str, domain: Domain) -> frozenset[str]:
     """The words an English text uses as nouns (lower case), the domain's generic ones left out."""
     return english.nouns(text, _english_function_words(domain))
+
+
+def opening_subject(text: str, language: str, domain: Domain) -> str | None:
+    """An English text's opening subject, its first nouns ("Dragon Slayer greatsword is …" → "dragon
+    slayer"), or None (no subject found, or another language)."""
+    if language != ENGLISH:
+        return None
+    found = english.opening_subject(text, _english_function_words(domain))
+    return " ".join(found[:ENGLISH_PHRASE_WORDS]) if found else None
 
 
 def topic_phrase(text: str, language: str, domain: Domain) -> str | None:

@@ -4,14 +4,16 @@ No word-class resource ships with the project (Voikko is Finnish only; ADR 0022 
 lemmatizer), so English is read from its closed classes and a word's position (ADR 0036):
 
 * closed classes are listed: determiners, pronouns, prepositions, conjunctions, auxiliaries and the
-  commonest verbs, adverbs and evaluative adjectives;
+  commonest verbs, adverbs and evaluative adjectives, units of time and money;
 * open classes by form: ``-ly`` is an adverb, ``-ed`` a participle, ``-ous``/``-ful``/``-less``/``-able``/
-  ``-ible`` an adjective, a contraction ("can't", "you've") a function word;
+  ``-ible`` an adjective, a contraction ("can't", "you've") a function word, a possessive ("friend's",
+  "devs'") the owner;
 * by position: a word after a subject pronoun, a modal or "to", or a word that starts a run and is
   followed by a determiner or an object pronoun ("give the …", "nerf it"), is a verb; an ``-ing`` word
   is a noun only after a determiner, preposition or adjective, or before another noun ("crafting bench").
 
-A *run* is a stretch of adjectives and nouns inside one clause; :func:`noun_phrases` gives each run's nouns.
+A *run* is a stretch of adjectives and nouns inside one clause; :func:`noun_phrases` gives each run's nouns,
+:func:`opening_subject` the run the text opens with where it is the first clause's subject.
 The guesses are meant for choosing a theme, not for parsing: a wrong guess costs a worse theme, never
 an error.
 """
@@ -72,7 +74,14 @@ _VERBS = _words(
     "put", "puts",
     # irregular past tenses: what happened, not what with
     "broke", "fell", "ate", "ran", "lost", "left", "stole", "threw", "wrote", "spent", "paid", "sent", "bent",
-    "began", "drank", "froze",
+    "began", "drank", "froze", "blew", "drew", "grew", "knew", "flew", "won", "wore", "tore", "chose",
+    "rode", "woke", "sang", "sank", "swam", "brought", "caught", "taught", "fought", "sought", "meant",
+)  # fmt: skip
+# units of time and money: "every 10 minutes", "50 bucks" measure, never name a topic ("queue times" may)
+_MEASURES = _words(
+    "seconds", "sec", "secs", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "week",
+    "weeks", "month", "months", "year", "years", "dollar", "dollars", "bucks", "euro", "euros", "cents",
+    "percent",
 )  # fmt: skip
 _CLOSED = _words(
     # conjunctions, question words, numbers and other closed words
@@ -81,7 +90,7 @@ _CLOSED = _words(
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "hundred", "thousand", "not",
     "yes", "thanks", "thank", "hi", "hello", "please", "there", "here",
 )  # fmt: skip
-_FUNCTION = _DETERMINERS | _SUBJECTS | _OBJECTS | _MODALS | _PREPOSITIONS | _CLOSED
+_FUNCTION = _DETERMINERS | _SUBJECTS | _OBJECTS | _MODALS | _PREPOSITIONS | _CLOSED | _MEASURES
 _ADVERBS = _words(
     "sometimes", "always", "never", "often", "again", "already", "anymore", "forever", "tonight", "today",
     "yesterday", "tomorrow", "now", "still",
@@ -115,10 +124,13 @@ _NOT_ADVERBS = _words(
     "family", "supply", "reply", "assembly", "jelly", "belly", "bully", "rally", "ally", "fly",
 )  # fmt: skip
 _CONTRACTION = re.compile(r"['’](?:t|ve|re|ll|d|m)$")
-_POSSESSIVE = re.compile(r"['’]s$")
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-# an apostrophe inside a word ("friend's", "can't") is no boundary; a quote mark is
-_BOUNDARY = re.compile(r"[.,!?;:()\[\]{}\"“”…/|]|(?<![^\W_])['‘’]|['‘’](?![^\W_])|\s[-–—]\s")
+_POSSESSIVE = re.compile(r"['’]s?$")  # "friend's", and a plural's "devs'"
+# a plural's possessive mark: an apostrophe after an s, before the owned word ("the devs' roadmap")
+_PLURAL_POSSESSIVE = r"(?<=[^\W_]s)['’](?=\s+[^\W_])"
+_WORD = re.compile(rf"[^\W_]+(?:[-'’][^\W_]+)*(?:{_PLURAL_POSSESSIVE})?")
+# an apostrophe inside a word ("friend's", "can't") is no boundary, nor a plural's possessive mark; a quote
+# mark is (a quoted title ending in "s" before a word reads as a possessive: a known, rare miss)
+_BOUNDARY = re.compile(rf"[.,!?;:()\[\]{{}}\"“”…/|]|(?<![^\W_])['‘’]|(?!{_PLURAL_POSSESSIVE})['‘’](?![^\W_])|\s[-–—]\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +215,31 @@ def noun_phrases(text: str, function: frozenset[str] = frozenset()) -> list[tupl
                 phrases.append(tuple(run))
             run = []
     return phrases
+
+
+_QUESTION_WORDS = _words("why", "how", "when", "where", "what")
+_AUXILIARIES = (_MODALS - {"to"}) | _words("is", "are", "was", "were", "has", "have", "had")
+
+
+def opening_subject(text: str, function: frozenset[str] = frozenset()) -> tuple[str, ...] | None:
+    """The nouns of the subject the text opens with, lower case, or None: the first clause's opening noun
+    phrase (after determiners and possessives) where its verb follows it ("Dragon Slayer greatsword is way
+    too strong after the buff", "subtitles don't match …"), or where a question's auxiliary precedes it
+    ("is the damage falloff on shotguns intended or a bug?", "why does my controller …")."""
+    clauses = tagged(text, function)
+    words = clauses[0] if clauses else []
+    i = 1 if words and words[0].low in _QUESTION_WORDS else 0
+    question = i < len(words) and words[i].low in _AUXILIARIES
+    i += 1 if question else 0
+    while i < len(words) and (words[i].low in _DETERMINERS or _POSSESSIVE.search(words[i].low)):
+        i += 1
+    start = i
+    while i < len(words) and words[i].tag in (Tag.NOUN, Tag.ADJECTIVE):
+        i += 1
+    found = tuple(w.low for w in words[start:i] if w.tag is Tag.NOUN)
+    follower = words[i] if i < len(words) else None  # "subtitles don't match": a negated auxiliary is a verb
+    verb_follows = follower is not None and (follower.tag is Tag.VERB or follower.low.endswith(("n't", "n’t")))
+    return found if found and (question or verb_follows) else None
 
 
 def is_adjective(word: str) -> bool:

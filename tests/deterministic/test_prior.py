@@ -141,6 +141,16 @@ def test_game_domain(text: str, type_: str, severity: str, game: Domain) -> None
         # a keyword used as a noun still decides, with its adjective
         ("black screen after the intro video, only sound plays", "black screen"),
         ("the inventory menu is a mess, takes 6 clicks to equip a ring", "menu"),
+        # ... unless the text opens with another subject: the keyword names the change or the verdict
+        (
+            "Dragon Slayer greatsword is way too strong after the buff, every pvp match is the same build",
+            "dragon slayer",
+        ),
+        ("is the damage falloff on shotguns intended or a bug? it changed without patch notes", "damage falloff"),
+        ("the new raid is the best content you've ever released, amazing work", "raid"),
+        # a plural's possessive is the owner; a unit measures (game set, dev part: game-eval-d2-*)
+        ("the devs' roadmap promised ranked seasons by march, any update on that?", "roadmap"),
+        ("the game logs me out every 10 minutes on PS5", "ps5"),
     ],
 )
 def test_english_themes_name_a_noun(text: str, theme: str, game: Domain) -> None:

@@ -83,12 +83,13 @@ def test_theme_misses_name_the_gold_topics_and_the_priors_theme() -> None:
     gold = {"category": "bugs_crashes", "severity": "low", "type": "question", "sentiment": "neutral", "language": "en"}
     items = [
         EvalItem(
-            "g1", "dev", "is the damage falloff on shotguns intended or a bug?", gold, frozenset(), topics=("falloff",)
+            "g1", "dev", "is the damage falloff on shotguns intended or a bug?", gold, frozenset(), topics=("shotguns",)
         ),
         EvalItem("g2", "dev", "the crafting bench sometimes eats materials", gold, frozenset(), topics=("bench",)),
     ]
     misses = dev_misses(items, game, fields=("theme",))
-    assert [(m.item_id, m.kind, m.detail) for m in misses] == [("g1", "theme names no topic", "falloff -> bug")]
+    listed = [(m.item_id, m.kind, m.detail) for m in misses]
+    assert listed == [("g1", "theme names no topic", "shotguns -> damage falloff")]
     card = deterministic_result(items, game, "dev")["splits"]["dev"]
     assert card["priorThemes"]["namesTopic"] == 0.5
 
