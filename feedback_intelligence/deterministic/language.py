@@ -92,10 +92,15 @@ def detect_language(text: str, candidates: tuple[str, ...]) -> LanguageGuess | N
     return _guess(detector, text)
 
 
+# Texts per parallel call: the call holds the GIL throughout (a batch's 1,000 texts held the event loop for
+# 0.2–0.8 s), and 32 at a time were as fast as one call of all of them, or faster.
+PARALLEL_CHUNK = 32
+
+
 def detect_languages(texts: Sequence[str], candidates: tuple[str, ...]) -> list[LanguageGuess | None]:
-    """:func:`detect_language` of many texts in one call: lingua spreads them over its threads (a bulk
-    import's rows; ~3× faster than one call a text on two cores). The confidences equal a single call's to
-    twelve decimal places (the threads add in another order)."""
+    """:func:`detect_language` of many texts at once: lingua spreads them over its threads (a bulk import's
+    rows; ~2× faster than one call a text on two cores, in chunks). The confidences equal a single call's
+    to twelve decimal places (the threads add in another order)."""
     long_enough = [i for i, text in enumerate(texts) if candidates and letter_count(text) >= MIN_LETTERS]
     guesses: list[LanguageGuess | None] = [None] * len(texts)
     detector = detector_for(candidates) if long_enough else None
@@ -103,10 +108,12 @@ def detect_languages(texts: Sequence[str], candidates: tuple[str, ...]) -> list[
         for i in long_enough:
             guesses[i] = LanguageGuess(candidates[0], 0.0)
         return guesses
-    values = detector.compute_language_confidence_values_in_parallel([texts[i] for i in long_enough])
-    for i, found in zip(long_enough, values, strict=True):
-        if found:
-            guesses[i] = LanguageGuess(found[0].language.iso_code_639_1.name.lower(), float(found[0].value))
+    for start in range(0, len(long_enough), PARALLEL_CHUNK):
+        chunk = long_enough[start : start + PARALLEL_CHUNK]
+        values = detector.compute_language_confidence_values_in_parallel([texts[i] for i in chunk])
+        for i, found in zip(chunk, values, strict=True):
+            if found:
+                guesses[i] = LanguageGuess(found[0].language.iso_code_639_1.name.lower(), float(found[0].value))
     return guesses
 
 
