@@ -1,5 +1,5 @@
-"""``feedctl user add | grant | revoke``: local accounts and role grants, through the operator routes
-``/admin/users`` and ``/admin/users/{name}/grants``.
+"""``feedctl user add | grant | revoke | disable | enable``: local accounts, role grants and who may sign in,
+through the operator routes ``/admin/users``, ``/admin/users/{name}/grants`` and ``/admin/users/{name}/disabled``.
 
 The same path as every feedctl command (loopback or FI_OPERATOR_TOKEN), so the first operator is made
 from the host the service runs on. The password is read from a prompt (hidden, asked twice) or, for
@@ -97,3 +97,33 @@ def revoke(
 ) -> None:
     """Revoke one role grant of an account (audit row `account.revoke`)."""
     _change("revoke", username, role, json_output)
+
+
+def _set_disabled(username: str, disabled: bool, json_output: bool) -> None:
+    verb = "disable" if disabled else "enable"
+    with client() as http:
+        answer = send(http, "PUT", f"/admin/users/{quote(username, safe='')}/disabled", json={"disabled": disabled})
+    if answer.status_code == 404:
+        raise CliError(f"user {verb}: no account '{username}'", ExitCode.BAD_INPUT)
+    if answer.status_code != 200:
+        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
+        raise CliError(f"user {verb}: {answer.status_code} {server_errors(answer)}", code)
+    after = body_of(answer)
+    if json_output:
+        emit_json(after)
+    elif after["disabled"]:
+        typer.echo(f"{after['username']}: disabled ({after['sessionsEnded']} sessions ended)")
+    else:
+        typer.echo(f"{after['username']}: enabled")
+
+
+@users.command("disable")
+def disable(username: Annotated[str, typer.Argument(help="The sign-in name.")], json_output: JsonFlag = False) -> None:
+    """Disable an account (someone who left): no sign-in, its sessions end now (audit row `account.disable`)."""
+    _set_disabled(username, True, json_output)
+
+
+@users.command("enable")
+def enable(username: Annotated[str, typer.Argument(help="The sign-in name.")], json_output: JsonFlag = False) -> None:
+    """Enable a disabled account again (audit row `account.enable`)."""
+    _set_disabled(username, False, json_output)

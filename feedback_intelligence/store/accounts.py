@@ -6,9 +6,9 @@ becomes a signed-in one. Grants from SSO claims are replaced at each sign-in; ma
 
 Every change here, and every sign-in (made or refused) and sign-out, appends its ``audit_log`` row in
 the same transaction (store/audit.py): ``account.add``, ``account.grant``, ``account.revoke``,
-``session.signin``, ``session.refused``, ``session.signout``. A row names the account and the actor,
-never a password, a token or its hash, nor a refused name as typed (it may be a password typed in
-the wrong field): a refusal of an unknown name is a row without a name.
+``account.disable``, ``account.enable``, ``session.signin``, ``session.refused``, ``session.signout``. A
+row names the account and the actor, never a password, a token or its hash, nor a refused name as typed
+(it may be a password typed in the wrong field): a refusal of an unknown name is a row without a name.
 """
 
 from __future__ import annotations
@@ -207,6 +207,34 @@ class AccountStore:
                 )
                 await audit.append(conn, _grant_rows(by, account_id, [], [grant]))
             return await _grants(conn, account_id)
+
+    async def set_disabled(self, username: str, disabled: bool, *, by: By = OPERATOR) -> tuple[bool, int] | None:
+        """Disable an account (someone who left) or enable it again: ``(disabled after, sessions ended)``, None
+        for no such account. Disabling ends every live session of the account in the same transaction, so
+        its next request is signed out and it cannot sign in again (local or SSO) until enabled. An account
+        already in that state changes nothing and writes no audit row."""
+        name = fold_username(username)
+        now = utc_now_normalized()
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(select(accounts.c.id, accounts.c.disabled_at).where(accounts.c.username == name))
+            ).first()
+            if row is None:
+                return None
+            if (row.disabled_at is not None) == disabled:
+                return disabled, 0
+            await conn.execute(
+                update(accounts)
+                .where(accounts.c.id == row.id)
+                .values(disabled_at=now if disabled else None, updated_at=now)
+            )
+            ended = 0
+            if disabled:
+                live = and_(sessions.c.account_id == row.id, sessions.c.revoked_at_ms.is_(None))
+                ended = (await conn.execute(update(sessions).where(live).values(revoked_at_ms=_now_ms()))).rowcount
+            action = "account.disable" if disabled else "account.enable"
+            await audit.append(conn, [_row(by, action, field=row.id, new_value=name)])
+        return disabled, int(ended or 0)
 
     async def record_refused(self, username: str, reason: str) -> None:
         """A refused sign-in: ``session.refused`` naming the account when the name is one, else nobody."""

@@ -148,3 +148,31 @@ async def test_user_add_is_an_operator_route_and_checks_its_input(tmp_path: Path
                 json={"username": "DUP", "password": PASSWORD, "grants": [{"role": "clerk", "store": "s1"}]},
             )
             assert again.status_code == 409
+
+
+async def test_a_disabled_account_is_signed_out_at_once_and_cannot_sign_in_until_enabled(tmp_path: Path) -> None:
+    async with running_app(people_settings(tmp_path)) as app:
+        await add_user(app, "Leena", ("clerk", "s1"))
+        async with client(app) as clerk:
+            assert (await sign_in(clerk, "leena")).status_code == 200
+            assert (await clerk.get("/live/feedback")).status_code == 200
+            async with client(app, STRANGER) as stranger:  # an operator route: hidden from anyone else
+                hidden = await stranger.put("/admin/users/leena/disabled", json={"disabled": True})
+                assert hidden.status_code == 404
+            async with client(app, LOOPBACK) as operator:
+                off = await operator.put("/admin/users/LEENA/disabled", json={"disabled": True})
+                assert off.status_code == 200, off.text
+                assert off.json() == {"username": "leena", "disabled": True, "sessionsEnded": 1}
+                again = await operator.put("/admin/users/leena/disabled", json={"disabled": True})
+                assert again.json() == {"username": "leena", "disabled": True, "sessionsEnded": 0}
+                nobody = await operator.put("/admin/users/nobody/disabled", json={"disabled": True})
+                assert nobody.status_code == 404
+                bad = await operator.put("/admin/users/leena/disabled", json={"disabled": "yes please"})
+                assert bad.status_code == 400
+            assert (await clerk.get("/live/feedback")).status_code == 401  # the live session ended with it
+            assert (await sign_in(clerk, "leena")).status_code == 401
+            async with client(app, LOOPBACK) as operator:
+                on = await operator.put("/admin/users/leena/disabled", json={"disabled": False})
+                assert on.json() == {"username": "leena", "disabled": False, "sessionsEnded": 0}
+            assert (await sign_in(clerk, "leena")).status_code == 200
+            assert (await clerk.get("/live/feedback")).status_code == 200

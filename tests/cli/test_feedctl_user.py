@@ -1,4 +1,4 @@
-"""``feedctl user add`` against a real FI_AUTH=local server: the first operator, then a clerk."""
+"""``feedctl user`` against a real FI_AUTH=local server: the first operator, a clerk, grants, disabling."""
 
 from __future__ import annotations
 
@@ -62,3 +62,18 @@ def test_grant_and_revoke_change_a_persons_roles(server: ServerProcess) -> None:
     assert nobody.returncode == 2 and "no account" in nobody.stderr
     bad = feedctl(server, "user", "grant", "ville", "--role", "boss:s1")
     assert bad.returncode == 2 and "role must be one of" in bad.stderr
+
+
+def test_disable_refuses_the_sign_in_and_enable_lets_it_back(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "leena", "--role", "clerk:s1").returncode == 0
+    signin = {"username": "leena", "password": PASSWORD}
+    assert httpx.post(server.url + "/auth/signin", json=signin, timeout=10).status_code == 200
+    disabled = feedctl(server, "user", "disable", "leena")
+    assert disabled.returncode == 0, disabled.stderr
+    assert disabled.stdout.strip() == "leena: disabled (1 sessions ended)"
+    assert httpx.post(server.url + "/auth/signin", json=signin, timeout=10).status_code == 401
+    unknown = feedctl(server, "user", "disable", "nobody")
+    assert unknown.returncode == 2 and "no account 'nobody'" in unknown.stderr
+    enabled = feedctl(server, "user", "enable", "leena")
+    assert enabled.returncode == 0 and enabled.stdout.strip() == "leena: enabled"
+    assert httpx.post(server.url + "/auth/signin", json=signin, timeout=10).status_code == 200

@@ -85,3 +85,23 @@ async def test_account_changes_and_sessions_commit_their_audit_rows(store: Feedb
         ("session.signout", None, None),
     ]
     assert all("f" * 16 not in str(tuple(r)) and "argon2" not in str(tuple(r)) for r in rows)
+
+
+async def test_disabling_ends_the_sessions_and_writes_one_row_a_change(store: FeedbackStore) -> None:
+    accounts = AccountStore(store.engine)
+    account_id = await accounts.add_local("Leena", "Leena", "argon2-hash-not-a-password", (Grant("clerk", "s1"),))
+    await accounts.open_session(account_id, "a" * 64, 3600)
+    await accounts.open_session(account_id, "b" * 64, 3600)
+    assert await accounts.set_disabled("LEENA", True) == (True, 2)
+    assert await accounts.set_disabled("leena", True) == (True, 0)  # already: no row
+    assert await accounts.session_person("a" * 64) is None and await accounts.person(account_id) is None
+    assert await accounts.set_disabled("leena", False) == (False, 0)
+    assert await accounts.session_person("b" * 64) is None  # enabling again revives no ended session
+    assert (await accounts.person(account_id)) is not None
+    assert await accounts.set_disabled("nobody", True) is None
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(audit_log).order_by(audit_log.c.id))).all()
+    assert [(r.action, r.field, r.new_value) for r in rows if r.action.startswith("account.")][-2:] == [
+        ("account.disable", account_id, "leena"),
+        ("account.enable", account_id, "leena"),
+    ]

@@ -378,5 +378,34 @@ async def revoke_role(username: str, role: str, store: str, request: Request, p:
     return await _change_grant(username, grant, False, request, p)
 
 
+class DisabledIn(ApiModel):
+    disabled: bool = Field(description="true: disable the account (its sessions end now); false: enable it again.")
+
+
+class DisabledOut(ApiModel):
+    username: str = Field(description="The sign-in name (case-folded).")
+    disabled: bool = Field(description="Whether the account is disabled after the change.")
+    sessionsEnded: int = Field(ge=0, description="Live sessions the change ended (0 when enabling or unchanged).")
+
+
+@router.put(
+    "/admin/users/{username}/disabled",
+    response_model=DisabledOut,
+    operation_id="setUserDisabled",
+    tags=["operator"],
+    summary="Disable an account, or enable it again (feedctl user disable | enable)",
+    description="A disabled account cannot sign in (locally or by single sign-on) and its live sessions end at "
+    "once; its items, cases and audit rows keep its name (accounts are never deleted). The same state again "
+    "changes nothing. Written to the audit log (`account.disable`, `account.enable`). Operator route.",
+    responses=_GRANT_RESPONSES,
+)
+async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
+    after = await p.store.set_disabled(username, body.disabled, by=_by(request))
+    if after is None:
+        return JSONResponse({"error": "not found", "id": username}, status_code=404)
+    disabled, ended = after
+    return JSONResponse(DisabledOut(username=username.casefold(), disabled=disabled, sessionsEnded=ended).model_dump())
+
+
 def me_json(request: Request) -> dict[str, Any]:
     return _me(request, people(request)).model_dump(mode="json")
