@@ -21,7 +21,7 @@ import pytest
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
@@ -35,6 +35,7 @@ from feedback_intelligence.store import rollups
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.report.oracle import build_report
+from tests.support.databases import migrated_url
 
 DOMAIN = load_domain("retail")
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -99,7 +100,7 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         return s
 
     if request.param == "sqlite":
-        s = await filled(sqlite_url(tmp_path))
+        s = await filled(migrated_url(tmp_path))
         yield s
         await s.aclose()
     else:
@@ -179,9 +180,9 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
 
 async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, tmp_path: Path) -> None:
     """Half the data in a second database: the two answered together equal one database holding all."""
-    other = FeedbackStore(sqlite_url(tmp_path, "live.db"), name="live", derive=DomainDeriver(DOMAIN))
+    other = FeedbackStore(migrated_url(tmp_path, "live.db"), name="live", derive=DomainDeriver(DOMAIN))
     await other.migrate()
-    both = FeedbackStore(sqlite_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
+    both = FeedbackStore(migrated_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
     await both.migrate()
     try:
         for record in ITEMS:
