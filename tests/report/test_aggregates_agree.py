@@ -90,22 +90,25 @@ WINDOWS = [
 ]
 
 
+async def _fill_items(url: str) -> None:
+    s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+    await s.migrate()
+    for record in ITEMS:
+        await s.insert(record)
+    await s.aclose()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
-    async def filled(url: str) -> FeedbackStore:
-        s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
-        await s.migrate()
-        for record in ITEMS:
-            await s.insert(record)
-        return s
-
-    if request.param == "sqlite":
-        s = await filled(migrated_url(tmp_path))
+    if request.param == "sqlite":  # a copy of the file filled once a process (tests/support/databases.py)
+        s = FeedbackStore(migrated_url(tmp_path, fill=_fill_items), derive=DomainDeriver(DOMAIN))
+        await s.migrate()  # at head already: nothing to do
         yield s
         await s.aclose()
     else:
         async with postgres_database("fi_chain") as url:
-            s = await filled(url)
+            await _fill_items(url)
+            s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
             yield s
             await s.aclose()
 
