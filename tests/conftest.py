@@ -15,10 +15,15 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from hypothesis import settings
 
 from tests.prerequisites import MARKERS, all_missing, in_ci, require
 from tests.support.clock import Clock
 from tests.support.redis import REDIS_URL
+
+# `make test-fast` selects this profile (`--hypothesis-profile=fast`): a fifth of the examples, also of a
+# test's own count (tests/support/examples.py). The full run keeps hypothesis' default profile.
+settings.register_profile("fast", max_examples=20)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

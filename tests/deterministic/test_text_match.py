@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feedback_intelligence.deterministic.text_match import FoldedText, contains, find_all, fold
+from tests.support.examples import examples
 
 
 @pytest.mark.parametrize(
@@ -78,7 +79,7 @@ def test_fold_is_stable_and_idempotent() -> None:
 _ALPHABET = "aAäÄoöÖsSß\u0301\u0308\u200b\u00adİi \u1100\u1161\u11a8"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(alphabet=_ALPHABET, max_size=30), needle=st.text(alphabet=_ALPHABET, min_size=1, max_size=4))
 def test_every_span_found_folds_back_to_the_needle(text: str, needle: str) -> None:
     folded = FoldedText.of(text)

@@ -25,6 +25,7 @@ from feedback_intelligence.edge.surface import classify
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.support import OPERATOR_TOKEN
 from tests.edge.test_real_app import real_settings
+from tests.support.examples import examples
 from tests.support.hostile_strings import add_hostile_strings
 
 
@@ -59,7 +60,7 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_public_input_makes_a_server_error(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=CHECKS)
 
