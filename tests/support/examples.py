@@ -14,3 +14,8 @@ DEFAULT_EXAMPLES = 100  # hypothesis' own default, which the full run keeps
 def examples(full: int) -> int:
     """``full`` in the full run; the loaded profile's share of it otherwise (at least one)."""
     return max(1, full * settings.default.max_examples // DEFAULT_EXAMPLES)
+
+
+def reduced() -> bool:
+    """True in a run whose profile keeps fewer examples than the full run (``make test-fast``)."""
+    return settings.default.max_examples < DEFAULT_EXAMPLES
