@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from argon2 import PasswordHasher
+from hypothesis import settings
 
+from feedback_intelligence.auth import passwords
 from tests.prerequisites import MARKERS, all_missing, in_ci, require
 from tests.support.clock import Clock
 from tests.support.redis import REDIS_URL
+
+# `make test-fast` selects this profile (`--hypothesis-profile=fast`): a fifth of the examples, also of a
+# test's own count (tests/support/examples.py). The full run keeps hypothesis' default profile.
+settings.register_profile("fast", max_examples=20)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -100,6 +107,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"CI must not skip a test: {report.longrepr}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cheap_password_hashes(pytestconfig: pytest.Config) -> Iterator[None]:
+    """In the run that leaves ``process`` out, passwords are hashed with Argon2id at its lowest cost: the
+    product's own parameters cost ~0.1 s and 64 MiB a hash, over ~80 hashes and checks in that run. The
+    full run keeps the product's parameters, and so does every app started as a process."""
+    if not _leaves_out_process(pytestconfig):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+        yield
 
 
 @pytest.fixture

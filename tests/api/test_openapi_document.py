@@ -12,6 +12,7 @@ import pytest
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.settings import load_settings
+from tests.support.databases import migrated
 
 CAMEL = re.compile(r"^[a-z]+(?:[A-Z][a-z0-9]*)*$")
 
@@ -22,8 +23,8 @@ def document(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
             "llm_backend": "ollama",
             "llm_base_url": "http://127.0.0.1:9",
             "llm_model": "held",
-            "database_url": f"sqlite:///{tmp_path}/feedback.db",
-            "live_database_url": f"sqlite:///{tmp_path}/live.db",
+            "database_url": f"sqlite:///{migrated(tmp_path / 'feedback.db')}",
+            "live_database_url": f"sqlite:///{migrated(tmp_path / 'live.db')}",
             "snapshot_dir": tmp_path / "snapshots",
             **overrides,
         }

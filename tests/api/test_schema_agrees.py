@@ -32,6 +32,15 @@ def query_schema(document: dict[str, Any], path: str, name: str) -> jsonschema_r
 
 
 OMIT = object()  # the key is left out of the body
+_SERVED: list[dict[str, Any]] = []
+
+
+async def served_document(operator: httpx.AsyncClient) -> dict[str, Any]:
+    """The app's own ``/openapi.json``. Every app of this module has the same settings, hence the same
+    document: the first one served stands for the others (FastAPI derives it anew per app, ~0.5 s)."""
+    if not _SERVED:
+        _SERVED.append((await operator.get("/openapi.json")).json())
+    return _SERVED[0]
 
 
 def save(**extra: Any) -> dict[str, Any]:
@@ -55,7 +64,7 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
     app = create_app(real_settings(tmp_path, structure_worker=False), backend=counting_backend())
     async for _ in running(app):
         async with client(app, LOOPBACK) as operator:
-            document = (await operator.get("/openapi.json")).json()
+            document = await served_document(operator)
             for path in ("/feedback", "/live/feedback"):
                 for name in ("from", "to"):
                     answer = await operator.get(path, params={name: value})
@@ -110,7 +119,7 @@ async def test_a_save_is_refused_exactly_when_the_schema_refuses_it(
     app = create_app(real_settings(tmp_path, structure_worker=False), backend=counting_backend())
     async for _ in running(app):
         async with client(app) as http, client(app, LOOPBACK) as operator:
-            document = (await operator.get("/openapi.json")).json()
+            document = await served_document(operator)
             merged = {**save(acceptedStructure=dict(STRUCTURE)), **extra}
             body = {key: value for key, value in merged.items() if value is not OMIT}
             answer = await http.post("/live/feedback", json=body)

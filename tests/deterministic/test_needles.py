@@ -7,12 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feedback_intelligence.deterministic.needles import Needles
+from tests.support.examples import examples
 
 _ALPHABET = "abä ö"
 _NEEDLES = st.lists(st.text(alphabet=_ALPHABET, min_size=1, max_size=5), min_size=1, max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(alphabet=_ALPHABET, max_size=30), needles=_NEEDLES, blanked=st.sets(st.integers(0, 29)))
 def test_every_needle_found_after_blanking_is_a_candidate(text: str, needles: list[str], blanked: set[int]) -> None:
     index = Needles(needles)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feedback_intelligence.deterministic.text_match import FoldedText, _fold_by_cluster, contains, find_all, fold
+from tests.support.examples import examples
 
 
 @pytest.mark.parametrize(
@@ -78,7 +79,7 @@ def test_fold_is_stable_and_idempotent() -> None:
 _ALPHABET = "aAäÄoöÖsSß\u0301\u0308\u200b\u00adİi \u1100\u1161\u11a8"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(alphabet=_ALPHABET, max_size=30), needle=st.text(alphabet=_ALPHABET, min_size=1, max_size=4))
 def test_every_span_found_folds_back_to_the_needle(text: str, needle: str) -> None:
     folded = FoldedText.of(text)
@@ -95,7 +96,7 @@ def test_every_span_found_folds_back_to_the_needle(text: str, needle: str) -> No
 _BELOW_COMBINING = st.characters(max_codepoint=0x2FF)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text(alphabet=_BELOW_COMBINING, max_size=40) | st.text(alphabet=_ALPHABET, max_size=30))
 def test_the_whole_text_fold_equals_the_cluster_walk(text: str) -> None:
     fast, walked = FoldedText.of(text), _fold_by_cluster(text)

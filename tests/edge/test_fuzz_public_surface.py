@@ -25,6 +25,7 @@ from feedback_intelligence.edge.surface import classify
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.support import OPERATOR_TOKEN
 from tests.edge.test_real_app import real_settings
+from tests.support.examples import examples, reduced
 from tests.support.hostile_strings import add_hostile_strings
 
 
@@ -48,6 +49,9 @@ def _public_schema() -> schemathesis.BaseSchema:
     # schemathesis' lazy loader (from_fixture) does not work under pytest 9 (it writes request.node._nodeid),
     # so the schema is loaded at import, through the edge, with the operator token (it is an operator route)
     loaded = schemathesis.openapi.from_asgi("/openapi.json", app, headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
+    # The fast run sends the generated cases alone (a fifth of them); the full run adds schemathesis'
+    # coverage phase, every boundary case the schema defines (most of this module's time).
+    loaded.config.phases.coverage.enabled = not reduced()
     # every generated string may carry NUL, a lone surrogate, a bidi or a zero-width character
     return add_hostile_strings(loaded.include(_public))
 
@@ -59,7 +63,7 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_public_input_makes_a_server_error(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=CHECKS)
 

@@ -19,6 +19,7 @@ from feedback_intelligence.edge.surface import ROUTES, STATIC_PREFIX, Access, cl
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.settings import Settings, load_settings
 from tests.edge.support import OPERATOR_TOKEN
+from tests.support.databases import migrated
 
 PROXY = ("10.0.0.7", 4242)
 LOOPBACK = ("127.0.0.1", 4243)
@@ -31,8 +32,8 @@ def real_settings(tmp_path: Path, **overrides: Any) -> Settings:
             "llm_backend": "ollama",
             "llm_base_url": "http://127.0.0.1:9",
             "llm_model": "held",
-            "database_url": f"sqlite:///{tmp_path}/feedback.db",
-            "live_database_url": f"sqlite:///{tmp_path}/live.db",
+            "database_url": f"sqlite:///{migrated(tmp_path / 'feedback.db')}",
+            "live_database_url": f"sqlite:///{migrated(tmp_path / 'live.db')}",
             "snapshot_dir": tmp_path / "snapshots",
             "trusted_proxies": [PROXY[0]],
             "operator_token": OPERATOR_TOKEN,

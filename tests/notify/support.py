@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from feedback_intelligence.deterministic.timestamps import format_instant
-from feedback_intelligence.devtools.databases import sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
@@ -18,6 +17,7 @@ from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from tests.support.databases import migrated_url
 
 SECRET = "a-webhook-secret-of-some-length"
 FAST = NotifyOptions(
@@ -73,7 +73,7 @@ async def rig(
     tmp_path: Path, configured: Sequence[NotifyRoute], options: NotifyOptions = FAST, url: str | None = None
 ) -> AsyncIterator[Rig]:
     domain = load_domain("retail")
-    store = FeedbackStore(url or sqlite_url(tmp_path), name="live")
+    store = FeedbackStore(url or migrated_url(tmp_path), name="live")
     await store.migrate()
     intake = AlertIntake(domain, tuple(configured), 7)
     channel = Channel("live", store, on_save=intake.hook("live"))

@@ -21,7 +21,7 @@ import pytest
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
@@ -35,6 +35,7 @@ from feedback_intelligence.store import rollups
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.report.oracle import build_report
+from tests.support.databases import migrated_url
 
 DOMAIN = load_domain("retail")
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -89,22 +90,25 @@ WINDOWS = [
 ]
 
 
+async def _fill_items(url: str) -> None:
+    s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+    await s.migrate()
+    for record in ITEMS:
+        await s.insert(record)
+    await s.aclose()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
-    async def filled(url: str) -> FeedbackStore:
-        s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
-        await s.migrate()
-        for record in ITEMS:
-            await s.insert(record)
-        return s
-
-    if request.param == "sqlite":
-        s = await filled(sqlite_url(tmp_path))
+    if request.param == "sqlite":  # a copy of the file filled once a process (tests/support/databases.py)
+        s = FeedbackStore(migrated_url(tmp_path, fill=_fill_items), derive=DomainDeriver(DOMAIN))
+        await s.migrate()  # at head already: nothing to do
         yield s
         await s.aclose()
     else:
         async with postgres_database("fi_chain") as url:
-            s = await filled(url)
+            await _fill_items(url)
+            s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
             yield s
             await s.aclose()
 
@@ -179,9 +183,9 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
 
 async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, tmp_path: Path) -> None:
     """Half the data in a second database: the two answered together equal one database holding all."""
-    other = FeedbackStore(sqlite_url(tmp_path, "live.db"), name="live", derive=DomainDeriver(DOMAIN))
+    other = FeedbackStore(migrated_url(tmp_path, "live.db"), name="live", derive=DomainDeriver(DOMAIN))
     await other.migrate()
-    both = FeedbackStore(sqlite_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
+    both = FeedbackStore(migrated_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
     await both.migrate()
     try:
         for record in ITEMS:

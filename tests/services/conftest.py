@@ -15,6 +15,7 @@ from feedback_intelligence.services.channels import LIVE, Channel
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
 from tests.structuring.fakes import make_runner
+from tests.support.databases import migrated_url
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +25,7 @@ def retail() -> Domain:
 
 @pytest.fixture
 async def channel(tmp_path: Path) -> AsyncIterator[Channel]:
-    store = FeedbackStore(f"sqlite+aiosqlite:///{tmp_path / 'live.db'}", name=LIVE)
+    store = FeedbackStore(migrated_url(tmp_path, "live.db"), name=LIVE)
     await store.migrate()
     yield Channel(LIVE, store)
     await store.aclose()

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
-from feedback_intelligence.devtools.databases import sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
@@ -28,6 +27,7 @@ from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
+from tests.support.databases import migrated_url
 from tests.support.later_rows import MODEL, PROPOSAL, later
 from tests.support.waiting import until
 
@@ -39,7 +39,7 @@ def retail() -> Domain:
 
 @pytest.fixture
 async def channels(tmp_path: Path) -> AsyncIterator[list[Channel]]:
-    made = [Channel(name, FeedbackStore(sqlite_url(tmp_path, f"{name}.db"), name=name)) for name in (LIVE, CORPUS)]
+    made = [Channel(name, FeedbackStore(migrated_url(tmp_path, f"{name}.db"), name=name)) for name in (LIVE, CORPUS)]
     for channel in made:
         await channel.store.migrate()
     yield made

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from feedback_intelligence.devtools.databases import sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
@@ -26,6 +25,7 @@ from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.structuring.fakes import make_runner
 from tests.support.calls import call
+from tests.support.databases import migrated_url
 from tests.support.later_rows import MODEL, PROPOSAL, later
 
 PREEMPT_MAX = 2
@@ -61,7 +61,7 @@ def retail() -> Domain:
 @pytest.fixture
 async def channels(tmp_path: Path) -> AsyncIterator[dict[str, Channel]]:
     made = {
-        name: Channel(name, FeedbackStore(sqlite_url(tmp_path, f"{name}.db"), name=name)) for name in (CORPUS, LIVE)
+        name: Channel(name, FeedbackStore(migrated_url(tmp_path, f"{name}.db"), name=name)) for name in (CORPUS, LIVE)
     }
     for channel in made.values():
         await channel.store.migrate()

@@ -10,12 +10,13 @@ import pytest
 from sqlalchemy import select
 
 from feedback_intelligence.derivation import DomainDeriver, derive
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.store.aggregates import ItemFilter, query_words, where_clause
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback
+from tests.support.databases import migrated_url
 
 DOMAIN = load_domain("retail")
 
@@ -87,7 +88,7 @@ async def store(
         return s
 
     if request.param == "sqlite":
-        s = await filled(sqlite_url(Path(tmp_path_factory.mktemp("where"))))
+        s = await filled(migrated_url(Path(tmp_path_factory.mktemp("where"))))
         yield s
         await s.aclose()
     else:

@@ -16,12 +16,13 @@ import pytest
 from sqlalchemy import select
 
 from feedback_intelligence.derivation import DomainDeriver, derive
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback, feedback_alerts
 from feedback_intelligence.store.structure_queue import StructureQueue
+from tests.support.databases import migrated_url
 
 DOMAIN = load_domain("retail")
 TS = "2026-11-01T08:00:00.0000000+00:00"
@@ -32,7 +33,7 @@ HIT = AlertHit("injury_safety", "liukastu")
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
+        yield migrated_url(tmp_path)
     else:
         async with postgres_database("fi_chain") as pg_url:
             yield pg_url

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store import cases
 from feedback_intelligence.store.accounts import AccountStore, Grant
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import audit_log
+from tests.support.databases import migrated_url
 
 TS = "2026-11-01T08:00:00.0000000+00:00"
 STRUCTURE = Structure("muu", "jono", "low", "complaint", "fi")
@@ -24,7 +25,7 @@ STRUCTURE = Structure("muu", "jono", "low", "complaint", "fi")
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":
-        s = FeedbackStore(sqlite_url(tmp_path), name="live")
+        s = FeedbackStore(migrated_url(tmp_path), name="live")
         await s.migrate()
         yield s
         await s.aclose()

@@ -13,13 +13,14 @@ import pytest
 from sqlalchemy import select
 
 from feedback_intelligence.derivation import DomainDeriver
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
 from feedback_intelligence.store import aggregates, audit, rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
 from feedback_intelligence.store.structure_queue import StructureQueue
+from tests.support.databases import migrated_url
 
 DOMAIN = load_domain("retail")
 DAY = "T00:00:00.0000000+00:00"
@@ -46,7 +47,7 @@ def item(n: int, day: int, hour: int, *, category: str = "maito_kylma", theme: s
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":
-        s = FeedbackStore(sqlite_url(tmp_path), derive=DomainDeriver(DOMAIN))
+        s = FeedbackStore(migrated_url(tmp_path), derive=DomainDeriver(DOMAIN))
         await s.migrate()
         yield s
         await s.aclose()

@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
+from tests.support.databases import migrated_url
 from tests.support.later_rows import MODEL, PROPOSAL, later
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
+        yield migrated_url(tmp_path)
     else:
         async with postgres_database() as pg_url:
             yield pg_url

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.settings import Settings, load_settings
+from tests.support.databases import migrated
 
 OPERATOR_TOKEN = "operator-token-for-people-tests"
 LOOPBACK = ("127.0.0.1", 4301)  # a program on the host: the loopback operator
@@ -33,8 +34,8 @@ def people_settings(tmp_path: Path, auth: str = "local", **overrides: Any) -> Se
             "llm_backend": "ollama",
             "llm_base_url": "http://127.0.0.1:9",
             "llm_model": "held",
-            "database_url": f"sqlite:///{tmp_path}/feedback.db",
-            "live_database_url": f"sqlite:///{tmp_path}/live.db",
+            "database_url": f"sqlite:///{migrated(tmp_path / 'feedback.db')}",
+            "live_database_url": f"sqlite:///{migrated(tmp_path / 'live.db')}",
             "snapshot_dir": tmp_path / "snapshots",
             "operator_token": OPERATOR_TOKEN,
             "allowed_hosts": ["fi.test"],
