@@ -177,6 +177,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
     _rule("POST", "/admin/users/{username}/grants", OPERATOR),  # feedctl user grant
     _rule("DELETE", "/admin/users/{username}/grants/{role}/{store}", OPERATOR),  # feedctl user revoke
+    _rule("PUT", "/admin/users/{username}/disabled", OPERATOR),  # feedctl user disable | enable
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),
