@@ -14,13 +14,14 @@ test:  ## set up and run the whole test suite (unit, API over real servers, brow
 	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
 # test-fast keeps Python's bytecode (PYTHONDONTWRITEBYTECODE emptied): the edit loop then compiles and
-# assertion-rewrites only the modules that changed since the last run. It runs a fifth of the hypothesis
-# examples (profile `fast`, tests/conftest.py), the edge fuzz without schemathesis' coverage phase, and
-# Argon2id at its lowest cost; `make test` runs every example, the coverage phase and the product's
-# Argon2 parameters. About 95-105 s on this 2-core machine shared with two other sessions (it was
-# 170-240 s beside it; docs/benchmarks.md): the 60 s the lane is meant for is not reached yet.
-test-fast:  ## the unit tests: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis; `make test` runs all (about 100 s on 2 cores)
-	PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest -q -p no:cacheprovider --hypothesis-profile=fast -m "not process and not slow and not postgres and not redis"
+# assertion-rewrites only the modules that changed since the last run. It spreads the tests over the
+# machine's cores (pytest-xdist, -n auto), runs a fifth of the hypothesis examples (profile `fast`,
+# tests/conftest.py), the edge fuzz without schemathesis' coverage phase, and Argon2id at its lowest cost;
+# `make test` runs in one process, with every example, the coverage phase and the product's Argon2
+# parameters. About 63 s on this 2-core machine when idle, 103 s in one process (docs/benchmarks.md):
+# just over the 60 s the lane is meant for.
+test-fast:  ## the unit tests: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis; `make test` runs all (about a minute on 2 cores)
+	PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --hypothesis-profile=fast -m "not process and not slow and not postgres and not redis"
 
 lint:
 	.venv/bin/ruff check feedback_intelligence tests bench
