@@ -10,9 +10,10 @@ and the shell's history would show it.
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
+import httpx
 import typer
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
@@ -48,15 +49,22 @@ def add(
         answer = send(http, "POST", "/admin/users", json=body)
     if answer.status_code == 409:
         raise CliError(f"user add: the user name '{username}' is taken", ExitCode.BAD_INPUT)
-    if answer.status_code != 201:
-        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
-        raise CliError(f"user add: {answer.status_code} {server_errors(answer)}", code)
-    created = body_of(answer)
+    created = _answered("add", answer, 201)
     if json_output:
         emit_json(created)
     else:
         said = ", ".join(f"{g['role']}:{g['store']}" for g in grants)
         typer.echo(f"added {created['username']} ({said})")
+
+
+def _answered(verb: str, answer: httpx.Response, expected: int, username: str | None = None) -> Any:
+    """The body of an ``expected`` answer; otherwise the error a person can act on (a 4xx is their input)."""
+    if answer.status_code == 404 and username is not None:
+        raise CliError(f"user {verb}: no account '{username}'", ExitCode.BAD_INPUT)
+    if answer.status_code != expected:
+        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
+        raise CliError(f"user {verb}: {answer.status_code} {server_errors(answer)}", code)
+    return body_of(answer)
 
 
 def _change(verb: str, username: str, role: str, json_output: bool) -> None:
@@ -67,12 +75,7 @@ def _change(verb: str, username: str, role: str, json_output: bool) -> None:
             answer = send(http, "POST", path, json=grant)
         else:
             answer = send(http, "DELETE", f"{path}/{quote(grant['role'], safe='')}/{quote(grant['store'], safe='')}")
-    if answer.status_code == 404:
-        raise CliError(f"user {verb}: no account '{username}'", ExitCode.BAD_INPUT)
-    if answer.status_code != 200:
-        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
-        raise CliError(f"user {verb}: {answer.status_code} {server_errors(answer)}", code)
-    after = body_of(answer)
+    after = _answered(verb, answer, 200, username)
     if json_output:
         emit_json(after)
     else:
@@ -103,12 +106,7 @@ def _set_disabled(username: str, disabled: bool, json_output: bool) -> None:
     verb = "disable" if disabled else "enable"
     with client() as http:
         answer = send(http, "PUT", f"/admin/users/{quote(username, safe='')}/disabled", json={"disabled": disabled})
-    if answer.status_code == 404:
-        raise CliError(f"user {verb}: no account '{username}'", ExitCode.BAD_INPUT)
-    if answer.status_code != 200:
-        code = ExitCode.BAD_INPUT if 400 <= answer.status_code < 500 else ExitCode.DEGRADED
-        raise CliError(f"user {verb}: {answer.status_code} {server_errors(answer)}", code)
-    after = body_of(answer)
+    after = _answered(verb, answer, 200, username)
     if json_output:
         emit_json(after)
     elif after["disabled"]:
