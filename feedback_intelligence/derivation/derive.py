@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from feedback_intelligence.derivation.themes import matched_words, shown_theme
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.sentiment import effective_sentiment as text_sentiment
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
@@ -16,7 +17,7 @@ from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 DERIVATION_VERSION = "d2"  # d2: the sentiment read from the text where the language measured it better (ADR 0028)
 CORRECTED_FIELDS_MAX_CHARS = 200
 
-_revs: dict[int, tuple[Domain, str]] = {}
+_revs: dict[int, tuple[object, str]] = {}
 
 
 def effective_sentiment(record: StoredFeedback, domain: Domain) -> str | None:
@@ -39,12 +40,9 @@ def _folder_digest(folder: Path | None) -> str:
 def derivation_rev(domain: Domain) -> str:
     """The code's version and a digest of the domain's folder (≤ 32 characters): a lexicon, guard or rule
     change makes every row stale. Read once per domain object."""
-    found = _revs.get(id(domain))
-    if found is not None and found[0] is domain:
-        return found[1]
-    rev = f"{DERIVATION_VERSION}-{domain.name[:8]}-{_folder_digest(domain.directory)[:16]}"
-    _revs[id(domain)] = (domain, rev)
-    return rev
+    return kept_for(
+        _revs, domain, lambda: f"{DERIVATION_VERSION}-{domain.name[:8]}-{_folder_digest(domain.directory)[:16]}"
+    )
 
 
 def _corrected_fields(record: StoredFeedback) -> str | None:

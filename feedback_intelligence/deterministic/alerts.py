@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from feedback_intelligence.deterministic.needles import Needles, pieces
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit
@@ -56,18 +57,17 @@ class _Lexicon:
     needles: Needles | None
 
 
-_lexicons: dict[int, tuple[Domain, _Lexicon]] = {}
+_lexicons: dict[int, tuple[object, _Lexicon]] = {}
 
 
 def _lexicon(domain: Domain) -> _Lexicon:
-    found = _lexicons.get(id(domain))
-    if found is not None and found[0] is domain:  # the domain held too: an id is never reused under it
-        return found[1]
+    return kept_for(_lexicons, domain, lambda: _lexicon_of(domain))
+
+
+def _lexicon_of(domain: Domain) -> _Lexicon:
     categories = {category: _compiled(tuple(patterns)) for category, patterns in domain.alert_keywords.items()}
     stems = {needle for needles, _ in categories.values() for needle in needles}
-    lexicon = _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
-    _lexicons[id(domain)] = (domain, lexicon)
-    return lexicon
+    return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
 
 
 @lru_cache(maxsize=256)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from feedback_intelligence.deterministic.needles import Needles, pieces
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlaces
 
@@ -58,22 +59,22 @@ class _RuleIndex:
     needles: Needles
 
 
-_indexes: dict[int, tuple[object, _RuleIndex]] = {}
+_indexes: dict[int, tuple[object, _RuleIndex | None]] = {}
 
 
 def _index(rules: Iterable[CategoryKeywordRule]) -> _RuleIndex | None:
-    """The index of a domain's rules (kept per rules object; None for a one-off iterable)."""
+    """The index of a domain's rules (kept per rules object; None for a one-off iterable, or where a term
+    is blanks alone: it matches any spaced text, so no rule may be skipped)."""
     if not isinstance(rules, tuple):
         return None
-    found = _indexes.get(id(rules))
-    if found is not None and found[0] is rules:  # the object held too: an id is never reused under it
-        return found[1]
+    return kept_for(_indexes, rules, lambda: _index_of(rules))
+
+
+def _index_of(rules: tuple[CategoryKeywordRule, ...]) -> _RuleIndex | None:
     terms = tuple(frozenset(f for t in (*r.terms, *r.weak_terms) if (f := fold(t))) for r in rules)
-    if any(not pieces(t) for ts in terms for t in ts):  # a term of blanks alone matches any spaced text
+    if any(not pieces(t) for ts in terms for t in ts):
         return None
-    index = _RuleIndex(rules, terms, Needles(t for ts in terms for t in ts))
-    _indexes[id(rules)] = (rules, index)
-    return index
+    return _RuleIndex(rules, terms, Needles(t for ts in terms for t in ts))
 
 
 def rule_evidence(text: str | FoldedText, rule: CategoryKeywordRule) -> KeywordEvidence | None:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lingua import IsoCode639_1, LanguageDetector, LanguageDetectorBuilder
+from lingua import ConfidenceValue, IsoCode639_1, LanguageDetector, LanguageDetectorBuilder
 
 # Below this many letters a text says too little to contradict anyone ("ok", "kiitos!").
 MIN_LETTERS = 12
@@ -71,12 +71,15 @@ def letter_count(text: str) -> int:
     return sum(1 for ch in text if ch.isalpha())
 
 
-def _guess(detector: LanguageDetector, text: str) -> LanguageGuess | None:
-    values = detector.compute_language_confidence_values(text)
+def _top(values: list[ConfidenceValue]) -> LanguageGuess | None:
+    """The most likely language of lingua's answer (most likely first), or None for no answer."""
     if not values:
         return None
-    top = values[0]
-    return LanguageGuess(top.language.iso_code_639_1.name.lower(), float(top.value))
+    return LanguageGuess(values[0].language.iso_code_639_1.name.lower(), float(values[0].value))
+
+
+def _guess(detector: LanguageDetector, text: str) -> LanguageGuess | None:
+    return _top(detector.compute_language_confidence_values(text))
 
 
 def detect_language(text: str, candidates: tuple[str, ...]) -> LanguageGuess | None:
@@ -112,8 +115,7 @@ def detect_languages(texts: Sequence[str], candidates: tuple[str, ...]) -> list[
         chunk = long_enough[start : start + PARALLEL_CHUNK]
         values = detector.compute_language_confidence_values_in_parallel([texts[i] for i in chunk])
         for i, found in zip(chunk, values, strict=True):
-            if found:
-                guesses[i] = LanguageGuess(found[0].language.iso_code_639_1.name.lower(), float(found[0].value))
+            guesses[i] = _top(found)
     return guesses
 
 

@@ -15,7 +15,6 @@ piece missing from the text can match nowhere in it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
 import ahocorasick  # type: ignore[import-not-found]  # a C extension without stubs
 
@@ -53,9 +52,3 @@ class Needles:
         return {
             needle for piece in found for needle in self._by_piece[piece] if all(p in found for p in pieces(needle))
         }
-
-
-@lru_cache(maxsize=64)
-def needles_of(needles: tuple[str, ...]) -> Needles:
-    """The automaton of a lexicon's needles, built once per lexicon."""
-    return Needles(needles)

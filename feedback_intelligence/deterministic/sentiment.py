@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain, SentimentLexicon
 from feedback_intelligence.records import Structure
@@ -116,16 +117,17 @@ class _Compiled:
     exceptions: tuple[str, ...]
 
 
-_compiled: dict[int, tuple[SentimentLexicon, _Compiled]] = {}
+_compiled: dict[int, tuple[object, _Compiled]] = {}
 _readings: dict[tuple[int, str, str], tuple[SentimentLexicon, Reading]] = {}
 _READINGS_KEPT = 50_000
 
 
 def _compile(lexicon: SentimentLexicon) -> _Compiled:
-    found = _compiled.get(id(lexicon))
-    if found is not None and found[0] is lexicon:  # the lexicon held too: an id is never reused under it
-        return found[1]
-    compiled = _Compiled(
+    return kept_for(_compiled, lexicon, lambda: _compiled_of(lexicon))
+
+
+def _compiled_of(lexicon: SentimentLexicon) -> _Compiled:
+    return _Compiled(
         positive=_Cues.of(lexicon.positive),
         negative=_Cues.of(lexicon.negative),
         neutral=_Cues.of(lexicon.neutral),
@@ -133,8 +135,6 @@ def _compile(lexicon: SentimentLexicon) -> _Compiled:
         intensifiers=frozenset(fold(n) for n in lexicon.intensifiers),
         exceptions=tuple(f for f in (fold(e) for e in lexicon.exceptions) if f),
     )
-    _compiled[id(lexicon)] = (lexicon, compiled)
-    return compiled
 
 
 def _bases(tokens: list[str], language: str) -> list[str]:

@@ -162,8 +162,6 @@ class IngestService:
         # the prior reads the alerts and keyword evidence anyway: read once, for it and for the override
         if proposing and evidence is None:
             evidence = text_evidence(command.text, self.domain)
-        elif not proposing:
-            evidence = None
         alerts = evidence.alerts if evidence is not None else match_alerts(command.text, self.domain)
 
         corrections = command.corrections
