@@ -34,7 +34,8 @@ def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
     # the stems that can occur at all, in one pass (deterministic/needles.py); each is then tested exactly
     possible = lexicon.needles.candidates(folded) if lexicon.needles is not None else None
     hits: list[AlertHit] = []
-    for category, (needles, compiled) in lexicon.categories.items():
+    for category, compiled in lexicon.categories.items():
+        needles = compiled.needles
         if possible is not None and needles.isdisjoint(possible):
             continue  # most texts: no stem of the category, so none of its patterns can hit
         searched = _masked(folded, domain.alert_exceptions.get(category, ()))
@@ -42,10 +43,25 @@ def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
         present = {needle for needle in (needles if possible is None else needles & possible) if needle in searched}
         if not present:
             continue
+        # only a pattern whose first group has a present stem can hit: those, in file order
+        tried = sorted({at for needle in present for at in compiled.by_first_group.get(needle, ())})
         hits.extend(
-            AlertHit(category, p) for p, groups in compiled if groups and all(not present.isdisjoint(g) for g in groups)
+            AlertHit(category, pattern)
+            for pattern, groups in (compiled.patterns[at] for at in tried)
+            if all(not present.isdisjoint(group) for group in groups)
         )
     return hits
+
+
+@dataclass(frozen=True, slots=True)
+class _Patterns:
+    """One category's patterns parsed and folded once (what :func:`pattern_matches` does per call): each
+    pattern with its groups of stems, every stem they use, and per stem the patterns whose first group
+    has it (a pattern without one of those in the text cannot hit, so it is not tried)."""
+
+    patterns: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]
+    needles: frozenset[str]
+    by_first_group: dict[str, tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +69,7 @@ class _Lexicon:
     """A domain's alert patterns compiled per category, and one automaton over every stem (None where a
     stem is blanks alone: it matches any spaced text, so nothing may be skipped)."""
 
-    categories: dict[str, tuple[frozenset[str], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]]
+    categories: dict[str, _Patterns]
     needles: Needles | None
 
 
@@ -66,18 +82,23 @@ def _lexicon(domain: Domain) -> _Lexicon:
 
 def _lexicon_of(domain: Domain) -> _Lexicon:
     categories = {category: _compiled(tuple(patterns)) for category, patterns in domain.alert_keywords.items()}
-    stems = {needle for needles, _ in categories.values() for needle in needles}
+    stems = {needle for compiled in categories.values() for needle in compiled.needles}
     return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
 
 
 @lru_cache(maxsize=256)
-def _compiled(
-    patterns: tuple[str, ...],
-) -> tuple[frozenset[str], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]:
-    """A category's patterns parsed and folded once (what :func:`pattern_matches` does per call), with
-    every stem they use: a bulk import matches the whole lexicon against every row."""
-    compiled = tuple((pattern, _folded_groups(pattern)) for pattern in patterns)
-    return frozenset(needle for _, groups in compiled for group in groups for needle in group), compiled
+def _compiled(patterns: tuple[str, ...]) -> _Patterns:
+    """A category's patterns compiled (a bulk import matches the whole lexicon against every row)."""
+    parsed = tuple((pattern, groups) for pattern in patterns if (groups := _folded_groups(pattern)))
+    by_first_group: dict[str, list[int]] = {}
+    for at, (_, groups) in enumerate(parsed):
+        for needle in dict.fromkeys(groups[0]):
+            by_first_group.setdefault(needle, []).append(at)
+    return _Patterns(
+        parsed,
+        frozenset(needle for _, groups in parsed for group in groups for needle in group),
+        {needle: tuple(ats) for needle, ats in by_first_group.items()},
+    )
 
 
 GROUP_SEPARATOR = "&"

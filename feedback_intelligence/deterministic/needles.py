@@ -33,6 +33,13 @@ class Needles:
         for needle in self.needles:
             for piece in set(pieces(needle)):
                 self._by_piece.setdefault(piece, []).append(needle)
+        # per piece: the needles that are that piece alone (a candidate as soon as it occurs), and the
+        # needles of several pieces with all of their pieces (a candidate when every one occurs)
+        self._alone: dict[str, tuple[str, ...]] = {}
+        self._with_others: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {}
+        for piece, having in self._by_piece.items():
+            self._alone[piece] = tuple(n for n in having if len(set(pieces(n))) == 1)
+            self._with_others[piece] = tuple((n, frozenset(pieces(n))) for n in having if len(set(pieces(n))) > 1)
         self._automaton = ahocorasick.Automaton()
         for piece in self._by_piece:
             self._automaton.add_word(piece, piece)
@@ -49,6 +56,8 @@ class Needles:
         """The needles whose every piece occurs in ``folded_text``: the only ones that can match it, or any
         text made from it by blanking characters."""
         found = self.pieces_in(folded_text)
-        return {
-            needle for piece in found for needle in self._by_piece[piece] if all(p in found for p in pieces(needle))
-        }
+        made: set[str] = set()
+        for piece in found:
+            made.update(self._alone[piece])
+            made.update(needle for needle, needed in self._with_others[piece] if needed <= found)
+        return made

@@ -32,6 +32,9 @@ TEXT, TYPE = "text", "type"
 NEGATION_REACH = 3  # words after a negation that it can flip
 WISH_LEAD = 2  # how far one side must lead in a text with a wish or question cue
 _TOKENS = re.compile(r"[\w'’-]+|[^\w\s]", re.UNICODE)
+_KINDS_KEPT = 100_000  # distinct (word, base form) verdicts kept per side of a lexicon
+PHRASE = -1  # a word a phrase cue may start with
+UNKNOWN = -2  # not worked out yet
 _CLAUSE_BREAKS = frozenset({",", ".", "!", "?", ";", ":", "mutta", "but", "men", "vaikka", "although", "fast"})
 
 
@@ -58,6 +61,12 @@ class _Cues:
     # the positions in ``phrases`` of the phrases beginning with a word: a phrase's first word must be the
     # token or its base form whole, so only these can start at a token (the rest are never tried)
     by_first_word: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # what each distinct (token, base form) is to this side: 0 no cue, 1 a single-word cue, PHRASE a word a
+    # phrase may start with (then :meth:`length_at` decides). Worked out once per word, not once per word
+    # of every text: a language's words repeat, and a bulk import reads thousands of texts
+    kinds: dict[tuple[str, str], int] = field(default_factory=dict, compare=False, repr=False)
+    # the first characters of the symbol cues: a text without any of them has none of the symbols
+    symbol_starts: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, terms: tuple[str, ...]) -> _Cues:
@@ -86,7 +95,24 @@ class _Cues:
             ordered,
             tuple(symbols),
             {word: tuple(indexes) for word, indexes in by_first_word.items()},
+            symbol_starts=frozenset(symbol[0] for symbol in symbols),
         )
+
+    def kinds_of(self, words: list[tuple[str, str]]) -> list[int]:
+        """What each (token, base form) of a text is to this side: 0, 1 or PHRASE (see ``kinds``)."""
+        kinds = [self.kinds.get(word, UNKNOWN) for word in words]
+        if UNKNOWN in kinds:
+            if len(self.kinds) >= _KINDS_KEPT:
+                self.kinds.clear()
+            for at, kind in enumerate(kinds):
+                if kind == UNKNOWN:
+                    kinds[at] = self.kinds[words[at]] = self._kind(*words[at])
+        return kinds
+
+    def _kind(self, token: str, base: str) -> int:
+        if token in self.by_first_word or (base and base in self.by_first_word):
+            return PHRASE
+        return int(self.stems is not None and bool(self.stems.match(token) or (base and self.stems.match(base))))
 
     def length_at(self, tokens: list[str], bases: list[str], at: int) -> int:
         """How many tokens a cue covers from ``at`` (0: none): a phrase needs its earlier words whole and
@@ -105,6 +131,12 @@ class _Cues:
         if self.stems is not None and (self.stems.match(token) or (base and self.stems.match(base))):
             return 1
         return 0
+
+    def symbols_in(self, folded: str) -> int:
+        """Occurrences of the symbol cues in ``folded``, each symbol counted on its own."""
+        if not self.symbol_starts or self.symbol_starts.isdisjoint(folded):
+            return 0
+        return sum(folded.count(symbol) for symbol in self.symbols)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,13 +206,14 @@ def _read(text: str, cues: _Compiled, language: str) -> Reading:
         folded = folded.replace(phrase, " ")
     tokens = _TOKENS.findall(folded)
     bases = _bases(tokens, language)
+    words = list(zip(tokens, bases, strict=True))
     totals = {POSITIVE: 0.0, NEGATIVE: 0.0}
     used = [False] * len(tokens)
     for sign, side in ((POSITIVE, cues.positive), (NEGATIVE, cues.negative)):
-        for at in range(len(tokens)):
-            if used[at]:
+        for at, kind in enumerate(side.kinds_of(words)):
+            if not kind or used[at]:
                 continue
-            width = side.length_at(tokens, bases, at)
+            width = side.length_at(tokens, bases, at) if kind == PHRASE else kind
             if not width:
                 continue
             for i in range(at, at + width):
@@ -189,9 +222,13 @@ def _read(text: str, cues: _Compiled, language: str) -> Reading:
             starts_negated = tokens[at] in cues.negations
             flipped = not starts_negated and _negated(tokens, at, cues.negations)
             totals[(NEGATIVE if sign == POSITIVE else POSITIVE) if flipped else sign] += weight
-        totals[sign] += sum(folded.count(symbol) for symbol in side.symbols)
-    neutral = sum(1 for at in range(len(tokens)) if cues.neutral.length_at(tokens, bases, at))
-    neutral += sum(folded.count(symbol) for symbol in cues.neutral.symbols)
+        totals[sign] += side.symbols_in(folded)
+    neutral = sum(
+        1
+        for at, kind in enumerate(cues.neutral.kinds_of(words))
+        if kind == 1 or (kind == PHRASE and cues.neutral.length_at(tokens, bases, at))
+    )
+    neutral += cues.neutral.symbols_in(folded)
     return Reading(totals[POSITIVE], totals[NEGATIVE], neutral)
 
 

@@ -196,9 +196,11 @@ def preferred(readings: tuple[Analysis, ...], word: str = "") -> Analysis | None
     return min(readings, key=lambda r: (_PREFERENCE.index(r.word_class), len(r.parts), r.base != folded))
 
 
+@lru_cache(maxsize=65536)
 def base_form(word: str, language: str = FINNISH) -> str:
     """The base form of ``word`` in lower case ("kuitin" → "kuitti"); the word as written, in lower case,
-    where there is no reading (unknown word, another language, no Voikko)."""
+    where there is no reading (unknown word, another language, no Voikko). Remembered per word: the
+    sentiment reading asks about every word of every text, and a language's words repeat."""
     reading = preferred(analyse(word, language), word)
     return reading.base if reading is not None else unicodedata.normalize("NFC", word.strip()).lower()
 
