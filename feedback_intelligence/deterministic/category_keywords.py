@@ -57,6 +57,27 @@ class _RuleIndex:
     rules: tuple[CategoryKeywordRule, ...]
     terms: tuple[frozenset[str], ...]  # per rule, in order
     needles: Needles
+    folded: tuple[_FoldedRule, ...]  # per rule, in order
+
+
+@dataclass(frozen=True, slots=True)
+class _FoldedRule:
+    """A rule's exclusions and terms folded once (a bulk import asks every rule about every row)."""
+
+    excludes: tuple[str, ...]
+    terms: tuple[tuple[int, str, str], ...]  # (strength, the term as written, folded): strong first, file order
+
+    @classmethod
+    def of(cls, rule: CategoryKeywordRule) -> _FoldedRule:
+        return cls(
+            tuple(f for term in rule.exclude_if_contains if (f := fold(term))),
+            tuple(
+                (strength, term, needle)
+                for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms))
+                for term in terms
+                if (needle := fold(term))
+            ),
+        )
 
 
 _indexes: dict[int, tuple[object, _RuleIndex | None]] = {}
@@ -74,20 +95,26 @@ def _index_of(rules: tuple[CategoryKeywordRule, ...]) -> _RuleIndex | None:
     terms = tuple(frozenset(f for t in (*r.terms, *r.weak_terms) if (f := fold(t))) for r in rules)
     if any(not pieces(t) for ts in terms for t in ts):
         return None
-    return _RuleIndex(rules, terms, Needles(t for ts in terms for t in ts))
+    return _RuleIndex(rules, terms, Needles(t for ts in terms for t in ts), tuple(_FoldedRule.of(r) for r in rules))
 
 
-def rule_evidence(text: str | FoldedText, rule: CategoryKeywordRule) -> KeywordEvidence | None:
-    """The strongest evidence for ``rule``'s category in ``text``, or None (also when an exclusion occurs)."""
+def rule_evidence(
+    text: str | FoldedText,
+    rule: CategoryKeywordRule,
+    folded_rule: _FoldedRule | None = None,
+    possible: set[str] | None = None,
+) -> KeywordEvidence | None:
+    """The strongest evidence for ``rule``'s category in ``text``, or None (also when an exclusion occurs).
+    ``folded_rule``: the rule folded already; ``possible``: the terms that can occur (the index's
+    candidates), so the others are not searched."""
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
-    if any(folded.contains(term) for term in rule.exclude_if_contains):
+    compiled = folded_rule or _FoldedRule.of(rule)
+    if any(term in folded.folded for term in compiled.excludes):
         return None
     space = _search_space(folded, rule)
-    for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms)):
-        for term in terms:
-            needle = fold(term)
-            if needle and needle in space:
-                return KeywordEvidence(rule.category, strength, term)
+    for strength, term, needle in compiled.terms:
+        if (possible is None or needle in possible) and needle in space:
+            return KeywordEvidence(rule.category, strength, term)
     return None
 
 
@@ -137,8 +164,8 @@ def keyword_evidence(
     else:
         possible = index.needles.candidates(folded.folded)
         found = (
-            rule_evidence(folded, rule)
-            for rule, terms in zip(index.rules, index.terms, strict=True)
+            rule_evidence(folded, rule, folded_rule, possible)
+            for rule, terms, folded_rule in zip(index.rules, index.terms, index.folded, strict=True)
             if not terms.isdisjoint(possible)
         )
     return [e for e in found if e is not None]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from feedback_intelligence.deterministic.needles import Needles
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import VulgarityLexicon
 
@@ -31,31 +33,56 @@ class VulgarityAssessment:
 NONE = VulgarityAssessment(level=0, ratio=0.0, distinct_stems=0, demote=False)
 
 
-def assess_vulgarity(text: str | None, lexicon: VulgarityLexicon) -> VulgarityAssessment:
-    if lexicon.empty or not text or not text.strip():
-        return NONE
-    folded = FoldedText.of(text)
-    letters = sum(1 for ch in folded.folded if not ch.isspace())
-    if letters == 0:
-        return NONE
+@dataclass(frozen=True, slots=True)
+class _Stems:
+    """A lexicon's stems folded once, the first of each fold in order (mild before strong), and an automaton
+    over them: a text in which none can occur (most feedback) is assessed without a search per stem."""
 
-    covered = bytearray(len(folded.folded))
+    ordered: tuple[tuple[str, str, bool], ...]  # (the stem as written, folded, strong)
+    needles: Needles
+
+
+_stems: dict[int, tuple[object, _Stems]] = {}
+
+
+def _stems_of(lexicon: VulgarityLexicon) -> _Stems:
     seen: set[str] = set()
-    matched: list[str] = []
-    strong_hit = False
+    ordered: list[tuple[str, str, bool]] = []
     for is_strong, stems in ((False, lexicon.mild), (True, lexicon.strong)):
         for stem in stems:
             key = fold(stem)
             if not key.strip() or key in seen:
                 continue
             seen.add(key)
-            spans = folded.find_folded(key)
-            if not spans:
-                continue
-            matched.append(stem)
-            strong_hit = strong_hit or is_strong
-            for start, end in spans:
-                covered[start:end] = b"\x01" * (end - start)
+            ordered.append((stem, key, is_strong))
+    return _Stems(tuple(ordered), Needles(key for _, key, _ in ordered))
+
+
+def assess_vulgarity(text: str | None, lexicon: VulgarityLexicon) -> VulgarityAssessment:
+    if lexicon.empty or not text or not text.strip():
+        return NONE
+    folded = FoldedText.of(text)
+    stems = kept_for(_stems, lexicon, lambda: _stems_of(lexicon))
+    possible = stems.needles.candidates(folded.folded)
+    if not possible:
+        return NONE
+    letters = sum(1 for ch in folded.folded if not ch.isspace())
+    if letters == 0:
+        return NONE
+
+    covered = bytearray(len(folded.folded))
+    matched: list[str] = []
+    strong_hit = False
+    for stem, key, is_strong in stems.ordered:
+        if key not in possible:
+            continue
+        spans = folded.find_folded(key)
+        if not spans:
+            continue
+        matched.append(stem)
+        strong_hit = strong_hit or is_strong
+        for start, end in spans:
+            covered[start:end] = b"\x01" * (end - start)
 
     if not matched:
         return NONE
