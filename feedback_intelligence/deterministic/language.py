@@ -68,7 +68,7 @@ def detector_for(codes: tuple[str, ...], *, low_accuracy: bool = False) -> Langu
 
 
 def letter_count(text: str) -> int:
-    return sum(1 for ch in text if ch.isalpha())
+    return sum(map(str.isalpha, text))
 
 
 def _top(values: list[ConfidenceValue]) -> LanguageGuess | None:
