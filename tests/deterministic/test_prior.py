@@ -16,6 +16,16 @@ def test_the_praise_is_praise_and_positive(retail: Domain) -> None:
     assert s.theme == "myyjä"
 
 
+def test_a_complaint_the_clerk_reports_stays_a_complaint_beside_a_kind_word(retail: Domain) -> None:
+    # the clerk's own phrasing ("the customer complained that…") outweighs a courtesy at the end: the
+    # desk proposed praise and positive for this text before "valitti" was a complaint cue
+    s = propose_structure(
+        "Asiakas valitti, että kassajono oli tosi pitkä ja vain yksi kassa auki. Myyjä oli kuitenkin ystävällinen.",
+        retail,
+    )
+    assert (s.type, s.sentiment) == ("complaint", "negative")
+
+
 @pytest.mark.parametrize(
     "text",
     [
