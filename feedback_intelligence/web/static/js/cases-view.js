@@ -14,14 +14,20 @@ const ACTIONS = {
   dismissed: ["reopen"],
 };
 const EXCERPT_CHARS = 160;
+const ACTIVE = new Set(["open", "acknowledged"]);
+const SHOWN_AT_FIRST = 5; // active cases shown before "show all": the page's report follows the list
 
 // the domain's language, as the rest of the page (/schema); the browser's until it is known
 let t = translator(initialLanguage());
+let showAll = false;
 const el = {
   section: byId("cases"),
+  summary: byId("cases-summary"),
+  actorWrap: byId("cases-actor-wrap"),
   actor: byId("cases-actor"),
   status: byId("cases-status"),
   list: byId("cases-list"),
+  more: byId("cases-more"),
   audit: byId("audit-list"),
   auditBox: byId("audit-box"),
 };
@@ -35,18 +41,40 @@ function excerpt(text) {
   return text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}…`;
 }
 
-function caseRow(item) {
+// A dismissal needs a reason: the first press of "Dismiss" opens the field, the second sends it.
+function dismissControls(item) {
   const reason = h("input", { type: "text", maxlength: "1000", class: "case-reason", "aria-label": t("cases.reason"),
-    placeholder: t("cases.reason") });
+    placeholder: t("cases.reason"), hidden: true });
+  const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "dismiss" } },
+    t("cases.act.dismiss"));
+  button.addEventListener("click", () => {
+    if (reason.hidden) {
+      reason.hidden = false;
+      button.textContent = t("cases.confirmDismiss");
+      reason.focus();
+      return;
+    }
+    act(item, "dismiss", reason.value, button);
+  });
+  reason.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") button.click();
+  });
+  return [button, reason];
+}
+
+function caseRow(item) {
   const buttons = (ACTIONS[item.state] || []).map((action) => {
-    const button = h("button", { type: "button", class: "btn", dataset: { action } }, t(`cases.act.${action}`));
-    button.addEventListener("click", () => act(item, action, reason.value, button));
+    if (action === "dismiss") return dismissControls(item);
+    const button = h("button", { type: "button", class: "btn btn-small", dataset: { action } },
+      t(`cases.act.${action}`));
+    button.addEventListener("click", () => act(item, action, "", button));
     return button;
   });
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   return h(
     "li",
-    { class: "case", dataset: { ref: item.ref, state: item.state } },
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed"],
+      dataset: { ref: item.ref, state: item.state } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
       item.item?.store ? ` · ${item.item.store}` : "",
@@ -54,7 +82,7 @@ function caseRow(item) {
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, t("cases.opened", { time: formatTime(item.openedAt, t) }),
       item.owner ? ` · ${t("cases.owner", { name: item.owner.name })}` : ""),
-    h("div", { class: "case-actions" }, buttons, (ACTIONS[item.state] || []).includes("dismiss") ? reason : null),
+    h("div", { class: "case-actions" }, buttons),
   );
 }
 
@@ -94,9 +122,22 @@ async function load() {
   }
   const cases = casesRead.value;
   show(el.section, true);
+  // what needs acting on first (open, then acknowledged, each oldest first as the server sends them),
+  // then what is done; the list stops after a few active cases until the reader asks for all
+  const active = cases.cases.filter((c) => ACTIVE.has(c.state));
+  const closed = cases.cases.filter((c) => !ACTIVE.has(c.state));
+  const open = active.filter((c) => c.state === "open").length;
+  el.summary.textContent = t("cases.summary", { open, acknowledged: active.length - open, closed: closed.length });
+  el.summary.dataset.kind = open ? "open" : "calm";
   clear(el.list);
   if (!cases.cases.length) el.list.append(h("li", { class: "empty" }, t("cases.empty")));
-  for (const item of cases.cases) el.list.append(caseRow(item));
+  const rows = [...active, ...closed].map(caseRow);
+  rows.forEach((row, index) => {
+    row.hidden = !showAll && index >= SHOWN_AT_FIRST;
+    el.list.append(row);
+  });
+  show(el.more, rows.some((row) => row.hidden));
+  el.more.textContent = t("cases.showAll", { n: rows.length });
   // the change log is the chain's: a store's manager is refused it (403) and sees their cases only
   show(el.auditBox, auditRead.status === "fulfilled");
   if (auditRead.status !== "fulfilled") return;
@@ -113,6 +154,13 @@ async function start() {
     // the browser's language stays
   }
   applyStatic(el.section, t);
+  el.more.addEventListener("click", () => {
+    showAll = true;
+    load();
+  });
+  // a signed-in person is named by their account: the typed name is for a page nobody signed in to
+  const me = await getJson("/auth/me").catch(() => null);
+  show(el.actorWrap, !(me && me.signedIn));
   await load();
 }
 

@@ -331,6 +331,10 @@ const en = {
   "cases.act.dismiss": "Dismiss",
   "cases.act.reopen": "Reopen",
   "cases.reason": "Reason",
+  "cases.confirmDismiss": "Confirm dismissal",
+  "cases.summary": ({ open, acknowledged, closed }) =>
+    `${open} open · ${acknowledged} acknowledged · ${closed} handled or dismissed`,
+  "cases.showAll": "Show all cases ({n})",
   "cases.reasonNeeded": "Write a reason to dismiss the case.",
   "cases.owner": "Owner: {name} (typed)",
   "cases.opened": "Opened {time}",
@@ -687,6 +691,10 @@ const fi = {
   "cases.act.dismiss": "Hylkää",
   "cases.act.reopen": "Avaa uudelleen",
   "cases.reason": "Perustelu",
+  "cases.confirmDismiss": "Vahvista hylkäys",
+  "cases.summary": ({ open, acknowledged, closed }) =>
+    `${open} avoinna · ${acknowledged} kuitattu · ${closed} hoidettu tai hylätty`,
+  "cases.showAll": "Näytä kaikki tapaukset ({n})",
   "cases.reasonNeeded": "Kirjoita perustelu, niin voit hylätä tapauksen.",
   "cases.owner": "Vastuuhenkilö: {name} (kirjoitettu nimi)",
   "cases.opened": "Avattu {time}",
