@@ -65,32 +65,40 @@ class AlertIntake:
         ]
 
     def hook(self, channel: str) -> SaveHook:
-        async def on_save(conn: AsyncConnection, item: StoredFeedback) -> None:
-            await self.started(conn, channel, item)
+        async def on_save(conn: AsyncConnection, items: Sequence[StoredFeedback]) -> None:
+            await self.started(conn, channel, items)
 
         return on_save
 
-    async def started(self, conn: AsyncConnection, channel: str, item: StoredFeedback) -> None:
-        """The case and the notifications a new or newly alerting item starts (inside ``conn``'s transaction)."""
-        if not operational_categories(item, self.domain) or not self.recent(item):
-            return
-        if await cases.open_case(conn, item.id, item.created_at):
-            opened = audit.AuditEntry(
-                at=item.created_at,
-                change_id=uuid.uuid4().hex,
-                actor_kind="system",
-                actor_id="alert-intake",
-                actor_name=None,
-                action="case.open",
-                feedback_id=item.id,
-                new_value=cases.OPEN,
-            )
-            await audit.append(conn, [opened])
-        await outbox.enqueue(
+    async def started(self, conn: AsyncConnection, channel: str, items: Sequence[StoredFeedback]) -> None:
+        """The cases and the notifications new or newly alerting items start (inside ``conn``'s transaction):
+        the cases in one statement and their audit rows in another, however many items a batch brings."""
+        now = datetime.now(UTC)
+        alerting = [item for item in items if operational_categories(item, self.domain) and self.recent(item, now)]
+        opened = await cases.open_cases(conn, [(item.id, item.created_at) for item in alerting])
+        await audit.append(
             conn,
-            channel=channel,
-            feedback_id=item.id,
-            routes=self.routes_for(item, escalation=False),
-            event=outbox.ALERT,
-            created_at=item.created_at,
+            [
+                audit.AuditEntry(
+                    at=item.created_at,
+                    change_id=uuid.uuid4().hex,
+                    actor_kind="system",
+                    actor_id="alert-intake",
+                    actor_name=None,
+                    action="case.open",
+                    feedback_id=item.id,
+                    new_value=cases.OPEN,
+                )
+                for item in alerting
+                if item.id in opened
+            ],
         )
+        for item in alerting:
+            await outbox.enqueue(
+                conn,
+                channel=channel,
+                feedback_id=item.id,
+                routes=self.routes_for(item, escalation=False),
+                event=outbox.ALERT,
+                created_at=item.created_at,
+            )

@@ -83,13 +83,30 @@ def _case(row: Any) -> Case:
 
 async def open_case(conn: AsyncConnection, feedback_id: str, at: str) -> bool:
     """Open the item's case unless it has one; True when it was opened now."""
+    return feedback_id in await open_cases(conn, [(feedback_id, at)])
+
+
+async def open_cases(conn: AsyncConnection, opening: Sequence[tuple[str, str]]) -> set[str]:
+    """Open each ``(feedback_id, at)`` item's case unless it has one, in one statement (a bulk import opens
+    many); the ids whose case was opened now."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    statement = (
-        dialect.insert(cases)
-        .values(feedback_id=feedback_id, state=OPEN, opened_at=at, revision=1, updated_at=at)
-        .on_conflict_do_nothing(index_elements=["feedback_id"])
-    )
-    return bool((await conn.execute(statement)).rowcount)
+    opened: set[str] = set()
+    for start in range(0, len(opening), _OPEN_CHUNK):
+        rows = [
+            {"feedback_id": i, "state": OPEN, "opened_at": at, "revision": 1, "updated_at": at}
+            for i, at in opening[start : start + _OPEN_CHUNK]
+        ]
+        statement = (
+            dialect.insert(cases)
+            .values(rows)
+            .on_conflict_do_nothing(index_elements=["feedback_id"])
+            .returning(cases.c.feedback_id)
+        )
+        opened.update((await conn.execute(statement)).scalars().all())
+    return opened
+
+
+_OPEN_CHUNK = 500  # rows of one statement: 5 parameters each, well inside SQLite's bound on parameters
 
 
 async def get(conn: AsyncConnection, feedback_id: str) -> Case | None:

@@ -6,7 +6,7 @@ import asyncio
 import errno
 import functools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
 
@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 #: Work that must commit with a saved row (its case, its outbox rows): called inside the insert's
 #: transaction, after the row is written (store/outbox.py, store/cases.py, services/alert_intake.py).
-SaveHook = Callable[[AsyncConnection, StoredFeedback], Awaitable[None]]
+SaveHook = Callable[[AsyncConnection, Sequence[StoredFeedback]], Awaitable[None]]  # the rows a transaction adds
 
 
 class DuplicateId(Exception):
@@ -440,7 +440,7 @@ class FeedbackStore:
                 if derived is not None and derived.alerts:
                     await conn.execute(insert(feedback_alerts), _alert_rows(record.id, derived))
                 if also is not None:  # what must commit with the item: its case, its outbox rows (ADR 0024)
-                    await also(conn, record)
+                    await also(conn, [record])
                 return await _bump(conn, bump) if bump else None
         except IntegrityError as exc:
             raise DuplicateId(record.id) from exc
@@ -451,8 +451,8 @@ class FeedbackStore:
     ) -> set[str]:
         """Insert many rows in one transaction; an id already stored is skipped (``ON CONFLICT DO NOTHING``),
         not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed;
-        ``also`` runs for each inserted row in that transaction, as for a single insert (its case and
-        notifications). Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``,
+        ``also`` runs once for the inserted rows together in that transaction, as for a single insert (their
+        cases and notifications). Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``,
         so every column the single insert writes, the batch writes. Ids within ``records`` must be distinct.
 
         One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets: SQLAlchemy
@@ -485,9 +485,7 @@ class FeedbackStore:
             if children:
                 await conn.execute(insert(feedback_alerts), children)
             if also is not None:
-                for record in records:
-                    if record.id in inserted:
-                        await also(conn, record)
+                await also(conn, [record for record in records if record.id in inserted])
             if bump and inserted:
                 await _bump(conn, bump)
         return inserted

@@ -210,7 +210,13 @@ async def test_a_batch_opens_the_case_of_a_recent_alert_and_none_for_old_history
             items = [
                 item(0, text=fall, timestamp=recent),
                 item(1, text=fall, timestamp="2019-03-01T10:00:00Z"),  # history: no case, nobody paged
+                item(2, text=fall, timestamp=recent),
+                item(3, text="Kiitos hyvästä palvelusta", timestamp=recent),  # no alert, no case
             ]
             assert (await operator.post("/feedback/batch", json={"items": items})).status_code == 200
             listed = (await operator.get("/cases")).json()["cases"]
-            assert [case["ref"] for case in listed] == ["corpus:h-0"], listed
+            assert sorted(case["ref"] for case in listed) == ["corpus:h-0", "corpus:h-2"], listed
+            # the cases of one batch open together: one audit row each, none twice on a retry
+            assert (await operator.post("/feedback/batch", json={"items": items})).status_code == 200
+            log = (await operator.get("/audit", params={"limit": 50})).json()["entries"]
+            assert sorted(e["ref"] for e in log if e["action"] == "case.open") == ["corpus:h-0", "corpus:h-2"], log

@@ -81,7 +81,7 @@ async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:
         item = alert_item("twice")
         await r.channel.insert(item)
         async with r.channel.store.engine.begin() as conn:  # a correction re-matching the same hit
-            await r.intake.started(conn, "live", item)
+            await r.intake.started(conn, "live", [item])
         async with r.channel.store.engine.connect() as conn:
             keys = (await conn.execute(select(outbox.c.dedupe_key))).scalars().all()
     assert keys == ["live:twice:duty:alert"]
