@@ -25,7 +25,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -157,13 +157,22 @@ async def time_answers(service: ReportService, window: Window, mode: str, rounds
     return timings
 
 
-async def deterministic_layer(sizes: Sequence[int], domain: Domain) -> dict[str, Any]:
+def cold_rounds_of(size: int) -> int:
+    """Cold answers timed at ``size`` items: 100 for a small window, fewer as each costs more (at least 5)."""
+    return max(5, min(100, 60_000 // size))
+
+
+async def deterministic_layer(
+    sizes: Sequence[int], domain: Domain, rounds_of: Callable[[int], int] = cold_rounds_of
+) -> dict[str, Any]:
+    """Cold and warm p50/p99 of the deterministic answer per size; ``rounds_of`` sets the cold rounds
+    (the warm ones are four times as many)."""
     window = report_window()
     results: dict[str, Any] = {}
     for size in sizes:
         items = synthetic_items(size, domain)
         service = deterministic_service(items, domain)
-        cold_rounds = max(5, min(100, 60_000 // size))
+        cold_rounds = rounds_of(size)
         entry: dict[str, Any] = {"items": size, "coldRounds": cold_rounds, "warmRounds": cold_rounds * 4}
         try:
             for mode in ("standard", "summary"):

@@ -17,6 +17,7 @@ from feedback_intelligence.api.openapi import camel_operation_id, install_openap
 from feedback_intelligence.api.routes import admin, auth, batch, cases, corrections, desk, docs, health, report
 from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import Runtime, build_runtime, load_configured_domain
+from feedback_intelligence.auth import passwords
 from feedback_intelligence.auth.oidc import OidcClient
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.edge.stack import install_edge
@@ -95,6 +96,8 @@ def bind_people(app: FastAPI, people: People, settings: Settings, rt: Runtime) -
         )
     else:
         log.info("FI_AUTH=%s: customer text only for signed-in people with a role (docs/adr/0030)", settings.auth)
+    if settings.auth == "local":
+        passwords.prepare()  # the first unknown name then costs what every later one does
 
 
 def _runtime_part(app: FastAPI, name: str) -> Any:

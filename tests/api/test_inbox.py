@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+import pytest_asyncio
 from fastapi import FastAPI
 
 from feedback_intelligence.api.app import create_app
@@ -99,10 +100,10 @@ async def save(http: httpx.AsyncClient, channel: str, entry: dict[str, Any]) -> 
     assert answer.status_code == 201, answer.text
 
 
-@pytest.fixture
-async def inbox(tmp_path: Path, databases: dict[str, str]) -> AsyncIterator[httpx.AsyncClient]:
+async def serving_items(folder: Path, databases: dict[str, str]) -> AsyncIterator[httpx.AsyncClient]:
+    """An app on ``databases`` (settings under ``folder``) holding ITEMS, and a client of it."""
     app: FastAPI = create_app(
-        real_settings(tmp_path, structure_worker=False, report_llm_budget=0, **databases), backend=counting_backend()
+        real_settings(folder, structure_worker=False, report_llm_budget=0, **databases), backend=counting_backend()
     )
     async for running_app in running(app):
         async with client(running_app, LOOPBACK) as http:
@@ -110,6 +111,25 @@ async def inbox(tmp_path: Path, databases: dict[str, str]) -> AsyncIterator[http
                 at = NOW - timedelta(hours=hours)
                 await save(http, channel, body(fid, text, category, severity, kind, source, store, at, sentiment))
             yield http
+
+
+@pytest.fixture
+async def inbox(tmp_path: Path, databases: dict[str, str]) -> AsyncIterator[httpx.AsyncClient]:
+    """An app of the test's own, for a test that saves."""
+    async for http in serving_items(tmp_path, databases):
+        yield http
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def read_inbox(
+    tmp_path_factory: pytest.TempPathFactory, module_databases: dict[str, str]
+) -> AsyncIterator[httpx.AsyncClient]:
+    """One app for the module's tests that only read (each would otherwise start its own and save ITEMS)."""
+    async for http in serving_items(tmp_path_factory.mktemp("inbox"), module_databases):
+        yield http
+
+
+READS = pytest.mark.asyncio(loop_scope="module")  # a test on ``read_inbox`` runs in that fixture's loop
 
 
 async def listed(http: httpx.AsyncClient, **params: str) -> list[dict[str, Any]]:
@@ -123,17 +143,18 @@ def refs(rows: list[dict[str, Any]]) -> list[str]:
     return [row["ref"] for row in rows]
 
 
+@READS
 async def test_the_report_counts_the_desk_and_the_corpus_together_and_names_each_rows_channel(
-    inbox: httpx.AsyncClient,
+    read_inbox: httpx.AsyncClient,
 ) -> None:
-    report = (await inbox.get("/report", params=WINDOW)).json()
+    report = (await read_inbox.get("/report", params=WINDOW)).json()
     assert report["totalItems"] == len(ITEMS)
     assert report["channelCounts"] == {"corpus": 4, "live": 3}
     sources = [s for theme in report["themes"] for s in theme["sources"]]
     assert {(s["channel"], s["feedbackId"]) for s in sources} == {(c, i) for c, i, *_ in ITEMS}
     alert = next(a for a in report["alerts"] if a["feedbackId"] == "c2")
     assert alert["channel"] == "corpus"
-    rows = await listed(inbox)
+    rows = await listed(read_inbox)
     assert refs(rows) == ["corpus:c1", "live:d1", "corpus:c2", "live:d2", "corpus:c3", "live:d3", "corpus:c4"]
     assert {row["channel"] for row in rows} == {"corpus", "live"}
 
@@ -175,15 +196,16 @@ FILTERS = [
     FILTERS,
     ids=lambda p: "&".join(f"{k}={v}" for k, v in p.items()) if isinstance(p, dict) else "",
 )
+@READS
 async def test_each_filter_narrows_the_list_the_report_and_the_csv_alike(
-    inbox: httpx.AsyncClient, params: dict[str, str], expected: set[str]
+    read_inbox: httpx.AsyncClient, params: dict[str, str], expected: set[str]
 ) -> None:
-    rows = await listed(inbox, **params)
+    rows = await listed(read_inbox, **params)
     assert set(refs(rows)) == expected
-    page = (await inbox.get("/report/items", params={**WINDOW, **params})).json()
+    page = (await read_inbox.get("/report/items", params={**WINDOW, **params})).json()
     assert page["total"] == len(expected)
     assert page["filters"] == params
-    report = (await inbox.get("/report", params={**WINDOW, **params})).json()
+    report = (await read_inbox.get("/report", params={**WINDOW, **params})).json()
     assert report["totalItems"] == len(expected)
     assert report["filters"] == params
     assert sum(report["channelCounts"].values()) == len(expected)
@@ -191,7 +213,7 @@ async def test_each_filter_narrows_the_list_the_report_and_the_csv_alike(
     cited = {f"{s['channel']}:{s['feedbackId']}" for theme in report["themes"] for s in theme["sources"]}
     assert cited <= expected
     assert {f"{a['channel']}:{a['feedbackId']}" for a in report["alerts"]} <= expected
-    exported = await inbox.get("/report/items.csv", params={**WINDOW, **params})
+    exported = await read_inbox.get("/report/items.csv", params={**WINDOW, **params})
     assert exported.status_code == 200
     table = list(csv.DictReader(io.StringIO(exported.content.decode("utf-8-sig"))))
     channel_word = {"tuotu": "corpus", "palautepiste": "live"}
@@ -200,20 +222,22 @@ async def test_each_filter_narrows_the_list_the_report_and_the_csv_alike(
 
 
 @pytest.mark.parametrize("field", ["category", "severity", "type", "sentiment", "source", "alert", "channel"])
-async def test_an_unknown_filter_value_is_a_422_naming_the_field(inbox: httpx.AsyncClient, field: str) -> None:
+@READS
+async def test_an_unknown_filter_value_is_a_422_naming_the_field(read_inbox: httpx.AsyncClient, field: str) -> None:
     for path in ("/report", "/report/items", "/report/items.csv"):
-        answer = await inbox.get(path, params={**WINDOW, field: "ei-tällaista"})
+        answer = await read_inbox.get(path, params={**WINDOW, field: "ei-tällaista"})
         assert answer.status_code == 422, (path, answer.text)
         problem = answer.json()["codes"][0]
         assert problem["code"] == "filter_unknown"
         assert field in answer.json()["errors"][0]
 
 
-async def test_a_bad_cursor_or_page_size_is_a_400(inbox: httpx.AsyncClient) -> None:
-    assert (await inbox.get("/report/items", params={**WINDOW, "cursor": "bm90IGEgY3Vyc29y"})).status_code == 400
-    assert (await inbox.get("/report/items", params={**WINDOW, "cursor": "%%%"})).status_code == 400
-    assert (await inbox.get("/report/items", params={**WINDOW, "limit": "201"})).status_code == 400
-    assert (await inbox.get("/report/items", params={**WINDOW, "limit": "0"})).status_code == 400
+@READS
+async def test_a_bad_cursor_or_page_size_is_a_400(read_inbox: httpx.AsyncClient) -> None:
+    assert (await read_inbox.get("/report/items", params={**WINDOW, "cursor": "bm90IGEgY3Vyc29y"})).status_code == 400
+    assert (await read_inbox.get("/report/items", params={**WINDOW, "cursor": "%%%"})).status_code == 400
+    assert (await read_inbox.get("/report/items", params={**WINDOW, "limit": "201"})).status_code == 400
+    assert (await read_inbox.get("/report/items", params={**WINDOW, "limit": "0"})).status_code == 400
 
 
 async def test_pages_see_every_item_once_while_new_items_arrive(inbox: httpx.AsyncClient) -> None:
@@ -281,14 +305,17 @@ async def test_pages_see_every_item_once_while_new_items_arrive(inbox: httpx.Asy
     assert older  # saved below the cursor: reached by a later page
 
 
-async def test_a_filter_given_twice_is_a_422_not_a_silent_choice(inbox: httpx.AsyncClient) -> None:
-    answer = await inbox.get("/report/items", params=[*WINDOW.items(), ("category", "leipa"), ("category", "hevi")])
+@READS
+async def test_a_filter_given_twice_is_a_422_not_a_silent_choice(read_inbox: httpx.AsyncClient) -> None:
+    twice = [*WINDOW.items(), ("category", "leipa"), ("category", "hevi")]
+    answer = await read_inbox.get("/report/items", params=twice)
     assert answer.status_code == 422
     assert [c["code"] for c in answer.json()["codes"]] == ["filter_repeated"]
 
 
-async def test_an_unknown_store_stays_the_400_every_store_route_answers(inbox: httpx.AsyncClient) -> None:
+@READS
+async def test_an_unknown_store_stays_the_400_every_store_route_answers(read_inbox: httpx.AsyncClient) -> None:
     for path in ("/report", "/report/items", "/report/items.csv", "/report/stores"):
-        answer = await inbox.get(path, params={**WINDOW, "store": "ei kauppa"})
+        answer = await read_inbox.get(path, params={**WINDOW, "store": "ei kauppa"})
         assert answer.status_code == 400, (path, answer.text)
         assert [c["code"] for c in answer.json()["codes"]] == ["store_unknown"]

@@ -188,11 +188,13 @@ async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, t
     both = FeedbackStore(migrated_url(tmp_path, "both.db"), name="corpus", derive=DomainDeriver(DOMAIN))
     await both.migrate()
     try:
-        for record in ITEMS:
-            await both.insert(record)
-            if record.id.endswith(("1", "3", "5")):
-                await other.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
-                await both.insert(StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"}))
+        copies = [
+            StoredFeedback(**{**_fields(record), "id": f"live-{record.id}"})
+            for record in ITEMS
+            if record.id.endswith(("1", "3", "5"))
+        ]
+        await other.insert_batch(copies)
+        await both.insert_batch([*ITEMS, *copies])
         options = ReportSettings(cache_seconds=0, max_items=9)
         window = build_window(*WINDOWS[0], NOW, options)
         inbox = ReportService(DOMAIN, options, None, StoreSource([store, other]), now=lambda: NOW)

@@ -10,6 +10,7 @@ import pytest
 
 from feedback_intelligence.report.instants import TICKS_PER_SECOND, from_ticks, parse_instant
 from feedback_intelligence.report.series import ALERTS, ALL, HourRow, bucket_bounds, fold, hour_rows, series_of
+from tests.support.examples import examples
 
 HELSINKI = "Europe/Helsinki"
 
@@ -127,7 +128,7 @@ def _by_bucket(rows: list[HourRow], bounds: list[str]) -> list[HourRow]:
 )
 def test_rows_grouped_by_the_bucket_bounds_fold_into_the_very_same_series(zone: str) -> None:
     rng = random.Random(zone)
-    for _ in range(20):
+    for _ in range(examples(20)):
         start = ticks("2011-06-01T00:00:00Z") + rng.randrange(0, 16 * 365 * 24 * 3600) * TICKS_PER_SECOND
         days = rng.choice([1, 7, 30, 31, 45, 90, 365])
         length = (days * 24 * 3600 + rng.randrange(-7200, 7200)) * TICKS_PER_SECOND + rng.randrange(TICKS_PER_SECOND)
