@@ -7,8 +7,11 @@ session stops at start if one is missing, and any skip at all is reported as a f
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -64,10 +67,21 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+_TEMP_ROOT: Path | None = None  # this process's temp folder (tempfile's and its children's TMPDIR)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """In a run that leaves ``process`` out (``make test-fast``), a test that starts a process anyway
+    """Every temporary file of the run goes under one folder of this process, removed when the run
+    passes (kept, and named, when it fails): the app's data folders, process logs, the fuzz schema's
+    app, pytest's own ``tmp_path``. Before, each run left dozens of folders in /tmp.
+
+    In a run that leaves ``process`` out (``make test-fast``), a test that starts a process anyway
     fails, naming the marker it lacks, so the fast run cannot silently grow slow (every child process,
     asyncio's and Playwright's included, goes through Popen). The full suite runs everything unguarded."""
+    global _TEMP_ROOT
+    _TEMP_ROOT = Path(tempfile.mkdtemp(prefix="fi-tests-"))
+    tempfile.tempdir = str(_TEMP_ROOT)
+    os.environ["TMPDIR"] = str(_TEMP_ROOT)
     if not _leaves_out_process(config):
         return
     original = subprocess.Popen.__init__
@@ -81,6 +95,15 @@ def pytest_configure(config: pytest.Config) -> None:
         original(self, *args, **kwargs)
 
     subprocess.Popen.__init__ = guarded  # type: ignore[method-assign]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _TEMP_ROOT is None:
+        return
+    if exitstatus != 0:
+        print(f"\ntemporary files of this run kept in {_TEMP_ROOT}")
+        return
+    shutil.rmtree(_TEMP_ROOT, ignore_errors=True)
 
 
 @pytest.hookimpl(hookwrapper=True)
