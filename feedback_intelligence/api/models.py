@@ -425,3 +425,7 @@ class SchemaOut(ApiModel):
         description="The longest text stored (FI_TEXT_STORE_MAX_CHARS), by hand or saved for later; of a text over "
         "`textMaxChars` the model reads the first part and the row's `salvageNotes` say so."
     )
+    timezone: str = Field(
+        description="The IANA zone the service's days and times are shown in (FI_TIMEZONE), so every page shows "
+        "the shop's clock whatever the browser's zone."
+    )

@@ -85,9 +85,15 @@ class Pages:
         self.problems: list[str] = []
 
     def open(
-        self, url: str | None = None, *, viewport: dict[str, int] | None = None, locale: str = "fi-FI", setup=None
+        self,
+        url: str | None = None,
+        *,
+        viewport: dict[str, int] | None = None,
+        locale: str = "fi-FI",
+        timezone_id: str | None = None,
+        setup=None,
     ):
-        context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale)
+        context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale, timezone_id=timezone_id)
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))

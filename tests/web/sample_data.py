@@ -66,6 +66,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "alertCategories": ["injury_safety", "food_safety", "payment", "rasismi", "legal_threat"],
         "textMaxChars": 800,
         "textStoreMaxChars": 4000,
+        "timezone": "Europe/Helsinki",
     }
 
 

@@ -431,6 +431,7 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         **schema_json(rt.domain),
         "textMaxChars": settings.input_max_chars,
         "textStoreMaxChars": settings.text_store_max_chars,
+        "timezone": rt.report_options.timezone,
     }
 
 
