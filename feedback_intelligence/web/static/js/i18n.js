@@ -790,7 +790,8 @@ export function formatTime(value, t, withDate = true) {
 export function formatShortTime(value, t, now = new Date()) {
   const date = toDate(value);
   if (Number.isNaN(date.getTime())) return String(value ?? "");
-  const sameDay = date.toDateString() === now.toDateString();
+  const day = new Intl.DateTimeFormat("en-CA", { timeZone: t.timeZone }); // the day in the shown zone
+  const sameDay = day.format(date) === day.format(now);
   if (sameDay) return formatTime(date, t, false);
   return new Intl.DateTimeFormat(t.locale,
     { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit", timeZone: t.timeZone })

@@ -1,0 +1,33 @@
+// Unit tests of the pages' time formatting (node --test): times are shown in the service's zone.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  formatShortTime, formatTime, translator, useTimeZone,
+} from "../../../feedback_intelligence/web/static/js/i18n.js";
+
+function finnish(zone) {
+  const t = translator("fi");
+  useTimeZone(t, zone);
+  return t;
+}
+
+test("a time is the shop's clock, whatever zone the browser runs in", () => {
+  const at = "2026-03-03T10:05:00.0000000+00:00";
+  assert.equal(formatTime(at, finnish("Europe/Helsinki"), false), "12.05");
+  assert.equal(formatTime(at, finnish("America/New_York"), false), "05.05");
+});
+
+test("an unknown zone keeps the browser's", () => {
+  const t = finnish("Mars/Olympus");
+  assert.equal(t.timeZone, undefined);
+});
+
+test("'today' is the shop's day: a time shows its date when the shop's day differs", () => {
+  const t = finnish("Europe/Helsinki");
+  const now = new Date("2026-03-03T21:30:00Z"); // 23.30 on the 3rd in Helsinki
+  assert.equal(formatShortTime("2026-03-03T20:00:00Z", t, now), "22.00"); // the same Helsinki day
+  // 00.30 on the 4th in Helsinki but still the 3rd in UTC: not today's, so its date is shown
+  const late = new Date("2026-03-03T21:59:00Z");
+  assert.match(formatShortTime("2026-03-03T22:30:00Z", t, late), /4\.3\./);
+});
