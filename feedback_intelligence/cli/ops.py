@@ -36,7 +36,7 @@ from feedback_intelligence.cli.output import (
     spinner,
 )
 from feedback_intelligence.cli.report_wait import alert_words, wait_for_prose
-from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, prose_origin, word
+from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, prose_origin, shop_time, word
 
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
 
@@ -476,7 +476,11 @@ def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: 
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
-    head.add_row(word(lang, "window"), f"{body['windowFrom'][:16]} – {body['windowTo'][:16]}")
+    zone = body.get("timezone")
+    head.add_row(
+        word(lang, "window"),
+        f"{shop_time(body['windowFrom'], zone)} – {shop_time(body['windowTo'], zone)} ({zone or 'UTC'})",
+    )
     if body.get("store"):
         head.add_row(word(lang, "store"), escape(str(body["store"])))
     head.add_row(
@@ -508,7 +512,8 @@ def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: 
     )
     for alert in body["alerts"]:
         origin = alert_words(alert) or word(lang, "by_model", reason=alert.get("llmReason"))
-        alerts.add_row(alert["timestamp"][:16], alert["source"], escape(origin), escape(alert["textExcerpt"]))
+        when = shop_time(alert["timestamp"], zone)
+        alerts.add_row(when, alert["source"], escape(origin), escape(alert["textExcerpt"]))
     themes = Table(
         word(lang, "theme"),
         word(lang, "count"),

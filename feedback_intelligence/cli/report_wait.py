@@ -25,11 +25,11 @@ def pending_parts(body: dict[str, Any]) -> list[str]:
 
 def alert_words(alert: dict[str, Any]) -> str:
     """The words the text matched (older reports carry only the stem), with the category's label."""
-    parts = []
+    by_category: dict[str, list[str]] = {}  # one entry per category, in the report's order
     for hit in alert.get("deterministicHits") or []:
-        words = ", ".join(hit.get("words") or [hit.get("pattern", "")])
-        parts.append(f"{hit.get('categoryLabel') or hit.get('category')}: {words}")
-    return "; ".join(parts)
+        words = by_category.setdefault(str(hit.get("categoryLabel") or hit.get("category")), [])
+        words += [w for w in hit.get("words") or [hit.get("pattern", "")] if w not in words]
+    return "; ".join(f"{label}: {', '.join(words)}" for label, words in by_category.items())
 
 
 def wait_for_prose(

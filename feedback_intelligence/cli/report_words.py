@@ -1,11 +1,13 @@
-"""The words of ``feedctl report`` in one language throughout: the domain's (Finnish or English), or
+"""The words (and times) of ``feedctl report`` in one language throughout: the domain's (Finnish or English), or
 the one ``--lang`` asks for. The report's own data (theme titles, excerpts, category labels) stays as
 the service wrote it; every heading, trend and origin word is from here."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 class Lang(StrEnum):
@@ -77,14 +79,26 @@ DIRECTIONS = {
 # Why a summary is automatic (ThemeProse reasons), short enough for a table cell.
 REASONS = {
     Lang.en: {
+        "automatic_model": "model writes none",
         "busy": "model busy",
         "unavailable": "model down",
         "budget": "share used up",
         "rate": "minute's share used",
         "no_model": "no model",
         "failed": "model failed",
+        "unparseable": "answer unreadable",
+        "empty": "empty answer",
+        "ungrounded": "ungrounded",
+        "directive": "gave orders",
+        "repetition": "repeated itself",
+        "echo": "repeated its instructions",
+        "language": "wrong language",
+        "no_citations": "cited nothing",
+        "too_short": "too short",
+        "too_long": "too long",
     },
     Lang.fi: {
+        "automatic_model": "malli ei kirjoita",
         "busy": "malli varattu",
         "unavailable": "malli ei vastaa",
         "budget": "osuus käytetty",
@@ -96,7 +110,11 @@ REASONS = {
         "ungrounded": "perusteeton",
         "directive": "antoi ohjeita",
         "repetition": "toisti itseään",
+        "echo": "toisti ohjeensa",
         "language": "väärä kieli",
+        "no_citations": "ei viitannut palautteisiin",
+        "too_short": "liian lyhyt",
+        "too_long": "liian pitkä",
     },
 }
 
@@ -132,3 +150,14 @@ def prose_origin(lang: Lang, theme: dict[str, Any]) -> str:
     if not reason:
         return word(lang, "automatic")
     return word(lang, "automatic_because", reason=REASONS[lang].get(reason, reason.replace("_", " ")))
+
+
+def shop_time(instant: str, zone: str | None) -> str:
+    """An instant of the report as the pages show it: in the report's zone (FI_TIMEZONE), to the minute.
+    The text as it came (to the minute) where it or the zone cannot be read."""
+    try:
+        moment = datetime.fromisoformat(instant)
+        local = moment.astimezone(ZoneInfo(zone)) if zone else moment
+    except (ValueError, ZoneInfoNotFoundError):
+        return instant[:16]
+    return local.strftime("%Y-%m-%d %H:%M")
