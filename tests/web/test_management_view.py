@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import expect
@@ -128,10 +129,9 @@ def test_window_choices_and_custom_dates(pages, fake):
     page.select_option("#window-select", "today")
     expect(page.locator("#refresh-btn")).to_be_enabled()
     q = fake.script.report_queries[-1]
-    local_midnight = page.evaluate(
-        "() => { const n = new Date(); return new Date(n.getFullYear(), n.getMonth(), n.getDate()).toISOString(); }"
-    )
-    assert _parse(q["from"]) == _parse(local_midnight)
+    # the shop's day (the schema's timezone), not the browser's
+    shop_now = datetime.now(ZoneInfo(sample_data.schema()["timezone"]))
+    assert _parse(q["from"]) == shop_now.replace(hour=0, minute=0, second=0, microsecond=0)
 
     page.select_option("#window-select", "custom")
     expect(page.locator("#custom-from")).to_be_visible()

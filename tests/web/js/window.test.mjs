@@ -31,3 +31,25 @@ test("custom needs both days, in order", () => {
   // One single day is fine.
   assert.ok(reportWindow("custom", { now, fromDay: "2026-05-04", toDay: "2026-05-04" }).from);
 });
+
+test("with the shop's zone, today begins at the shop's midnight, whatever the browser's zone", () => {
+  const late = new Date("2026-03-03T22:30:00Z"); // 00.30 on the 4th in Helsinki
+  const w = reportWindow("today", { now: late, zone: "Europe/Helsinki" });
+  assert.equal(w.from.toISOString(), "2026-03-03T22:00:00.000Z");
+  assert.equal(w.to.getTime(), late.getTime());
+  const ny = reportWindow("today", { now: late, zone: "America/New_York" }); // 17.30 on the 3rd there
+  assert.equal(ny.from.toISOString(), "2026-03-03T05:00:00.000Z");
+});
+
+test("custom days are the shop's, a day the clocks change included", () => {
+  // Helsinki moves to summer time on 2026-03-29: that day has 23 hours
+  const w = reportWindow("custom", { fromDay: "2026-03-29", toDay: "2026-03-29", zone: "Europe/Helsinki" });
+  assert.equal(w.from.toISOString(), "2026-03-28T22:00:00.000Z");
+  assert.equal(w.to.toISOString(), "2026-03-29T20:59:59.999Z");
+  const autumn = reportWindow("custom", { fromDay: "2026-10-25", toDay: "2026-10-25", zone: "Europe/Helsinki" });
+  assert.equal(autumn.to - autumn.from + 1, 25 * 3600000);
+});
+
+test("a day that does not exist is refused", () => {
+  assert.deepEqual(reportWindow("custom", { fromDay: "2026-02-30", toDay: "2026-03-01" }), { error: "window.needDates" });
+});

@@ -103,6 +103,7 @@ function say(text, kind = "info") {
 function setLanguage(language) {
   if (state.t.lang === language && state.labels) return;
   state.t = translator(language);
+  if (state.schema && state.schema.timezone) useTimeZone(state.t, state.schema.timezone); // the shop's days
   state.labels = makeLabels(state.schema, state.t);
   applyStatic(document, state.t);
   document.title = `${state.t("report.title")} — ${state.t("app.name")}`;
@@ -274,7 +275,7 @@ async function fetchSnapshot() {
 
 async function loadReport() {
   const t = () => state.t;
-  const win = reportWindow(el.select.value, { fromDay: el.from.value, toDay: el.to.value });
+  const win = reportWindow(el.select.value, { fromDay: el.from.value, toDay: el.to.value, zone: state.t.timeZone });
   if (win.error) {
     say(t()(win.error), "warn");
     (el.select.value === "custom" ? (el.from.value ? el.to : el.from) : el.select).focus();
