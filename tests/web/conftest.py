@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
 from tests.prerequisites import require
 from tests.web.fake_api import FakeApi, ThreadedServer
 
@@ -45,6 +46,13 @@ def browser() -> Iterator[object]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="module")
+def sim_app() -> Iterator[ServerProcess]:
+    """The real app over a simulated Ollama, one per test module (a module's tests share its rows)."""
+    with app_on_sim() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -3,13 +3,11 @@ change log lists both steps with the manager's typed name."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from playwright.sync_api import expect
 
-from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
+from feedback_intelligence.devtools.processes import ServerProcess
 
 pytestmark = pytest.mark.browser
 
@@ -22,21 +20,15 @@ ACCEPTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[ServerProcess]:
-    with app_on_sim() as server:
-        yield server
-
-
-def test_acknowledge_then_handle_a_case_and_the_change_log_lists_both(pages, app: ServerProcess) -> None:
+def test_acknowledge_then_handle_a_case_and_the_change_log_lists_both(pages, sim_app: ServerProcess) -> None:
     body = {
         "id": "ruoka-1",
         "source": "desk",
         "text": "Lapsi sai vatsataudin, kun söi meiltä ostettua jauhelihaa.",
         "acceptedStructure": ACCEPTED,
     }
-    assert httpx.post(app.url + "/live/feedback", json=body, timeout=10).status_code == 201
-    page = pages.open(app.url + "/")
+    assert httpx.post(sim_app.url + "/live/feedback", json=body, timeout=10).status_code == 201
+    page = pages.open(sim_app.url + "/")
     case = page.locator('#cases-list li[data-ref="live:ruoka-1"]')
     expect(case).to_have_attribute("data-state", "open", timeout=10000)
     expect(case).to_contain_text("ruokaturvallisuus")
@@ -51,13 +43,13 @@ def test_acknowledge_then_handle_a_case_and_the_change_log_lists_both(pages, app
     expect(log.locator('li[data-action="case.handle"]')).to_contain_text("merkitty hoidetuksi")
 
 
-def _dismiss_through_the_api(app: ServerProcess, prefix: str) -> None:
+def _dismiss_through_the_api(sim_app: ServerProcess, prefix: str) -> None:
     """Leave the shared app with none of this test's cases active (the other test finds its own case in
     the first few shown)."""
-    for case in httpx.get(app.url + "/cases", timeout=10).json()["cases"]:
+    for case in httpx.get(sim_app.url + "/cases", timeout=10).json()["cases"]:
         if case["ref"].startswith(f"live:{prefix}") and case["state"] in ("open", "acknowledged"):
             answer = httpx.post(
-                f"{app.url}/cases/{case['ref']}/actions",
+                f"{sim_app.url}/cases/{case['ref']}/actions",
                 json={"action": "dismiss", "reason": "test clean-up"},
                 headers={"If-Match": f'"{case["revision"]}"'},
                 timeout=10,
@@ -65,7 +57,9 @@ def _dismiss_through_the_api(app: ServerProcess, prefix: str) -> None:
             assert answer.status_code == 200, answer.text
 
 
-def test_a_long_list_shows_the_first_cases_and_a_dismissal_asks_for_its_reason_first(pages, app: ServerProcess) -> None:
+def test_a_long_list_shows_the_first_cases_and_a_dismissal_asks_for_its_reason_first(
+    pages, sim_app: ServerProcess
+) -> None:
     for n in range(6):
         body = {
             "id": f"many-{n}",
@@ -73,9 +67,9 @@ def test_a_long_list_shows_the_first_cases_and_a_dismissal_asks_for_its_reason_f
             "text": f"Asiakas sai vatsataudin jauhelihasta, erä {n}.",
             "acceptedStructure": ACCEPTED,
         }
-        assert httpx.post(app.url + "/live/feedback", json=body, timeout=10).status_code == 201
+        assert httpx.post(sim_app.url + "/live/feedback", json=body, timeout=10).status_code == 201
     try:
-        page = pages.open(app.url + "/")
+        page = pages.open(sim_app.url + "/")
         rows = page.locator("#cases-list li.case")
         expect(page.locator("#cases-summary")).to_contain_text("avoinna", timeout=10000)
         more = page.locator("#cases-more")
@@ -103,4 +97,4 @@ def test_a_long_list_shows_the_first_cases_and_a_dismissal_asks_for_its_reason_f
         entry = page.locator('#audit-list li[data-action="case.dismiss"][data-ref="live:many-0"]')
         expect(entry).to_contain_text("Asiakas perui valituksen")
     finally:
-        _dismiss_through_the_api(app, "many-")
+        _dismiss_through_the_api(sim_app, "many-")

@@ -6,7 +6,6 @@ its own clock, hours apart from the report's alert cards beside them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlparse
 from zoneinfo import ZoneInfo
@@ -15,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from feedback_intelligence.devtools.processes import ServerProcess, app_on_sim
+from feedback_intelligence.devtools.processes import ServerProcess
 
 pytestmark = pytest.mark.browser
 
@@ -30,18 +29,12 @@ ACCEPTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[ServerProcess]:
-    with app_on_sim() as server:
-        yield server
-
-
 def _shop_clock(instant: str) -> datetime:
     return datetime.fromisoformat(instant).astimezone(SHOP)
 
 
 def test_a_browser_in_another_zone_shows_the_shops_clock_on_the_desk_and_in_the_cases(
-    pages, app: ServerProcess
+    pages, sim_app: ServerProcess
 ) -> None:
     body = {
         "id": "kello-1",
@@ -49,15 +42,15 @@ def test_a_browser_in_another_zone_shows_the_shops_clock_on_the_desk_and_in_the_
         "text": "Asiakas liukastui märällä lattialla ja löi päänsä.",
         "acceptedStructure": ACCEPTED,
     }
-    assert httpx.post(app.url + "/live/feedback", json=body, timeout=10).status_code == 201
-    opened = httpx.get(app.url + "/cases", timeout=10).json()["cases"]
+    assert httpx.post(sim_app.url + "/live/feedback", json=body, timeout=10).status_code == 201
+    opened = httpx.get(sim_app.url + "/cases", timeout=10).json()["cases"]
     opened_at = next(c for c in opened if c["ref"] == "live:kello-1")["openedAt"]
     shop = _shop_clock(opened_at)
-    page = pages.open(app.url + "/", timezone_id=ELSEWHERE)
+    page = pages.open(sim_app.url + "/", timezone_id=ELSEWHERE)
     case = page.locator('#cases-list li[data-ref="live:kello-1"]')
     expect(case).to_contain_text(f"klo {shop:%H.%M}", timeout=10000)
 
-    desk = pages.open(app.url + "/desk", timezone_id=ELSEWHERE)
+    desk = pages.open(sim_app.url + "/desk", timezone_id=ELSEWHERE)
     expect(desk.locator("#interpret-btn")).to_be_enabled(timeout=10000)  # the schema (and its zone) is read
     created = desk.evaluate(
         """async () => {
@@ -74,8 +67,8 @@ def test_a_browser_in_another_zone_shows_the_shops_clock_on_the_desk_and_in_the_
     expect(desk.locator("#mine-list .mine-item").first).to_contain_text(f"{saved:%H.%M}", timeout=10000)
 
 
-def test_today_on_the_report_begins_at_the_shops_midnight(pages, app: ServerProcess) -> None:
-    page = pages.open(app.url + "/", timezone_id=ELSEWHERE)
+def test_today_on_the_report_begins_at_the_shops_midnight(pages, sim_app: ServerProcess) -> None:
+    page = pages.open(sim_app.url + "/", timezone_id=ELSEWHERE)
     first_report = re.compile(r"\d+")
     expect(page.locator("#report")).to_have_attribute("data-items", first_report, timeout=15000)
     with page.expect_request(lambda request: urlparse(request.url).path == "/report") as asked:
