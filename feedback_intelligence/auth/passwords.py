@@ -7,7 +7,8 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 _hasher = PasswordHasher()
 # A hash verified when the user name is unknown, so a miss takes as long as a wrong password. Made by the
-# hasher in force at the first miss (not at import), so it costs what a real account's verify costs.
+# hasher in force (so it costs what a real account's verify costs) at start-up, through prepare(); not at
+# import, where every process that never signs anyone in would pay a full Argon2 hash.
 _stand_in: tuple[PasswordHasher, str] | None = None
 
 MIN_LENGTH = 10
