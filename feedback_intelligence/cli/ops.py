@@ -492,16 +492,15 @@ def render_report(body: dict[str, Any], lang: Lang = Lang.en, sentiment_labels: 
         word(lang, "sentiment"),
         ", ".join(f"{labels.get(k, k)} {v}" for k, v in body.get("sentimentCounts", {}).items()) or "–",
     )
-    head.add_row(
-        word(lang, "llm"),
-        word(
-            lang,
-            "llm_line",
-            fallback=body["llmFallbackCount"],
-            dropped=body["droppedClaimCount"],
-            directive=body["actionDroppedCount"],
-        ),
+    automatic = (body.get("llm") or {}).get("prose") == "automatic"  # the model writes no summaries here
+    counters = word(
+        lang,
+        "llm_line",
+        fallback=body["llmFallbackCount"],
+        dropped=body["droppedClaimCount"],
+        directive=body["actionDroppedCount"],
     )
+    head.add_row(word(lang, "llm"), word(lang, "llm_automatic") if automatic else counters)
     alerts = Table(
         word(lang, "when"),
         word(lang, "source"),

@@ -41,6 +41,7 @@ WORDS: dict[Lang, dict[str, str]] = {
         "model": "model",
         "automatic": "automatic",
         "automatic_because": "automatic ({reason})",
+        "llm_automatic": "summaries automatic: this service's model does not write them (FI_REPORT_PROSE)",
     },
     Lang.fi: {
         "window": "Aikaväli",
@@ -67,6 +68,7 @@ WORDS: dict[Lang, dict[str, str]] = {
         "model": "kielimalli",
         "automatic": "automaattinen",
         "automatic_because": "automaattinen ({reason})",
+        "llm_automatic": "yhteenvedot automaattisia: tämän palvelun kielimalli ei kirjoita niitä (FI_REPORT_PROSE)",
     },
 }
 
@@ -79,7 +81,6 @@ DIRECTIONS = {
 # Why a summary is automatic (ThemeProse reasons), short enough for a table cell.
 REASONS = {
     Lang.en: {
-        "automatic_model": "model writes none",
         "busy": "model busy",
         "unavailable": "model down",
         "budget": "share used up",
@@ -98,7 +99,6 @@ REASONS = {
         "too_long": "too long",
     },
     Lang.fi: {
-        "automatic_model": "malli ei kirjoita",
         "busy": "malli varattu",
         "unavailable": "malli ei vastaa",
         "budget": "osuus käytetty",
@@ -147,7 +147,7 @@ def prose_origin(lang: Lang, theme: dict[str, Any]) -> str:
     if status == "model" or theme.get("narrativeFromLlm"):
         return word(lang, "model")
     reason = prose.get("reason")
-    if not reason:
+    if not reason or reason == "automatic_model":  # said once, in the head's language-model line
         return word(lang, "automatic")
     return word(lang, "automatic_because", reason=REASONS[lang].get(reason, reason.replace("_", " ")))
 

@@ -34,6 +34,17 @@ def stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:
         yield sim, app
 
 
+@pytest.fixture(scope="module")
+def reported(stack: tuple[ServerProcess, ServerProcess]) -> tuple[ServerProcess, ServerProcess]:
+    """The stack holding demo feedback for the report tests, whatever ran before them (the order of a
+    module's tests must not matter: `pytest --random-order`). Ids apart from the load tests' items."""
+    _, app = stack
+    with httpx.Client(base_url=app.url, timeout=60) as http:
+        for item in load_corpus()[12:60]:
+            assert http.post("/feedback", json=item).status_code in (201, 409)
+    return stack
+
+
 def feedctl(app: ServerProcess, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FEEDCTL_URL": app.url, "PYTHONPATH": str(REPO), "COLUMNS": "160"}
     return subprocess.run(
@@ -172,8 +183,8 @@ def test_a_wrong_base_url_is_called_a_missing_service(stack) -> None:
         assert "not let this caller" not in result.stderr
 
 
-def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
-    _, app = stack
+def test_report_with_snapshot_then_verify(reported, tmp_path: Path) -> None:
+    _, app = reported
     result = feedctl(app, "report", "--days", "30", "--snapshot", "--lang", "en")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Alerts" in result.stdout and "Top themes" in result.stdout
@@ -184,8 +195,8 @@ def test_report_with_snapshot_then_verify(stack, tmp_path: Path) -> None:
     assert "dairy-freshness-worsening" in verdict.stdout
 
 
-def test_report_prints_at_once_and_wait_follows_the_summaries_until_written(stack) -> None:
-    _, app = stack
+def test_report_prints_at_once_and_wait_follows_the_summaries_until_written(reported) -> None:
+    _, app = reported
     at_once = feedctl(app, "report", "--days", "5", "--lang", "en")
     assert at_once.returncode == 0, at_once.stdout + at_once.stderr
     assert "Top themes" in at_once.stdout and "writing…" in at_once.stdout  # a window never asked before
@@ -195,8 +206,8 @@ def test_report_prints_at_once_and_wait_follows_the_summaries_until_written(stac
     assert "automatic" in waited.stdout or "model" in waited.stdout
 
 
-def test_report_speaks_the_domains_language_throughout_or_english_with_lang(stack) -> None:
-    _, app = stack
+def test_report_speaks_the_domains_language_throughout_or_english_with_lang(reported) -> None:
+    _, app = reported
     finnish = feedctl(app, "report", "--days", "30", "--wait")
     assert finnish.returncode == 0, finnish.stdout + finnish.stderr
     for heading in ("Aikaväli", "Palautteita", "Sävy", "Kielimalli", "Hälytykset", "Suurimmat teemat"):

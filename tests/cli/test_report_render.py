@@ -63,10 +63,21 @@ def test_an_alerts_words_are_listed_once_per_category() -> None:
     assert "loukkaantuminen: satutti, liukastui; ruokaturvallisuus: vatsatauti" in text
 
 
-def test_a_summary_the_model_never_writes_says_so_in_the_reports_language() -> None:
-    assert "automaattinen (malli ei kirjoita)" in rendered(report(), Lang.fi)
-    english = rendered(report(), Lang.en)
-    assert "automatic (model writes none)" in english and "automatic model" not in english
+def test_summaries_the_model_never_writes_are_said_once_in_the_reports_language() -> None:
+    automatic = report(llm={"prose": "automatic"})
+    finnish = rendered(automatic, Lang.fi)
+    assert "yhteenvedot automaattisia: tämän palvelun kielimalli ei kirjoita niitä" in finnish
+    assert "automaattinen" in finnish and "automatic" not in finnish and "(malli" not in finnish
+    english = rendered(automatic, Lang.en)
+    assert "summaries automatic: this service's model does not write them" in english
+    assert "automatic model" not in english and "automaattinen" not in english
+
+
+def test_a_model_that_writes_summaries_gets_its_counters_and_each_reason() -> None:
+    body = report(llm={"prose": "model"}, llmFallbackCount=1)
+    body["themes"][0]["prose"] = {"status": "automatic", "reason": "busy"}
+    finnish = rendered(body, Lang.fi)
+    assert "1 automaattista yhteenvetoa" in finnish and "automaattinen (malli varattu)" in finnish
 
 
 def test_every_reason_has_words_in_both_languages() -> None:
