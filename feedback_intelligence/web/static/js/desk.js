@@ -872,6 +872,7 @@ async function loadSegment() {
     return;
   }
   state.segmentLoading = true;
+  el.live.setAttribute("aria-busy", "true"); // assistive technology waits for the new figures
   try {
     do {
       state.segmentQueued = false;
@@ -879,6 +880,7 @@ async function loadSegment() {
     } while (state.segmentQueued);
   } finally {
     state.segmentLoading = false;
+    el.live.setAttribute("aria-busy", "false");
   }
 }
 
