@@ -4,10 +4,11 @@ the service wrote it; every heading, trend and origin word is from here."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfoNotFoundError
+
+from feedback_intelligence.report.instants import local_time
 
 
 class Lang(StrEnum):
@@ -153,11 +154,9 @@ def prose_origin(lang: Lang, theme: dict[str, Any]) -> str:
 
 
 def shop_time(instant: str, zone: str | None) -> str:
-    """An instant of the report as the pages show it: in the report's zone (FI_TIMEZONE), to the minute.
-    The text as it came (to the minute) where it or the zone cannot be read."""
+    """An instant of the report as the pages and the CSV show it: in the report's zone (FI_TIMEZONE), to
+    the minute; UTC for a report that names no zone, the text as it came for a zone this machine lacks."""
     try:
-        moment = datetime.fromisoformat(instant)
-        local = moment.astimezone(ZoneInfo(zone)) if zone else moment
+        return local_time(instant, zone or "UTC")
     except (ValueError, ZoneInfoNotFoundError):
         return instant[:16]
-    return local.strftime("%Y-%m-%d %H:%M")

@@ -12,13 +12,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
-from zoneinfo import ZoneInfo
 
 from feedback_intelligence.deterministic.sentiment import effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.display import shown_theme
-from feedback_intelligence.report.instants import from_ticks, parse_instant
+from feedback_intelligence.report.instants import local_time
 from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.store.item_list import ListedItem
 
@@ -75,14 +74,6 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     for row in rows:
         writer.writerow([safe_cell(cell) for cell in row])
     return BOM + out.getvalue()
-
-
-def local_time(timestamp: str, zone: str) -> str:
-    """A normalised UTC timestamp as local ``yyyy-MM-dd HH:mm`` in ``zone``."""
-    ticks = parse_instant(timestamp)
-    if ticks is None:
-        return timestamp
-    return from_ticks(ticks).astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
 
 
 def _language(domain: Domain) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 TICKS_PER_SECOND = 10_000_000
 TICKS_PER_DAY = 86_400 * TICKS_PER_SECOND
@@ -68,3 +69,11 @@ def parse_instant(raw: str | None) -> int | None:
 
 def utc_date(ticks: int) -> date:
     return from_ticks(ticks).date()
+
+
+def local_time(timestamp: str, zone: str) -> str:
+    """A normalised UTC timestamp as local ``yyyy-MM-dd HH:mm`` in ``zone``."""
+    ticks = parse_instant(timestamp)
+    if ticks is None:
+        return timestamp
+    return from_ticks(ticks).astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")

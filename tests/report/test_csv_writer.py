@@ -8,7 +8,8 @@ import io
 import pytest
 
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.report.csv_writer import BOM, csv_text, item_row, items_csv, local_time, safe_cell
+from feedback_intelligence.report.csv_writer import BOM, csv_text, item_row, items_csv, safe_cell
+from feedback_intelligence.report.instants import local_time
 from tests.report.support import item
 
 

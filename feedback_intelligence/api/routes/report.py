@@ -25,7 +25,8 @@ from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
 from feedback_intelligence.report.chain_view import ChainView, chain_view
-from feedback_intelligence.report.csv_writer import inbox_csv, local_time
+from feedback_intelligence.report.csv_writer import inbox_csv
+from feedback_intelligence.report.instants import local_time
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
     PAGE_MAX,
