@@ -31,3 +31,9 @@ test("'today' is the shop's day: a time shows its date when the shop's day diffe
   const late = new Date("2026-03-03T21:59:00Z");
   assert.match(formatShortTime("2026-03-03T22:30:00Z", t, late), /4\.3\./);
 });
+
+test("a translator made with the service's zone shows its clock from the start", () => {
+  const at = "2026-03-03T10:05:00.0000000+00:00";
+  assert.equal(formatTime(at, translator("fi", "Europe/Helsinki"), false), "12.05");
+  assert.equal(translator("fi", "Mars/Olympus").timeZone, undefined);
+});

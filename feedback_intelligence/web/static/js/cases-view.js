@@ -5,7 +5,7 @@
 
 import { getJson, request } from "./api.js";
 import { byId, clear, h, show } from "./dom.js";
-import { applyStatic, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
+import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 
 const ACTIONS = {
   open: ["acknowledge", "dismiss"],
@@ -149,8 +149,7 @@ async function load() {
 async function start() {
   try {
     const schema = await getJson("/schema");
-    if (schema && schema.language) t = translator(schema.language);
-    if (schema && schema.timezone) useTimeZone(t, schema.timezone); // as the report beside it
+    if (schema && schema.language) t = translator(schema.language, schema.timezone); // as the report beside it
   } catch {
     // the browser's language stays
   }

@@ -3,7 +3,7 @@
 import { getJson, request } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { byId, h, replace, show } from "./dom.js";
-import { applyStatic, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
+import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { loadMine } from "./my-entries.js";
@@ -101,8 +101,7 @@ function newEntryId() {
 }
 
 function setLanguage(language) {
-  state.t = translator(language);
-  if (state.schema && state.schema.timezone) useTimeZone(state.t, state.schema.timezone); // the shop's clock
+  state.t = translator(language, state.schema && state.schema.timezone); // the shop's clock
   applyStatic(document, state.t);
   document.title = `${state.t("desk.title")} — ${state.t("app.name")}`;
   state.labels = makeLabels(state.schema, state.t);

@@ -737,7 +737,6 @@ export function initialLanguage(nav = globalThis.navigator) {
   return pickLanguage(wanted);
 }
 
-/** A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key). */
 /** Times in ``zone`` (an IANA name the server sent) from now on; an unknown one keeps the browser's. */
 export function useTimeZone(t, zone) {
   try {
@@ -748,7 +747,11 @@ export function useTimeZone(t, zone) {
   }
 }
 
-export function translator(language) {
+/**
+ * A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key).
+ * ``zone``: the service's FI_TIMEZONE (from /schema), for every time and day the page shows.
+ */
+export function translator(language, zone = undefined) {
   const lang = pickLanguage(language);
   const bundle = BUNDLES[lang];
   const t = (key, params = {}) => {
@@ -759,7 +762,8 @@ export function translator(language) {
   };
   t.lang = lang;
   t.locale = LOCALES[lang];
-  t.timeZone = undefined; // the browser's, until a report names the service's (FI_TIMEZONE)
+  t.timeZone = undefined; // the browser's, until the service names its own (FI_TIMEZONE)
+  if (zone) useTimeZone(t, zone);
   t.has = (key) => key in bundle || key in en;
   return t;
 }

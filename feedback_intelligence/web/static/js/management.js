@@ -102,8 +102,7 @@ function say(text, kind = "info") {
 
 function setLanguage(language) {
   if (state.t.lang === language && state.labels) return;
-  state.t = translator(language);
-  if (state.schema && state.schema.timezone) useTimeZone(state.t, state.schema.timezone); // the shop's days
+  state.t = translator(language, state.schema && state.schema.timezone); // the shop's days
   state.labels = makeLabels(state.schema, state.t);
   applyStatic(document, state.t);
   document.title = `${state.t("report.title")} — ${state.t("app.name")}`;
