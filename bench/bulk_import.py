@@ -7,10 +7,13 @@ path, side by side in one run against one real ``feedctl serve`` process; then w
    kinds of item: saved for later (``structureLater``: the rules' proposal is computed per row, as a
    history import needs) and with an ``acceptedStructure`` (no proposal). Texts are demo-corpus texts
    made unique, so no cache of the process answers for a row.
+   For each batch run, the CPU each process spent per row (the service, PostgreSQL, this client) and the
+   most rows a second the machine's cores could give at that cost.
 2. In process, per row of a batch: the deterministic layers (``IngestService.record_many``, as a batch
-   runs them), and the insert on PostgreSQL two ways: ``FeedbackStore.insert_batch`` (SQLAlchemy's
-   multi-row VALUES pages, ``ON CONFLICT DO NOTHING``) and COPY into a temporary table followed by
-   ``INSERT … SELECT … ON CONFLICT DO NOTHING`` (the alternative ADR 0027 weighed).
+   runs them), the derivation, ``FeedbackStore.insert_batch`` as a batch runs it (COPY, rollups, alert
+   rows), and the rows alone into the table both ways it knows: SQLAlchemy's multi-row VALUES pages
+   (what SQLite takes) and COPY into a temporary table followed by ``INSERT … SELECT`` (PostgreSQL's,
+   ADR 0037), with wall time and the CPU of Python and of PostgreSQL.
 
 Target: the batch path ≥ 10,000 rows/s over HTTP (issue 25).
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -30,6 +34,7 @@ from typing import Any
 import httpx
 
 from bench.common import pf, print_table, write_result
+from bench.procfs import children_of, cpu_seconds, pids_named
 from feedback_intelligence.api.models import FeedbackIn
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver
@@ -38,11 +43,12 @@ from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
-from feedback_intelligence.store.feedback_store import FeedbackStore, _derived_values, _record_to_row
-from feedback_intelligence.store.schema import feedback
+from feedback_intelligence.store import copy_rows
+from feedback_intelligence.store.feedback_store import FeedbackStore, _derived_values, _insert_new, _record_to_row
 from feedback_intelligence.text import morphology
 
 TARGET_ROWS_PER_S = 10_000
+CORES = os.cpu_count() or 1
 CHUNK = 1000
 SINGLE_WRITERS = 8
 STORES = ("hki-1", "tre-1", "tku-1", "oulu-1")
@@ -124,9 +130,36 @@ def over_http(single_rows: int, batch_rows: int) -> dict[str, Any]:
             results[f"{kind}/item-by-item"] = _rate(kind, "item by item", SINGLE_WRITERS, len(rows), wall)
             for writers in (1, 2):
                 rows = items(f"b{next(counter)}", batch_rows, kind)
-                wall = asyncio.run(batched(app.url, rows, writers))
-                results[f"{kind}/batch/{writers}"] = _rate(kind, f"batch of {CHUNK}", writers, len(rows), wall)
+                with CpuSplit(app.proc.pid, len(rows)) as cpu:
+                    wall = asyncio.run(batched(app.url, rows, writers))
+                entry = _rate(kind, f"batch of {CHUNK}", writers, len(rows), wall)
+                results[f"{kind}/batch/{writers}"] = {**entry, "cpuUsPerRow": cpu.per_row_us}
     return results
+
+
+class CpuSplit:
+    """CPU per row while a block runs: the service (and its children), PostgreSQL (every ``postgres``
+    process: backends, WAL writer, checkpointer) and this process (the client). Their sum over the
+    machine's cores is the most rows a second these cores can give, however the work is spread."""
+
+    def __init__(self, service_pid: int, rows: int) -> None:
+        self.service_pid, self.rows = service_pid, rows
+        self.per_row_us: dict[str, float] = {}
+
+    def _now(self) -> dict[str, float]:
+        service = [self.service_pid, *children_of(self.service_pid)]
+        postgres = cpu_seconds(pids_named("postgres"))
+        return {"service": cpu_seconds(service), "postgres": postgres, "client": time.process_time()}
+
+    def __enter__(self) -> CpuSplit:
+        self.before = self._now()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        after = self._now()
+        self.per_row_us = {k: round((after[k] - self.before[k]) * 1e6 / self.rows, 1) for k in after}
+        self.per_row_us["total"] = round(sum(self.per_row_us.values()), 1)
+        self.per_row_us["ceilingRowsPerS"] = round(CORES * 1e6 / self.per_row_us["total"])
 
 
 def _rate(kind: str, path: str, writers: int, rows: int, wall_s: float) -> dict[str, Any]:
@@ -168,9 +201,12 @@ async def in_process(rows: int) -> dict[str, Any]:
         await store.migrate()
         try:
             # with the derivation (in its thread), the rollups and the alert rows: what a batch's store does
-            out["insertBatchUs"] = await _per_row(lambda chunk: store.insert_batch(chunk, bump="version"), records)
-            copied = [r.__class__(**{**_fields(r), "id": "c" + r.id}) for r in records]
-            out["copyUs"] = await _per_row(lambda chunk: _copy_insert(store, chunk), copied)
+            out["insertBatch"] = await _per_row(lambda chunk: store.insert_batch(chunk, bump="version"), records)
+            for way, insert_rows in (("values", _insert_new), ("copy", copy_rows.insert_new)):
+                renamed = [r.__class__(**{**_fields(r), "id": f"{way}-{r.id}"}) for r in records]
+                out[f"rows/{way}"] = await _per_row(
+                    lambda chunk, insert_rows=insert_rows: _rows_only(store, chunk, insert_rows), renamed
+                )
             out["loopHold"] = await _loop_hold(service, store, items("hold", CHUNK, "later"))
         finally:
             await store.aclose()
@@ -218,37 +254,28 @@ def _command(item: dict[str, Any]) -> IngestCommand:
     )
 
 
-async def _per_row(insert: Any, records: list[Any]) -> float:
-    started = time.perf_counter()
+async def _per_row(insert: Any, records: list[Any]) -> dict[str, float]:
+    """Per row: the wall time, this process's CPU (the derivation's thread included) and PostgreSQL's."""
+    postgres = pids_named("postgres")
+    started, cpu, pg = time.perf_counter(), time.process_time(), cpu_seconds(postgres)
     for i in range(0, len(records), CHUNK):
         await insert(records[i : i + CHUNK])
-    return round((time.perf_counter() - started) * 1e6 / len(records), 1)
+    per_row = 1e6 / len(records)
+    return {
+        "wallUs": round((time.perf_counter() - started) * per_row, 1),
+        "pythonUs": round((time.process_time() - cpu) * per_row, 1),
+        "postgresUs": round((cpu_seconds(postgres) - pg) * per_row, 1),
+    }
 
 
-async def _copy_insert(store: FeedbackStore, records: list[Any]) -> set[str]:
-    """COPY into a temporary table, then INSERT … SELECT … ON CONFLICT DO NOTHING, in one transaction (the
-    derivation included; no rollups, alert rows or cases: a lower bound of what this path would cost)."""
-    columns = [c.name for c in feedback.columns]
+async def _rows_only(store: FeedbackStore, records: list[Any], insert_rows: Any) -> None:
+    """Only the rows (with their derived columns) into the table, one transaction per chunk, by one of the
+    two ways ``insert_batch`` has: no rollups, alert rows or cases, so the two ways compare alone."""
     derive = store.derive
     assert derive is not None
-    made = [{**_record_to_row(r), **_derived_values(derive(r), derive.rev)} for r in records]
-    defaults = {"revision": 1}  # COPY sends every column: what the server would default
-    rows = [tuple(row.get(c, defaults.get(c)) for c in columns) for row in made]
-    async with store.engine.connect() as conn:
-        raw = (await conn.get_raw_connection()).driver_connection
-        async with raw.transaction():
-            await raw.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS feedback_in (LIKE feedback INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
-            )
-            await raw.copy_records_to_table("feedback_in", records=rows, columns=columns)
-            names = ", ".join(columns)
-            inserted = await raw.fetch(
-                f"INSERT INTO feedback ({names}) SELECT {names} FROM feedback_in "
-                "ON CONFLICT (id) DO NOTHING RETURNING id"
-            )
-            await raw.execute("UPDATE counters SET value = value + 1 WHERE name = 'version'")
-    assert len(inserted) == len(records)
-    return {row["id"] for row in inserted}
+    rows = [{**_record_to_row(r), **_derived_values(derive(r), derive.rev)} for r in records]
+    async with store.engine.begin() as conn:
+        assert len(await insert_rows(conn, rows)) == len(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -270,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"{kind}: item by item, {SINGLE_WRITERS} writers", f"{single} rows/s", ""))
         for writers in (1, 2):
             entry = http[f"{kind}/batch/{writers}"]
+            cpu = entry["cpuUsPerRow"]
             rows.append(
                 (
                     f"{kind}: batch of {CHUNK}, {writers} writer(s)",
@@ -277,11 +305,29 @@ def main(argv: list[str] | None = None) -> int:
                     f"≥ {TARGET_ROWS_PER_S}: {pf(entry['rowsPerS'] >= TARGET_ROWS_PER_S)}",
                 )
             )
+            rows.append(
+                (
+                    "  CPU per row: service / PostgreSQL / client",
+                    f"{cpu['service']} / {cpu['postgres']} / {cpu['client']} µs",
+                    f"{CORES} cores give at most {cpu['ceilingRowsPerS']} rows/s",
+                )
+            )
     for kind in KINDS:
         for part in ("validate", "record", "derive"):
             rows.append((f"in process: {part} per row ({kind})", f"{split[f'{part}/{kind}']} µs", ""))
-    rows.append(("in process: insert_batch per row (derive, VALUES, rollups)", f"{split['insertBatchUs']} µs", ""))
-    rows.append(("in process: COPY + INSERT … SELECT per row", f"{split['copyUs']} µs", ""))
+    for label, key in (
+        ("insert_batch (derive, COPY, rollups, alert rows)", "insertBatch"),
+        ("rows only, VALUES pages", "rows/values"),
+        ("rows only, COPY + INSERT … SELECT", "rows/copy"),
+    ):
+        part = split[key]
+        rows.append(
+            (
+                f"in process: {label} per row",
+                f"{part['wallUs']} µs",
+                f"CPU: Python {part['pythonUs']}, PostgreSQL {part['postgresUs']} µs",
+            )
+        )
     hold = split["loopHold"]
     rows.append(("event loop's longest wait during a 1,000-row batch", f"{hold['maxLagMs']} ms", f"{hold['batchS']} s"))
     print_table(

@@ -20,11 +20,11 @@ import signal
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import httpx
 
 from bench.common import pct, pf, print_table, write_result
+from bench.procfs import children_of, rss_bytes
 from feedback_intelligence.api.runtime import with_prior_fields
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
@@ -111,27 +111,6 @@ async def latency(items: int, threads: int) -> dict[str, dict[str, float]]:
         name: {"p50": statistics.median(values), "p90": pct(values, 0.9), "n": len(values)}
         for name, values in times.items()
     }
-
-
-def rss_bytes(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def memory_after_one_interpret() -> dict[str, float]:

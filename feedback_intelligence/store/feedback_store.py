@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
-from feedback_intelligence.store import audit, rollups
+from feedback_intelligence.store import audit, copy_rows, rollups
 from feedback_intelligence.store.schema import (
     case_notes,
     cases,
@@ -350,6 +350,22 @@ async def write_derived(conn: AsyncConnection, derive: Deriver | None, feedback_
     return len(rows)
 
 
+async def _insert_new(conn: AsyncConnection, rows: list[dict[str, Any]]) -> set[str]:
+    """Insert the rows whose id is neither taken nor erased (an erased item never comes back); the ids
+    inserted. ``copy_rows.insert_new`` is PostgreSQL's way of the same."""
+    ids = [row["id"] for row in rows]
+    erased = set(
+        (await conn.execute(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id.in_(ids))))
+        .scalars()
+        .all()
+    )
+    rows = [row for row in rows if row["id"] not in erased]
+    if not rows:
+        return set()
+    statement = _insert_ignoring_taken(conn.dialect.name).returning(feedback.c.id)
+    return {row.id for row in await conn.execute(statement, rows)}
+
+
 def _insert_ignoring_taken(dialect: str) -> Any:
     """``INSERT INTO feedback … ON CONFLICT (id) DO NOTHING`` in the dialect's spelling."""
     if dialect == "postgresql":
@@ -455,9 +471,9 @@ class FeedbackStore:
         cases and notifications). Returns the ids inserted. Rows are made by the single insert's ``_record_to_row``,
         so every column the single insert writes, the batch writes. Ids within ``records`` must be distinct.
 
-        One ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets: SQLAlchemy
-        sends it as multi-row VALUES pages (its "insertmanyvalues"), on PostgreSQL and SQLite alike
-        (docs/benchmarks.md, "Bulk import": measured against COPY into a temporary table).
+        On PostgreSQL the rows and their alert rows go by COPY (``store/copy_rows.py``, ADR 0037); on
+        SQLite by one ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets
+        (SQLAlchemy's multi-row VALUES pages).
         """
         if not records:
             return set()
@@ -470,19 +486,15 @@ class FeedbackStore:
             if self.derive is not None:
                 row.update(_derived_values(derived[record.id], self.derive.rev))
             rows.append(row)
-        statement = _insert_ignoring_taken(self.engine.dialect.name).returning(feedback.c.id)
+        copying = self.engine.dialect.name == "postgresql"
         async with self.engine.begin() as conn:
             ids = [r.id for r in records]
-            erased = set(
-                (await conn.execute(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id.in_(ids))))
-                .scalars()
-                .all()
-            )
-            rows = [row for row in rows if row["id"] not in erased]  # an erased item never comes back
-            inserted = {row.id for row in await conn.execute(statement, rows)} if rows else set()
+            inserted = await (copy_rows.insert_new(conn, rows) if copying else _insert_new(conn, rows))
             await rollups.add_inserted(conn, [row for row in rows if row["id"] in inserted])
             children = [a for i in ids if i in inserted and i in derived for a in _alert_rows(i, derived[i])]
-            if children:
+            if copying:
+                await copy_rows.insert_alert_rows(conn, children)
+            elif children:
                 await conn.execute(insert(feedback_alerts), children)
             if also is not None:
                 await also(conn, [record for record in records if record.id in inserted])

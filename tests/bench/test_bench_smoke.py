@@ -34,6 +34,7 @@ BENCHES = [
     "engine_build",
     "slowloris",
     "chain_scale",
+    "bulk_import",
 ]
 
 
@@ -54,6 +55,26 @@ def test_results_are_written_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(common, "RESULTS", tmp_path)
     path = common.write_result("smoke", {"figure": common.summary_ms([1.0, 2.0, 3.0])})
     assert json.loads(path.read_text())["figure"]["p50"] == 2.0
+
+
+@pytest.mark.postgres
+async def test_bulk_import_splits_a_batch_and_inserts_both_ways() -> None:
+    from bench.bulk_import import in_process
+
+    split = await in_process(60)
+    for key in ("insertBatch", "rows/values", "rows/copy"):
+        assert split[key]["wallUs"] > 0 and split[key]["pythonUs"] > 0
+    assert split["loopHold"]["ticks"] > 0
+
+
+def test_procfs_reads_this_process_s_cpu_and_finds_postgres_by_name() -> None:
+    from bench import procfs
+
+    before = procfs.cpu_seconds([os.getpid()])
+    sum(i * i for i in range(3_000_000))  # a few tens of ms of CPU
+    assert procfs.cpu_seconds([os.getpid()]) > before
+    assert procfs.cpu_seconds([2**22 + 1]) == 0  # a pid that is not there counts nothing
+    assert os.getpid() not in procfs.pids_named("postgres")
 
 
 @pytest.mark.postgres
@@ -251,13 +272,13 @@ def test_a_tiny_chain_runs_end_to_end() -> None:
 
 @pytest.mark.embedded
 def test_engine_bench_reads_an_engine_back_after_a_kill_and_finds_a_process_s_children() -> None:
-    from bench import engine
+    from bench import engine, procfs
 
     [seconds] = asyncio.run(engine.recovery(1))
     assert seconds > 0
     child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     try:
-        assert child.pid in engine.children_of(os.getpid()) and engine.rss_bytes(child.pid) > 0
+        assert child.pid in procfs.children_of(os.getpid()) and procfs.rss_bytes(child.pid) > 0
     finally:
         child.communicate(b"")
 

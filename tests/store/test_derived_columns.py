@@ -93,6 +93,27 @@ async def test_insert_writes_the_derived_columns_and_the_hits(store: FeedbackSto
     assert row["alert"] and row["category"] == "maito_kylma" and json.loads(hits[0]["words_json"]) == ["liukastui"]
 
 
+async def test_a_batch_writes_what_single_inserts_write_and_never_brings_back_an_erased_item(
+    store: FeedbackStore,
+) -> None:
+    """PostgreSQL takes a batch by COPY (store/copy_rows.py), SQLite by VALUES pages: the same rows, hits
+    and tombstones either way, and a second batch on the same pooled connection works as the first."""
+    from feedback_intelligence.store import audit
+
+    milk = Structure("maito_kylma", "hapan maito", "high", "complaint", "fi")
+    await store.insert(record("gone", milk))
+    entry = audit.AuditEntry(TS, "c1", "operator", None, None, "item.erase", "gone")
+    assert await store.erase("gone", entry, expected_revision=None)
+    batch = [record("gone", milk), record("b1", milk, alerts=(HIT,)), record("b2", None, structure_failed=True)]
+    assert await store.insert_batch(batch, bump="version") == {"b1", "b2"}
+    assert await store.get("gone") is None and await store.erased("gone")
+    for feedback_id in ("b1", "b2"):
+        await assert_current(store, feedback_id)
+    assert [h["words_json"] for h in (await stored(store, "b1"))[1]] == ['["liukastui"]']
+    assert await store.insert_batch([record("b3", milk, alerts=(HIT,)), record("b1", milk)]) == {"b3"}
+    await assert_current(store, "b3")
+
+
 async def test_update_structure_and_update_alerts_rewrite_them(store: FeedbackStore) -> None:
     await store.insert(record("a", None, structure_failed=True))
     row, _hits = await stored(store, "a")
