@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -179,6 +180,7 @@ class FileFormat(StrEnum):
 
 
 DEFAULT_CHUNK = 500  # items a batch request carries (the service takes up to FI_BATCH_MAX_ITEMS, 1,000 by default)
+DEFAULT_WRITERS = 2  # batch requests in flight: one stored while the next is read and sent (docs/benchmarks.md)
 
 
 def load(
@@ -216,6 +218,15 @@ def load(
     chunk_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Items per batch request (at most the service's FI_BATCH_MAX_ITEMS).")
     ] = DEFAULT_CHUNK,
+    writers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=32,
+            help="Batch requests in flight at once: the service stores one while the next is sent; behind a load "
+            "balancer, about two per replica.",
+        ),
+    ] = DEFAULT_WRITERS,
     progress_every: Annotated[
         float,
         typer.Option(min=0.1, help="Without a terminal (a log, a pipe): print a progress line this often (s)."),
@@ -225,10 +236,11 @@ def load(
     """Load a JSONL or CSV file; 409 or `duplicate` counts as already there, 503 is retried.
 
     Items the model need not structure now (with --later, or each carrying an acceptedStructure) go in
-    batches of --chunk-size: each batch is one transaction, so it is stored whole or not at all, and its
-    result names every refused item by its line. Other items are sent one by one, structured by the model.
-    An item without an id gets one made from its line (the file's name, line number and text), so loading
-    the same file again answers "already there" instead of storing it twice.
+    batches of --chunk-size, --writers of them in flight at once: each batch is one transaction, so it is
+    stored whole or not at all, and its result names every refused item by its line. Other items are sent
+    one by one, structured by the model. An item without an id gets one made from its line (the file's
+    name, line number and text), so loading the same file again answers "already there" instead of
+    storing it twice.
 
     Every line is checked first, against the service's own /schema (sources, taxonomy, text bounds):
     a file with bad lines is refused whole before anything is sent, each bad line named with its number.
@@ -253,7 +265,8 @@ def load(
     batched = later or all(line.item.get("acceptedStructure") is not None for line in lines)
     with client(timeout=300) as http, progress:
         if batched:
-            _load_in_batches(http, path, name, lines, chunk_size, counts, failures, progress, json_output)
+            batch = (chunk_size, writers)
+            _load_in_batches(http, path, name, lines, batch, counts, failures, progress, json_output)
         else:
             _load_one_by_one(http, path, lines, counts, failures, progress, json_output)
     if json_output:
@@ -307,42 +320,74 @@ def _load_in_batches(
     path: str,
     name: str,
     lines: list[Line],
-    chunk_size: int,
+    batch: tuple[int, int],
     counts: dict[str, int],
     failures: list[dict[str, Any]],
     progress: _BarProgress | PlainProgress,
     quiet: bool,
 ) -> None:
-    """Each chunk is one batch request: one transaction on the service, a result per item."""
-    for start in range(0, len(lines), chunk_size):
-        chunk = lines[start : start + chunk_size]
+    """Each chunk is one batch request: one transaction on the service, a result per item. ``batch`` is
+    (chunk size, writers): that many requests are in flight at once, so the service stores one chunk
+    while the next is read and sent (or, behind a load balancer, replicas store chunks side by side);
+    results are counted in the file's order."""
+    chunk_size, writers = batch
+    chunks = [lines[start : start + chunk_size] for start in range(0, len(lines), chunk_size)]
+
+    def post(chunk: list[Line]) -> httpx.Response:
         items = [line.item if "id" in line.item else {**line.item, "id": _line_id(name, line)} for line in chunk]
+        return _post_with_retry(http, f"{path}/batch", {"items": items})
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=writers, thread_name_prefix="feedctl-load") as pool:
+        sent = [pool.submit(post, chunk) for chunk in chunks]
         try:
-            response = _post_with_retry(http, f"{path}/batch", {"items": items})
-        except CliError as exc:
-            raise CliError(f"{exc.message} — {start} of {len(lines)} items were sent before", exc.code) from exc
-        if not response.is_success:
-            what = f"batch of lines {chunk[0].number}–{chunk[-1].number} (nothing of it was stored)"
-            if response.status_code == 413:
-                raise CliError(f"{what}: {server_errors(response)}; try a smaller --chunk-size", ExitCode.BAD_INPUT)
-            _fail_on_refusal(response, f"{what}; {start} of {len(lines)} items were sent before")
-        body = body_of(response)
-        results = body.get("results", []) if isinstance(body, dict) else []
-        for line, result in zip(chunk, results, strict=False):
-            status = result.get("status")
-            if status == "created":
-                counts["created"] += 1
-            elif status == "accepted":
-                counts["saved for later"] += 1
-            elif status == "duplicate":
-                counts["already there"] += 1
-            else:
-                counts["failed"] += 1
-                error = "; ".join(result.get("errors") or [str(status)])
-                failures.append({"line": line.number, "id": line.item.get("id"), "httpStatus": 200, "error": error})
-                if not quiet:
-                    progress_console.print(f"[red]{escape(name)}:{line.number}: {escape(error)}[/red]")
-        progress.advance(len(chunk))
+            for chunk, future in zip(chunks, sent, strict=True):
+                _count_results(future.result(), chunk, name, counts, failures, quiet)
+                done += len(chunk)
+                progress.advance(len(chunk))
+        except BaseException as exc:
+            for future in sent:
+                future.cancel()  # nothing more is sent (also on Ctrl-C); what is in flight finishes
+            if not isinstance(exc, CliError):
+                raise
+            raise CliError(
+                f"{exc.message} — the first {done} of {len(lines)} items were answered before; loading the "
+                "file again stores nothing twice",
+                exc.code,
+            ) from exc
+
+
+def _count_results(
+    response: httpx.Response,
+    chunk: list[Line],
+    name: str,
+    counts: dict[str, int],
+    failures: list[dict[str, Any]],
+    quiet: bool,
+) -> None:
+    """One batch's answer into the counts: a refused batch stops the load, a refused item is a failure
+    named by its line."""
+    if not response.is_success:
+        what = f"batch of lines {chunk[0].number}–{chunk[-1].number} (nothing of it was stored)"
+        if response.status_code == 413:
+            raise CliError(f"{what}: {server_errors(response)}; try a smaller --chunk-size", ExitCode.BAD_INPUT)
+        _fail_on_refusal(response, what)
+    body = body_of(response)
+    results = body.get("results", []) if isinstance(body, dict) else []
+    for line, result in zip(chunk, results, strict=False):
+        status = result.get("status")
+        if status == "created":
+            counts["created"] += 1
+        elif status == "accepted":
+            counts["saved for later"] += 1
+        elif status == "duplicate":
+            counts["already there"] += 1
+        else:
+            counts["failed"] += 1
+            error = "; ".join(result.get("errors") or [str(status)])
+            failures.append({"line": line.number, "id": line.item.get("id"), "httpStatus": 200, "error": error})
+            if not quiet:
+                progress_console.print(f"[red]{escape(name)}:{line.number}: {escape(error)}[/red]")
 
 
 def _load_one_by_one(

@@ -114,6 +114,25 @@ def test_an_item_the_service_refuses_is_named_by_its_line_and_the_rest_of_its_ch
     assert {"st-1", "st-3"} <= stored and "st-2" not in stored
 
 
+def test_several_writers_count_every_line_in_the_file_s_order(app: ServerProcess, tmp_path: Path) -> None:
+    jsonl = tmp_path / "rinnakkain.jsonl"
+    items = [
+        {"id": f"wr-{n}", "source": "email", "text": f"Leipä loppui, kerta {n}.", "store": "hki-1"} for n in range(23)
+    ]
+    items[17]["store"] = "oulu-9"  # line 18, in the fifth of six chunks
+    jsonl.write_text("\n".join(json.dumps(i, ensure_ascii=False) for i in items), encoding="utf-8")
+    args = ["load", "--later", "--json", "--chunk-size", "4", "--writers", "3", str(jsonl)]
+    result = feedctl(app, *args)
+    assert result.returncode == 1, result.stdout + result.stderr
+    body = json.loads(result.stdout)
+    assert (body["savedForLater"], body["failed"], body["alreadyThere"]) == (22, 1, 0)
+    assert [f["line"] for f in body["failures"]] == [18]
+    stored = {r["id"] for r in rows(app) if r["id"].startswith("wr-")}
+    assert stored == {f"wr-{n}" for n in range(23)} - {"wr-17"}
+    again = json.loads(feedctl(app, *args).stdout)
+    assert (again["alreadyThere"], again["failed"]) == (22, 1)
+
+
 def test_report_filters_by_store(app: ServerProcess) -> None:
     result = feedctl(app, "report", "--json", "--days", "92", "--store", "tre-1")
     assert result.returncode == 0, result.stdout + result.stderr
