@@ -1,9 +1,10 @@
 """Bulk import: rows per second on PostgreSQL through the batch endpoint against today's item-by-item
-path, side by side in one run against one real ``feedctl serve`` process; then where a batch's time goes.
+path, side by side in one run against real ``feedctl serve`` processes; then where a batch's time goes.
 
-1. Over HTTP, one app process on two fresh PostgreSQL databases (the structure-later worker off, so the
-   import alone is measured): the item-by-item path (``POST /feedback``, 8 writers, as ``feedctl load``
-   sent it) and the batch path (``POST /feedback/batch``, chunks of 1,000, one writer and two), for two
+1. Over HTTP, on two fresh PostgreSQL databases (the structure-later worker off, so the import alone is
+   measured): against one service process, the item-by-item path (``POST /feedback``, 8 writers, as
+   ``feedctl load`` sent it) and the batch path (``POST /feedback/batch``, chunks of 1,000, one writer
+   and two); then against two replicas sharing Redis, two and four writers spread over them. For two
    kinds of item: saved for later (``structureLater``: the rules' proposal is computed per row, as a
    history import needs) and with an ``acceptedStructure`` (no proposal). Texts are demo-corpus texts
    made unique, so no cache of the process answers for a row.
@@ -29,6 +30,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import httpx
@@ -51,6 +53,7 @@ TARGET_ROWS_PER_S = 10_000
 CORES = os.cpu_count() or 1
 CHUNK = 1000
 SINGLE_WRITERS = 8
+REDIS = "redis://127.0.0.1:6379/0"
 STORES = ("hki-1", "tre-1", "tku-1", "oulu-1")
 STRUCTURE = {"category": "maito_kylma", "theme": "maito", "severity": "medium", "type": "complaint", "language": "fi"}
 KINDS = ("later", "accepted")
@@ -92,21 +95,26 @@ async def item_by_item(url: str, rows: list[dict[str, Any]]) -> float:
         return time.perf_counter() - started
 
 
-async def batched(url: str, rows: list[dict[str, Any]], writers: int) -> float:
-    """The batch path: chunks of ``CHUNK`` items, ``writers`` requests at once; returns the wall time."""
+async def batched(urls: list[str], rows: list[dict[str, Any]], writers: int) -> float:
+    """The batch path: chunks of ``CHUNK`` items, ``writers`` requests at once, writer i sending to
+    ``urls[i % len(urls)]`` (replicas as a load balancer would spread them); returns the wall time."""
     chunks = iter([rows[i : i + CHUNK] for i in range(0, len(rows), CHUNK)])
 
-    async def writer(http: httpx.AsyncClient) -> None:
+    async def writer(http: httpx.AsyncClient, url: str) -> None:
         for chunk in chunks:
-            answer = await http.post("/feedback/batch", json={"items": chunk})
+            answer = await http.post(f"{url}/feedback/batch", json={"items": chunk})
             assert answer.status_code == 200, (answer.status_code, answer.text[:300])
             body = answer.json()
             assert body["created"] + body["accepted"] == len(chunk), {k: v for k, v in body.items() if k != "results"}
 
-    async with httpx.AsyncClient(base_url=url, timeout=600) as http:
+    async with httpx.AsyncClient(timeout=600) as http:
         started = time.perf_counter()
-        await asyncio.gather(*(writer(http) for _ in range(writers)))
+        await asyncio.gather(*(writer(http, urls[i % len(urls)]) for i in range(writers)))
         return time.perf_counter() - started
+
+
+#: (service processes, writers) of the batch runs; two processes are replicas sharing Redis.
+BATCH_RUNS = ((1, 1), (1, 2), (2, 2), (2, 4))
 
 
 def over_http(single_rows: int, batch_rows: int) -> dict[str, Any]:
@@ -118,22 +126,30 @@ def over_http(single_rows: int, batch_rows: int) -> dict[str, Any]:
     }
     results: dict[str, Any] = {}
     counter = itertools.count()
-    with (
-        postgres_pair("fi_bench_bulk") as (corpus, live),
-        app_server({**env, "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live}) as app,
-    ):
-        asyncio.run(batched(app.url, items("warm", 200, "later"), 1))  # connections, caches of the lexicons
-        asyncio.run(item_by_item(app.url, items("warm1", 40, "later")))
-        for kind in KINDS:
-            rows = items(f"s{next(counter)}", single_rows, kind)
-            wall = asyncio.run(item_by_item(app.url, rows))
-            results[f"{kind}/item-by-item"] = _rate(kind, "item by item", SINGLE_WRITERS, len(rows), wall)
-            for writers in (1, 2):
-                rows = items(f"b{next(counter)}", batch_rows, kind)
-                with CpuSplit(app.proc.pid, len(rows)) as cpu:
-                    wall = asyncio.run(batched(app.url, rows, writers))
-                entry = _rate(kind, f"batch of {CHUNK}", writers, len(rows), wall)
-                results[f"{kind}/batch/{writers}"] = {**entry, "cpuUsPerRow": cpu.per_row_us}
+    with postgres_pair("fi_bench_bulk") as (corpus, live):
+        env = {**env, "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live}
+        for processes in sorted({p for p, _ in BATCH_RUNS}):
+            with ExitStack() as stack:
+                # one by one, so the first migrates alone; replicas share the gate through Redis
+                replica_env = env if processes == 1 else {**env, "FI_REDIS_URL": REDIS}
+                apps = [stack.enter_context(app_server(replica_env)) for _ in range(processes)]
+                urls = [app.url for app in apps]
+                # connections, caches of the lexicons
+                asyncio.run(batched(urls, items(f"warm-batch{processes}", 200 * processes, "later"), processes))
+                if processes == 1:
+                    asyncio.run(item_by_item(urls[0], items("warm1", 40, "later")))
+                for kind in KINDS:
+                    if processes == 1:
+                        rows = items(f"s{next(counter)}", single_rows, kind)
+                        wall = asyncio.run(item_by_item(urls[0], rows))
+                        results[f"{kind}/item-by-item"] = _rate(kind, "item by item", SINGLE_WRITERS, len(rows), wall)
+                    for writers in (w for p, w in BATCH_RUNS if p == processes):
+                        rows = items(f"b{next(counter)}", batch_rows, kind)
+                        with CpuSplit([app.proc.pid for app in apps], len(rows)) as cpu:
+                            wall = asyncio.run(batched(urls, rows, writers))
+                        entry = _rate(kind, f"batch of {CHUNK}", writers, len(rows), wall)
+                        key = f"{kind}/batch/{processes}x{writers}"
+                        results[key] = {**entry, "processes": processes, "cpuUsPerRow": cpu.per_row_us}
     return results
 
 
@@ -142,12 +158,12 @@ class CpuSplit:
     process: backends, WAL writer, checkpointer) and this process (the client). Their sum over the
     machine's cores is the most rows a second these cores can give, however the work is spread."""
 
-    def __init__(self, service_pid: int, rows: int) -> None:
-        self.service_pid, self.rows = service_pid, rows
+    def __init__(self, service_pids: list[int], rows: int) -> None:
+        self.service_pids, self.rows = service_pids, rows
         self.per_row_us: dict[str, float] = {}
 
     def _now(self) -> dict[str, float]:
-        service = [self.service_pid, *children_of(self.service_pid)]
+        service = [*self.service_pids, *(child for pid in self.service_pids for child in children_of(pid))]
         postgres = cpu_seconds(pids_named("postgres"))
         return {"service": cpu_seconds(service), "postgres": postgres, "client": time.process_time()}
 
@@ -295,12 +311,12 @@ def main(argv: list[str] | None = None) -> int:
     for kind in KINDS:
         single = http[f"{kind}/item-by-item"]["rowsPerS"]
         rows.append((f"{kind}: item by item, {SINGLE_WRITERS} writers", f"{single} rows/s", ""))
-        for writers in (1, 2):
-            entry = http[f"{kind}/batch/{writers}"]
+        for processes, writers in BATCH_RUNS:
+            entry = http[f"{kind}/batch/{processes}x{writers}"]
             cpu = entry["cpuUsPerRow"]
             rows.append(
                 (
-                    f"{kind}: batch of {CHUNK}, {writers} writer(s)",
+                    f"{kind}: batch of {CHUNK}, {processes} service process(es), {writers} writer(s)",
                     f"{entry['rowsPerS']} rows/s (×{entry['rowsPerS'] / single:.1f})",
                     f"≥ {TARGET_ROWS_PER_S}: {pf(entry['rowsPerS'] >= TARGET_ROWS_PER_S)}",
                 )

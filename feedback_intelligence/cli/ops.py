@@ -180,7 +180,7 @@ class FileFormat(StrEnum):
 
 
 DEFAULT_CHUNK = 500  # items a batch request carries (the service takes up to FI_BATCH_MAX_ITEMS, 1,000 by default)
-DEFAULT_WRITERS = 2  # batch requests in flight: one stored while the next is read and sent (docs/benchmarks.md)
+DEFAULT_WRITERS = 1  # batch requests in flight; more help only with more service processes (docs/benchmarks.md)
 
 
 def load(
@@ -223,8 +223,8 @@ def load(
         typer.Option(
             min=1,
             max=32,
-            help="Batch requests in flight at once: the service stores one while the next is sent; behind a load "
-            "balancer, about two per replica.",
+            help="Batch requests in flight at once: one per service replica behind the load balancer (one "
+            "service process gains nothing from a second: the batches share its one core).",
         ),
     ] = DEFAULT_WRITERS,
     progress_every: Annotated[
@@ -327,9 +327,8 @@ def _load_in_batches(
     quiet: bool,
 ) -> None:
     """Each chunk is one batch request: one transaction on the service, a result per item. ``batch`` is
-    (chunk size, writers): that many requests are in flight at once, so the service stores one chunk
-    while the next is read and sent (or, behind a load balancer, replicas store chunks side by side);
-    results are counted in the file's order."""
+    (chunk size, writers): that many requests are in flight at once, so replicas behind a load balancer
+    store chunks side by side; results are counted in the file's order."""
     chunk_size, writers = batch
     chunks = [lines[start : start + chunk_size] for start in range(0, len(lines), chunk_size)]
 
