@@ -46,7 +46,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
 from feedback_intelligence.store import copy_rows
-from feedback_intelligence.store.feedback_store import FeedbackStore, _derived_values, _insert_new, _record_to_row
+from feedback_intelligence.store.feedback_store import FeedbackStore, _insert_new, _rows_of
 from feedback_intelligence.text import morphology
 
 TARGET_ROWS_PER_S = 10_000
@@ -287,9 +287,7 @@ async def _per_row(insert: Any, records: list[Any]) -> dict[str, float]:
 async def _rows_only(store: FeedbackStore, records: list[Any], insert_rows: Any) -> None:
     """Only the rows (with their derived columns) into the table, one transaction per chunk, by one of the
     two ways ``insert_batch`` has: no rollups, alert rows or cases, so the two ways compare alone."""
-    derive = store.derive
-    assert derive is not None
-    rows = [{**_record_to_row(r), **_derived_values(derive(r), derive.rev)} for r in records]
+    _derived, rows = _rows_of(records, store.derive)
     async with store.engine.begin() as conn:
         assert len(await insert_rows(conn, rows)) == len(rows)
 

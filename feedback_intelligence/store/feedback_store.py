@@ -6,7 +6,7 @@ import asyncio
 import errno
 import functools
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
 
@@ -362,7 +362,7 @@ def _rows_of(records: list[StoredFeedback], derive: Deriver | None) -> tuple[dic
     return derived, rows
 
 
-async def _insert_new(conn: AsyncConnection, rows: list[dict[str, Any]]) -> set[str]:
+async def _insert_new(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> set[str]:
     """Insert the rows whose id is neither taken nor erased (an erased item never comes back); the ids
     inserted. ``copy_rows.insert_new`` is PostgreSQL's way of the same."""
     ids = [row["id"] for row in rows]
@@ -371,11 +371,17 @@ async def _insert_new(conn: AsyncConnection, rows: list[dict[str, Any]]) -> set[
         .scalars()
         .all()
     )
-    rows = [row for row in rows if row["id"] not in erased]
-    if not rows:
+    kept = [row for row in rows if row["id"] not in erased]
+    if not kept:
         return set()
     statement = _insert_ignoring_taken(conn.dialect.name).returning(feedback.c.id)
-    return {row.id for row in await conn.execute(statement, rows)}
+    return {row.id for row in await conn.execute(statement, kept)}
+
+
+async def _insert_alert_rows(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """The alert child rows of items just inserted; ``copy_rows.insert_alert_rows`` is PostgreSQL's way."""
+    if rows:
+        await conn.execute(insert(feedback_alerts), rows)
 
 
 def _insert_ignoring_taken(dialect: str) -> Any:
@@ -492,16 +498,17 @@ class FeedbackStore:
         # CPU per row (base forms, folding, the rows' JSON): off the event loop, as the batch's deterministic
         # layers are (a 1,000-row batch held the loop ~80 ms when only the derivation was in the thread)
         derived, rows = await asyncio.to_thread(_rows_of, records, self.derive)
-        copying = self.engine.dialect.name == "postgresql"
+        if self.engine.dialect.name == "postgresql":
+            insert_rows, insert_alerts = copy_rows.insert_new, copy_rows.insert_alert_rows
+        else:
+            insert_rows, insert_alerts = _insert_new, _insert_alert_rows
         async with self.engine.begin() as conn:
             ids = [r.id for r in records]
-            inserted = await (copy_rows.insert_new(conn, rows) if copying else _insert_new(conn, rows))
+            inserted = await insert_rows(conn, rows)
             await rollups.add_inserted(conn, [row for row in rows if row["id"] in inserted])
-            children = [a for i in ids if i in inserted and i in derived for a in _alert_rows(i, derived[i])]
-            if copying:
-                await copy_rows.insert_alert_rows(conn, children)
-            elif children:
-                await conn.execute(insert(feedback_alerts), children)
+            await insert_alerts(
+                conn, [a for i in ids if i in inserted and i in derived for a in _alert_rows(i, derived[i])]
+            )
             if also is not None:
                 await also(conn, [record for record in records if record.id in inserted])
             if bump and inserted:
