@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import random
 import sys
 import tempfile
@@ -34,6 +35,7 @@ from typing import Any
 from sqlalchemy import text
 
 from bench.common import print_table, summary_ms, write_result
+from bench.procfs import rss_bytes
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -221,10 +223,7 @@ async def rebuild_rollups(store: FeedbackStore) -> dict[str, Any]:
 
 
 def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return rss_bytes(os.getpid()) / 2**20
 
 
 def check_counts(report: dict[str, Any], tally: Tally) -> bool:
