@@ -265,8 +265,7 @@ def load(
     batched = later or all(line.item.get("acceptedStructure") is not None for line in lines)
     with client(timeout=300) as http, progress:
         if batched:
-            batch = (chunk_size, writers)
-            _load_in_batches(http, path, name, lines, batch, counts, failures, progress, json_output)
+            _load_in_batches(http, path, name, lines, chunk_size, writers, counts, failures, progress, json_output)
         else:
             _load_one_by_one(http, path, lines, counts, failures, progress, json_output)
     if json_output:
@@ -320,16 +319,16 @@ def _load_in_batches(
     path: str,
     name: str,
     lines: list[Line],
-    batch: tuple[int, int],
+    chunk_size: int,
+    writers: int,
     counts: dict[str, int],
     failures: list[dict[str, Any]],
     progress: _BarProgress | PlainProgress,
     quiet: bool,
 ) -> None:
-    """Each chunk is one batch request: one transaction on the service, a result per item. ``batch`` is
-    (chunk size, writers): that many requests are in flight at once, so replicas behind a load balancer
-    store chunks side by side; results are counted in the file's order."""
-    chunk_size, writers = batch
+    """Each chunk is one batch request: one transaction on the service, a result per item. ``writers``
+    requests are in flight at once, so replicas behind a load balancer store chunks side by side; results
+    are counted in the file's order."""
     chunks = [lines[start : start + chunk_size] for start in range(0, len(lines), chunk_size)]
 
     def post(chunk: list[Line]) -> httpx.Response:
