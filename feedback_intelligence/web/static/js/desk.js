@@ -6,7 +6,7 @@ import { byId, h, replace, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { LANGUAGE_CHOICES, makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
-import { loadMine } from "./my-entries.js";
+import { loadMine, renderMine } from "./my-entries.js";
 import { showSavedEntry } from "./saved-entry.js";
 import {
   alertsBlock, chartSections, moderationBlock, narrativeOrigin, proseStatus, sentimentPills, themeCard, themesFromItems,
@@ -41,6 +41,7 @@ const state = {
   segmentFailed: false,
   lastItems: null,
   lastReport: null,
+  lastMine: null, // this clerk's entries as last loaded, re-rendered when the shop's clock becomes known
   pollTimer: null,
   laterIds: new Set(), // entries this desk saved for later: shown until and after the model's turn
 };
@@ -172,6 +173,13 @@ function applySchema(schema) {
   rerenderSegment();
 }
 
+let schemaTriedNow;
+// Settles after the first /schema answer or failure: the segment's first load waits for it, so its
+// times and its "today" are the shop's from the start (a slower /schema re-renders them when it lands).
+const schemaTried = new Promise((resolve) => {
+  schemaTriedNow = resolve;
+});
+
 async function loadSchema() {
   try {
     const schema = await getJson("/schema");
@@ -186,6 +194,8 @@ async function loadSchema() {
     say(el.conn, state.t("status.schemaRetry"), "warn");
     updateInterpretButton();
     setTimeout(loadSchema, SCHEMA_RETRY_MS);
+  } finally {
+    schemaTriedNow();
   }
 }
 
@@ -811,9 +821,14 @@ function renderReport(report) {
   renderSections(themes, ctx);
 }
 
+function mineCtx() {
+  return { t: state.t, labels: segmentCtx().labels, params: storeParams(), onChange: () => loadSegment() };
+}
+
 function rerenderSegment() {
   if (state.lastReport) renderReport(state.lastReport);
   else if (state.lastItems) renderItems(state.lastItems);
+  if (state.lastMine) renderMine(el.mine, state.lastMine, mineCtx());
 }
 
 /** A promise's outcome as a value, so a failure that is awaited later is never an unhandled rejection. */
@@ -827,8 +842,9 @@ async function loadSegmentOnce() {
   // The version is asked before the report, so an entry saved meanwhile shows up as a change later.
   const versionP = settle(getJson("/live/version"));
   await loadDeskStore(); // a store's desk shows its own store's entries
-  const mineP = loadMine(el.mine, {
-    t: state.t, labels: segmentCtx().labels, params: storeParams(), onChange: () => loadSegment(),
+  await schemaTried; // the shop's clock (FI_TIMEZONE) decides where "today" begins and how times read
+  const mineP = loadMine(el.mine, mineCtx()).then((items) => {
+    state.lastMine = items; // null after a failure: its message stays until the next load
   });
   const itemsP = settle(getJson("/live/feedback", { params: { from, limit: 1000, ...storeParams() } }));
   const reportP = settle(getJson("/live/report", { params: { from, ...storeParams() } }));

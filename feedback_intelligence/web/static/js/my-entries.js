@@ -5,6 +5,7 @@
 import { getJson, request } from "./api.js";
 import { h, replace, show } from "./dom.js";
 import { formatTime } from "./i18n.js";
+import { startOfToday } from "./window.js";
 
 const REFUSALS = {
   correction_not_yours: "mine.notYours",
@@ -12,18 +13,15 @@ const REFUSALS = {
   correction_forbidden: "mine.forbidden",
 };
 
-/** Local midnight as an instant: "today" is the clerk's day, not UTC's. */
-export function startOfToday(now = new Date()) {
-  const day = new Date(now);
-  day.setHours(0, 0, 0, 0);
-  return day.toISOString();
-}
-
-/** Load and render the list into ``box``; ``ctx`` = {t, labels, params, onChange}. Returns the entries. */
+/**
+ * Load and render the list into ``box``; ``ctx`` = {t, labels, params, onChange}. Returns the entries.
+ * "Today" is the shop's day (``ctx.t.timeZone``, the service's FI_TIMEZONE), as on every other page.
+ */
 export async function loadMine(box, ctx) {
   let items;
+  const from = startOfToday(ctx.t.timeZone).toISOString();
   try {
-    items = await getJson("/live/feedback", { params: { mine: "true", from: startOfToday(), limit: 200, ...ctx.params } });
+    items = await getJson("/live/feedback", { params: { mine: "true", from, limit: 200, ...ctx.params } });
   } catch {
     replace(box.list, h("li", { class: "mine-empty" }, ctx.t("mine.unavailable")));
     return null;

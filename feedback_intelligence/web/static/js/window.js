@@ -27,6 +27,11 @@ function dayOf(now, zone) {
   return [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()];
 }
 
+/** The instant today began in ``zone`` (the service's FI_TIMEZONE; the browser's own zone without one). */
+export function startOfToday(zone = undefined, now = new Date()) {
+  return dayStart(...dayOf(now, zone), zone);
+}
+
 /** A date input value ("2026-05-04") → [y, m, d], or null. */
 function dayParts(value) {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(value || ""));
@@ -45,7 +50,7 @@ function dayParts(value) {
  */
 export function reportWindow(choice, { now = new Date(), fromDay = "", toDay = "", zone = undefined } = {}) {
   if (choice === "today") {
-    return { from: dayStart(...dayOf(now, zone), zone), to: now };
+    return { from: startOfToday(zone, now), to: now };
   }
   if (choice === "custom") {
     const first = dayParts(fromDay);
