@@ -21,7 +21,7 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.pages import page_response
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
-from feedback_intelligence.auth.passwords import MAX_LENGTH, MIN_LENGTH, hash_password, password_problem
+from feedback_intelligence.auth.passwords import MAX_LENGTH, MIN_LENGTH, password_problem
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
@@ -159,10 +159,12 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
     operation_id="signIn",
     summary="Sign in with a local account (FI_AUTH=local): sets the session cookie",
     description="A new session at every sign-in; the browser's earlier one is revoked. 401 `signin_failed` "
-    "for a wrong name or password (the same answer for both), 429 `signin_throttled` after "
-    "FI_LOGIN_RATE_LIMIT failures at one name or FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one address.",
+    "for a wrong name or password (the same answer for both); 429 `signin_throttled` after "
+    "FI_LOGIN_RATE_LIMIT failures at one name from one address, FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one "
+    "address, or FI_LOGIN_NAME_RATE_LIMIT failures at one name from addresses its account never signed in "
+    "from; 503 `busy` with `Retry-After` when every password check is taken (FI_PASSWORD_CHECK_SLOTS).",
     responses={
-        **errors(400, 429),
+        **errors(400, 429, 503, s503="`busy` (reason `password_checks`): every password check stayed taken; retry."),
         401: {"description": "Wrong name or password."},
         404: {"model": ErrorsBody, "description": "`signin_unavailable`: FI_AUTH is not `local` here."},
     },
@@ -177,7 +179,7 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
         token = await p.sign_in_local(
             body.username,
             body.password,
-            identity_of(request.scope).client_ip,
+            identity_of(request.scope).aggregate,  # what the edge counts a client by: an IPv6 /64, not one address
             cookie_value(request.scope, SESSION_COOKIE),
         )
     except SigninThrottled as stop:
@@ -288,7 +290,7 @@ async def oidc_callback(
     tags=["operator"],
     summary="Add a local account with its role grants (feedctl user add)",
     description="The first operator's bootstrap and every local account after it. Operator route.",
-    responses={**errors(400, 413, 429), 409: {"description": "The user name is taken."}},
+    responses={**errors(400, 413, 429, 503), 409: {"description": "The user name is taken."}},
 )
 async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
     problems: list[str] = []
@@ -307,7 +309,7 @@ async def add_user(body: UserIn, request: Request, p: People = Depends(people)) 
         account_id = await p.store.add_local(
             body.username,
             body.displayName or body.username,
-            hash_password(body.password),
+            await p.hash_password(body.password),
             tuple(grants),
             by=_by(request),
         )
@@ -401,6 +403,7 @@ class DisabledOut(ApiModel):
 )
 async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
     after = await p.store.set_disabled(username, body.disabled, by=_by(request))
+    p.accounts_changed()
     if after is None:
         return JSONResponse({"error": "not found", "id": username}, status_code=404)
     disabled, ended = after
