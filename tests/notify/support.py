@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -19,7 +20,7 @@ from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWo
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.support.databases import migrated_url
 
-SECRET = "a-webhook-secret-of-some-length"
+SECRET = "whsec_" + base64.b64encode(b"a-webhook-secret-of-32-bytes-ok!").decode()  # Standard Webhooks' form
 FAST = NotifyOptions(
     tasks=2,
     lease_s=5,
