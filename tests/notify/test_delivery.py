@@ -193,8 +193,9 @@ async def test_slack_and_teams_get_their_incoming_webhook_bodies(tmp_path: Path,
         await asyncio.to_thread(receiver.wait_for, 2)
     bodies = {got.path: got.json() for got in receiver.received}
     slack, teams = bodies["/hook/slack"], bodies["/hook/teams"]
-    assert "ruokaturvallisuus" in slack["text"] and "http://fi.example/#case=live:chat-1" in slack["text"]
+    assert "ruokaturvallisuus" in slack["text"]  # what the notification shows
     assert slack["blocks"][0]["type"] == "section"
+    assert "<http://fi.example/#case=live:chat-1|Avaa tapaus>" in slack["blocks"][0]["text"]["text"]
     card = teams["attachments"][0]
     assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
     assert card["content"]["actions"][0]["url"] == "http://fi.example/#case=live:chat-1"
