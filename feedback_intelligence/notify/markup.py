@@ -4,7 +4,7 @@ A notification quotes what a customer wrote and names a store from the data. Non
 markup: a Slack ``<!channel>`` must not ping the channel, a ``<https://evil.example|Avaa tapaus>`` or a
 Teams ``[klikkaa](https://evil.example)`` must not become a link dressed as ours. The only markup a
 body carries is what its renderer (notify/message.py) writes itself, the case link; every line of
-text goes through its format's function below, there and nowhere else (docs/adr/0038).
+text goes through its format's function below, there and nowhere else (invariant 13, docs/adr/0038).
 """
 
 from __future__ import annotations
