@@ -827,6 +827,9 @@ class ConfigurationError(Exception):
 
 
 PREFIX = "invalid configuration: "
+# Settings whose value is never repeated in the error: FI_NOTIFY_CHANNELS holds webhook secrets, chat
+# webhook URLs (a Slack or Teams URL is its secret) and SMTP passwords, and the boot log is no place for them.
+_NOT_ECHOED = frozenset({"notify_channels"})
 
 
 def _message(item: Any) -> str:
@@ -848,7 +851,9 @@ def describe_validation_error(error: ValidationError) -> str:
     lines = []
     for item in error.errors():
         location = "_".join(str(part) for part in item["loc"] if not isinstance(part, int)).upper()
-        if location:
+        if location.lower() in _NOT_ECHOED:
+            lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)}")
+        elif location:
             lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)} (got {item.get('input')!r})")
         else:  # a rule across settings: its message starts with the variable's name
             lines.append(f"{PREFIX}{_message(item)}")
