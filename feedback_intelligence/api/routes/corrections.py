@@ -142,7 +142,7 @@ async def _correct(
     channel = rt.channels[channel_name]
     if values:
         try:
-            revision = await channel.store.correct(feedback_id, values, expected_revision=expected, entries=entries)
+            revision = await channel.correct(feedback_id, values, expected_revision=expected, entries=entries)
         except StaleRevision as exc:
             return _stale(exc)
         if revision is None:
