@@ -153,3 +153,31 @@ async def test_an_alert_a_correction_removes_leaves_the_case_open_with_the_chang
                 headers=csrf(manager),
             )
             assert closed.status_code == 200 and closed.json()["state"] == "dismissed"
+
+
+async def test_an_alert_moved_to_another_store_is_told_to_that_stores_channel_once(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    per_store = [
+        {"name": f"duty-{store}", "kind": "webhook", "url": receiver.url, "stores": [store]} for store in ("s1", "s2")
+    ]
+    settings = people_settings(
+        tmp_path,
+        rate_limit="10000/60seconds",
+        audience_rate_limit="10000/60seconds",
+        notify_channels=per_store,
+        notify_poll_s=0.05,
+    )
+    async with running_app(settings) as app:
+        await add_user(app, "ceo", ("manager", "*"))
+        async with client(app) as chain:
+            await sign_in(chain, "ceo")
+            entry = desk_entry("moved", FALL, timestamp=_now(), store="s1")
+            assert (await chain.post("/live/feedback", json=entry, headers=csrf(chain))).status_code == 201
+            moved = await chain.patch("/live/feedback/moved", json={"store": "s2"}, headers=csrf(chain))
+            assert moved.status_code == 200 and moved.json()["store"] == "s2"
+            # a save for s2 would have told s2's channel: the move does; s1's was told at the save, not again
+            assert [r.route for r in await _rows(app, "moved")] == ["duty-s1", "duty-s2"]
+            await asyncio.to_thread(receiver.wait_for, 2)
+            assert sorted(receiver.processed) == ["live:moved:duty-s1:alert", "live:moved:duty-s2:alert"]
+            assert [e[0] for e in _log(await _case(chain, "moved"))].count("case.open") == 1
