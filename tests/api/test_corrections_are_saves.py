@@ -14,10 +14,12 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from standardwebhooks import Webhook
 
 from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.devtools.receiver import Receiver
 from feedback_intelligence.store.outbox import Outbox, OutboxRow
+from tests.notify.support import SECRET
 from tests.support.people import add_user, client, csrf, desk_entry, people_settings, running_app, sign_in
 
 FALL = "Asiakas liukastui märällä lattialla ja löi päänsä, ambulanssi haettiin."
@@ -32,7 +34,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 def _settings(tmp_path: Path, receiver: Receiver) -> Any:
-    route = {"name": "duty", "kind": "webhook", "url": receiver.url, "secret": "a-webhook-secret-of-some-length"}
+    route = {"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET}
     return people_settings(
         tmp_path,
         rate_limit="10000/60seconds",
@@ -99,7 +101,8 @@ async def test_an_alert_a_correction_adds_opens_its_case_and_notifies_as_a_save_
 
             # the notification: the same route and event as the save's, delivered to the real receiver
             await asyncio.to_thread(receiver.wait_for, 2)
-            deliveries = {delivery_id: got.json() for delivery_id, got in receiver.processed.items()}
+            # each as a Standard Webhooks receiver reads it: signed with the route's secret
+            deliveries = {key: Webhook(SECRET).verify(got.body, got.headers) for key, got in receiver.processed.items()}
             assert set(deliveries) == {"live:saved:duty:alert", "live:fixed:duty:alert"}
             saved_rows, fixed_rows = await _rows(app, "saved"), await _rows(app, "fixed")
             assert (
@@ -159,7 +162,8 @@ async def test_an_alert_moved_to_another_store_is_told_to_that_stores_channel_on
     tmp_path: Path, receiver: Receiver
 ) -> None:
     per_store = [
-        {"name": f"duty-{store}", "kind": "webhook", "url": receiver.url, "stores": [store]} for store in ("s1", "s2")
+        {"name": f"duty-{store}", "kind": "webhook", "url": receiver.url, "stores": [store], "secret": SECRET}
+        for store in ("s1", "s2")
     ]
     settings = people_settings(
         tmp_path,
