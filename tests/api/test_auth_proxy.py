@@ -32,12 +32,16 @@ async def test_another_replica_refuses_a_disabled_identity_once_its_cache_runs_o
     settings = people_settings(tmp_path, auth="proxy", trusted_proxies=[PROXY[0]])
     clock = _Clock()
     monkeypatch.setattr(people_module, "time", clock)
-    async with running_app(settings) as first, running_app(settings) as second:  # two replicas, one database
-        async with client(first, LOOPBACK) as operator, client(second, PROXY) as proxy:
-            assert (await proxy.get("/auth/me", headers=PIA)).json()["signedIn"] is True
-            assert (await operator.put("/admin/users/pia@example.test/disabled", json={"disabled": True})).is_success
-            clock.advance(DOCUMENTED_BOUND_S + 0.1)
-            assert (await proxy.get("/auth/me", headers=PIA)).json()["signedIn"] is False
+    async with (
+        running_app(settings) as first,  # two replicas, one database
+        running_app(settings) as second,
+        client(first, LOOPBACK) as operator,
+        client(second, PROXY) as proxy,
+    ):
+        assert (await proxy.get("/auth/me", headers=PIA)).json()["signedIn"] is True
+        assert (await operator.put("/admin/users/pia@example.test/disabled", json={"disabled": True})).is_success
+        clock.advance(DOCUMENTED_BOUND_S + 0.1)
+        assert (await proxy.get("/auth/me", headers=PIA)).json()["signedIn"] is False
 
 
 class _Clock:
