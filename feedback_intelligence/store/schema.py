@@ -107,7 +107,8 @@ feedback_alerts = Table(
 
 # The report's rollups of the chain per UTC bucket (0010, store/rollups.py, ADR 0033): the derived
 # columns the deterministic answer groups by, '' for none so the key has no nulls, severity_rank 0 for
-# none (as the answer reads it). Adjusted in the transaction of every write of `feedback`.
+# none (as the answer reads it). Adjusted in the transaction of every write of `feedback`; a key no item
+# holds any longer has no row (its theme, day and category leave with its last item).
 feedback_daily = Table(
     "feedback_daily",
     metadata,
@@ -133,7 +134,7 @@ theme_daily = Table(
     Column("category", String(64), nullable=False),
     Column("theme_base", String(THEME_MAX_CHARS), nullable=False),
     Column("items", BigInteger, nullable=False),
-    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id); '' when none is left
+    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id)
     PrimaryKeyConstraint("day", "category", "theme_base", name="pk_theme_daily"),
 )
 
