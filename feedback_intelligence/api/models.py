@@ -243,10 +243,11 @@ class BatchItemResult(ApiModel):
 
     index: int = Field(description="The item's place in `items` (from 0).")
     id: str | None = Field(description="The stored id (the item's, or a new one); the item's own id when not stored.")
-    status: Literal["created", "accepted", "duplicate", "invalid"] = Field(
+    status: Literal["created", "accepted", "duplicate", "erased", "invalid"] = Field(
         description="`created` (stored with the clerk's structure), `accepted` (saved for later: the "
         "background worker structures it), `duplicate` (an item with this id is stored already, or came "
-        "earlier in this batch: nothing changed), `invalid` (a rule was broken: not stored)."
+        "earlier in this batch: nothing changed), `erased` (an item with this id was erased, in either "
+        "channel: the id is never stored again), `invalid` (a rule was broken: not stored)."
     )
     errors: list[str] | None = Field(
         None, description="With `invalid`: one message per broken rule.", exclude_if=lambda value: value is None
@@ -263,6 +264,7 @@ class BatchOut(ApiModel):
     created: int = Field(description="Items stored with their structure.")
     accepted: int = Field(description="Items saved for later.")
     duplicate: int = Field(description="Items already stored (by id).")
+    erased: int = Field(description="Items whose id was erased (never stored again).")
     invalid: int = Field(description="Items refused.")
 
 

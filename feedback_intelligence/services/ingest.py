@@ -74,7 +74,8 @@ class ModelOutcome:
 
 @dataclass(frozen=True, slots=True)
 class BatchOutcome:
-    """One batch item after the insert: its row, and whether it was ``stored`` or a ``duplicate``."""
+    """One batch item after the insert: its row, and whether it was ``stored``, a ``duplicate`` (its id
+    taken, or earlier in the batch) or ``erased`` (its id has a tombstone: never stored again)."""
 
     record: StoredFeedback
     result: str
@@ -82,6 +83,12 @@ class BatchOutcome:
     @property
     def stored(self) -> bool:
         return self.result == "stored"
+
+
+def _batch_result(erased: bool, first: bool, inserted: bool) -> str:
+    if erased:
+        return "erased"
+    return "stored" if first and inserted else "duplicate"
 
 
 class IngestService:
@@ -122,7 +129,8 @@ class IngestService:
         Every command must carry an ``acceptedStructure`` or ``structure_later`` (the batch never calls the
         model, so it is never shed). Each row is made by :meth:`record`, the single save's deterministic
         layers; then the rows go in together (``insert_batch``: a taken id is skipped, not an error) and the
-        version moves once. An id twice in one batch: the first is the item, the others are duplicates.
+        version moves once. An id twice in one batch: the first is the item, the others are duplicates. An
+        erased id (in any channel: ``services/tombstones.py``) is ``erased``, as the single save's 410.
         Raises only what the store raises (unavailable or full: nothing is written).
         """
         for command in commands:
@@ -136,8 +144,11 @@ class IngestService:
             first.setdefault(record.id, index)
         unique = [record for index, record in enumerate(records) if first[record.id] == index]
         inserted = await channel.insert_batch(unique)
+        # what was not inserted is taken or erased; a tombstone stays for good, so asking after the commit
+        # names every id the insert skipped for one
+        erased = await channel.store.erased_among([r.id for r in unique if r.id not in inserted])
         outcomes = [
-            BatchOutcome(record, "duplicate" if first[record.id] != index or record.id not in inserted else "stored")
+            BatchOutcome(record, _batch_result(record.id in erased, first[record.id] == index, record.id in inserted))
             for index, record in enumerate(records)
         ]
         if self.on_later is not None and any(o.stored and o.record.pending for o in outcomes):
