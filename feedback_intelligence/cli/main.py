@@ -63,6 +63,7 @@ def serve(
     import uvicorn
 
     from feedback_intelligence.api.app import create_app
+    from feedback_intelligence.edge.access_log import uvicorn_log_config
     from feedback_intelligence.edge.http_server import uvicorn_limits
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
@@ -76,6 +77,7 @@ def serve(
         port=settings.port,
         workers=1,
         log_level=log_level.value,
+        log_config=uvicorn_log_config(),  # the access log keeps no search words, no credentials (ADR 0039)
         timeout_graceful_shutdown=5,
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.

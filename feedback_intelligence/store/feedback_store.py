@@ -212,15 +212,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def create_engine_for(url: str) -> AsyncEngine:
+    """The engine of a store. ``hide_parameters``: a failed statement's exception (and so a logged
+    traceback) names the statement, never its values (a customer's text, a search's words)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url)
+        engine = create_async_engine(url, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
         url,
+        hide_parameters=True,
         pool_size=10,
         max_overflow=10,
         pool_pre_ping=True,

@@ -19,6 +19,7 @@ from feedback_intelligence.devtools.processes import REPO, free_port
 
 NGINX = "/usr/sbin/nginx"
 SITE = REPO / "deploy" / "nginx" / "feedback-intelligence.conf"
+ACCESS_LOG = "/var/log/nginx/feedback-intelligence.access.log"  # the site's own: here under the test's folder
 
 _MAIN = """\
 {user}
@@ -80,7 +81,7 @@ def run_nginx(site_for: Callable[[int], str]) -> Iterator[Nginx]:
     """Start nginx on a free loopback port with the site ``site_for(port)``; stop it afterwards."""
     tmp = Path(tempfile.mkdtemp(prefix="fi-nginx-"))
     port = free_port()
-    (tmp / "site.conf").write_text(site_for(port))
+    (tmp / "site.conf").write_text(site_for(port).replace(ACCESS_LOG, str(tmp / "access.log")))
     user = "user root;" if os.geteuid() == 0 else ""  # workers need the temp dirs the test created
     (tmp / "nginx.conf").write_text(_MAIN.format(tmp=tmp, user=user))
     args = [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-e", str(tmp / "error.log")]
