@@ -9,8 +9,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import MetaData, select
 
+from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
 from feedback_intelligence.store.tombstones import Tombstone
@@ -25,6 +27,7 @@ from tests.support.people import (
     running_app,
     sign_in,
 )
+from tests.support.tcp_proxy import TcpProxy
 
 #: A made-up surname: in the text, the theme ("vörskälän kaatua" in base form), a case note and a
 #: dismissal's reason. Found nowhere after the erasure, in any spelling a column may keep it in.
@@ -155,3 +158,30 @@ async def test_an_erasure_made_before_tombstones_were_shared_is_refused_everywhe
         await _refused_everywhere(operator, "gone-before")
         corpus = app.state.runtime.channels["corpus"].store
         assert await corpus.list_tombstones() == [Tombstone("gone-before", "2026-01-02T03:04:05.0000000+00:00", "s1")]
+
+
+@pytest.mark.postgres
+async def test_an_erasure_while_the_other_database_is_down_erases_nothing_and_a_retry_completes(
+    tmp_path: Path,
+) -> None:
+    """The tombstone goes into the other channel's database first: with that database away the erasure
+    answers 503 and the item is all there; once it is back the same erasure completes everywhere."""
+    proxy = TcpProxy("127.0.0.1", 5432)
+    proxy.start()
+    try:
+        async with postgres_database("fi_erase") as corpus, postgres_database("fi_erase") as live:
+            through_proxy = corpus.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+            settings = people_settings(
+                tmp_path, rate_limit="1000/60seconds", database_url=through_proxy, live_database_url=live
+            )
+            async with running_app(settings) as app, client(app, LOOPBACK) as operator:
+                assert (await operator.post("/live/feedback", json=_item("gone-later"))).status_code == 201
+                proxy.cut()
+                refused = await operator.delete("/live/feedback/gone-later")
+                assert refused.status_code == 503, refused.text
+                assert (await operator.get("/live/feedback/gone-later")).status_code == 200
+                proxy.start()
+                assert (await operator.delete("/live/feedback/gone-later")).status_code == 204
+                await _refused_everywhere(operator, "gone-later")
+    finally:
+        proxy.close()
