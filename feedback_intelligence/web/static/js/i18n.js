@@ -728,6 +728,71 @@ const fi = {
   "meta.generated": "koottu {time}",
 };
 
+// ---- the management view's brief, store names and audit words (kept apart to ease merging)
+Object.assign(en, {
+  "brief.heading": "This week",
+  "brief.totals": ({ items, previous, alerts, open }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert · ${open} open ${open === 1 ? "case" : "cases"}`,
+  "brief.act": "Act on now",
+  "brief.actNone": "No open cases.",
+  "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
+  "brief.changed": "Rose against the week before",
+  "brief.changedNone": "No significant rise against the week before.",
+  "brief.rise": "{label}: {current} (week before {previous})",
+  "brief.stores": "Stores",
+  "brief.storeLine": ({ items, previous, open }) =>
+    `${items} (${previous}) · ${open} open`,
+  "brief.whole": "Whole chain",
+  "brief.more": "Alerts, charts and the stores side by side ↓",
+  "brief.opened": "opened {time}",
+  "brief.noStore": "no store",
+  "alerts.headingShown": "Alerts ({n}, the newest {shown} listed)",
+  "store.forbidden": "You do not have access to this store.",
+  "filters.storeAll": "All stores",
+  "audit.action.account.add": "account added",
+  "audit.action.account.grant": "role granted",
+  "audit.action.account.revoke": "role removed",
+  "audit.action.account.disable": "account disabled",
+  "audit.action.account.enable": "account enabled",
+  "audit.action.session.signin": "signed in",
+  "audit.action.session.refused": "sign-in refused",
+  "audit.action.session.signout": "signed out",
+  "audit.action.other": "change ({action})",
+  "audit.actor.account": "a signed-in person",
+  "audit.actor.visitor": "a visitor",
+});
+Object.assign(fi, {
+  "brief.heading": "Tämä viikko",
+  "brief.totals": ({ items, previous, alerts, open }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä · ${open} avointa tapausta`,
+  "brief.act": "Toimi nyt",
+  "brief.actNone": "Ei avoimia tapauksia.",
+  "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
+  "brief.changed": "Kasvoi edellisestä viikosta",
+  "brief.changedNone": "Ei merkittävää kasvua edelliseen viikkoon.",
+  "brief.rise": "{label}: {current} (edellinen viikko {previous})",
+  "brief.stores": "Myymälät",
+  "brief.storeLine": ({ items, previous, open }) => `${items} (${previous}) · ${open} avoinna`,
+  "brief.whole": "Koko ketju",
+  "brief.more": "Hälytykset, kaaviot ja myymälävertailu ↓",
+  "brief.opened": "avattu {time}",
+  "brief.noStore": "ei myymälää",
+  "alerts.headingShown": "Hälytykset ({n}, uusimmat {shown} listattu)",
+  "store.forbidden": "Sinulla ei ole pääsyä tämän myymälän tietoihin.",
+  "filters.storeAll": "Kaikki myymälät",
+  "audit.action.account.add": "tili lisätty",
+  "audit.action.account.grant": "rooli myönnetty",
+  "audit.action.account.revoke": "rooli poistettu",
+  "audit.action.account.disable": "tili poistettu käytöstä",
+  "audit.action.account.enable": "tili otettu käyttöön",
+  "audit.action.session.signin": "kirjautui sisään",
+  "audit.action.session.refused": "kirjautuminen estetty",
+  "audit.action.session.signout": "kirjautui ulos",
+  "audit.action.other": "muutos ({action})",
+  "audit.actor.account": "kirjautunut käyttäjä",
+  "audit.actor.visitor": "vierailija",
+});
+
 const BUNDLES = { en, fi };
 const LOCALES = { en: "en-GB", fi: "fi-FI" };
 

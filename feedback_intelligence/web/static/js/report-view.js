@@ -93,7 +93,8 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
-    ctx.withChannel && src.store ? h("span", { class: "muted", dataset: { store: src.store } }, src.store) : null,
+    ctx.withChannel && src.store
+      ? h("span", { class: "muted", dataset: { store: src.store } }, (ctx.storeNames || {})[src.store] || src.store) : null,
     h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
   return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
 }
@@ -197,11 +198,16 @@ function alertOrigin(alert, ctx) {
     alert.llmReason ? ` ${alert.llmReason}` : null);
 }
 
+/** The alert heading: the window's true count (``total``, when the caller knows it), and how many are listed. */
+export function alertsHeading(total, shown, t) {
+  return total > shown ? t("alerts.headingShown", { n: total, shown }) : t("alerts.heading", { n: Math.max(total, shown) });
+}
+
 export function alertsBlock(alerts, ctx) {
   const t = ctx.t;
   const list = alerts || [];
-  const block = h("section", { class: "alerts", "aria-label": t("alerts.heading", { n: list.length }) },
-    h("h3", null, t("alerts.heading", { n: list.length })));
+  const heading = alertsHeading(ctx.alertTotal ?? list.length, list.length, t);
+  const block = h("section", { class: "alerts", "aria-label": heading }, h("h3", null, heading));
   if (!list.length) {
     block.append(h("p", { class: "muted" }, t("alerts.none")));
     return block;
@@ -214,6 +220,8 @@ export function alertsBlock(alerts, ctx) {
   block.append(h("ul", { class: "alert-list" }, list.map((alert) => h("li", { class: "alert-card" },
     h("p", { class: "item-meta" },
       h("time", { class: "muted", datetime: alert.timestamp }, formatShortTime(alert.timestamp, t)),
+      alert.store && ctx.storeNames
+        ? h("strong", { class: "alert-store", dataset: { store: alert.store } }, ctx.storeNames[alert.store] || alert.store) : null,
       h("span", { class: "muted" }, ctx.labels.source(alert.source))),
     alertOrigin(alert, ctx),
     h("p", { class: "alert-excerpt" }, alert.textExcerpt || alert.text || ""),
