@@ -26,10 +26,10 @@ function excerpt(text) {
   return text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}…`;
 }
 
-function caseLine(item, names, t) {
+function caseLine(item, names, t, topTier) {
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const store = storeName(names, item.item?.store) || t("brief.noStore");
-  return h("li", { class: ["brief-case", item.tier >= 3 && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
+  return h("li", { class: ["brief-case", item.tier === topTier && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
     h("a", { href: "#cases", class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
@@ -53,7 +53,8 @@ function render(brief, cases, names, t) {
   el.totals.dataset.alerts = String(brief.totals.alertItems);
   el.totals.dataset.open = String(active.length);
 
-  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t));
+  const topTier = active.length ? Math.max(...active.map((c) => c.tier ?? -1)) : null;
+  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier));
   const more = active.length > ACT_SHOWN
     ? h("li", { class: "brief-more" }, h("a", { href: "#cases" }, t("brief.actMore", { n: active.length }))) : null;
   el.act.replaceChildren(...(shown.length ? shown : [h("li", { class: "muted" }, t("brief.actNone"))]), more || "");

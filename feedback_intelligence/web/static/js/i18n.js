@@ -740,8 +740,7 @@ Object.assign(en, {
   "brief.changedNone": "No significant rise against the week before.",
   "brief.rise": "{label}: {current} (week before {previous})",
   "brief.stores": "Stores",
-  "brief.storeLine": ({ items, previous, open }) =>
-    `${items} (${previous}) · ${open} open`,
+  "brief.storeLine": ({ items, previous, open }) => `${items} entries (week before ${previous}) · ${open} open`,
   "brief.whole": "Whole chain",
   "brief.more": "Alerts, charts and the stores side by side ↓",
   "brief.opened": "opened {time}",
@@ -772,7 +771,7 @@ Object.assign(fi, {
   "brief.changedNone": "Ei merkittävää kasvua edelliseen viikkoon.",
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
   "brief.stores": "Myymälät",
-  "brief.storeLine": ({ items, previous, open }) => `${items} (${previous}) · ${open} avoinna`,
+  "brief.storeLine": ({ items, previous, open }) => `${items} merk. (ed. vk ${previous}) · ${open} avoinna`,
   "brief.whole": "Koko ketju",
   "brief.more": "Hälytykset, kaaviot ja myymälävertailu ↓",
   "brief.opened": "avattu {time}",
