@@ -1,5 +1,5 @@
 """The manager's first screen answers the Monday questions (ADR 0047), on the real app in Chromium: a small
-chain's fortnight imported through the API (tests/web/monday_data.py), then only what shows without
+chain's fortnight imported through the API (tests/support/monday_data.py), then only what shows without
 scrolling at 1280×800 and 390×844 is read: the food-safety case first with its store's name, the planted
 rise with its store's name, and the week's totals as the API counts them."""
 
@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
 from tests.web.conftest import SCREENSHOTS
-from tests.web.monday_data import RISE_STORE, SAFETY_ID, SAFETY_STORE, STORES, fortnight
+from tests.support.monday_data import RISE_STORE, SAFETY_ID, SAFETY_STORE, STORES, fortnight
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 
