@@ -531,11 +531,11 @@ async function boot() {
   });
   el.dialogClose.addEventListener("click", closeSources);
   el.print.addEventListener("click", () => window.print());
-  // on paper every alert is shown whole: its closed message opens for the print and closes after it (the
-  // moderation block stays closed)
+  // on paper every alert is shown whole: the alert list and each closed message open for the print and
+  // close after it (the moderation block stays closed)
   let opened = [];
   window.addEventListener("beforeprint", () => {
-    opened = [...el.report.querySelectorAll("details.alert-message:not([open])")];
+    opened = [...el.report.querySelectorAll("details.alerts-box:not([open]), details.alert-message:not([open])")];
     for (const d of opened) d.open = true;
   });
   window.addEventListener("afterprint", () => {
