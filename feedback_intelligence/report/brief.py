@@ -56,18 +56,22 @@ def _line(report: Report, key: str) -> SeriesLine | None:
 
 def _counts(report: Report) -> WeekCounts:
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
-    rises = [
-        Change(
-            key=line.key,
-            label=line.label,
-            current=line.current_total,
-            previous=line.previous_total,
-            change=line.change,
-            z_score=line.z_score,
-        )
-        for line in report.series.lines
-        if line.key != ALL and line.significant and line.change > 0
-    ] if report.series is not None else []
+    rises = (
+        [
+            Change(
+                key=line.key,
+                label=line.label,
+                current=line.current_total,
+                previous=line.previous_total,
+                change=line.change,
+                z_score=line.z_score,
+            )
+            for line in report.series.lines
+            if line.key != ALL and line.significant and line.change > 0
+        ]
+        if report.series is not None
+        else []
+    )
     rises.sort(key=lambda change: (-change.z_score, change.key))
     return WeekCounts(
         items=report.total_items,

@@ -23,9 +23,9 @@ from feedback_intelligence.api.scope import desk_reach, manager_reach, manager_s
 from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.edge.surface import (
     ANYONE,
+    HOME_PAGES,
     ROUTES,
     STATIC_PREFIX,
-    HOME_PAGES,
     Access,
     Kind,
     RouteRule,

@@ -56,12 +56,25 @@ def fortnight(now: datetime, *, rise_before: int = 3, rise_now: int = 24, noise:
     for week, base in ((0, 0.5), (1, 7.5)):
         for store in STORES:
             for n in range(noise):  # the oldest of each week first: payment cases open before the safety case
-                add(store["id"], base + 5.5 - n * 0.1, f"Kortilta veloitettiin kahteen kertaan, kuitti {week}-{n}.",
-                    _structure("kuiva_elintarvike", "high"))
+                add(
+                    store["id"],
+                    base + 5.5 - n * 0.1,
+                    f"Kortilta veloitettiin kahteen kertaan, kuitti {week}-{n}.",
+                    _structure("kuiva_elintarvike", "high"),
+                )
             bread = (rise_now if week == 0 else rise_before) if store["id"] == RISE_STORE else 2
             for n in range(bread):
-                add(store["id"], base + 0.2 + (n % 5) * 0.9, f"Leipä oli homeessa jo ostopäivänä ({week}-{n}).",
-                    _structure(RISE_CATEGORY))
-    add(SAFETY_STORE, 0.3, "Koko perhe sai ruokamyrkytyksen grillibroilerista, lapsi oksensi koko yön.",
-        _structure("liha_kala", "critical"), SAFETY_ID)
+                add(
+                    store["id"],
+                    base + 0.2 + (n % 5) * 0.9,
+                    f"Leipä oli homeessa jo ostopäivänä ({week}-{n}).",
+                    _structure(RISE_CATEGORY),
+                )
+    add(
+        SAFETY_STORE,
+        0.3,
+        "Koko perhe sai ruokamyrkytyksen grillibroilerista, lapsi oksensi koko yön.",
+        _structure("liha_kala", "critical"),
+        SAFETY_ID,
+    )
     return Fortnight(items, this_week, week_before)

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
-from tests.web.conftest import SCREENSHOTS
 from tests.support.monday_data import RISE_STORE, SAFETY_ID, SAFETY_STORE, STORES, fortnight
+from tests.web.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 
@@ -44,7 +44,7 @@ def _within_first_screen(page, locator, size: dict[str, int]) -> None:
     box = locator.bounding_box()
     assert box is not None, "not shown"
     assert page.evaluate("window.scrollY") == 0
-    assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], f"below the first screen: {box}"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], f"below the first screen: {box}"
 
 
 @pytest.mark.parametrize("size_name", list(SIZES))
@@ -68,11 +68,15 @@ def test_the_first_screen_names_the_safety_case_first_and_the_rise_with_their_st
     totals = page.locator("#brief-totals")
     _within_first_screen(page, totals, size)
     api = httpx.get(app.url + "/report/brief", timeout=30).json()
-    active = [c for c in httpx.get(app.url + "/cases", timeout=30).json()["cases"] if c["state"] in ("open", "acknowledged")]
+    active = [
+        c for c in httpx.get(app.url + "/cases", timeout=30).json()["cases"] if c["state"] in ("open", "acknowledged")
+    ]
     expect(totals).to_have_attribute("data-items", str(api["totals"]["items"]))
     expect(totals).to_have_attribute("data-alerts", str(api["totals"]["alertItems"]))
     expect(totals).to_have_attribute("data-open", str(len(active)))
-    expect(totals).to_contain_text(f"{api['totals']['items']} merkintää (edellinen viikko {api['totals']['previousItems']})")
+    expect(totals).to_contain_text(
+        f"{api['totals']['items']} merkintää (edellinen viikko {api['totals']['previousItems']})"
+    )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"monday-brief-{size_name}.png"))  # the first screen only
 
