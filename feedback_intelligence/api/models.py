@@ -285,6 +285,18 @@ class AlertOut(ApiModel):
     pattern: str = Field(description="The lexicon pattern that matched.")
 
 
+class RuleAdviceOut(ApiModel):
+    """A rule that disagrees with a person's value, which is kept (ADR 0045): for a manager to see."""
+
+    field: str = Field(description="The structure field, e.g. `category`.")
+    value: str = Field(description="What the rule would choose.")
+    rule: str = Field(
+        description="Which rule: `alert_category` (an alert whose category is a category), `vulgarity` "
+        '(dense swearing) or `keyword_evidence` (the category keywords; docs/rules.md, "Category override").'
+    )
+    words: list[str] = Field(description="The words of the text that made it choose.")
+
+
 class FeedbackCreated(ApiModel):
     """201: the item is stored; `Location` names it."""
 
@@ -303,6 +315,11 @@ class FeedbackCreated(ApiModel):
         "proposal until the background worker replaces it.",
     )
     store: str | None = Field(None, description="The store it was given in; null = no store.")
+    ruleAdvice: list[RuleAdviceOut] = Field(
+        default_factory=list,
+        description="Where a rule would choose otherwise than the clerk did: the clerk's value is stored, "
+        "this beside it.",
+    )
 
 
 class FeedbackItem(ApiModel):
@@ -326,6 +343,11 @@ class FeedbackItem(ApiModel):
         "proposal until then (see `structureLater`)."
     )
     store: str | None = Field(None, description="The store it was given in; null = no store.")
+    ruleAdvice: list[RuleAdviceOut] = Field(
+        default_factory=list,
+        description="Where a rule would choose otherwise than the person who saved or corrected it did "
+        "(their value is the stored one).",
+    )
     changeable: bool | None = Field(
         None, description="`mine=true` only: the caller may still correct or erase it (null elsewhere)."
     )
@@ -359,6 +381,11 @@ class InterpretOut(ApiModel):
     guards: list[GuardOut] = Field(
         default_factory=list, description="Model values the guards replaced, in the order the guards ran."
     )
+    categoryAdvice: dict[str, RuleAdviceOut] = Field(
+        default_factory=dict,
+        description="For each category a clerk might choose against which a rule would choose another: "
+        "that rule's advice (said before the save; the clerk's choice is what is stored).",
+    )
 
 
 class ProposalOut(ApiModel):
@@ -366,6 +393,11 @@ class ProposalOut(ApiModel):
 
     structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+    categoryAdvice: dict[str, RuleAdviceOut] = Field(
+        default_factory=dict,
+        description="For each category a clerk might choose against which a rule would choose another: "
+        "that rule's advice (said before the save; the clerk's choice is what is stored).",
+    )
 
 
 class DeskStoreOut(ApiModel):

@@ -134,6 +134,7 @@ async def _ingest(
         reviewFlags=list(stored.review_flags),
         pending=stored.pending,
         store=stored.store,
+        ruleAdvice=[m.RuleAdviceOut.model_validate(a.to_json()) for a in stored.rule_advice],
     )
     status = 202 if stored.pending else 201  # accepted: the model's part is still to come
     return JSONResponse(
