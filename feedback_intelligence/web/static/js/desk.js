@@ -488,6 +488,8 @@ function startEntry(text, interpretation, proposal = null) {
     guards: (structure && interpretation.guards) || [],
     sentimentTouched: false,
     alertCategories: (interpretation && interpretation.alertCategories) || (proposal && proposal.alertCategories) || [],
+    // per category the clerk might choose, the rule that would choose another (said before the save)
+    categoryAdvice: (structure ? interpretation.categoryAdvice : proposal && proposal.categoryAdvice) || {},
   };
   const pick = (keys, wanted) => (keys.includes(wanted) ? wanted : keys[0] || "");
   const start = structure || (proposal && proposal.structure);
@@ -587,8 +589,44 @@ function onTypeChange() {
   if (implied) el.input("sentiment").value = implied;
 }
 
+/** The words a rule read, quoted: «puutarhaletkun», «vessat». */
+function quotedWords(words) {
+  return (words || []).map((w) => `«${w}»`).join(", ");
+}
+
+/** Under the category: the rule that would choose another for the chosen one, said before the save. The
+ * clerk's choice is what is stored (ADR 0045); one press takes the rule's instead. */
+function showRuleAdvice() {
+  const box = byId("r-category");
+  const chosen = fieldValue("category");
+  const advice = state.entry && chosen ? state.entry.categoryAdvice[chosen] : null;
+  const key = advice ? `${state.t.lang}|${chosen}|${advice.value}` : "";
+  if (box.dataset.key === key) return; // unchanged: keep the button under the pointer
+  box.dataset.key = key;
+  show(box, !!advice);
+  if (!advice) {
+    box.replaceChildren();
+    return;
+  }
+  const t = state.t;
+  const take = h("button", { type: "button", class: "btn btn-small rule-advice-take" },
+    t("advice.take", { value: state.labels.category(advice.value) }));
+  take.addEventListener("click", () => {
+    el.input("category").value = advice.value;
+    onReviewEdit();
+    el.input("category").focus();
+  });
+  box.replaceChildren(
+    h("p", {}, t("advice.rule", {
+      value: state.labels.category(advice.value), words: quotedWords(advice.words),
+      rule: t.has(`advice.rule.${advice.rule}`) ? t(`advice.rule.${advice.rule}`) : advice.rule,
+    })),
+    h("p", { class: "hint" }, t("advice.kept", { chosen: state.labels.category(chosen) })), take);
+}
+
 /** Outline and annotate every field whose value differs from the model's suggestion. */
 function refreshMarks() {
+  showRuleAdvice();
   const t = state.t;
   for (const name of FIELDS) {
     const wrapper = el.input(name).closest(".field");
@@ -631,6 +669,7 @@ function endEntry({ clearText }) {
     delete el.note(name).dataset.key;
   }
   showGuardNotes([]);
+  showRuleAdvice();
   updateCounter();
   updateInterpretButton();
 }
@@ -698,8 +737,9 @@ async function onSave(event) {
     el.save.disabled = false;
   }
   if (response.status === 201 || response.status === 409) {
+    const saved = response.status === 201 ? await response.json().catch(() => null) : null;
     endEntry({ clearText: true });
-    say(el.entryMessage, t(response.status === 409 ? "save.dup" : "save.ok"), "ok");
+    say(el.entryMessage, savedMessage(saved, response.status), "ok");
     if (response.status === 201) showSavedEntry(byId("saved-entry"), body.id, body.text); // muokkaa, poista
     el.text.focus();
     loadSegment();
@@ -712,6 +752,16 @@ async function onSave(event) {
     say(el.saveMessage, refused ? t("save.rejected", { detail: await refusalText(response, t) })
       : t("save.failed", { status: response.status }), "error");
   }
+}
+
+/** "Saved ✓", and what was kept where a rule disagreed: the clerk's value stands, the rule's is noted. */
+function savedMessage(saved, status) {
+  const t = state.t;
+  if (status === 409) return t("save.dup");
+  const advice = saved && saved.structure ? (saved.ruleAdvice || []).find((a) => a.field === "category") : null;
+  if (!advice) return t("save.ok");
+  return t("save.okAdvice", { chosen: state.labels.category(saved.structure.category),
+    value: state.labels.category(advice.value) });
 }
 
 /** "Peruuta": back to the text as it was, to edit or interpret again; no verdict, no message left over. */
