@@ -461,3 +461,8 @@ class SchemaOut(ApiModel):
         description="The IANA zone the service's days and times are shown in (FI_TIMEZONE), so every page shows "
         "the shop's clock whatever the browser's zone."
     )
+    laterWaitsForFreeSlot: bool = Field(
+        False,
+        description="Background work must leave every slot free (FI_LLM_BACKGROUND_RESERVE ≥ the slots): an "
+        "entry saved to be interpreted later waits for the bounded wait, not for a free GPU; the desk says so.",
+    )

@@ -443,6 +443,7 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "textMaxChars": settings.input_max_chars,
         "textStoreMaxChars": settings.text_store_max_chars,
         "timezone": rt.report_options.timezone,
+        "laterWaitsForFreeSlot": settings.llm_background_reserve >= settings.total_slots,
     }
 
 
