@@ -91,3 +91,57 @@ def test_a_corrected_category_is_said_against_the_rule_and_survives_the_save_and
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the desk scrolls sideways at {PHONE['width']} px: {width}"
     screenshot(phone, "desk-rule-advice-390")
+
+
+def test_every_field_is_corrected_after_saving_with_labelled_controls_and_a_confirmation(pages, real):
+    sim, app = real
+    text = "Kassalla oli pitkä jono ja vain yksi kassa auki."
+    script(sim, "vain yksi kassa auki", category="kassa_palvelu", severity="medium", type="complaint")
+    page = interpreted(pages, app, text)
+    page.click("#save-btn")
+    expect(page.locator("#entry-message")).to_contain_text("Tallennettu ✓", timeout=10000)
+
+    # the entry just saved: "Muokkaa" opens every field, each with its visible label
+    saved = page.locator("#saved-entry")
+    saved.locator("#saved-entry-edit").click()
+    form = saved.locator("#saved-entry-form")
+    for name in ("Asiakkaan palaute", "Osasto", "Aihe", "Vakavuus", "Tyyppi", "Sävy"):
+        expect(form.get_by_label(name, exact=True)).to_be_visible()
+    form.get_by_label("Osasto", exact=True).select_option("tilat_siisteys")
+    form.get_by_label("Tyyppi", exact=True).select_option("suggestion")
+    form.get_by_label("Sävy", exact=True).select_option("neutral")
+    form.get_by_label("Aihe", exact=True).fill("kassajono")
+    form.get_by_role("button", name="Tallenna korjaus").click()
+    expect(saved.locator(".message")).to_have_text("Korjaus tallennettu ✓", timeout=10000)
+    row = stored_entry(app, text)
+    assert row["structure"] == {
+        "category": "tilat_siisteys",
+        "theme": "kassajono",
+        "severity": "medium",
+        "type": "suggestion",
+        "sentiment": "neutral",
+        "language": "fi",
+    }
+
+    # "Tänään tallentamani": the severity too, by its visible label; the confirmation outlives the reload
+    item = page.locator(f"#mine-list li[data-id='{row['id']}']")
+    expect(item.locator(".mine-fields")).to_contain_text("kassajono", timeout=15000)  # the list follows
+    item.locator(".mine-edit").click()
+    item.get_by_label("Vakavuus", exact=True).select_option("low")
+    item.get_by_label("Osasto", exact=True).select_option("kassa_palvelu")
+    item.get_by_role("button", name="Tallenna korjaus").click()
+    confirmation = page.locator(f"#mine-list li[data-id='{row['id']}'] .message")
+    expect(confirmation).to_contain_text("Korjaus tallennettu ✓", timeout=10000)
+    expect(confirmation).to_contain_text("vakavuus")
+    row = stored_entry(app, text)
+    assert (row["structure"]["severity"], row["structure"]["category"]) == ("low", "kassa_palvelu")
+
+    # the accessibility tree names every control of the desk
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button, select, input, textarea')]
+             .filter((el) => el.offsetParent !== null)
+             .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                             && !(el.textContent || '').trim())
+             .map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    assert unnamed == []

@@ -740,7 +740,10 @@ async function onSave(event) {
     const saved = response.status === 201 ? await response.json().catch(() => null) : null;
     endEntry({ clearText: true });
     say(el.entryMessage, savedMessage(saved, response.status), "ok");
-    if (response.status === 201) showSavedEntry(byId("saved-entry"), body.id, body.text); // muokkaa, poista
+    if (response.status === 201) { // muokkaa (every field), poista
+      showSavedEntry(byId("saved-entry"), body.id, body.text,
+        { structure: saved && saved.structure, ctx: { t: state.t, labels: state.labels, onChange: loadSegment } });
+    }
     el.text.focus();
     loadSegment();
     return;
