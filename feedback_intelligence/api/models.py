@@ -285,6 +285,16 @@ class AlertOut(ApiModel):
     pattern: str = Field(description="The lexicon pattern that matched.")
 
 
+class PersonalDataOut(ApiModel):
+    """Personal data found in a text (docs/rules.md, "Personal data"): the desk warns and offers to remove it."""
+
+    kind: str = Field(
+        description="`phone`, `email`, `hetu` (Finnish personal identity code), `iban`, `card` or `name`."
+    )
+    value: str = Field(description="The text as written.")
+    placeholder: str = Field(description="What replaces it when removed, and what other desks see.")
+
+
 class RuleAdviceOut(ApiModel):
     """A rule that disagrees with a person's value, which is kept (ADR 0045): for a manager to see."""
 
@@ -319,6 +329,11 @@ class FeedbackCreated(ApiModel):
         default_factory=list,
         description="Where a rule would choose otherwise than the clerk did: the clerk's value is stored, "
         "this beside it.",
+    )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
     )
 
 
@@ -386,6 +401,11 @@ class InterpretOut(ApiModel):
         description="For each category a clerk might choose against which a rule would choose another: "
         "that rule's advice (said before the save; the clerk's choice is what is stored).",
     )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
+    )
 
 
 class ProposalOut(ApiModel):
@@ -397,6 +417,11 @@ class ProposalOut(ApiModel):
         default_factory=dict,
         description="For each category a clerk might choose against which a rule would choose another: "
         "that rule's advice (said before the save; the clerk's choice is what is stored).",
+    )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
     )
 
 
