@@ -31,7 +31,14 @@ def masked_report(report: Report, domain: Domain) -> Report:
         return entry.model_copy(update={"text": masked_text(entry.text, domain)})
 
     def theme(group: Theme) -> Theme:
-        return group.model_copy(update={"sources": [source(s) for s in group.sources]})
+        # the summary quotes texts as examples, model prose may too
+        return group.model_copy(
+            update={
+                "sources": [source(s) for s in group.sources],
+                "title": masked_text(group.title, domain),
+                "narrative": masked_text(group.narrative, domain),
+            }
+        )
 
     return report.model_copy(
         update={

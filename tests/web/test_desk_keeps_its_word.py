@@ -145,3 +145,74 @@ def test_every_field_is_corrected_after_saving_with_labelled_controls_and_a_conf
              .map((el) => el.outerHTML.slice(0, 80))"""
     )
     assert unnamed == []
+
+
+PHONE_CALL = "Matti Virtanen soitti 040 123 4567 ja pyysi vastausta osoitteeseen matti.virtanen@example.fi."
+
+
+def test_a_phone_number_and_an_email_are_warned_about_removed_with_one_press_and_masked_elsewhere(pages, real):
+    sim, app = real
+    script(sim, "pyysi vastausta", category="verkkokauppa_toimitus", theme="vastaus")
+    page = interpreted(pages, app, PHONE_CALL)
+    warning = page.locator("#pii-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("puhelinnumero «040 123 4567»")
+    expect(warning).to_contain_text("sähköpostiosoite «matti.virtanen@example.fi»")
+    expect(warning).to_contain_text("nimi «Matti Virtanen»")
+    screenshot(page, "desk-personal-data-warning")
+    phone = interpreted(pages, app, PHONE_CALL, viewport=PHONE)
+    expect(phone.locator("#pii-warning")).to_be_visible()
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the desk scrolls sideways at {PHONE['width']} px: {width}"
+    screenshot(phone, "desk-personal-data-warning-390")
+
+    page.click("#pii-remove")  # one press
+    expect(warning).to_be_hidden()
+    expect(page.locator("#review-text")).to_have_text(
+        "[nimi] soitti [puhelinnumero] ja pyysi vastausta osoitteeseen [sähköposti]."
+    )
+    page.click("#save-btn")
+    expect(page.locator("#entry-message")).to_contain_text("Tallennettu ✓", timeout=10000)
+    texts = [r["text"] for r in httpx.get(app.url + "/live/feedback", timeout=10).json()]
+    assert "[nimi] soitti [puhelinnumero] ja pyysi vastausta osoitteeseen [sähköposti]." in texts
+
+    # the other tab kept it as typed: stored for its author, masked for every other desk and the report
+    phone.click("#save-btn")
+    expect(phone.locator("#entry-message")).to_contain_text("Tallennettu ✓", timeout=10000)
+    other = pages.open(app.url + "/desk")
+    expect(other.locator("#live-sections")).to_contain_text("[puhelinnumero]", timeout=15000)
+    body = other.content()
+    for value in ("040 123 4567", "matti.virtanen@example.fi", "Matti Virtanen"):
+        assert value not in body
+    report = httpx.get(app.url + "/live/report", timeout=10).text
+    listed = httpx.get(app.url + "/live/feedback", timeout=10).text
+    for value in ("040 123 4567", "matti.virtanen@example.fi", "Matti Virtanen"):
+        assert value not in report and value not in listed
+
+
+def test_the_connection_line_turns_red_offline_and_a_draft_survives_a_reload(pages, real):
+    sim, app = real
+    page = pages.open(app.url + "/desk")
+    conn = page.locator("#conn-status")
+    expect(conn).to_have_text("Yhteys toimii.", timeout=15000)
+    page.fill("#feedback-text", "Pakastealtaan kansi ei mene kiinni")
+    page.context.set_offline(True)
+    expect(conn).to_contain_text("Ei yhteyttä", timeout=10000)
+    assert page.evaluate("getComputedStyle(document.getElementById('conn-status')).color") == "rgb(163, 38, 29)"
+    page.fill("#feedback-text", "Pakastealtaan kansi ei mene kiinni, kylmä karkaa.")  # typed while offline
+    page.context.set_offline(False)
+    expect(conn).to_have_text("Yhteys toimii.", timeout=15000)
+
+    page.reload()
+    expect(page.locator("#feedback-text")).to_have_value("Pakastealtaan kansi ei mene kiinni, kylmä karkaa.")
+    expect(page.locator("#entry-message")).to_contain_text("palautettiin")
+
+
+def test_the_connection_line_turns_red_when_the_server_is_down(pages) -> None:
+    with sim_ollama(service_ms=50) as sim:
+        with app_server(ollama_env(sim)) as app:
+            page = pages.open(app.url + "/desk")
+            expect(page.locator("#conn-status")).to_have_text("Yhteys toimii.", timeout=15000)
+        # the server is gone; the desk's next look (a clerk coming back to the tab) gets no answer
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(page.locator("#conn-status")).to_contain_text("Ei yhteyttä palvelimeen", timeout=15000)
