@@ -191,7 +191,7 @@ def test_a_phone_number_and_an_email_are_warned_about_removed_with_one_press_and
 
 
 def test_the_connection_line_turns_red_offline_and_a_draft_survives_a_reload(pages, real):
-    sim, app = real
+    _sim, app = real
     page = pages.open(app.url + "/desk")
     conn = page.locator("#conn-status")
     expect(conn).to_have_text("Yhteys toimii.", timeout=15000)
