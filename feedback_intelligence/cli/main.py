@@ -65,11 +65,16 @@ def serve(
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.edge.access_log import uvicorn_log_config
     from feedback_intelligence.edge.http_server import uvicorn_limits
+    from feedback_intelligence.kept_secrets import KeptSecretError, with_kept_secrets
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
+    try:
+        settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
+    except KeptSecretError as exc:
+        raise failures.CliError(f"cannot start: {exc}") from exc
     application = create_app(settings)
     uvicorn.run(
         application,
