@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from feedback_intelligence.cli import failures, ops
+from feedback_intelligence.cli import deploy, failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
@@ -37,6 +37,8 @@ app = typer.Typer(
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)
 app.command("eval")(eval_command)
+app.command("nginx-config")(deploy.nginx_config)
+app.command("probe")(deploy.probe)
 app.add_typer(notify_app, name="notify")
 app.add_typer(rollups_app, name="rollups")
 app.add_typer(users, name="user")
