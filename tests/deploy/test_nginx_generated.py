@@ -104,8 +104,10 @@ def test_nginx_forwards_exactly_what_the_table_calls_public(recorder: int, site:
                 reached = answer.status_code == 200 and (method == "HEAD" or answer.content == REACHED)
                 refused = answer.status_code == 404 and (method == "HEAD" or answer.json() == {"error": "Not Found"})
                 if (public and not reached) or (not public and not refused):
-                    wrong.append(f"{method} {target}: table says {'public' if public else 'operator'}, "
-                                 f"nginx answered {answer.status_code}")
+                    wrong.append(
+                        f"{method} {target}: table says {'public' if public else 'operator'}, "
+                        f"nginx answered {answer.status_code}"
+                    )
             # the operator write stays off the edge, however it is spelt; nginx is stricter than the app here
             for query in ("snapshot=true", "snapshot=1&from=2026-01-01", "SNAPSHOT=yes"):
                 answer = http.get("/report?" + query)
