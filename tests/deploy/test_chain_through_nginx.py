@@ -163,7 +163,7 @@ def test_sign_in_desk_save_management_view_case_drill_in_and_csv_through_nginx(c
         assert path in traffic.paths, (path, sorted(traffic.paths))
     assert any(path.startswith("/report/items") for path in traffic.paths)
 
-    # both replicas served the page (nginx spreads the requests; the session and the cookie hold on each)
+    # both replicas served the page (the site logs which answered; the session and the cookie hold on each)
     log = chain.edge.access_log()
     for replica in chain.replicas:
         assert "upstream=" + replica.url.removeprefix("http://") in log, log

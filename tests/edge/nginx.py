@@ -33,8 +33,7 @@ error_log {tmp}/error.log info;
 events {{ worker_connections 256; }}
 http {{
     default_type application/octet-stream;
-    log_format fi_upstream '$request_method $request_uri $status upstream=$upstream_addr';
-    access_log {tmp}/access.log fi_upstream;  # which replica answered (tests read it)
+    access_log {tmp}/access.log;
     client_body_temp_path {tmp}/client_body;
     proxy_temp_path {tmp}/proxy;
     fastcgi_temp_path {tmp}/fastcgi;
