@@ -61,7 +61,8 @@ def probe(
     try:
         answer = httpx.get(url, headers={"Host": probe_host(settings.effective_allowed_hosts)}, timeout=timeout_s)
     except httpx.TransportError as exc:
-        raise CliError(f"{what.value}: nothing answers at {url} ({exc or type(exc).__name__})", ExitCode.UNREACHABLE)
+        reason = f"{what.value}: nothing answers at {url} ({exc or type(exc).__name__})"
+        raise CliError(reason, ExitCode.UNREACHABLE) from exc
     if answer.status_code != 200:
         raise CliError(f"{what.value}: {answer.status_code}", ExitCode.DEGRADED)
 

@@ -95,21 +95,23 @@ def requests_to_try() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("site", SHIPPED, ids=[Path(site.path).name for site in SHIPPED])
 def test_nginx_forwards_exactly_what_the_table_calls_public(recorder: int, site: ShippedSite) -> None:
     wrong = []
-    with nginx.run_nginx(lambda port: nginx.site_config(port, recorder, REPO / site.path)) as edge:
-        with httpx.Client(base_url=edge.url, timeout=10) as http:
-            for method, target in requests_to_try():
-                path, _, query = target.partition("?")
-                public = classify(method, path, query).access is Access.PUBLIC
-                answer = http.request(method, target)
-                reached = answer.status_code == 200 and (method == "HEAD" or answer.content == REACHED)
-                refused = answer.status_code == 404 and (method == "HEAD" or answer.json() == {"error": "Not Found"})
-                if (public and not reached) or (not public and not refused):
-                    wrong.append(
-                        f"{method} {target}: table says {'public' if public else 'operator'}, "
-                        f"nginx answered {answer.status_code}"
-                    )
-            # the operator write stays off the edge, however it is spelt; nginx is stricter than the app here
-            for query in ("snapshot=true", "snapshot=1&from=2026-01-01", "SNAPSHOT=yes"):
-                answer = http.get("/report?" + query)
-                assert answer.status_code == 404 and answer.json() == {"error": "Not Found"}, query
+    with (
+        nginx.run_nginx(lambda port: nginx.site_config(port, recorder, REPO / site.path)) as edge,
+        httpx.Client(base_url=edge.url, timeout=10) as http,
+    ):
+        for method, target in requests_to_try():
+            path, _, query = target.partition("?")
+            public = classify(method, path, query).access is Access.PUBLIC
+            answer = http.request(method, target)
+            reached = answer.status_code == 200 and (method == "HEAD" or answer.content == REACHED)
+            refused = answer.status_code == 404 and (method == "HEAD" or answer.json() == {"error": "Not Found"})
+            if (public and not reached) or (not public and not refused):
+                wrong.append(
+                    f"{method} {target}: table says {'public' if public else 'operator'}, "
+                    f"nginx answered {answer.status_code}"
+                )
+        # the operator write stays off the edge, however it is spelt; nginx is stricter than the app here
+        for query in ("snapshot=true", "snapshot=1&from=2026-01-01", "SNAPSHOT=yes"):
+            answer = http.get("/report?" + query)
+            assert answer.status_code == 404 and answer.json() == {"error": "Not Found"}, query
     assert not wrong, "\n".join(wrong)
