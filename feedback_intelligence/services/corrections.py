@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import category_advice
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
@@ -36,7 +37,7 @@ from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.change_rule import Actor
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.audit import AuditEntry
-from feedback_intelligence.store.feedback_store import StaleRevision
+from feedback_intelligence.store.feedback_store import StaleRevision, rule_advice_json
 from feedback_intelligence.store.tombstones import Tombstone
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,12 @@ def correction_values(
         if new != old:
             values["structure_json"] = json.dumps(new, ensure_ascii=False, separators=(",", ":"))
             values["structure_failed"] = False
+    if item.structure is not None and ("text" in values or "structure_json" in values):
+        # The corrected structure is a person's: kept as given, with what the rules would choose (ADR 0045).
+        text = values.get("text", item.text)
+        structure = merged_structure(item, structure_changes)
+        advice = category_advice(text, structure, match_alerts(text, domain), domain)
+        values["rule_advice_json"] = rule_advice_json((advice,) if advice else ())
     return values, entries
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
-from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
+from feedback_intelligence.records import AlertHit, Correction, Derived, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.store import audit, copy_rows, rollups, tombstones
 from feedback_intelligence.store.schema import (
     case_notes,
@@ -250,6 +250,11 @@ def _structure_from(raw: str | None) -> Structure | None:
     )
 
 
+def rule_advice_json(advice: tuple[RuleAdvice, ...] | list[RuleAdvice]) -> str | None:
+    """The ``rule_advice_json`` column of ``advice``: null when no rule disagrees."""
+    return _dumps([a.to_json() for a in advice]) if advice else None
+
+
 def _row_to_record(row: Any) -> StoredFeedback:
     corrections = json.loads(row.corrections_json) if row.corrections_json else None
     return StoredFeedback(
@@ -275,6 +280,7 @@ def _row_to_record(row: Any) -> StoredFeedback:
         structure_preemptions=int(row.structure_preemptions or 0),
         store=row.store,
         author=row.author,
+        rule_advice=tuple(RuleAdvice.from_json(a) for a in json.loads(row.rule_advice_json or "[]")),
     )
 
 
@@ -300,6 +306,7 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "structure_preemptions": record.structure_preemptions,
         "store": record.store,
         "author": record.author,
+        "rule_advice_json": rule_advice_json(record.rule_advice),
     }
 
 
@@ -707,6 +714,7 @@ class FeedbackStore:
                 model_failed=False,
                 salvage_notes_json=_dumps(list(salvage_notes)),
                 corrections_json=None,
+                rule_advice_json=None,  # nobody's structure for a rule to disagree with
                 needs_review=needs_review,
                 review_flags_json=_dumps(list(review_flags)),
                 # An operator's restructure settles a pending row too; a worker's lease on it then

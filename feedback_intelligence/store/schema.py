@@ -83,6 +83,9 @@ feedback = Table(
     Column("screen_verdict", String(8), nullable=True),
     Column("screen_reason", Text, nullable=True),
     Column("screened_at", String(33), nullable=True),
+    # Where a rule disagrees with a person's structure (0011; records.RuleAdvice, ADR 0045): a JSON list,
+    # null when none does.
+    Column("rule_advice_json", Text, nullable=True),
     # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
     Index("ix_feedback_timestamp", "timestamp", postgresql_include=list(COVERED)),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),

@@ -20,6 +20,7 @@ from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.filters import scoped_filter
+from feedback_intelligence.api.masking import masked_report
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
@@ -239,7 +240,8 @@ async def live_report(
     to: str | None = None,
     scope: StoreScope = Depends(manager_scope),
 ) -> Response:
-    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary"))
+    report = await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary")
+    return conditional(request, masked_report(report, rt.domain))  # every desk reads it: personal data masked
 
 
 @router.get(

@@ -40,6 +40,7 @@ export function themesFromItems(items, labels) {
         feedbackId: item.id, source: item.source, timestamp: item.timestamp, text: item.text,
         severity: item.structure.severity || "unknown", needsReview: !!item.needsReview,
         alertCategories: alertCategories.length ? alertCategories : null, sentiment,
+        ruleAdvice: item.ruleAdvice || [],
       };
     });
     return {
@@ -90,6 +91,8 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
     unrated ? null : severityTag(src.severity, ctx),
     src.sentiment ? h("span", { class: ["badge", `snt-${src.sentiment}`] }, ctx.labels.sentiment(src.sentiment)) : null,
     src.needsReview ? h("span", { class: "badge badge-warn" }, t("item.review")) : null,
+    ...(src.ruleAdvice || []).filter((a) => a.field === "category").map((a) => h("span",
+      { class: "badge badge-advice", title: a.words.join(", ") }, t("item.ruleAdvice", { value: ctx.labels.category(a.value) }))),
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
