@@ -32,6 +32,8 @@ const state = {
   params: null, // the window and filters of the report shown: what a drill-in narrows further
 };
 
+let storeNames = {}; // {id: name} of the reader's stores (FI_STORES): cards, cases and filters name stores by it
+
 const el = {
   form: byId("window-form"),
   select: byId("window-select"),
@@ -72,7 +74,7 @@ const drillIn = new DrillIn({
   dialog: byId("drill-dialog"), title: byId("drill-title"), scope: byId("drill-scope"), status: byId("drill-status"),
   list: byId("drill-list"),
   more: byId("drill-more"), close: byId("drill-close"),
-}, () => ({ t: state.t, labels: state.labels }));
+}, () => ({ t: state.t, labels: state.labels, storeNames })); // an item names its store as the cards do
 
 /** The view's filters in words ("Vakavuus: Korkea · Haku: maito"), as their controls show them. */
 function filterScope() {
@@ -349,7 +351,6 @@ async function loadReport() {
 
 // ---------------------------------------------------------------- the chain view (stores side by side)
 
-let storeNames = {};
 
 function renderScope(store) {
   if (store === null) {
@@ -390,7 +391,7 @@ async function loadChain(params, signal) {
     return; // the report itself is on the page; the comparison is extra
   }
   if (signal.aborted || !view || !Array.isArray(view.stores) || !view.stores.length) return;
-  storeNames = Object.fromEntries(view.stores.map((row) => [row.store, row.name]));
+  storeNames = { ...storeNames, ...Object.fromEntries(view.stores.map((row) => [row.store, row.name])) };
   el.chainRows.replaceChildren(...view.stores.map(chainRow));
   show(el.chain, true);
 }
