@@ -6,6 +6,7 @@ rise with its store's name, and the week's totals as the API counts them."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -32,6 +33,7 @@ def app() -> Iterator[ServerProcess]:
         "FI_STRUCTURE_WORKER": "false",
         "FI_REPORT_LLM_BUDGET": "0",
         "FI_STORES": json.dumps(STORES),
+        "FI_REPORT_MAX_ITEMS": "10",  # fewer examples than items: a count of listed rows would show
     }
     with app_server(env) as server:
         data = fortnight(datetime.now(UTC))
@@ -89,7 +91,8 @@ def test_the_alert_heading_and_the_charts_count_the_windows_items_not_the_listed
     alert_line = next(line for line in report["series"]["lines"] if line["key"] == "alert")
     summary = page.locator("#alerts-box > summary")
     expect(summary).to_have_attribute("data-alerts", str(alert_line["currentTotal"]), timeout=15000)
-    expect(summary).to_contain_text(f"Hälytykset ({alert_line['currentTotal']}")
+    expect(summary).to_contain_text(f"Hälytykset ({alert_line['currentTotal']}, uusimmat 10 listattu)")
+    assert alert_line["currentTotal"] > len(report["alerts"]) == 10
     expect(page.locator("#alerts-box")).not_to_have_attribute("open", "")  # one click away, not the first screen
     # every alert card names its store by name
     cards = page.locator("#alerts-box .alert-card")
@@ -100,6 +103,10 @@ def test_the_alert_heading_and_the_charts_count_the_windows_items_not_the_listed
     # the severity chart sums the window's severities (totalItems), not a theme's example rows
     severity_total = sum(report["severityCounts"].values())
     assert severity_total == report["totalItems"] - report["structureFailedCount"]
+    legend = page.locator("#report-charts .chart-stack").first.locator(".legend li")
+    expect(legend.first).to_be_attached()
+    shown = [int(re.search(r"(\d+) \(\d+ %\)$", text.strip()).group(1)) for text in legend.all_text_contents()]
+    assert sum(shown) == severity_total, (shown, report["severityCounts"])
     expect(page.locator("#report")).to_have_attribute("data-items", str(report["totalItems"]))
 
 
