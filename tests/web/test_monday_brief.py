@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
 from tests.support.monday_data import RISE_STORE, SAFETY_ID, SAFETY_STORE, STORES, fortnight
-from tests.web.conftest import SCREENSHOTS
+from tests.web.conftest import SCREENSHOTS, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 
@@ -69,6 +69,7 @@ def test_the_first_screen_names_the_safety_case_first_and_the_rise_with_their_st
 
     totals = page.locator("#brief-totals")
     _within_first_screen(page, totals, size)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]  # nothing widens the page
     api = httpx.get(app.url + "/report/brief", timeout=30).json()
     active = [
         c for c in httpx.get(app.url + "/cases", timeout=30).json()["cases"] if c["state"] in ("open", "acknowledged")
@@ -81,6 +82,8 @@ def test_the_first_screen_names_the_safety_case_first_and_the_rise_with_their_st
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"monday-brief-{size_name}.png"))  # the first screen only
+    expect(page.locator("#chain-rows tr")).to_have_count(len(STORES), timeout=15000)
+    screenshot(page, f"monday-brief-{size_name}-whole-page")  # the rest, below the first screen
 
 
 def test_the_alert_heading_and_the_charts_count_the_windows_items_not_the_listed_rows(pages, app) -> None:
