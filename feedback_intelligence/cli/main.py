@@ -65,6 +65,7 @@ def serve(
     import uvicorn
 
     from feedback_intelligence.api.app import create_app
+    from feedback_intelligence.api.runtime import load_configured_domain
     from feedback_intelligence.edge.access_log import uvicorn_log_config
     from feedback_intelligence.edge.http_server import uvicorn_limits
     from feedback_intelligence.kept_secrets import KeptSecretError, with_kept_secrets
@@ -73,6 +74,7 @@ def serve(
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
+    load_configured_domain(settings)  # a bad FI_DOMAIN is one line before anything is written (1 ms a load)
     try:
         settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
     except KeptSecretError as exc:
