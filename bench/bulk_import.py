@@ -97,12 +97,16 @@ async def item_by_item(url: str, rows: list[dict[str, Any]]) -> float:
 
 async def batched(urls: list[str], rows: list[dict[str, Any]], writers: int) -> float:
     """The batch path: chunks of ``CHUNK`` items, ``writers`` requests at once, writer i sending to
-    ``urls[i % len(urls)]`` (replicas as a load balancer would spread them); returns the wall time."""
+    ``urls[i % len(urls)]`` (replicas as a load balancer would spread them), a shed chunk sent again after
+    its ``Retry-After``; returns the wall time."""
     chunks = iter([rows[i : i + CHUNK] for i in range(0, len(rows), CHUNK)])
 
     async def writer(http: httpx.AsyncClient, url: str) -> None:
         for chunk in chunks:
             answer = await http.post(f"{url}/feedback/batch", json={"items": chunk})
+            while answer.status_code == 503 and "retry-after" in answer.headers:  # shed: as feedctl load does
+                await asyncio.sleep(float(answer.headers["retry-after"]))
+                answer = await http.post(f"{url}/feedback/batch", json={"items": chunk})
             assert answer.status_code == 200, (answer.status_code, answer.text[:300])
             body = answer.json()
             assert body["created"] + body["accepted"] == len(chunk), {k: v for k, v in body.items() if k != "results"}

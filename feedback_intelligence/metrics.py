@@ -133,6 +133,12 @@ class Metrics:
         self.feedback_ingested = Counter(
             "fi_feedback_ingested_total", "Feedback rows stored", ["channel", "path"], registry=r
         )
+        self.batches_in_use = Gauge(
+            "fi_batch_slots_in_use", "Bulk-import batches being stored right now (FI_BATCH_SLOTS)", registry=r
+        )
+        self.batch_sheds = Counter(
+            "fi_batch_sheds_total", "Bulk-import batches answered 503: every batch slot stayed taken", registry=r
+        )
         self.report_llm_fallbacks = Counter(
             "fi_report_llm_fallbacks_total", "Report LLM parts that fell back to deterministic text", registry=r
         )

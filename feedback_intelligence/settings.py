@@ -313,6 +313,7 @@ class ChainSettings:
     desk_store: str | None
     batch_max_items: int
     batch_max_body_bytes: int
+    batch_slots: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,6 +482,8 @@ class Settings(BaseSettings):
     batch_max_items: int = Field(1000, ge=1, le=10_000)
     # the batch routes' own body cap (FI_MAX_BODY_BYTES stays the cap of every other route)
     batch_max_body_bytes: int = Field(8_388_608, ge=1024, le=268_435_456)
+    # batches one process stores at once; one that finds none free within 0.5 s is shed 503 (docs/adr/0043)
+    batch_slots: int = Field(1, ge=1, le=16)
 
     # structure later: the worker that drains rows saved without the model (services/structuring_worker.py)
     structure_worker: bool = True
@@ -782,6 +785,7 @@ class Settings(BaseSettings):
             desk_store=self.desk_store,
             batch_max_items=self.batch_max_items,
             batch_max_body_bytes=self.batch_max_body_bytes,
+            batch_slots=self.batch_slots,
         )
 
     @property

@@ -16,6 +16,7 @@ from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.auth.password_work import PasswordWorkBusy
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
+from feedback_intelligence.services.batch_slots import BatchesBusy
 from feedback_intelligence.store.feedback_store import DuplicateId, Erased, StoreFull, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -198,6 +199,20 @@ def install_error_handlers(app: FastAPI) -> None:
                 "reason": "password_checks",
                 "retryAfterSeconds": exc.retry_after_s,
                 "message": "Too many sign-ins at once; try again in a moment.",
+            },
+            {"Retry-After": str(exc.retry_after_s)},
+        )
+
+    @app.exception_handler(BatchesBusy)
+    async def _batches_busy(_: Request, exc: BatchesBusy) -> Response:  # services/batch_slots.py
+        return error_response(
+            503,
+            {
+                "error": "busy",
+                "reason": "batches",
+                "retryAfterSeconds": exc.retry_after_s,
+                "message": "Other batches are being stored; send this one again in a moment (nothing of it "
+                "was stored).",
             },
             {"Retry-After": str(exc.retry_after_s)},
         )

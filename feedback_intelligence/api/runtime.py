@@ -23,6 +23,7 @@ from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.alert_intake import AlertIntake
+from feedback_intelligence.services.batch_slots import BatchSlots
 from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel, ChannelEpochs, InboxEpochs
 from feedback_intelligence.services.health import HealthService
@@ -52,6 +53,7 @@ class Runtime:
     channels: dict[str, Channel]
     interpret: InterpretService
     ingest: IngestService
+    batch_slots: BatchSlots  # bulk import: batches stored at once in this process (docs/adr/0043)
     restructure: RestructureService
     report_options: ReportSettings
     reports: dict[str, ReportService]
@@ -215,6 +217,7 @@ async def build_runtime(
         channels=channels,
         interpret=InterpretService(domain, structuring),
         ingest=IngestService(domain, structuring, on_later=worker.wake),
+        batch_slots=BatchSlots(settings.chain.batch_slots, metrics),
         restructure=RestructureService(domain, structuring, settings.restructure_limit),
         report_options=report_options,
         reports=reports,

@@ -138,7 +138,8 @@ class IngestService:
             if command.accepted_structure is None and not command.structure_later:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
         # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
-        # event loop keeps serving clerks meanwhile (it waits at most a GIL switch interval for its turn).
+        # event loop keeps serving clerks meanwhile; one batch at a time per process (services/batch_slots.py),
+        # as every further thread at work lengthens the loop's wait for its turn (docs/adr/0043).
         records = await asyncio.to_thread(self.record_many, commands)
         first: dict[str, int] = {}
         for index, record in enumerate(records):
