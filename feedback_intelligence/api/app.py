@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,7 +30,14 @@ from feedback_intelligence.store.accounts import AccountStore
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, *, backend: LlmBackend | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    backend: LlmBackend | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> FastAPI:
+    """``on_started``: run once the runtime is built, before the first request (``feedctl serve``'s
+    ``loop_pauses.freeze_what_start_up_made``)."""
     settings = settings or load_settings()
     domain = load_configured_domain(settings)  # a bad domain folder stops the boot here, naming the problem
 
@@ -38,6 +45,8 @@ def create_app(settings: Settings | None = None, *, backend: LlmBackend | None =
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
         bind_people(app, edge.people, settings, rt)
+        if on_started is not None:
+            on_started()
         # Warm in the background: the service answers at once, and the first press finds the model warm.
         warming = (
             asyncio.create_task(warm_at_start(rt.runner.backends or {"default": rt.backend}, rt.interpret.structuring))

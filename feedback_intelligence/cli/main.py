@@ -64,6 +64,7 @@ def serve(
     """
     import uvicorn
 
+    from feedback_intelligence import loop_pauses
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
     from feedback_intelligence.edge.access_log import uvicorn_log_config
@@ -79,7 +80,9 @@ def serve(
         settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
     except KeptSecretError as exc:
         raise failures.CliError(f"cannot start: {exc}") from exc
-    application = create_app(settings)
+    # the event loop's pauses that are the interpreter's, not the work's (docs/adr/0043)
+    application = create_app(settings, on_started=loop_pauses.freeze_what_start_up_made)
+    loop_pauses.shorten_lock_turns()
     uvicorn.run(
         application,
         host=settings.host,
