@@ -96,8 +96,24 @@ def detect_language(text: str, candidates: tuple[str, ...]) -> LanguageGuess | N
 
 
 # Texts per parallel call: the call holds the GIL throughout (a batch's 1,000 texts held the event loop for
-# 0.2–0.8 s), and 32 at a time were as fast as one call of all of them, or faster.
+# 0.2–0.8 s), and 32 at a time were as fast as one call of all of them, or faster. And characters: 32 texts
+# of 4,000 held it 25–80 ms; two of them take 2–6 ms, at the same cost a text (docs/adr/0043).
 PARALLEL_CHUNK = 32
+PARALLEL_CHARS = 8_000
+
+
+def parallel_chunks(indexes: list[int], texts: Sequence[str]) -> list[list[int]]:
+    """``indexes`` in order, in chunks of at most PARALLEL_CHUNK texts and PARALLEL_CHARS characters (a
+    longer text alone)."""
+    chunks: list[list[int]] = []
+    chars = 0
+    for i in indexes:
+        if not chunks or len(chunks[-1]) == PARALLEL_CHUNK or chars + len(texts[i]) > PARALLEL_CHARS:
+            chunks.append([])
+            chars = 0
+        chunks[-1].append(i)
+        chars += len(texts[i])
+    return chunks
 
 
 def detect_languages(texts: Sequence[str], candidates: tuple[str, ...]) -> list[LanguageGuess | None]:
@@ -111,8 +127,7 @@ def detect_languages(texts: Sequence[str], candidates: tuple[str, ...]) -> list[
         for i in long_enough:
             guesses[i] = LanguageGuess(candidates[0], 0.0)
         return guesses
-    for start in range(0, len(long_enough), PARALLEL_CHUNK):
-        chunk = long_enough[start : start + PARALLEL_CHUNK]
+    for chunk in parallel_chunks(long_enough, texts):
         values = detector.compute_language_confidence_values_in_parallel([texts[i] for i in chunk])
         for i, found in zip(chunk, values, strict=True):
             guesses[i] = _top(found)

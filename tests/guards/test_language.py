@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from feedback_intelligence.deterministic.language import detect_language
+from feedback_intelligence.deterministic.language import (
+    PARALLEL_CHARS,
+    PARALLEL_CHUNK,
+    detect_language,
+    detect_languages,
+    parallel_chunks,
+)
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.language import (
     CONTRADICTS_TEXT,
@@ -97,3 +103,24 @@ def test_no_request_loads_a_model_after_start_up(retail: Domain) -> None:
     for code in ("de", "ja", "zu", "cy", "la", "eo"):
         language_rejection(code, "Asiakas sanoi että maito oli vanhentunut jo eilen", retail)
     assert language._detector.cache_info().currsize == built
+
+
+def test_many_texts_read_together_read_as_each_alone_in_calls_of_bounded_length(retail: Domain) -> None:
+    """A batch's languages come from parallel calls that hold the interpreter lock: none is handed more
+    than PARALLEL_CHARS characters (or one longer text), and each answer is the text's own."""
+    long_finnish = ("Maito oli vanhentunut jo hyllyssä, tosi harmillista. " * 80)[:4000]
+    long_english = ("The self-checkout rejected my card three times today. " * 80)[:4000]
+    texts = [*FINNISH, long_finnish, "ok", long_english, *FINNISH, long_finnish + " " + long_english, long_english]
+    chunks = parallel_chunks(list(range(len(texts))), texts)
+    assert [i for chunk in chunks for i in chunk] == list(range(len(texts)))
+    for chunk in chunks:
+        assert len(chunk) <= PARALLEL_CHUNK
+        assert len(chunk) == 1 or sum(len(texts[i]) for i in chunk) <= PARALLEL_CHARS
+    together = detect_languages(texts, retail.detection_languages)
+    alone = [detect_language(text, retail.detection_languages) for text in texts]
+    assert [g and g.code for g in together] == [g and g.code for g in alone]
+    assert all(
+        a is None or (b is not None and abs(a.confidence - b.confidence) < 1e-9) for a, b in zip(together, alone)
+    )
+    assert together[len(FINNISH)] is not None and together[len(FINNISH)].code == "fi"
+    assert together[len(FINNISH) + 1] is None  # too short to say
