@@ -36,6 +36,7 @@ BENCHES = [
     "chain_scale",
     "bulk_import",
     "signin_burst",
+    "batch_stall",
 ]
 
 
@@ -262,6 +263,16 @@ def test_signin_burst_answers_every_guess_with_a_refusal_or_a_shed() -> None:
     result = signin_burst.run(requests=5, attackers=3)
     assert set(result["burstAnswers"]) <= {"401", "503 shed"} and sum(result["burstAnswers"].values()) > 0
     assert result["quietMs"]["n"] == result["burstMs"]["n"] == 5
+
+
+@pytest.mark.process
+def test_batch_stall_stores_every_item_of_four_writers_once_while_it_probes() -> None:
+    from bench import batch_stall
+
+    result = batch_stall.phase("sqlite", "short", writers=4, rounds=1, batch=20)
+    assert result["storedOnce"] and result["corpusRows"] == result["items"] == 80
+    assert result["answers"]["accepted"] == 80 and not result["failures"] and not result["probeFailures"]
+    assert result["quietMs"]["n"] > 0 and result["duringMs"]["n"] > 0
 
 
 @pytest.mark.process
