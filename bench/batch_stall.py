@@ -5,7 +5,7 @@ structure-later worker off, no model), in one run:
 
 1. quiet: ``GET /livez`` every 20 ms from another process, on one kept-alive connection (the floor);
 2. four writers send a full batch each at once (``POST /feedback/batch``, 1,000 items saved for later,
-   ids unique), ``--rounds`` batches each; a shed batch (``503``) is sent again after its
+   ids unique), ``--rounds`` (2) batches each; a shed batch (``503``) is sent again after its
    ``Retry-After``, as ``feedctl load`` does. The same probes run meanwhile.
 
 Two kinds of item: **short**, demo-corpus texts made unique (~120 characters, an import of desk notes),
@@ -22,7 +22,7 @@ kinds, every item stored once.
 ``--against PATH`` runs every phase also against the service code of another checkout (e.g. a worktree
 of ``main``), alternating with this one's: a before/after in one run on the same machine.
 
-Run: .venv/bin/python -m bench.batch_stall [--rounds 1] [--kinds short,long] [--engines sqlite,postgresql]
+Run: .venv/bin/python -m bench.batch_stall [--rounds 2] [--kinds short,long] [--engines sqlite,postgresql]
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from feedback_intelligence.devtools.processes import app_server
 
 TARGET_STALL_MS = 200.0
 PROBE_EVERY_S = 0.02
-QUIET_S = 2.0
+QUIET_S = 5.0
 WRITERS = 4
 FULL_BATCH = 1000  # FI_BATCH_MAX_ITEMS' default
 WARM_ITEMS = 100  # one batch first: connections, the lexicons' caches
@@ -216,7 +216,7 @@ def verdict(result: dict[str, Any]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.batch_stall", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=1, help="full batches each writer sends")
+    parser.add_argument("--rounds", type=int, default=2, help="full batches each writer sends")
     parser.add_argument("--writers", type=int, default=WRITERS)
     parser.add_argument("--batch", type=int, default=FULL_BATCH, help="items a batch")
     parser.add_argument("--kinds", default=",".join(KINDS))

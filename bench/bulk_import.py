@@ -37,6 +37,7 @@ import httpx
 
 from bench.common import pf, print_table, write_result
 from bench.procfs import children_of, cpu_seconds, pids_named
+from feedback_intelligence import loop_pauses
 from feedback_intelligence.api.models import FeedbackIn
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver
@@ -227,6 +228,9 @@ async def in_process(rows: int) -> dict[str, Any]:
                 out[f"rows/{way}"] = await _per_row(
                     lambda chunk, insert_rows=insert_rows: _rows_only(store, chunk, insert_rows), renamed
                 )
+            # as feedctl serve runs (docs/adr/0043): its lock turns and start-up's objects out of the collections
+            loop_pauses.shorten_lock_turns()
+            loop_pauses.freeze_what_start_up_made()
             out["loopHold"] = await _loop_hold(service, store, items("hold", CHUNK, "later"))
         finally:
             await store.aclose()

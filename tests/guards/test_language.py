@@ -120,7 +120,8 @@ def test_many_texts_read_together_read_as_each_alone_in_calls_of_bounded_length(
     alone = [detect_language(text, retail.detection_languages) for text in texts]
     assert [g and g.code for g in together] == [g and g.code for g in alone]
     assert all(
-        a is None or (b is not None and abs(a.confidence - b.confidence) < 1e-9) for a, b in zip(together, alone)
+        a is None or (b is not None and abs(a.confidence - b.confidence) < 1e-9)
+        for a, b in zip(together, alone, strict=True)
     )
     assert together[len(FINNISH)] is not None and together[len(FINNISH)].code == "fi"
     assert together[len(FINNISH) + 1] is None  # too short to say
