@@ -6,6 +6,7 @@ account store is bound at start-up (the live database's engine, built by the run
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -14,7 +15,7 @@ from limits.aio.storage import Storage
 from limits.aio.strategies import FixedWindowRateLimiter
 
 from feedback_intelligence.auth.passwords import verify_password
-from feedback_intelligence.auth.principal import Grant, Principal, parse_grants
+from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_grants
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.settings import AuthSettings
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
@@ -98,7 +99,7 @@ class People:
 
         Every attempt counts against the address; a failed one against the user name too, so a
         guesser is stopped after ``FI_LOGIN_RATE_LIMIT`` tries at one name whatever addresses it uses."""
-        user_key = f"fi-login:user:{fold_username(username)[:100]}"
+        user_key = _user_key(username)
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows
         await self._hit(self._per_address, f"fi-login:addr:{address}")
         try:
@@ -127,10 +128,58 @@ class People:
             return False
         return await self.store.revoke_session(token_hash(token))
 
+    async def check_own_password(self, username: str, password: str) -> Account | None:
+        """A signed-in person's current password, asked before they change it: their local account when it
+        matches, else None. A wrong one counts against their name's sign-in window as a failed sign-in does,
+        so a borrowed session guesses no faster than the sign-in page lets anyone; a full window raises
+        :class:`SigninThrottled` even for the right password."""
+        key = _user_key(username)
+        await self._throttled(self._per_user, key)
+        account = await self.store.by_username(username)
+        stored = account.password_hash if account is not None else None
+        ok = await asyncio.to_thread(verify_password, stored, password)  # Argon2: off the event loop
+        if not ok or account is None or account.auth_source != "local":
+            await self._hit(self._per_user, key)
+            return None
+        return account
+
     def grants_from_claims(self, roles: object, stores: object) -> tuple[Grant, ...]:
-        mapping = self.settings.oidc_role_map
-        ours = [mapping.get(role, role) for role in _claim_list(roles)]
-        return parse_grants(ours, _claim_list(stores))
+        """An ID token's role and store claims → grants, by allow-lists (ADR 0040).
+
+        Once ``FI_OIDC_ROLE_MAP`` is set only its keys grant a role: a claim value it does not name (the
+        raw ``operator`` among them) grants nothing. Without a map our own names map to themselves. A
+        store grants only when it is one of this deployment's stores; the chain only through the value
+        ``FI_OIDC_CHAIN_VALUE`` names (unset: none does, a ``*`` in the claim grants nothing)."""
+        settings = self.settings
+        mapping = settings.oidc_role_map
+        claimed = _claim_list(roles)
+        ours = [mapping[role] for role in claimed if role in mapping] if mapping else claimed
+        if len(ours) < len(claimed):
+            log.debug(
+                "roles claim values not in FI_OIDC_ROLE_MAP grant nothing: %s",
+                sorted({role[:64] for role in claimed if role not in mapping})[:10],
+            )
+        granted: list[str] = []
+        refused: list[str] = []
+        for store in _claim_list(stores):
+            if settings.oidc_chain_value is not None and store == settings.oidc_chain_value:
+                granted.append(CHAIN)
+            elif store != CHAIN and settings.stores.accepts(store):
+                granted.append(store)
+            else:
+                refused.append(store[:64])
+        if refused:
+            log.debug(
+                "stores claim values grant nothing (not a store of this deployment; the chain needs "
+                "FI_OIDC_CHAIN_VALUE): %s",
+                refused[:10],
+            )
+        return parse_grants(ours, granted)
+
+
+def _user_key(username: str) -> str:
+    """A name's sign-in window (failed sign-ins, wrong current passwords), whatever address they come from."""
+    return f"fi-login:user:{fold_username(username)[:100]}"
 
 
 def _refusal(account: Account | None, password_ok: bool) -> str:
