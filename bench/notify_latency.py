@@ -56,7 +56,7 @@ def measure(app_url: str, receiver: Receiver, prefix: str, items: int) -> list[f
 
 def run(items: int) -> dict[str, Any]:
     receiver = Receiver().start()
-    channels = json.dumps([{"name": "duty", "kind": "webhook", "url": receiver.url, "secret": "b" * 24}])
+    channels = json.dumps([{"name": "duty", "kind": "webhook", "url": receiver.url, "secret": "whsec_" + "b" * 32}])
     env = {"FI_NOTIFY_CHANNELS": channels, "FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": "http://127.0.0.1:9"}
     try:
         with app_server(env) as app:

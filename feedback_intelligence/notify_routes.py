@@ -7,13 +7,21 @@ A JSON list of ``{"name", "kind", "url", …}``: ``kind`` is ``webhook``, ``slac
 byte). Routing keys, each optional: ``categories`` (alert category keys), ``minSeverity`` (a severity
 key of the domain), ``stores`` (store ids; an item with no store matches only a route without
 ``stores``), ``escalation`` (true: this route gets escalations of unacknowledged critical cases only).
-A route with none of them receives every operational alert. Kind-specific keys: ``secret`` (webhook
-HMAC key), ``from``, ``to``, ``username``, ``password``, ``starttls`` (default true), ``caFile``
-(smtp). Pure parsing; the domain's keys are checked at start-up by :func:`check_against`.
+A route with none of them receives every operational alert. Kind-specific keys: ``secret`` and
+``unsigned`` (webhook), ``from``, ``to``, ``username``, ``password``, ``starttls`` (default true),
+``caFile`` (smtp). Pure parsing; the domain's keys are checked at start-up by :func:`check_against`.
+
+What keeps a route's messages its own differs by kind (docs/adr/0038-notifications-carry-text.md): a
+generic ``webhook`` is signed per Standard Webhooks under its ``secret`` (``whsec_`` and the base64 of
+at least 24 random bytes), and one without a secret is refused unless it says ``"unsigned": true``;
+a Slack or Teams incoming webhook's URL is its secret (whoever holds it can post), so it has no other;
+``smtp`` signs nothing and logs in with ``username`` and ``password`` where the relay asks for them.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -24,9 +32,12 @@ from urllib.parse import urlparse
 NotifyKind = Literal["webhook", "slack", "teams", "smtp"]
 KINDS: tuple[str, ...] = ("webhook", "slack", "teams", "smtp")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+SECRET_PREFIX = "whsec_"
+SECRET_MIN_BYTES = 24  # the Standard Webhooks spec: secrets of 24 to 64 random bytes
+MAKE_A_SECRET = "whsec_$(openssl rand -base64 32)"
 _COMMON = {"name", "kind", "url", "categories", "minSeverity", "stores", "escalation"}
 _BY_KIND: dict[str, set[str]] = {
-    "webhook": {"secret"},
+    "webhook": {"secret", "unsigned"},
     "slack": set(),
     "teams": set(),
     "smtp": {"from", "to", "username", "password", "starttls", "caFile"},
@@ -42,7 +53,7 @@ class NotifyRoute:
     min_severity: str | None = None
     stores: tuple[str, ...] | None = None
     escalation: bool = False
-    secret: str | None = None
+    secret: str | None = None  # webhook: the Standard Webhooks secret "whsec_…"; None only when configured unsigned
     mail_from: str | None = None
     mail_to: tuple[str, ...] = ()
     username: str | None = None
@@ -78,6 +89,32 @@ def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def _webhook_secret(where: str, item: dict[str, Any]) -> str | None:
+    """The route's Standard Webhooks secret, or None for a route that says ``"unsigned": true``."""
+    secret, unsigned = item.get("secret"), item.get("unsigned", False)
+    if not isinstance(unsigned, bool):
+        raise ValueError(f"{where}: unsigned must be true or false")
+    if unsigned:
+        if secret is not None:
+            raise ValueError(f'{where}: a route with a secret is signed; drop "unsigned": true or the secret')
+        return None
+    if secret is None:
+        raise ValueError(
+            f'{where}: a webhook is signed, so it needs a secret ("secret": "whsec_…", made with '
+            f'{MAKE_A_SECRET}); a receiver that checks no signature needs "unsigned": true'
+        )
+    if not isinstance(secret, str) or not secret.startswith(SECRET_PREFIX):
+        raise ValueError(f"{where}: secret must be a Standard Webhooks secret 'whsec_…' (made with {MAKE_A_SECRET})")
+    encoded = secret.removeprefix(SECRET_PREFIX)
+    try:
+        key = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+    except binascii.Error:
+        raise ValueError(f"{where}: secret after 'whsec_' must be base64 (made with {MAKE_A_SECRET})") from None
+    if len(key) < SECRET_MIN_BYTES:
+        raise ValueError(f"{where}: secret must hold at least {SECRET_MIN_BYTES} bytes (made with {MAKE_A_SECRET})")
+    return secret
+
+
 def _route(index: int, item: Any) -> NotifyRoute:
     where = f"channel {index + 1}"
     if not isinstance(item, dict):
@@ -106,10 +143,8 @@ def _route(index: int, item: Any) -> NotifyRoute:
     if min_severity is not None and (not isinstance(min_severity, str) or not min_severity.strip()):
         raise ValueError(f"{where}: minSeverity must be a severity key")
     extra: dict[str, Any] = {}
-    if kind == "webhook" and item.get("secret") is not None:
-        if not isinstance(item["secret"], str) or len(item["secret"]) < 16:
-            raise ValueError(f"{where}: secret must be a string of at least 16 characters")
-        extra["secret"] = item["secret"]
+    if kind == "webhook":
+        extra["secret"] = _webhook_secret(where, item)
     if kind == "smtp":
         sender, to = item.get("from"), item.get("to")
         if not isinstance(sender, str) or "@" not in sender:

@@ -283,7 +283,9 @@ class AuthSettings:
     session_secret: str | None
     session_max_age_s: int
     login_rate_limit: str
+    login_name_rate_limit: str
     login_address_rate_limit: str
+    password_check_slots: int
     correction_window_s: int
     oidc_issuer: str | None
     oidc_client_id: str | None
@@ -419,8 +421,11 @@ class Settings(BaseSettings):
     auth: Literal["none", "local", "oidc", "proxy"] = "none"
     session_secret: str | None = None  # signs the CSRF token; unset = generated at start (one replica)
     session_max_age_s: int = Field(12 * 3600, ge=300, le=30 * 86_400)
-    login_rate_limit: str = "5/300seconds"  # failed sign-ins per user name
+    login_rate_limit: str = "5/300seconds"  # failed sign-ins at one name from one address (IPv6: its /64)
+    # failed sign-ins at one name from anywhere; past it only addresses the account signed in from may try
+    login_name_rate_limit: str = "100/3600seconds"
     login_address_rate_limit: str = "30/300seconds"  # sign-in attempts per client address
+    password_check_slots: int = Field(1, ge=1, le=64)  # Argon2 checks at once, off the event loop
     correction_window_s: int = Field(15 * 60, ge=0, le=30 * 86_400)  # a clerk corrects their own entry
     oidc_issuer: str | None = None  # https://login.microsoftonline.com/<tenant>/v2.0, …
     oidc_client_id: str | None = None
@@ -607,7 +612,12 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "rate_limit", "audience_rate_limit", "visitor_issue_limit", "login_rate_limit", "login_address_rate_limit"
+        "rate_limit",
+        "audience_rate_limit",
+        "visitor_issue_limit",
+        "login_rate_limit",
+        "login_name_rate_limit",
+        "login_address_rate_limit",
     )
     @classmethod
     def _rate(cls, value: str) -> str:
@@ -771,7 +781,9 @@ class Settings(BaseSettings):
             session_secret=self.session_secret,
             session_max_age_s=self.session_max_age_s,
             login_rate_limit=self.login_rate_limit,
+            login_name_rate_limit=self.login_name_rate_limit,
             login_address_rate_limit=self.login_address_rate_limit,
+            password_check_slots=self.password_check_slots,
             correction_window_s=self.correction_window_s,
             oidc_issuer=self.oidc_issuer,
             oidc_client_id=self.oidc_client_id,
@@ -825,6 +837,9 @@ class ConfigurationError(Exception):
 
 
 PREFIX = "invalid configuration: "
+# Settings whose value is never repeated in the error: FI_NOTIFY_CHANNELS holds webhook secrets, chat
+# webhook URLs (a Slack or Teams URL is its secret) and SMTP passwords, and the boot log is no place for them.
+_NOT_ECHOED = frozenset({"notify_channels"})
 
 
 def _message(item: Any) -> str:
@@ -846,7 +861,9 @@ def describe_validation_error(error: ValidationError) -> str:
     lines = []
     for item in error.errors():
         location = "_".join(str(part) for part in item["loc"] if not isinstance(part, int)).upper()
-        if location:
+        if location.lower() in _NOT_ECHOED:
+            lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)}")
+        elif location:
             lines.append(f"{PREFIX}{ENV_PREFIX}{location}: {_message(item)} (got {item.get('input')!r})")
         else:  # a rule across settings: its message starts with the variable's name
             lines.append(f"{PREFIX}{_message(item)}")

@@ -14,6 +14,7 @@ from starlette.routing import Match
 
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
+from feedback_intelligence.auth.password_work import PasswordWorkBusy
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.store.feedback_store import DuplicateId, Erased, StoreFull, StoreUnavailable
 
@@ -187,6 +188,19 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LlmBusy)
     async def _busy(_: Request, exc: LlmBusy) -> Response:
         return busy_response(exc)
+
+    @app.exception_handler(PasswordWorkBusy)
+    async def _password_busy(_: Request, exc: PasswordWorkBusy) -> Response:  # auth/password_work.py
+        return error_response(
+            503,
+            {
+                "error": "busy",
+                "reason": "password_checks",
+                "retryAfterSeconds": exc.retry_after_s,
+                "message": "Too many sign-ins at once; try again in a moment.",
+            },
+            {"Retry-After": str(exc.retry_after_s)},
+        )
 
     @app.exception_handler(LlmFailure)
     async def _failure(_: Request, exc: LlmFailure) -> Response:

@@ -1,16 +1,20 @@
-"""Which stores a read answers for (issue 28, ADR 0035): the one place reads are narrowed by store.
+"""Which stores a read answers for and a write may touch (ADR 0035, amended by ADR 0041): the one place
+routes are narrowed by store.
 
-A signed-in person reads the stores of their grants of the route's roles (the managers' routes count
-manager grants, the desk's clerk and manager grants); a grant for ``*`` is the chain. A read that names
-a store outside them is 403 ``store_forbidden`` (never an empty answer, which would read as "no
-feedback"); one that names none reads the person's only store, and a person of several stores must
-name one (400 ``store_required``). An operator, and every caller under ``FI_AUTH=none``, reads as asked.
+A signed-in person reads and changes the stores of their grants of the route's roles (the managers'
+routes count manager grants, the desk's clerk and manager grants); a grant for ``*`` is the chain. An
+item without a store is the chain's alone (``auth/reach.py`` holds the rule). A read that names a store
+outside them is 403 ``store_forbidden`` (never an empty answer, which would read as "no feedback"); one
+that names none reads the person's only store, and a person of several stores must name one (400
+``store_required``). An operator, and every caller under ``FI_AUTH=none``, reads as asked.
 
 Routes take the scope as a dependency: the managers' lists and reports ``manager_scope``, which reads
-the ``store`` query parameter itself; a route of one item or case ``desk_reach`` / ``manager_reach``,
-checking the item's store with :meth:`StoreScope.check`; the desk's list ``desk_reach`` with
-:func:`narrow` (its ``mine=true`` needs no store). A test over the app's routes checks that every read
-of the desk and the managers takes one. A desk save is held to the same stores (:func:`store_for_save`).
+the ``store`` query parameter itself; a route of one item (GET, PATCH, DELETE of either channel) or case
+``desk_reach`` / ``manager_reach`` with :func:`item_in_reach` / :func:`reached`, which check the item's
+store; the desk's list ``desk_reach`` with :func:`narrow` (its ``mine=true`` needs no store, and keeps
+the rows the caller reaches). A test over the app's routes checks that every read and write of the desk
+and the managers takes one. A save, and a correction that moves an item, is for a store as a read is
+(:func:`store_for_save`).
 """
 
 from __future__ import annotations
@@ -21,19 +25,25 @@ from dataclasses import dataclass
 from fastapi import Query, Request
 
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.errors import InputError, StoreForbidden
+from feedback_intelligence.api.errors import InputError, NotFound, StoreForbidden
 from feedback_intelligence.api.problems import Problem
-from feedback_intelligence.auth.principal import CHAIN, Principal, principal_of
+from feedback_intelligence.auth.principal import principal_of
+from feedback_intelligence.auth.reach import reach, reaches
 from feedback_intelligence.edge.surface import DESK, MANAGERS
+from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store.feedback_store import Erased, FeedbackStore
+from feedback_intelligence.stores import StoreDirectory
 
 __all__ = [
     "STORE_QUERY_HELP",
     "StoreScope",
     "desk_reach",
+    "item_in_reach",
     "manager_reach",
     "manager_scope",
     "narrow",
     "reach",
+    "reached",
     "store_for_save",
 ]
 
@@ -55,7 +65,8 @@ class StoreScope:
         return self.stores is None
 
     def allows(self, store: str | None) -> bool:
-        return self.stores is None or store in self.stores
+        """An item of ``store`` is within the scope (``auth/reach.reaches``: none = the chain's)."""
+        return reaches(self.stores, store)
 
     def check(self, store: str | None) -> None:
         """One item's (or case's) store: raises :class:`StoreForbidden` outside the scope."""
@@ -66,14 +77,6 @@ class StoreScope:
         """Reads that answer for the whole chain at once (the saved snapshot, the audit log)."""
         if not self.chain:
             raise StoreForbidden(None)
-
-
-def reach(principal: Principal | None, *, operator: bool, roles: frozenset[str]) -> frozenset[str] | None:
-    """The stores the caller's grants of ``roles`` reach; None = every store."""
-    if principal is None or operator or principal.has("operator"):
-        return None
-    stores = frozenset(grant.store for grant in principal.grants if grant.role in roles)
-    return None if CHAIN in stores else stores
 
 
 def narrow(stores: frozenset[str] | None, asked: str | None) -> StoreScope:
@@ -92,16 +95,43 @@ def narrow(stores: frozenset[str] | None, asked: str | None) -> StoreScope:
     raise InputError([Problem(f"name one of your stores with store= ({names}).", "store_required", field="store")])
 
 
-def store_for_save(stores: frozenset[str] | None, asked: str | None) -> str | None:
-    """The store a person's save is for: the one named (the body's, or FI_DESK_STORE), which must be
-    theirs (403 ``store_forbidden``), else their only store, else none (as without accounts)."""
-    if stores is None:
-        return asked
-    if asked is not None:
-        if asked not in stores:
-            raise StoreForbidden(asked)
-        return asked
-    return next(iter(stores)) if len(stores) == 1 else None
+def store_for_save(stores: frozenset[str] | None, asked: str | None, directory: StoreDirectory) -> str | None:
+    """The store a save is for, and the store a correction moves an item to: one this deployment knows
+    (FI_STORES or FI_STORE_PATTERN, else 400 ``store_unknown``) and, for a person, as a read's is
+    (:func:`narrow`): the one named must be theirs (403 ``store_forbidden``), none named is their only
+    store, and a person of several stores must name one (400 ``store_required``). An operator, and every
+    caller under ``FI_AUTH=none``, saves for the store named, or for none (the chain's)."""
+    unknown = v.store_errors(asked, directory)
+    if unknown:
+        raise InputError(unknown)
+    return narrow(stores, asked).store
+
+
+async def reached(store: FeedbackStore, feedback_id: str, scope: StoreScope) -> StoredFeedback | None:
+    """The item ``feedback_id`` if the caller may touch it, None when there is no such item; one of
+    another store (or without a store, for a person of some stores) is 403 ``store_forbidden``, before
+    anything of it is answered."""
+    item = await store.get(feedback_id)
+    if item is not None:
+        scope.check(item.store)
+    return item
+
+
+async def item_in_reach(
+    store: FeedbackStore, feedback_id: str, scope: StoreScope, id_max_length: int
+) -> StoredFeedback:
+    """The one item a route reads, corrects or erases (GET, PATCH, DELETE of either channel): 400 a
+    malformed id (before the database: no NUL reaches PostgreSQL), 404 none, 410 erased, 403 outside
+    the caller's reach (:func:`reached`)."""
+    problems = v.id_errors(feedback_id, id_max_length)
+    if problems:
+        raise InputError(problems)
+    item = await reached(store, feedback_id, scope)
+    if item is None:
+        if await store.erased(feedback_id):
+            raise Erased(feedback_id)
+        raise NotFound(feedback_id)
+    return item
 
 
 def _reach_of(request: Request, roles: frozenset[str]) -> frozenset[str] | None:
@@ -129,6 +159,6 @@ def _reach_for(roles: frozenset[str]) -> Callable[..., StoreScope]:
 #: The managers' reads of many items, which take ``store=``. (The desk's list narrows with :func:`narrow`
 #: itself: its ``mine=true`` reads one's own entries of any store.)
 manager_scope = _scope_for(MANAGERS)
-#: Reads and changes of one item or case: its store is checked with :meth:`StoreScope.check`.
+#: Reads and changes of one item or case: its store is checked by :func:`reached`.
 desk_reach = _reach_for(DESK)
 manager_reach = _reach_for(MANAGERS)

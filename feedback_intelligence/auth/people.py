@@ -6,15 +6,16 @@ account store is bound at start-up (the live database's engine, built by the run
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
-from limits import parse
+from limits import RateLimitItem, parse
 from limits.aio.storage import Storage
 from limits.aio.strategies import FixedWindowRateLimiter
+from sqlalchemy.exc import SQLAlchemyError
 
-from feedback_intelligence.auth.passwords import verify_password
+from feedback_intelligence.auth.password_work import PasswordWork
+from feedback_intelligence.auth.passwords import hash_password, verify_password
 from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_grants
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.settings import AuthSettings
@@ -22,7 +23,11 @@ from feedback_intelligence.store.accounts import Account, AccountStore, fold_use
 
 log = logging.getLogger(__name__)
 
-PROXY_CACHE_S = 60.0  # a proxy identity's account is refreshed at most this often
+# A proxy identity's account is read (and its header grants written) at most this often: the longest a
+# disabled person keeps access on another replica (this one forgets at once, :meth:`People.accounts_changed`).
+PROXY_CACHE_S = 5.0
+#: How long an address that signed in to an account stays its owner's when the name is under attack.
+KNOWN_ADDRESS_S = 90 * 86_400
 
 
 class SigninThrottled(Exception):
@@ -36,9 +41,12 @@ class People:
         self.settings = settings
         self.csrf = CsrfTokens(settings.session_secret, warn=settings.enabled)
         self._store: AccountStore | None = None
+        self._storage = storage
         self._throttle = FixedWindowRateLimiter(storage)
-        self._per_user = parse(settings.login_rate_limit)
+        self._per_address_and_name = parse(settings.login_rate_limit)
+        self._per_name = parse(settings.login_name_rate_limit)
         self._per_address = parse(settings.login_address_rate_limit)
+        self.password_work = PasswordWork(settings.password_check_slots)
         self._proxy_cache: dict[tuple[str, str, str, str], tuple[float, Principal | None]] = {}
 
     @property
@@ -82,38 +90,63 @@ class People:
         self._proxy_cache[key] = (now, principal)
         return principal
 
-    # ── signing in and out ─────────────────────────────────────────────────────────────────────
-    async def _hit(self, item: object, key: str) -> None:
-        assert hasattr(item, "amount")
-        if not await self._throttle.hit(item, key):  # type: ignore[arg-type]
-            stats = await self._throttle.get_window_stats(item, key)  # type: ignore[arg-type]
-            raise SigninThrottled(max(1, int(stats.reset_time - time.time()) + 1))
+    def accounts_changed(self) -> None:
+        """An account was disabled or changed here: no proxy identity is answered from memory any more."""
+        self._proxy_cache.clear()
 
-    async def _throttled(self, item: object, key: str) -> None:
-        if not await self._throttle.test(item, key):  # type: ignore[arg-type]
-            stats = await self._throttle.get_window_stats(item, key)  # type: ignore[arg-type]
-            raise SigninThrottled(max(1, int(stats.reset_time - time.time()) + 1))
+    # ── signing in and out ─────────────────────────────────────────────────────────────────────
+    async def _hit(self, item: RateLimitItem, key: str) -> None:
+        if not await self._throttle.hit(item, key):
+            await self._refuse(item, key)
+
+    async def _throttled(self, item: RateLimitItem, key: str) -> None:
+        if not await self._throttle.test(item, key):
+            await self._refuse(item, key)
+
+    async def _refuse(self, item: RateLimitItem, key: str) -> None:
+        stats = await self._throttle.get_window_stats(item, key)
+        raise SigninThrottled(max(1, int(stats.reset_time - time.time()) + 1))
 
     async def sign_in_local(self, username: str, password: str, address: str, replaces: str | None) -> str | None:
-        """The new session's token, or None for a wrong name or password. Raises :class:`SigninThrottled`.
+        """The new session's token, or None for a wrong name or password.
 
-        Every attempt counts against the address; a failed one against the user name too, so a
-        guesser is stopped after ``FI_LOGIN_RATE_LIMIT`` tries at one name whatever addresses it uses."""
-        user_key = _user_key(username)
+        Raises :class:`SigninThrottled` (429) or :class:`~.password_work.PasswordWorkBusy` (503).
+        ``address`` is what the edge counts a client by (an IPv4 address, an IPv6 /64). The rule, said in
+        docs/operations.md ("Sign-in limits"): every attempt counts against the address; a failure counts
+        against (address, name) and against the name. The name's own limit, once reached, refuses only
+        addresses this account never signed in from, so failures elsewhere never lock its owner out."""
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows
         await self._hit(self._per_address, f"fi-login:addr:{address}")
+        pair_key, name_key, known_key = _window_keys(username, address)
         try:
-            await self._throttled(self._per_user, user_key)
+            await self._throttled(self._per_address_and_name, pair_key)
+            if not await self._storage.get(known_key):
+                await self._throttled(self._per_name, name_key)
         except SigninThrottled:
-            await self.store.record_refused(username, "throttled")
+            await self._record_refused(username, "throttled")
             raise
-        account = await self.store.by_username(username)
-        ok = verify_password(account.password_hash if account else None, password)
+        async with self.password_work.slot() as check:
+            account = await self.store.by_username(username)
+            ok = await check.run(verify_password, account.password_hash if account else None, password)
         if not ok or account is None or account.disabled or account.auth_source != "local":
-            await self._hit(self._per_user, user_key)
-            await self.store.record_refused(username, _refusal(account, ok))
+            await self._throttle.hit(self._per_address_and_name, pair_key)
+            await self._throttle.hit(self._per_name, name_key)
+            await self._record_refused(username, _refusal(account, ok))
             return None
+        await self._storage.incr(known_key, KNOWN_ADDRESS_S)
         return await self.open_session(account.id, replaces)
+
+    async def hash_password(self, password: str) -> str:
+        """A new password's Argon2 hash, made off the loop like every check (raises ``PasswordWorkBusy``)."""
+        return await self.password_work.run(hash_password, password)
+
+    async def _record_refused(self, username: str, reason: str) -> None:
+        """The refusal's audit row; a database too busy to take it is logged, and the answer stays a refusal
+        (a burst of wrong sign-ins on SQLite must never turn 401s into 500s)."""
+        try:
+            await self.store.record_refused(username, reason)
+        except SQLAlchemyError as exc:
+            log.warning("a refused sign-in (%s) was not written to the audit log: %s", reason, type(exc).__name__)
 
     async def open_session(self, account_id: str, replaces: str | None) -> str:
         """A new session id at every sign-in: whatever token the browser held before is revoked."""
@@ -128,18 +161,20 @@ class People:
             return False
         return await self.store.revoke_session(token_hash(token))
 
-    async def check_own_password(self, username: str, password: str) -> Account | None:
+    async def check_own_password(self, username: str, password: str, address: str) -> Account | None:
         """A signed-in person's current password, asked before they change it: their local account when it
-        matches, else None. A wrong one counts against their name's sign-in window as a failed sign-in does,
-        so a borrowed session guesses no faster than the sign-in page lets anyone; a full window raises
-        :class:`SigninThrottled` even for the right password."""
-        key = _user_key(username)
-        await self._throttled(self._per_user, key)
-        account = await self.store.by_username(username)
-        stored = account.password_hash if account is not None else None
-        ok = await asyncio.to_thread(verify_password, stored, password)  # Argon2: off the event loop
+        matches, else None. A wrong one counts as a failed sign-in from ``address`` does (the (address, name)
+        and the name windows), so a borrowed session guesses no faster than the sign-in page lets anyone; a
+        full (address, name) window raises :class:`SigninThrottled` even for the right password. Checked in
+        a password slot like a sign-in (raises ``PasswordWorkBusy``)."""
+        pair_key, name_key, _ = _window_keys(username, address)
+        await self._throttled(self._per_address_and_name, pair_key)
+        async with self.password_work.slot() as check:
+            account = await self.store.by_username(username)
+            ok = await check.run(verify_password, account.password_hash if account else None, password)
         if not ok or account is None or account.auth_source != "local":
-            await self._hit(self._per_user, key)
+            await self._throttle.hit(self._per_address_and_name, pair_key)
+            await self._throttle.hit(self._per_name, name_key)
             return None
         return account
 
@@ -177,9 +212,11 @@ class People:
         return parse_grants(ours, granted)
 
 
-def _user_key(username: str) -> str:
-    """A name's sign-in window (failed sign-ins, wrong current passwords), whatever address they come from."""
-    return f"fi-login:user:{fold_username(username)[:100]}"
+def _window_keys(username: str, address: str) -> tuple[str, str, str]:
+    """The limiter's keys of a name's failures (sign-ins, wrong current passwords): (address, name), the
+    name, and the mark that the address signed in to the account before."""
+    name = fold_username(username)[:100]
+    return f"fi-login:pair:{address}:{name}", f"fi-login:name:{name}", f"fi-login:known:{name}:{address}"
 
 
 def _refusal(account: Account | None, password_ok: bool) -> str:

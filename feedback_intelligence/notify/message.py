@@ -3,7 +3,9 @@
 It carries what a person needs to act and no more personal data than that: the text excerpt, the
 alert categories, when, which store, and a link to the case. No source, no author, no review flags.
 Each kind gets its body here: a generic JSON webhook, a Slack or a Microsoft Teams incoming webhook,
-or an e-mail.
+or an e-mail. What the message says is plain text (:meth:`Message.text_lines`); each body writes every
+line through its format's function of notify/markup.py and adds the case link in its own syntax, so
+the link is the only markup a customer's text sits beside (docs/adr/0038).
 """
 
 from __future__ import annotations
@@ -13,16 +15,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
+from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.notify.markup import mail_header, one_line, slack_text, teams_text
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.report.deterministic import excerpt
 from feedback_intelligence.report.wording import wording_for
 
 EXCERPT_CHARS = 200
 SHOWN_ZONE = "Europe/Helsinki"
+LINK_LABEL = "Avaa tapaus"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +54,7 @@ class Message:
         if self.event == "test":
             kind = "Testiviesti"
         labels = ", ".join(self.category_labels) or "hälytys"
-        where = f" – myymälä {self.store}" if self.store else ""
+        where = f" – myymälä {one_line(self.store)}" if self.store else ""
         return f"{kind}: {labels}{where}"
 
     @property
@@ -61,12 +66,11 @@ class Message:
             return moment.strftime("%-d.%-m.%Y klo %H.%M UTC")
         return moment.strftime("%-d.%-m.%Y klo %H.%M")
 
-    def lines(self) -> list[str]:
+    def text_lines(self) -> list[str]:
+        """What the message says, as plain text; the case link is not among them (each body adds it)."""
         lines = [self.title, f"Aika: {self.shown_time}", f"Palaute: ”{self.excerpt}”"]
         if self.event == "escalation":
             lines.append("Kukaan ei ole vielä kuitannut tätä kriittistä tapausta.")
-        if self.case_url:
-            lines.append(f"Avaa tapaus: {self.case_url}")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -88,7 +92,7 @@ class Message:
 
 
 def case_url(public_url: str | None, ref: str) -> str | None:
-    return f"{public_url.rstrip('/')}/#case={ref}" if public_url else None
+    return f"{public_url.rstrip('/')}/#case={quote(ref, safe=':')}" if public_url else None
 
 
 def render(
@@ -106,7 +110,7 @@ def render(
         severity=item.structure.severity if item.structure else None,
         store=item.store,
         timestamp=item.timestamp,
-        excerpt=excerpt(" ".join(item.text.split()), EXCERPT_CHARS),
+        excerpt=excerpt(one_line(item.text), EXCERPT_CHARS),
         case_url=case_url(public_url, f"{channel}:{item.id}"),
     )
 
@@ -132,25 +136,40 @@ def json_body(message: Message) -> bytes:
 
 
 def slack_body(message: Message) -> bytes:
-    """A Slack incoming-webhook body: ``text`` (the notification's fallback) and one section block."""
-    text = "\n".join(message.lines())
-    body = {"text": text, "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+    """A Slack incoming-webhook body: ``text`` (what a notification shows) and one section block.
+
+    ``verbatim``: Slack links no bare address and parses no plain ``@channel`` in the block; with
+    every line through :func:`slack_text`, the case link written here is the block's only link.
+    """
+    lines = [slack_text(line) for line in message.text_lines()]
+    if message.case_url:
+        lines.append(f"<{slack_text(message.case_url)}|{LINK_LABEL}>")
+    section = {"type": "mrkdwn", "text": "\n".join(lines), "verbatim": True}
+    body = {
+        "text": slack_text(message.title),
+        "blocks": [{"type": "section", "text": section}],
+        "unfurl_links": False,  # Slack's servers fetch nothing to preview
+        "unfurl_media": False,
+    }
     return json.dumps(body, ensure_ascii=False).encode()
 
 
+def _teams_line(line: str, **style: str) -> dict[str, Any]:
+    return {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": teams_text(line), **style}]}
+
+
 def teams_body(message: Message) -> bytes:
-    """A Teams incoming-webhook (Workflows) body: a message with one Adaptive Card."""
+    """A Teams incoming-webhook (Workflows) body: a message with one Adaptive Card. Every line is a
+    ``TextRun`` (no Markdown); the card's one action opens the case."""
+    title, *rest = message.text_lines()
     card: dict[str, Any] = {
         "type": "AdaptiveCard",
         "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
         "version": "1.4",
-        "body": [
-            {"type": "TextBlock", "text": message.title, "weight": "Bolder", "wrap": True},
-            *({"type": "TextBlock", "text": line, "wrap": True} for line in message.lines()[1:]),
-        ],
+        "body": [_teams_line(title, weight="Bolder"), *(_teams_line(line) for line in rest)],
     }
     if message.case_url:
-        card["actions"] = [{"type": "Action.OpenUrl", "title": "Avaa tapaus", "url": message.case_url}]
+        card["actions"] = [{"type": "Action.OpenUrl", "title": LINK_LABEL, "url": message.case_url}]
     body = {
         "type": "message",
         "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}],
@@ -159,12 +178,16 @@ def teams_body(message: Message) -> bytes:
 
 
 def email_message(message: Message, sender: str, recipients: tuple[str, ...]) -> EmailMessage:
+    """A plain-text mail (no HTML part, so nothing in it is markup); the subject through :func:`mail_header`."""
     mail = EmailMessage()
     mail["From"] = sender
     mail["To"] = ", ".join(recipients)
-    mail["Subject"] = message.title
+    mail["Subject"] = mail_header(message.title)
     # The delivery id as Message-ID: a resend after a replica's death is the same message to the mail system.
     mail["Message-ID"] = f"<{message.delivery_id.replace(':', '.')}@feedback-intelligence>"
     mail["X-FI-Delivery"] = message.delivery_id
-    mail.set_content("\n".join(message.lines()) + "\n")
+    lines = message.text_lines()
+    if message.case_url:
+        lines.append(f"{LINK_LABEL}: {message.case_url}")
+    mail.set_content("\n".join(lines) + "\n")
     return mail

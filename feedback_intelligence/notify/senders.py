@@ -4,28 +4,30 @@ Every failure becomes a :class:`SendFailed` that says whether trying again can h
 connection, a timeout, a 5xx, 408 or 429: yes; another 4xx or a refused login: no, the route's
 configuration is wrong). Its ``detail`` is a status and a short reason, never the body.
 
-The generic webhook is signed: ``X-FI-Signature: sha256=<hex>``, the HMAC-SHA256 under the route's
-``secret`` of ``<X-FI-Timestamp>.<body>``, so a receiver checks both the body and its age. Every
-HTTP send carries ``X-FI-Delivery`` (the outbox row's dedupe key), which receivers dedupe on.
+The generic webhook is signed per Standard Webhooks, by its own library: ``webhook-id`` (the outbox
+row's dedupe key, the same on every retry and after a replica's death, so receivers dedupe on it),
+``webhook-timestamp`` (this attempt's, so a retry half an hour later is still fresh) and
+``webhook-signature`` (``v1,<base64 HMAC-SHA256 of "id.timestamp.body">`` under the route's
+``whsec_`` secret). A route configured ``"unsigned": true`` gets the id and timestamp without a
+signature. Every HTTP send also carries ``X-FI-Delivery``, the same id, which receivers written
+before Standard Webhooks dedupe on (docs/adr/0038).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ssl
 import time
+from datetime import UTC, datetime
 from urllib.parse import urlparse
 
 import aiosmtplib
 import httpx
+from standardwebhooks import Webhook
 
 from feedback_intelligence.notify.message import Message, email_message, json_body, slack_body, teams_body
 from feedback_intelligence.notify_routes import NotifyRoute
 
 DELIVERY_HEADER = "X-FI-Delivery"
-SIGNATURE_HEADER = "X-FI-Signature"
-TIMESTAMP_HEADER = "X-FI-Timestamp"
 RETRYABLE_STATUS = frozenset({408, 425, 429})
 
 
@@ -36,9 +38,13 @@ class SendFailed(Exception):
         super().__init__(self.detail)
 
 
-def signature(secret: str, timestamp: str, body: bytes) -> str:
-    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
+def standard_webhook_headers(secret: str | None, delivery_id: str, body: bytes) -> dict[str, str]:
+    """The Standard Webhooks headers of one attempt: signed now under ``secret``, or unsigned (None)."""
+    seconds = int(time.time())  # whole seconds: what the header says is what was signed
+    headers = {"webhook-id": delivery_id, "webhook-timestamp": str(seconds)}
+    if secret is not None:
+        headers["webhook-signature"] = Webhook(secret).sign(delivery_id, datetime.fromtimestamp(seconds, UTC), body)
+    return headers
 
 
 def _body(route: NotifyRoute, message: Message) -> bytes:
@@ -59,10 +65,8 @@ async def send(route: NotifyRoute, message: Message, http: httpx.AsyncClient, *,
 async def _post(route: NotifyRoute, message: Message, http: httpx.AsyncClient, timeout_s: float) -> None:
     body = _body(route, message)
     headers = {"Content-Type": "application/json; charset=utf-8", DELIVERY_HEADER: message.delivery_id}
-    if route.kind == "webhook" and route.secret:
-        stamp = str(int(time.time()))
-        headers[TIMESTAMP_HEADER] = stamp
-        headers[SIGNATURE_HEADER] = signature(route.secret, stamp, body)
+    if route.kind == "webhook":
+        headers.update(standard_webhook_headers(route.secret, message.delivery_id, body))
     try:
         response = await http.post(route.url, content=body, headers=headers, timeout=timeout_s)
     except httpx.TimeoutException as exc:

@@ -4,7 +4,10 @@ An item with an operational alert (a deterministic hit outside the demoted categ
 model screen starts nothing) whose timestamp is at most ``FI_CASE_MAX_AGE_DAYS`` old gets an
 ``alert`` outbox row for every notify route that takes it and a case. A history import (older items)
 opens no case and pages nobody. Composed into the store's insert as its ``also`` hook, so the item,
-its case and its notifications commit together or not at all.
+its case and its notifications commit together or not at all; and into a correction's write (a correction
+is a save, ADR 0041), with the item as corrected and the correction's instant: an alert it adds opens the
+case and notifies, and what the item had already started (its case, a route already told) is not started
+twice. An alert a correction removes closes nothing: a person closes the case.
 """
 
 from __future__ import annotations
@@ -65,22 +68,25 @@ class AlertIntake:
         ]
 
     def hook(self, channel: str) -> SaveHook:
-        async def on_save(conn: AsyncConnection, items: Sequence[StoredFeedback]) -> None:
-            await self.started(conn, channel, items)
+        async def on_save(conn: AsyncConnection, items: Sequence[StoredFeedback], *, at: str | None = None) -> None:
+            await self.started(conn, channel, items, at=at)
 
         return on_save
 
-    async def started(self, conn: AsyncConnection, channel: str, items: Sequence[StoredFeedback]) -> None:
+    async def started(
+        self, conn: AsyncConnection, channel: str, items: Sequence[StoredFeedback], *, at: str | None = None
+    ) -> None:
         """The cases and the notifications new or newly alerting items start (inside ``conn``'s transaction):
-        the cases in one statement and their audit rows in another, however many items a batch brings."""
+        the cases in one statement and their audit rows in another, however many items a batch brings.
+        ``at``: when (a correction's instant); None = each item's saving (``created_at``)."""
         now = datetime.now(UTC)
         alerting = [item for item in items if operational_categories(item, self.domain) and self.recent(item, now)]
-        opened = await cases.open_cases(conn, [(item.id, item.created_at) for item in alerting])
+        opened = await cases.open_cases(conn, [(item.id, at or item.created_at) for item in alerting])
         await audit.append(
             conn,
             [
                 audit.AuditEntry(
-                    at=item.created_at,
+                    at=at or item.created_at,
                     change_id=uuid.uuid4().hex,
                     actor_kind="system",
                     actor_id="alert-intake",
@@ -100,5 +106,5 @@ class AlertIntake:
                 feedback_id=item.id,
                 routes=self.routes_for(item, escalation=False),
                 event=outbox.ALERT,
-                created_at=item.created_at,
+                created_at=at or item.created_at,
             )

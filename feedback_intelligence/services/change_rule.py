@@ -1,12 +1,13 @@
-"""Who may correct or erase an item: the one rule (issue 28, ADR 0035), a pure function of the caller,
-the item and the clock.
+"""Who may correct or erase an item: the one rule (issue 28, ADR 0035, ADR 0041), a pure function of
+the caller, the item and the clock.
 
 - an operator (the role, loopback, or the token): any item, any time;
-- a manager: any item of a store they manage (``*`` every store; an item without a store, any manager),
-  any time;
+- a manager: any item of a store they manage (``*`` every store), any time;
 - a clerk: **their own** entry (``author``) of a store they work in, within ``FI_CORRECTION_WINDOW_S``
   of its saving; someone else's entry is ``correction_not_yours``, their own after the window
   ``correction_window_passed``;
+- "a store they manage / work in" is ``auth/reach.reaches`` over the grants of that role, the rule every
+  read and write of one item uses: an item without a store is the chain's (a ``*`` grant) alone;
 - under ``FI_AUTH=none`` there are no people: anyone who reaches the desk is its clerk, "own" is the
   browser's visitor key, and an entry without an author (saved before migration 0009, or by a
   program) is judged by the window alone.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from feedback_intelligence.auth.principal import Principal
+from feedback_intelligence.auth.reach import reach, reaches
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, parse_normalized
 from feedback_intelligence.records import StoredFeedback
 
@@ -77,5 +79,5 @@ def verdict(actor: Actor, item: StoredFeedback, *, auth_enabled: bool, window_s:
 
 
 def _holds(principal: Principal, role: str, store: str | None) -> bool:
-    """A grant of ``role`` for the item's store; an item without a store is any such person's."""
-    return principal.has(role, store) if store is not None else principal.has(role)
+    """The person's grants of ``role`` reach the item's store (an item without a store: a ``*`` grant)."""
+    return reaches(reach(principal, operator=False, roles=(role,)), store)

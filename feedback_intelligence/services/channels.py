@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore, SaveHook
 
 CORPUS = "corpus"
@@ -43,6 +45,19 @@ class Channel:
         if inserted and self.after_save is not None:
             self.after_save()
         return inserted
+
+    async def correct(
+        self, feedback_id: str, values: dict[str, Any], *, expected_revision: int | None, entries: list[AuditEntry]
+    ) -> int | None:
+        """Write a correction with its audit rows; a correction is a save (ADR 0041): the corrected row goes
+        through ``on_save`` in the same transaction, as a new row does. Returns the new revision, None when
+        the row is gone (``FeedbackStore.correct``)."""
+        revision = await self.store.correct(
+            feedback_id, values, expected_revision=expected_revision, entries=entries, also=self.on_save
+        )
+        if revision is not None and self.after_save is not None:
+            self.after_save()
+        return revision
 
     async def changed(self) -> int:
         """Record that the channel's data changed; returns the new version."""

@@ -5,7 +5,12 @@ Who may is one rule of its own, ``services/change_rule.verdict`` (a clerk their 
 
 A correction writes the changed fields, each as an audit row with old and new value (``text`` as a
 fact only, so correcting a name out of the text removes it); a text correction re-matches the alert
-hits. Erasure deletes the item's rows, leaves the tombstone, redacts the item's audit rows, appends
+hits, and when their categories change that is a row too (``alerts``: the categories before and after),
+so the case's log says why its item no longer alerts, or alerts now. A correction is a save (ADR 0041):
+what the corrected item starts, a case and its notifications, the channel's write starts
+(``Channel.correct``); an alert removed leaves the case for a person to close.
+
+Erasure deletes the item's rows, leaves the tombstone, redacts the item's audit rows, appends
 ``item.erase``, and then removes the copies outside the database: report prose layers (the whole
 cache of them: they quote texts, and they regenerate), the snapshot files when they cite the item.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +28,7 @@ from typing import Any
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import StoredFeedback, Structure
+from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.prose_store import ProseStore
 from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
 from feedback_intelligence.services.change_rule import Actor
@@ -61,6 +67,11 @@ def correction_values(
         values["text"] = changes["text"]
         values["alerts_json"] = json.dumps([a.to_json() for a in hits], ensure_ascii=False, separators=(",", ":"))
         entries.append(_entry(actor, change_id, "item.correct", item.id, field="text"))  # the fact only
+        before, after = _categories(item.alerts), _categories(hits)
+        if before != after:  # the domain's alert categories, never the words that matched
+            entries.append(
+                _entry(actor, change_id, "item.correct", item.id, field="alerts", old_value=before, new_value=after)
+            )
     if "store" in changes and changes["store"] != item.store:
         values["store"] = changes["store"]
         entries.append(
@@ -95,6 +106,11 @@ def correction_values(
             values["structure_json"] = json.dumps(new, ensure_ascii=False, separators=(",", ":"))
             values["structure_failed"] = False
     return values, entries
+
+
+def _categories(hits: Sequence[AlertHit]) -> str | None:
+    """The alert categories of ``hits`` as the audit row holds them: sorted, comma-separated; None for none."""
+    return ",".join(sorted({hit.category for hit in hits})) or None
 
 
 def merged_structure(item: StoredFeedback, changes: dict[str, str]) -> Structure | None:

@@ -163,7 +163,7 @@ async def _set_password(
     if keeps is not None:
         live = and_(live, sessions.c.id_hash != keeps)
     ended = int((await conn.execute(update(sessions).where(live).values(revoked_at_ms=now))).rowcount or 0)
-    await audit.append(conn, [_row(by, action, field=account_id, new_value=name, reason=f"{ended} sessions ended")])
+    await audit.append(conn, [_row(by, action, field=account_id, new_value=name, reason=f"sessions ended: {ended}")])
     return ended
 
 

@@ -43,9 +43,16 @@ COMMAND_TIMEOUT_S = 30.0
 P = ParamSpec("P")
 T = TypeVar("T")
 
-#: Work that must commit with a saved row (its case, its outbox rows): called inside the insert's
-#: transaction, after the row is written (store/outbox.py, store/cases.py, services/alert_intake.py).
-SaveHook = Callable[[AsyncConnection, Sequence[StoredFeedback]], Awaitable[None]]  # the rows a transaction adds
+
+class SaveHook(Protocol):
+    """Work that must commit with a saved row (its case, its outbox rows): called inside the insert's
+    transaction, after the row is written, with the rows the transaction adds; and inside a correction's,
+    with the row as corrected (store/outbox.py, store/cases.py, services/alert_intake.py). ``at`` is the
+    instant of the change: None for a save (each row's ``created_at``), a correction's own instant."""
+
+    def __call__(
+        self, conn: AsyncConnection, items: Sequence[StoredFeedback], *, at: str | None = None
+    ) -> Awaitable[None]: ...
 
 
 class DuplicateId(Exception):
@@ -545,12 +552,14 @@ class FeedbackStore:
         *,
         expected_revision: int | None,
         entries: list[audit.AuditEntry],
+        also: SaveHook | None = None,
     ) -> int | None:
         """Write a person's correction with its audit rows and the version tick in one transaction.
 
         Returns the new revision; None when the row is gone; :class:`StaleRevision` when ``If-Match``
         named another. A pending row is settled: the person wins over the worker. The derived columns
-        and alert rows follow in the same transaction (ADR 0024 section 7)."""
+        and alert rows follow in the same transaction (ADR 0024 section 7). A correction is a save:
+        ``also`` (the save's hook) gets the row as corrected, in the same transaction (ADR 0041)."""
         now = utc_now_normalized()
         statement = update(feedback).where(feedback.c.id == feedback_id)
         if expected_revision is not None:
@@ -572,6 +581,9 @@ class FeedbackStore:
                     raise StaleRevision(feedback_id, int(current))
                 await write_derived(conn, self.derive, [feedback_id])  # the report groups the corrected values
             await audit.append(conn, entries)
+            if also is not None:  # what the corrected item starts (a case, notifications), as at its save
+                row = (await conn.execute(select(feedback).where(feedback.c.id == feedback_id))).one()
+                await also(conn, [_row_to_record(row)], at=now)
             await _bump(conn, VERSION_COUNTER)
             return int(await conn.scalar(select(feedback.c.revision).where(feedback.c.id == feedback_id)) or 0)
 

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+import threading
 from pathlib import Path
 
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from feedback_intelligence.auth import people as people_module
+from feedback_intelligence.store.accounts import AccountStore
 from tests.support.people import (
     LOOPBACK,
     PASSWORD,
@@ -88,7 +96,9 @@ async def test_a_wrong_password_and_an_unknown_name_answer_alike(tmp_path: Path)
             assert wrong.status_code == 401 and "fi_session" not in http.cookies
 
 
-async def test_brute_force_is_throttled_even_with_the_right_password_after(tmp_path: Path) -> None:
+async def test_guesses_from_one_address_are_throttled_at_that_name_even_with_the_right_password(
+    tmp_path: Path,
+) -> None:
     settings = people_settings(tmp_path, login_rate_limit="3/300seconds")
     async with running_app(settings) as app:
         await add_user(app, "manu", ("manager", "*"))
@@ -98,9 +108,38 @@ async def test_brute_force_is_throttled_even_with_the_right_password_after(tmp_p
             throttled = await sign_in(attacker, "manu", PASSWORD)
             assert throttled.status_code == 429 and throttled.json()["error"] == "signin_throttled"
             assert int(throttled.headers["Retry-After"]) >= 1
-        # the name is throttled whatever address the guesses come from
-        async with client(app, ("198.51.100.9", 1)) as elsewhere:
-            assert (await sign_in(elsewhere, "manu", PASSWORD)).status_code == 429
+
+
+async def test_an_ipv6_client_counts_by_its_64_like_every_other_limit(tmp_path: Path) -> None:
+    settings = people_settings(tmp_path, login_rate_limit="3/300seconds")
+    async with running_app(settings) as app:
+        await add_user(app, "manu", ("manager", "*"))
+        for host in range(1, 4):  # three addresses of one /64: one client rotating its address
+            async with client(app, (f"2001:db8:5:6::{host}", 1)) as rotating:
+                assert (await sign_in(rotating, "manu", "arvaus-123456")).status_code == 401
+        async with client(app, ("2001:db8:5:6::99", 1)) as rotating:
+            assert (await sign_in(rotating, "manu", PASSWORD)).status_code == 429
+        async with client(app, ("2001:db8:5:7::1", 1)) as next_prefix:  # another /64 is another client
+            assert (await sign_in(next_prefix, "manu", PASSWORD)).status_code == 200
+
+
+async def test_failures_elsewhere_never_lock_the_owner_out_from_their_own_address(tmp_path: Path) -> None:
+    settings = people_settings(tmp_path, login_rate_limit="3/300seconds", login_name_rate_limit="10/3600seconds")
+    owner_address = ("198.51.100.20", 1)
+    async with running_app(settings) as app:
+        await add_user(app, "manu", ("manager", "*"))
+        async with client(app, owner_address) as owner:
+            assert (await sign_in(owner, "manu")).status_code == 200  # this address is now the owner's
+        for n in range(20):  # twenty failures at the name, each from an address of its own
+            async with client(app, (f"203.0.113.{n + 1}", 1)) as guesser:
+                answer = await sign_in(guesser, "manu", f"arvaus-{n:06d}")
+                assert answer.status_code in (401, 429)
+        async with client(app, owner_address) as owner:
+            assert (await sign_in(owner, "manu")).status_code == 200
+        # the name is under attack: an address it never signed in from waits, right password or not
+        async with client(app, ("192.0.2.77", 1)) as unknown:
+            refused = await sign_in(unknown, "manu")
+            assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
 
 
 async def test_a_fixated_session_is_refused(tmp_path: Path) -> None:
@@ -177,3 +216,60 @@ async def test_a_disabled_account_is_signed_out_at_once_and_cannot_sign_in_until
                 assert on.json() == {"username": "leena", "disabled": False, "sessionsEnded": 0}
             assert (await sign_in(clerk, "leena")).status_code == 200
             assert (await clerk.get("/live/feedback")).status_code == 200
+
+
+async def test_a_password_check_never_holds_the_loop_and_a_burst_past_its_slots_is_shed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checking, release = threading.Event(), threading.Event()
+
+    def held_check(password_hash: str | None, password: str) -> bool:
+        checking.set()
+        release.wait(30)
+        return False
+
+    async with running_app(people_settings(tmp_path, password_check_slots=1)) as app:
+        await add_user(app, "kaisa", ("clerk", "s1"))
+        async with client(app, ("198.51.100.30", 1)) as clerk:
+            assert (await sign_in(clerk, "kaisa")).status_code == 200
+            monkeypatch.setattr(people_module, "verify_password", held_check)
+            async with client(app, ("203.0.113.1", 1)) as first, client(app, ("203.0.113.2", 1)) as second:
+                held = asyncio.create_task(sign_in(first, "kaisa", "arvaus-000001"))
+                assert await asyncio.to_thread(checking.wait, 30)
+                # the clerk's desk answers while the check runs, in its thread
+                assert (await clerk.get("/live/feedback", params={"mine": "true"})).status_code == 200
+                assert not held.done()
+                shed = await sign_in(second, "kaisa", "arvaus-000002")  # no slot frees within the wait
+                assert shed.status_code == 503 and int(shed.headers["Retry-After"]) >= 1
+                assert shed.json()["error"] == "busy" and shed.json()["reason"] == "password_checks"
+                release.set()
+                assert (await held).status_code == 401
+
+
+async def test_an_audit_log_too_busy_to_write_leaves_a_refusal_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def locked(self: object, username: str, reason: str) -> None:
+        raise OperationalError("INSERT INTO audit_log …", {}, sqlite3.OperationalError("database is locked"))
+
+    async with running_app(people_settings(tmp_path, login_rate_limit="1/300seconds")) as app:
+        await add_user(app, "manu", ("manager", "*"))
+        monkeypatch.setattr(AccountStore, "record_refused", locked)
+        async with client(app) as guesser:
+            assert (await sign_in(guesser, "manu", "arvaus-000001")).status_code == 401
+            assert (await sign_in(guesser, "manu", "arvaus-000002")).status_code == 429
+
+
+async def test_a_burst_of_refusals_on_sqlite_is_answered_401_never_500(tmp_path: Path) -> None:
+    async with running_app(people_settings(tmp_path, password_check_slots=8)) as app:
+        await add_user(app, "manu", ("manager", "*"))
+
+        async def guess(n: int) -> tuple[int, str]:
+            async with client(app, (f"203.0.113.{n + 1}", 1)) as guesser:
+                answer = await sign_in(guesser, "manu" if n % 2 else f"nobody-{n}", f"arvaus-{n:06d}")
+                return answer.status_code, answer.json().get("reason", "")
+
+        answers = await asyncio.gather(*(guess(n) for n in range(60)))
+        assert {status for status, _ in answers} <= {401, 503}
+        assert all(reason == "password_checks" for status, reason in answers if status == 503)
+        assert sum(status == 401 for status, _ in answers) >= 8  # a refusal is written, whatever the others do

@@ -139,11 +139,12 @@ async def test_who_may_change_an_entry(tmp_path: Path) -> None:
             await app.state.runtime.channels["live"].store.correct(
                 "desk-who-1", {"store": "s1"}, expected_revision=None, entries=[]
             )
-            # the window is over: the clerk may not; the store's manager may; another store's may not
+            # the window is over: the clerk may not; the store's manager may; another store's may not (for
+            # them it is out of reach, as for a read)
             late = await clerk.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(clerk))
             assert late.status_code == 403 and late.json()["error"] == "correction_window_passed"
             elsewhere = await other.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(other))
-            assert elsewhere.status_code == 403 and elsewhere.json()["error"] == "correction_forbidden"
+            assert elsewhere.status_code == 403 and elsewhere.json()["error"] == "store_forbidden"
             assert (await other.delete("/live/feedback/desk-who-1", headers=csrf(other))).status_code == 403
             assert (
                 await manager.patch("/live/feedback/desk-who-1", json={"theme": "maito"}, headers=csrf(manager))

@@ -154,7 +154,7 @@ async def test_a_clerk_changes_their_own_entry_for_a_while_and_a_managers_reach_
             refused = {
                 ("kaisa", "v-1"): "correction_not_yours",
                 ("kaisa", "k-old"): "correction_window_passed",
-                ("olli", "k-old"): "correction_forbidden",
+                ("olli", "k-old"): "store_forbidden",  # another store's: out of reach, as for a read
             }
             for (who, feedback_id), code in refused.items():
                 answer = await patch(who, feedback_id)
@@ -281,10 +281,15 @@ async def test_a_clerk_of_one_store_saves_for_it_and_not_for_another(tmp_path: P
             assert elsewhere.status_code == 403 and elsewhere.json()["error"] == "store_forbidden"
             assert not await app.state.runtime.channels["live"].store.exists("s2-try")
             await _save(roamer, "r-1", store="s2")
-            await _save(roamer, "r-0")  # several stores and none named: no store, as without accounts
-            assert (await app.state.runtime.channels["live"].store.get("r-0")).store is None
+            # several stores and none named: name one, as for a read (an entry without a store is the chain's)
+            unnamed = await roamer.post("/live/feedback", json=desk_entry("r-0"), headers=csrf(roamer))
+            assert unnamed.status_code == 400 and unnamed.json()["codes"][0]["code"] == "store_required"
+            assert not await app.state.runtime.channels["live"].store.exists("r-0")
+            unknown = await roamer.post("/live/feedback", json=desk_entry("r-9", store="s 9"), headers=csrf(roamer))
+            assert unknown.status_code == 400 and unknown.json()["codes"][0]["code"] == "store_unknown"
+            await _save(roamer, "r-2", store="s1")
             mine = await roamer.get("/live/feedback", params={"mine": "true"})  # no store to name for one's own
-            assert {i["id"] for i in mine.json()} == {"r-1", "r-0"}
+            assert {i["id"] for i in mine.json()} == {"r-1", "r-2"}
             several = await roamer.get("/live/feedback")
             assert several.status_code == 400 and several.json()["codes"][0]["code"] == "store_required"
 

@@ -35,6 +35,7 @@ BENCHES = [
     "slowloris",
     "chain_scale",
     "bulk_import",
+    "signin_burst",
 ]
 
 
@@ -252,6 +253,15 @@ def test_quality_targets_are_judged_as_specified(retail) -> None:
     assert checks["sentiment contradicting type"] == ("1", "0", False)
     assert checks["shown themes a guard rejects"] == ("0", "0", True)
     assert checks["alert recall (pooled)"][2] is False  # nothing to recall: no figure, not a pass
+
+
+@pytest.mark.process
+def test_signin_burst_answers_every_guess_with_a_refusal_or_a_shed() -> None:
+    from bench import signin_burst
+
+    result = signin_burst.run(requests=5, attackers=3)
+    assert set(result["burstAnswers"]) <= {"401", "503 shed"} and sum(result["burstAnswers"].values()) > 0
+    assert result["quietMs"]["n"] == result["burstMs"]["n"] == 5
 
 
 @pytest.mark.process

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -19,7 +20,12 @@ from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWo
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.support.databases import migrated_url
 
-SECRET = "a-webhook-secret-of-some-length"
+SECRET = "whsec_" + base64.b64encode(b"a-webhook-secret-of-32-bytes-ok!").decode()  # Standard Webhooks' form
+# What anyone who can write feedback (a web form, an imported e-mail) could type to reach a manager's chat.
+HOSTILE_TEXT = (
+    "Kassalla huudettiin <!channel> & <!here> <@U024BE7LH> <#C024BE7LH>: katso "
+    "<https://evil.example|Avaa tapaus> tai [klikkaa](https://evil.example)"
+)
 FAST = NotifyOptions(
     tasks=2,
     lease_s=5,
@@ -43,11 +49,12 @@ def alert_item(
     severity: str = "critical",
     store: str | None = "S1",
     age_days: float = 0,
+    text: str = "Lapsi sai vatsataudin, kun söi meiltä ostettua jauhelihaa. Soittakaa: Maija 040 123 4567.",
 ) -> StoredFeedback:
     return StoredFeedback(
         id=feedback_id,
         source="desk",
-        text="Lapsi sai vatsataudin, kun söi meiltä ostettua jauhelihaa. Soittakaa: Maija 040 123 4567.",
+        text=text,
         timestamp=ago(days=age_days),
         created_at=ago(),
         structure=Structure("liha_kala", "jauheliha", severity, "complaint", "fi"),

@@ -33,7 +33,7 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture(scope="module")
 def app(receiver: Receiver) -> Iterator[ServerProcess]:
-    routes = [{"name": "boss", "kind": "webhook", "url": receiver.url, "escalation": True}]
+    routes = [{"name": "boss", "kind": "webhook", "url": receiver.url, "escalation": True, "unsigned": True}]
     with (
         sim_ollama(parallel=2, service_ms=5) as sim,
         app_server(

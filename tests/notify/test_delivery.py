@@ -1,4 +1,7 @@
-"""The outbox against a real HTTP receiver: written with the save, delivered once, signed, retried."""
+"""The outbox against a real HTTP receiver: written with the save, delivered once, signed, retried.
+
+The generic webhook's receiver here is what the operations guide tells people to write: the
+``standardwebhooks`` package's ``Webhook(secret).verify(body, headers)`` on the raw body."""
 
 from __future__ import annotations
 
@@ -6,13 +9,14 @@ import asyncio
 import json
 import time
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from standardwebhooks import Webhook, WebhookVerificationError
 
 from feedback_intelligence.devtools.receiver import Receiver
-from feedback_intelligence.notify.senders import signature
 from feedback_intelligence.store.schema import outbox
 from tests.notify.support import FAST, SECRET, alert_item, rig, routes, with_routes
 
@@ -36,31 +40,63 @@ async def wait_rows(r, state: str, count: int, timeout_s: float = 30) -> None:
     raise AssertionError(f"outbox states {states}, wanted {count} {state}")
 
 
-async def test_a_saved_alert_reaches_the_webhook_once_and_its_hmac_verifies(tmp_path: Path, receiver: Receiver) -> None:
+async def deliver_one(tmp_path: Path, receiver: Receiver, feedback_id: str = "desk-1"):
     configured = routes({"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET})
     async with rig(tmp_path, configured) as r:
-        await r.channel.insert(alert_item("desk-1"))
+        await r.channel.insert(alert_item(feedback_id))
         r.worker.start()
         await asyncio.to_thread(receiver.wait_for, 1)
         await wait_rows(r, "delivered", 1)
     [got] = receiver.received
-    body = got.json()
+    return got
+
+
+async def test_a_saved_alert_reaches_the_webhook_once_and_its_signature_verifies(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    got = await deliver_one(tmp_path, receiver)
+    body = Webhook(SECRET).verify(got.body, got.headers)  # the Standard Webhooks receiver's whole check
+    assert got.headers["webhook-id"] == "live:desk-1:duty:alert"  # the outbox row's key: stable across retries
     assert body["feedbackId"] == "desk-1" and body["channel"] == "live" and body["alertCategories"] == ["food_safety"]
     assert body["deliveryId"] == got.delivery_id == "live:desk-1:duty:alert"
     assert body["caseUrl"] == "http://fi.example/#case=live:desk-1"
     assert body["store"] == "S1" and "vatsataudin" in body["excerpt"]
     assert "source" not in body and "author" not in body  # no more personal data than the message needs
-    expected = signature(SECRET, got.headers["x-fi-timestamp"], got.body)
-    assert got.headers["x-fi-signature"] == expected
+
+
+async def test_the_receiver_refuses_the_delivery_replayed_late_and_refuses_a_tampered_body(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    got = await deliver_one(tmp_path, receiver)
+    hook = Webhook(SECRET)
+    hook.verify(got.body, got.headers)
+    # The same delivery as it was signed just past the maximum age: what a replay of a captured one is
+    # (nobody without the secret can sign it afresh). The library's maximum age is 5 minutes.
+    late = datetime.now(UTC) - timedelta(minutes=5, seconds=2)
+    replayed = {
+        **got.headers,
+        "webhook-timestamp": str(int(late.timestamp())),
+        "webhook-signature": hook.sign(got.headers["webhook-id"], late, got.body),
+    }
+    with pytest.raises(WebhookVerificationError, match="too old"):
+        hook.verify(got.body, replayed)
+    with pytest.raises(WebhookVerificationError):  # the captured signature under an earlier timestamp
+        hook.verify(got.body, {**got.headers, "webhook-timestamp": replayed["webhook-timestamp"]})
+    tampered = got.body.replace(b'"store":"S1"', b'"store":"S2"')
+    assert tampered != got.body
+    with pytest.raises(WebhookVerificationError, match="No matching signature"):
+        hook.verify(tampered, got.headers)
+    with pytest.raises(WebhookVerificationError, match="No matching signature"):  # another route's secret
+        Webhook("whsec_" + "b" * 44).verify(got.body, got.headers)
 
 
 async def test_routing_by_category_severity_store_and_age(tmp_path: Path) -> None:
     configured = routes(
-        {"name": "all", "kind": "webhook", "url": "http://127.0.0.1:9/a"},
-        {"name": "food", "kind": "webhook", "url": "http://127.0.0.1:9/b", "categories": ["food_safety"]},
-        {"name": "bad", "kind": "webhook", "url": "http://127.0.0.1:9/c", "minSeverity": "critical"},
-        {"name": "s2", "kind": "webhook", "url": "http://127.0.0.1:9/d", "stores": ["S2"]},
-        {"name": "boss", "kind": "webhook", "url": "http://127.0.0.1:9/e", "escalation": True},
+        {"name": "all", "kind": "webhook", "url": "http://127.0.0.1:9/a", "unsigned": True},
+        {"name": "food", "kind": "slack", "url": "http://127.0.0.1:9/b", "categories": ["food_safety"]},
+        {"name": "bad", "kind": "teams", "url": "http://127.0.0.1:9/c", "minSeverity": "critical"},
+        {"name": "s2", "kind": "webhook", "url": "http://127.0.0.1:9/d", "stores": ["S2"], "secret": SECRET},
+        {"name": "boss", "kind": "slack", "url": "http://127.0.0.1:9/e", "escalation": True},
     )
     async with rig(tmp_path, configured) as r:
         assert r.intake.routes_for(alert_item("x"), escalation=False) == ["all", "food", "bad"]
@@ -76,7 +112,7 @@ async def test_routing_by_category_severity_store_and_age(tmp_path: Path) -> Non
 
 
 async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:
-    configured = routes({"name": "duty", "kind": "webhook", "url": "http://127.0.0.1:9/"})
+    configured = routes({"name": "duty", "kind": "webhook", "url": "http://127.0.0.1:9/", "secret": SECRET})
     async with rig(tmp_path, configured) as r:
         item = alert_item("twice")
         await r.channel.insert(item)
@@ -111,8 +147,8 @@ async def test_a_refusing_receiver_fails_at_once_and_a_failing_one_after_the_bou
     refusing, failing = Receiver(status=404).start(), Receiver(status=503).start()
     try:
         configured = routes(
-            {"name": "wrong", "kind": "webhook", "url": refusing.url},
-            {"name": "flaky", "kind": "webhook", "url": failing.url},
+            {"name": "wrong", "kind": "webhook", "url": refusing.url, "secret": SECRET},
+            {"name": "flaky", "kind": "webhook", "url": failing.url, "secret": SECRET},
         )
         # every retry after the shortest pause: the bound is on attempts, and FAST's growing pauses
         # would add ~2 s of waiting to reach it
@@ -124,13 +160,17 @@ async def test_a_refusing_receiver_fails_at_once_and_a_failing_one_after_the_bou
                 rows = dict((await conn.execute(select(outbox.c.route, outbox.c.attempts))).all())
         assert rows == {"wrong": 1, "flaky": r.worker.options.max_attempts}
         assert len(refusing.received) == 1 and len(failing.received) == r.worker.options.max_attempts
+        # every retry is the same delivery to the receiver (one id to dedupe on), each signed afresh
+        assert {got.headers["webhook-id"] for got in failing.received} == {"live:f-1:flaky:alert"}
+        for got in failing.received:
+            Webhook(SECRET).verify(got.body, got.headers)
     finally:
         refusing.stop()
         failing.stop()
 
 
 async def test_a_route_that_left_the_configuration_is_cancelled(tmp_path: Path, receiver: Receiver) -> None:
-    configured = routes({"name": "gone", "kind": "webhook", "url": receiver.url})
+    configured = routes({"name": "gone", "kind": "webhook", "url": receiver.url, "secret": SECRET})
     async with rig(tmp_path, configured) as r:
         await r.channel.insert(alert_item("c-1"))
         worker = with_routes(r, [])
@@ -153,9 +193,24 @@ async def test_slack_and_teams_get_their_incoming_webhook_bodies(tmp_path: Path,
         await asyncio.to_thread(receiver.wait_for, 2)
     bodies = {got.path: got.json() for got in receiver.received}
     slack, teams = bodies["/hook/slack"], bodies["/hook/teams"]
-    assert "ruokaturvallisuus" in slack["text"] and "http://fi.example/#case=live:chat-1" in slack["text"]
+    assert "ruokaturvallisuus" in slack["text"]  # what the notification shows
     assert slack["blocks"][0]["type"] == "section"
+    assert "<http://fi.example/#case=live:chat-1|Avaa tapaus>" in slack["blocks"][0]["text"]["text"]
     card = teams["attachments"][0]
     assert card["contentType"] == "application/vnd.microsoft.card.adaptive"
     assert card["content"]["actions"][0]["url"] == "http://fi.example/#case=live:chat-1"
     assert json.dumps(teams, ensure_ascii=False).count("vatsataudin") == 1
+
+
+async def test_a_route_configured_unsigned_gets_the_id_and_timestamp_and_no_signature(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    configured = routes({"name": "open", "kind": "webhook", "url": receiver.url, "unsigned": True})
+    async with rig(tmp_path, configured) as r:
+        await r.channel.insert(alert_item("u-1"))
+        r.worker.start()
+        await asyncio.to_thread(receiver.wait_for, 1)
+    [got] = receiver.received
+    assert got.headers["webhook-id"] == got.delivery_id == "live:u-1:open:alert"
+    assert abs(int(got.headers["webhook-timestamp"]) - time.time()) < 60
+    assert "webhook-signature" not in got.headers

@@ -22,16 +22,19 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from feedback_intelligence.devtools.processes import free_port
-from tests.notify.support import alert_item, rig, routes
+from feedback_intelligence.notify_routes import NotifyRoute
+from tests.notify.support import HOSTILE_TEXT, alert_item, rig, routes
 
 
 class Inbox:
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.recipients: list[list[str]] = []  # each message's envelope (RCPT TO)
         self.arrived = threading.Event()  # set from the server's own thread
 
     async def handle_DATA(self, server, session, envelope) -> str:
         self.messages.append(email.message_from_bytes(envelope.content, _class=EmailMessage, policy=policy.default))
+        self.recipients.append(list(envelope.rcpt_tos))
         self.arrived.set()
         return "250 OK"
 
@@ -87,9 +90,8 @@ def smtp_server(certificate: tuple[Path, Path]) -> Iterator[tuple[Controller, In
     controller.stop()
 
 
-async def test_the_alert_mail_arrives_over_starttls_with_a_login(tmp_path: Path, smtp_server, certificate) -> None:
-    controller, inbox = smtp_server
-    configured = routes(
+def mail_route(controller: Controller, certificate: tuple[Path, Path]) -> list[NotifyRoute]:
+    return routes(
         {
             "name": "mail",
             "kind": "smtp",
@@ -101,7 +103,11 @@ async def test_the_alert_mail_arrives_over_starttls_with_a_login(tmp_path: Path,
             "caFile": str(certificate[0]),
         }
     )
-    async with rig(tmp_path, configured) as r:
+
+
+async def test_the_alert_mail_arrives_over_starttls_with_a_login(tmp_path: Path, smtp_server, certificate) -> None:
+    controller, inbox = smtp_server
+    async with rig(tmp_path, mail_route(controller, certificate)) as r:
         await r.channel.insert(alert_item("mail-1"))
         r.worker.start()
         assert await asyncio.to_thread(inbox.arrived.wait, 30)
@@ -110,3 +116,26 @@ async def test_the_alert_mail_arrives_over_starttls_with_a_login(tmp_path: Path,
     assert mail["X-FI-Delivery"] == "live:mail-1:mail:alert"
     text = mail.get_content()
     assert "vatsataudin" in text and "http://fi.example/#case=live:mail-1" in text
+
+
+async def test_the_mail_shows_customer_text_as_typed_and_data_starts_no_header(
+    tmp_path: Path, smtp_server, certificate
+) -> None:
+    controller, inbox = smtp_server
+    # A store id from the data that would end the Subject and add a Bcc, and a right-to-left override
+    # that would show what follows it backwards (an address, a name).
+    store = "S1\r\nBcc: eve@evil.example"
+    text = HOSTILE_TEXT + " \u202eelpmaxe.live"
+    async with rig(tmp_path, mail_route(controller, certificate)) as r:
+        await r.channel.insert(alert_item("mail-evil", store=store, text=text))
+        r.worker.start()
+        assert await asyncio.to_thread(inbox.arrived.wait, 30)
+    [mail] = inbox.messages
+    assert inbox.recipients == [["manager@shop.example"]] and mail["Bcc"] is None
+    assert mail["Subject"] == "Hälytys: ruokaturvallisuus – myymälä S1 Bcc: eve@evil.example"
+    assert mail.get_content_type() == "text/plain" and not mail.is_multipart()  # no HTML part to render markup
+    lines = mail.get_content().splitlines()
+    assert f"Palaute: ”{HOSTILE_TEXT} elpmaxe.live”" in lines  # as typed, less the invisible override
+    assert [line for line in lines if line.startswith("Avaa tapaus")] == [
+        "Avaa tapaus: http://fi.example/#case=live:mail-evil"
+    ]

@@ -7,9 +7,11 @@ import json
 
 import httpx
 import pytest
+from standardwebhooks import Webhook
 
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
 from feedback_intelligence.devtools.receiver import Receiver
+from tests.notify.support import SECRET
 from tests.scale.conftest import desk_entry, replica_env, unique_gate_name, wait_for
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
@@ -24,7 +26,7 @@ def outbox_of(app) -> dict:
 def test_a_replica_killed_mid_delivery_loses_none_and_the_receiver_processes_each_once(pg_databases) -> None:
     receiver = Receiver().start()
     receiver.hold.clear()  # the first sends stay in flight until the replica holding them is dead
-    channels = json.dumps([{"name": "duty", "kind": "webhook", "url": receiver.url, "secret": "s" * 24}])
+    channels = json.dumps([{"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET}])
     try:
         with sim_ollama(parallel=2, service_ms=20) as sim:
             env = replica_env(
@@ -60,3 +62,6 @@ def test_a_replica_killed_mid_delivery_loses_none_and_the_receiver_processes_eac
     repeated = {d for d in sent if sent.count(d) > 1}
     assert repeated <= in_flight  # only what was in flight at the kill came again, with its own id
     assert all(sent.count(d) <= 2 for d in sent)
+    for got in receiver.received:  # a resend is signed afresh, under the same webhook-id
+        body = Webhook(SECRET).verify(got.body, got.headers)
+        assert body["deliveryId"] == got.headers["webhook-id"] == got.delivery_id

@@ -37,14 +37,18 @@ TABLE = [
     ("clerk", "s1", ME, 60, "s2", ROLE_OR_STORE),  # their own, but moved to a store they do not work in
     ("clerk", "s1", COLLEAGUE, 60, "s2", ROLE_OR_STORE),
     ("clerk", "*", ME, 60, "s2", OK),
-    ("clerk", "s1", ME, 60, None, OK),  # an entry without a store: any clerk's own
+    ("clerk", "s1", ME, 60, None, ROLE_OR_STORE),  # an entry without a store is the chain's (ADR 0041)
+    ("clerk", "*", ME, 60, None, OK),
+    ("clerk", "*", COLLEAGUE, 60, None, NOT_YOURS),
     ("manager", "s1", ME, 60, "s1", OK),
     ("manager", "s1", COLLEAGUE, WINDOW_S + 1, "s1", OK),
     ("manager", "s1", COLLEAGUE, 60, "s2", ROLE_OR_STORE),
     ("manager", "s1", ME, WINDOW_S + 1, "s2", ROLE_OR_STORE),
     ("manager", "*", COLLEAGUE, WINDOW_S + 1, "s2", OK),
-    ("manager", "s1", COLLEAGUE, WINDOW_S + 1, None, OK),
+    ("manager", "s1", COLLEAGUE, WINDOW_S + 1, None, ROLE_OR_STORE),  # the chain's, not a store manager's
+    ("manager", "*", COLLEAGUE, WINDOW_S + 1, None, OK),
     ("operator", "*", COLLEAGUE, WINDOW_S + 1, "s2", OK),
+    ("operator", "*", COLLEAGUE, WINDOW_S + 1, None, OK),
 ]
 
 

@@ -25,7 +25,7 @@ from feedback_intelligence.auth.next_path import MAX_CHARS as NEXT_MAX_CHARS
 from feedback_intelligence.auth.next_path import safe_next
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
 from feedback_intelligence.auth.password_policy import MIN_LENGTH, RECOMMENDED_LENGTH
-from feedback_intelligence.auth.passwords import MAX_LENGTH, hash_password
+from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
@@ -184,11 +184,13 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
     operation_id="signIn",
     summary="Sign in with a local account (FI_AUTH=local): sets the session cookie",
     description="A new session at every sign-in; the browser's earlier one is revoked. 401 `signin_failed` "
-    "for a wrong name or password (the same answer for both), 429 `signin_throttled` after "
-    "FI_LOGIN_RATE_LIMIT failures at one name or FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one address. "
+    "for a wrong name or password (the same answer for both); 429 `signin_throttled` after "
+    "FI_LOGIN_RATE_LIMIT failures at one name from one address, FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one "
+    "address, or FI_LOGIN_NAME_RATE_LIMIT failures at one name from addresses its account never signed in "
+    "from; 503 `busy` with `Retry-After` when every password check is taken (FI_PASSWORD_CHECK_SLOTS). "
     "The answer's `next` is where the page goes: the `next` it sent when that is a path of this service.",
     responses={
-        **errors(400, 429),
+        **errors(400, 429, 503, s503="`busy` (reason `password_checks`): every password check stayed taken; retry."),
         401: {"description": "Wrong name or password."},
         404: {"model": ErrorsBody, "description": "`signin_unavailable`: FI_AUTH is not `local` here."},
     },
@@ -203,7 +205,7 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
         token = await p.sign_in_local(
             body.username,
             body.password,
-            identity_of(request.scope).client_ip,
+            identity_of(request.scope).aggregate,  # what the edge counts a client by: an IPv6 /64, not one address
             cookie_value(request.scope, SESSION_COOKIE),
         )
     except SigninThrottled as stop:
@@ -316,7 +318,7 @@ async def oidc_callback(
     summary="Add a local account with its role grants (feedctl user add)",
     description="The first operator's bootstrap and every local account after it. Operator route.",
     responses={
-        **errors(400, 413, 429),
+        **errors(400, 413, 429, 503),
         409: {"description": "`username_taken`: the name, as stored (NFKC, case folded), is taken."},
     },
 )
@@ -335,7 +337,7 @@ async def add_user(body: UserIn, request: Request, p: People = Depends(people)) 
         account_id = await p.store.add_local(
             body.username,
             body.displayName or body.username,
-            hash_password(body.password),
+            await p.hash_password(body.password),
             tuple(grants),
             by=changed_by(request),
         )
@@ -435,6 +437,7 @@ class DisabledOut(ApiModel):
 )
 async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
     after = await p.store.set_disabled(username, body.disabled, by=changed_by(request))
+    p.accounts_changed()
     if after is None:
         return JSONResponse({"error": "not found", "id": username}, status_code=404)
     disabled, ended = after

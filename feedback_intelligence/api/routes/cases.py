@@ -26,7 +26,7 @@ from feedback_intelligence.api.if_match import expected_revision, if_match_heade
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
+from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope, reached
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
 from feedback_intelligence.store import cases as store_cases
@@ -35,8 +35,15 @@ from feedback_intelligence.text.normalize import is_blank
 router = APIRouter(tags=["cases"])
 REF = re.compile(r"(corpus|live):[A-Za-z0-9._-]{1,100}")
 _IF_MATCH = if_match_header('The case\'s revision read before (`"3"`, from its ETag); optional.')
+_FORBIDDEN: dict[int | str, dict[str, Any]] = {
+    403: {
+        "description": "`store_forbidden`: a case (or a store) the caller's roles do not reach; a case whose item "
+        "has no store is the chain's. Never the item's text."
+    }
+}
 _CHANGE = {
     **errors(400, 404, 413, 429),
+    **_FORBIDDEN,
     409: {"model": m.ErrorsBody, "description": "`case_transition_invalid`: the case's state does not allow it."},
     412: {"model": m.ErrorsBody, "description": "`revision_stale`: the case changed since the If-Match revision."},
 }
@@ -94,7 +101,7 @@ def _not_found(ref: str) -> JSONResponse:
     summary="The case list: open first, oldest first",
     description="Both channels' cases with their item's excerpt, severity, store and alert categories. "
     "`state` may repeat. A managers' route.",
-    responses=errors(400, 429),
+    responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def list_cases(
     rt: Runtime = Depends(runtime),
@@ -107,13 +114,13 @@ async def list_cases(
 
 
 async def _in_reach(ref: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> None:
-    """A case of a store outside the manager's is 403 ``store_forbidden`` before it is read or changed."""
-    if scope.chain or not REF.fullmatch(ref):
-        return  # the chain's manager; a malformed ref is the route's own 404
+    """A case is its item's: one the manager may not touch (another store's, or without a store for a
+    manager of some stores) is 403 ``store_forbidden`` before it is read or changed, by the rule every
+    route of one item uses (``api/scope.reached``)."""
+    if not REF.fullmatch(ref):
+        return  # a malformed ref is the route's own 404
     channel, _, feedback_id = ref.partition(":")
-    item = await rt.channels[channel].store.get(feedback_id)
-    if item is not None:
-        scope.check(item.store)
+    await reached(rt.channels[channel].store, feedback_id, scope)
 
 
 _IN_REACH = [Depends(_in_reach)]
@@ -125,7 +132,7 @@ _IN_REACH = [Depends(_in_reach)]
     summary="One case with its notes and audit log",
     description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
     "categories, its notes and every audit row about the item. A managers' route.",
-    responses=errors(404, 429),
+    responses={**errors(404, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
 async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
@@ -211,7 +218,7 @@ async def assign_case(
     description="At most FI_INPUT_MAX_CHARS characters; answers the note's id. Written to the audit log "
     "(the note's id, not its text). A managers' route.",
     status_code=201,
-    responses=errors(400, 404, 413, 429),
+    responses={**errors(400, 404, 413, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
 async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
@@ -232,7 +239,7 @@ async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime 
     summary="The newest audit rows of both channel databases, merged by time",
     description="`before` pages on to rows strictly older than that instant. A managers' route; the log is "
     "the chain's (accounts, sessions, every store), so a manager of one store is refused (403 `store_forbidden`).",
-    responses=errors(400, 429),
+    responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def audit_log(
     rt: Runtime = Depends(runtime),

@@ -1,12 +1,13 @@
-"""Correct (PATCH) and erase (DELETE) one item of either channel (issue 28; ADR 0024 section 7).
+"""Correct (PATCH) and erase (DELETE) one item of either channel (issue 28; ADR 0024 section 7, ADR 0041).
 
-400 a broken rule, 403 not yours to change (services/corrections.py says who may), 404 no such item,
-410 erased, 412 ``If-Match`` names another revision (the answer's ``ETag`` is the current one).
+First the item as a read finds it (``api/scope.item_in_reach``: 403 ``store_forbidden`` outside the
+caller's stores, an item without a store being the chain's), then who may change it (the change rule's
+403s), then a move to another store exactly as a save for that store is checked (``store_for_save``),
+then the fields. 400 a broken rule, 404 no such item, 410 erased, 412 ``If-Match`` names another
+revision (the answer's ``ETag`` is the current one). A refusal never carries the item's text.
 """
 
 from __future__ import annotations
-
-import re
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import ConfigDict, Field
@@ -22,20 +23,29 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
+from feedback_intelligence.api.scope import StoreScope, desk_reach, item_in_reach, store_for_save
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
 from feedback_intelligence.services.channels import CORPUS, LIVE
-from feedback_intelligence.store.feedback_store import Erased, StaleRevision
+from feedback_intelligence.store.feedback_store import StaleRevision
 
 router = APIRouter()
 
 _RESPONSES = {
-    **errors(400, 404, 429, 503),
+    **errors(
+        400,
+        404,
+        429,
+        503,
+        s400="A rule was broken (each message names it; `codes` for translation); a `store` this deployment "
+        "does not know is `store_unknown`. Nothing was changed.",
+    ),
     403: {
-        "description": "Not this caller's to change: `correction_not_yours` (a colleague's entry), "
-        "`correction_window_passed` (their own, after FI_CORRECTION_WINDOW_S), `correction_forbidden` "
-        "(no role for the entry's store); `store_forbidden` for another store's entry."
+        "description": "Not this caller's to change: `store_forbidden` (an entry of a store their roles do not "
+        "reach, or one without a store, which is the chain's; or `store` moves it to such a store), "
+        "`correction_not_yours` (a colleague's entry), `correction_window_passed` (their own, after "
+        "FI_CORRECTION_WINDOW_S), `correction_forbidden` (no role for the entry's store). Never the entry's text."
     },
     410: {"description": "`erased`: the item was erased."},
     412: {"description": "`revision_mismatch`: `If-Match` names another revision; `ETag` is the current one."},
@@ -59,7 +69,12 @@ class ItemChangeIn(ApiModel):
     # The same wire types as a save's fields: a corrected text is normalised and refused (NUL, a lone
     # surrogate) exactly as a saved one.
     text: m.Text | None = Field(None, description="The customer's words, corrected (e.g. a name taken out).")
-    store: str | None = Field(None, max_length=32, description="The store id.")
+    store: str | None = Field(
+        None,
+        max_length=32,
+        description="Move the item to this store: checked as a save for it is (a store of this deployment, "
+        "and one of the caller's).",
+    )
     category: m.Key | None = Field(None, description="The domain's category key.")
     theme: m.Theme | None = Field(None, description="The short theme (bounded and normalised as at saving).")
     severity: m.Key | None = Field(None, description="The domain's severity key.")
@@ -67,17 +82,8 @@ class ItemChangeIn(ApiModel):
     sentiment: m.Key | None = Field(None, description="The domain's sentiment key.")
 
 
-async def _item(channel_name: str, feedback_id: str, rt: Runtime) -> StoredFeedback:
-    problems = v.id_errors(feedback_id, rt.settings.id_max_length)
-    if problems:
-        raise InputError(problems)
-    store = rt.channels[channel_name].store
-    item = await store.get(feedback_id)
-    if item is None:
-        if await store.erased(feedback_id):
-            raise Erased(feedback_id)
-        raise NotFound(feedback_id)
-    return item
+async def _item(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope) -> StoredFeedback:
+    return await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.id_max_length)
 
 
 _REFUSALS = {
@@ -101,22 +107,26 @@ def _stale(exc: StaleRevision) -> JSONResponse:
 
 
 async def _correct(
-    channel_name: str, feedback_id: str, body: ItemChangeIn, request: Request, if_match: str | None, rt: Runtime
+    channel_name: str,
+    feedback_id: str,
+    body: ItemChangeIn,
+    request: Request,
+    if_match: str | None,
+    rt: Runtime,
+    scope: StoreScope,
 ) -> Response:
     expected = expected_revision(if_match, "a revision")
-    item = await _item(channel_name, feedback_id, rt)
+    item = await _item(channel_name, feedback_id, rt, scope)
     if not (allowed := change_verdict(request, rt, item)).allowed:
         return _forbidden(allowed.code)
     changes = {k: val for k, val in body.model_dump(exclude_none=True).items()}
+    if "store" in changes:  # a move is a save for that store: the save's own check (400 or 403)
+        store_for_save(scope.stores, changes["store"], rt.settings.chain.stores)
     problems: list[str] = []
     if not changes:
         problems.append(Problem("Name at least one field to correct.", "correction_empty"))
     if "text" in changes:
         problems += v.text_errors(changes["text"], rt.settings.text_store_max_chars)
-    if "store" in changes and not re.fullmatch(r"[A-Za-z0-9._-]{1,32}", changes["store"]):
-        problems.append(
-            Problem("store must be a store id ([A-Za-z0-9._-], at most 32).", "store_invalid", field="store")
-        )
     structural = [k for k in changes if k in c.STRUCTURE_FIELDS]
     if structural:
         merged = c.merged_structure(item, changes)
@@ -132,7 +142,7 @@ async def _correct(
     channel = rt.channels[channel_name]
     if values:
         try:
-            revision = await channel.store.correct(feedback_id, values, expected_revision=expected, entries=entries)
+            revision = await channel.correct(feedback_id, values, expected_revision=expected, entries=entries)
         except StaleRevision as exc:
             return _stale(exc)
         if revision is None:
@@ -151,9 +161,11 @@ async def _correct(
     return JSONResponse({**body_out, "revision": revision}, headers={"ETag": f'"{revision}"'})
 
 
-async def _erase(channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime) -> Response:
+async def _erase(
+    channel_name: str, feedback_id: str, request: Request, if_match: str | None, rt: Runtime, scope: StoreScope
+) -> Response:
     expected = expected_revision(if_match, "a revision")
-    item = await _item(channel_name, feedback_id, rt)
+    item = await _item(channel_name, feedback_id, rt, scope)
     if not (allowed := change_verdict(request, rt, item)).allowed:
         return _forbidden(allowed.code)
     try:
@@ -174,8 +186,11 @@ async def _erase(channel_name: str, feedback_id: str, request: Request, if_match
 
 _PATCH_DESCRIPTION = (
     "Correct an item: structure fields, `store` or `text`. Each changed field is an audit row (old and new "
-    "value; `text` as a fact only). A clerk corrects their own entry within FI_CORRECTION_WINDOW_S "
-    "of saving it, a manager any entry of their store, an operator any."
+    "value; `text` as a fact only; `alerts` when a text correction changes the alert categories). A clerk "
+    "corrects their own entry within FI_CORRECTION_WINDOW_S of saving it, a manager any entry of their "
+    "store, an operator any; an entry without a store is the chain's. A move to another store is checked as "
+    "a save for it. A correction is a save: an alert it adds opens the case and notifies as a save does; "
+    "an alert it removes leaves the case for a person to close."
 )
 _DELETE_DESCRIPTION = (
     "Erase an item: its rows are deleted, a tombstone with no personal data stays, its audit rows are "
@@ -198,8 +213,9 @@ async def correct_live(
     request: Request,
     if_match: str | None = _IF_MATCH,
     rt: Runtime = Depends(runtime),
+    scope: StoreScope = Depends(desk_reach),
 ) -> Response:
-    return await _correct(LIVE, feedback_id, body, request, if_match, rt)
+    return await _correct(LIVE, feedback_id, body, request, if_match, rt, scope)
 
 
 @router.delete(
@@ -212,9 +228,13 @@ async def correct_live(
     description=_DELETE_DESCRIPTION,
 )
 async def erase_live(
-    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+    feedback_id: str,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+    scope: StoreScope = Depends(desk_reach),
 ) -> Response:
-    return await _erase(LIVE, feedback_id, request, if_match, rt)
+    return await _erase(LIVE, feedback_id, request, if_match, rt, scope)
 
 
 @router.patch(
@@ -231,8 +251,9 @@ async def correct_corpus(
     request: Request,
     if_match: str | None = _IF_MATCH,
     rt: Runtime = Depends(runtime),
+    scope: StoreScope = Depends(desk_reach),
 ) -> Response:
-    return await _correct(CORPUS, feedback_id, body, request, if_match, rt)
+    return await _correct(CORPUS, feedback_id, body, request, if_match, rt, scope)
 
 
 @router.delete(
@@ -245,6 +266,10 @@ async def correct_corpus(
     description=_DELETE_DESCRIPTION + " Operator route.",
 )
 async def erase_corpus(
-    feedback_id: str, request: Request, if_match: str | None = _IF_MATCH, rt: Runtime = Depends(runtime)
+    feedback_id: str,
+    request: Request,
+    if_match: str | None = _IF_MATCH,
+    rt: Runtime = Depends(runtime),
+    scope: StoreScope = Depends(desk_reach),
 ) -> Response:
-    return await _erase(CORPUS, feedback_id, request, if_match, rt)
+    return await _erase(CORPUS, feedback_id, request, if_match, rt, scope)

@@ -14,11 +14,18 @@ from feedback_intelligence.api.authorship import author_of
 from feedback_intelligence.api.changes import change_verdict
 from feedback_intelligence.api.deps import runtime, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
-from feedback_intelligence.api.errors import InputError, NotFound, busy_response
+from feedback_intelligence.api.errors import InputError, busy_response
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import STORE_QUERY_HELP, StoreScope, desk_reach, narrow, store_for_save
+from feedback_intelligence.api.scope import (
+    STORE_QUERY_HELP,
+    StoreScope,
+    desk_reach,
+    item_in_reach,
+    narrow,
+    store_for_save,
+)
 from feedback_intelligence.deterministic.timestamps import normalize_bound
 from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
@@ -26,7 +33,6 @@ from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.proposal import propose
 from feedback_intelligence.services.restructure import RestructureInterrupted
-from feedback_intelligence.store.feedback_store import Erased
 
 router = APIRouter()
 
@@ -109,7 +115,8 @@ async def _ingest(
     command = replace(_command(body, rt), author=author_of(request.scope))
     if channel_name == LIVE:
         asked = command.store or rt.settings.chain.desk_store  # the service's desks are one store's
-        command = replace(command, store=store_for_save(reach.stores if reach else None, asked))
+        stores = reach.stores if reach else None
+        command = replace(command, store=store_for_save(stores, asked, rt.settings.chain.stores))
     channel = rt.channels[channel_name]
     stored = await cancel_on_disconnect(
         request, rt.ingest.ingest(channel, command, visitor=visitor(request))
@@ -155,13 +162,23 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
     "/live/feedback",
     status_code=201,
     response_model=m.FeedbackCreated,
-    responses=_INGEST_RESPONSES,
+    responses={
+        **_INGEST_RESPONSES,
+        400: {
+            **_INGEST_RESPONSES[400],
+            "description": "A rule was broken (each message names it; `codes` for translation), among them "
+            "`store_unknown` and, from a person of several stores who names none, `store_required`. Nothing "
+            "was stored.",
+        },
+        403: {"description": "`store_forbidden`: `store` names a store the caller's roles do not reach."},
+    },
     tags=["desk"],
     operation_id="saveDeskEntry",
     summary="Save one desk entry; with acceptedStructure no LLM is involved",
     description="The desk's save. With `acceptedStructure` (the clerk's checked fields) it never "
     "waits for the LLM; with `structureLater` it is saved at once (202) and structured in the "
-    "background. Retrying with the same `id` answers 409 and changes nothing.",
+    "background. Retrying with the same `id` answers 409 and changes nothing. A person saves for one of "
+    "their stores: the one named, else their only one (a person of several names one).",
 )
 async def post_live_feedback(
     body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime), reach: StoreScope = Depends(desk_reach)
@@ -309,10 +326,11 @@ async def list_live_feedback(
         raise InputError([_MINE_UNKNOWN], 403)  # not a broken rule of the request: the caller is nobody
     if store is not None:
         reach.check(store)
-    # one's own entries whatever their store: a person of several stores need not name one
+    # one's own entries whatever their store (a person of several stores need not name one), but only
+    # those they still reach: an entry a manager moved to another store is that store's now
     rows = await _list(LIVE, rt, from_, to, limit, store, author=author)
     out = []
-    for row in rows:
+    for row in filter(lambda row: reach.allows(row.store), rows):
         verdict = change_verdict(request, rt, row)
         out.append(
             m.FeedbackItem.model_validate(
@@ -322,18 +340,8 @@ async def list_live_feedback(
     return out
 
 
-async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope | None = None) -> m.FeedbackItem:
-    problems = v.id_errors(feedback_id, rt.settings.id_max_length)  # before the store: no NUL reaches PostgreSQL
-    if problems:
-        raise InputError(problems)
-    store = rt.channels[channel_name].store
-    row = await store.get(feedback_id)
-    if row is None:
-        if await store.erased(feedback_id):
-            raise Erased(feedback_id)  # 410
-        raise NotFound(feedback_id)
-    if scope is not None:
-        scope.check(row.store)
+async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope) -> m.FeedbackItem:
+    row = await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.id_max_length)
     return m.FeedbackItem.model_validate(row.to_json())
 
 
@@ -346,8 +354,10 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreSco
     summary="One corpus item by id",
     description="Operator route.",
 )
-async def get_feedback(feedback_id: str, rt: Runtime = Depends(runtime)) -> m.FeedbackItem:
-    return await _get(CORPUS, feedback_id, rt)
+async def get_feedback(
+    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
+) -> m.FeedbackItem:
+    return await _get(CORPUS, feedback_id, rt, scope)
 
 
 @router.get(

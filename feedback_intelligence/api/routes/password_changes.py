@@ -7,12 +7,11 @@
   forgotten password replaced; every session of the account ends.
 
 Both are written to the audit log (``account.password_change``, ``account.password_reset``), never the
-password or its hash. Argon2 runs off the event loop: one hash costs ~0.1 s of a core.
+password or its hash. Argon2 runs in the password slots a sign-in uses (auth/password_work.py): when every
+slot stays taken the answer is 503 ``busy`` with ``Retry-After``, as a sign-in's.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
@@ -24,13 +23,15 @@ from feedback_intelligence.api.models import ApiModel, ErrorsBody
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.auth import changed_by, people
-from feedback_intelligence.auth.passwords import MAX_LENGTH, hash_password
+from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import principal_of
+from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
 from feedback_intelligence.store.accounts import NotLocal, fold_username
 
 router = APIRouter()
+_BUSY = "`busy` (reason `password_checks`): every password check stayed taken; retry."
 
 
 class PasswordChangeIn(ApiModel):
@@ -70,10 +71,11 @@ def _throttled(stop: SigninThrottled) -> Response:
     description="The current password and a new one that keeps the password rule (400 with a code per rule: "
     "`password_too_short`, `password_too_long`, `password_blank`, `password_repeated`, `password_is_username`, "
     "`password_common`). Every other session of the person ends; this one stays. 403 `current_password_wrong`; "
-    "a wrong one counts against the name's FI_LOGIN_RATE_LIMIT, as a failed sign-in, and a full window is 429 "
-    "`signin_throttled`. Written to the audit log (`account.password_change`).",
+    "a wrong one counts as a failed sign-in from this address (FI_LOGIN_RATE_LIMIT, FI_LOGIN_NAME_RATE_LIMIT), and "
+    "a full window is 429 `signin_throttled`; 503 `busy` when every password check is taken. Written to the "
+    "audit log (`account.password_change`).",
     responses={
-        **errors(400, 413, 429),
+        **errors(400, 413, 429, 503, s503=_BUSY),
         401: {"description": "`signin_required`: nobody is signed in."},
         403: {"description": "`current_password_wrong`: the current password does not match."},
         404: {"model": ErrorsBody, "description": "`password_change_unavailable`: FI_AUTH is not `local` here."},
@@ -90,14 +92,16 @@ async def change_own_password(body: PasswordChangeIn, request: Request, p: Peopl
     if problems:
         raise InputError(problems)
     try:
-        account = await p.check_own_password(principal.username, body.currentPassword)
+        account = await p.check_own_password(
+            principal.username, body.currentPassword, identity_of(request.scope).aggregate
+        )
     except SigninThrottled as stop:
         return _throttled(stop)
     if account is None or account.id != principal.account_id:
         return JSONResponse(
             {"error": "current_password_wrong", "message": "The current password is wrong."}, status_code=403
         )
-    password_hash = await asyncio.to_thread(hash_password, body.newPassword)
+    password_hash = await p.hash_password(body.newPassword)
     ended = await p.store.change_password(account.id, password_hash, keeps=principal.session_key)
     return JSONResponse(PasswordChanged(username=principal.username, sessionsEnded=ended).model_dump())
 
@@ -111,9 +115,9 @@ async def change_own_password(body: PasswordChangeIn, request: Request, p: Peopl
     description="For a password that leaked or was forgotten: the new one keeps the password rule (400 with a "
     "code per rule, as `changeOwnPassword`). Every live session of the account ends at once. An account of "
     "single sign-on or a proxy has no password here (409 `account_not_local`). Written to the audit log "
-    "(`account.password_reset`). Operator route.",
+    "(`account.password_reset`). 503 `busy` when every password check is taken. Operator route.",
     responses={
-        **errors(400, 413, 429),
+        **errors(400, 413, 429, 503, s503=_BUSY),
         404: {"description": "No account of that name."},
         409: {"description": "`account_not_local`: the account signs in through single sign-on or a proxy."},
     },
@@ -125,7 +129,7 @@ async def reset_password(
     problems = password_problems(body.password, name)
     if problems:
         raise InputError(problems)
-    password_hash = await asyncio.to_thread(hash_password, body.password)
+    password_hash = await p.hash_password(body.password)
     try:
         ended = await p.store.reset_password(name, password_hash, by=changed_by(request))
     except NotLocal as exc:

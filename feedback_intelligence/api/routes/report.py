@@ -63,6 +63,9 @@ _MAIN_REPORT_RESPONSES = {
     **_REPORT_RESPONSES,
     **errors(404, 422, s404="`?snapshot=true` from anyone but an operator: the operator form is hidden."),
 }
+_CHAIN_ONLY = {
+    "description": "`store_forbidden`: the saved report is the chain's; a manager of some stores is refused."
+}
 POLL_HINT_S = 2  # ``Retry-After`` on a report with pending prose: when asking again is worth it
 
 
@@ -132,9 +135,10 @@ _FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
 
 @router.get(
     "/report/items",
-    responses=errors(
-        400, 422, 429, 503, s400="The window or the cursor is invalid, or `limit` is out of range (1–200)."
-    ),
+    responses={
+        **errors(400, 422, 429, 503, s400="The window or the cursor is invalid, or `limit` is out of range (1–200)."),
+        403: _WINDOW_ERRORS[403],
+    },
     response_model=InboxPage,
     operation_id="getReportItems",
     summary="The drill-in: the items matching the report's filters, newest first, a page at a time",
@@ -277,6 +281,7 @@ async def chain(
         },
         204: {"description": "No snapshot has been saved yet (a fresh install)."},
         **errors(429),
+        403: _CHAIN_ONLY,
     },
     summary="The last saved report (JSON)",
     description="Saved by `GET /report?snapshot=true` (operator). Before the first one, the answer is "
@@ -293,7 +298,10 @@ async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
 
 @router.get(
     "/report/snapshot.html",
-    responses=errors(404, 429),
+    responses={
+        **errors(404, 429),
+        403: _CHAIN_ONLY,
+    },
     response_class=HTMLResponse,
     operation_id="getReportSnapshotPage",
     summary="The last saved report as a self-contained page",

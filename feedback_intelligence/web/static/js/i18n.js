@@ -99,6 +99,8 @@ const en = {
   "err.cursor_invalid": "The list's place was lost. Open the list again.",
   "err.filter_repeated": "The filter {field} is given twice in the address; keep one value.",
   "err.q_too_long": "The search is too long (at most {limit} characters).",
+  "err.store_required": "You work in several stores: open the desk with your store in the address (/desk?store=…) and save again.",
+  "err.store_unknown": "The store is not one of this service's stores.",
   "err.invalid": "Something in the entry is not valid ({field}).",
   "err.unknown": "The server refused it (error {status}).",
 
@@ -494,6 +496,8 @@ const fi = {
   "err.cursor_invalid": "Listan kohta katosi. Avaa lista uudelleen.",
   "err.filter_repeated": "Rajaus {field} on osoitteessa kahdesti; jätä yksi arvo.",
   "err.q_too_long": "Haku on liian pitkä (enintään {limit} merkkiä).",
+  "err.store_required": "Työskentelet useassa myymälässä: avaa kirjaus myymäläsi osoitteella (/desk?store=…) ja tallenna uudelleen.",
+  "err.store_unknown": "Myymälä ei ole tämän palvelun myymälä.",
   "err.invalid": "Merkinnässä on jotain virheellistä ({field}).",
   "err.unknown": "Palvelin ei hyväksynyt sitä (virhe {status}).",
 

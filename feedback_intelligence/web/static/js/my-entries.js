@@ -11,6 +11,7 @@ const REFUSALS = {
   correction_not_yours: "mine.notYours",
   correction_window_passed: "mine.windowPassed",
   correction_forbidden: "mine.forbidden",
+  store_forbidden: "mine.forbidden", // an entry of a store (or none) the person's roles do not reach
 };
 
 /**

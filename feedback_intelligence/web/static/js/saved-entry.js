@@ -47,7 +47,7 @@ export function showSavedEntry(box, id, text, { base = "/live/feedback", heading
       // the service says why (services/change_rule.py); the window's end is the usual reason
       const { error } = await response.json().catch(() => ({}));
       say(error === "correction_not_yours" ? TEXTS.someoneElses
-        : error === "correction_forbidden" ? TEXTS.noRole : TEXTS.forbidden, "warn");
+        : error === "correction_forbidden" || error === "store_forbidden" ? TEXTS.noRole : TEXTS.forbidden, "warn");
     } else if (response.status === 404 && base === "/feedback") say(TEXTS.notYours, "warn");
     else if (response.status === 410) say(TEXTS.gone, "warn");
     else if (response.status === 412) say(TEXTS.stale, "warn");
