@@ -107,9 +107,14 @@ def _grant_rows(by: By, account_id: str, added: list[Grant], removed: list[Grant
 
 
 def fold_username(username: str) -> str:
-    """The one form a user name is stored and compared in: NFKC (compatibility characters as their plain
-    twins, so the full-width ``ａｄｍｉｎ`` is ``admin``), case folded, NFKC again (folding can undo it)."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", username).casefold()).strip()
+    """The one form a user name is stored and compared in: :func:`fold_characters`, outer spaces dropped."""
+    return fold_characters(username).strip()
+
+
+def fold_characters(text: str) -> str:
+    """NFKC (compatibility characters as their plain twins, so the full-width ``ａｄｍｉｎ`` is ``admin``),
+    case folded, NFKC again (folding can undo it)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def _now_ms() -> int:

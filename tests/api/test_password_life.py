@@ -249,3 +249,13 @@ async def test_the_sign_in_answers_where_the_page_may_go(tmp_path: Path) -> None
                 assert answer.status_code == 200 and answer.json()["next"] == lands, raw
             plain = await sign_in(browser, "manu")  # no next at all
             assert plain.json()["next"] == "/"
+
+
+async def test_a_space_that_nfkc_makes_inside_a_name_is_refused_not_dropped(tmp_path: Path) -> None:
+    async with running_app(_settings(tmp_path)) as app, client(app, LOOPBACK) as operator:
+        grants = [{"role": "clerk", "store": "s1"}]
+        for name in ("\u00b4pia", "pi\u00b4a", "pia\u00a8"):  # an acute or a diaeresis alone: a space and a mark
+            answer = await operator.post(
+                "/admin/users", json={"username": name, "password": NEW_PASSWORD, "grants": grants}
+            )
+            assert answer.status_code == 400 and _codes(answer) == ["username_invalid"], name
