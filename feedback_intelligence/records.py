@@ -52,6 +52,25 @@ class Correction:
 
 
 @dataclass(frozen=True, slots=True)
+class RuleAdvice:
+    """A rule that disagrees with a person's value: it would choose ``value`` for ``field``, by ``rule``
+    (the category rules' reason: ``alert_category``, ``vulgarity``, ``keyword_evidence``), because of
+    ``words`` of the text. The person's value is kept; this is kept beside it for a manager to see."""
+
+    field: str
+    value: str
+    rule: str
+    words: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "value": self.value, "rule": self.rule, "words": list(self.words)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RuleAdvice:
+        return cls(str(data["field"]), str(data["value"]), str(data["rule"]), tuple(data.get("words") or ()))
+
+
+@dataclass(frozen=True, slots=True)
 class StoredFeedback:
     id: str
     source: str
@@ -74,6 +93,8 @@ class StoredFeedback:
     store: str | None = None  # the shop's id; None = no store (docs/data-model.md)
     # Who saved it (api/authorship.py); never in ``to_json``: pages must not see another person's id.
     author: str | None = None
+    # Where a rule disagrees with the person's structure (kept as they gave it; ADR 0045).
+    rule_advice: tuple[RuleAdvice, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +113,7 @@ class StoredFeedback:
             "reviewFlags": list(self.review_flags),
             "pending": self.pending,
             "store": self.store,
+            "ruleAdvice": [a.to_json() for a in self.rule_advice],
         }
 
 

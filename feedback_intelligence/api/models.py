@@ -243,10 +243,11 @@ class BatchItemResult(ApiModel):
 
     index: int = Field(description="The item's place in `items` (from 0).")
     id: str | None = Field(description="The stored id (the item's, or a new one); the item's own id when not stored.")
-    status: Literal["created", "accepted", "duplicate", "invalid"] = Field(
+    status: Literal["created", "accepted", "duplicate", "erased", "invalid"] = Field(
         description="`created` (stored with the clerk's structure), `accepted` (saved for later: the "
         "background worker structures it), `duplicate` (an item with this id is stored already, or came "
-        "earlier in this batch: nothing changed), `invalid` (a rule was broken: not stored)."
+        "earlier in this batch: nothing changed), `erased` (an item with this id was erased, in either "
+        "channel: the id is never stored again), `invalid` (a rule was broken: not stored)."
     )
     errors: list[str] | None = Field(
         None, description="With `invalid`: one message per broken rule.", exclude_if=lambda value: value is None
@@ -263,6 +264,7 @@ class BatchOut(ApiModel):
     created: int = Field(description="Items stored with their structure.")
     accepted: int = Field(description="Items saved for later.")
     duplicate: int = Field(description="Items already stored (by id).")
+    erased: int = Field(description="Items whose id was erased (never stored again).")
     invalid: int = Field(description="Items refused.")
 
 
@@ -285,6 +287,28 @@ class AlertOut(ApiModel):
     pattern: str = Field(description="The lexicon pattern that matched.")
 
 
+class PersonalDataOut(ApiModel):
+    """Personal data found in a text (docs/rules.md, "Personal data"): the desk warns and offers to remove it."""
+
+    kind: str = Field(
+        description="`phone`, `email`, `hetu` (Finnish personal identity code), `iban`, `card` or `name`."
+    )
+    value: str = Field(description="The text as written.")
+    placeholder: str = Field(description="What replaces it when removed, and what other desks see.")
+
+
+class RuleAdviceOut(ApiModel):
+    """A rule that disagrees with a person's value, which is kept (ADR 0045): for a manager to see."""
+
+    field: str = Field(description="The structure field, e.g. `category`.")
+    value: str = Field(description="What the rule would choose.")
+    rule: str = Field(
+        description="Which rule: `alert_category` (an alert whose category is a category), `vulgarity` "
+        '(dense swearing) or `keyword_evidence` (the category keywords; docs/rules.md, "Category override").'
+    )
+    words: list[str] = Field(description="The words of the text that made it choose.")
+
+
 class FeedbackCreated(ApiModel):
     """201: the item is stored; `Location` names it."""
 
@@ -303,6 +327,16 @@ class FeedbackCreated(ApiModel):
         "proposal until the background worker replaces it.",
     )
     store: str | None = Field(None, description="The store it was given in; null = no store.")
+    ruleAdvice: list[RuleAdviceOut] = Field(
+        default_factory=list,
+        description="Where a rule would choose otherwise than the clerk did: the clerk's value is stored, "
+        "this beside it.",
+    )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
+    )
 
 
 class FeedbackItem(ApiModel):
@@ -326,6 +360,11 @@ class FeedbackItem(ApiModel):
         "proposal until then (see `structureLater`)."
     )
     store: str | None = Field(None, description="The store it was given in; null = no store.")
+    ruleAdvice: list[RuleAdviceOut] = Field(
+        default_factory=list,
+        description="Where a rule would choose otherwise than the person who saved or corrected it did "
+        "(their value is the stored one).",
+    )
     changeable: bool | None = Field(
         None, description="`mine=true` only: the caller may still correct or erase it (null elsewhere)."
     )
@@ -359,6 +398,16 @@ class InterpretOut(ApiModel):
     guards: list[GuardOut] = Field(
         default_factory=list, description="Model values the guards replaced, in the order the guards ran."
     )
+    categoryAdvice: dict[str, RuleAdviceOut] = Field(
+        default_factory=dict,
+        description="For each category a clerk might choose against which a rule would choose another: "
+        "that rule's advice (said before the save; the clerk's choice is what is stored).",
+    )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
+    )
 
 
 class ProposalOut(ApiModel):
@@ -366,6 +415,16 @@ class ProposalOut(ApiModel):
 
     structure: StructureBody = Field(description="The deterministic prior's structure, every field filled.")
     alertCategories: list[str] = Field(description="Alert categories whose patterns occur in the text.")
+    categoryAdvice: dict[str, RuleAdviceOut] = Field(
+        default_factory=dict,
+        description="For each category a clerk might choose against which a rule would choose another: "
+        "that rule's advice (said before the save; the clerk's choice is what is stored).",
+    )
+    personalData: list[PersonalDataOut] = Field(
+        default_factory=list,
+        description="Personal data found in the text: the desk warns before the save and offers to replace it "
+        "with its placeholder; other desks and the live report see it masked.",
+    )
 
 
 class DeskStoreOut(ApiModel):
@@ -428,4 +487,9 @@ class SchemaOut(ApiModel):
     timezone: str = Field(
         description="The IANA zone the service's days and times are shown in (FI_TIMEZONE), so every page shows "
         "the shop's clock whatever the browser's zone."
+    )
+    laterWaitsForFreeSlot: bool = Field(
+        False,
+        description="Background work must leave every slot free (FI_LLM_BACKGROUND_RESERVE ≥ the slots): an "
+        "entry saved to be interpreted later waits for the bounded wait, not for a free GPU; the desk says so.",
     )

@@ -21,6 +21,7 @@ from feedback_intelligence.report.call_rate import CallRate
 from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
+from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel, ChannelEpochs, InboxEpochs
@@ -127,6 +128,9 @@ async def build_runtime(
     }
     for channel in channels.values():
         await channel.store.migrate()
+    shared = await tombstones.share(list(channels.values()))  # an erased id is refused in every channel
+    if shared:
+        log.info("tombstones: %d erased id(s) now refused in another channel too", shared)
     intake, notify, case_service = build_alerting(settings, domain, channels, metrics)
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from feedback_intelligence.cli import failures, ops
+from feedback_intelligence.cli import deploy, failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
@@ -37,6 +37,8 @@ app = typer.Typer(
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)
 app.command("eval")(eval_command)
+app.command("nginx-config")(deploy.nginx_config)
+app.command("probe")(deploy.probe)
 app.add_typer(notify_app, name="notify")
 app.add_typer(rollups_app, name="rollups")
 app.add_typer(users, name="user")
@@ -63,12 +65,20 @@ def serve(
     import uvicorn
 
     from feedback_intelligence.api.app import create_app
+    from feedback_intelligence.api.runtime import load_configured_domain
+    from feedback_intelligence.edge.access_log import uvicorn_log_config
     from feedback_intelligence.edge.http_server import uvicorn_limits
+    from feedback_intelligence.kept_secrets import KeptSecretError, with_kept_secrets
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
+    load_configured_domain(settings)  # a bad FI_DOMAIN is one line before anything is written (1 ms a load)
+    try:
+        settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
+    except KeptSecretError as exc:
+        raise failures.CliError(f"cannot start: {exc}") from exc
     application = create_app(settings)
     uvicorn.run(
         application,
@@ -76,6 +86,7 @@ def serve(
         port=settings.port,
         workers=1,
         log_level=log_level.value,
+        log_config=uvicorn_log_config(),  # the access log keeps no search words, no credentials (ADR 0039)
         timeout_graceful_shutdown=5,
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.

@@ -233,7 +233,8 @@ def load(
     ] = 10.0,
     json_output: JsonFlag = False,
 ) -> None:
-    """Load a JSONL or CSV file; 409 or `duplicate` counts as already there, 503 is retried.
+    """Load a JSONL or CSV file; 409 or `duplicate` counts as already there, 410 or `erased` as erased (an
+    erased item's id is never stored again, nor is it a failure), 503 is retried.
 
     Items the model need not structure now (with --later, or each carrying an acceptedStructure) go in
     batches of --chunk-size, --writers of them in flight at once: each batch is one transaction, so it is
@@ -259,7 +260,14 @@ def load(
     bad = bad_lines(lines, body_of(schema), name)
     if bad:
         raise CliError("\n".join([*bad, f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing"]))
-    counts = {"created": 0, "saved for later": 0, "already there": 0, "failed": 0, "stored without structure": 0}
+    counts = {
+        "created": 0,
+        "saved for later": 0,
+        "already there": 0,
+        "erased": 0,
+        "failed": 0,
+        "stored without structure": 0,
+    }
     failures: list[dict[str, Any]] = []
     progress = _load_progress(len(lines), counts, progress_every, quiet=json_output)
     batched = later or all(line.item.get("acceptedStructure") is not None for line in lines)
@@ -276,6 +284,7 @@ def load(
                 "created": counts["created"],
                 "savedForLater": counts["saved for later"],
                 "alreadyThere": counts["already there"],
+                "erased": counts["erased"],
                 "failed": counts["failed"],
                 "structureFailed": counts["stored without structure"],
                 "batched": batched,
@@ -380,6 +389,8 @@ def _count_results(
             counts["saved for later"] += 1
         elif status == "duplicate":
             counts["already there"] += 1
+        elif status == "erased":
+            counts["erased"] += 1
         else:
             counts["failed"] += 1
             error = "; ".join(result.get("errors") or [str(status)])
@@ -409,6 +420,8 @@ def _load_one_by_one(
             counts["saved for later"] += 1
         elif outcome.status_code == 409:
             counts["already there"] += 1
+        elif outcome.status_code == 410:
+            counts["erased"] += 1
         else:
             counts["failed"] += 1
             failures.append(

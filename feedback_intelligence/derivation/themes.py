@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from feedback_intelligence.deterministic.alerts import pattern_needles
-from feedback_intelligence.deterministic.text_match import find_all
+from feedback_intelligence.deterministic.alerts import matched_words
 from feedback_intelligence.deterministic.theme_words import is_verb, normalise_theme
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback
@@ -52,25 +51,6 @@ class _ThemeVerdicts:
 
 
 _verdicts = _ThemeVerdicts()
-
-
-def matched_words(text: str, pattern: str) -> list[str]:
-    """The whole words of ``text`` the lexicon stem ``pattern`` matched, distinct, in text order.
-
-    A stem matches inside a word ("veloit" in "veloitettiin"); the word is widened to its letters
-    on both sides, so the card shows what the customer wrote. A multi-word pattern keeps its span.
-    """
-    found: list[str] = []
-    spans = [span for needle in pattern_needles(pattern) for span in find_all(text, needle)]
-    for start, end in sorted(spans):
-        while start > 0 and text[start - 1].isalnum():
-            start -= 1
-        while end < len(text) and text[end].isalnum():
-            end += 1
-        word = text[start:end]
-        if word and word not in found:
-            found.append(word)
-    return found
 
 
 def shown_theme(item: StoredFeedback, domain: Domain) -> str | None:

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from feedback_intelligence.deterministic.needles import Needles, pieces
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import FoldedText, fold
+from feedback_intelligence.deterministic.text_match import FoldedText, find_all, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit
 
@@ -141,3 +141,22 @@ def _masked(folded: str, exceptions: Iterable[str]) -> str:
 def alert_categories(hits: Iterable[AlertHit]) -> list[str]:
     """Distinct hit categories in first-hit order (the /interpret ``alertCategories`` list)."""
     return list(dict.fromkeys(hit.category for hit in hits))
+
+
+def matched_words(text: str, pattern: str) -> list[str]:
+    """The whole words of ``text`` the lexicon stem ``pattern`` matched, distinct, in text order.
+
+    A stem matches inside a word ("veloit" in "veloitettiin"); the word is widened to its letters
+    on both sides, so the card shows what the customer wrote. A multi-word pattern keeps its span.
+    """
+    found: list[str] = []
+    spans = [span for needle in pattern_needles(pattern) for span in find_all(text, needle)]
+    for start, end in sorted(spans):
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+        while end < len(text) and text[end].isalnum():
+            end += 1
+        word = text[start:end]
+        if word and word not in found:
+            found.append(word)
+    return found

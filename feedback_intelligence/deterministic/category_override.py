@@ -1,4 +1,8 @@
-"""The one category override used by ingest, /interpret and restructure (docs/rules.md, "Category override").
+"""The one category rule used by ingest, /interpret and restructure (docs/rules.md, "Category override").
+
+It decides the category of what the model or the rules proposed; of a person's structure (the desk's
+accepted fields, a correction) it only advises: :func:`category_advice` says which rule would choose
+what, by which words, and the row keeps it for a manager to see (ADR 0045).
 
 Precedence, first that applies wins:
 
@@ -17,11 +21,13 @@ A null structure stays null: a failed structuring never gets a category.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from feedback_intelligence.deterministic.alerts import matched_words
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.vulgarity import assess_vulgarity
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import AlertHit, Structure
+from feedback_intelligence.records import AlertHit, RuleAdvice, Structure
 
 # Why a category was forced (the guards report it as the rejection reason).
 ALERT_REASON = "alert_category"
@@ -50,6 +56,46 @@ def keyword_replacement(
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class ForcedCategory:
+    """What the rules choose, which rule, and the words of the text that made it choose."""
+
+    category: str
+    reason: str  # ALERT_REASON, VULGARITY_REASON or KEYWORD_REASON
+    words: tuple[str, ...]
+
+
+def forced_category_decision(
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+) -> ForcedCategory | None:
+    """The category the deterministic layer imposes on ``structure``, with its rule and words; None to keep it."""
+    text = text or ""
+    for hit in alerts:
+        if hit.category in domain.categories:
+            return ForcedCategory(hit.category, ALERT_REASON, tuple(matched_words(text, hit.pattern)))
+    if structure is None or domain.is_demoted(structure.category):
+        return None
+    target = domain.vulgarity.demote_to_category
+    if target:
+        vulgarity = assess_vulgarity(text, domain.vulgarity)
+        if vulgarity.demote:
+            words = dict.fromkeys(w for stem in vulgarity.matched_stems for w in matched_words(text, stem))
+            return ForcedCategory(target, VULGARITY_REASON, tuple(words))
+    evidence = (
+        keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
+    )
+    keyword = keyword_replacement(text, structure.category, domain, keywords=evidence)
+    if keyword is None:
+        return None
+    term = next(e.term for e in evidence if e.category == keyword)
+    return ForcedCategory(keyword, KEYWORD_REASON, tuple(matched_words(text, term)) or (term,))
+
+
 def forced_category_reason(
     text: str | None,
     structure: Structure | None,
@@ -59,17 +105,37 @@ def forced_category_reason(
     keywords: list[KeywordEvidence] | None = None,
 ) -> tuple[str, str] | None:
     """(category, reason) the deterministic layer imposes, or None to keep the structure's own."""
-    for hit in alerts:
-        if hit.category in domain.categories:
-            return hit.category, ALERT_REASON
-    if structure is None or domain.is_demoted(structure.category):
+    decision = forced_category_decision(text, structure, alerts, domain, keywords=keywords)
+    return (decision.category, decision.reason) if decision else None
+
+
+def category_advice(
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+) -> RuleAdvice | None:
+    """A person's structure is kept as they gave it: what the rules would have chosen instead, or None
+    when they agree (docs/rules.md, "A person decides")."""
+    decision = forced_category_decision(text, structure, list(alerts), domain, keywords=keywords)
+    if decision is None or structure is None or decision.category == structure.category:
         return None
-    text = text or ""
-    target = domain.vulgarity.demote_to_category
-    if target and assess_vulgarity(text, domain.vulgarity).demote:
-        return target, VULGARITY_REASON
-    keyword = keyword_replacement(text, structure.category, domain, keywords=keywords)
-    return (keyword, KEYWORD_REASON) if keyword else None
+    return RuleAdvice("category", decision.category, decision.reason, decision.words)
+
+
+def advice_by_category(text: str, base: Structure, alerts: Iterable[AlertHit], domain: Domain) -> dict[str, RuleAdvice]:
+    """For the desk, before the save: each category a person might choose for ``text`` against which a rule
+    would choose another, with that advice (``base`` gives the other fields; its category is tried in turn)."""
+    hits = list(alerts)
+    keywords = keyword_evidence(text, domain.category_keywords, domain.incident_places)
+    found: dict[str, RuleAdvice] = {}
+    for category in domain.categories:
+        advice = category_advice(text, base.with_category(category), hits, domain, keywords=keywords)
+        if advice is not None:
+            found[category] = advice
+    return found
 
 
 def forced_category(

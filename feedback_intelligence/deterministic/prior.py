@@ -32,6 +32,7 @@ from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
+from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.language import LanguageGuess, detect_language, detect_languages
 from feedback_intelligence.deterministic.sentiment import rule_sentiment
 from feedback_intelligence.deterministic.text_match import FoldedText, fold
@@ -78,8 +79,8 @@ def _cue_count(folded_text: str, cues: tuple[str, ...]) -> int:
 
 
 def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = None) -> TypeEvidence:
-    """The prior's type for ``text`` and the cue score of every type."""
-    folded = fold(text)
+    """The prior's type for ``text`` and the cue score of every type (a quoted label word is no cue)."""
+    folded = fold(without_label_words(text, domain))
     cues = domain.prior.type_cues
     scores = {t: _cue_count(folded, terms) for t, terms in cues.items()}
     alerts = match_alerts(text, domain) if alerts is None else alerts

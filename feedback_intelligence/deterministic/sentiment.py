@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain, SentimentLexicon
@@ -251,7 +252,7 @@ def rule_sentiment(text: str, type_: str | None, language: str | None, domain: D
     """The language's kept rule: the text's reading or the type's (the domain's ``rules``)."""
     if domain.sentiment_lexicon.empty or domain.sentiment_lexicon.rule_for(language) != TEXT:
         return domain.sentiment_for(type_)
-    return text_sentiment(text, type_, language, domain)
+    return text_sentiment(without_label_words(text, domain), type_, language, domain)  # "Kehu:" decides nothing
 
 
 def effective_sentiment(structure: Structure | None, text: str, domain: Domain) -> str | None:

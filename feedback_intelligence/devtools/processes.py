@@ -115,8 +115,11 @@ def sim_ollama(
 
 
 @contextmanager
-def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[ServerProcess]:
-    """``feedctl serve`` as a real process; SQLite files under a fresh temp dir unless told otherwise."""
+def app_server(
+    env: dict[str, str], data_dir: Path | None = None, *, log_level: str = "warning"
+) -> Iterator[ServerProcess]:
+    """``feedctl serve`` as a real process; SQLite files under a fresh temp dir unless told otherwise.
+    ``log_level`` ``info`` writes the access log and the info lines too (``ServerProcess.log``)."""
     port = free_port()
     data = data_dir or Path(tempfile.mkdtemp(prefix="fi-data-"))
     base_env = {
@@ -130,7 +133,7 @@ def app_server(env: dict[str, str], data_dir: Path | None = None) -> Iterator[Se
         "FI_WARM_AT_START": "0",
     }
     proc, log_path = _spawn(
-        ["-m", "feedback_intelligence", "serve", "--log-level", "warning"], {**base_env, **env}, "app"
+        ["-m", "feedback_intelligence", "serve", "--log-level", log_level], {**base_env, **env}, "app"
     )
     server = ServerProcess(proc, f"http://127.0.0.1:{port}", log_path)
     try:

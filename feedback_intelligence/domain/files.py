@@ -253,9 +253,18 @@ def _language_code(value: str) -> str:
     return value
 
 
+class PersonalDataFile(_File):
+    """``prior-lexicon.json``'s ``personalData``: where a name stands, and the placeholders of what is removed."""
+
+    name_verbs: Words = ()  # a capitalised name right before one of these ("soitti", "kertoi") is a person's
+    name_titles: Words = ()  # ... or right after one of these ("asiakas", "nimeltä")
+    placeholders: TextMap = {}  # kind (phone, email, hetu, iban, card, name) -> what replaces it
+
+
 class PriorFile(_File):
     """``prior-lexicon.json``: what the deterministic prior reads besides the other lexicons."""
 
+    personal_data: PersonalDataFile | None = None
     languages: TextList = ()
     type_cues: WordsMap = {}
     default_type: Annotated[str | None, BeforeValidator(lambda v: None if v is None else _text(v))] = None

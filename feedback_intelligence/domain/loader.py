@@ -35,6 +35,7 @@ from feedback_intelligence.domain.model import (
     CategoryKeywordRule,
     Domain,
     IncidentPlaces,
+    PersonalDataRules,
     PriorLexicon,
     SentimentLexicon,
     VulgarityLexicon,
@@ -364,6 +365,13 @@ def _prior(file: files.PriorFile | None) -> PriorLexicon:
         severity_by_type=dict(file.severity_by_type),
         stopwords=file.stopwords,
         generic_nouns=file.generic_nouns,
+        personal_data=(
+            PersonalDataRules(
+                file.personal_data.name_verbs, file.personal_data.name_titles, dict(file.personal_data.placeholders)
+            )
+            if file.personal_data
+            else PersonalDataRules()
+        ),
     )
 
 

@@ -75,6 +75,15 @@ class VulgarityLexicon:
 
 
 @dataclass(frozen=True, slots=True)
+class PersonalDataRules:
+    """Where the domain's texts name a person (deterministic/personal_data.py), and what replaces personal data."""
+
+    name_verbs: tuple[str, ...] = ()
+    name_titles: tuple[str, ...] = ()
+    placeholders: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class PriorLexicon:
     """What the deterministic prior reads besides the category and alert lexicons (``prior-lexicon.json``).
 
@@ -88,6 +97,7 @@ class PriorLexicon:
     severity_by_type: dict[str, str] = field(default_factory=dict)  # type -> severity when no alert fires
     stopwords: tuple[str, ...] = ()  # function words a theme never starts from
     generic_nouns: tuple[str, ...] = ()  # base forms that name no topic alone ("asiakas", "asia", "ok")
+    personal_data: PersonalDataRules = field(default_factory=PersonalDataRules)
 
 
 SENTIMENT_RULES = ("text", "type")  # how the effective sentiment is read when no model gave one (ADR 0028)

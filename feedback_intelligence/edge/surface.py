@@ -140,6 +140,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/report/items", PUBLIC, roles=MANAGERS),  # the drill-in: the report's items, filtered
     _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/stores", PUBLIC, roles=MANAGERS),  # the chain view: counts only, as the report shows them
+    _rule("GET", "/report/brief", PUBLIC, roles=MANAGERS),  # the week per store: counts only, as the report shows them
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
@@ -291,6 +292,14 @@ NOT_FOUND_BODY = {"error": "Not Found"}  # the body the app answers for a path i
 SIGNIN_REQUIRED_BODY = {"error": "signin_required", "message": "Sign in first (/signin)."}
 FORBIDDEN_BODY = {"error": "forbidden", "message": "Your account's roles do not reach this."}
 SIGNIN_PAGE = "/signin"
+#: The pages a signed-in person may be sent to when a page refuses them, in this order: a clerk opening
+#: the management view lands on the desk, never on a JSON 403 (ADR 0047).
+HOME_PAGES: tuple[str, ...] = ("/desk", "/")
+
+
+def home_page(roles: frozenset[str]) -> str | None:
+    """The first of :data:`HOME_PAGES` the roles open; None when none does."""
+    return next((path for path in HOME_PAGES if role_verdict(classify("GET", path), roles) == 200), None)
 
 
 def role_verdict(route: Classified, roles: frozenset[str] | None) -> int:
@@ -332,25 +341,24 @@ class RouteSurfaceMiddleware:
             return
         principal = scope["state"].get("principal")
         verdict = role_verdict(route, principal.roles if principal is not None else None)
+        page_get = route.kind is Kind.PAGE and scope["method"] in ("GET", "HEAD")
+        home = home_page(principal.roles) if verdict == 403 and page_get and principal is not None else None
         if verdict == 200:
             await self.app(scope, receive, send)
-        elif verdict == 401 and route.kind is Kind.PAGE and scope["method"] in ("GET", "HEAD"):
-            target = quote(route_path(scope), safe="/")
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 303,
-                    "headers": [
-                        (b"location", f"{SIGNIN_PAGE}?next={target}".encode()),
-                        (b"content-length", b"0"),
-                        (b"cache-control", b"no-store"),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": b""})
+        elif verdict == 401 and page_get:
+            await _see_other(send, f"{SIGNIN_PAGE}?next={quote(route_path(scope), safe='/')}")
+        elif home is not None:  # a page the person's roles do not open: the page they may, not a JSON 403
+            await _see_other(send, home)
         elif verdict == 401:
             await send_json(send, 401, SIGNIN_REQUIRED_BODY)
         elif verdict == 403:
             await send_json(send, 403, FORBIDDEN_BODY)
         else:
             await send_json(send, 404, NOT_FOUND_BODY)
+
+
+async def _see_other(send: Send, location: str) -> None:
+    """A 303 to ``location`` with no body (never cached: it depends on who asks)."""
+    headers = [(b"location", location.encode()), (b"content-length", b"0"), (b"cache-control", b"no-store")]
+    await send({"type": "http.response.start", "status": 303, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})

@@ -4,7 +4,9 @@ Per store: items, the share of them with an operational alert, the severity mix 
 window. Each store's row is read from that store's deterministic report, built by the report's public
 builder (``ReportService.deterministic`` with the window's ``store``), so the chain view counts exactly
 what the store's own report (``/report?store=…``) shows, and becomes as fast as that report when its
-aggregates move into the database. The trend is the summary report's whole-window direction.
+aggregates move into the database. The trend is the window against the one before it (the report's series,
+``all`` line, by its one significance rule): a store that rose is never called falling because the
+window's second half was quieter than its first.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pydantic import Field
 
 from feedback_intelligence.report.model import Report, WireModel
+from feedback_intelligence.report.series import ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window
 
@@ -27,8 +30,8 @@ class StoreRow(WireModel):
     severity_counts: dict[str, int] = Field(description="Severity mix of the structured items, low to high.")
     needs_review: int = Field(description="Items a person should check.")
     direction: str | None = Field(
-        description="The window's trend over its halves (stable, growing, declining or worsening); null "
-        "without rated items."
+        description="The window against the period of the same length before it (stable, growing or declining, "
+        "by the report's significance rule); null without a series."
     )
 
 
@@ -46,7 +49,7 @@ async def chain_view(
     rows: list[StoreRow] = []
     truncated = False
     for store in store_ids:
-        report = await service.deterministic(window.narrowed(store=store), mode="summary")
+        report = await service.deterministic(window.narrowed(store=store), mode="standard")
         truncated = truncated or report.truncated
         rows.append(_row(store, name_of(store), report))
     return ChainView(window_from=window.from_norm, window_to=window.to_norm, stores=rows, truncated=truncated)
@@ -63,5 +66,10 @@ def _row(store: str, name: str, report: Report) -> StoreRow:
         alert_rate=round(alert_items / items, 4) if items else 0.0,
         severity_counts=report.severity_counts,
         needs_review=report.needs_review_count,
-        direction=report.overall.direction if report.overall is not None else None,
+        direction=_against_before(report),
     )
+
+
+def _against_before(report: Report) -> str | None:
+    lines = report.series.lines if report.series is not None else []
+    return next((line.direction for line in lines if line.key == ALL), None)

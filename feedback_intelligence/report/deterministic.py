@@ -55,6 +55,7 @@ def alert_row(
     return AlertRow(
         feedback_id=item.id,
         source=item.source,
+        store=item.store,
         timestamp=item.timestamp,
         text_excerpt=excerpt(item.text, options.excerpt_chars),
         text=item.text,
@@ -216,6 +217,7 @@ def deterministic_alerts(agg: WindowAggregates, domain: Domain, options: ReportS
             feedback_id=e.id,
             channel=e.channel,
             source=e.source,
+            store=e.store,
             timestamp=e.timestamp,
             text_excerpt=excerpt(e.text, options.excerpt_chars),
             text=e.text,

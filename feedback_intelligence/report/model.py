@@ -51,6 +51,7 @@ class AlertRow(WireModel):
         "model's screen added.",
     )
     source: str = Field(description="Where the feedback came from.")
+    store: str | None = Field(None, description="The item's store id (FI_STORES); null without a store.")
     timestamp: str = Field(description="When the feedback was given (normalised UTC).")
     text_excerpt: str = Field(description="The start of the text.")
     text: str = Field(description="The whole text.")

@@ -87,7 +87,8 @@ class CaseService:
     # -- reads --------------------------------------------------------------------------------------
 
     async def listed(self, states: tuple[str, ...] = (), limit: int = 200, store: str | None = None) -> list[CaseView]:
-        """Both channels, open first and oldest first (merged by the same key each database sorts by);
+        """Both channels, open first; within a state the most serious alert first (:func:`case_tier`: injury
+        and food safety before payment noise), then oldest first;
         ``store``: only that store's items' cases."""
         views: list[CaseView] = []
         for name, channel in self.channels.items():
@@ -96,7 +97,7 @@ class CaseService:
             for case in found:
                 views.append(CaseView(name, case, await channel.store.get(case.feedback_id)))
         rank = {state: n for n, state in enumerate(cases.STATES)}
-        views.sort(key=lambda v: (rank.get(v.case.state, 9), v.case.opened_at, v.ref))
+        views.sort(key=lambda v: (rank.get(v.case.state, 9), -case_tier(v, self.domain), v.case.opened_at, v.ref))
         return views[:limit]
 
     async def detail(self, ref: str) -> tuple[CaseView, list[cases.Note], list[AuditEntry]]:
@@ -269,6 +270,15 @@ class CaseService:
         )
 
 
+def case_tier(view: CaseView, domain: Domain) -> int:
+    """How serious the case's alert is: the highest severity rank its alert categories imply (the domain's
+    ``severityByAlert``: injury and food safety are critical, payment high); -1 without a known alert."""
+    if view.item is None:
+        return -1
+    implied = [domain.prior.severity_by_alert.get(c) for c in operational_categories(view.item, domain)]
+    return max((domain.severity_rank(s) for s in implied if s is not None), default=-1)
+
+
 def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
     case, item = view.case, view.item
     return {
@@ -284,6 +294,7 @@ def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
         "owner": ({"kind": case.owner_kind, "id": case.owner_id, "name": case.owner_name} if case.owner_name else None),
         "revision": case.revision,
         "updatedAt": case.updated_at,
+        "tier": case_tier(view, domain),
         "item": (
             {
                 "text": item.text,

@@ -10,9 +10,10 @@ so the case's log says why its item no longer alerts, or alerts now. A correctio
 what the corrected item starts, a case and its notifications, the channel's write starts
 (``Channel.correct``); an alert removed leaves the case for a person to close.
 
-Erasure deletes the item's rows, leaves the tombstone, redacts the item's audit rows, appends
-``item.erase``, and then removes the copies outside the database: report prose layers (the whole
-cache of them: they quote texts, and they regenerate), the snapshot files when they cite the item.
+Erasure refuses the id in the other channels first (``services/tombstones.py``), then deletes the
+item's rows, leaves the tombstone, redacts the item's audit rows, appends ``item.erase``, and then
+removes the copies outside the database: report prose layers (the whole cache of them: they quote
+texts, and they regenerate), the snapshot files when they cite the item.
 """
 
 from __future__ import annotations
@@ -26,14 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import category_advice
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.prose_store import ProseStore
 from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
+from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.change_rule import Actor
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.audit import AuditEntry
+from feedback_intelligence.store.feedback_store import StaleRevision, rule_advice_json
+from feedback_intelligence.store.tombstones import Tombstone
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +110,12 @@ def correction_values(
         if new != old:
             values["structure_json"] = json.dumps(new, ensure_ascii=False, separators=(",", ":"))
             values["structure_failed"] = False
+    if item.structure is not None and ("text" in values or "structure_json" in values):
+        # The corrected structure is a person's: kept as given, with what the rules would choose (ADR 0045).
+        text = values.get("text", item.text)
+        structure = merged_structure(item, structure_changes)
+        advice = category_advice(text, structure, match_alerts(text, domain), domain)
+        values["rule_advice_json"] = rule_advice_json((advice,) if advice else ())
     return values, entries
 
 
@@ -133,11 +144,20 @@ async def erase(
     item: StoredFeedback,
     actor: Actor,
     *,
+    elsewhere: Sequence[Channel],
     expected_revision: int | None,
     prose: ProseStore,
     snapshot_dir: Path,
 ) -> bool:
+    """Erase ``item`` of ``channel``; ``elsewhere``, the other channels, refuse its id from then on.
+    False when the item is gone; :class:`StaleRevision` when ``If-Match`` named another revision."""
     entry = _entry(actor, secrets.token_hex(16), "item.erase", item.id)
+    current = await channel.store.revision(item.id)
+    if current is None:
+        return False
+    if expected_revision is not None and current[0] != expected_revision:
+        raise StaleRevision(item.id, current[0])  # before the spread: a refused erasure refuses no id
+    await tombstones.spread(elsewhere, Tombstone(item.id, entry.at, item.store))
     if not await channel.store.erase(item.id, entry, expected_revision=expected_revision):
         return False
     try:

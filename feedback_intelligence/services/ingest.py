@@ -2,7 +2,8 @@
 
 Order of operations (docs/rules.md, "Ingest order"): duplicate check before any LLM work → timestamp →
 deterministic alerts → structure (desk path: the clerk's accepted structure, no LLM) →
-category override → injection scan → insert → the channel's change counter moves. Every step but the
+category override (of a person's structure only the rules' advice, kept beside it) → injection scan →
+insert → the channel's change counter moves. Every step but the
 model's and the insert is one function without I/O, :meth:`IngestService.record`, which the batch
 (``ingest_batch``, ADR 0027) runs for each of its items: one set of rules for one save and for many.
 
@@ -21,14 +22,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import finish_structure
+from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.prior import TextEvidence, propose_structure, text_evidence, texts_evidence
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
-from feedback_intelligence.records import Correction, StoredFeedback, Structure
+from feedback_intelligence.records import Correction, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.feedback_store import DuplicateId, Erased
 from feedback_intelligence.structuring.service import StructuringService
@@ -74,7 +75,8 @@ class ModelOutcome:
 
 @dataclass(frozen=True, slots=True)
 class BatchOutcome:
-    """One batch item after the insert: its row, and whether it was ``stored`` or a ``duplicate``."""
+    """One batch item after the insert: its row, and whether it was ``stored``, a ``duplicate`` (its id
+    taken, or earlier in the batch) or ``erased`` (its id has a tombstone: never stored again)."""
 
     record: StoredFeedback
     result: str
@@ -82,6 +84,12 @@ class BatchOutcome:
     @property
     def stored(self) -> bool:
         return self.result == "stored"
+
+
+def _batch_result(erased: bool, first: bool, inserted: bool) -> str:
+    if erased:
+        return "erased"
+    return "stored" if first and inserted else "duplicate"
 
 
 class IngestService:
@@ -122,7 +130,8 @@ class IngestService:
         Every command must carry an ``acceptedStructure`` or ``structure_later`` (the batch never calls the
         model, so it is never shed). Each row is made by :meth:`record`, the single save's deterministic
         layers; then the rows go in together (``insert_batch``: a taken id is skipped, not an error) and the
-        version moves once. An id twice in one batch: the first is the item, the others are duplicates.
+        version moves once. An id twice in one batch: the first is the item, the others are duplicates. An
+        erased id (in any channel: ``services/tombstones.py``) is ``erased``, as the single save's 410.
         Raises only what the store raises (unavailable or full: nothing is written).
         """
         for command in commands:
@@ -136,8 +145,11 @@ class IngestService:
             first.setdefault(record.id, index)
         unique = [record for index, record in enumerate(records) if first[record.id] == index]
         inserted = await channel.insert_batch(unique)
+        # what was not inserted is taken or erased; a tombstone stays for good, so asking after the commit
+        # names every id the insert skipped for one
+        erased = await channel.store.erased_among([r.id for r in unique if r.id not in inserted])
         outcomes = [
-            BatchOutcome(record, "duplicate" if first[record.id] != index or record.id not in inserted else "stored")
+            BatchOutcome(record, _batch_result(record.id in erased, first[record.id] == index, record.id in inserted))
             for index, record in enumerate(records)
         ]
         if self.on_later is not None and any(o.stored and o.record.pending for o in outcomes):
@@ -175,11 +187,14 @@ class IngestService:
             structure = propose_structure(command.text, self.domain, evidence)
 
         keywords = evidence.keywords if evidence is not None else None
-        overridden = finish_structure(command.text, structure, alerts, self.domain, keywords=keywords)
-        if command.accepted_structure is not None and overridden != structure and corrections:
-            # The rule decided the category; a clerk's category correction no longer describes the row.
-            corrections = tuple(c for c in corrections if c.field != "category")
-        structure = overridden
+        advice: tuple[RuleAdvice, ...] = ()
+        if command.accepted_structure is not None:
+            # A person decides, the rules advise (ADR 0045): their structure and corrections are stored as
+            # given, and where a rule would choose another category the row says which, and by which words.
+            found = category_advice(command.text, structure, alerts, self.domain, keywords=keywords)
+            advice = (found,) if found else ()
+        else:
+            structure = finish_structure(command.text, structure, alerts, self.domain, keywords=keywords)
 
         flags: list[str] = []
         if command.accepted_structure is None:
@@ -202,6 +217,7 @@ class IngestService:
             pending=command.structure_later,
             store=command.store,
             author=command.author,
+            rule_advice=advice,
         )
 
     async def _structure(self, channel: Channel, command: IngestCommand, visitor: str) -> ModelOutcome:

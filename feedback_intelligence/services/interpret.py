@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_override import finish_structure
+from feedback_intelligence.deterministic.category_override import advice_by_category, finish_structure
+from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
-from feedback_intelligence.records import Structure
+from feedback_intelligence.records import RuleAdvice, Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.service import StructuringService
 
@@ -26,6 +27,9 @@ class Interpretation:
     notes: list[str] = field(default_factory=list)
     alert_categories: list[str] = field(default_factory=list)
     guards: list[Rejection] = field(default_factory=list)
+    # per category the clerk might choose, the rule that would choose another (said before the save)
+    category_advice: dict[str, RuleAdvice] = field(default_factory=dict)
+    personal_data: list[dict[str, str]] = field(default_factory=list)  # personal_data.Finding.to_json
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -35,6 +39,8 @@ class Interpretation:
             "notes": self.notes,
             "alertCategories": self.alert_categories,
             "guards": [r.to_json() for r in self.guards],
+            "categoryAdvice": {k: a.to_json() for k, a in self.category_advice.items()},
+            "personalData": self.personal_data,
         }
 
 
@@ -62,4 +68,6 @@ class InterpretService:
             notes=list(result.notes),
             alert_categories=list(dict.fromkeys(a.category for a in alerts)),
             guards=list(result.rejections),
+            category_advice=advice_by_category(text, structure, alerts, self.domain) if structure else {},
+            personal_data=personal_data_json(text, self.domain),
         )

@@ -11,20 +11,35 @@ from dataclasses import dataclass
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
+from feedback_intelligence.deterministic.category_override import advice_by_category
+from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import Structure
+from feedback_intelligence.records import RuleAdvice, Structure
 
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
     structure: Structure
     alert_categories: tuple[str, ...]
+    category_advice: dict[str, RuleAdvice]  # per category a clerk might choose, the rule against it
+    personal_data: list[dict[str, str]]  # personal_data.Finding.to_json
 
     def to_json(self) -> dict[str, Any]:
-        return {"structure": self.structure.to_json(), "alertCategories": list(self.alert_categories)}
+        return {
+            "structure": self.structure.to_json(),
+            "alertCategories": list(self.alert_categories),
+            "categoryAdvice": {k: a.to_json() for k, a in self.category_advice.items()},
+            "personalData": self.personal_data,
+        }
 
 
 def propose(text: str, domain: Domain) -> Proposal:
     alerts = match_alerts(text, domain)
-    return Proposal(propose_structure(text, domain), tuple(dict.fromkeys(a.category for a in alerts)))
+    structure = propose_structure(text, domain)
+    return Proposal(
+        structure,
+        tuple(dict.fromkeys(a.category for a in alerts)),
+        advice_by_category(text, structure, alerts, domain),
+        personal_data_json(text, domain),
+    )

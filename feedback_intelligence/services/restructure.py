@@ -96,7 +96,10 @@ class RestructureService:
     async def _reapply_override(
         self, channel: Channel, item: StoredFeedback, alerts: list[AlertHit], outcome: RestructureOutcome
     ) -> bool:
-        """A valid named category (perhaps a clerk's) is kept unless a deterministic rule now forces another."""
+        """A valid named category is kept unless a deterministic rule now forces another; a person's structure
+        (filled in by hand, or with corrections) is theirs and stays as it is (ADR 0045)."""
+        if item.model_failed or item.corrections is not None or item.rule_advice:
+            return False
         forced = finish_structure(item.text, item.structure, alerts, self.domain)
         if forced == item.structure:
             return False

@@ -143,6 +143,7 @@ class Example:
     category: str | None
     hits: tuple[AlertHitRow, ...] = ()
     theme: str | None = None  # the shown theme in base form (theme_base), for the automatic summary's quotes
+    store: str | None = None  # the item's store id: an alert card names its store
 
     def newest_key(self) -> tuple[str, str, str]:
         return (self.timestamp, self.channel, self.id)
@@ -242,6 +243,7 @@ EXAMPLE_COLUMNS = (
     feedback.c.sentiment,
     feedback.c.category,
     feedback.c.theme_base,
+    feedback.c.store,
 )
 
 
@@ -334,6 +336,7 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
         category=row.category,
         hits=hits,
         theme=getattr(row, "theme_base", None),
+        store=getattr(row, "store", None),
     )
 
 

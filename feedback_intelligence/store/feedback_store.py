@@ -21,13 +21,12 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
-from feedback_intelligence.records import AlertHit, Correction, Derived, StoredFeedback, Structure
-from feedback_intelligence.store import audit, copy_rows, rollups
+from feedback_intelligence.records import AlertHit, Correction, Derived, RuleAdvice, StoredFeedback, Structure
+from feedback_intelligence.store import audit, copy_rows, rollups, tombstones
 from feedback_intelligence.store.schema import (
     case_notes,
     cases,
     counters,
-    erased_items,
     feedback,
     feedback_alerts,
     outbox,
@@ -213,15 +212,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def create_engine_for(url: str) -> AsyncEngine:
+    """The engine of a store. ``hide_parameters``: a failed statement's exception (and so a logged
+    traceback) names the statement, never its values (a customer's text, a search's words)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url)
+        engine = create_async_engine(url, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
         url,
+        hide_parameters=True,
         pool_size=10,
         max_overflow=10,
         pool_pre_ping=True,
@@ -246,6 +248,11 @@ def _structure_from(raw: str | None) -> Structure | None:
         language=data["language"],
         sentiment=data.get("sentiment"),
     )
+
+
+def rule_advice_json(advice: tuple[RuleAdvice, ...] | list[RuleAdvice]) -> str | None:
+    """The ``rule_advice_json`` column of ``advice``: null when no rule disagrees."""
+    return _dumps([a.to_json() for a in advice]) if advice else None
 
 
 def _row_to_record(row: Any) -> StoredFeedback:
@@ -273,6 +280,7 @@ def _row_to_record(row: Any) -> StoredFeedback:
         structure_preemptions=int(row.structure_preemptions or 0),
         store=row.store,
         author=row.author,
+        rule_advice=tuple(RuleAdvice.from_json(a) for a in json.loads(row.rule_advice_json or "[]")),
     )
 
 
@@ -298,6 +306,7 @@ def _record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "structure_preemptions": record.structure_preemptions,
         "store": record.store,
         "author": record.author,
+        "rule_advice_json": rule_advice_json(record.rule_advice),
     }
 
 
@@ -372,12 +381,7 @@ def _rows_of(records: list[StoredFeedback], derive: Deriver | None) -> tuple[dic
 async def _insert_new(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> set[str]:
     """Insert the rows whose id is neither taken nor erased (an erased item never comes back); the ids
     inserted. ``copy_rows.insert_new`` is PostgreSQL's way of the same."""
-    ids = [row["id"] for row in rows]
-    erased = set(
-        (await conn.execute(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id.in_(ids))))
-        .scalars()
-        .all()
-    )
+    erased = await tombstones.among(conn, [row["id"] for row in rows])
     kept = [row for row in rows if row["id"] not in erased]
     if not kept:
         return set()
@@ -408,11 +412,6 @@ async def _bump(conn: AsyncConnection, name: str) -> int:
         except IntegrityError:  # another writer created it meanwhile
             await conn.execute(increment)
     return int(await conn.scalar(select(counters.c.value).where(counters.c.name == name)) or 0)
-
-
-async def _tombstoned(conn: AsyncConnection, feedback_id: str) -> bool:
-    found = await conn.scalar(select(erased_items.c.feedback_id).where(erased_items.c.feedback_id == feedback_id))
-    return found is not None
 
 
 # Erasure (ADR 0024 section 7): every table that holds rows of an item, children first, each with the
@@ -471,7 +470,7 @@ class FeedbackStore:
         try:
             derived = self.derive(record) if self.derive is not None else None
             async with self.engine.begin() as conn:
-                if await _tombstoned(conn, record.id):
+                if await tombstones.among(conn, [record.id]):
                     raise Erased(record.id)
                 row = _record_to_row(record)
                 if derived is not None and self.derive is not None:
@@ -530,8 +529,26 @@ class FeedbackStore:
 
     @_translate_unavailability
     async def erased(self, feedback_id: str) -> bool:
+        return bool(await self.erased_among([feedback_id]))
+
+    @_translate_unavailability
+    async def erased_among(self, feedback_ids: Sequence[str]) -> set[str]:
+        """The ids of ``feedback_ids`` this channel refuses: erased here or in another channel."""
+        if not feedback_ids:
+            return set()
         async with self.engine.connect() as conn:
-            return await _tombstoned(conn, feedback_id)
+            return await tombstones.among(conn, feedback_ids)
+
+    @_translate_unavailability
+    async def list_tombstones(self) -> list[tombstones.Tombstone]:
+        async with self.engine.connect() as conn:
+            return await tombstones.every(conn)
+
+    @_translate_unavailability
+    async def add_tombstones(self, added: Sequence[tombstones.Tombstone]) -> None:
+        """Refuse these ids from now on (another channel's erasures): one transaction, ids kept as they are."""
+        async with self.engine.begin() as conn:
+            await tombstones.add(conn, added)
 
     @_translate_unavailability
     async def revision(self, feedback_id: str) -> tuple[int, str] | None:
@@ -603,9 +620,8 @@ class FeedbackStore:
             async with rollups.tracking(conn, [feedback_id]):
                 for table, column in ERASURE_DELETES:
                     await conn.execute(delete(table).where(table.c[column] == feedback_id))
-            await conn.execute(
-                insert(erased_items).values(feedback_id=feedback_id, erased_at=entry.at, store=row.store)
-            )
+            # the id may be refused here already: another channel's erasure of it, or this one's spread first
+            await tombstones.add(conn, [tombstones.Tombstone(feedback_id, entry.at, row.store)])
             await audit.redact_item(conn, feedback_id)
             await audit.append(conn, [entry])
             await _bump(conn, VERSION_COUNTER)
@@ -698,6 +714,7 @@ class FeedbackStore:
                 model_failed=False,
                 salvage_notes_json=_dumps(list(salvage_notes)),
                 corrections_json=None,
+                rule_advice_json=None,  # nobody's structure for a rule to disagree with
                 needs_review=needs_review,
                 review_flags_json=_dumps(list(review_flags)),
                 # An operator's restructure settles a pending row too; a worker's lease on it then

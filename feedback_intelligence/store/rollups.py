@@ -14,7 +14,10 @@ How a write keeps them (one way for all):
   difference is applied (``-1`` under the old key, ``+1`` under the new one);
 - every adjustment is one ``INSERT … ON CONFLICT DO UPDATE SET items = items + excluded.items`` per key,
   keys in sorted order (concurrent writers lock rows in one order, so they cannot deadlock); a key
-  whose count reaches 0 stays as a row of 0, which no reader counts;
+  whose count reaches 0 is deleted in the same transaction (:func:`_drop_emptied`): a rollup row holds
+  a theme, a day and a category, and the last item of a key leaving it (an erasure, a correction) must
+  leave none of them behind. The row is locked by the upsert already, so the delete takes no new lock;
+  on PostgreSQL a writer waiting to add to that key then inserts it afresh (``ON CONFLICT`` retries);
 - a theme key's newest item: raised by ``max`` on an increment; when the item that was the newest
   leaves the key it is recomputed from that day's rows of the key (one indexed query).
 
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, delete, func, insert, literal, select, text, update
+from sqlalchemy import bindparam, case, delete, func, insert, literal, select, text, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -56,6 +59,9 @@ KEY_COLUMNS = (
     feedback.c.theme_base,
 )
 IN_CHUNK = 5_000
+DAILY_KEY = ("day", *COUNT_KEY)
+HOURLY_KEY = ("hour", "category", "alert")
+THEME_KEY = ("day", "category", "theme_base")
 
 ThemeKey = tuple[str, str, str]  # day, category, theme_base
 
@@ -102,6 +108,19 @@ async def _add_counts(conn: AsyncConnection, table: Any, keys: Sequence[str], de
     rows = [dict(zip(keys, key, strict=True), items=n) for key, n in sorted(deltas.items()) if n]
     if rows:
         await _upsert(conn, table, keys, rows)
+    await _drop_emptied(conn, table, keys, [key for key, n in deltas.items() if n < 0])
+
+
+async def _drop_emptied(conn: AsyncConnection, table: Any, keys: Sequence[str], lowered: list[tuple[Any, ...]]) -> None:
+    """Delete the rows of the ``lowered`` keys (their counts went down in this transaction) that reached 0:
+    no row is kept for what no item holds any longer."""
+    if lowered:
+        statement = delete(table).where(
+            *[table.c[name] == bindparam(f"k_{name}") for name in keys], table.c["items"] == 0
+        )
+        await conn.execute(
+            statement, [{f"k_{n}": v for n, v in zip(keys, key, strict=True)} for key in sorted(lowered)]
+        )
 
 
 async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
@@ -111,8 +130,8 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
             hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
-    await _add_counts(conn, feedback_daily, ("day", *COUNT_KEY), daily)
-    await _add_counts(conn, feedback_hourly, ("hour", "category", "alert"), hourly)
+    await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
+    await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
     await _apply_themes(conn, before, after)
 
 
@@ -125,6 +144,7 @@ async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], a
                 into.setdefault(row.theme, set()).add(row.newest)
     upserts: list[dict[str, Any]] = []
     gone: dict[ThemeKey, set[str]] = {}
+    lowered: list[ThemeKey] = []
     for key in sorted(old.keys() | new.keys()):
         was, now = old.get(key, set()), new.get(key, set())
         if was == now:  # the same items under the same key: nothing moves
@@ -141,16 +161,19 @@ async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], a
         )
         if was - now:
             gone[key] = was - now
+        if len(now) < len(was):
+            lowered.append(key)
     if upserts:
         t = theme_daily.c
         await _upsert(
             conn,
             theme_daily,
-            ("day", "category", "theme_base"),
+            THEME_KEY,
             upserts,
             newest=lambda s: case((s.excluded.newest > t.newest, s.excluded.newest), else_=t.newest),
         )
-    for key, left in gone.items():
+    await _drop_emptied(conn, theme_daily, THEME_KEY, lowered)
+    for key, left in gone.items():  # its newest read again (a key just deleted has no row to update)
         await _recompute_newest(conn, key, left)
 
 

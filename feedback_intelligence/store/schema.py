@@ -83,6 +83,9 @@ feedback = Table(
     Column("screen_verdict", String(8), nullable=True),
     Column("screen_reason", Text, nullable=True),
     Column("screened_at", String(33), nullable=True),
+    # Where a rule disagrees with a person's structure (0011; records.RuleAdvice, ADR 0045): a JSON list,
+    # null when none does.
+    Column("rule_advice_json", Text, nullable=True),
     # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
     Index("ix_feedback_timestamp", "timestamp", postgresql_include=list(COVERED)),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
@@ -107,7 +110,8 @@ feedback_alerts = Table(
 
 # The report's rollups of the chain per UTC bucket (0010, store/rollups.py, ADR 0033): the derived
 # columns the deterministic answer groups by, '' for none so the key has no nulls, severity_rank 0 for
-# none (as the answer reads it). Adjusted in the transaction of every write of `feedback`.
+# none (as the answer reads it). Adjusted in the transaction of every write of `feedback`; a key no item
+# holds any longer has no row (its theme, day and category leave with its last item).
 feedback_daily = Table(
     "feedback_daily",
     metadata,
@@ -133,7 +137,7 @@ theme_daily = Table(
     Column("category", String(64), nullable=False),
     Column("theme_base", String(THEME_MAX_CHARS), nullable=False),
     Column("items", BigInteger, nullable=False),
-    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id); '' when none is left
+    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id)
     PrimaryKeyConstraint("day", "category", "theme_base", name="pk_theme_daily"),
 )
 

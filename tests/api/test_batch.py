@@ -141,7 +141,14 @@ async def test_the_body_must_be_a_list_of_items(tmp_path: Path, databases: dict[
                 answer = await operator.post("/feedback/batch", json=body)
                 assert answer.status_code == 400, body
             empty = await operator.post("/feedback/batch", json={"items": []})
-            assert empty.json() == {"results": [], "created": 0, "accepted": 0, "duplicate": 0, "invalid": 0}
+            assert empty.json() == {
+                "results": [],
+                "created": 0,
+                "accepted": 0,
+                "duplicate": 0,
+                "erased": 0,
+                "invalid": 0,
+            }
 
 
 async def test_batch_rows_are_the_rows_a_single_save_makes(tmp_path: Path, databases: dict[str, str]) -> None:

@@ -1,5 +1,6 @@
 """``feedctl load`` over the batch endpoint, against a real server process on SQLite and on PostgreSQL:
-chunks, CSV with a column mapping, a bad line named by its number, a rerun that stores nothing twice."""
+chunks, CSV with a column mapping, a bad line named by its number, a rerun that stores nothing twice (nor
+an item erased since)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,12 @@ def test_a_csv_with_a_column_mapping_loads_in_chunks_and_a_rerun_stores_nothing_
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads(again.stdout)["alreadyThere"] == 26
     assert len(rows(app, "/live/feedback")) == 26
+    # an item erased since: the next load names it erased, neither already there nor failed
+    assert httpx.delete(app.url + f"/live/feedback/{stored[0]['id']}").status_code == 204
+    after_erasure = feedctl(app, *args)
+    assert after_erasure.returncode == 0, after_erasure.stdout + after_erasure.stderr
+    counted = json.loads(after_erasure.stdout)
+    assert (counted["erased"], counted["alreadyThere"], counted["failed"]) == (1, 25, 0)
 
 
 def test_a_bad_csv_line_is_named_by_its_number_and_nothing_is_sent(app: ServerProcess, tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_every_ollama_gets_the_model_pulled_before_the_api_starts(name: str) -> 
     assert len(pulls) == len(ollamas) >= 1
     pulled_into = set()
     for pull in pulls.values():
-        assert pull["entrypoint"][2] == "${FI_LLM_MODEL:-llama3.2:1b}"  # the model the api asks for
+        assert pull["entrypoint"][2] == "${FI_LLM_MODEL:-llama3.2:1b-instruct-q8_0}"  # the model the api asks for
         [(target, condition)] = pull["depends_on"].items()
         assert condition == {"condition": "service_healthy"}
         assert pull["environment"]["OLLAMA_HOST"] == f"http://{target}:11434"

@@ -1,4 +1,7 @@
-"""A real nginx on loopback, configured from deploy/nginx/feedback-intelligence.conf (test-only paths)."""
+"""A real nginx on loopback, configured from a site shipped in deploy/nginx (test-only paths).
+
+Of a shipped site only what docs/operations.md ("Behind nginx") tells an operator to change is changed:
+the upstream's ``server`` lines and the ``listen`` line."""
 
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ from feedback_intelligence.devtools.processes import REPO, free_port
 
 NGINX = "/usr/sbin/nginx"
 SITE = REPO / "deploy" / "nginx" / "feedback-intelligence.conf"
+ACCESS_LOG = "/var/log/nginx/feedback-intelligence.access.log"  # the site's own: here under the test's folder
+REPLICAS_SITE = REPO / "deploy" / "nginx" / "feedback-intelligence-replicas.conf"
 
 _MAIN = """\
 {user}
@@ -39,17 +44,27 @@ http {{
 """
 
 
-def site_config(listen_port: int, upstream_port: int) -> str:
-    """The deployed site file with only its listen address and upstream port changed."""
-    text = SITE.read_text()
-    replacements = {
-        "server 127.0.0.1:8080;": f"server 127.0.0.1:{upstream_port};",
-        "listen 80;": f"listen 127.0.0.1:{listen_port};",
-    }
-    for old, new in replacements.items():
-        assert text.count(old) == 1, f"{SITE.name} no longer has exactly one '{old}'"
-        text = text.replace(old, new)
-    return text
+def site_config(listen_port: int, upstream_port: int, site: Path = SITE) -> str:
+    """A shipped site with only its listen address and upstream server(s) changed."""
+    return substituted(site.read_text(), listen_port, [upstream_port], site.name)
+
+
+def substituted(text: str, listen_port: int, upstream_ports: list[int], name: str = "site") -> str:
+    """``listen 80;`` becomes this loopback port; the upstream's server lines become one per port, each
+    with the options the shipped first line has (``max_fails=…``)."""
+    assert text.count("listen 80;") == 1, f"{name} no longer has exactly one 'listen 80;'"
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{listen_port};")
+    start = text.index("upstream feedback_intelligence {")
+    end = text.index("}", start)
+    lines = text[start:end].splitlines(keepends=True)
+    servers = [n for n, line in enumerate(lines) if line.lstrip().startswith("server ")]
+    assert servers, f"{name}: no server line in its upstream"
+    first = lines[servers[0]]
+    address = first.split()[1].rstrip(";")
+    replaced = [first.replace(address, f"127.0.0.1:{port}", 1) for port in upstream_ports]
+    kept = [line for n, line in enumerate(lines) if n not in servers]
+    block = "".join(kept[: servers[0]] + replaced + kept[servers[0] :])
+    return text[:start] + block + text[end:]
 
 
 @dataclass
@@ -80,7 +95,7 @@ def run_nginx(site_for: Callable[[int], str]) -> Iterator[Nginx]:
     """Start nginx on a free loopback port with the site ``site_for(port)``; stop it afterwards."""
     tmp = Path(tempfile.mkdtemp(prefix="fi-nginx-"))
     port = free_port()
-    (tmp / "site.conf").write_text(site_for(port))
+    (tmp / "site.conf").write_text(site_for(port).replace(ACCESS_LOG, str(tmp / "access.log")))
     user = "user root;" if os.geteuid() == 0 else ""  # workers need the temp dirs the test created
     (tmp / "nginx.conf").write_text(_MAIN.format(tmp=tmp, user=user))
     args = [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-e", str(tmp / "error.log")]

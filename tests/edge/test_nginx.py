@@ -92,6 +92,21 @@ def test_public_routes_pass_through_nginx(stack: tuple[ServerProcess, ServerProc
         assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie  # plain http
 
 
+def test_the_edge_access_log_keeps_no_query_string(stack: tuple[ServerProcess, ServerProcess, nginx.Nginx]) -> None:
+    """A search's words (a customer's surname) reach the app, never nginx's access log."""
+    _, _, edge = stack
+    with visitor() as http:
+        searched = http.get(
+            edge.url + "/report", params={"q": "Vörskälä"}, headers={"Referer": "/?q=V%C3%B6rsk%C3%A4l%C3%A4"}
+        )
+        assert searched.status_code == 200, searched.text
+        # the next request on the same connection is read after the first one's log line is written
+        assert http.get(edge.url + "/livez").status_code == 200
+    log = edge.access_log()
+    assert '"GET /report HTTP/1.1" 200' in log
+    assert "rsk" not in log and "q=" not in log
+
+
 @pytest.mark.parametrize(("method", "target"), OPERATOR_TARGETS)
 def test_operator_routes_are_refused_through_nginx(
     stack: tuple[ServerProcess, ServerProcess, nginx.Nginx],

@@ -23,6 +23,7 @@ from feedback_intelligence.api.scope import desk_reach, manager_reach, manager_s
 from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.edge.surface import (
     ANYONE,
+    HOME_PAGES,
     ROUTES,
     STATIC_PREFIX,
     Access,
@@ -56,8 +57,9 @@ def _targets() -> list[tuple[str, str, RouteRule]]:
 
 
 def _refused_by_edge(answer: httpx.Response) -> bool:
-    if answer.status_code == 303 and answer.headers.get("location", "").startswith("/signin"):
-        return True
+    location = answer.headers.get("location", "")
+    if answer.status_code == 303 and (location.startswith("/signin") or location in HOME_PAGES):
+        return True  # a page: to the sign-in, or to the page the person's roles open
     if answer.status_code not in (401, 403, 404):
         return False
     try:

@@ -9,7 +9,7 @@ import pytest
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.llm.errors import LlmBusy, LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
-from feedback_intelligence.records import Correction, Structure
+from feedback_intelligence.records import Correction, RuleAdvice, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import UNEXPECTED_FAILURE_NOTE, IngestCommand, IngestService
 from feedback_intelligence.store.feedback_store import DuplicateId
@@ -28,10 +28,12 @@ def accepted(category: str) -> Structure:
     return Structure(category, "huono palvelu", "medium", "complaint", "fi", "negative")
 
 
-async def test_a_desk_save_whose_category_an_override_replaces_drops_only_the_clerks_category_correction(
+async def test_a_desk_save_keeps_the_clerks_category_and_correction_and_carries_the_rules_advice(
     retail: Domain, channel: Channel
 ) -> None:
-    corrections = (Correction("category", "kassa_palvelu", "hevi"), Correction("severity", "low", "medium"))
+    """The person decides, the rules advise (ADR 0045): the alert-category rule would choose rasismi; the
+    clerk's hevi is stored with both corrections, and the row says which rule, by which words."""
+    corrections = (Correction("category", "rasismi", "hevi"), Correction("severity", "low", "medium"))
     command = IngestCommand(
         "desk", RACIST, WHEN, id="desk-1", accepted_structure=accepted("hevi"), corrections=corrections
     )
@@ -40,9 +42,25 @@ async def test_a_desk_save_whose_category_an_override_replaces_drops_only_the_cl
         channel, command, visitor="test"
     )  # the scripted backend has no steps: no LLM call
 
-    assert stored.structure is not None and stored.structure.category == "rasismi"
-    assert stored.corrections == (Correction("severity", "low", "medium"),)
+    assert stored.structure == accepted("hevi")
+    assert stored.corrections == corrections
+    assert stored.rule_advice == (RuleAdvice("category", "rasismi", "alert_category", ("ryssäksi",)),)
     assert await channel.store.get("desk-1") == stored
+
+
+async def test_a_keyword_never_undoes_a_clerks_category(retail: Domain, channel: Channel) -> None:
+    """ "Verkkokauppa → piha_puutarha": a garden word in a web-shop delivery complaint."""
+    text = "Tilasin puutarhaletkun kotiin, ja se tuli viikon myöhässä."
+    corrections = (Correction("category", "piha_puutarha", "verkkokauppa_toimitus"),)
+    command = IngestCommand(
+        "desk", text, WHEN, accepted_structure=accepted("verkkokauppa_toimitus"), corrections=corrections
+    )
+
+    stored = await service(retail).ingest(channel, command, visitor="test")
+
+    assert stored.structure == accepted("verkkokauppa_toimitus")
+    assert stored.corrections == corrections
+    assert stored.rule_advice == (RuleAdvice("category", "piha_puutarha", "keyword_evidence", ("puutarhaletkun",)),)
 
 
 async def test_a_desk_save_the_override_leaves_alone_keeps_every_correction(retail: Domain, channel: Channel) -> None:

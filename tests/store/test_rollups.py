@@ -63,10 +63,11 @@ Contents = tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, st
 
 
 async def _read(conn: Any) -> Contents:
-    """The rollups' counted rows (a row of 0 counts nothing, so it is left out): daily, themes, hourly."""
-    daily = (await conn.execute(select(feedback_daily).where(feedback_daily.c["items"] > 0))).all()
-    themes = (await conn.execute(select(theme_daily).where(theme_daily.c["items"] > 0))).all()
-    hourly = (await conn.execute(select(feedback_hourly).where(feedback_hourly.c["items"] > 0))).all()
+    """Every row of the rollups: daily, themes, hourly. A rebuild makes no row of 0, so a write that left
+    one (a key its last item left, holding the item's theme) reads unequal to it."""
+    daily = (await conn.execute(select(feedback_daily))).all()
+    themes = (await conn.execute(select(theme_daily))).all()
+    hourly = (await conn.execute(select(feedback_hourly))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
@@ -181,6 +182,62 @@ async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore)
     assert sum(daily.values()) == sum(hourly.values()) == 20
     assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
+
+
+async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: FeedbackStore) -> None:
+    """Erasures take a key to 0 (its row deleted) while saves add to the same key: each save either
+    adds to the row or makes it afresh, never lost with the deleted row."""
+    await store.insert_batch([item(n, 14, 9, text=f"jono {n}") for n in range(8)])
+    await asyncio.gather(
+        *(store.erase(f"r{n:03d}", entry(f"r{n:03d}"), expected_revision=None) for n in range(8)),
+        *(store.insert(item(n, 14, 9, text=f"jono {n}")) for n in range(8, 16)),
+    )
+    daily, themes, hourly = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == 8
+    assert themes[("2026-11-14", "maito_kylma", "maito")] == (8, f"{at(14, 9)} r015")
+    await assert_kept(store)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A database without any table (the migrations' own tests start from nothing)."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
+    else:
+        async with postgres_database("fi_rollups") as url:
+            yield url
+
+
+async def test_migration_0011_deletes_the_rows_of_0_that_earlier_writes_left(empty_url: str) -> None:
+    store = FeedbackStore(empty_url)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.run_sync(_upgrade_to, "0010")
+            rows = [("2026-11-01", "kassa_palvelu", "vörskälä kaatua", 0), ("2026-11-01", "hevi", "kuitti", 2)]
+            await conn.execute(
+                theme_daily.insert(),
+                [{"day": d, "category": c, "theme_base": t, "items": n, "newest": ""} for d, c, t, n in rows],
+            )
+            hour = {"hour": "2026-11-01T08", "category": "hevi", "alert": False}
+            await conn.execute(feedback_hourly.insert(), [{**hour, "items": 0}])
+        await store.migrate()
+        async with store.engine.connect() as conn:
+            assert [tuple(r)[:4] for r in (await conn.execute(select(theme_daily))).all()] == [rows[1]]
+            assert (await conn.execute(select(feedback_hourly))).all() == []
+    finally:
+        await store.aclose()
+
+
+def _upgrade_to(connection: Any, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from feedback_intelligence.store.feedback_store import MIGRATIONS_DIR
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["connection"] = connection
+    command.upgrade(config, revision)
 
 
 def _json(structure: Structure) -> str:

@@ -72,6 +72,7 @@ def test_alert_message_is_behind_a_disclosure(pages, fake):
     )
     fake.script.live_items = [item]
     page = pages.open(fake.url + "/")
+    page.locator("#alerts-box > summary").click()  # the whole alert list is one click below the brief
     card = page.locator("#report-alerts .alert-card")
     expect(card.locator(".alert-excerpt")).to_have_text(long_text[:120] + "…")
     expect(card.locator("details .item-text")).to_be_hidden()

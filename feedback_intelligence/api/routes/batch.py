@@ -3,7 +3,8 @@
 Each item is read and checked on its own, by the single save's rules (``desk.ingest_command``), so one bad
 item is that item's ``invalid`` result, not a 400 of the batch. The valid items go to the single save's
 service (``IngestService.ingest_batch``): its deterministic layers for each, then one transaction, a taken
-id answered ``duplicate``. Never the model: an item without ``acceptedStructure`` is saved for later.
+id answered ``duplicate``, an erased one ``erased``. Never the model: an item without ``acceptedStructure``
+is saved for later.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _RESPONSES = errors(
     s413="The body is over FI_BATCH_MAX_BODY_BYTES, or `items` over FI_BATCH_MAX_ITEMS: nothing was read or stored.",
     s503="A store is down or full: nothing of the batch was stored; send it again (the ids make that safe).",
 )
+BATCH_COUNTS = ("created", "accepted", "duplicate", "erased", "invalid")
 LATER_REQUIRED = Problem(
     "structureLater must be true or absent in a batch: a batch never calls the model "
     "(send acceptedStructure, or let the background worker structure the item).",
@@ -99,7 +101,7 @@ async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | 
     counter = rt.metrics.feedback_ingested
     for (index, _), outcome in zip(valid, outcomes, strict=True):
         if not outcome.stored:
-            status = "duplicate"
+            status = outcome.result  # duplicate | erased
         else:
             status = "accepted" if outcome.record.pending else "created"
             counter.labels(channel_name, "later" if outcome.record.pending else "desk").inc()
@@ -107,13 +109,14 @@ async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | 
     done = [r for r in results if r is not None]
     return m.BatchOut(
         results=done,
-        **{name: sum(1 for r in done if r.status == name) for name in ("created", "accepted", "duplicate", "invalid")},
+        **{name: sum(1 for r in done if r.status == name) for name in BATCH_COUNTS},
     )
 
 
 _DESCRIPTION = (
     "Up to FI_BATCH_MAX_ITEMS items a request, each a `FeedbackIn`, with a result for each in order: "
-    "`created`, `accepted` (saved for later), `duplicate` (by id) or `invalid` (with its errors). The "
+    "`created`, `accepted` (saved for later), `duplicate` (by id), `erased` (an erased id, refused in both "
+    "channels) or `invalid` (with its errors). The "
     "same rules and deterministic layers as a single save; never the model, so never shed. The stored "
     "items go in as one transaction and move the version once: a batch is stored whole or, when the "
     "database fails, not at all."

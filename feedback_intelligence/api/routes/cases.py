@@ -98,7 +98,7 @@ def _not_found(ref: str) -> JSONResponse:
 @router.get(
     "/cases",
     operation_id="listCases",
-    summary="The case list: open first, oldest first",
+    summary="The case list: open first, the most serious alert first, then oldest first",
     description="Both channels' cases with their item's excerpt, severity, store and alert categories. "
     "`state` may repeat. A managers' route.",
     responses={**errors(400, 429), **_FORBIDDEN},

@@ -173,6 +173,7 @@ async def _erase(
             rt.channels[channel_name],
             item,
             actor_of(request),
+            elsewhere=[channel for name, channel in rt.channels.items() if name != channel_name],
             expected_revision=expected,
             prose=rt.report_prose,
             snapshot_dir=rt.settings.snapshot_dir,
@@ -193,9 +194,10 @@ _PATCH_DESCRIPTION = (
     "an alert it removes leaves the case for a person to close."
 )
 _DELETE_DESCRIPTION = (
-    "Erase an item: its rows are deleted, a tombstone with no personal data stays, its audit rows are "
-    "redacted and `item.erase` appended; report prose and a snapshot citing it are removed. The id is "
-    "refused from then on (410 `erased`). Who may: as for a correction."
+    "Erase an item: its rows are deleted (the report's rollups keep no key only it held), a tombstone "
+    "with no personal data stays, its audit rows are redacted and `item.erase` appended; report prose and "
+    "a snapshot citing it are removed. The id is refused from then on in both channels (410 `erased`; a "
+    "batch item `erased`). Who may: as for a correction."
 )
 
 

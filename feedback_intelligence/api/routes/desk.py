@@ -26,6 +26,7 @@ from feedback_intelligence.api.scope import (
     narrow,
     store_for_save,
 )
+from feedback_intelligence.deterministic.personal_data import masked_text, personal_data_json
 from feedback_intelligence.deterministic.timestamps import normalize_bound
 from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
@@ -134,6 +135,8 @@ async def _ingest(
         reviewFlags=list(stored.review_flags),
         pending=stored.pending,
         store=stored.store,
+        ruleAdvice=[m.RuleAdviceOut.model_validate(a.to_json()) for a in stored.rule_advice],
+        personalData=[m.PersonalDataOut.model_validate(f) for f in personal_data_json(stored.text, rt.domain)],
     )
     status = 202 if stored.pending else 201  # accepted: the model's part is still to come
     return JSONResponse(
@@ -320,7 +323,9 @@ async def list_live_feedback(
     mine: bool = Query(False, description="Only the caller's own entries, each with whether it is still theirs."),
 ) -> list[m.FeedbackItem]:
     if not mine:
-        return _items(await _list(LIVE, rt, from_, to, limit, narrow(reach.stores, store).store))
+        # every desk reads this list: the personal data in a text kept as typed is masked (rules.md)
+        rows = await _list(LIVE, rt, from_, to, limit, narrow(reach.stores, store).store)
+        return _items([replace(row, text=masked_text(row.text, rt.domain)) for row in rows])
     author = author_of(request.scope)
     if author is None:
         raise InputError([_MINE_UNKNOWN], 403)  # not a broken rule of the request: the caller is nobody
@@ -442,6 +447,7 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         "textMaxChars": settings.input_max_chars,
         "textStoreMaxChars": settings.text_store_max_chars,
         "timezone": rt.report_options.timezone,
+        "laterWaitsForFreeSlot": settings.llm_background_reserve >= settings.total_slots,
     }
 
 

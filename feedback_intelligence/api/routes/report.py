@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -20,13 +20,15 @@ from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import runtime
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.filters import scoped_filter
+from feedback_intelligence.api.masking import masked_report
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
+from feedback_intelligence.report.brief import Brief, brief
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.csv_writer import inbox_csv
-from feedback_intelligence.report.instants import local_time
+from feedback_intelligence.report.instants import from_ticks, local_time
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
     PAGE_MAX,
@@ -238,7 +240,8 @@ async def live_report(
     to: str | None = None,
     scope: StoreScope = Depends(manager_scope),
 ) -> Response:
-    return conditional(request, await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary"))
+    report = await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary")
+    return conditional(request, masked_report(report, rt.domain))  # every desk reads it: personal data masked
 
 
 @router.get(
@@ -260,15 +263,48 @@ async def chain(
     flt: ItemFilter = Depends(scoped_filter),
 ) -> ChainView:
     window = _window(rt, from_, to, filters=flt)
+    found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
+    ids = _store_ids(rt, [store for each in found for store in each], scope)
+    return await chain_view(rt.reports[INBOX], window, ids, rt.settings.chain.stores.name)
+
+
+def _store_ids(rt: Runtime, found: list[str], scope: StoreScope) -> list[str]:
+    """FI_STORES in its order (else the ids ``found`` in the window); a store's manager: their own."""
     stores = rt.settings.chain.stores
-    if stores.entries is not None:
-        ids = [entry.id for entry in stores.entries]
-    else:
-        found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
-        ids = sorted({store for each in found for store in each})
+    ids = [entry.id for entry in stores.entries] if stores.entries is not None else sorted(set(found))
     if scope.stores is not None:  # a store's manager sees their own rows; a store without items still shows
         ids = [i for i in ids if i in scope.stores] + sorted(scope.stores - set(ids))
-    return await chain_view(rt.reports[INBOX], window, ids, stores.name)
+    return ids
+
+
+BRIEF_DAYS = 7
+
+
+@router.get(
+    "/report/brief",
+    responses=_FILTER_ERRORS,
+    response_model=Brief,
+    operation_id="getBrief",
+    summary="The manager's week: items, alert items and significant rises against the week before, per store",
+    description="The seven days up to `to` (default now) against the seven before, for every store in the "
+    "caller's reach (FI_STORES in its order) and in total, each counted by that store's own report under the "
+    "same filters; a rise is listed only where the report's trend rule calls it significant. With `store`, "
+    "that store alone. Deterministic: never waits for or starts the language model.",
+)
+async def week_brief(
+    rt: Runtime = Depends(runtime),
+    to: str | None = None,
+    scope: StoreScope = Depends(manager_reach),
+    flt: ItemFilter = Depends(scoped_filter),
+) -> Brief:
+    end = _window(rt, None, to, filters=flt)
+    start = from_ticks(end.to_ticks) - timedelta(days=BRIEF_DAYS)
+    week = _window(rt, start.isoformat(), end.to_norm, filters=flt)
+    if flt.store is not None:
+        return await brief(rt.reports[INBOX], week, [flt.store], rt.settings.chain.stores.name, chain=False)
+    found = [await rt.channels[name].store.stores_in(week.from_norm, week.to_norm) for name in (CORPUS, LIVE)]
+    ids = _store_ids(rt, [store for each in found for store in each], scope)
+    return await brief(rt.reports[INBOX], week, ids, rt.settings.chain.stores.name, chain=scope.chain)
 
 
 @router.get(

@@ -41,7 +41,22 @@ export function request(path, { method = "GET", body, params, signal, headers = 
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  return fetch(apiUrl(path, params), init);
+  return fetch(apiUrl(path, params), init).then((response) => {
+    reachability(true);
+    return response;
+  }, (error) => {
+    if (!(error && error.name === "AbortError")) reachability(false); // no answer at all: unreachable
+    throw error;
+  });
+}
+
+/** Every request says whether the server answered (a `fi:reachability` event with `detail.reachable`), so a
+ * page's connection line follows what really happens, not its first /schema. */
+function reachability(reachable) {
+  const target = globalThis.window;
+  if (target && typeof target.dispatchEvent === "function" && typeof CustomEvent === "function") {
+    target.dispatchEvent(new CustomEvent("fi:reachability", { detail: { reachable } }));
+  }
 }
 
 /** GET → parsed JSON; throws an Error with .status on a non-2xx answer (and the fetch error on no answer). */

@@ -1,4 +1,5 @@
-// The case list of the management view: open first, oldest first, with the actions each state allows,
+// The case list of the management view: open first, the most serious alert first, then oldest first (the
+// server's order), each naming its store, with the actions each state allows,
 // and the change log. The case routes are the manager's (operator-only until accounts exist): where
 // they answer 404 the section stays hidden. Every change sends the revision it was read at (If-Match);
 // a 412 means someone else was first, and the list is read again.
@@ -6,6 +7,7 @@
 import { getJson, request } from "./api.js";
 import { byId, clear, h, show } from "./dom.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
+import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACTIONS = {
   open: ["acknowledge", "dismiss"],
@@ -20,6 +22,7 @@ const SHOWN_AT_FIRST = 5; // active cases shown before "show all": the page's re
 // the domain's language, as the rest of the page (/schema); the browser's until it is known
 let t = translator(initialLanguage());
 let showAll = false;
+let names = {};
 const el = {
   section: byId("cases"),
   summary: byId("cases-summary"),
@@ -77,7 +80,8 @@ function caseRow(item) {
       dataset: { ref: item.ref, state: item.state } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
-      item.item?.store ? ` · ${item.item.store}` : "",
+      item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
+        ` · ${storeName(names, item.item.store)}`) : "",
       item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null),
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, t("cases.opened", { time: formatTime(item.openedAt, t) }),
@@ -88,9 +92,12 @@ function caseRow(item) {
 
 function auditRow(entry) {
   const who = entry.actor.name || t(`audit.actor.${entry.actor.kind}`);
-  const what = t(`audit.action.${entry.action}`);
+  // every action in words; one this page does not know yet says so in words too, never as a key
+  const key = `audit.action.${entry.action}`;
+  const what = t.has(key) ? t(key) : t("audit.action.other", { action: entry.action });
+  const parts = [formatTime(entry.at, t), entry.ref, what, who].filter(Boolean); // a sign-in has no case ref
   return h("li", { class: "audit-entry", dataset: { action: entry.action, ref: entry.ref || "" } },
-    `${formatTime(entry.at, t)} · ${entry.ref} · ${what} · ${who}`, entry.reason ? ` · ”${entry.reason}”` : "");
+    parts.join(" · "), entry.reason ? ` · ”${entry.reason}”` : "");
 }
 
 async function act(item, action, reason, button) {
@@ -114,7 +121,8 @@ async function act(item, action, reason, button) {
 
 async function load() {
   const [casesRead, auditRead] = await Promise.allSettled([
-    getJson("/cases"), getJson("/audit", { params: { limit: 50 } }),
+    getJson("/cases", { params: { store: pageStore(), limit: 1000 } }), // a store's page: its cases only
+    getJson("/audit", { params: { limit: 50 } }),
   ]);
   if (casesRead.status === "rejected") {
     if (casesRead.reason.status === 404) show(el.section, false); // not the manager's page here: nothing to show
@@ -122,7 +130,8 @@ async function load() {
   }
   const cases = casesRead.value;
   show(el.section, true);
-  // what needs acting on first (open, then acknowledged, each oldest first as the server sends them),
+  // what needs acting on first (open, then acknowledged, each the most serious then oldest first as the
+  // server sends them),
   // then what is done; the list stops after a few active cases until the reader asks for all
   const active = cases.cases.filter((c) => ACTIVE.has(c.state));
   const closed = cases.cases.filter((c) => !ACTIVE.has(c.state));
@@ -160,6 +169,7 @@ async function start() {
   });
   // a signed-in person is named by their account: the typed name is for a page nobody signed in to
   const me = await getJson("/auth/me").catch(() => null);
+  names = await storeNames();
   show(el.actorWrap, !(me && me.signedIn));
   await load();
 }

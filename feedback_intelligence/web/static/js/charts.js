@@ -86,7 +86,9 @@ function stackedChart(title, keys, counts, labelOf, palette, cssPrefix) {
  * sections: [{label, count, severityCounts, sentimentCounts, flaggedCount}] — rated sections only.
  * Returns true when something was drawn.
  */
-export function renderCharts(container, { sections, labels, t, directionLabel = null, sentimentCounts = null }) {
+export function renderCharts(container, {
+  sections, labels, t, directionLabel = null, sentimentCounts = null, severityCounts: windowSeverities = null,
+}) {
   container.replaceChildren();
   const rated = (sections || []).filter((sec) => sec.count > 0);
   const total = rated.reduce((acc, sec) => acc + sec.count, 0);
@@ -95,7 +97,8 @@ export function renderCharts(container, { sections, labels, t, directionLabel = 
     return false;
   }
   container.hidden = false;
-  const severityCounts = sumCounts(rated, "severityCounts");
+  // the window's own counts where the caller has them (a section's severities are of its example rows only)
+  const severityCounts = windowSeverities || sumCounts(rated, "severityCounts");
   const sentiments = sentimentCounts || sumCounts(rated, "sentimentCounts");
   const flagged = rated.reduce((acc, sec) => acc + (sec.flaggedCount || 0), 0);
   const order = labels.severityOrder;

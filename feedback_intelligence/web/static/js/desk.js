@@ -180,6 +180,64 @@ const schemaTried = new Promise((resolve) => {
   schemaTriedNow = resolve;
 });
 
+/** The connection line follows real reachability: the browser's own offline state, and whether the last
+ * request got an answer. Red (down) until an answer comes again; then the segment heals at once. */
+function setReachable(reachable) {
+  const offline = globalThis.navigator && globalThis.navigator.onLine === false;
+  if (reachable && !offline) {
+    if (el.conn.dataset.state === "ok" || !state.schema) return; // the first /schema says "connected"
+    el.conn.dataset.state = "ok";
+    say(el.conn, state.t("status.ready"), "ok");
+    loadSegment();
+    return;
+  }
+  el.conn.dataset.state = "down";
+  say(el.conn, state.t(offline ? "status.offline" : "status.unreachable"), "error");
+}
+
+function watchReachability() {
+  globalThis.addEventListener("fi:reachability", (event) => setReachable(event.detail.reachable));
+  globalThis.addEventListener("offline", () => setReachable(false));
+  globalThis.addEventListener("online", () => checkVersion()); // back online: ask, and let the answer say
+  if (globalThis.navigator && globalThis.navigator.onLine === false) setReachable(false);
+}
+
+// ---------------------------------------------------------------- the draft (kept until saved)
+
+const DRAFT_KEY = `fi-desk-draft:${globalThis.location ? globalThis.location.pathname + globalThis.location.search : ""}`;
+
+/** The text being typed is kept in this browser until it is saved: a reload, a closed tab or a lost
+ * connection does not lose it (ADR 0046). Nothing leaves the browser. */
+function saveDraft() {
+  try {
+    const text = el.text.value;
+    if (text.trim()) globalThis.localStorage.setItem(DRAFT_KEY, text);
+    else globalThis.localStorage.removeItem(DRAFT_KEY);
+  } catch {
+    /* storage off or full: the draft is simply not kept */
+  }
+}
+
+function clearDraft() {
+  try {
+    globalThis.localStorage.removeItem(DRAFT_KEY);
+  } catch {
+    /* nothing kept */
+  }
+}
+
+function restoreDraft() {
+  let text = null;
+  try {
+    text = globalThis.localStorage.getItem(DRAFT_KEY);
+  } catch {
+    text = null;
+  }
+  if (!text || el.text.value) return;
+  el.text.value = text;
+  say(el.entryMessage, state.t("draft.restored"), "info");
+}
+
 async function loadSchema() {
   try {
     const schema = await getJson("/schema");
@@ -191,7 +249,7 @@ async function loadSchema() {
     if (wasDown) loadSegment(); // the server is back: heal the live segment at once
   } catch {
     el.conn.dataset.state = "down";
-    say(el.conn, state.t("status.schemaRetry"), "warn");
+    say(el.conn, state.t("status.schemaRetry"), "error");
     updateInterpretButton();
     setTimeout(loadSchema, SCHEMA_RETRY_MS);
   } finally {
@@ -423,13 +481,18 @@ async function onLater() {
   }
   if (response.status === 202 || response.status === 201 || response.status === 409) {
     state.laterIds.add(id);
+    const saved = response.status === 409 ? null : await response.json().catch(() => null);
     el.text.value = "";
+    clearDraft();
     updateCounter();
     show(el.manual, false);
     show(el.later, false);
     // A text longer than the model reads: it reads the first part, and the clerk is told so now.
-    say(el.entryMessage, text.length > state.maxChars ? t("later.savedLong", { max: state.maxChars })
-      : t("later.saved"), "ok");
+    const parts = [text.length > state.maxChars ? t("later.savedLong", { max: state.maxChars }) : t("later.saved")];
+    // with every slot kept from background work, "later" waits for the bounded wait: said, not hidden
+    if (state.schema && state.schema.laterWaitsForFreeSlot) parts.push(t("later.waitsForGpu"));
+    if (saved && saved.personalData && saved.personalData.length) parts.push(t("later.personalData"));
+    say(el.entryMessage, parts.join(" "), "ok");
     el.text.focus();
     await loadSegment();
     schedulePoll();
@@ -488,6 +551,9 @@ function startEntry(text, interpretation, proposal = null) {
     guards: (structure && interpretation.guards) || [],
     sentimentTouched: false,
     alertCategories: (interpretation && interpretation.alertCategories) || (proposal && proposal.alertCategories) || [],
+    // per category the clerk might choose, the rule that would choose another (said before the save)
+    categoryAdvice: (structure ? interpretation.categoryAdvice : proposal && proposal.categoryAdvice) || {},
+    personalData: (interpretation && interpretation.personalData) || (proposal && proposal.personalData) || [],
   };
   const pick = (keys, wanted) => (keys.includes(wanted) ? wanted : keys[0] || "");
   const start = structure || (proposal && proposal.structure);
@@ -520,6 +586,7 @@ function startEntry(text, interpretation, proposal = null) {
   el.reviewAlerts.textContent = alerts.length
     ? `⚑ ${t("form.alerts", { list: alerts.map(state.labels.alert).join(", ") })}` : "";
   show(el.reviewAlerts, alerts.length > 0);
+  showPersonalData();
   say(el.saveMessage, "");
   show(el.manual, false);
   show(el.later, false);
@@ -587,8 +654,72 @@ function onTypeChange() {
   if (implied) el.input("sentiment").value = implied;
 }
 
+/** Personal data in the text, warned about before the save: one press replaces each with its placeholder
+ * (what is saved is then the text without it); kept, other desks and the live report see it masked. */
+function showPersonalData() {
+  const box = byId("pii-warning");
+  const found = state.entry ? state.entry.personalData : [];
+  show(box, found.length > 0);
+  if (!found.length) {
+    box.replaceChildren();
+    return;
+  }
+  const t = state.t;
+  const list = found.map((f) => `${t(`pii.kind.${f.kind}`)} «${f.value}»`).join(", ");
+  const remove = h("button", { type: "button", class: "btn btn-primary pii-remove", id: "pii-remove" }, t("pii.remove"));
+  remove.addEventListener("click", () => {
+    let text = state.entry.text;
+    for (const f of found) text = text.split(f.value).join(f.placeholder);
+    state.entry.text = text;
+    state.entry.personalData = [];
+    el.reviewText.textContent = text;
+    el.text.value = text;
+    saveDraft();
+    showPersonalData();
+    say(el.saveMessage, t("pii.removed"), "ok");
+    el.input("category").focus();
+  });
+  box.replaceChildren(h("p", {}, t("pii.found", { list })), h("p", { class: "hint" }, t("pii.masked")), remove);
+}
+
+/** The words a rule read, quoted: «puutarhaletkun», «vessat». */
+function quotedWords(words) {
+  return (words || []).map((w) => `«${w}»`).join(", ");
+}
+
+/** Under the category: the rule that would choose another for the chosen one, said before the save. The
+ * clerk's choice is what is stored (ADR 0045); one press takes the rule's instead. */
+function showRuleAdvice() {
+  const box = byId("r-category");
+  const chosen = fieldValue("category");
+  const advice = state.entry && chosen ? state.entry.categoryAdvice[chosen] : null;
+  const key = advice ? `${state.t.lang}|${chosen}|${advice.value}` : "";
+  if (box.dataset.key === key) return; // unchanged: keep the button under the pointer
+  box.dataset.key = key;
+  show(box, !!advice);
+  if (!advice) {
+    box.replaceChildren();
+    return;
+  }
+  const t = state.t;
+  const take = h("button", { type: "button", class: "btn btn-small rule-advice-take" },
+    t("advice.take", { value: state.labels.category(advice.value) }));
+  take.addEventListener("click", () => {
+    el.input("category").value = advice.value;
+    onReviewEdit();
+    el.input("category").focus();
+  });
+  box.replaceChildren(
+    h("p", {}, t("advice.rule", {
+      value: state.labels.category(advice.value), words: quotedWords(advice.words),
+      rule: t.has(`advice.rule.${advice.rule}`) ? t(`advice.rule.${advice.rule}`) : advice.rule,
+    })),
+    h("p", { class: "hint" }, t("advice.kept", { chosen: state.labels.category(chosen) })), take);
+}
+
 /** Outline and annotate every field whose value differs from the model's suggestion. */
 function refreshMarks() {
+  showRuleAdvice();
   const t = state.t;
   for (const name of FIELDS) {
     const wrapper = el.input(name).closest(".field");
@@ -631,6 +762,7 @@ function endEntry({ clearText }) {
     delete el.note(name).dataset.key;
   }
   showGuardNotes([]);
+  showRuleAdvice();
   updateCounter();
   updateInterpretButton();
 }
@@ -698,9 +830,14 @@ async function onSave(event) {
     el.save.disabled = false;
   }
   if (response.status === 201 || response.status === 409) {
+    const saved = response.status === 201 ? await response.json().catch(() => null) : null;
     endEntry({ clearText: true });
-    say(el.entryMessage, t(response.status === 409 ? "save.dup" : "save.ok"), "ok");
-    if (response.status === 201) showSavedEntry(byId("saved-entry"), body.id, body.text); // muokkaa, poista
+    clearDraft();
+    say(el.entryMessage, savedMessage(saved, response.status), "ok");
+    if (response.status === 201) { // muokkaa (every field), poista
+      showSavedEntry(byId("saved-entry"), body.id, body.text,
+        { structure: saved && saved.structure, ctx: { t: state.t, labels: state.labels, onChange: loadSegment } });
+    }
     el.text.focus();
     loadSegment();
     return;
@@ -712,6 +849,16 @@ async function onSave(event) {
     say(el.saveMessage, refused ? t("save.rejected", { detail: await refusalText(response, t) })
       : t("save.failed", { status: response.status }), "error");
   }
+}
+
+/** "Saved ✓", and what was kept where a rule disagreed: the clerk's value stands, the rule's is noted. */
+function savedMessage(saved, status) {
+  const t = state.t;
+  if (status === 409) return t("save.dup");
+  const advice = saved && saved.structure ? (saved.ruleAdvice || []).find((a) => a.field === "category") : null;
+  if (!advice) return t("save.ok");
+  return t("save.okAdvice", { chosen: state.labels.category(saved.structure.category),
+    value: state.labels.category(advice.value) });
 }
 
 /** "Peruuta": back to the text as it was, to edit or interpret again; no verdict, no message left over. */
@@ -733,6 +880,7 @@ function submitOnCtrlEnter(form) {
 
 /** A message about the text (empty, refused, busy, saved) no longer applies once the clerk edits it. */
 function onTextInput() {
+  saveDraft();
   if (!state.interpreting && !state.entry && !state.saving && el.entryMessage.dataset.about !== "model") {
     say(el.entryMessage, "");
   }
@@ -935,6 +1083,9 @@ function boot() {
   state.storeMaxChars = state.maxChars;
   setLanguage(state.t.lang);
   say(el.conn, state.t("status.connecting"), "busy");
+  watchReachability();
+  restoreDraft();
+  updateCounter();
   el.text.addEventListener("input", onTextInput);
   el.entryForm.addEventListener("keydown", submitOnCtrlEnter(el.entryForm));
   el.reviewForm.addEventListener("keydown", submitOnCtrlEnter(el.reviewForm));

@@ -33,6 +33,8 @@ export function makeLabels(schema, t) {
     alert: (key) => (t.has(`alert.${key}`) ? t(`alert.${key}`) : String(key).replace(/_/g, " ")),
     severityOrder: Array.isArray(sc.severities) && sc.severities.length ? sc.severities : DEFAULT_SEVERITIES,
     sentimentOrder: Array.isArray(sc.sentiments) && sc.sentiments.length ? sc.sentiments : DEFAULT_SENTIMENTS,
+    categoryOrder: Array.isArray(sc.categories) ? sc.categories : [],
+    typeOrder: Array.isArray(sc.types) ? sc.types : [],
     demoted: Array.isArray(sc.demotedCategories) ? sc.demotedCategories : [],
     typeSentiment: sc.typeSentiment || {},
     categoryFieldTitle: field ? field.charAt(0).toUpperCase() + field.slice(1) : t("field.category"),

@@ -13,11 +13,12 @@ import { byId, h, show } from "./dom.js";
 import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
-import { alertsBlock, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { alertsBlock, alertsHeading, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
 import { countButton, DrillIn } from "./drill-in.js";
 import { showSavedEntry } from "./saved-entry.js";
 import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
 import { reportWindow } from "./window.js";
+import { pageStore as storeOfPage, storeNames as askStoreNames } from "./stores.js";
 
 const POLL_MS = 1500;
 const REFRESH_MS = 10000; // a settled report is asked again this often (304 while nothing changed)
@@ -30,6 +31,8 @@ const state = {
   shown: null, // {report, mode}
   params: null, // the window and filters of the report shown: what a drill-in narrows further
 };
+
+let storeNames = {}; // {id: name} of the reader's stores (FI_STORES): cards, cases and filters name stores by it
 
 const el = {
   form: byId("window-form"),
@@ -71,7 +74,7 @@ const drillIn = new DrillIn({
   dialog: byId("drill-dialog"), title: byId("drill-title"), scope: byId("drill-scope"), status: byId("drill-status"),
   list: byId("drill-list"),
   more: byId("drill-more"), close: byId("drill-close"),
-}, () => ({ t: state.t, labels: state.labels }));
+}, () => ({ t: state.t, labels: state.labels, storeNames })); // an item names its store as the cards do
 
 /** The view's filters in words ("Vakavuus: Korkea · Haku: maito"), as their controls show them. */
 function filterScope() {
@@ -93,7 +96,7 @@ function openDrill(title, narrowing, opener) {
 }
 
 // The store this page reports on (`/?store=…`, a link of the chain view); null: the whole chain.
-const pageStore = new URLSearchParams(globalThis.location ? globalThis.location.search : "").get("store");
+const pageStore = storeOfPage();
 
 function say(text, kind = "info") {
   el.status.textContent = text || "";
@@ -201,7 +204,9 @@ function render(report, mode) {
   el.report.dataset.prose = pendingCount(report) ? "pending" : "done";
   el.report.dataset.llm = (report.llm || {}).status || "";
   const t = state.t;
-  const ctx = { t, labels: state.labels, openSources, drill: openDrill, withChannel: true };
+  const alertLine = ((report.series && report.series.lines) || []).find((line) => line.key === "alert");
+  const alertTotal = alertLine ? alertLine.currentTotal : (report.alerts || []).length; // the window's, not the list's
+  const ctx = { t, labels: state.labels, openSources, drill: openDrill, withChannel: true, storeNames, alertTotal };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
   el.badge.dataset.mode = mode;
   show(el.badge, true);
@@ -215,13 +220,17 @@ function render(report, mode) {
   el.channels.replaceChildren(...channels);
   show(el.channels, channels.length > 0 && mode === "live");
   el.report.dataset.live = String((report.channelCounts || {}).live ?? "");
-  el.alerts.replaceChildren(alertsBlock(report.alerts, ctx));
+  // the whole alert list is one click away: the brief above says what needs acting on
+  el.alerts.replaceChildren(h("details", { class: "alerts-box", id: "alerts-box" },
+    h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t)),
+    alertsBlock(report.alerts, ctx)));
 
   const themes = (report.themes || []).filter((th) => th.category !== "overall");
   const rated = themes.filter((th) => !th.unrated);
   const unrated = themes.filter((th) => th.unrated);
   renderCharts(el.charts, {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
+    severityCounts: report.severityCounts,
   });
   renderSeries(el.series, report.series, t);
   // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
@@ -299,6 +308,11 @@ async function loadReport() {
   show(el.chain, false);
   try {
     const response = await request("/report", { params, signal: controller.signal });
+    if (response.status === 403) { // a store outside the reader's roles: said so, never "check the connection"
+      renderNothing();
+      say(t()("store.forbidden"), "warn");
+      return;
+    }
     if (response.status === 400 || response.status === 422) {
       const detail = await refusalText(response, t());
       if (!state.shown) renderNothing();
@@ -337,7 +351,6 @@ async function loadReport() {
 
 // ---------------------------------------------------------------- the chain view (stores side by side)
 
-let storeNames = {};
 
 function renderScope(store) {
   if (store === null) {
@@ -378,18 +391,13 @@ async function loadChain(params, signal) {
     return; // the report itself is on the page; the comparison is extra
   }
   if (signal.aborted || !view || !Array.isArray(view.stores) || !view.stores.length) return;
-  storeNames = Object.fromEntries(view.stores.map((row) => [row.store, row.name]));
+  storeNames = { ...storeNames, ...Object.fromEntries(view.stores.map((row) => [row.store, row.name])) };
   el.chainRows.replaceChildren(...view.stores.map(chainRow));
   show(el.chain, true);
 }
 
-async function loadStoreName(store) {
-  try {
-    const bound = await getJson("/live/desk-store", { params: { store } });
-    if (bound && bound.name) storeNames[store] = bound.name;
-  } catch {
-    // an unknown store: the report's own 400 says so
-  }
+async function loadStoreNames() {
+  storeNames = { ...(await askStoreNames()), ...storeNames };
 }
 
 function sleep(ms, signal) {
@@ -479,6 +487,14 @@ function fillFilterOptions() {
   }
 }
 
+/** The store filter: the chain's stores by name (the reader's reach), "all stores" first. */
+function fillStoreOptions() {
+  const input = el.filterInputs.find((each) => each.dataset.filter === "store");
+  if (!input || input.tagName !== "SELECT") return;
+  input.replaceChildren(h("option", { value: "" }, state.t("filters.storeAll")),
+    ...Object.entries(storeNames).map(([id, name]) => h("option", { value: id }, name)));
+}
+
 function applyUrlFilters() {
   const filters = filtersFromSearch(window.location.search);
   for (const input of el.filterInputs) {
@@ -516,11 +532,11 @@ async function boot() {
   });
   el.dialogClose.addEventListener("click", closeSources);
   el.print.addEventListener("click", () => window.print());
-  // on paper every alert is shown whole: its closed message opens for the print and closes after it (the
-  // moderation block stays closed)
+  // on paper every alert is shown whole: the alert list and each closed message open for the print and
+  // close after it (the moderation block stays closed)
   let opened = [];
   window.addEventListener("beforeprint", () => {
-    opened = [...el.report.querySelectorAll("details.alert-message:not([open])")];
+    opened = [...el.report.querySelectorAll("details.alerts-box:not([open]), details.alert-message:not([open])")];
     for (const d of opened) d.open = true;
   });
   window.addEventListener("afterprint", () => {
@@ -542,11 +558,12 @@ async function boot() {
   }
   state.labels = null;
   setLanguage(state.schema ? state.schema.language : state.t.lang);
+  await loadStoreNames();
   fillFilterOptions();
+  fillStoreOptions();
   applyUrlFilters();
   // a select at once; a text field on leaving it, or on Enter (which submits the form)
   for (const input of el.filterInputs) input.addEventListener("change", filtersChanged);
-  if (pageStore !== null) await loadStoreName(pageStore);
   loadReport();
 }
 

@@ -4,6 +4,7 @@
 // coded it, so the page never guesses the rule.
 import { getJson, request } from "./api.js";
 import { h, replace, show } from "./dom.js";
+import { editForm } from "./entry-edit.js";
 import { formatTime } from "./i18n.js";
 import { startOfToday } from "./window.js";
 
@@ -32,6 +33,7 @@ export async function loadMine(box, ctx) {
 }
 
 let lapseTimer = null; // reloads the list when the first "muokkaa" lapses, so no dead button stays
+const confirmed = new Map(); // entry id -> the fields of its last correction, said once after the reload
 
 export function renderMine(box, items, ctx) {
   const t = ctx.t;
@@ -52,13 +54,21 @@ function entryRow(item, ctx) {
   const s = item.structure;
   const meta = [formatTime(item.createdAt, t, false)];
   if (s) meta.push(labels.category(s.category), labels.severity(s.severity));
-  const message = h("p", { class: "message", role: "status" });
-  const say = (key, kind = "warn") => {
-    message.textContent = t(key);
+  const message = h("p", { class: "message", role: "status", "aria-live": "polite" });
+  const say = (key, kind = "warn", params = {}) => {
+    message.textContent = t(key, params);
     message.dataset.kind = kind;
   };
+  if (confirmed.has(item.id)) {
+    const fields = confirmed.get(item.id).map((name) => (name === "category" ? labels.categoryFieldWord
+      : t(name === "text" ? "mine.textWord" : `field.${name}`).toLowerCase()));
+    confirmed.delete(item.id);
+    say("mine.corrected", "ok", { fields: fields.join(", ") });
+  }
   const row = h("li", { class: "mine-item", "data-id": item.id },
     h("p", { class: "mine-meta" }, meta.join(" · ")),
+    s ? h("p", { class: "mine-fields" }, [labels.type(s.type), s.theme,
+      s.sentiment ? labels.sentiment(s.sentiment) : null].filter(Boolean).join(" · ")) : null,
     h("p", { class: "mine-text" }, item.text),
     item.alerts.length
       ? h("p", { class: "mine-alerts" },
@@ -68,9 +78,10 @@ function entryRow(item, ctx) {
     row.append(h("p", { class: "mine-locked hint" }, t("mine.locked")), message);
     return row;
   }
-  const form = editForm(item, ctx, say);
+  const form = correctionForm(item, ctx, say);
   let armed = false;
-  const edit = h("button", { type: "button", class: "btn mine-edit" }, t("mine.edit"));
+  const edit = h("button", { type: "button", class: "btn mine-edit", "aria-label": t("mine.editOne",
+    { text: item.text.length > 40 ? `${item.text.slice(0, 39)}…` : item.text }) }, t("mine.edit"));
   const erase = h("button", { type: "button", class: "btn mine-erase" }, t("mine.erase"));
   edit.addEventListener("click", () => {
     show(form, true);
@@ -95,32 +106,20 @@ function entryRow(item, ctx) {
   return row;
 }
 
-function editForm(item, ctx, say) {
-  const { t, labels } = ctx;
-  const text = h("textarea", { rows: 3, class: "mine-edit-text", "aria-label": t("mine.textLabel") });
-  text.value = item.text;
-  const severity = h("select", { class: "mine-edit-severity", "aria-label": t("mine.severityLabel") },
-    ...labels.severityOrder.map((key) => h("option", { value: key }, labels.severity(key))));
-  if (item.structure) severity.value = item.structure.severity;
-  const save = h("button", { type: "submit", class: "btn btn-primary mine-save" }, t("mine.save"));
-  const cancel = h("button", { type: "button", class: "btn mine-cancel" }, t("form.cancel"));
-  const form = h("form", { class: "mine-form", hidden: true }, text, item.structure ? severity : null,
-    h("div", { class: "actions" }, save, cancel));
-  cancel.addEventListener("click", () => show(form, false));
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const body = {};
-    const value = text.value.trim();
-    if (!value) return say("mine.emptyText");
-    if (value !== item.text) body.text = value;
-    if (item.structure && severity.value !== item.structure.severity) body.severity = severity.value;
-    if (!Object.keys(body).length) return show(form, false);
-    const response = await request(`/live/feedback/${encodeURIComponent(item.id)}`, { method: "PATCH", body })
-      .catch(() => null);
-    if (await refused(response, say)) return undefined;
-    return ctx.onChange();
+/** Every field of the entry, corrected within the window; the confirmation outlives the list's reload. */
+function correctionForm(item, ctx, say) {
+  return editForm(item, {
+    t: ctx.t,
+    labels: ctx.labels,
+    say,
+    onSubmit: async (changes) => {
+      const response = await request(`/live/feedback/${encodeURIComponent(item.id)}`, { method: "PATCH", body: changes })
+        .catch(() => null);
+      if (await refused(response, say)) return undefined;
+      confirmed.set(item.id, Object.keys(changes));
+      return ctx.onChange();
+    },
   });
-  return form;
 }
 
 /** Say why a change did not go through; false when it did. */

@@ -40,6 +40,7 @@ export function themesFromItems(items, labels) {
         feedbackId: item.id, source: item.source, timestamp: item.timestamp, text: item.text,
         severity: item.structure.severity || "unknown", needsReview: !!item.needsReview,
         alertCategories: alertCategories.length ? alertCategories : null, sentiment,
+        ruleAdvice: item.ruleAdvice || [],
       };
     });
     return {
@@ -90,10 +91,13 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
     unrated ? null : severityTag(src.severity, ctx),
     src.sentiment ? h("span", { class: ["badge", `snt-${src.sentiment}`] }, ctx.labels.sentiment(src.sentiment)) : null,
     src.needsReview ? h("span", { class: "badge badge-warn" }, t("item.review")) : null,
+    ...(src.ruleAdvice || []).filter((a) => a.field === "category").map((a) => h("span",
+      { class: "badge badge-advice", title: a.words.join(", ") }, t("item.ruleAdvice", { value: ctx.labels.category(a.value) }))),
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
-    ctx.withChannel && src.store ? h("span", { class: "muted", dataset: { store: src.store } }, src.store) : null,
+    ctx.withChannel && src.store
+      ? h("span", { class: "muted", dataset: { store: src.store } }, (ctx.storeNames || {})[src.store] || src.store) : null,
     h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
   return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
 }
@@ -197,11 +201,16 @@ function alertOrigin(alert, ctx) {
     alert.llmReason ? ` ${alert.llmReason}` : null);
 }
 
+/** The alert heading: the window's true count (``total``, when the caller knows it), and how many are listed. */
+export function alertsHeading(total, shown, t) {
+  return total > shown ? t("alerts.headingShown", { n: total, shown }) : t("alerts.heading", { n: Math.max(total, shown) });
+}
+
 export function alertsBlock(alerts, ctx) {
   const t = ctx.t;
   const list = alerts || [];
-  const block = h("section", { class: "alerts", "aria-label": t("alerts.heading", { n: list.length }) },
-    h("h3", null, t("alerts.heading", { n: list.length })));
+  const heading = alertsHeading(ctx.alertTotal ?? list.length, list.length, t);
+  const block = h("section", { class: "alerts", "aria-label": heading }, h("h3", null, heading));
   if (!list.length) {
     block.append(h("p", { class: "muted" }, t("alerts.none")));
     return block;
@@ -214,6 +223,8 @@ export function alertsBlock(alerts, ctx) {
   block.append(h("ul", { class: "alert-list" }, list.map((alert) => h("li", { class: "alert-card" },
     h("p", { class: "item-meta" },
       h("time", { class: "muted", datetime: alert.timestamp }, formatShortTime(alert.timestamp, t)),
+      alert.store && ctx.storeNames
+        ? h("strong", { class: "alert-store", dataset: { store: alert.store } }, ctx.storeNames[alert.store] || alert.store) : null,
       h("span", { class: "muted" }, ctx.labels.source(alert.source))),
     alertOrigin(alert, ctx),
     h("p", { class: "alert-excerpt" }, alert.textExcerpt || alert.text || ""),

@@ -2,6 +2,7 @@
 // their own entry within the correction window. PATCH/DELETE /live/feedback/{id}, If-Match on the revision.
 import { request } from "./api.js";
 import { h, replace } from "./dom.js";
+import { editForm } from "./entry-edit.js";
 
 const TEXTS = {
   heading: "Juuri tallennettu merkintä",
@@ -23,8 +24,10 @@ const TEXTS = {
 };
 
 /** Show the entry in ``box`` (a container element), replacing what it showed before. ``base`` is the
- * channel's path: ``/live/feedback`` (the desk) or ``/feedback`` (the corpus the report reads). */
-export function showSavedEntry(box, id, text, { base = "/live/feedback", heading = TEXTS.heading } = {}) {
+ * channel's path: ``/live/feedback`` (the desk) or ``/feedback`` (the corpus the report reads). With
+ * ``structure`` and ``ctx`` ({t, labels}) "Muokkaa" corrects every field, not the text alone. */
+export function showSavedEntry(box, id, text, { base = "/live/feedback", heading = TEXTS.heading, structure = null,
+  ctx = null } = {}) {
   let revision = 1;
   const message = h("p", { class: "message", role: "status" });
   const shown = h("p", { class: "saved-text" }, text);
@@ -90,6 +93,53 @@ export function showSavedEntry(box, id, text, { base = "/live/feedback", heading
       replace(box, h("p", { class: "message", role: "status" }, TEXTS.erased));
     });
   });
+  if (structure && ctx) {
+    // every field: the same form as "Tänään tallentamani", with the same labels
+    let current = { id, text, structure };
+    const fields = h("p", { class: "saved-fields" });
+    const describe = () => {
+      const st = current.structure;
+      fields.textContent = [ctx.labels.category(st.category), st.theme, ctx.labels.severity(st.severity),
+        ctx.labels.type(st.type), st.sentiment ? ctx.labels.sentiment(st.sentiment) : null].filter(Boolean).join(" · ");
+    };
+    describe();
+    let form = null;
+    const open = () => {
+      if (form) form.remove();
+      form = editForm(current, {
+        t: ctx.t,
+        labels: ctx.labels,
+        say: (key, kind = "warn") => say(ctx.t(key), kind),
+        onCancel: () => { full.hidden = false; },
+        onSubmit: async (changes) => {
+          const response = await request(`${base}/${encodeURIComponent(id)}`, {
+            method: "PATCH", body: changes, headers: { "If-Match": `"${revision}"` },
+          }).catch(() => null);
+          if (!response) return say(TEXTS.failed, "error");
+          return answer(response, async () => {
+            const body = await response.json().catch(() => null);
+            revision = Number((response.headers.get("ETag") || "").replace(/\D/g, "")) || revision + 1;
+            if (body && body.structure) current = { id, text: body.text, structure: body.structure };
+            shown.textContent = current.text;
+            describe();
+            form.hidden = true;
+            full.hidden = false;
+            say(ctx.t("mine.correctedNow"), "ok");
+            if (ctx.onChange) ctx.onChange(); // "Tänään tallentamani" shows the corrected entry too
+          });
+        },
+      });
+      form.id = "saved-entry-form";
+      message.before(form);
+      form.hidden = false;
+      full.hidden = true;
+      form.querySelector("select, textarea").focus();
+    };
+    const full = button(TEXTS.edit, "saved-entry-edit", open);
+    replace(box, h("h3", {}, heading), shown, fields, h("div", { class: "actions" }, full, erase), message);
+    box.hidden = false;
+    return;
+  }
   replace(box, h("h3", {}, heading), shown, area, h("div", { class: "actions" }, edit, save, erase), message);
   box.hidden = false;
 }

@@ -1,0 +1,104 @@
+"""The manager's brief: the week against the week before, per store and for the whole reach.
+
+What a regional manager asks on Monday — what happened, where, is it handled — in numbers the page can
+show without scrolling. Each store's week is that store's own standard report over the last seven days
+(``ReportService.deterministic`` with the window's ``store``), so the brief counts exactly what the
+store's report shows; "what changed" is that report's series against the seven days before, kept only
+where the report's one significance rule (``trends.trend_direction`` through ``report/series.py``) calls
+the change significant. Deterministic: never waits for or starts the language model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import Field
+
+from feedback_intelligence.report.model import Report, SeriesLine, WireModel
+from feedback_intelligence.report.series import ALERTS, ALL
+from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.window import Window
+
+
+class Change(WireModel):
+    key: str = Field(description="`alert` (items with an alert) or a category key.")
+    label: str = Field(description="The line as a person reads it.")
+    current: int = Field(description="Items this week.")
+    previous: int = Field(description="Items the week before.")
+    change: int = Field(description="current − previous.")
+    z_score: float = Field(description="The change in standard deviations (the report's series rule).")
+
+
+class WeekCounts(WireModel):
+    items: int = Field(description="Items this week, every one counted.")
+    previous_items: int = Field(description="Items the week before.")
+    alert_items: int = Field(description="Items with an alert this week (all of them, not the alert list's cap).")
+    previous_alert_items: int = Field(description="Items with an alert the week before.")
+    rises: list[Change] = Field(description="Significant rises against the week before, the largest z first.")
+
+
+class StoreWeek(WeekCounts):
+    store: str = Field(description="The store id (`?store=` of its report).")
+    name: str = Field(description="The store's name (FI_STORES), or its id.")
+
+
+class Brief(WireModel):
+    window_from: str = Field(description="This week's start (normalised UTC): seven days before `windowTo`.")
+    window_to: str = Field(description="This week's end (normalised UTC).")
+    totals: WeekCounts = Field(description="The caller's whole reach (the chain, or their stores).")
+    stores: list[StoreWeek] = Field(description="One row per store in reach, in the order of FI_STORES (else by id).")
+
+
+def _line(report: Report, key: str) -> SeriesLine | None:
+    lines = report.series.lines if report.series is not None else []
+    return next((line for line in lines if line.key == key), None)
+
+
+def _counts(report: Report) -> WeekCounts:
+    everything, alerts = _line(report, ALL), _line(report, ALERTS)
+    rises = (
+        [
+            Change(
+                key=line.key,
+                label=line.label,
+                current=line.current_total,
+                previous=line.previous_total,
+                change=line.change,
+                z_score=line.z_score,
+            )
+            for line in report.series.lines
+            if line.key != ALL and line.significant and line.change > 0
+        ]
+        if report.series is not None
+        else []
+    )
+    rises.sort(key=lambda change: (-change.z_score, change.key))
+    return WeekCounts(
+        items=report.total_items,
+        previous_items=everything.previous_total if everything else 0,
+        alert_items=alerts.current_total if alerts else 0,
+        previous_alert_items=alerts.previous_total if alerts else 0,
+        rises=rises,
+    )
+
+
+async def brief(
+    service: ReportService, week: Window, store_ids: Sequence[str], name_of: Callable[[str], str], *, chain: bool
+) -> Brief:
+    """The seven days of ``week`` for each of ``store_ids`` and in total: the chain's own report when the
+    caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own)."""
+    rows: list[StoreWeek] = []
+    for store in store_ids:
+        counts = _counts(await service.deterministic(week.narrowed(store=store), mode="standard"))
+        rows.append(StoreWeek(store=store, name=name_of(store), **counts.model_dump()))
+    if chain:
+        totals = _counts(await service.deterministic(week.narrowed(store=None), mode="standard"))
+    else:
+        totals = WeekCounts(
+            items=sum(row.items for row in rows),
+            previous_items=sum(row.previous_items for row in rows),
+            alert_items=sum(row.alert_items for row in rows),
+            previous_alert_items=sum(row.previous_alert_items for row in rows),
+            rises=[],
+        )
+    return Brief(window_from=week.from_norm, window_to=week.to_norm, totals=totals, stores=rows)

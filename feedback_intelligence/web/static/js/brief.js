@@ -1,0 +1,106 @@
+// The management view's first screen: the week in a few lines (ADR 0047). What needs acting on now (the
+// open cases, the most serious alert first, then the oldest: the server's order), what rose against the
+// week before (GET /report/brief: only rises its significance rule keeps, per store by name), and the
+// week's totals. Everything else of the page (the full case list, alerts, charts, the store table) lies
+// below it. Counts are the server's totals, never a count of listed examples.
+
+import { getJson } from "./api.js";
+import { byId, h, show } from "./dom.js";
+import { applyStatic, formatShortTime, initialLanguage, translator } from "./i18n.js";
+import { pageStore, storeName, storeNames } from "./stores.js";
+
+const ACT_SHOWN = 3; // the open cases the brief lists; the full list is the next section
+const RISES_SHOWN = 4;
+const ACTIVE = new Set(["open", "acknowledged"]);
+const EXCERPT_CHARS = 90;
+
+const el = {
+  section: byId("brief"),
+  totals: byId("brief-totals"),
+  act: byId("brief-act"),
+  changed: byId("brief-changed"),
+  stores: byId("brief-stores"),
+};
+
+function excerpt(text) {
+  return text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}…`;
+}
+
+function caseLine(item, names, t, topTier) {
+  const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
+  const store = storeName(names, item.item?.store) || t("brief.noStore");
+  return h("li", { class: ["brief-case", item.tier === topTier && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
+    h("a", { href: "#cases", class: "brief-case-link" },
+      h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
+      item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
+      " · ", h("span", { class: "muted" }, t("brief.opened", { time: formatShortTime(item.openedAt, t) }))),
+    h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
+}
+
+function riseLine(rise, where, t) {
+  return h("li", { class: "brief-rise", dataset: { store: where.store || "", key: rise.key } },
+    h("strong", { class: "brief-store" }, where.name), " · ",
+    t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
+    h("span", { class: "brief-up" }, ` +${rise.change}`));
+}
+
+function render(brief, cases, names, t) {
+  const active = cases.filter((c) => ACTIVE.has(c.state));
+  el.totals.textContent = t("brief.totals", {
+    items: brief.totals.items, previous: brief.totals.previousItems, alerts: brief.totals.alertItems, open: active.length,
+  });
+  el.totals.dataset.items = String(brief.totals.items);
+  el.totals.dataset.alerts = String(brief.totals.alertItems);
+  el.totals.dataset.open = String(active.length);
+
+  const topTier = active.length ? Math.max(...active.map((c) => c.tier ?? -1)) : null;
+  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier));
+  const more = active.length > ACT_SHOWN
+    ? h("li", { class: "brief-more" }, h("a", { href: "#cases" }, t("brief.actMore", { n: active.length }))) : null;
+  el.act.replaceChildren(...(shown.length ? shown : [h("li", { class: "muted" }, t("brief.actNone"))]), more || "");
+
+  const rises = [];
+  for (const row of brief.stores) for (const rise of row.rises) rises.push({ rise, where: row });
+  if (!rises.length && brief.stores.length !== 1) {
+    for (const rise of brief.totals.rises) rises.push({ rise, where: { store: "", name: t("brief.whole") } });
+  }
+  rises.sort((a, b) => b.rise.zScore - a.rise.zScore);
+  el.changed.replaceChildren(...(rises.length
+    ? rises.slice(0, RISES_SHOWN).map(({ rise, where }) => riseLine(rise, where, t))
+    : [h("li", { class: "muted" }, t("brief.changedNone"))]));
+
+  const openBy = {};
+  for (const c of active) openBy[c.item?.store || ""] = (openBy[c.item?.store || ""] || 0) + 1;
+  el.stores.replaceChildren(...brief.stores.map((row) => h("li", { class: "brief-store-row", dataset: { store: row.store } },
+    h("a", { href: `/?store=${encodeURIComponent(row.store)}` }, row.name), " ",
+    h("span", { class: "muted" }, t("brief.storeLine", { items: row.items, previous: row.previousItems, open: openBy[row.store] || 0 })))));
+  show(el.stores.parentElement, brief.stores.length > 1);
+  show(el.section, true);
+}
+
+async function start() {
+  let t = translator(initialLanguage());
+  try {
+    const schema = await getJson("/schema");
+    if (schema && schema.language) t = translator(schema.language, schema.timezone);
+  } catch {
+    // the browser's language stays
+  }
+  applyStatic(el.section, t);
+  const store = pageStore();
+  const params = store ? { store } : {};
+  let brief;
+  let cases;
+  try {
+    [brief, cases] = await Promise.all([
+      getJson("/report/brief", { params }),
+      getJson("/cases", { params: { ...params, limit: 1000 } }).then((body) => body.cases).catch(() => []),
+    ]);
+  } catch {
+    return; // refused or absent: the report below says why (one place for that wording)
+  }
+  render(brief, cases, await storeNames(), t);
+  el.section.dataset.ready = "true";
+}
+
+start();

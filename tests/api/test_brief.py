@@ -1,0 +1,48 @@
+"""The manager's week over HTTP (GET /report/brief, ADR 0047): each store's week counted as its own report
+counts it, only the planted significant rise listed, cases with the most serious alert first, and the store
+table's trend the window against the one before — on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.api.test_hardening import client
+from tests.api.test_stores import app_with
+from tests.edge.test_real_app import LOOPBACK
+from tests.support.monday_data import RISE_CATEGORY, RISE_STORE, SAFETY_ID, STORES, fortnight
+
+
+async def test_the_brief_counts_each_stores_week_and_lists_only_the_planted_rise(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES)):
+        now = datetime.now(UTC)
+        data = fortnight(now)
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items), imported.text
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            assert [row["name"] for row in brief["stores"]] == [store["name"] for store in STORES]
+            week = {"from": brief["windowFrom"], "to": brief["windowTo"]}
+            for row in brief["stores"]:
+                own = (await visitor.get("/report", params={**week, "store": row["store"]})).json()
+                assert row["items"] == own["totalItems"] == data.this_week[row["store"]]
+                assert row["previousItems"] == data.week_before[row["store"]]
+                rises = [(rise["key"], rise["current"], rise["previous"]) for rise in row["rises"]]
+                assert rises == ([(RISE_CATEGORY, 24, 3)] if row["store"] == RISE_STORE else [])
+            assert brief["totals"]["items"] == sum(data.this_week.values())
+            assert brief["totals"]["previousItems"] == sum(data.week_before.values())
+            one = (await visitor.get("/report/brief", params={"to": now.isoformat(), "store": RISE_STORE})).json()
+            assert [row["store"] for row in one["stores"]] == [RISE_STORE]
+            assert (await visitor.get("/report/brief", params={"store": "nowhere-1"})).status_code == 400
+
+            cases = (await visitor.get("/cases")).json()["cases"]
+            assert cases[0]["id"] == SAFETY_ID  # the newest case, first by its tier (food safety)
+            assert cases[0]["tier"] > max(case["tier"] for case in cases[1:])
+
+            chain = (await visitor.get("/report/stores", params=week)).json()
+            directions = {row["store"]: row["direction"] for row in chain["stores"]}
+            assert directions[RISE_STORE] == "growing"  # against the week before, not the window's halves
+            assert {directions[store["id"]] for store in STORES if store["id"] != RISE_STORE} == {"stable"}
