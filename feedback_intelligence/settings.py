@@ -294,11 +294,14 @@ class AuthSettings:
     oidc_roles_claim: str
     oidc_stores_claim: str
     oidc_role_map: dict[str, str]
+    oidc_name_claim: str
+    oidc_chain_value: str | None
     oidc_redirect_url: str | None
     proxy_user_header: str
     proxy_name_header: str
     proxy_roles_header: str
     proxy_stores_header: str
+    stores: StoreDirectory  # the stores a grant may name (FI_STORES, else FI_STORE_PATTERN)
 
     @property
     def enabled(self) -> bool:
@@ -437,8 +440,12 @@ class Settings(BaseSettings):
     oidc_scopes: str = "openid profile email"
     oidc_roles_claim: str = "roles"  # a list (or space-separated string) of roles
     oidc_stores_claim: str = "stores"  # a list of store ids, or "*"
-    # the provider's role names → ours, e.g. {"FI.Manager": "manager"}; our own names always map
+    # the provider's role names → ours, e.g. {"FI.Manager": "manager"}; once set, an allow-list: an unmapped
+    # claim value grants nothing (unset: our own names map to themselves)
     oidc_role_map: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    oidc_name_claim: str = Field("name", min_length=1, max_length=100)  # the shown name; else preferred_username
+    # the stores-claim value that grants the whole chain (e.g. "*"); unset = no claim value does
+    oidc_chain_value: str | None = Field(None, max_length=100)
     oidc_redirect_url: str | None = None  # unset = this service's /auth/oidc/callback as called
     proxy_user_header: str = "x-forwarded-user"
     proxy_name_header: str = "x-forwarded-preferred-username"
@@ -584,7 +591,7 @@ class Settings(BaseSettings):
             raise ValueError(f"is not a regular expression ({exc})") from None
         return value
 
-    @field_validator("desk_store")
+    @field_validator("desk_store", "oidc_chain_value")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value.strip() or None if value is not None else None
@@ -806,11 +813,14 @@ class Settings(BaseSettings):
             oidc_roles_claim=self.oidc_roles_claim,
             oidc_stores_claim=self.oidc_stores_claim,
             oidc_role_map=dict(self.oidc_role_map),
+            oidc_name_claim=self.oidc_name_claim,
+            oidc_chain_value=self.oidc_chain_value,
             oidc_redirect_url=self.oidc_redirect_url,
             proxy_user_header=self.proxy_user_header,
             proxy_name_header=self.proxy_name_header,
             proxy_roles_header=self.proxy_roles_header,
             proxy_stores_header=self.proxy_stores_header,
+            stores=self.chain.stores,
         )
 
     @property

@@ -14,7 +14,18 @@ from fastapi import FastAPI
 from feedback_intelligence import __version__
 from feedback_intelligence.api.errors import install_error_handlers
 from feedback_intelligence.api.openapi import camel_operation_id, install_openapi
-from feedback_intelligence.api.routes import admin, auth, batch, cases, corrections, desk, docs, health, report
+from feedback_intelligence.api.routes import (
+    admin,
+    auth,
+    batch,
+    cases,
+    corrections,
+    desk,
+    docs,
+    health,
+    password_changes,
+    report,
+)
 from feedback_intelligence.api.routes.pages import include_pages
 from feedback_intelligence.api.runtime import Runtime, build_runtime, load_configured_domain
 from feedback_intelligence.auth import passwords
@@ -82,6 +93,7 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(cases.router)
     app.include_router(auth.router)
+    app.include_router(password_changes.router)
     app.include_router(docs.router)
     install_openapi(app, domain, settings)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight

@@ -5,16 +5,17 @@ sentiment, source, alert categories) and the text limit from the settings."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from feedback_intelligence.api.account_rules import NOT_ONE_CHARACTER_REPEATED, refused_in_username
 from feedback_intelligence.api.filters import CHANNELS
 from feedback_intelligence.api.models import CrossSiteBody
-from feedback_intelligence.auth.principal import ROLES
+from feedback_intelligence.auth.principal import CHAIN, ROLES
 from feedback_intelligence.deterministic.timestamps import EDGE_DAYS
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.settings import Settings
@@ -81,6 +82,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             document_corrections_need_structure(schema)
             document_ids_and_tags(schema, settings.id_max_length)
             document_stores(schema, settings.chain.stores)
+            document_accounts(schema)
             document_headers(schema)
             document_filters(schema, domain)
             app.openapi_schema = schema
@@ -146,9 +148,6 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
             for value in ("modelValue", "humanValue"):
                 for alternative in _alternatives(properties.get(value) or {}):
                     alternative["pattern"] = NO_NUL
-        elif base == "GrantIn":  # a store id or "*", never blank (api/routes/auth.py)
-            for alternative in _alternatives(properties.get("store") or {}):
-                alternative.update(_visible_without_nul())
         elif base == "CaseAction":  # a dismissal's reason is not blank (api/routes/cases.py)
             component["then"]["properties"]["reason"].update(_visible_without_nul())
         elif base == "AlertOut":
@@ -170,14 +169,26 @@ def visible_character() -> str:
     """A pattern for one character that is not blank by ``text.normalize.is_blank`` (whitespace,
     control, format, combining and filler characters): derived from that one rule over every code
     point, once a process, so the schema refuses exactly the texts the app calls empty."""
-    blank: list[tuple[int, int]] = []
+    return _any_but(is_blank)
+
+
+@functools.cache
+def username_character() -> str:
+    """A pattern for one character a user name may hold (api/account_rules.refused_in_username): derived
+    over every code point, once a process, as :func:`visible_character`."""
+    return _any_but(refused_in_username)
+
+
+def _any_but(refused: Callable[[str], bool]) -> str:
+    """A character class of every code point but those ``refused`` names (surrogates aside)."""
+    spans_of: list[tuple[int, int]] = []
     for code in range(0x110000):
-        if not 0xD800 <= code <= 0xDFFF and is_blank(chr(code)):
-            if blank and blank[-1][1] == code - 1:
-                blank[-1] = (blank[-1][0], code)
+        if not 0xD800 <= code <= 0xDFFF and refused(chr(code)):
+            if spans_of and spans_of[-1][1] == code - 1:
+                spans_of[-1] = (spans_of[-1][0], code)
             else:
-                blank.append((code, code))
-    spans = "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in blank)
+                spans_of.append((code, code))
+    spans = "".join(_escaped(lo) if lo == hi else f"{_escaped(lo)}-{_escaped(hi)}" for lo, hi in spans_of)
     return f"[^{spans}]"
 
 
@@ -270,6 +281,42 @@ def document_stores(schema: dict[str, Any], stores: StoreDirectory) -> None:
         if name.split("-")[0] in ("FeedbackIn", "ItemChangeIn"):
             for alternative in _alternatives(component.get("properties", {}).get("store") or {}):
                 alternative.update(rule)
+    # a grant's store (a body's, a revocation's path): one of these, or "*" the chain (api/routes/auth.py)
+    grant_rule: dict[str, Any] = (
+        {"enum": [CHAIN, *(entry.id for entry in stores.entries)]}
+        if stores.entries is not None
+        else {"pattern": f"^(?:\\*|{stores.pattern})$", "minLength": 1}
+    )
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        if name.split("-")[0] == "GrantIn":
+            for alternative in _alternatives(component.get("properties", {}).get("store") or {}):
+                alternative.pop("allOf", None)
+                alternative.update(grant_rule)
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if (parameter.get("in"), parameter.get("name")) == ("path", "store"):
+                    for alternative in _alternatives(parameter.get("schema", {})):
+                        alternative.pop("allOf", None)
+                        alternative.update(grant_rule)
+
+
+def document_accounts(schema: dict[str, Any]) -> None:
+    """A new account's name and a new password, as the app takes them (api/account_rules.py): a name of
+    characters that stay visible, colon- and space-free once folded; a password with a visible
+    character that is not one character repeated. (Its other rules, the commonest passwords and the
+    user name, no pattern can say: a schema-valid password may still be refused 400.)"""
+    password = {"allOf": [{"pattern": visible_character()}, {"pattern": NOT_ONE_CHARACTER_REPEATED}]}
+    fields = {"UserIn": ("password",), "PasswordChangeIn": ("newPassword",), "PasswordResetIn": ("password",)}
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        base = name.split("-")[0]
+        properties = component.get("properties", {})
+        for field in fields.get(base, ()):
+            for alternative in _alternatives(properties.get(field) or {}):
+                alternative.update(password)
+        if base == "UserIn":
+            for alternative in _alternatives(properties.get("username") or {}):
+                alternative["pattern"] = f"^{username_character()}+$"
 
 
 def document_filters(schema: dict[str, Any], domain: Domain) -> None:
@@ -293,8 +340,6 @@ def document_filters(schema: dict[str, Any], domain: Domain) -> None:
                 for alternative in _alternatives(parameter.get("schema", {})):
                     if values is not None:
                         alternative["enum"] = values
-                    elif where == ("path", "store"):  # a grant's store, never blank (api/routes/auth.py)
-                        alternative.update(_visible_without_nul())
 
 
 def document_headers(schema: dict[str, Any]) -> None:

@@ -136,7 +136,7 @@ class OidcClient:
         return Identity(
             subject=f"{claims['iss']}|{sub}",
             username=username,
-            display_name=str(claims.get("name") or username),
+            display_name=display_name(claims, self.settings.oidc_name_claim, username),
             email=str(claims["email"]) if claims.get("email") else None,
             claims=dict(claims),
         )
@@ -152,3 +152,12 @@ class OidcClient:
             nonce={"essential": True, "value": nonce},
         ).validate(token.claims)
         return dict(token.claims)
+
+
+def display_name(claims: dict[str, Any], name_claim: str, username: str) -> str:
+    """The name the pages show: the claim ``FI_OIDC_NAME_CLAIM`` names (default ``name``) when it holds
+    text, else ``preferred_username``, else the user name."""
+    for value in (claims.get(name_claim), claims.get("preferred_username")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return username

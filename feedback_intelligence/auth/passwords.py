@@ -11,7 +11,6 @@ _hasher = PasswordHasher()
 # import, where every process that never signs anyone in would pay a full Argon2 hash.
 _stand_in: tuple[PasswordHasher, str] | None = None
 
-MIN_LENGTH = 10
 MAX_LENGTH = 1024  # Argon2 takes any length; a bound keeps a megabyte "password" from costing more
 
 
@@ -38,11 +37,3 @@ def _stand_in_hash() -> str:
     if _stand_in is None or _stand_in[0] is not _hasher:
         _stand_in = (_hasher, _hasher.hash("not a password anyone has"))
     return _stand_in[1]
-
-
-def password_problem(password: str) -> str | None:
-    if len(password) < MIN_LENGTH:
-        return f"A password needs at least {MIN_LENGTH} characters."
-    if len(password) > MAX_LENGTH:
-        return f"A password has at most {MAX_LENGTH} characters."
-    return None

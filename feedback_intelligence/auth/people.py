@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from feedback_intelligence.auth.password_work import PasswordWork
 from feedback_intelligence.auth.passwords import hash_password, verify_password
-from feedback_intelligence.auth.principal import Grant, Principal, parse_grants
+from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_grants
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.settings import AuthSettings
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
@@ -115,12 +115,9 @@ class People:
         docs/operations.md ("Sign-in limits"): every attempt counts against the address; a failure counts
         against (address, name) and against the name. The name's own limit, once reached, refuses only
         addresses this account never signed in from, so failures elsewhere never lock its owner out."""
-        name = fold_username(username)[:100]
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows
         await self._hit(self._per_address, f"fi-login:addr:{address}")
-        pair_key = f"fi-login:pair:{address}:{name}"
-        name_key = f"fi-login:name:{name}"
-        known_key = f"fi-login:known:{name}:{address}"
+        pair_key, name_key, known_key = _window_keys(username, address)
         try:
             await self._throttled(self._per_address_and_name, pair_key)
             if not await self._storage.get(known_key):
@@ -164,10 +161,62 @@ class People:
             return False
         return await self.store.revoke_session(token_hash(token))
 
+    async def check_own_password(self, username: str, password: str, address: str) -> Account | None:
+        """A signed-in person's current password, asked before they change it: their local account when it
+        matches, else None. A wrong one counts as a failed sign-in from ``address`` does (the (address, name)
+        and the name windows), so a borrowed session guesses no faster than the sign-in page lets anyone; a
+        full (address, name) window raises :class:`SigninThrottled` even for the right password. Checked in
+        a password slot like a sign-in (raises ``PasswordWorkBusy``)."""
+        pair_key, name_key, _ = _window_keys(username, address)
+        await self._throttled(self._per_address_and_name, pair_key)
+        async with self.password_work.slot() as check:
+            account = await self.store.by_username(username)
+            ok = await check.run(verify_password, account.password_hash if account else None, password)
+        if not ok or account is None or account.auth_source != "local":
+            await self._throttle.hit(self._per_address_and_name, pair_key)
+            await self._throttle.hit(self._per_name, name_key)
+            return None
+        return account
+
     def grants_from_claims(self, roles: object, stores: object) -> tuple[Grant, ...]:
-        mapping = self.settings.oidc_role_map
-        ours = [mapping.get(role, role) for role in _claim_list(roles)]
-        return parse_grants(ours, _claim_list(stores))
+        """An ID token's role and store claims → grants, by allow-lists (ADR 0040).
+
+        Once ``FI_OIDC_ROLE_MAP`` is set only its keys grant a role: a claim value it does not name (the
+        raw ``operator`` among them) grants nothing. Without a map our own names map to themselves. A
+        store grants only when it is one of this deployment's stores; the chain only through the value
+        ``FI_OIDC_CHAIN_VALUE`` names (unset: none does, a ``*`` in the claim grants nothing)."""
+        settings = self.settings
+        mapping = settings.oidc_role_map
+        claimed = _claim_list(roles)
+        ours = [mapping[role] for role in claimed if role in mapping] if mapping else claimed
+        if len(ours) < len(claimed):
+            log.debug(
+                "roles claim values not in FI_OIDC_ROLE_MAP grant nothing: %s",
+                sorted({role[:64] for role in claimed if role not in mapping})[:10],
+            )
+        granted: list[str] = []
+        refused: list[str] = []
+        for store in _claim_list(stores):
+            if settings.oidc_chain_value is not None and store == settings.oidc_chain_value:
+                granted.append(CHAIN)
+            elif store != CHAIN and settings.stores.accepts(store):
+                granted.append(store)
+            else:
+                refused.append(store[:64])
+        if refused:
+            log.debug(
+                "stores claim values grant nothing (not a store of this deployment; the chain needs "
+                "FI_OIDC_CHAIN_VALUE): %s",
+                refused[:10],
+            )
+        return parse_grants(ours, granted)
+
+
+def _window_keys(username: str, address: str) -> tuple[str, str, str]:
+    """The limiter's keys of a name's failures (sign-ins, wrong current passwords): (address, name), the
+    name, and the mark that the address signed in to the account before."""
+    name = fold_username(username)[:100]
+    return f"fi-login:pair:{address}:{name}", f"fi-login:name:{name}", f"fi-login:known:{name}:{address}"
 
 
 def _refusal(account: Account | None, password_ok: bool) -> str:

@@ -1,15 +1,17 @@
-"""``feedctl user add | grant | revoke | disable | enable``: local accounts, role grants and who may sign in,
-through the operator routes ``/admin/users``, ``/admin/users/{name}/grants`` and ``/admin/users/{name}/disabled``.
+"""``feedctl user add | grant | revoke | disable | enable | password``: local accounts, role grants, who may
+sign in and their passwords, through the operator routes ``/admin/users``, ``/admin/users/{name}/grants``,
+``/admin/users/{name}/disabled`` and ``/admin/users/{name}/password``.
 
 The same path as every feedctl command (loopback or FI_OPERATOR_TOKEN), so the first operator is made
-from the host the service runs on. The password is read from a prompt (hidden, asked twice) or, for
-scripts, from the environment variable FEEDCTL_PASSWORD; never from the command line, where ``ps``
-and the shell's history would show it.
+from the host the service runs on. A password is read from a prompt (hidden, asked twice), from the
+first line of standard input with ``--password-stdin``, or, for scripts, from the environment variable
+FEEDCTL_PASSWORD; never from the command line, where ``ps`` and the shell's history would show it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -21,6 +23,22 @@ from feedback_intelligence.cli.http import body_of, client, send, server_errors
 from feedback_intelligence.cli.output import JsonFlag, emit_json
 
 users = typer.Typer(no_args_is_help=True, help="Accounts of FI_AUTH=local (ADR 0030).")
+
+
+_PASSWORD_STDIN = Annotated[
+    bool,
+    typer.Option("--password-stdin", help="Read the password from the first line of standard input."),
+]
+
+
+def _new_password(from_stdin: bool) -> str:
+    """The password to send: standard input's first line (``--password-stdin``), FEEDCTL_PASSWORD, or a prompt."""
+    if from_stdin:
+        line = sys.stdin.readline()
+        if not line:
+            raise CliError("no password on standard input (--password-stdin reads its first line)", ExitCode.BAD_INPUT)
+        return line.removesuffix("\n").removesuffix("\r")
+    return os.environ.get("FEEDCTL_PASSWORD") or typer.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
 def _grant(text: str) -> dict[str, str]:
@@ -39,10 +57,11 @@ def add(
         ),
     ],
     name: Annotated[str | None, typer.Option(help="The name shown in the pages (default: the user name).")] = None,
+    password_stdin: _PASSWORD_STDIN = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Add a local account with its role grants (the first operator: `feedctl user add admin --role operator`)."""
-    password = os.environ.get("FEEDCTL_PASSWORD") or typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    password = _new_password(password_stdin)
     grants = [_grant(r) for r in role]
     body = {"username": username, "displayName": name, "password": password, "grants": grants}
     with client() as http:
@@ -125,3 +144,21 @@ def disable(username: Annotated[str, typer.Argument(help="The sign-in name.")], 
 def enable(username: Annotated[str, typer.Argument(help="The sign-in name.")], json_output: JsonFlag = False) -> None:
     """Enable a disabled account again (audit row `account.enable`)."""
     _set_disabled(username, False, json_output)
+
+
+@users.command("password")
+def set_password(
+    username: Annotated[str, typer.Argument(help="The sign-in name.")],
+    password_stdin: _PASSWORD_STDIN = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """Set a local account's password (leaked or forgotten): every session of the account ends now
+    (audit row `account.password_reset`)."""
+    new = _new_password(password_stdin)
+    with client() as http:
+        answer = send(http, "PUT", f"/admin/users/{quote(username, safe='')}/password", json={"password": new})
+    after = _answered("password", answer, 200, username)
+    if json_output:
+        emit_json(after)
+    else:
+        typer.echo(f"{after['username']}: password set ({after['sessionsEnded']} sessions ended)")

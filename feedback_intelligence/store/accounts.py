@@ -6,7 +6,8 @@ becomes a signed-in one. Grants from SSO claims are replaced at each sign-in; ma
 
 Every change here, and every sign-in (made or refused) and sign-out, appends its ``audit_log`` row in
 the same transaction (store/audit.py): ``account.add``, ``account.grant``, ``account.revoke``,
-``account.disable``, ``account.enable``, ``session.signin``, ``session.refused``, ``session.signout``. A
+``account.disable``, ``account.enable``, ``account.password_change``, ``account.password_reset``,
+``session.signin``, ``session.refused``, ``session.signout``. A
 row names the account and the actor, never a password, a token or its hash, nor a refused name as typed
 (it may be a password typed in the wrong field): a refusal of an unknown name is a row without a name.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, func, insert, select, update
@@ -30,6 +32,10 @@ TOUCH_EVERY_MS = 60_000  # last_seen_at_ms is written at most once a minute
 
 class UsernameTaken(Exception):
     pass
+
+
+class NotLocal(Exception):
+    """The account signs in elsewhere (single sign-on, a proxy): it has no password here."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,14 @@ def _grant_rows(by: By, account_id: str, added: list[Grant], removed: list[Grant
 
 
 def fold_username(username: str) -> str:
-    return username.strip().casefold()
+    """The one form a user name is stored and compared in: :func:`fold_characters`, outer spaces dropped."""
+    return fold_characters(username).strip()
+
+
+def fold_characters(text: str) -> str:
+    """NFKC (compatibility characters as their plain twins, so the full-width ``ａｄｍｉｎ`` is ``admin``),
+    case folded, NFKC again (folding can undo it)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def _now_ms() -> int:
@@ -139,6 +152,24 @@ async def _replace_grants(
 
 def _grant_order(grant: Grant) -> tuple[str, str]:
     return grant.role, grant.store
+
+
+async def _set_password(
+    conn: AsyncConnection, account_id: str, name: str, password_hash: str, by: By, action: str, keeps: str | None
+) -> int:
+    """The new hash, the account's live sessions but ``keeps`` ended, and the audit row (no hash in it)."""
+    await conn.execute(
+        update(accounts)
+        .where(accounts.c.id == account_id)
+        .values(password_hash=password_hash, updated_at=utc_now_normalized())
+    )
+    now = _now_ms()
+    live = and_(sessions.c.account_id == account_id, sessions.c.revoked_at_ms.is_(None), sessions.c.expires_at_ms > now)
+    if keeps is not None:
+        live = and_(live, sessions.c.id_hash != keeps)
+    ended = int((await conn.execute(update(sessions).where(live).values(revoked_at_ms=now))).rowcount or 0)
+    await audit.append(conn, [_row(by, action, field=account_id, new_value=name, reason=f"sessions ended: {ended}")])
+    return ended
 
 
 class AccountStore:
@@ -235,6 +266,32 @@ class AccountStore:
             action = "account.disable" if disabled else "account.enable"
             await audit.append(conn, [_row(by, action, field=row.id, new_value=name)])
         return disabled, int(ended or 0)
+
+    async def change_password(self, account_id: str, password_hash: str, *, keeps: str) -> int:
+        """A person's own new password: every other session of theirs ends, the one with id hash ``keeps``
+        (the request's own) stays. ``account.password_change``; returns the sessions ended."""
+        async with self.engine.begin() as conn:
+            name = str(await conn.scalar(select(accounts.c.username).where(accounts.c.id == account_id)))
+            by = By("account", account_id, name)
+            return await _set_password(conn, account_id, name, password_hash, by, "account.password_change", keeps)
+
+    async def reset_password(self, username: str, password_hash: str, *, by: By = OPERATOR) -> int | None:
+        """An operator sets a local account's password (one leaked or forgotten): every session of the
+        account ends. ``account.password_reset``; returns the sessions ended, None for no such account.
+        Raises :class:`NotLocal` for an account of single sign-on or a proxy (its password is elsewhere)."""
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    select(accounts.c.id, accounts.c.username, accounts.c.auth_source).where(
+                        accounts.c.username == fold_username(username)
+                    )
+                )
+            ).first()
+            if row is None:
+                return None
+            if row.auth_source != "local":
+                raise NotLocal(row.auth_source)
+            return await _set_password(conn, row.id, row.username, password_hash, by, "account.password_reset", None)
 
     async def record_refused(self, username: str, reason: str) -> None:
         """A refused sign-in: ``session.refused`` naming the account when the name is one, else nobody."""

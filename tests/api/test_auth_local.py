@@ -43,6 +43,7 @@ async def test_anonymous_callers_reach_no_customer_text(tmp_path: Path) -> None:
             "username": None,
             "displayName": None,
             "grants": [],
+            "passwordRule": {"minLength": 8, "recommendedLength": 15, "maxLength": 1024},
         }
         # a browser on the host itself is not the loopback operator: it signs in like anyone
         async with client(app, LOOPBACK) as local_browser:
@@ -175,7 +176,7 @@ async def test_user_add_is_an_operator_route_and_checks_its_input(tmp_path: Path
                 "/admin/users",
                 json={"username": "x", "password": "short", "grants": [{"role": "clerk", "store": "s1"}]},
             )
-            assert short.status_code == 400 and short.json()["codes"][0]["code"] == "password_invalid"
+            assert short.status_code == 400 and short.json()["codes"][0]["code"] == "password_too_short"
             role = await operator.post(
                 "/admin/users", json={"username": "x", "password": PASSWORD, "grants": [{"role": "king", "store": "*"}]}
             )

@@ -48,6 +48,10 @@ WINDOW_BOUND_PATHS = (
     "/report/stores",
     "/telemetry/corrections",
 )
+# A new password is refused when it is the user name or one of the commonest passwords (auth/password_policy.py):
+# no JSON Schema compares two fields or lists 30,000 values, so these may answer 400 to schema-valid data
+# (the generator does reuse one string for both fields). The schema states the rest (api/openapi.py).
+PASSWORD_PATHS = ("/admin/users", "/admin/users/{username}/password", "/auth/password")
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +90,9 @@ def test_no_generated_input_makes_a_server_error(app: ServerProcess, hostile: bo
             if hostile:
                 case.call_and_validate(base_url=app.url, checks=ANY_INPUT_CHECKS, timeout=30)
             else:
-                window_bound = case.operation.path in WINDOW_BOUND_PATHS
+                unsure = case.operation.path in (*WINDOW_BOUND_PATHS, *PASSWORD_PATHS)
                 case.call_and_validate(  # every check schemathesis has
-                    base_url=app.url, timeout=30, excluded_checks=[positive_data_acceptance] if window_bound else []
+                    base_url=app.url, timeout=30, excluded_checks=[positive_data_acceptance] if unsure else []
                 )
 
         no_server_error()

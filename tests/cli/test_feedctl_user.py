@@ -1,11 +1,14 @@
-"""``feedctl user`` against a real FI_AUTH=local server: the first operator, a clerk, grants, disabling."""
+"""``feedctl user`` against a real FI_AUTH=local server: the first operator, a clerk, grants, disabling,
+resetting a password; stores from FI_STORES."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -20,15 +23,36 @@ PASSWORD = "ensimmainen-operaattori"
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
     env = {"FI_LLM_BACKEND": "ollama", "FI_LLM_BASE_URL": "http://127.0.0.1:9", "FI_LLM_MODEL": "held"}
-    with app_server({**env, "FI_AUTH": "local", "FI_SESSION_SECRET": "cli-test-secret"}) as app:
+    stores = json.dumps([{"id": "s1", "name": "Keskusta"}])
+    with app_server({**env, "FI_AUTH": "local", "FI_SESSION_SECRET": "cli-test-secret", "FI_STORES": stores}) as app:
         yield app
 
 
-def feedctl(app: ServerProcess, *args: str, password: str = PASSWORD) -> subprocess.CompletedProcess[str]:
+def feedctl(
+    app: ServerProcess, *args: str, password: str = PASSWORD, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FEEDCTL_URL": app.url, "PYTHONPATH": str(REPO), "FEEDCTL_PASSWORD": password}
     return subprocess.run(
-        [sys.executable, "-m", "feedback_intelligence", *args], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "feedback_intelligence", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
+
+
+@contextmanager
+def signed_in(app: ServerProcess, username: str, password: str = PASSWORD) -> Iterator[httpx.Client]:
+    """A browser's session (its cookie), signed in."""
+    with httpx.Client(base_url=app.url, timeout=10) as http:
+        answer = http.post("/auth/signin", json={"username": username, "password": password})
+        assert answer.status_code == 200, answer.text
+        yield http
+
+
+def is_signed_in(http: httpx.Client) -> bool:
+    return bool(http.get("/auth/me").json()["signedIn"])
 
 
 def test_the_first_operator_is_added_from_the_host_and_signs_in(server: ServerProcess) -> None:
@@ -77,3 +101,42 @@ def test_disable_refuses_the_sign_in_and_enable_lets_it_back(server: ServerProce
     enabled = feedctl(server, "user", "enable", "leena")
     assert enabled.returncode == 0 and enabled.stdout.strip() == "leena: enabled"
     assert httpx.post(server.url + "/auth/signin", json=signin, timeout=10).status_code == 200
+
+
+def test_an_operator_resets_a_password_and_every_session_of_the_account_ends(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "reeta", "--role", "clerk:s1").returncode == 0
+    with signed_in(server, "reeta") as desk, signed_in(server, "reeta") as phone:
+        reset = feedctl(server, "user", "password", "Reeta", "--password-stdin", stdin="reetan-uusi-salasana\n")
+        assert reset.returncode == 0, reset.stderr
+        assert reset.stdout.strip() == "reeta: password set (2 sessions ended)"
+        assert not is_signed_in(desk) and not is_signed_in(phone)
+    old = {"username": "reeta", "password": PASSWORD}
+    assert httpx.post(server.url + "/auth/signin", json=old, timeout=10).status_code == 401
+    with signed_in(server, "reeta", "reetan-uusi-salasana") as again:
+        by_env = feedctl(server, "user", "password", "reeta", "--json", password="reetan-kolmas-salasana")
+        assert by_env.returncode == 0, by_env.stderr
+        assert json.loads(by_env.stdout) == {"username": "reeta", "sessionsEnded": 1}
+        assert not is_signed_in(again)
+
+
+def test_a_reset_to_a_refused_password_or_of_nobody_says_why(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "sanna", "--role", "clerk:s1").returncode == 0
+    common = feedctl(server, "user", "password", "sanna", "--password-stdin", stdin="password1\n")
+    assert common.returncode == 2 and "most common" in common.stderr
+    blank = feedctl(server, "user", "password", "sanna", "--password-stdin", stdin=" " * 10 + "\n")
+    assert blank.returncode == 2 and "spaces only" in blank.stderr
+    nothing = feedctl(server, "user", "password", "sanna", "--password-stdin", stdin="")
+    assert nothing.returncode == 2 and "standard input" in nothing.stderr
+    nobody = feedctl(server, "user", "password", "nobody", "--password-stdin", stdin="jonkun-salasana-1\n")
+    assert nobody.returncode == 2 and "no account 'nobody'" in nobody.stderr
+    assert httpx.post(server.url + "/auth/signin", json={"username": "sanna", "password": PASSWORD}).is_success
+
+
+def test_a_look_alike_name_and_a_store_outside_fi_stores_are_refused(server: ServerProcess) -> None:
+    assert feedctl(server, "user", "add", "olli", "--role", "clerk:s1").returncode == 0
+    twin = feedctl(server, "user", "add", "\uff4f\uff4c\uff4c\uff49", "--role", "operator")  # full-width olli
+    assert twin.returncode == 2 and "taken" in twin.stderr
+    elsewhere = feedctl(server, "user", "add", "pertti", "--role", "clerk:s9")
+    assert elsewhere.returncode == 2 and "FI_STORES" in elsewhere.stderr
+    granted = feedctl(server, "user", "grant", "olli", "--role", "manager:s9")
+    assert granted.returncode == 2 and "FI_STORES" in granted.stderr

@@ -9,8 +9,10 @@ const issuer = `http://127.0.0.1:${port}`;
 
 const ACCOUNTS = {
   manu: { name: "Manu Manageri", roles: ["FI.Manager"], stores: ["*"] },
-  kaisa: { name: "Kaisa Kassa", roles: ["clerk"], stores: ["s1"] },
+  kaisa: { name: "Kaisa Kassa", roles: ["FI.Clerk"], stores: ["s1"] },
   nobody: { name: "Ei Rooleja", roles: [], stores: [] },
+  // the directory's raw values, unmapped: an attacker who can write a role attribute, not the role map
+  mallory: { name: "", roles: ["operator", "FI.Clerk"], stores: ["*", "s1", "s9"] },
 };
 
 const provider = new Provider(issuer, {

@@ -106,3 +106,26 @@ async def test_disabling_ends_the_sessions_and_writes_one_row_a_change(store: Fe
         ("account.disable", account_id, "leena"),
         ("account.enable", account_id, "leena"),
     ]
+
+
+async def test_a_password_change_keeps_its_session_and_a_reset_ends_all(store: FeedbackStore) -> None:
+    accounts = AccountStore(store.engine)
+    account_id = await accounts.add_local("Ｋａｉｓａ", "Kaisa", "hash-1", (Grant("clerk", "s1"),))
+    assert (await accounts.by_username("KAISA")) is not None  # stored as NFKC, case folded: kaisa
+    for session in ("a", "b", "c"):
+        await accounts.open_session(account_id, session * 64, 3600)
+    assert await accounts.change_password(account_id, "hash-2", keeps="a" * 64) == 2
+    assert await accounts.session_person("a" * 64) is not None
+    assert await accounts.session_person("b" * 64) is None and await accounts.session_person("c" * 64) is None
+    assert (await accounts.by_username("kaisa")).password_hash == "hash-2"  # type: ignore[union-attr]
+    assert await accounts.reset_password("ｋａｉｓａ", "hash-3") == 1
+    assert await accounts.session_person("a" * 64) is None
+    assert await accounts.reset_password("nobody", "hash-4") is None
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(select(audit_log).order_by(audit_log.c.id))).all()
+    changes = [(r.action, r.actor_kind, r.new_value, r.reason) for r in rows if r.action.startswith("account.password")]
+    assert changes == [
+        ("account.password_change", "account", "kaisa", "sessions ended: 2"),
+        ("account.password_reset", "operator", "kaisa", "sessions ended: 1"),
+    ]
+    assert not [r for r in rows if "hash-" in str(tuple(r))]

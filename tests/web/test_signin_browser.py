@@ -35,7 +35,8 @@ def sso() -> Iterator[ServerProcess]:
         "FI_OIDC_ISSUER": issuer,
         "FI_OIDC_CLIENT_ID": CLIENT_ID,
         "FI_OIDC_CLIENT_SECRET": CLIENT_SECRET,
-        "FI_OIDC_ROLE_MAP": json.dumps({"FI.Manager": "manager"}),
+        "FI_OIDC_ROLE_MAP": json.dumps({"FI.Manager": "manager", "FI.Clerk": "clerk"}),
+        "FI_OIDC_CHAIN_VALUE": "*",  # manu's stores claim is "*": the chain, because this deployment says so
     }
     with app_server(env) as app, oidc_provider(provider_port, app.url + "/auth/oidc/callback"):
         yield app
@@ -66,7 +67,7 @@ def test_single_sign_on_through_the_full_redirect_takes_the_role_from_a_claim(pa
     expect(page).to_have_url(sso.url + "/")  # back where the person set out
     expect(page.locator("#session-name")).to_have_text("Manu Manageri")
     me = _me(page, sso)
-    assert me["signedIn"] and me["grants"] == [{"role": "manager", "store": "*"}]  # FI.Manager → manager
+    assert me["signedIn"] and me["grants"] == [{"role": "manager", "store": "*"}]  # FI.Manager → manager, * → chain
     assert _status(page, "/report") == 200
     screenshot(page, "signin-sso-management")
 
@@ -76,11 +77,20 @@ def test_single_sign_on_through_the_full_redirect_takes_the_role_from_a_claim(pa
     assert _status(page, "/report") == 401
 
 
+def test_single_sign_on_with_a_next_that_leaves_the_origin_comes_back_home(pages, sso: ServerProcess) -> None:
+    page = pages.open(sso.url + "/signin?next=/%09/evil.example")  # a tab: //evil.example to a browser
+    expect(page.locator("#sso-box")).to_be_visible()
+    _sign_in_at_provider(page, "manu")
+    expect(page).to_have_url(sso.url + "/")  # the server's one next rule (auth/next_path.py): home, not away
+    assert page.evaluate("() => location.origin") == sso.url
+    expect(page.locator("#session-name")).to_have_text("Manu Manageri")
+
+
 def test_a_clerk_from_the_provider_reaches_the_desk_but_not_the_report(pages, sso: ServerProcess) -> None:
     page = pages.open(sso.url + "/desk")
     _sign_in_at_provider(page, "kaisa")
     expect(page).to_have_url(sso.url + "/desk")
-    assert _me(page, sso)["grants"] == [{"role": "clerk", "store": "s1"}]
+    assert _me(page, sso)["grants"] == [{"role": "clerk", "store": "s1"}]  # FI.Clerk → clerk
     assert _status(page, "/report") == 403
     assert _status(page, "/live/feedback") == 200
 

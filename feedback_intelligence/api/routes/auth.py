@@ -9,25 +9,30 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from feedback_intelligence.api.account_rules import password_field, password_problems, username_problems
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models import ApiModel, ErrorsBody
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.pages import page_response
+from feedback_intelligence.api.validation import store_errors
+from feedback_intelligence.auth.next_path import MAX_CHARS as NEXT_MAX_CHARS
+from feedback_intelligence.auth.next_path import safe_next
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
-from feedback_intelligence.auth.passwords import MAX_LENGTH, MIN_LENGTH, password_problem
+from feedback_intelligence.auth.password_policy import MIN_LENGTH, RECOMMENDED_LENGTH
+from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.visitor import cookie_value
-from feedback_intelligence.store.accounts import OPERATOR, By, UsernameTaken
+from feedback_intelligence.store.accounts import OPERATOR, By, UsernameTaken, fold_username
+from feedback_intelligence.stores import STORE_MAX_CHARS
 from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
@@ -52,6 +57,18 @@ class GrantIn(ApiModel):
 class SigninIn(ApiModel):
     username: str = Field(min_length=1, max_length=100, description="The sign-in name (case does not matter).")
     password: str = Field(min_length=1, max_length=MAX_LENGTH, description="The account's password.")
+    next: str | None = Field(
+        None,
+        max_length=NEXT_MAX_CHARS,
+        description="Where the page was asked to go after signing in (its `next` parameter, as given); the "
+        "answer's `next` says where it may go.",
+    )
+
+
+class PasswordRuleOut(ApiModel):
+    minLength: int = Field(description="A new password's fewest characters.")
+    recommendedLength: int = Field(description="The length the pages recommend (a few words in a row).")
+    maxLength: int = Field(description="A password's most characters.")
 
 
 class MeOut(ApiModel):
@@ -60,6 +77,16 @@ class MeOut(ApiModel):
     username: str | None = Field(None, description="Their sign-in name (case-folded).")
     displayName: str | None = Field(None, description="The name the pages show.")
     grants: list[GrantIn] = Field(default_factory=list, description="Their roles, each of a store or `*` the chain.")
+    passwordRule: PasswordRuleOut | None = Field(
+        None, description="Under FI_AUTH=local, the rule a new password keeps (for the pages' hint); else null."
+    )
+
+
+class SignedInOut(MeOut):
+    next: str = Field(
+        description="Where the page goes now: the asked `next` when it is a path of this service as a browser "
+        "reads it, else `/` (one rule with single sign-on's, auth/next_path.py)."
+    )
 
 
 # Whitespace spelled out (str.isspace's characters), not "\s": pydantic's regex engine and a client's
@@ -73,34 +100,35 @@ class UserIn(ApiModel):
         min_length=1,
         max_length=100,
         pattern=USERNAME_PATTERN,
-        description="The sign-in name (no spaces or colons).",
+        description="The sign-in name (no spaces or colons). Stored and compared in Unicode NFKC, case folded: "
+        "`ａｄｍｉｎ` is `admin`.",
     )
     displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
-    # The schema states the minimum; the route's own check words the refusal (password_problem).
-    password: str = Field(
-        min_length=1,
-        max_length=MAX_LENGTH,
-        description=f"At least {MIN_LENGTH} characters.",
-        json_schema_extra={"minLength": MIN_LENGTH},
-    )
+    password: str = password_field("The password")
     grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
 
 
 class UserCreated(ApiModel):
     id: str = Field(description="The new account's id (audit rows name it).")
-    username: str = Field(description="The sign-in name as stored (case-folded).")
+    username: str = Field(description="The sign-in name as stored (NFKC, case-folded).")
 
 
 def _me(request: Request, p: People) -> MeOut:
     principal = principal_of(request.scope)
+    rule = (
+        PasswordRuleOut(minLength=MIN_LENGTH, recommendedLength=RECOMMENDED_LENGTH, maxLength=MAX_LENGTH)
+        if p.mode == "local"
+        else None
+    )
     if principal is None:
-        return MeOut(auth=p.mode, signedIn=False)
+        return MeOut(auth=p.mode, signedIn=False, passwordRule=rule)
     return MeOut(
         auth=p.mode,
         signedIn=True,
         username=principal.username,
         displayName=principal.display_name,
         grants=[GrantIn(role=g.role, store=g.store) for g in principal.grants],
+        passwordRule=rule,
     )
 
 
@@ -127,17 +155,15 @@ def _clear_cookies(response: Response) -> None:
     response.delete_cookie(CSRF_COOKIE, path="/")
 
 
-def _safe_next(value: str | None) -> str:
-    """Only a path of this service (no scheme, no host, no //): never an open redirect."""
-    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
-        return "/"
-    parts = urlsplit(value)
-    return value if not parts.scheme and not parts.netloc else "/"
-
-
 @router.get("/signin", include_in_schema=False)
 async def signin_page() -> Response:
     return page_response("signin.html")
+
+
+@router.get("/account", include_in_schema=False)
+async def account_page() -> Response:
+    """The signed-in person's own page (the name in the top bar links it): who they are, their password."""
+    return page_response("account.html")
 
 
 @router.get(
@@ -155,14 +181,15 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
 
 @router.post(
     "/auth/signin",
-    response_model=MeOut,
+    response_model=SignedInOut,
     operation_id="signIn",
     summary="Sign in with a local account (FI_AUTH=local): sets the session cookie",
     description="A new session at every sign-in; the browser's earlier one is revoked. 401 `signin_failed` "
     "for a wrong name or password (the same answer for both); 429 `signin_throttled` after "
     "FI_LOGIN_RATE_LIMIT failures at one name from one address, FI_LOGIN_ADDRESS_RATE_LIMIT attempts from one "
     "address, or FI_LOGIN_NAME_RATE_LIMIT failures at one name from addresses its account never signed in "
-    "from; 503 `busy` with `Retry-After` when every password check is taken (FI_PASSWORD_CHECK_SLOTS).",
+    "from; 503 `busy` with `Retry-After` when every password check is taken (FI_PASSWORD_CHECK_SLOTS). "
+    "The answer's `next` is where the page goes: the `next` it sent when that is a path of this service.",
     responses={
         **errors(400, 429, 503, s503="`busy` (reason `password_checks`): every password check stayed taken; retry."),
         401: {"description": "Wrong name or password."},
@@ -199,7 +226,8 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
     principal = await p.from_session_token(token)
     assert principal is not None
     request.scope["state"]["principal"] = principal
-    response = JSONResponse(_me(request, p).model_dump(mode="json"))
+    signed_in = SignedInOut(**_me(request, p).model_dump(), next=safe_next(body.next))
+    response = JSONResponse(signed_in.model_dump(mode="json"))
     _session_cookies(response, request, token, p)
     return response
 
@@ -240,7 +268,7 @@ def _redirect_uri(request: Request, p: People) -> str:
 async def oidc_login(request: Request, next: str | None = None, p: People = Depends(people)) -> Response:
     client = _oidc(request)
     try:
-        url, flow = await client.begin(_redirect_uri(request, p), _safe_next(next))
+        url, flow = await client.begin(_redirect_uri(request, p), safe_next(next))
     except OidcError as exc:
         log.warning("OIDC sign-in could not start: %s", exc)
         return RedirectResponse("/signin?error=provider", status_code=303)
@@ -277,7 +305,7 @@ async def oidc_callback(
     if account_id is None:
         return RedirectResponse("/signin?error=disabled", status_code=303)
     token = await p.open_session(account_id, cookie_value(request.scope, SESSION_COOKIE))
-    response = RedirectResponse(flow.get("next") or "/", status_code=303)
+    response = RedirectResponse(safe_next(flow.get("next")), status_code=303)
     response.delete_cookie(FLOW_COOKIE, path="/auth/oidc/")
     _session_cookies(response, request, token, p)
     return response
@@ -291,15 +319,16 @@ async def oidc_callback(
     tags=["operator"],
     summary="Add a local account with its role grants (feedctl user add)",
     description="The first operator's bootstrap and every local account after it. Operator route.",
-    responses={**errors(400, 413, 429, 503), 409: {"description": "The user name is taken."}},
+    responses={
+        **errors(400, 413, 429, 503),
+        409: {"description": "`username_taken`: the name, as stored (NFKC, case folded), is taken."},
+    },
 )
 async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
-    problems: list[str] = []
-    if (problem := password_problem(body.password)) is not None:
-        problems.append(Problem(problem, "password_invalid", field="password"))
+    problems = [*username_problems(body.username), *password_problems(body.password, body.username)]
     grants: list[Grant] = []
     for grant in body.grants:
-        checked = _grant(grant)
+        checked = _grant(grant, p)
         if isinstance(checked, Grant):
             grants.append(checked)
         else:
@@ -312,23 +341,27 @@ async def add_user(body: UserIn, request: Request, p: People = Depends(people)) 
             body.displayName or body.username,
             await p.hash_password(body.password),
             tuple(grants),
-            by=_by(request),
+            by=changed_by(request),
         )
     except UsernameTaken:
-        return JSONResponse({"error": "username_taken", "username": body.username}, status_code=409)
-    return JSONResponse(UserCreated(id=account_id, username=body.username.casefold()).model_dump(), status_code=201)
+        return JSONResponse({"error": "username_taken", "username": fold_username(body.username)}, status_code=409)
+    body_out = UserCreated(id=account_id, username=fold_username(body.username))
+    return JSONResponse(body_out.model_dump(), status_code=201)
 
 
-def _grant(grant: GrantIn) -> Grant | str:
-    """A grant as asked, or the rule it breaks; an operator is always of the chain."""
+def _grant(grant: GrantIn, p: People) -> Grant | str:
+    """A grant as asked, or the rule it breaks; an operator is always of the chain, a store is one of this
+    deployment's (FI_STORES when set, else FI_STORE_PATTERN)."""
     if grant.role not in ROLES:
         return Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
     if is_blank(grant.store):  # the schema says the same (api/openapi.py)
         return Problem("store must be a store id or '*'.", "store_invalid", field="grants")
-    return Grant(grant.role, CHAIN if grant.role == "operator" else grant.store.strip())
+    if grant.store != CHAIN and (unknown := store_errors(grant.store, p.settings.stores, field="grants")):
+        return unknown[0]
+    return Grant(grant.role, CHAIN if grant.role == "operator" else grant.store)
 
 
-def _by(request: Request) -> By:
+def changed_by(request: Request) -> By:
     """The operator making an account change: their account when signed in, else the token or the host."""
     principal = principal_of(request.scope)
     return By("account", principal.account_id, principal.username) if principal is not None else OPERATOR
@@ -340,13 +373,13 @@ class GrantsOut(ApiModel):
 
 
 async def _change_grant(username: str, grant: GrantIn, add: bool, request: Request, p: People) -> Response:
-    checked = _grant(grant)
+    checked = _grant(grant, p)
     if not isinstance(checked, Grant):
         raise InputError([checked])
-    after = await p.store.change_grant(username, checked, add=add, by=_by(request))
+    after = await p.store.change_grant(username, checked, add=add, by=changed_by(request))
     if after is None:
         return JSONResponse({"error": "not found", "id": username}, status_code=404)
-    body = GrantsOut(username=username.casefold(), grants=[GrantIn(role=g.role, store=g.store) for g in after])
+    body = GrantsOut(username=fold_username(username), grants=[GrantIn(role=g.role, store=g.store) for g in after])
     return JSONResponse(body.model_dump(mode="json"))
 
 
@@ -377,7 +410,9 @@ async def grant_role(username: str, body: GrantIn, request: Request, p: People =
     responses=_GRANT_RESPONSES,
 )
 async def revoke_role(username: str, role: str, store: str, request: Request, p: People = Depends(people)) -> Response:
-    grant = GrantIn.model_validate({"role": role[:16], "store": store[:32]})
+    if len(store) > STORE_MAX_CHARS:  # cut to fit GrantIn, it could become a store id it never named
+        raise InputError(store_errors(store, p.settings.stores, field="grants"))
+    grant = GrantIn.model_validate({"role": role[:16], "store": store})
     return await _change_grant(username, grant, False, request, p)
 
 
@@ -403,12 +438,13 @@ class DisabledOut(ApiModel):
     responses=_GRANT_RESPONSES,
 )
 async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
-    after = await p.store.set_disabled(username, body.disabled, by=_by(request))
+    after = await p.store.set_disabled(username, body.disabled, by=changed_by(request))
     p.accounts_changed()
     if after is None:
         return JSONResponse({"error": "not found", "id": username}, status_code=404)
     disabled, ended = after
-    return JSONResponse(DisabledOut(username=username.casefold(), disabled=disabled, sessionsEnded=ended).model_dump())
+    out = DisabledOut(username=fold_username(username), disabled=disabled, sessionsEnded=ended)
+    return JSONResponse(out.model_dump())
 
 
 def me_json(request: Request) -> dict[str, Any]:

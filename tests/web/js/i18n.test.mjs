@@ -37,3 +37,27 @@ test("a translator made with the service's zone shows its clock from the start",
   assert.equal(formatTime(at, translator("fi", "Europe/Helsinki"), false), "12.05");
   assert.equal(translator("fi", "Mars/Olympus").timeZone, undefined);
 });
+
+test("the account page and the password rule speak Finnish and English, each its own words", () => {
+  const en = translator("en");
+  const fi = translator("fi");
+  const params = { n: 2, min: 8, recommended: 15, max: 1024, name: "Pia", username: "pia", list: "x", role: "x",
+    store: "s1", status: 500 };
+  const keys = [
+    "session.signOut", "account.title", "account.heading", "account.signedInAs", "account.roles", "account.noRoles",
+    "account.grantStore", "account.grantChain", "account.role.clerk", "account.role.manager", "account.role.operator",
+    "account.notSignedIn", "account.serverAway", "password.heading", "password.current", "password.new",
+    "password.repeat", "password.hint", "password.submit", "password.mismatch", "password.changed", "password.wrong",
+    "password.throttled", "password.elsewhere", "password.failed", "password.network", "err.password_too_short",
+    "err.password_too_long", "err.password_blank", "err.password_repeated", "err.password_is_username",
+    "err.password_common",
+  ];
+  for (const key of keys) {
+    assert.ok(en.has(key), key);
+    assert.notEqual(fi(key, params), en(key, params), key);
+    assert.doesNotMatch(fi(key, params), /\{\w+\}/, key); // every placeholder filled
+  }
+  assert.equal(en("password.changed", { n: 0 }), "Password changed.");
+  assert.equal(fi("password.changed", { n: 1 }), "Salasana vaihdettu. Toinen kirjautumisesi päättyi.");
+  assert.equal(en("password.changed", { n: 3 }), "Password changed. Your 3 other sessions were signed out.");
+});

@@ -1,5 +1,7 @@
-// Who is signed in, shown in the page's top bar with a sign-out button (FI_AUTH other than none).
+// Who is signed in, shown in the page's top bar (FI_AUTH other than none): their name, a link to their
+// own page (/account: roles, password), and a sign-out button.
 import { getJson, request } from "./api.js";
+import { translator } from "./i18n.js";
 
 async function showSession() {
   let me;
@@ -11,15 +13,19 @@ async function showSession() {
   if (!me.signedIn) return;
   const nav = document.querySelector(".topnav");
   if (!nav) return;
-  const who = document.createElement("span");
+  // The page's language as far as it knows it yet; a later language switch (applyStatic) re-reads data-i18n.
+  const t = translator(document.documentElement.lang);
+  const who = document.createElement("a");
   who.className = "session-name";
   who.id = "session-name";
+  who.href = "/account";
   who.textContent = me.displayName || me.username;
   const button = document.createElement("button");
   button.type = "button";
   button.className = "btn";
   button.id = "signout-btn";
-  button.textContent = "Kirjaudu ulos";
+  button.dataset.i18n = "session.signOut";
+  button.textContent = t("session.signOut");
   button.addEventListener("click", async () => {
     await request("/auth/signout", { method: "POST" }).catch(() => null);
     location.assign("/signin");

@@ -7,10 +7,16 @@ const ERRORS = {
   disabled: "Tämä tunnus on poistettu käytöstä. Ota yhteys ylläpitoon.",
 };
 
-function nextPath() {
-  const value = new URLSearchParams(location.search).get("next") || "/";
-  // only a path of this service: "//host", or a backslash that browsers read as "/", would leave it
-  return value.startsWith("/") && !value.startsWith("//") && !value.includes("\\") ? value : "/";
+// Where to go after signing in is the server's decision alone (auth/next_path.py): the page passes its
+// `next` on as given, and goes where the sign-in's answer (or the single sign-on's redirect) says.
+function askedNext() {
+  return new URLSearchParams(location.search).get("next");
+}
+
+/** The asked `next` within the sign-in body's bound (SigninIn.next); a longer one is no path of ours. */
+function nextToSend() {
+  const next = askedNext();
+  return next !== null && next.length <= 2048 ? next : "/";
 }
 
 function show(id, on = true) {
@@ -38,7 +44,8 @@ async function start() {
     document.getElementById("signin-username").focus();
   } else if (me.auth === "oidc") {
     const link = document.getElementById("sso-btn");
-    link.href = `/auth/oidc/login?next=${encodeURIComponent(nextPath())}`;
+    const next = askedNext();
+    link.href = next === null ? "/auth/oidc/login" : `/auth/oidc/login?next=${encodeURIComponent(next)}`;
     if (problem && ERRORS[problem]) {
       const box = document.getElementById("sso-error");
       box.textContent = ERRORS[problem];
@@ -64,10 +71,12 @@ document.getElementById("signin-form").addEventListener("submit", async (event) 
       body: {
         username: document.getElementById("signin-username").value,
         password: document.getElementById("signin-password").value,
+        next: nextToSend(),
       },
     });
     if (response.ok) {
-      location.assign(nextPath());
+      const body = await response.json().catch(() => ({}));
+      location.assign(typeof body.next === "string" ? body.next : "/");
       return;
     }
     if (response.status === 429) {
