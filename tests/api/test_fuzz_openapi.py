@@ -52,6 +52,9 @@ WINDOW_BOUND_PATHS = (
 # no JSON Schema compares two fields or lists 30,000 values, so these may answer 400 to schema-valid data
 # (the generator does reuse one string for both fields). The schema states the rest (api/openapi.py).
 PASSWORD_PATHS = ("/admin/users", "/admin/users/{username}/password", "/auth/password")
+# A case note's bound is FI_INPUT_MAX_CHARS, a setting the static schema cannot carry (it states the
+# hard ceiling), and a note blank once trimmed is refused: 400 to schema-valid data, about one run in three.
+SETTING_BOUND_PATHS = ("/cases/{ref}/notes",)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +93,7 @@ def test_no_generated_input_makes_a_server_error(app: ServerProcess, hostile: bo
             if hostile:
                 case.call_and_validate(base_url=app.url, checks=ANY_INPUT_CHECKS, timeout=30)
             else:
-                unsure = case.operation.path in (*WINDOW_BOUND_PATHS, *PASSWORD_PATHS)
+                unsure = case.operation.path in (*WINDOW_BOUND_PATHS, *PASSWORD_PATHS, *SETTING_BOUND_PATHS)
                 case.call_and_validate(  # every check schemathesis has
                     base_url=app.url, timeout=30, excluded_checks=[positive_data_acceptance] if unsure else []
                 )

@@ -76,7 +76,17 @@ SOURCE_KEYS = [
     "alertCategories",
     "sentiment",
 ]
-ALERT_KEYS = ["feedbackId", "channel", "source", "timestamp", "textExcerpt", "text", "deterministicHits", "llmReason"]
+ALERT_KEYS = [
+    "feedbackId",
+    "channel",
+    "source",
+    "store",
+    "timestamp",
+    "textExcerpt",
+    "text",
+    "deterministicHits",
+    "llmReason",
+]
 
 RATED = ["maito_kylma", "hevi", "kassa_palvelu"]
 

@@ -224,7 +224,9 @@ async def assign_case(
 async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
     text = body.text.strip()
     limit = rt.settings.input_max_chars
-    if not text or len(text) > limit:
+    if not text:
+        raise InputError([Problem("A note needs words, not only spaces.", "text_empty", field="text")])
+    if len(text) > limit:
         raise InputError([Problem(f"A note is 1 to {limit} characters.", "text_too_long", field="text", limit=limit)])
     try:
         note_id = await rt.cases.note(_ref(ref), text, _actor(request, body.actorName))
