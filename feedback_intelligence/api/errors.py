@@ -55,17 +55,17 @@ def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | 
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def busy_response(exc: LlmBusy) -> JSONResponse:
+def shed_response(reason: str, retry_after_s: int, message: str) -> JSONResponse:
+    """503 ``busy``: work shed after a bounded wait (the GPU's slots, password checks, batches), never queued."""
     return error_response(
         503,
-        {
-            "error": "busy",
-            "reason": exc.reason,
-            "retryAfterSeconds": exc.retry_after_s,
-            "message": "The language model is busy right now; try again shortly.",
-        },
-        {"Retry-After": str(exc.retry_after_s)},
+        {"error": "busy", "reason": reason, "retryAfterSeconds": retry_after_s, "message": message},
+        {"Retry-After": str(retry_after_s)},
     )
+
+
+def busy_response(exc: LlmBusy) -> JSONResponse:
+    return shed_response(exc.reason, exc.retry_after_s, "The language model is busy right now; try again shortly.")
 
 
 def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONResponse:
@@ -192,29 +192,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(PasswordWorkBusy)
     async def _password_busy(_: Request, exc: PasswordWorkBusy) -> Response:  # auth/password_work.py
-        return error_response(
-            503,
-            {
-                "error": "busy",
-                "reason": "password_checks",
-                "retryAfterSeconds": exc.retry_after_s,
-                "message": "Too many sign-ins at once; try again in a moment.",
-            },
-            {"Retry-After": str(exc.retry_after_s)},
-        )
+        return shed_response("password_checks", exc.retry_after_s, "Too many sign-ins at once; try again in a moment.")
 
     @app.exception_handler(BatchesBusy)
     async def _batches_busy(_: Request, exc: BatchesBusy) -> Response:  # services/batch_slots.py
-        return error_response(
-            503,
-            {
-                "error": "busy",
-                "reason": "batches",
-                "retryAfterSeconds": exc.retry_after_s,
-                "message": "Other batches are being stored; send this one again in a moment (nothing of it "
-                "was stored).",
-            },
-            {"Retry-After": str(exc.retry_after_s)},
+        return shed_response(
+            "batches",
+            exc.retry_after_s,
+            "Other batches are being stored; send this one again in a moment (nothing of it was stored).",
         )
 
     @app.exception_handler(LlmFailure)
