@@ -1,0 +1,50 @@
+"""The chain: its stores (stores.py: a list, or a pattern of ids), the store a desk saves for, and bulk
+import (``POST /feedback/batch``; docs/adr/0027, docs/adr/0043)."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Self
+
+from pydantic import field_validator, model_validator
+
+from feedback_intelligence.config.fields import Group, blank_is_none, variable
+from feedback_intelligence.config.stores import DEFAULT_STORE_PATTERN, StoreDirectory, StoreList
+
+
+class ChainSettings(Group):
+    # a JSON list of {"id", "name"}, or a path to a file holding one; unset = any id of the pattern
+    listed_stores: StoreList = variable("FI_STORES", None)
+    store_pattern: str = variable("FI_STORE_PATTERN", DEFAULT_STORE_PATTERN, min_length=1, max_length=200)
+    desk_store: str | None = variable("FI_DESK_STORE", None)  # every desk of this service saves for it
+    batch_max_items: int = variable("FI_BATCH_MAX_ITEMS", 1000, ge=1, le=10_000)
+    # the batch routes' own body cap (FI_MAX_BODY_BYTES stays the cap of every other route)
+    batch_max_body_bytes: int = variable("FI_BATCH_MAX_BODY_BYTES", 8_388_608, ge=1024, le=268_435_456)
+    # batches one process stores at once; one that finds none free within 0.5 s is shed 503 (docs/adr/0043)
+    batch_slots: int = variable("FI_BATCH_SLOTS", 1, ge=1, le=16)
+
+    @field_validator("store_pattern")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"is not a regular expression ({exc})") from None
+        return value
+
+    @field_validator("desk_store")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return blank_is_none(value)
+
+    @cached_property
+    def stores(self) -> StoreDirectory:
+        """The stores a save, a filter or a grant may name: FI_STORES, else ids of FI_STORE_PATTERN."""
+        return StoreDirectory(self.listed_stores, self.store_pattern)
+
+    @model_validator(mode="after")
+    def _desk_store_is_a_store(self) -> Self:
+        if self.desk_store is not None and not self.stores.accepts(self.desk_store):
+            raise ValueError(f"FI_DESK_STORE: '{self.desk_store}' is not {self.stores.rule()}")
+        return self

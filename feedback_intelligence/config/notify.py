@@ -1,0 +1,30 @@
+"""Alerts that reach a person (docs/adr/0029-alerts-outbox-cases.md): the notify routes, the outbox worker
+(services/notify_worker.py), cases and their escalation."""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+
+from feedback_intelligence.config.fields import Group, absolute_url, variable
+from feedback_intelligence.config.notify_routes import NotifyRoutes
+
+
+class NotifySettings(Group):
+    channels: NotifyRoutes = variable("FI_NOTIFY_CHANNELS", ())  # notify_routes.py; its value is never echoed
+    public_url: str | None = variable("FI_NOTIFY_PUBLIC_URL", None)  # the service as people open it: the case link
+    enabled: bool = variable("FI_NOTIFY_WORKER", True)
+    tasks: int = variable("FI_NOTIFY_WORKER_TASKS", 2, ge=1, le=32)
+    lease_s: float = variable("FI_NOTIFY_LEASE_S", 30, ge=1, le=3600)
+    max_attempts: int = variable("FI_NOTIFY_MAX_ATTEMPTS", 12, ge=1, le=100)  # ~30 min of backoff at the defaults
+    retry_base_s: float = variable("FI_NOTIFY_RETRY_S", 2, ge=0, le=3600)
+    retry_max_s: float = variable("FI_NOTIFY_RETRY_MAX_S", 300, ge=1, le=86_400)
+    poll_s: float = variable("FI_NOTIFY_POLL_S", 1, gt=0, le=600)
+    timeout_s: float = variable("FI_NOTIFY_TIMEOUT_S", 10, gt=0, le=300)
+    # older items (a history import) open no case, page nobody
+    case_max_age_days: float = variable("FI_CASE_MAX_AGE_DAYS", 7, ge=0, le=3650)
+    case_escalate_after_s: float = variable("FI_CASE_ESCALATE_AFTER_S", 1800, ge=1, le=2_592_000)
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if value is None or not value.strip() else absolute_url(value.strip())
