@@ -36,6 +36,7 @@ from sqlalchemy import text
 
 from bench.common import print_table, summary_ms, write_result
 from bench.procfs import rss_bytes
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -48,7 +49,6 @@ from feedback_intelligence.report.series import bucket_bounds
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Window, build_window
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store import aggregates, rollups
 from feedback_intelligence.store.aggregates import ItemFilter
 from feedback_intelligence.store.feedback_store import FeedbackStore

@@ -26,6 +26,7 @@ import httpx
 from bench.common import pct, pf, print_table, write_result
 from bench.procfs import children_of, rss_bytes
 from feedback_intelligence.api.runtime import with_prior_fields
+from feedback_intelligence.config import BackendSettings, load_settings
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.evaluation.dataset import load_set
@@ -38,7 +39,6 @@ from feedback_intelligence.llm.embedded import EmbeddedBackend
 from feedback_intelligence.llm.engine.llama_engine import LlamaEngine
 from feedback_intelligence.llm.engine.model_file import packaged_model_path
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.settings import Settings
 from feedback_intelligence.structuring.service import StructuringService
 
 IN_PROCESS_RSS_MB = 867  # the in-process service after one interpret, measured before ADR 0019
@@ -77,22 +77,22 @@ class InProcessBackend:
         return None
 
 
-def structuring(backend: object, settings: Settings) -> StructuringService:
+def structuring(backend: object, settings: BackendSettings) -> StructuringService:
     domain = with_prior_fields(load_domain("retail"), settings)
     gate = LlmGate(
         PooledSlotPool.single(LocalSlotPool(1, background_reserve=0)), acquire_timeout_s=600, call_timeout_s=600
     )
-    return StructuringService(PromptRunner(gate, backend), domain, max_tokens=settings.llm_max_output_tokens)  # type: ignore[arg-type]
+    return StructuringService(PromptRunner(gate, backend), domain, max_tokens=settings.max_output_tokens)  # type: ignore[arg-type]
 
 
 async def latency(items: int, threads: int) -> dict[str, dict[str, float]]:
-    settings = Settings()
+    settings = load_settings().backends
     texts = [item.text for item in load_set(load_domain("retail")) if item.split == "dev"][:items]
-    child = EmbeddedBackend(None, slots=1, threads=threads, context_tokens=settings.llm_context_tokens)
+    child = EmbeddedBackend(None, slots=1, threads=threads, context_tokens=settings.context_tokens)
     await child.start()
     await child.wait_loaded()
     in_process = InProcessBackend(
-        LlamaEngine(packaged_model_path(), context_tokens=settings.llm_context_tokens, threads=threads)
+        LlamaEngine(packaged_model_path(), context_tokens=settings.context_tokens, threads=threads)
     )
     services = {"child": structuring(child, settings), "in_process": structuring(in_process, settings)}
     times: dict[str, list[float]] = {name: [] for name in services}

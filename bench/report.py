@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.common import print_table, summary_ms, write_result
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
@@ -37,7 +38,6 @@ from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
-from feedback_intelligence.settings import ReportSettings
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
 WINDOW_DAYS = 7
@@ -190,22 +190,23 @@ async def deterministic_layer(
 
 async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dict[str, Any]:
     """The first answer and the time until its prose is written, with the packaged SmolLM2 behind a real gate."""
+    from feedback_intelligence.config import BackendSettings, GateSettings
     from feedback_intelligence.gate.gate import LlmGate
     from feedback_intelligence.gate.local import LocalSlotPool
     from feedback_intelligence.gate.pooled import PooledSlotPool
     from feedback_intelligence.llm.embedded import EmbeddedBackend
     from feedback_intelligence.prompting.runner import PromptRunner
-    from feedback_intelligence.settings import Settings
 
-    settings = Settings(_env_file=None)
-    backend = TimedBackend(EmbeddedBackend(None, slots=settings.llm_slots, context_tokens=settings.llm_context_tokens))
+    backends, gates = BackendSettings(), GateSettings()  # the defaults, whatever the environment says
+    backend = TimedBackend(EmbeddedBackend(None, slots=backends.slots, context_tokens=backends.context_tokens))
     gate = LlmGate(
-        PooledSlotPool.single(LocalSlotPool(settings.llm_slots, settings.llm_background_reserve)),
-        acquire_timeout_s=settings.acquire_timeout_s,
-        call_timeout_s=settings.llm_call_timeout_s,
+        PooledSlotPool.single(LocalSlotPool(backends.slots, gates.background_reserve)),
+        acquire_timeout_s=gates.acquire_timeout_s,
+        call_timeout_s=gates.call_timeout_s,
     )
     runner = PromptRunner(gate, backend)
-    options = settings.report.model_copy(update={"llm_budget": 4, "alert_verify_budget": verify_budget})
+    # prose as on the packaged model (what FI_REPORT_PROSE=auto resolves to there)
+    options = ReportSettings(llm_budget=4, alert_verify_budget=verify_budget, prose="automatic")
     stored = synthetic_items(items, domain, seed=11)
     service = ReportService(domain, options, runner, list_fetch(stored), now=lambda: NOW)
     window = report_window()

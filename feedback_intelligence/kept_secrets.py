@@ -2,7 +2,7 @@
 
 Unset, ``FI_VISITOR_SECRET`` (the desk's visitor key: whose entries are "mine" under ``FI_AUTH=none``)
 and ``FI_SESSION_SECRET`` (CSRF tokens, the sign-in flow cookie) are read from ``visitor-secret`` and
-``session-secret`` in ``settings.secrets_dir``, made there on the first start: 32 random bytes,
+``session-secret`` in ``settings.storage.secrets_dir``, made there on the first start: 32 random bytes,
 hex, mode 0600, created atomically (written whole to a private file, then linked to its name, which
 fails if another process got there first, whose secret is then read). A configured secret is used as
 it is and no file is read. Replicas still share configured secrets: a file is one host's (ADR 0046).
@@ -15,13 +15,14 @@ import os
 import secrets
 import stat
 from pathlib import Path
+from typing import Any
 
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.config import Settings
 
 log = logging.getLogger(__name__)
 
-#: (setting, file name) of every secret the service may make itself.
-KEPT = (("visitor_secret", "visitor-secret"), ("session_secret", "session-secret"))
+#: (group, setting, file name) of every secret the service may make itself.
+KEPT = (("edge", "visitor_secret", "visitor-secret"), ("auth", "session_secret", "session-secret"))
 _MIN_CHARS = 32
 
 
@@ -30,23 +31,25 @@ class KeptSecretError(Exception):
 
 
 def with_kept_secrets(settings: Settings) -> Settings:
-    """``settings`` with each unset secret read from, or made in, ``settings.secrets_dir``."""
-    found: dict[str, str] = {}
-    for setting, name in KEPT:
-        if getattr(settings, setting):
+    """``settings`` with each unset secret read from, or made in, ``settings.storage.secrets_dir``."""
+    folder = settings.storage.secrets_dir
+    groups: dict[str, Any] = {}
+    for group_name, setting, name in KEPT:
+        group = groups.get(group_name, getattr(settings, group_name))
+        if getattr(group, setting):
             continue
-        value, made = kept_secret(settings.secrets_dir / name)
-        found[setting] = value
-        env = f"FI_{setting.upper()}"
-        log.info("%s is unset: %s the one in %s", env, "made" if made else "using", settings.secrets_dir / name)
-        if settings.redis_url:
+        value, made = kept_secret(folder / name)
+        groups[group_name] = group.model_copy(update={setting: value})
+        env = group.variables()[setting]
+        log.info("%s is unset: %s the one in %s", env, "made" if made else "using", folder / name)
+        if settings.gate.redis_url:
             log.warning(
                 "%s is unset on a replica (FI_REDIS_URL): %s is this host's; set %s to one value on every replica",
                 env,
-                settings.secrets_dir / name,
+                folder / name,
                 env,
             )
-    return settings.model_copy(update=found) if found else settings
+    return settings.model_copy(update=groups) if groups else settings
 
 
 def kept_secret(path: Path) -> tuple[str, bool]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from feedback_intelligence.config import load_settings
 from feedback_intelligence.kept_secrets import KeptSecretError, kept_secret, with_kept_secrets
-from feedback_intelligence.settings import load_settings
 
 
 def test_a_secret_is_made_once_private_and_read_back(tmp_path: Path) -> None:
@@ -43,9 +43,9 @@ def test_settings_take_the_kept_secrets_beside_the_live_database_unless_configur
         live_database_url=f"sqlite:///{live}",
         session_secret="configured-session-secret-of-forty-chars!",
     )
-    assert settings.secrets_dir == live.parent
+    assert settings.storage.secrets_dir == live.parent
     kept = with_kept_secrets(settings)
-    assert kept.visitor_secret == (live.parent / "visitor-secret").read_text().strip()
-    assert kept.session_secret == "configured-session-secret-of-forty-chars!"
+    assert kept.edge.visitor_secret == (live.parent / "visitor-secret").read_text().strip()
+    assert kept.auth.session_secret == "configured-session-secret-of-forty-chars!"
     assert not (live.parent / "session-secret").exists()
-    assert load_settings(data_dir=tmp_path / "elsewhere").secrets_dir == tmp_path / "elsewhere"
+    assert load_settings(data_dir=tmp_path / "elsewhere").storage.secrets_dir == tmp_path / "elsewhere"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.services.health import HealthService
-from feedback_intelligence.settings import ReportSettings
 from tests.report import support
 from tests.report.test_report_service import corpus
 from tests.structuring.fakes import make_runner

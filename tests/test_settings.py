@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from feedback_intelligence.settings import ConfigurationError, Settings, load_settings
+from feedback_intelligence.config import ConfigurationError, Settings, load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -19,10 +19,11 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_defaults_are_the_documented_ones() -> None:
     settings = load_settings()
-    assert (settings.host, settings.port, settings.llm_backend) == ("127.0.0.1", 8080, "embedded")
-    assert (settings.llm_slots, settings.llm_acquire_timeout_ms, settings.llm_call_timeout_s) == (2, 500, 120)
-    assert settings.health_timeout_s == 10 and settings.domain == "retail" and settings.redis_url is None
-    assert settings.database_url != settings.live_database_url
+    assert (settings.server.host, settings.server.port, settings.backends.kind) == ("127.0.0.1", 8080, "embedded")
+    assert (settings.backends.slots, settings.gate.acquire_timeout_ms, settings.gate.call_timeout_s) == (2, 500, 120)
+    assert settings.backends.health_timeout_s == 10 and settings.domain.name == "retail"
+    assert settings.gate.redis_url is None
+    assert settings.storage.database_url != settings.storage.live_database_url
 
 
 LIST_FORMS = [
@@ -40,7 +41,7 @@ def test_trusted_proxies_take_a_comma_list_a_single_value_or_json(
     monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]
 ) -> None:
     monkeypatch.setenv("FI_TRUSTED_PROXIES", raw)
-    assert load_settings().trusted_proxies == expected
+    assert load_settings().edge.trusted_proxies == expected
 
 
 @pytest.mark.parametrize(
@@ -55,7 +56,7 @@ def test_cors_origins_take_a_comma_list_a_single_value_or_json(
     monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]
 ) -> None:
     monkeypatch.setenv("FI_CORS_ORIGINS", raw)
-    assert load_settings().cors_origins == expected
+    assert load_settings().edge.cors_origins == expected
 
 
 BAD_VALUES = [
@@ -113,12 +114,12 @@ def test_several_bad_values_give_one_line_each(monkeypatch: pytest.MonkeyPatch) 
 def test_a_model_path_is_checked_only_for_the_embedded_backend(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
     monkeypatch.setenv("FI_LLM_MODEL", "llama3.2:1b")
-    assert load_settings().llm_model == "llama3.2:1b"
+    assert load_settings().backends.model == "llama3.2:1b"
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
     monkeypatch.setenv("FI_LLM_BACKEND", "embedded")
     monkeypatch.setenv("FI_LLM_MODEL", str(model))
-    assert load_settings().llm_model == str(model)
+    assert load_settings().backends.model == str(model)
 
 
 def test_the_two_channels_must_use_different_databases(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,8 +134,8 @@ def test_plain_database_urls_get_the_async_drivers(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("FI_DATABASE_URL", "postgresql://postgres@127.0.0.1/test")
     monkeypatch.setenv("FI_LIVE_DATABASE_URL", "sqlite:///data/live.db")
     settings = load_settings()
-    assert settings.database_url.startswith("postgresql+asyncpg://")
-    assert settings.live_database_url.startswith("sqlite+aiosqlite://")
+    assert settings.storage.database_url.startswith("postgresql+asyncpg://")
+    assert settings.storage.live_database_url.startswith("sqlite+aiosqlite://")
 
 
 @pytest.mark.parametrize(
@@ -143,7 +144,7 @@ def test_plain_database_urls_get_the_async_drivers(monkeypatch: pytest.MonkeyPat
 )
 def test_prior_fields_take_a_list_or_none(monkeypatch: pytest.MonkeyPatch, raw: str, expected: list[str]) -> None:
     monkeypatch.setenv("FI_PRIOR_FIELDS", raw)
-    assert load_settings().prior_fields == expected
+    assert load_settings().backends.prior_fields == expected
 
 
 def test_the_domains_prior_fields_apply_to_the_packaged_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,34 +154,38 @@ def test_the_domains_prior_fields_apply_to_the_packaged_model_only(monkeypatch: 
 
     retail = load_domain("retail")
     assert retail.prior_fields, "the shipped retail domain gives fields to the prior (docs/benchmarks.md)"
-    assert with_prior_fields(retail, load_settings()).prior_fields == retail.prior_fields
+    assert with_prior_fields(retail, load_settings().backends).prior_fields == retail.prior_fields
 
     monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
-    assert with_prior_fields(retail, load_settings()).prior_fields == ()
+    assert with_prior_fields(retail, load_settings().backends).prior_fields == ()
 
     monkeypatch.setenv("FI_PRIOR_FIELDS", "severity")
-    assert with_prior_fields(retail, load_settings()).prior_fields == ("severity",)
+    assert with_prior_fields(retail, load_settings().backends).prior_fields == ("severity",)
 
     monkeypatch.setenv("FI_LLM_BACKEND", "embedded")
     monkeypatch.setenv("FI_PRIOR_FIELDS", "none")
-    assert with_prior_fields(retail, load_settings()).prior_fields == ()
+    assert with_prior_fields(retail, load_settings().backends).prior_fields == ()
 
 
-def test_the_report_group_is_the_flat_report_settings_with_their_one_set_of_bounds() -> None:
-    from feedback_intelligence.settings import REPORT_FIELDS, ReportSettings
+def test_the_report_group_is_read_from_its_flat_variables_with_their_one_set_of_bounds() -> None:
+    from feedback_intelligence.config import ReportSettings
 
     settings = load_settings(report_llm_budget=7, synthesis_temperature=0.1)
     # FI_REPORT_PROSE=auto is resolved: automatic on the packaged model (the default backend here)
     assert settings.report == ReportSettings(llm_budget=7, synthesis_temperature=0.1, prose="automatic")
-    for name, flat in REPORT_FIELDS.items():  # each bound is written once, on ReportSettings
-        assert Settings.model_fields[flat].metadata == ReportSettings.model_fields[name].metadata
-        assert Settings.model_fields[flat].default == ReportSettings.model_fields[name].default
+    assert Settings.model_fields["report"].annotation is ReportSettings  # the group code builds is the one read
+    for name, variable in ReportSettings.variables().items():  # each bound is written once, on ReportSettings
+        assert variable.startswith(("FI_REPORT_", "FI_SYNTHESIS_")) or variable == "FI_TIMEZONE", name
+    with pytest.raises(ConfigurationError, match="FI_REPORT_MAX_ITEMS: Input should be greater than or equal to 1"):
+        load_settings(report_max_items=0)  # the group's bound, met through its variable
     with pytest.raises(ValidationError):
         ReportSettings(default_window_days=400)  # longer than the longest window (366 days)
 
 
 def test_settings_read_grouped_by_concern_keep_their_flat_names() -> None:
     settings = load_settings(llm_slots=3, llm_acquire_timeout_ms=250, structure_lease_s=12, rate_limit="5/60seconds")
-    assert (settings.gate.slots, settings.gate.acquire_timeout_s) == (3, 0.25) == (3, settings.acquire_timeout_s)
+    assert (settings.backends.total_slots, settings.gate.acquire_timeout_s) == (3, 0.25)
     assert (settings.worker.tasks, settings.worker.lease_s) == (4, 12)  # FI_LLM_SLOTS + 1 by default
-    assert settings.edge.rate_limit == "5/60seconds" == settings.rate_limit
+    assert settings.edge.rate_limit == "5/60seconds"
+    assert settings.gate.background_reserve == 1 and load_settings(llm_slots=1).gate.background_reserve == 0
+    assert settings.edge.max_inflight_llm_per_address == 1  # half the gate's slots, at least one

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.config import ConfigurationError, load_settings
 
 
 @pytest.mark.parametrize(
@@ -17,8 +17,8 @@ def test_postgresql_urls_in_any_driver_spelling_use_the_shipped_driver(scheme: s
     settings = load_settings(
         database_url=f"{scheme}://fi@10.0.0.6/feedback", live_database_url=f"{scheme}://fi@10.0.0.6/desk_live"
     )
-    assert settings.database_url == "postgresql+asyncpg://fi@10.0.0.6/feedback"
-    assert settings.live_database_url == "postgresql+asyncpg://fi@10.0.0.6/desk_live"
+    assert settings.storage.database_url == "postgresql+asyncpg://fi@10.0.0.6/feedback"
+    assert settings.storage.live_database_url == "postgresql+asyncpg://fi@10.0.0.6/desk_live"
 
 
 def test_one_sqlite_file_named_relatively_and_absolutely_is_refused(
@@ -39,9 +39,9 @@ def test_two_sqlite_files_and_in_memory_databases_are_fine(tmp_path: Path) -> No
 
 
 def test_allowed_hosts_default_to_the_listen_host_and_the_loopback_names() -> None:
-    assert load_settings(host="10.1.2.3").effective_allowed_hosts == ["localhost", "127.0.0.1", "[::1]", "10.1.2.3"]
-    assert load_settings(host="0.0.0.0").effective_allowed_hosts == ["localhost", "127.0.0.1", "[::1]"]
-    assert load_settings(allowed_hosts=["Shop.Example", "*.shop.example"]).effective_allowed_hosts == [
+    assert load_settings(host="10.1.2.3").edge.allowed_hosts == ["localhost", "127.0.0.1", "[::1]", "10.1.2.3"]
+    assert load_settings(host="0.0.0.0").edge.allowed_hosts == ["localhost", "127.0.0.1", "[::1]"]
+    assert load_settings(allowed_hosts=["Shop.Example", "*.shop.example"]).edge.allowed_hosts == [
         "shop.example",
         "*.shop.example",
     ]

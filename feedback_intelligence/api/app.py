@@ -31,11 +31,11 @@ from feedback_intelligence.api.runtime import Runtime, build_runtime, load_confi
 from feedback_intelligence.auth import passwords
 from feedback_intelligence.auth.oidc import OidcClient
 from feedback_intelligence.auth.people import People
+from feedback_intelligence.config import AuthSettings, Settings, load_settings
 from feedback_intelligence.edge.stack import install_edge
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.services.channels import LIVE
 from feedback_intelligence.services.warmup import warm_at_start
-from feedback_intelligence.settings import Settings, load_settings
 from feedback_intelligence.store.accounts import AccountStore
 
 log = logging.getLogger(__name__)
@@ -55,13 +55,13 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
-        bind_people(app, edge.people, settings, rt)
+        bind_people(app, edge.people, settings.auth, rt)
         if on_started is not None:
             on_started()
         # Warm in the background: the service answers at once, and the first press finds the model warm.
         warming = (
             asyncio.create_task(warm_at_start(rt.runner.backends or {"default": rt.backend}, rt.interpret.structuring))
-            if settings.warm_at_start and backend is None
+            if settings.backends.warm_at_start and backend is None
             else None
         )
         try:
@@ -105,19 +105,19 @@ def create_app(
     return app
 
 
-def bind_people(app: FastAPI, people: People, settings: Settings, rt: Runtime) -> None:
+def bind_people(app: FastAPI, people: People, settings: AuthSettings, rt: Runtime) -> None:
     """The accounts live in the live database (ADR 0024 section 6); FI_AUTH said plainly at boot."""
     people.bind(AccountStore(rt.channels[LIVE].store.engine))
-    if settings.auth == "oidc":
-        app.state.oidc = OidcClient(settings.auth_settings, settings.session_secret or secrets.token_hex(32))
-    if settings.auth == "none":
+    if settings.mode == "oidc":
+        app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32))
+    if settings.mode == "none":
         log.warning(
             "FI_AUTH=none: no sign-in; anyone who can reach this service reads every entry and writes at the desk "
             "(set FI_AUTH=local, oidc or proxy for accounts and roles; docs/operations.md)"
         )
     else:
-        log.info("FI_AUTH=%s: customer text only for signed-in people with a role (docs/adr/0030)", settings.auth)
-    if settings.auth == "local":
+        log.info("FI_AUTH=%s: customer text only for signed-in people with a role (docs/adr/0030)", settings.mode)
+    if settings.mode == "local":
         passwords.prepare()  # the first unknown name then costs what every later one does
 
 

@@ -33,7 +33,7 @@ def change_verdict(request: Request, rt: Runtime, item: StoredFeedback) -> rule.
     return rule.verdict(
         actor_of(request),
         item,
-        auth_enabled=rt.settings.auth != "none",
-        window_s=rt.settings.correction_window_s,
+        auth_enabled=rt.settings.auth.enabled,
+        window_s=rt.settings.auth.correction_window_s,
         now=now_utc(),
     )

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
 
-from feedback_intelligence.stores import STORE_MAX_CHARS
+from feedback_intelligence.config.stores import STORE_MAX_CHARS
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import TextRuleError, normalize_text, single_line
 

@@ -16,11 +16,11 @@ from feedback_intelligence.api.account_rules import NOT_ONE_CHARACTER_REPEATED, 
 from feedback_intelligence.api.filters import CHANNELS
 from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.auth.principal import CHAIN, ROLES
+from feedback_intelligence.config import Settings
+from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.deterministic.timestamps import EDGE_DAYS
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
-from feedback_intelligence.settings import Settings
 from feedback_intelligence.store.aggregates import ANY_ALERT
-from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import is_blank
 
@@ -77,10 +77,10 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             )
             drop_unused_422(schema)
             document_cross_site_refusal(schema)
-            add_domain(schema, domain, settings.input_max_chars, settings.text_store_max_chars)
+            add_domain(schema, domain, settings.domain.input_max_chars, settings.domain.text_store_max_chars)
             document_instants(schema)
             document_corrections_need_structure(schema)
-            document_ids_and_tags(schema, settings.id_max_length)
+            document_ids_and_tags(schema, settings.domain.id_max_length)
             document_stores(schema, settings.chain.stores)
             document_accounts(schema)
             document_headers(schema)

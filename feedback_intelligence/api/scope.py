@@ -29,10 +29,10 @@ from feedback_intelligence.api.errors import InputError, NotFound, StoreForbidde
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.auth.reach import reach, reaches
+from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.edge.surface import DESK, MANAGERS
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.feedback_store import Erased, FeedbackStore
-from feedback_intelligence.stores import StoreDirectory
 
 __all__ = [
     "STORE_QUERY_HELP",

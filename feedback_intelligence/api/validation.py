@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from feedback_intelligence.api.problems import Problem
+from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.deterministic.timestamps import normalize_timestamp, on_edge_day
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
 from feedback_intelligence.records import Correction, Structure
-from feedback_intelligence.stores import StoreDirectory
 from feedback_intelligence.text.normalize import is_blank
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9._-]+")  # always fullmatch: "$" would let a trailing newline through

@@ -23,7 +23,7 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from feedback_intelligence.settings import AuthSettings
+from feedback_intelligence.config import AuthSettings
 
 FLOW_COOKIE = "fi_oidc"
 FLOW_MAX_AGE_S = 600  # a sign-in at the provider must finish within ten minutes

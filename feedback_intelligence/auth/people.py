@@ -18,7 +18,8 @@ from feedback_intelligence.auth.password_work import PasswordWork
 from feedback_intelligence.auth.passwords import hash_password, verify_password
 from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_grants
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
-from feedback_intelligence.settings import AuthSettings
+from feedback_intelligence.config import AuthSettings
+from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
 
 log = logging.getLogger(__name__)
@@ -37,8 +38,9 @@ class SigninThrottled(Exception):
 
 
 class People:
-    def __init__(self, settings: AuthSettings, storage: Storage) -> None:
+    def __init__(self, settings: AuthSettings, stores: StoreDirectory, storage: Storage) -> None:
         self.settings = settings
+        self.stores = stores  # the stores a grant may name (FI_STORES, else FI_STORE_PATTERN)
         self.csrf = CsrfTokens(settings.session_secret, warn=settings.enabled)
         self._store: AccountStore | None = None
         self._storage = storage
@@ -199,7 +201,7 @@ class People:
         for store in _claim_list(stores):
             if settings.oidc_chain_value is not None and store == settings.oidc_chain_value:
                 granted.append(CHAIN)
-            elif store != CHAIN and settings.stores.accepts(store):
+            elif store != CHAIN and self.stores.accepts(store):
                 granted.append(store)
             else:
                 refused.append(store[:64])

@@ -25,16 +25,16 @@ def nginx_config(
     Its body cap and read timeout follow FI_MAX_BODY_BYTES and FI_LLM_CALL_TIMEOUT_S from the environment.
     Regenerate it after every upgrade: a route the pages call that nginx does not forward is a 404.
     """
+    from feedback_intelligence.config import load_settings
     from feedback_intelligence.edge.nginx_site import Limits, render_site
-    from feedback_intelligence.settings import load_settings
 
     settings = load_settings()
-    servers = upstream or [f"127.0.0.1:{settings.port}"]
+    servers = upstream or [f"127.0.0.1:{settings.server.port}"]
     for server in servers:
         host, _, port = server.rpartition(":")
         if not host or not port.isdigit():
             raise CliError(f"--upstream {server!r}: expected host:port", ExitCode.BAD_INPUT)
-    limits = Limits(settings.max_body_bytes, int(settings.llm_call_timeout_s))
+    limits = Limits(settings.edge.max_body_bytes, int(settings.gate.call_timeout_s))
     typer.echo(render_site(servers, listen=listen, server_name=server_name, limits=limits), nl=False)
 
 
@@ -54,12 +54,12 @@ def probe(
     """
     import httpx
 
-    from feedback_intelligence.settings import load_settings
+    from feedback_intelligence.config import load_settings
 
     settings = load_settings()
-    url = f"http://127.0.0.1:{settings.port}/{what.value}"
+    url = f"http://127.0.0.1:{settings.server.port}/{what.value}"
     try:
-        answer = httpx.get(url, headers={"Host": probe_host(settings.effective_allowed_hosts)}, timeout=timeout_s)
+        answer = httpx.get(url, headers={"Host": probe_host(settings.edge.allowed_hosts)}, timeout=timeout_s)
     except httpx.TransportError as exc:
         reason = f"{what.value}: nothing answers at {url} ({exc or type(exc).__name__})"
         raise CliError(reason, ExitCode.UNREACHABLE) from exc

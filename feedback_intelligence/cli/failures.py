@@ -17,8 +17,8 @@ import httpx
 from rich.console import Console
 from rich.markup import escape
 
-from feedback_intelligence.settings import PREFIX as CONFIGURATION_PREFIX
-from feedback_intelligence.settings import ConfigurationError
+from feedback_intelligence.config import PREFIX as CONFIGURATION_PREFIX
+from feedback_intelligence.config import ConfigurationError
 
 
 class ExitCode(IntEnum):

@@ -22,7 +22,7 @@ from feedback_intelligence.cli.rederive import rederive
 from feedback_intelligence.cli.rollups import rollups_app
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.cli.users import users
-from feedback_intelligence.settings import Settings, load_settings
+from feedback_intelligence.config import Settings, load_settings
 
 # rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
 # "--watch <bool>" and wraps a usage error in a box; plain click prints "--watch" and one "Error:" line.
@@ -85,8 +85,8 @@ def serve(
     loop_pauses.shorten_lock_turns()
     uvicorn.run(
         application,
-        host=settings.host,
-        port=settings.port,
+        host=settings.server.host,
+        port=settings.server.port,
         workers=1,
         log_level=log_level.value,
         log_config=uvicorn_log_config(),  # the access log keeps no search words, no credentials (ADR 0039)
@@ -105,7 +105,7 @@ def _stores_answer(settings: Settings) -> None:
     from feedback_intelligence.store.feedback_store import FeedbackStore, StoreUnavailable
 
     async def ping_all() -> None:
-        for name, url in (("corpus", settings.database_url), ("live", settings.live_database_url)):
+        for name, url in (("corpus", settings.storage.database_url), ("live", settings.storage.live_database_url)):
             store = FeedbackStore(url, name=name)
             try:
                 await store.ping()

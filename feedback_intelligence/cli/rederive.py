@@ -12,7 +12,7 @@ from pathlib import Path
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.cli.output import JsonFlag, console, counts_table, emit_json, spinner
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.config import ConfigurationError, load_settings
 
 
 async def _rederive(database_url: str, live_url: str, domain_name: str, root: Path | None) -> dict[str, int]:
@@ -44,7 +44,12 @@ def rederive(json_output: JsonFlag = False) -> None:
     try:
         with spinner("re-deriving stale rows", quiet=json_output):
             done = asyncio.run(
-                _rederive(settings.database_url, settings.live_database_url, settings.domain, settings.domains_root)
+                _rederive(
+                    settings.storage.database_url,
+                    settings.storage.live_database_url,
+                    settings.domain.name,
+                    settings.domain.root,
+                )
             )
     except DomainError as exc:
         raise CliError(f"rederive: FI_DOMAIN: {exc}", ExitCode.BAD_INPUT) from exc

@@ -14,7 +14,7 @@ import typer
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.cli.output import JsonFlag, console, counts_table, emit_json, spinner
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.config import ConfigurationError, load_settings
 
 rollups_app = typer.Typer(no_args_is_help=True, help="The report's rollups (feedback_daily, theme_daily, …).")
 
@@ -44,7 +44,7 @@ def rebuild(json_output: JsonFlag = False) -> None:
         raise CliError(str(exc), ExitCode.BAD_INPUT) from exc
     try:
         with spinner("rebuilding the rollups", quiet=json_output):
-            done = asyncio.run(_rebuild(settings.database_url, settings.live_database_url))
+            done = asyncio.run(_rebuild(settings.storage.database_url, settings.storage.live_database_url))
     except StoreUnavailable as exc:
         message = f"rollups rebuild: the {exc.store} database cannot be reached ({exc.detail})"
         raise CliError(message, ExitCode.UNREACHABLE) from exc

@@ -29,5 +29,5 @@ def _reader(variables: tuple[str, ...]) -> type[BaseSettings]:
 
 def read_variables(variables: Iterable[str], env_file: Path | None = Path(".env")) -> dict[str, str]:
     """The value of each of ``variables`` that is set, by its ``FI_`` name."""
-    found = _reader(tuple(sorted(variables)))(_env_file=env_file)  # type: ignore[call-arg]
+    found = _reader(tuple(sorted(variables)))(_env_file=env_file)
     return {ENV_PREFIX + name.upper(): value for name, value in found.model_dump(exclude_unset=True).items()}

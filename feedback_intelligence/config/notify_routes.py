@@ -67,6 +67,7 @@ def _strings(value: Any) -> Any:
 
 
 Strings = Annotated[tuple[str, ...] | None, BeforeValidator(_strings)]
+Recipients = Annotated[tuple[str, ...], BeforeValidator(_strings)]
 
 
 class NotifyRoute(BaseModel):
@@ -85,7 +86,7 @@ class NotifyRoute(BaseModel):
     secret: str | None = Field(None, repr=False)
     unsigned: StrictBool = False
     mail_from: str | None = Field(None, alias="from")
-    mail_to: Strings = Field((), alias="to")
+    mail_to: Recipients = Field((), alias="to")
     username: str | None = Field(None, repr=False)
     password: str | None = Field(None, repr=False)
     starttls: StrictBool = True

@@ -8,7 +8,6 @@ every group as it is: ``settings.worker``, ``settings.gate``, ``settings.report`
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -80,12 +79,12 @@ def variables() -> dict[str, tuple[str, str]]:
     return {var: (group, field) for group, cls in GROUPS.items() for field, var in cls.variables().items()}
 
 
-def load_settings(env_file: Path | None = Path(".env"), **overrides: Any) -> Settings:
-    """The settings from the environment (and ``env_file``), each of ``overrides`` standing for its
+def load_settings(**overrides: Any) -> Settings:
+    """The settings from the environment (and a ``.env`` file), each of ``overrides`` standing for its
     variable (``llm_slots=3`` for ``FI_LLM_SLOTS=3``). Raises ConfigurationError, one line per fault."""
     known = variables()
     try:
-        values: dict[str, Any] = read_variables(known, env_file)
+        values: dict[str, Any] = read_variables(known)
     except SettingsError as exc:  # a value pydantic-settings could not even decode (e.g. a .env it cannot read)
         raise ConfigurationError(f"{PREFIX}{exc}") from exc
     for name, value in overrides.items():
@@ -99,9 +98,9 @@ def load_settings(env_file: Path | None = Path(".env"), **overrides: Any) -> Set
 def compose(values: dict[str, Any]) -> Settings:
     """Each group from its own variables of ``values``, then the rules across groups."""
     by_group: dict[str, dict[str, Any]] = {name: {} for name in GROUPS}
-    for variable, (group, _field) in variables().items():
+    for variable, (owner, _field) in variables().items():
         if variable in values:
-            by_group[group][variable] = values[variable]
+            by_group[owner][variable] = values[variable]
     faults: list[str] = []
     groups: dict[str, Group] = {}
     context = {"composition": Composition()}
@@ -126,5 +125,5 @@ def _composition(groups: dict[str, Group]) -> Composition:
     return Composition(
         total_slots=backends.total_slots,
         packaged_model=backends.packaged_model,
-        listen_host=server.host if isinstance(server, ServerSettings) else Composition.listen_host,
+        listen_host=server.host if isinstance(server, ServerSettings) else Composition().listen_host,
     )

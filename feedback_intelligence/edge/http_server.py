@@ -25,8 +25,8 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from feedback_intelligence.config import Settings
 from feedback_intelligence.edge.connection_share import REFUSAL, ConnectionShare
-from feedback_intelligence.settings import Settings
 
 
 class ReadTimeoutH11Protocol(H11Protocol):
@@ -116,16 +116,17 @@ def bounded_protocol(
 
 def uvicorn_limits(settings: Settings) -> dict[str, Any]:
     """The keyword arguments of ``uvicorn.run`` that bound what one client can make the server hold."""
+    server = settings.server
     return {
         "http": bounded_protocol(
-            settings.request_read_timeout_s,
-            settings.request_header_timeout_s,
+            server.request_read_timeout_s,
+            server.request_header_timeout_s,
             ConnectionShare(
-                settings.max_connections_per_address,
-                [*settings.connection_share_exempt, *settings.trusted_proxies],
+                server.max_connections_per_address,
+                [*server.connection_share_exempt, *settings.edge.trusted_proxies],
             ),
         ),
-        "h11_max_incomplete_event_size": settings.max_header_bytes,
-        "limit_concurrency": settings.max_connections,
-        "timeout_keep_alive": settings.keep_alive_timeout_s,
+        "h11_max_incomplete_event_size": server.max_header_bytes,
+        "limit_concurrency": server.max_connections,
+        "timeout_keep_alive": server.keep_alive_timeout_s,
     }

@@ -53,10 +53,10 @@ class Limits:
 
     @classmethod
     def defaults(cls) -> Limits:
-        from feedback_intelligence.settings import Settings
+        from feedback_intelligence.config import EdgeSettings, GateSettings
 
-        fields = Settings.model_fields
-        return cls(int(fields["max_body_bytes"].default), int(fields["llm_call_timeout_s"].default))
+        body = EdgeSettings.model_fields["max_body_bytes"].default
+        return cls(int(body), int(GateSettings.model_fields["call_timeout_s"].default))
 
 
 def _match(rule: RouteRule) -> str:

@@ -42,6 +42,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from feedback_intelligence.auth.people import People
+from feedback_intelligence.config import GateSettings, Settings
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
 from feedback_intelligence.edge.identity import Aggregation, ClientIdentityMiddleware, TrustedProxies
@@ -58,7 +59,6 @@ from feedback_intelligence.edge.ratelimit import (
 from feedback_intelligence.edge.surface import OperatorAuth, RouteSurfaceMiddleware
 from feedback_intelligence.edge.visitor import VisitorKeyMiddleware, VisitorKeys
 from feedback_intelligence.metrics import Metrics
-from feedback_intelligence.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -86,30 +86,30 @@ class Edge:
 def build_edge(
     settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
 ) -> Edge:
-    auth = OperatorAuth(settings.operator_token, loopback_programs_only=settings.auth != "none")
-    edge = settings.edge
+    edge, gate = settings.edge, settings.gate
+    auth = OperatorAuth(edge.operator_token, loopback_programs_only=settings.auth.enabled)
     if inflight is None:
-        inflight = _inflight(settings, edge.max_inflight_llm_per_client, "fi-edge:inflight:")
-    per_address = _inflight(settings, edge.max_inflight_llm_per_address, "fi-edge:inflight-address:")
-    storage = build_storage(settings.redis_url)
+        inflight = _inflight(gate, edge.max_inflight_llm_per_client, "fi-edge:inflight:")
+    per_address = _inflight(gate, edge.max_inflight_llm_per_address, "fi-edge:inflight-address:")
+    storage = build_storage(gate.redis_url)
     return Edge(
-        trusted=TrustedProxies(settings.trusted_proxies),
+        trusted=TrustedProxies(edge.trusted_proxies),
         auth=auth,
-        policy=ClientPolicy(auth, settings.rate_limit_exempt_loopback),
-        visitors=VisitorKeys(settings.visitor_secret),
-        limiter=limiter or EdgeRateLimiter(storage, settings.rate_limit, settings.audience_rate_limit),
+        policy=ClientPolicy(auth, edge.rate_limit_exempt_loopback),
+        visitors=VisitorKeys(edge.visitor_secret),
+        limiter=limiter or EdgeRateLimiter(storage, edge.rate_limit, edge.audience_rate_limit),
         inflight=inflight,
         per_address=per_address,
         aggregation=Aggregation(edge.ipv6_prefix, edge.ipv4_prefix),
         issue_limit=IssueLimit(storage, edge.visitor_issue_limit),
-        people=People(settings.auth_settings, storage),
+        people=People(settings.auth, settings.chain.stores, storage),
     )
 
 
-def _inflight(settings: Settings, limit: int, prefix: str) -> InflightLimiter:
-    if settings.redis_url:
+def _inflight(gate: GateSettings, limit: int, prefix: str) -> InflightLimiter:
+    if gate.redis_url:
         # leases renewed while a request runs: a killed replica's places lapse like its gate slots
-        return RedisInflight(settings.redis_url, limit, settings.redis_lease_s, prefix=prefix)
+        return RedisInflight(gate.redis_url, limit, gate.lease_s, prefix=prefix)
     return LocalInflight(limit)
 
 
@@ -130,12 +130,12 @@ def install_edge(
             registry.http_rate_limited.labels(reason).inc()
 
     cors: list[tuple[type, dict[str, Any]]] = []
-    if settings.cors_origins:
+    if settings.edge.cors_origins:
         cors = [
             (
                 CORSMiddleware,
                 {
-                    "allow_origins": settings.cors_origins,
+                    "allow_origins": settings.edge.cors_origins,
                     "allow_methods": ["GET", "POST"],
                     "allow_headers": ["Content-Type"],
                     "allow_credentials": False,
@@ -147,16 +147,16 @@ def install_edge(
     layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
         (ClientIdentityMiddleware, {"trusted": edge.trusted, "aggregation": edge.aggregation}),
         (SecurityHeadersMiddleware, {}),
-        (TrustedHostMiddleware, {"allowed_hosts": settings.effective_allowed_hosts, "www_redirect": False}),
+        (TrustedHostMiddleware, {"allowed_hosts": settings.edge.allowed_hosts, "www_redirect": False}),
         *cors,
-        (CrossSiteGuardMiddleware, {"cors_origins": settings.cors_origins}),
+        (CrossSiteGuardMiddleware, {"cors_origins": settings.edge.cors_origins}),
         (VisitorKeyMiddleware, {"keys": edge.visitors, "issue_allowed": edge.issue_limit}),
         (PeopleMiddleware, {"people": edge.people, "trusted": edge.trusted}),
         (RateLimitMiddleware, {"limiter": edge.limiter, "policy": edge.policy, "count": count_rate_limited}),
         (RouteSurfaceMiddleware, {"auth": edge.auth, "auth_enabled": edge.people.enabled}),
         (
             BodyLimitMiddleware,
-            {"max_bytes": settings.max_body_bytes, "bulk_max_bytes": settings.batch_max_body_bytes},
+            {"max_bytes": settings.edge.max_body_bytes, "bulk_max_bytes": settings.chain.batch_max_body_bytes},
         ),
         (
             InflightLimitMiddleware,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from feedback_intelligence.config import GateSettings, Settings
 from feedback_intelligence.gate.fairness import GateOrder, ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
@@ -13,24 +14,23 @@ from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import SlotPool
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
-from feedback_intelligence.settings import Settings
 
 
-def build_member(settings: Settings, name: str, slots: int, reserve: int, ledger: ServiceLedger) -> SlotPool[Any]:
+def build_member(gate: GateSettings, name: str, slots: int, reserve: int, ledger: ServiceLedger) -> SlotPool[Any]:
     """One backend's pool. Every member of a gate orders its waiters by one ledger of attained service:
     ``ledger`` in-process, the gate name's hash on Redis."""
-    if settings.redis_url:
+    if gate.redis_url:
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
-            settings.redis_url,
+            gate.redis_url,
             slots=slots,
             background_reserve=reserve,
             name=name,
-            lease_s=settings.redis_lease_s,
-            ledger=settings.gate_name,
-            half_life_s=settings.fair_half_life_s,
-            order=GateOrder(settings.gate_order),
+            lease_s=gate.lease_s,
+            ledger=gate.name,
+            half_life_s=gate.fair_half_life_s,
+            order=GateOrder(gate.order),
         )
     return LocalSlotPool(slots, reserve, ledger)
 
@@ -38,23 +38,24 @@ def build_member(settings: Settings, name: str, slots: int, reserve: int, ledger
 def build_pool(
     settings: Settings, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
 ) -> PooledSlotPool:
-    specs = settings.backend_specs
+    gate, backends = settings.gate, settings.backends
+    specs = backends.specs
     # One rule for the reserve, whatever the number of backends: spread so the shares add up to it.
-    reserves = spread_reserve([spec.slots for spec in specs], settings.llm_background_reserve)
+    reserves = spread_reserve([spec.slots for spec in specs], gate.background_reserve)
     # The shorthand keeps the gate's Redis keys of before (fi:gate:<FI_GATE_NAME>); a pool names each.
-    keys = [settings.gate_name] if not settings.llm_backends else [f"{settings.gate_name}:{s.name}" for s in specs]
-    ledger = ServiceLedger(settings.fair_half_life_s, GateOrder(settings.gate_order))
+    keys = [gate.name] if not backends.pool else [f"{gate.name}:{s.name}" for s in specs]
+    ledger = ServiceLedger(gate.fair_half_life_s, GateOrder(gate.order))
     members = {
-        spec.name: build_member(settings, key, spec.slots, reserve, ledger)
+        spec.name: build_member(gate, key, spec.slots, reserve, ledger)
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
     router = BackendRouter(
         list(members),
-        breaker_failures=settings.breaker_failures,
-        failure_rate=settings.breaker_failure_rate,
-        cooldown_s=settings.breaker_cooldown_s,
-        call_timeout_s=settings.llm_call_timeout_s,
-        stall_floor_s=settings.health_timeout_s,
+        breaker_failures=backends.breaker_failures,
+        failure_rate=backends.breaker_failure_rate,
+        cooldown_s=backends.breaker_cooldown_s,
+        call_timeout_s=gate.call_timeout_s,
+        stall_floor_s=backends.health_timeout_s,
         readiness=readiness,
     )
     return PooledSlotPool(members, router)
@@ -65,8 +66,8 @@ def build_gate(
 ) -> LlmGate:
     return LlmGate(
         build_pool(settings, readiness),
-        acquire_timeout_s=settings.acquire_timeout_s,
-        call_timeout_s=settings.llm_call_timeout_s,
+        acquire_timeout_s=settings.gate.acquire_timeout_s,
+        call_timeout_s=settings.gate.call_timeout_s,
         metrics=metrics,
-        preempt_max=settings.llm_preempt_max,
+        preempt_max=settings.gate.preempt_max,
     )

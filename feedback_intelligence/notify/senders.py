@@ -24,8 +24,8 @@ import aiosmtplib
 import httpx
 from standardwebhooks import Webhook
 
+from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.notify.message import Message, email_message, json_body, slack_body, teams_body
-from feedback_intelligence.notify_routes import NotifyRoute
 
 DELIVERY_HEADER = "X-FI-Delivery"
 RETRYABLE_STATUS = frozenset({408, 425, 429})

@@ -11,10 +11,10 @@ reports, single flight, epoch), ``service`` (the answer at once, the prose in th
 ``snapshot`` / ``snapshot_html`` (saved copy), ``telemetry`` (desk correction rates).
 """
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.cache import EpochSource, MemoryEpochSource, ReportCache
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, WindowError, build_window, cache_key
-from feedback_intelligence.settings import ReportSettings
 
 __all__ = [
     "EpochSource",

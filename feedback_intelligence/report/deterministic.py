@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.deterministic.injection import detect_injection_signals
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
@@ -24,7 +25,6 @@ from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState,
 from feedback_intelligence.report.trends import STABLE, direction_label, trend_direction
 from feedback_intelligence.report.window import Mode
 from feedback_intelligence.report.wording import SummaryFacts, wording_for
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import Example, WindowAggregates
 from feedback_intelligence.text.normalize import normalize_text
 

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import (
     ALERT_NOMINATION_ROLE,
     ALERT_VERIFY_ROLE,
@@ -48,7 +49,6 @@ from feedback_intelligence.report.prose_guards import prose_rejection
 from feedback_intelligence.report.replies import NominationReply, SynthesisReply, parsed_reply
 from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.report.wording import Wording, wording_for
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import Example
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize

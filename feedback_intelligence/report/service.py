@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -44,7 +45,6 @@ from feedback_intelligence.report.series import HourRow, bucket_bounds, series_o
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
 from feedback_intelligence.report.wording import wording_for
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import ItemFilter, Screen, WindowAggregates
 
 log = logging.getLogger(__name__)

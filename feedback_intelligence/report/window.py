@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.instants import (
     TICKS_PER_DAY,
     TICKS_PER_SECOND,
@@ -13,7 +14,6 @@ from feedback_intelligence.report.instants import (
     parse_instant,
     to_ticks,
 )
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import ItemFilter
 
 Mode = Literal["standard", "summary"]

@@ -20,17 +20,17 @@ import logging
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
 
+from feedback_intelligence.config import NotifySettings
+from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify.message import render, trial_message
 from feedback_intelligence.notify.senders import SendFailed, send
-from feedback_intelligence.notify_routes import NotifyRoute
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.structuring_worker import replica_name
 from feedback_intelligence.store import outbox as ob
@@ -41,19 +41,7 @@ log = logging.getLogger(__name__)
 STATS_EVERY_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class NotifyOptions:
-    tasks: int = 2
-    lease_s: float = 30.0
-    max_attempts: int = 12
-    retry_base_s: float = 2.0
-    retry_max_s: float = 300.0
-    poll_s: float = 1.0
-    timeout_s: float = 10.0
-    public_url: str | None = None
-
-
-def backoff_s(attempt: int, options: NotifyOptions, rng: Callable[[], float] = random.random) -> float:
+def backoff_s(attempt: int, options: NotifySettings, rng: Callable[[], float] = random.random) -> float:
     """Exponential in the attempts made, capped, with "equal jitter": between half and all of it."""
     ceiling = min(options.retry_max_s, options.retry_base_s * 2 ** max(0, attempt - 1))
     return ceiling * (0.5 + 0.5 * rng())
@@ -68,7 +56,7 @@ class NotifyWorker:
         domain: Domain,
         channels: Sequence[Channel],
         routes: Sequence[NotifyRoute],
-        options: NotifyOptions,
+        options: NotifySettings,
         metrics: Metrics | None = None,
     ) -> None:
         self.domain = domain

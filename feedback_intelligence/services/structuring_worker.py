@@ -35,9 +35,9 @@ import os
 import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from feedback_intelligence.config import WorkerSettings
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
@@ -58,18 +58,6 @@ STORE_FULL_BACKOFF = 15  # polls between tries while the disk is full (30 s at t
 ROUTE = "structure-later"
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerOptions:
-    tasks: int = 2  # rows structured at once by this replica (the gate still decides who gets a slot)
-    lease_s: float = 30.0  # renewed every third of it while the call runs
-    max_attempts: int = 5
-    poll_s: float = 2.0  # how often an idle worker looks for rows other replicas saved
-    retry_base_s: float = 5.0  # back-off after a failed call: base × 2^(attempt-1), capped at 5 min
-    # The bounded wait: a row pending longer than this asks as a visitor would, one at a time in this
-    # replica, so a desk that keeps every slot busy cannot starve the backlog (docs/adr/0031).
-    max_wait_s: float | None = None
-
-
 def replica_name() -> str:
     return f"{socket.gethostname()[:24]}-{os.getpid()}"
 
@@ -80,7 +68,7 @@ class StructuringWorker:
         domain: Domain,
         structuring: StructuringService,
         channels: Sequence[Channel],
-        options: WorkerOptions,
+        options: WorkerSettings,
         metrics: Metrics | None = None,
     ) -> None:
         self.domain = domain

@@ -30,7 +30,7 @@ def _client(tmp_path: Path, issuer: str) -> OidcClient:
     settings = people_settings(
         tmp_path, "oidc", oidc_issuer=issuer, oidc_client_id=CLIENT_ID, oidc_client_secret=CLIENT_SECRET
     )
-    return OidcClient(settings.auth_settings, "secret")
+    return OidcClient(settings.auth, "secret")
 
 
 async def _id_token(client: OidcClient, login: str) -> tuple[str, str]:

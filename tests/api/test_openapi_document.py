@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from feedback_intelligence.api.app import create_app
+from feedback_intelligence.config import load_settings
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.settings import load_settings
 from tests.support.databases import migrated
 
 CAMEL = re.compile(r"^[a-z]+(?:[A-Z][a-z0-9]*)*$")

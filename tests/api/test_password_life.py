@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.config import Settings
 from tests.support.next_paths import NEXT_PATHS, decoded
 from tests.support.people import (
     LOOPBACK,

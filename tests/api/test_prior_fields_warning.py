@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from feedback_intelligence.api.runtime import warn_if_prior_unmeasured
-from feedback_intelligence.settings import load_settings
+from feedback_intelligence.config import load_settings
 
 WARNING = "no measured priorFields for this model"
 

@@ -136,7 +136,7 @@ async def test_a_desk_bound_by_the_setting_saves_for_its_store_and_refuses_anoth
 
 
 def test_a_desk_store_outside_the_list_stops_the_boot(tmp_path: Path) -> None:
-    from feedback_intelligence.settings import ConfigurationError
+    from feedback_intelligence.config import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="FI_DESK_STORE: 'oulu-9' is not one of the stores of FI_STORES"):
         real_settings(tmp_path, stores=json.dumps(STORES), desk_store="oulu-9")

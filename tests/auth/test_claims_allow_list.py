@@ -13,7 +13,7 @@ from limits.aio.storage import MemoryStorage
 
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import Grant
-from feedback_intelligence.settings import ConfigurationError
+from feedback_intelligence.config import ConfigurationError
 from tests.support.people import people_settings
 
 ENTRA_MAP = {"FI.Clerk": "clerk", "FI.Manager": "manager"}
@@ -28,7 +28,7 @@ def people(tmp_path: Path, **overrides: Any) -> People:
         oidc_client_secret="secret",
         **overrides,
     )
-    return People(settings.auth_settings, MemoryStorage())
+    return People(settings.auth, settings.chain.stores, MemoryStorage())
 
 
 def test_once_the_map_is_set_a_raw_operator_role_grants_nothing(

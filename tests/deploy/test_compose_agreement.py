@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.config import BackendSettings
 
 COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "docker-compose.yml"
 SUBSTITUTION = re.compile(r"^\$\{(?P<var>[A-Z0-9_]+)(?::-(?P<default>[^}]*))?\}$")
@@ -30,7 +30,7 @@ def test_ollama_parallelism_and_the_gate_slots_come_from_one_variable_with_one_d
     ollama_var, ollama_default = substitution(services["ollama"]["environment"]["OLLAMA_NUM_PARALLEL"])
     gate_var, gate_default = substitution(services["api"]["environment"]["FI_LLM_SLOTS"])
     assert ollama_var == gate_var == "FI_LLM_SLOTS"
-    assert ollama_default == gate_default == str(Settings.model_fields["llm_slots"].default)
+    assert ollama_default == gate_default == str(BackendSettings.model_fields["slots"].default)
 
 
 def test_ollama_queue_is_shallow_and_overridable() -> None:
@@ -81,7 +81,7 @@ def test_each_ollama_is_pinned_to_its_own_gpu() -> None:
 def test_the_two_gpu_backend_list_is_valid_once_substituted() -> None:
     value = yaml.safe_load(TWO_GPUS.read_text())["services"]["api"]["environment"]["FI_LLM_BACKENDS"]
     value = re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", value)
-    specs = Settings(llm_backends=value).backend_specs
+    specs = BackendSettings(pool=value).specs
     assert [(spec.name, spec.slots) for spec in specs] == [("gpu0", 2), ("gpu1", 2)]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from feedback_intelligence.settings import Settings
+from feedback_intelligence.config import BackendSettings
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CHAIN = DEPLOY / "docker-compose.chain.yml"
@@ -118,7 +118,7 @@ def test_both_stores_and_the_models_live_on_volumes() -> None:
 
 def test_one_variable_sizes_ollama_and_every_replicas_gate() -> None:
     services = chain()["services"]
-    slots = str(Settings.model_fields["llm_slots"].default)
+    slots = str(BackendSettings.model_fields["slots"].default)
     assert services["ollama"]["environment"]["OLLAMA_NUM_PARALLEL"] == f"${{FI_LLM_SLOTS:-{slots}}}"
     for replica in ("api-1", "api-2"):
         assert services[replica]["environment"]["FI_LLM_SLOTS"] == f"${{FI_LLM_SLOTS:-{slots}}}"

@@ -14,10 +14,10 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from feedback_intelligence.api.deps import visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import install_error_handlers
+from feedback_intelligence.config import Settings, load_settings
 from feedback_intelligence.edge.ratelimit import EdgeRateLimiter, build_storage
 from feedback_intelligence.edge.stack import Edge, build_edge, install_edge
 from feedback_intelligence.metrics import Metrics
-from feedback_intelligence.settings import Settings, load_settings
 
 PROXY = "10.0.0.7"  # the trusted proxy of these tests
 PUBLIC_PEER = ("203.0.113.5", 40000)  # somebody on the internet, connecting directly
@@ -141,7 +141,9 @@ def build_edge_app(clock: Callable[[], float] | None = None, **overrides: Any) -
 
     limiter = None
     if clock is not None:
-        limiter = EdgeRateLimiter(build_storage(None), settings.rate_limit, settings.audience_rate_limit, clock)
+        limiter = EdgeRateLimiter(
+            build_storage(None), settings.edge.rate_limit, settings.edge.audience_rate_limit, clock
+        )
     edge = install_edge(
         app, settings, metrics=lambda: metrics, retry_after_s=lambda: 3, edge=build_edge(settings, limiter=limiter)
     )

@@ -15,9 +15,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from starlette.routing import Mount, Route
 
 from feedback_intelligence.api.app import create_app
+from feedback_intelligence.config import Settings, load_settings
 from feedback_intelligence.edge.surface import ROUTES, STATIC_PREFIX, Access, classify
 from feedback_intelligence.llm.testing import FakeBackend
-from feedback_intelligence.settings import Settings, load_settings
 from tests.edge.support import OPERATOR_TOKEN
 from tests.support.databases import migrated
 

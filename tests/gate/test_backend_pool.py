@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from feedback_intelligence.config import ConfigurationError, load_settings
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
@@ -13,7 +14,6 @@ from feedback_intelligence.gate.router import BackendRouter, Outcome
 from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
-from feedback_intelligence.settings import ConfigurationError, load_settings
 from tests.support.calls import call
 from tests.support.waiting import until as until_async
 
@@ -158,18 +158,18 @@ def test_bad_backend_lists_stop_the_boot_with_one_clear_line(monkeypatch, value:
 def test_the_shorthand_is_a_pool_of_one_and_the_list_replaces_it(monkeypatch) -> None:
     monkeypatch.setenv("FI_LLM_BACKEND", "ollama")
     monkeypatch.setenv("FI_LLM_SLOTS", "3")
-    assert [(s.name, s.slots) for s in load_settings().backend_specs] == [("ollama", 3)]
+    assert [(s.name, s.slots) for s in load_settings().backends.specs] == [("ollama", 3)]
     monkeypatch.setenv(
         "FI_LLM_BACKENDS",
         '[{"name": "gpu1", "kind": "ollama", "url": "http://h1:11434"},'
         '{"name": "cpu", "kind": "embedded", "slots": 1}]',
     )
     settings = load_settings()
-    assert [(s.name, s.kind, s.url, s.slots) for s in settings.backend_specs] == [
+    assert [(s.name, s.kind, s.url, s.slots) for s in settings.backends.specs] == [
         ("gpu1", "ollama", "http://h1:11434", 2),
         ("cpu", "embedded", None, 1),
     ]
-    assert settings.total_slots == 3
+    assert settings.backends.total_slots == 3
 
 
 async def test_per_backend_metrics_carry_the_backends_name() -> None:

@@ -5,18 +5,19 @@ from __future__ import annotations
 import base64
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from feedback_intelligence.config import NotifySettings
+from feedback_intelligence.config.notify_routes import NotifyRoute, parse_routes
 from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.notify_routes import NotifyRoute, parse_routes
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.services.notify_worker import NotifyOptions, NotifyWorker
+from feedback_intelligence.services.notify_worker import NotifyWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.support.databases import migrated_url
 
@@ -26,7 +27,8 @@ HOSTILE_TEXT = (
     "Kassalla huudettiin <!channel> & <!here> <@U024BE7LH> <#C024BE7LH>: katso "
     "<https://evil.example|Avaa tapaus> tai [klikkaa](https://evil.example)"
 )
-FAST = NotifyOptions(
+# A test's clock, below the operator's bounds (FI_NOTIFY_RETRY_MAX_S is at least 1 s): built as is.
+FAST = NotifySettings.model_construct(
     tasks=2,
     lease_s=5,
     max_attempts=8,
@@ -77,7 +79,7 @@ class Rig:
 
 @asynccontextmanager
 async def rig(
-    tmp_path: Path, configured: Sequence[NotifyRoute], options: NotifyOptions = FAST, url: str | None = None
+    tmp_path: Path, configured: Sequence[NotifyRoute], options: NotifySettings = FAST, url: str | None = None
 ) -> AsyncIterator[Rig]:
     domain = load_domain("retail")
     store = FeedbackStore(url or migrated_url(tmp_path), name="live")
@@ -94,4 +96,4 @@ async def rig(
 
 def with_routes(r: Rig, configured: Sequence[NotifyRoute]) -> NotifyWorker:
     """A worker of a replica whose configuration changed."""
-    return NotifyWorker(r.domain, [r.channel], configured, replace(r.worker.options))
+    return NotifyWorker(r.domain, [r.channel], configured, r.worker.options.model_copy())

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -129,7 +128,9 @@ async def test_the_receiver_down_for_a_minute_then_up_gets_each_notification_exa
 ) -> None:
     receiver.stop()  # down before the saves
     configured = routes({"name": "duty", "kind": "webhook", "url": receiver.url, "secret": SECRET})
-    patient = replace(FAST, retry_base_s=1, retry_max_s=8, max_attempts=20)  # the bound outlasts the minute
+    patient = FAST.model_copy(
+        update={"retry_base_s": 1, "retry_max_s": 8, "max_attempts": 20}
+    )  # the bound outlasts the minute
     async with rig(tmp_path, configured, patient) as r:
         for n in range(5):
             await r.channel.insert(alert_item(f"down-{n}"))
@@ -152,7 +153,7 @@ async def test_a_refusing_receiver_fails_at_once_and_a_failing_one_after_the_bou
         )
         # every retry after the shortest pause: the bound is on attempts, and FAST's growing pauses
         # would add ~2 s of waiting to reach it
-        async with rig(tmp_path, configured, replace(FAST, retry_max_s=FAST.retry_base_s)) as r:
+        async with rig(tmp_path, configured, FAST.model_copy(update={"retry_max_s": FAST.retry_base_s})) as r:
             await r.channel.insert(alert_item("f-1"))
             r.worker.start()
             await wait_rows(r, "failed", 2)

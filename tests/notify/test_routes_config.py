@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from feedback_intelligence.notify_routes import check_against, parse_routes
-from feedback_intelligence.services.notify_worker import NotifyOptions, backoff_s
-from feedback_intelligence.settings import ConfigurationError, load_settings
+from feedback_intelligence.config import ConfigurationError, NotifySettings, load_settings
+from feedback_intelligence.config.notify_routes import check_against, parse_routes
+from feedback_intelligence.services.notify_worker import backoff_s
 from tests.notify.support import SECRET
 
 
@@ -70,7 +70,7 @@ def test_routing_keys_are_checked_against_the_domain() -> None:
 
 
 def test_backoff_doubles_up_to_its_cap_with_jitter_between_half_and_all() -> None:
-    options = NotifyOptions(retry_base_s=2, retry_max_s=60)
+    options = NotifySettings(retry_base_s=2, retry_max_s=60)
     assert [backoff_s(n, options, rng=lambda: 1.0) for n in (1, 2, 3, 6, 9)] == [2, 4, 8, 60, 60]
     assert backoff_s(3, options, rng=lambda: 0.0) == 4
 
@@ -85,7 +85,7 @@ def test_a_webhook_without_a_secret_stops_the_boot_saying_how_to_sign_or_to_opt_
 
 def test_a_webhook_marked_unsigned_is_accepted_and_sends_no_signature() -> None:
     value = '[{"name": "duty", "kind": "webhook", "url": "https://h.example/fi", "unsigned": true}]'
-    [route] = load_settings(notify_channels=value).notify_channels
+    [route] = load_settings(notify_channels=value).notify.channels
     assert route.kind == "webhook" and route.secret is None
 
 
@@ -96,7 +96,7 @@ def test_chat_routes_need_no_secret_but_their_url() -> None:
             {"name": "room", "kind": "teams", "url": "https://teams.example/workflows/1?sig=xyz"},
         ]
     )
-    assert [r.secret for r in load_settings(notify_channels=value).notify_channels] == [None, None]
+    assert [r.secret for r in load_settings(notify_channels=value).notify.channels] == [None, None]
 
 
 @pytest.mark.parametrize(

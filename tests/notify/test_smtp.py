@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.devtools.processes import free_port
-from feedback_intelligence.notify_routes import NotifyRoute
 from tests.notify.support import HOSTILE_TEXT, alert_item, rig, routes
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import derive, effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
@@ -22,7 +23,6 @@ from feedback_intelligence.report.sources import example_of
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
 from feedback_intelligence.report.window import Mode, Window
 from feedback_intelligence.report.wording import SummaryFacts, wording_for
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store.aggregates import Example
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
@@ -21,7 +22,6 @@ from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
-from feedback_intelligence.settings import ReportSettings
 from tests.support.calls import call
 
 WINDOW_FROM = "2026-06-01T00:00:00Z"

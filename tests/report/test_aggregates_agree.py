@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -30,7 +31,6 @@ from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Mode, Window, build_window
 from feedback_intelligence.report.wording import wording_for
-from feedback_intelligence.settings import ReportSettings
 from feedback_intelligence.store import rollups
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore

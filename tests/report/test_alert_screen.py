@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.report.llm_layer import alert_verdict
 from feedback_intelligence.report.wording import ENGLISH, FINNISH
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import ScriptedBackend, full, item, make_domain, service, window
 
 GENERIC_FI = FINNISH.generic_alert_reason

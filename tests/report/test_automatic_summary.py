@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.deterministic import quote_of
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import StoreFake, item, make_domain, window
 
 _SENTENCES = re.compile(r"(?<=[.!?”“])\s+")

@@ -6,10 +6,10 @@ import asyncio
 import dataclasses
 import uuid
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     StoreFake,

@@ -4,10 +4,10 @@ public reader could make the model write for as many views as they care to name.
 
 from __future__ import annotations
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.report.call_rate import RATE, CallRate
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import ScriptedBackend, StoreFake, make_domain, real_runner, window
 from tests.report.test_background_prose import settled
 from tests.report.test_report_service import RATED, corpus, themes_by_category

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.display import leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import StoreFake, item, make_domain, window
 
 

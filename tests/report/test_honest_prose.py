@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from feedback_intelligence.config import ReportSettings, load_settings
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.settings import ReportSettings, Settings
 from tests.report.support import ScriptedBackend, service, window
 from tests.report.test_report_service import RATED, corpus, themes_by_category
 from tests.support.waiting import until
@@ -21,9 +21,9 @@ async def _idle(svc: ReportService) -> bool:
 
 
 def test_auto_prose_is_automatic_on_the_packaged_model_only():
-    assert Settings().report.prose == "automatic"
-    assert Settings(llm_backend="ollama").report.prose == "model"
-    assert Settings(report_prose="model").report.prose == "model"
+    assert load_settings().report.prose == "automatic"
+    assert load_settings(llm_backend="ollama").report.prose == "model"
+    assert load_settings(report_prose="model").report.prose == "model"
 
 
 async def test_automatic_prose_shows_at_once_and_the_model_only_screens():

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.llm.errors import LlmFailure, LlmUnavailable
-from feedback_intelligence.settings import ReportSettings
 from tests.report.support import (
     ScriptedBackend,
     desk_calls_holding_every_slot,

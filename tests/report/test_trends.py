@@ -2,9 +2,9 @@ import random
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.trends import direction_label, trend_direction
 from feedback_intelligence.report.window import build_window
-from feedback_intelligence.settings import ReportSettings
 from tests.report.oracle import direction_of, group_items
 from tests.report.support import NOW, item, make_domain, newest_first, stamp, window
 

@@ -2,9 +2,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.report.instants import format_instant, parse_instant
 from feedback_intelligence.report.window import WindowError, build_window, cache_key
-from feedback_intelligence.settings import ReportSettings
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from feedback_intelligence.config import ConfigurationError, load_settings
 from feedback_intelligence.gate.factory import build_pool
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
-from feedback_intelligence.settings import ConfigurationError, load_settings
 from tests.support.redis import REDIS_URL
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
@@ -24,14 +24,14 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_defaults_keep_the_in_process_gate() -> None:
     settings = load_settings()
-    assert (settings.redis_url, settings.gate_name, settings.redis_lease_s) == (None, "llm", 10)
+    assert (settings.gate.redis_url, settings.gate.name, settings.gate.lease_s) == (None, "llm", 10)
     # the one-backend shorthand is a pool of one backend, in-process
     assert [type(m) for m in build_pool(settings).members.values()] == [LocalSlotPool]
 
 
 def test_an_empty_redis_url_means_unset(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FI_REDIS_URL", "")
-    assert load_settings().redis_url is None
+    assert load_settings().gate.redis_url is None
 
 
 async def test_gate_name_and_lease_reach_the_redis_pool(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from feedback_intelligence.config import WorkerSettings
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
@@ -24,7 +25,7 @@ from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
-from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
+from feedback_intelligence.services.structuring_worker import StructuringWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.support.databases import migrated_url
@@ -75,7 +76,9 @@ class RecordingStructuring:
 
 
 def worker(retail: Domain, structuring: object, channels: list[Channel], **options: object) -> StructuringWorker:
-    return StructuringWorker(retail, structuring, channels, WorkerOptions(**{"tasks": 1, **options}))  # type: ignore[arg-type]
+    return StructuringWorker(
+        retail, structuring, channels, WorkerSettings(**{"tasks": 1, "max_wait_s": None, **options})
+    )  # type: ignore[arg-type]
 
 
 async def test_a_row_past_the_bound_asks_as_a_visitor_and_a_fresh_one_as_background(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from feedback_intelligence.config import WorkerSettings
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
@@ -19,7 +20,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
-from feedback_intelligence.services.structuring_worker import StructuringWorker, WorkerOptions
+from feedback_intelligence.services.structuring_worker import StructuringWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
@@ -77,7 +78,7 @@ def worker(
         retail,
         structuring,
         [channels[LIVE], channels[CORPUS]],  # type: ignore[arg-type]
-        WorkerOptions(**{"tasks": 1, "max_attempts": 3, **options}),
+        WorkerSettings(**{"tasks": 1, "max_attempts": 3, "max_wait_s": None, **options}),
     )  # type: ignore[arg-type]
 
 
@@ -177,7 +178,7 @@ async def test_a_clerk_preempts_the_workers_call_and_the_row_is_structured_exact
         retail,
         StructuringService(runner, retail),
         [channels[LIVE], channels[CORPUS]],
-        WorkerOptions(tasks=1, max_attempts=3, poll_s=1.0),
+        WorkerSettings(tasks=1, max_attempts=3, poll_s=1.0, max_wait_s=None),
     )
     drain = asyncio.create_task(w.drain_once())
     await started.wait()

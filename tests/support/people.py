@@ -11,8 +11,8 @@ import httpx
 from fastapi import FastAPI
 
 from feedback_intelligence.api.app import create_app
+from feedback_intelligence.config import Settings, load_settings
 from feedback_intelligence.llm.testing import FakeBackend
-from feedback_intelligence.settings import Settings, load_settings
 from tests.support.databases import migrated
 
 OPERATOR_TOKEN = "operator-token-for-people-tests"

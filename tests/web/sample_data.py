@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import DATA_PLACEHOLDER, SYNTHESIS_ROLE, Domain
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.llm_layer import LlmLedger
@@ -20,7 +21,6 @@ from feedback_intelligence.report.model import Report
 from feedback_intelligence.report.prose import ProseLayer, ThemeProse, layered_view
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
-from feedback_intelligence.settings import ReportSettings
 
 CATEGORIES = {
     "maito_kylma": "Maito & kylmä",

@@ -44,9 +44,9 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     gate.update(
         {
             "shedsLastMinute": rt.gate.sheds_in_last(60),
-            "acquireTimeoutMs": rt.settings.llm_acquire_timeout_ms,
-            "backgroundReserve": rt.settings.llm_background_reserve,
-            "shared": rt.settings.redis_url is not None,
+            "acquireTimeoutMs": rt.settings.gate.acquire_timeout_ms,
+            "backgroundReserve": rt.settings.gate.background_reserve,
+            "shared": rt.settings.gate.redis_url is not None,
             "meanHoldSeconds": round(rt.gate.hold_time.mean_s, 3),
             "stallThresholdSeconds": round(rt.gate.stall_threshold_s(), 1),
         }
@@ -81,11 +81,11 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
         },
         "gate": gate,
         "channels": channels,
-        "structureLater": {"backlog": await structure_backlog(rt), "worker": rt.settings.structure_worker},
+        "structureLater": {"backlog": await structure_backlog(rt), "worker": rt.settings.worker.enabled},
         "notify": {
             "outbox": await notify_outbox(rt),
-            "routes": [{"name": r.name, "kind": r.kind} for r in rt.settings.notify_channels],
-            "worker": rt.settings.notify_worker,
+            "routes": [{"name": r.name, "kind": r.kind} for r in rt.settings.notify.channels],
+            "worker": rt.settings.notify.enabled,
         },
         "domain": rt.domain.name,
     }
@@ -114,7 +114,7 @@ async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     "reached. Operator route.",
 )
 async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    backends = rt.runner.backends or {rt.settings.backend_specs[0].name: rt.backend}
+    backends = rt.runner.backends or {rt.settings.backends.specs[0].name: rt.backend}
     names = list(backends)
     warmed = await asyncio.gather(*(_warm_one(backends[name]) for name in names))
     rows = [{"name": name, **row} for name, row in zip(names, warmed, strict=True)]

@@ -29,10 +29,10 @@ from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.auth.people import People, SigninThrottled
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
+from feedback_intelligence.config.stores import STORE_MAX_CHARS
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.visitor import cookie_value
 from feedback_intelligence.store.accounts import OPERATOR, By, UsernameTaken, fold_username
-from feedback_intelligence.stores import STORE_MAX_CHARS
 from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
@@ -356,7 +356,7 @@ def _grant(grant: GrantIn, p: People) -> Grant | str:
         return Problem(f"role must be one of {', '.join(ROLES)}, got '{grant.role}'.", "role_invalid", field="grants")
     if is_blank(grant.store):  # the schema says the same (api/openapi.py)
         return Problem("store must be a store id or '*'.", "store_invalid", field="grants")
-    if grant.store != CHAIN and (unknown := store_errors(grant.store, p.settings.stores, field="grants")):
+    if grant.store != CHAIN and (unknown := store_errors(grant.store, p.stores, field="grants")):
         return unknown[0]
     return Grant(grant.role, CHAIN if grant.role == "operator" else grant.store)
 
@@ -411,7 +411,7 @@ async def grant_role(username: str, body: GrantIn, request: Request, p: People =
 )
 async def revoke_role(username: str, role: str, store: str, request: Request, p: People = Depends(people)) -> Response:
     if len(store) > STORE_MAX_CHARS:  # cut to fit GrantIn, it could become a store id it never named
-        raise InputError(store_errors(store, p.settings.stores, field="grants"))
+        raise InputError(store_errors(store, p.stores, field="grants"))
     grant = GrantIn.model_validate({"role": role[:16], "store": store})
     return await _change_grant(username, grant, False, request, p)
 

@@ -135,7 +135,7 @@ def _check_all(
         if isinstance(checked, list):
             results[index] = m.BatchItemResult(
                 index=index,
-                id=_own_id(raw, rt.settings.id_max_length),
+                id=_own_id(raw, rt.settings.domain.id_max_length),
                 status="invalid",
                 errors=list(checked),
                 codes=[m.ErrorCode.model_validate(code) for code in codes_of(checked)],

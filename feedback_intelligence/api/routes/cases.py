@@ -223,7 +223,7 @@ async def assign_case(
 )
 async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
     text = body.text.strip()
-    limit = rt.settings.input_max_chars
+    limit = rt.settings.domain.input_max_chars
     if not text:
         raise InputError([Problem("A note needs words, not only spaces.", "text_empty", field="text")])
     if len(text) > limit:

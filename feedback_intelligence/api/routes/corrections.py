@@ -83,7 +83,7 @@ class ItemChangeIn(ApiModel):
 
 
 async def _item(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope) -> StoredFeedback:
-    return await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.id_max_length)
+    return await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.domain.id_max_length)
 
 
 _REFUSALS = {
@@ -126,7 +126,7 @@ async def _correct(
     if not changes:
         problems.append(Problem("Name at least one field to correct.", "correction_empty"))
     if "text" in changes:
-        problems += v.text_errors(changes["text"], rt.settings.text_store_max_chars)
+        problems += v.text_errors(changes["text"], rt.settings.domain.text_store_max_chars)
     structural = [k for k in changes if k in c.STRUCTURE_FIELDS]
     if structural:
         merged = c.merged_structure(item, changes)
@@ -176,7 +176,7 @@ async def _erase(
             elsewhere=[channel for name, channel in rt.channels.items() if name != channel_name],
             expected_revision=expected,
             prose=rt.report_prose,
-            snapshot_dir=rt.settings.snapshot_dir,
+            snapshot_dir=rt.settings.storage.snapshot_dir,
         )
     except StaleRevision as exc:
         return _stale(exc)

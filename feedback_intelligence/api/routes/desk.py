@@ -86,10 +86,10 @@ def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]
         else None
     )
     errors = [
-        *v.text_errors(body.text, settings.text_store_max_chars),  # stored whole; the model reads the first part
+        *v.text_errors(body.text, settings.domain.text_store_max_chars),  # stored whole; the model reads the first part
         *v.source_errors(body.source, domain),
         *v.timestamp_errors(body.timestamp),
-        *v.id_errors(body.id, settings.id_max_length),
+        *v.id_errors(body.id, settings.domain.id_max_length),
         *(v.structure_errors(accepted, domain) if accepted else []),
         *v.correction_errors(corrections, accepted is not None, bool(body.modelInterpretationFailed)),
         *v.later_errors(bool(body.structureLater), accepted is not None),
@@ -207,7 +207,7 @@ async def post_live_feedback(
     "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).",
 )
 async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    errors = v.text_errors(body.text, rt.settings.input_max_chars)
+    errors = v.text_errors(body.text, rt.settings.domain.input_max_chars)
     if errors:
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
@@ -227,7 +227,7 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
 )
 async def interpret_proposal(body: m.ProposalIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
-    errors = v.text_errors(body.text, rt.settings.text_store_max_chars)
+    errors = v.text_errors(body.text, rt.settings.domain.text_store_max_chars)
     if errors:
         raise InputError(errors)
     return propose(body.text, rt.domain).to_json()
@@ -263,8 +263,8 @@ async def _list(
     if problems:
         raise InputError(problems)
     lo, hi = _window(from_, to)
-    settings = rt.settings
-    clamped = max(1, min(settings.query_max_limit, limit if limit is not None else settings.query_default_limit))
+    bounds = rt.settings.domain
+    clamped = max(1, min(bounds.query_max_limit, limit if limit is not None else bounds.query_default_limit))
     return await rt.channels[channel_name].store.query(lo, hi, clamped, store=store, author=author)
 
 
@@ -346,7 +346,7 @@ async def list_live_feedback(
 
 
 async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreScope) -> m.FeedbackItem:
-    row = await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.id_max_length)
+    row = await item_in_reach(rt.channels[channel_name].store, feedback_id, scope, rt.settings.domain.id_max_length)
     return m.FeedbackItem.model_validate(row.to_json())
 
 
@@ -444,10 +444,10 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     settings = rt.settings
     return {
         **schema_json(rt.domain),
-        "textMaxChars": settings.input_max_chars,
-        "textStoreMaxChars": settings.text_store_max_chars,
+        "textMaxChars": settings.domain.input_max_chars,
+        "textStoreMaxChars": settings.domain.text_store_max_chars,
         "timezone": rt.report_options.timezone,
-        "laterWaitsForFreeSlot": settings.llm_background_reserve >= settings.total_slots,
+        "laterWaitsForFreeSlot": settings.gate.background_reserve >= settings.backends.total_slots,
     }
 
 

@@ -103,7 +103,7 @@ async def health(rt: Runtime = Depends(runtime)) -> Response:
     body = report.to_json()
     if backlog is not None:
         body["backlog"] = backlog
-    body["auth"] = rt.settings.auth  # said plainly: none means an open desk
+    body["auth"] = rt.settings.auth.mode  # said plainly: none means an open desk
     return JSONResponse(body, status_code=report.http_status)
 
 

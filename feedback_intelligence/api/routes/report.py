@@ -127,7 +127,7 @@ async def report(
     service, window = rt.reports[INBOX], _window(rt, from_, to, filters=flt)
     if snapshot:
         body = await service.report(window, mode="standard")
-        await persist_snapshot(rt.settings.snapshot_dir, body, rt.domain)
+        await persist_snapshot(rt.settings.storage.snapshot_dir, body, rt.domain)
         return conditional(request, body)
     return conditional(request, await service.view(window, mode="standard"))
 
@@ -201,7 +201,7 @@ async def report_items_csv(
 ) -> Response:
     window = _window(rt, from_, to, filters=flt)
     query, stores = window.item_filter(), _inbox_stores(rt, flt)
-    most = rt.settings.query_max_limit
+    most = rt.settings.domain.query_max_limit
     listed: list[ListedItem] = []
     after: ItemKey | None = None
     while len(listed) < most:
@@ -326,7 +326,7 @@ async def week_brief(
 )
 async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
     scope.require_chain()  # the saved report is the chain's
-    text = read_snapshot_json(rt.settings.snapshot_dir)
+    text = read_snapshot_json(rt.settings.storage.snapshot_dir)
     if text is None:
         return Response(status_code=204)
     return Response(text, media_type="application/json")
@@ -345,7 +345,7 @@ async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
 )
 async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
     scope.require_chain()
-    text = read_snapshot_html(rt.settings.snapshot_dir)
+    text = read_snapshot_html(rt.settings.storage.snapshot_dir)
     if text is None:
         return JSONResponse({"error": "no snapshot"}, status_code=404)
     return HTMLResponse(text)
@@ -366,7 +366,7 @@ async def corrections(
     store: str | None = _STORE,
 ) -> dict[str, Any]:
     window = _window(rt, from_, to, store)
-    limit = rt.settings.query_max_limit
+    limit = rt.settings.domain.query_max_limit
     stores = [rt.channels[name].store for name in (CORPUS, LIVE)]
     fetched = [await s.query(window.from_norm, window.to_norm, limit + 1, source="desk", store=store) for s in stores]
     review = [await s.count(window.from_norm, window.to_norm, needs_review=True, store=store) for s in stores]
