@@ -16,7 +16,7 @@ WARNING = "no measured priorFields for this model"
 def boot_warnings(caplog: pytest.LogCaptureFixture, **settings: object) -> list[str]:
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="feedback_intelligence.api.runtime"):
-        warn_if_prior_unmeasured(load_settings(**settings))
+        warn_if_prior_unmeasured(load_settings(**settings).backends)
     return [r.getMessage() for r in caplog.records if WARNING in r.getMessage()]
 
 
