@@ -7,7 +7,6 @@ setting). Errors are one line on stderr, printed in one place: :mod:`feedback_in
 
 from __future__ import annotations
 
-import logging
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -67,13 +66,13 @@ def serve(
     from feedback_intelligence import loop_pauses
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
-    from feedback_intelligence.edge.access_log import uvicorn_log_config
+    from feedback_intelligence.cli import log_setup
     from feedback_intelligence.edge.http_server import uvicorn_limits
     from feedback_intelligence.kept_secrets import KeptSecretError, with_kept_secrets
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
-    logging.basicConfig(level=log_level.value.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_config = log_setup.configure(log_level.value, settings.server.log_format)
     _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
     load_configured_domain(settings)  # a bad FI_DOMAIN is one line before anything is written (1 ms a load)
     try:
@@ -89,7 +88,7 @@ def serve(
         port=settings.server.port,
         workers=1,
         log_level=log_level.value,
-        log_config=uvicorn_log_config(),  # the access log keeps no search words, no credentials (ADR 0039)
+        log_config=log_config,  # the access log keeps no search words, no credentials (ADR 0039)
         timeout_graceful_shutdown=5,
         # Client identity is the edge's job, under FI_TRUSTED_PROXIES; uvicorn's own forwarded-header
         # handling (on by default for 127.0.0.1) would rewrite the peer before the edge sees it.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Literal
 
 from pydantic import field_validator
 
@@ -23,6 +24,8 @@ class ServerSettings(Group):
     connection_share_exempt: StringList = variable(
         "FI_CONNECTION_SHARE_EXEMPT", default_factory=lambda: ["127.0.0.1", "::1"]
     )
+    # text: lines for people; json: one JSON object per line (time, level, logger, message, extra fields)
+    log_format: Literal["text", "json"] = variable("FI_LOG_FORMAT", "text")
 
     @field_validator("connection_share_exempt")
     @classmethod
