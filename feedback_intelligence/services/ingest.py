@@ -60,7 +60,7 @@ class IngestCommand:
     # Save now, structure later: no LLM call here; the deterministic proposal is stored and the row
     # waits (``pending``) for the structuring worker.
     structure_later: bool = False
-    store: str | None = None  # validated against the deployment's stores (feedback_intelligence/stores.py)
+    store: str | None = None  # validated against the deployment's stores (feedback_intelligence/config/stores.py)
     author: str | None = None  # who saves it, from the request's credentials (api/authorship.py), never the body
 
 
