@@ -67,8 +67,8 @@ def serve(
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
     from feedback_intelligence.cli import log_setup
+    from feedback_intelligence.config.kept_secrets import KeptSecretError, with_kept_secrets
     from feedback_intelligence.edge.http_server import uvicorn_limits
-    from feedback_intelligence.kept_secrets import KeptSecretError, with_kept_secrets
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)

@@ -10,7 +10,7 @@ from pathlib import Path
 from feedback_intelligence.config import Settings
 from feedback_intelligence.config.settings import GROUPS, variables
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "feedback_intelligence" / "config"
 NAME = re.compile(r"\bFI_[A-Z0-9_]*[A-Z0-9]\b")
 DECLARED = re.compile(r'variable\(\s*"(FI_[A-Z0-9_]+)"')

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.config import load_settings
-from feedback_intelligence.kept_secrets import KeptSecretError, kept_secret, with_kept_secrets
+from feedback_intelligence.config.kept_secrets import KeptSecretError, kept_secret, with_kept_secrets
 
 
 def test_a_secret_is_made_once_private_and_read_back(tmp_path: Path) -> None:
