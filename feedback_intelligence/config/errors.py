@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -27,14 +28,15 @@ def message_of(item: ErrorDetails) -> str:
     return message
 
 
-def lines_of(error: ValidationError) -> Iterator[str]:
-    """One line per fault. A field's fault is led by its variable; a rule across fields already names
-    the variable to change first in its message."""
+def lines_of(error: ValidationError, written: Mapping[str, Any] | None = None) -> Iterator[str]:
+    """One line per fault. A field's fault is led by its variable and ends with the value as ``written``
+    (not as a validator had decoded it); a rule across fields already names the variable to change first."""
     for item in error.errors():
-        variable = next((part for part in item["loc"] if str(part).startswith(ENV_PREFIX)), None)
+        variable = next((str(part) for part in item["loc"] if str(part).startswith(ENV_PREFIX)), None)
         if variable is None:
             yield f"{PREFIX}{message_of(item)}"
         elif variable in NOT_ECHOED:
             yield f"{PREFIX}{variable}: {message_of(item)}"
         else:
-            yield f"{PREFIX}{variable}: {message_of(item)} (got {item.get('input')!r})"
+            got = (written or {}).get(variable, item.get("input"))
+            yield f"{PREFIX}{variable}: {message_of(item)} (got {got!r})"

@@ -108,7 +108,7 @@ def compose(values: dict[str, Any]) -> Settings:
         try:
             groups[name] = group.model_validate(by_group[name], context=context)
         except ValidationError as exc:
-            faults.extend(lines_of(exc))
+            faults.extend(lines_of(exc, by_group[name]))
         if name == "backends" and name in groups:
             context = {"composition": _composition(groups)}
     if faults:
