@@ -202,7 +202,7 @@ class ReportSettings(BaseModel):
     default_window_days: int = Field(7, ge=1)
     max_window_days: int = Field(366, ge=1)  # a year and its leap day: this year beside the last
     # who writes the theme summaries: the model, the automatic summary alone, or auto = automatic on the
-    # packaged SmolLM2 (measured: none of its prose passes the guards, issue 26), the model on any other
+    # packaged SmolLM2 (measured: none of its prose passes the guards, ADR 0028), the model on any other
     prose: Literal["auto", "model", "automatic"] = "auto"
     # the IANA zone the report's days, weeks, print layout and CSV are in (the series fold UTC hours)
     timezone: str = "Europe/Helsinki"
@@ -503,7 +503,7 @@ class Settings(BaseSettings):
     # replica (docs/adr/0031); 0 turns the bound off
     structure_max_wait_s: float = Field(120, ge=0, le=86400)
 
-    # alerts that reach a person (issue 27, docs/adr/0029-alerts-outbox-cases.md): notify routes, the
+    # alerts that reach a person (docs/adr/0029-alerts-outbox-cases.md): notify routes, the
     # outbox worker (services/notify_worker.py), cases and their escalation
     notify_channels: NotifyRouteList = Field(default_factory=list)
     notify_public_url: str | None = None  # the service's address as people open it: the case link
