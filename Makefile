@@ -18,8 +18,9 @@ test:  ## set up and run the whole test suite (unit, API over real servers, brow
 # machine's cores (pytest-xdist, -n auto), runs a fifth of the hypothesis examples (profile `fast`,
 # tests/conftest.py), the edge fuzz without schemathesis' coverage phase, and Argon2id at its lowest cost;
 # `make test` runs in one process, with every example, the coverage phase and the product's Argon2
-# parameters. 36–49 s on this 2-core machine when idle, up to 60 s when its host is busy (docs/benchmarks.md).
-test-fast:  ## the unit tests: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis, 36–60 s on 2 cores; `make test` runs all
+# parameters. About a minute on this 2-core machine when idle, up to two when its host is busy
+# (docs/benchmarks.md, "The test suites").
+test-fast:  ## the unit tests: no processes (marker `process`), no minute-long outages (`slow`), no PostgreSQL or Redis, 1–2 min on 2 cores; `make test` runs all
 	PYTHONDONTWRITEBYTECODE= .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --hypothesis-profile=fast -m "not process and not slow and not postgres and not redis"
 
 lint:

@@ -16,7 +16,7 @@ path, side by side in one run against real ``feedctl serve`` processes; then whe
    (what SQLite takes) and COPY into a temporary table followed by ``INSERT … SELECT`` (PostgreSQL's,
    ADR 0037), with wall time and the CPU of Python and of PostgreSQL.
 
-Target: the batch path ≥ 10,000 rows/s over HTTP (issue 25).
+Target: the batch path ≥ 10,000 rows/s over HTTP (ADR 0027).
 
 Run: .venv/bin/python -m bench.bulk_import [--single-rows 600] [--batch-rows 5000]
 """

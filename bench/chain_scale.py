@@ -1,4 +1,4 @@
-"""A chain's report window: the deterministic answer over 10,000, 100,000 and 1,000,000 items (issue 25).
+"""A chain's report window: the deterministic answer over 10,000, 100,000 and 1,000,000 items (ADR 0026).
 
 For each size a database of its own (PostgreSQL: a fresh database on the local server; SQLite: a file)
 is filled with a 30-day window of synthetic retail feedback — texts from the demo corpus, 20 stores,

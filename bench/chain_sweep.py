@@ -6,7 +6,7 @@ policy: two jittered retries, then "busy") presses for ``--duration`` seconds at
 ``--per-slot`` x the pool's slots. Each point reports the share of presses that ended with the busy
 message (after all three attempts), the share of attempts shed, the admitted p99, the throughput and
 the backends' busy fraction (from the sims). The sims are reset between points; the same seed is used
-throughout. ``docs/operations.md`` ("Capacity planning") is built from its table.
+throughout. ``docs/operations/capacity.md`` is built from its table.
 
 Run: .venv/bin/python -m bench.chain_sweep [--backends 1 2 --per-slot 1 2 3 4 5 6 8 12 --duration 30
      --service-ms 1500 --think-s 1 6]

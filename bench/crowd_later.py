@@ -9,7 +9,7 @@ same seed):
     shed the text is saved at once with ``structureLater`` (202) and the worker structures it later.
     ``FI_LLM_BACKGROUND_RESERVE=0`` so the worker may use every slot a clerk does not wait for.
 
-A report generating during the crowd (issue 15's "shed rate within 5 %") is measured, with and
+A report generating during the crowd (target: the shed rate within 5 %) is measured, with and
 without preemption, in bench/crowd_background.
 
 After (b)'s crowd the bench measures the backlog's drain rate against the backend's capacity, then

@@ -1,4 +1,4 @@
-"""Lua time per release with W waiters on the Redis gate: today's pool beside the pool before issue 22.
+"""Lua time per release with W waiters on the Redis gate: today's pool beside the pool ADR 0020 replaced.
 
 A private ``redis-server`` (so nothing else's scripts are counted), a fresh one for each pool at each W
 (so a pool that saturated it leaves nothing behind for the next row), holds one gate of one slot. W

@@ -1,7 +1,7 @@
 """Interpret latency on the packaged model: the theme-only prompt vs the full schema, side by side in one run.
 
 The retail domain's ``priorFields`` let the rules decide category, severity, type, sentiment and language,
-so the structuring service asks the embedded model for the theme alone (issue 21, item 4). This bench
+so the structuring service asks the embedded model for the theme alone (ADR 0022). This bench
 measures what that buys on the shipped evaluation set: one embedded backend (the packaged SmolLM2 through
 llama.cpp, 2 slots as the service runs it, 1 thread each on this 2-core machine), one gate, two
 structuring services over it — the shipped theme-only one and the full six-field schema of before. Each

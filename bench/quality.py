@@ -5,11 +5,11 @@
 2. The same run through the ``openai`` backend against llama-cpp-python's own OpenAI-compatible server
    with the same GGUF: the harness does not care which backend answers.
 
-Targets (issue 11), judged on the holdout part, which no rule was written against; the dev part is
+Targets (ADR 0010), judged on the holdout part, which no rule was written against; the dev part is
 shown beside it: category accuracy ≥ 0.6 and above the prior alone, sentiment ≥ 0.8, severity above
 its majority baseline, language ≥ 0.95, alert recall ≥ 0.9 at precision ≥ 0.9 pooled over the warning
 alert categories (injury/safety, payment, legal), no shown theme that a guard rejects, no sentiment
-contradicting its type. Themes (issue 24): ≥ 0.9 of Finnish themes in base form, ≥ 0.85 naming a gold
+contradicting its type. Themes (ADR 0022): ≥ 0.9 of Finnish themes in base form, ≥ 0.85 naming a gold
 topic word (``topics`` in the set), none in another language than the text's, no slug or fragment.
 The keyword rules' precision per category is reported on the whole set.
 
@@ -78,7 +78,7 @@ def targets(card: dict[str, Any]) -> dict[str, tuple[str, str, bool]]:
             "0",
             inv["sentimentContradictsType"] == 0,
         ),
-        # issue 24: themes a manager can read
+        # themes a manager can read (ADR 0022)
         "Finnish themes in base form": (fmt(themes.get("baseForm")), "≥ 0.90", at_least(themes.get("baseForm"), 0.9)),
         "themes naming a gold topic word": (
             fmt(themes.get("namesTopic")),

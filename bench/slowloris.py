@@ -1,4 +1,4 @@
-"""``/livez`` while 300 slowloris sockets trickle request heads at ``feedctl serve`` (issue 23, item 3).
+"""``/livez`` while 300 slowloris sockets trickle request heads at ``feedctl serve`` (ADR 0023).
 
 One run, three phases against the same kind of server, side by side:
 

@@ -38,13 +38,7 @@ if [ "$mode" = test ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 fi
-if [ "${#need[@]}" -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  fi
-fi
+if [ "${#need[@]}" -gt 0 ]; then scripts/apt-install.sh "${need[@]}"; fi
 if [ "$mode" = test ]; then
   scripts/services.sh
   # The OpenID Connect provider the sign-in tests start (npm oidc-provider, pinned by its lock file).

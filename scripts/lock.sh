@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-lock every dependency, with hashes, from pyproject.toml (docs/operations.md, "Upgrading dependencies").
+# Re-lock every dependency, with hashes, from pyproject.toml (docs/operations/running.md, "Dependencies: the lock, and upgrading it").
 #   scripts/lock.sh            -> requirements/run.txt (the service) and requirements/test.txt (+ the test tools),
 #                                 requirements/run-no-engine.txt (the service at run.txt's versions without the
 #                                 embedded engine and its packaged model: deploy/Dockerfile's image for Ollama)

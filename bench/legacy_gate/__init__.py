@@ -1,4 +1,4 @@
-"""The Redis slot pool as it was before the O(log W) acquire (issue 22), kept only so that
+"""The Redis slot pool as it was before the O(log W) acquire (ADR 0020), kept only so that
 ``bench.gate_redis`` can measure today's pool side by side with it in one run. Not product code.
 
 The original docstring follows.

@@ -113,7 +113,7 @@ def bind_people(app: FastAPI, people: People, settings: AuthSettings, rt: Runtim
     if settings.mode == "none":
         log.warning(
             "FI_AUTH=none: no sign-in; anyone who can reach this service reads every entry and writes at the desk "
-            "(set FI_AUTH=local, oidc or proxy for accounts and roles; docs/operations.md)"
+            "(set FI_AUTH=local, oidc or proxy for accounts and roles; docs/operations/people.md)"
         )
     else:
         log.info("FI_AUTH=%s: customer text only for signed-in people with a role (docs/adr/0030)", settings.mode)

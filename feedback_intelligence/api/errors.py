@@ -15,6 +15,7 @@ from starlette.routing import Match
 from feedback_intelligence.api.disconnect import ClientDisconnected
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.auth.password_work import PasswordWorkBusy
+from feedback_intelligence.auth.people import SigninThrottled
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.services.batch_slots import BatchesBusy
 from feedback_intelligence.store.feedback_store import DuplicateId, Erased, StoreFull, StoreUnavailable
@@ -189,6 +190,18 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LlmBusy)
     async def _busy(_: Request, exc: LlmBusy) -> Response:
         return busy_response(exc)
+
+    @app.exception_handler(SigninThrottled)
+    async def _signin_throttled(_: Request, exc: SigninThrottled) -> Response:  # auth/people.py, ADR 0042
+        return error_response(
+            429,
+            {
+                "error": "signin_throttled",
+                "retryAfterSeconds": exc.retry_after_s,
+                "message": f"Too many sign-in attempts; try again in {exc.retry_after_s} s.",
+            },
+            {"Retry-After": str(exc.retry_after_s)},
+        )
 
     @app.exception_handler(PasswordWorkBusy)
     async def _password_busy(_: Request, exc: PasswordWorkBusy) -> Response:  # auth/password_work.py

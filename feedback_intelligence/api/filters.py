@@ -1,5 +1,5 @@
 """The inbox's filters, read from the query in one place: every report, list and export of the management
-view narrows by the one :class:`ItemFilter` this dependency builds (issue 26, ADR 0034).
+view narrows by the one :class:`ItemFilter` this dependency builds (ADR 0034).
 
 Each value must be one of the domain's keys (``/schema``), ``any`` or an alert category for ``alert``,
 ``corpus`` or ``live`` for ``channel``; anything else is a 422 naming the field and what it accepts, so a

@@ -36,7 +36,7 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   clients that translate); `403` a state change sent by a page on another site; `409` a duplicate
   id; `413` a body over the cap; `429` too many requests or an LLM request still running; `503`
   busy or unavailable. Never a `500` for bad input.
-* **Schema and behaviour agree** (issue 23; `schemathesis --checks all`): instants (`timestamp`, the
+* **Schema and behaviour agree** (ADR 0023; `schemathesis --checks all`): instants (`timestamp`, the
   `from`/`to` of lists and reports) are `format: date-time`, so `""` or any other non-instant is
   refused `400` (offset-less instants are accepted too, as UTC, and any RFC 3339 offset up to ±23:59);
   `corrections` require a non-null `acceptedStructure`, and `structureLater: true` takes none (the

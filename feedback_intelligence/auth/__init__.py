@@ -1,1 +1,1 @@
-"""People and permissions (issue 28, ADR 0030): who is signed in, with which roles, and how."""
+"""People and permissions (ADR 0030): who is signed in, with which roles, and how."""

@@ -114,7 +114,7 @@ class People:
 
         Raises :class:`SigninThrottled` (429) or :class:`~.password_work.PasswordWorkBusy` (503).
         ``address`` is what the edge counts a client by (an IPv4 address, an IPv6 /64). The rule, said in
-        docs/operations.md ("Sign-in limits"): every attempt counts against the address; a failure counts
+        docs/operations/people.md ("Sign-in limits"): every attempt counts against the address; a failure counts
         against (address, name) and against the name. The name's own limit, once reached, refuses only
         addresses this account never signed in from, so failures elsewhere never lock its owner out."""
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows

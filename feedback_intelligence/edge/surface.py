@@ -170,7 +170,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/admin/status", OPERATOR),
     _rule("POST", "/admin/warm", OPERATOR),
     _rule("POST", "/admin/notify/test", OPERATOR),
-    # cases and the audit log (issue 27): the managers', as the report is (ADR 0030)
+    # cases and the audit log (ADR 0029): the managers', as the report is (ADR 0030)
     _rule("GET", "/cases", PUBLIC, roles=MANAGERS),
     _rule("GET", "/cases/{ref}", PUBLIC, roles=MANAGERS),
     _rule("POST", "/cases/{ref}/actions", PUBLIC, roles=MANAGERS),

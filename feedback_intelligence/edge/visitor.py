@@ -7,7 +7,7 @@ does not verify is simply not used: the request falls back to its address bucket
 a bucket of its own behind a trusted proxy, and always under the audience ceiling of its address
 (see :mod:`feedback_intelligence.edge.ratelimit`), so minting many keys buys no more than that ceiling.
 
-A key costs something to rotate (issue 23): it is bound to the aggregate it was issued to (the
+A key costs something to rotate (ADR 0032): it is bound to the aggregate it was issued to (the
 address, or its IPv6 /64; edge/identity.py) and to its issue time, and is not used from another
 aggregate or after ``COOKIE_MAX_AGE_S``; one aggregate is issued at most ``FI_VISITOR_ISSUE_LIMIT``
 new keys per window (past it, pages are served without one and its requests count as the address).

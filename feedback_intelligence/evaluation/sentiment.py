@@ -1,7 +1,7 @@
 """Sentiment from the text beside today's type rule, per language: the figures that choose the domain's rule.
 
 For each language of the gold labels: the type rule (the domain's ``typeSentiment`` of the prior's type,
-what the report showed before issue 26), the text reading (deterministic/sentiment.py, over the same
+what the report showed before ADR 0028), the text reading (deterministic/sentiment.py, over the same
 type where the words say nothing), the majority class, and which rule the domain keeps (``rules`` in
 ``sentiment-lexicon.json``). Nothing here names an item, so holdout figures are safe to print.
 """

@@ -1,4 +1,4 @@
-"""Theme figures (issue 24): is a shown theme in base form, does it name a gold topic word, is it in the
+"""Theme figures (ADR 0022, ADR 0036): is a shown theme in base form, does it name a gold topic word, is it in the
 text's language, is it a slug or a sentence fragment. Pure over the domain and Voikko; no I/O.
 
 * ``baseForm`` — Finnish texts only: every word of the theme is its own Voikko base form (a word Voikko

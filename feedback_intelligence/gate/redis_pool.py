@@ -149,7 +149,7 @@ class RedisSlotPool:
             self._channel,
             f"{fair_prefix}:active",
         ]
-        self._redis = connect(url, 1.0)  # a dead pooled connection is retried on a fresh one (issue 23)
+        self._redis = connect(url, 1.0)  # a dead pooled connection is retried on a fresh one (ADR 0023)
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._release = self._redis.register_script(_RELEASE)
         self._leave = self._redis.register_script(_LEAVE)

@@ -3,7 +3,7 @@
 After a Redis restart every pooled connection is dead, and redis-py (given a URL) does not retry by
 default: the first command on each fails with "Connection closed by server" although Redis answers
 again. That failure cost the gate a ``503 gate_unavailable`` and, on a release, leaked an in-flight
-place until its lease ran out (issue 23). Here a command that fails on a connection error or timeout
+place until its lease ran out (ADR 0023). Here a command that fails on a connection error or timeout
 is sent again on a fresh connection, twice at most, a few milliseconds apart, so a Redis that is up
 answers and a Redis that is down still fails fast (the gate sheds, the edge fails open).
 

@@ -3,7 +3,7 @@
 A Redis that restarts with persistence still holds the gate leases, queue places and in-flight places
 that were held when it stopped. A release sent while it was down fails even after the client's
 reconnects, and left alone the slot or place would stay taken until its lease lapsed
-(``FI_REDIS_LEASE_S``): seconds of a gate with fewer slots right after Redis is back (issue 23). So the
+(``FI_REDIS_LEASE_S``): seconds of a gate with fewer slots right after Redis is back (ADR 0023). So the
 give-back is sent again every :data:`RETRY_S` until Redis takes it or the thing has lapsed anyway.
 Every give-back script is idempotent, so a retry whose first reply was lost frees nothing twice.
 """

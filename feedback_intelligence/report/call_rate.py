@@ -1,4 +1,4 @@
-"""The report's model calls in a minute, bounded for the whole process (issue 23, item 4).
+"""The report's model calls in a minute, bounded for the whole process (ADR 0031, addendum).
 
 Each report generation has its budget (``FI_REPORT_LLM_BUDGET`` prose calls, ``FI_REPORT_ALERT_VERIFY_BUDGET``
 screens), and a generation runs once per data version and window; but a public read names the window

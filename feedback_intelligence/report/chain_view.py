@@ -1,4 +1,4 @@
-"""The chain view: the stores side by side over one report window (issue 25, item 1).
+"""The chain view: the stores side by side over one report window (ADR 0027).
 
 Per store: items, the share of them with an operational alert, the severity mix and the trend of the
 window. Each store's row is read from that store's deterministic report, built by the report's public

@@ -2,7 +2,7 @@
 
 The report describes what customers said; it never advises (no domain today asks it to), and above
 all it never gives instructions about people. A substring list missed "Myymäläpäällikkö Virtanen
-pitää erottaa heti." (issue 23); here each word is read through :mod:`feedback_intelligence.text.morphology`
+pitää erottaa heti." (ADR 0023); here each word is read through :mod:`feedback_intelligence.text.morphology`
 (Voikko's base forms), so every inflection of a verb counts as the verb. Prose is rejected when it
 has any of:
 

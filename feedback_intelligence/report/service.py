@@ -92,7 +92,7 @@ class ReportService:
         count_cases: Callable[[list[tuple[str, str]]], Awaitable[dict[str, int]]] | None = None,
         call_rate: CallRate | None = None,
     ) -> None:
-        self._count_cases = count_cases  # the alert items' cases by state (issue 27), by (channel, id)
+        self._count_cases = count_cases  # the alert items' cases by state (ADR 0029), by (channel, id)
         self.domain = domain
         self.options = options
         self.runner = runner

@@ -1,6 +1,6 @@
 """Every sentence the report writes itself, in the domain's language (fi or en; others read en).
 
-The automatic summary says what is specific to its theme (issue 26): the group's name and numbers
+The automatic summary says what is specific to its theme (ADR 0028): the group's name and numbers
 (items, the severe ones, negative and positive, the window's halves once there are enough to tell a
 trend) in one sentence, then the leading base-form themes with their counts and one or two short
 quotes in the next. The first sentence names the group and the second quotes its own items, so no

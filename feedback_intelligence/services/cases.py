@@ -2,7 +2,7 @@
 database with its audit row and a tick of the channel's version (the report counts cases by state);
 and the escalation check, which needs no model and runs in the notify worker's loop.
 
-A case is named by its item's ref (``live:desk-3f…``). Until accounts exist (issue 28) the actor and
+A case is named by its item's ref (``live:desk-3f…``). Until accounts exist (ADR 0030) the actor and
 the owner are a name the manager typed, recorded as ``typed``; without one the actor is ``operator``
 (the caller reached an operator route).
 """

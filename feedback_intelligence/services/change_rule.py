@@ -1,4 +1,4 @@
-"""Who may correct or erase an item: the one rule (issue 28, ADR 0035, ADR 0041), a pure function of
+"""Who may correct or erase an item: the one rule (ADR 0035, ADR 0041), a pure function of
 the caller, the item and the clock.
 
 - an operator (the role, loopback, or the token): any item, any time;

@@ -1,4 +1,4 @@
-"""Correct and erase an item (issue 28; ADR 0024 section 7, ADR 0030): who may, and what one change writes.
+"""Correct and erase an item (ADR 0024 section 7, ADR 0030): who may, and what one change writes.
 
 Who may is one rule of its own, ``services/change_rule.verdict`` (a clerk their own entry within
 ``FI_CORRECTION_WINDOW_S``, a manager their store's, an operator any).

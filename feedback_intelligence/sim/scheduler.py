@@ -1,6 +1,7 @@
 """Ollama's scheduling, reproduced: where a request waits, and when it is turned away.
 
-From ollama/ollama ``server/sched.go`` and the runner's semaphore (``llm/server.go``), see issue #7758:
+From ollama/ollama ``server/sched.go`` and the runner's semaphore (``llm/server.go``), and the Ollama
+maintainers' own account of its queueing and ``OLLAMA_MAX_QUEUE``:
 
 * ``GetRunner`` drops every request into ``pendingReqCh``, a channel of ``OLLAMA_MAX_QUEUE`` places; when
   it is full the request fails at once with ``ErrMaxQueue`` (HTTP 503).

@@ -235,7 +235,7 @@ case_notes = Table(
     Index("ix_case_notes_feedback_at", "feedback_id", "at"),
 )
 
-# ── Issue 28 (0008): tombstones, and the people (read and written in the live database only) ──────
+# ── People and erasure (0008): tombstones, and the people (read and written in the live database only) ──────
 
 # An erased item leaves only this: no text, no derived field, no author (docs/data-model.md).
 erased_items = Table(

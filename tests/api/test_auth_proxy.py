@@ -11,7 +11,7 @@ import pytest
 from feedback_intelligence.auth import people as people_module
 from tests.support.people import LOOPBACK, client, people_settings, running_app
 
-DOCUMENTED_BOUND_S = 5.0  # docs/operations.md: a disabled person is refused on every replica within 5 s
+DOCUMENTED_BOUND_S = 5.0  # docs/operations/people.md: a disabled person is refused on every replica within 5 s
 PROXY = ("10.0.0.9", 5000)
 PIA = {"X-Forwarded-For": "198.51.100.4", "X-Forwarded-User": "pia@example.test", "X-Forwarded-Groups": "manager"}
 

@@ -1,4 +1,4 @@
-"""Issue 25, item 3: bulk import over HTTP — a result per item, partial failure, idempotent retry, the limits,
+"""Bulk import over HTTP (ADR 0027) — a result per item, partial failure, idempotent retry, the limits,
 the single save's rules and layers, never the model — on SQLite and on PostgreSQL."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23, break 1: a backend that fails fast must not become a black hole. A pool of ``good`` (a
+"""A backend that fails fast must not become a black hole. A pool of ``good`` (a
 sim-ollama) and ``evil``, a real HTTP server that answers ``/api/chat`` with
 ``500 {"error": "model runner has unexpectedly stopped"}`` while ``/api/tags`` and ``/api/ps`` look
 healthy, behind the app as a real process."""

@@ -1,5 +1,5 @@
 """With accounts, cases are the managers' (the route table's roles) and their actions are the
-signed-in person's, in the case and in the audit log (ADR 0030; issue 27's "the owner and actor are
+signed-in person's, in the case and in the audit log (ADR 0030; ADR 0029's "the owner and actor are
 people")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""On the embedded default the report's summaries are automatic at once (issue 26, item 5): no card waits for
+"""On the embedded default the report's summaries are automatic at once (ADR 0028): no card waits for
 prose the packaged model cannot write, and no two cards carry the same sentence."""
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def test_an_interpret_never_shows_the_broken_value_and_says_why(stack: ServerPro
     for guard in body["guards"]:
         assert structure[guard["field"]] == guard["replacement"]
     changed = {name for name, value in json.loads(case.reply).items() if structure.get(name) != value}
-    # a theme put in base form (issue 24) is said in the notes, like the RLO's removal
+    # a theme put in base form (ADR 0022) is said in the notes, like the RLO's removal
     normalized = {"theme"} if any("'theme' normalized" in note for note in body["notes"]) else set()
     assert changed <= {g["field"] for g in body["guards"]} | normalized
 

@@ -1,4 +1,4 @@
-"""Issue 12 against the real app in process: each test reproduces one finding of the hostile probe.
+"""Hardening the edges (ADR 0012), the real app in process: each test reproduces one finding of the hostile probe.
 
 The app is the real one (create_app, the whole edge, SQLite or the local PostgreSQL); the LLM is a
 backend double that counts its calls, so "before the gate" and "before the store" can be asserted.

@@ -1,4 +1,4 @@
-"""Issue 12 against real processes (`feedctl serve`, sim-ollama): the HTTP server's bounds, the
+"""Hardening the edges (ADR 0012) against real processes (`feedctl serve`, sim-ollama): the HTTP server's bounds, the
 connection kept after a refused body, and a frozen backend turning /health "stalled"."""
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def test_boot_is_refused_when_both_stores_are_one_sqlite_file_spelled_two_ways()
 
 
 def test_postgresql_down_at_boot_is_one_line_and_exit_3() -> None:
-    """Issue 23, item 6: no traceback, the documented code, and which database it was."""
+    """Faults by name (ADR 0023): no traceback, the documented code, and which database it was."""
     data = Path(tempfile.mkdtemp(prefix="fi-pg-down-"))
     nobody = free_port()  # nothing listens there: PostgreSQL is down
     env = {

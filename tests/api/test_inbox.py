@@ -1,4 +1,4 @@
-"""Issue 26: the one inbox over HTTP — GET /report, the drill-in GET /report/items and its CSV cover the
+"""One inbox (ADR 0034) over HTTP — GET /report, the drill-in GET /report/items and its CSV cover the
 corpus and the desk together, every filter narrows all three alike, unknown values are a 422, and the
 drill-in's keyset pages see every item once while new items arrive; on SQLite and on PostgreSQL."""
 

@@ -1,4 +1,4 @@
-"""Issue 28's people over the real app with real sign-ins (FI_AUTH=local): every save path writes the
+"""People and permissions (ADR 0030) over the real app with real sign-ins (FI_AUTH=local): every save path writes the
 entry's author from the credentials, "my entries" lists the caller's own, the change rule answers
 with its codes, and every read is narrowed to the caller's stores (403 for another store)."""
 

@@ -102,7 +102,7 @@ def test_a_new_window_answers_at_once_with_prose_pending_and_a_later_request_get
                 body = response.json()
                 assert_deterministic_parts(body)
                 # budget 1: only the biggest theme waits for the model; the others show their automatic
-                # summary at once, with no "being written" (issue 26)
+                # summary at once, with no "being written" (ADR 0028)
                 assert body["llm"]["status"] == "pending" and body["llm"]["pending"] == ["maito_kylma"]
                 states = prose_states(body)
                 assert states["maito_kylma"]["status"] == "pending"

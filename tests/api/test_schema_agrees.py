@@ -1,4 +1,4 @@
-"""Issue 23, item 8: each mismatch schemathesis found between the schema and the behaviour, now in
+"""Schema and behaviour agree (ADR 0023): each mismatch schemathesis found between the schema and the behaviour, now in
 agreement. For every input, the app's own ``/openapi.json`` (validated with formats) and the app's
 answer say the same thing: schema-invalid and refused ``400``, or schema-valid and accepted."""
 
@@ -75,10 +75,10 @@ async def test_list_window_bounds_are_date_times_in_the_schema_and_in_the_app(
 @pytest.mark.parametrize(
     ("extra", "accepted"),
     [
-        ({"timestamp": ""}, False),  # issue 23: the schema allowed it, the app refused it
+        ({"timestamp": ""}, False),  # the schema allowed it, the app refused it
         ({"timestamp": "yesterday"}, False),
         ({"timestamp": "2026-11-30T12:00:00Z"}, True),
-        (  # issue 23: corrections without acceptedStructure
+        (  # corrections without acceptedStructure
             {
                 "corrections": [{"field": "severity", "modelValue": "low", "humanValue": "high"}],
                 "acceptedStructure": OMIT,

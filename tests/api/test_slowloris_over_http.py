@@ -1,4 +1,4 @@
-"""Issue 23, item 3 against ``feedctl serve``: 300 slowloris sockets from one address take only that
+"""Connection shares (ADR 0023) against ``feedctl serve``: 300 slowloris sockets from one address take only that
 address's share of the connections; another client's ``/livez`` keeps answering 200 throughout, and
 the trickling sockets the server did accept are freed by the header timeout."""
 

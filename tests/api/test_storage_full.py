@@ -1,4 +1,4 @@
-"""Issue 23, item 6: SQLite out of space reads as a storage fault, not as "cannot be reached".
+"""Faults by name (ADR 0023): SQLite out of space reads as a storage fault, not as "cannot be reached".
 
 The fault is SQLite's own ``SQLITE_FULL``: the live database's connections get ``PRAGMA
 max_page_count`` at its current size, so the next write that needs a page fails exactly as on a full

@@ -1,4 +1,4 @@
-"""Issue 25, item 1: the store dimension over HTTP — validated on every way in, filtered on every way out,
+"""Stores (ADR 0027): the store dimension over HTTP — validated on every way in, filtered on every way out,
 and the desk bound to its store — on SQLite and on PostgreSQL."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 12, item 13: PostgreSQL URLs in every driver spelling; two spellings of one SQLite file;
+"""Hardening the edges (ADR 0012): PostgreSQL URLs in every driver spelling; two spellings of one SQLite file;
 and the allowed-hosts default."""
 
 from __future__ import annotations

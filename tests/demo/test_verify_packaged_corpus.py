@@ -1,7 +1,7 @@
 """`feedctl verify` on the packaged demo corpus, end to end on a real app: load, snapshot, verify.
 
 The fields are the prior's, as on the packaged default model (the domain's ``priorFields``); the
-simulated backend writes only themes and prose, which the verifier does not read. Issue 27: the
+simulated backend writes only themes and prose, which the verifier does not read. With ADR 0029 the
 planted safety story (demo-0095, a rack about to collapse) is an alert by the lexicon now.
 """
 

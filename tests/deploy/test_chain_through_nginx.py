@@ -1,5 +1,5 @@
 """The chain as deploy/ ships it, in Chromium: the shipped replicas site (written from the route table; only
-its upstream and listen lines changed, as docs/operations.md tells an operator) in front of two ``feedctl
+its upstream and listen lines changed, as docs/operations/nginx.md tells an operator) in front of two ``feedctl
 serve`` replicas on PostgreSQL and Redis with FI_AUTH=local. The chain's manager (every store) signs in,
 saves a desk entry, opens the management view, acts on the entry's case, opens the drill-in and downloads
 the CSV: every request goes through nginx, none is a 404, the console has no error.

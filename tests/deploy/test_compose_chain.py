@@ -1,9 +1,9 @@
 """What deploy/ ships, read as files: every compose file parses and runs each service with a health check, a
-restart policy and a pinned image; the chain is the one docs/operations.md describes; the image is built
+restart policy and a pinned image; the chain is the one docs/operations/compose.md describes; the image is built
 from the lock and linted by hadolint.
 
 No container runs here (this machine reaches no image registry): booting the chain is a check for a machine
-with Docker or Podman (docs/operations.md, "The chain in compose")."""
+with Docker or Podman (docs/operations/compose.md, "The chain in compose")."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CHAIN = DEPLOY / "docker-compose.chain.yml"
 COMPOSE_FILES = sorted(DEPLOY.glob("docker-compose*.yml"))
 DOCKERFILES = sorted(DEPLOY.glob("**/Dockerfile*"))
-# The chain's services, as docs/operations.md ("The chain in compose") lists them.
+# The chain's services, as docs/operations/compose.md ("The chain in compose") lists them.
 CHAIN_SERVICES = {"postgres", "redis", "ollama", "ollama-pull", "api-1", "api-2", "nginx"}
 REQUIRED_SECRETS = ("FI_SESSION_SECRET", "FI_VISITOR_SECRET", "FI_OPERATOR_TOKEN")
 DEFAULT = re.compile(r"\$\{(?P<var>[A-Z0-9_]+):-(?P<default>[^}]*)\}")

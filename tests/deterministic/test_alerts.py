@@ -163,7 +163,7 @@ def test_matcher_reads_only_the_domain_lexicon(retail: Domain) -> None:
     assert match_alerts("STRASSE gesperrt", custom) == [AlertHit("custom", "Straße")]
 
 
-# ------------------------------------------------- how clerks write: third person, past tense (issue 11)
+# --------------------------------------------------- how clerks write: third person, past tense (rules.md)
 
 
 @pytest.mark.parametrize(
@@ -287,7 +287,7 @@ def test_near_miss_wordings_raise_their_alert(text: str, category: str, retail: 
 @pytest.mark.parametrize(
     "text",
     [
-        # an allergy QUESTION or a stated allergy is not an incident (issue 11)
+        # an allergy QUESTION or a stated allergy is not an incident (rules.md, "Alert layer")
         "onko tässä allergeeneja?",
         "asiakas kysyi onko teillä pähkinättömiä suklaita, lapsella on allergia",
         "kysyi missä allergiatuotteet on",

@@ -131,7 +131,7 @@ def test_game_keyword_rules(text: str, expected: str | None, game: Domain) -> No
     assert route(text, game) == expected
 
 
-# --------------------------------------------------------------- weighted evidence (issue 11)
+# ----------------------------------------------------------------- weighted evidence (ADR 0009)
 
 
 @pytest.mark.parametrize(

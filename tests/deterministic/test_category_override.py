@@ -58,7 +58,7 @@ def test_non_category_alerts_do_not_force(retail: Domain) -> None:
     ],
 )
 def test_incident_evidence_outweighs_a_location_noun(text: str, retail: Domain) -> None:
-    """rules.md, Category override: where a fall happened is not what it is about (issue 11)."""
+    """rules.md, Category override: where a fall happened is not what it is about."""
     assert force(text, structure("hevi"), retail) in ("tilat_siisteys", None)
     assert force(text, structure("muu"), retail) == "tilat_siisteys"
 

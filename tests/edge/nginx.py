@@ -1,6 +1,6 @@
 """A real nginx on loopback, configured from a site shipped in deploy/nginx (test-only paths).
 
-Of a shipped site only what docs/operations.md ("Behind nginx") tells an operator to change is changed:
+Of a shipped site only what docs/operations/nginx.md ("Behind nginx") tells an operator to change is changed:
 the upstream's ``server`` lines and the ``listen`` line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The per-peer connection share's arithmetic (issue 23, item 3); the server side is
+"""The per-peer connection share's arithmetic (ADR 0023); the server side is
 tests/api/test_slowloris_over_http.py."""
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ async def test_a_proxy_identity_header_counts_only_from_a_trusted_proxy(tmp_path
             assert me["signedIn"] is False and report.status_code == 401
 
 
-# ── store scope (issue 28): every read of customer text is narrowed to the caller's stores ─────────
+# ── store scope (ADR 0035): every read of customer text is narrowed to the caller's stores ─────────
 SCOPES = {manager_scope, desk_reach, manager_reach}
 #: Reads of the desk and the managers without a store scope, and why they need none.
 UNSCOPED = {

@@ -1,4 +1,4 @@
-"""Identity that costs something to rotate (issue 23, item 2): keys bound to the aggregate that was
+"""Identity that costs something to rotate (ADR 0032): keys bound to the aggregate that was
 issued them, issuance limited per aggregate, IPv6 counted by its /64, and the in-flight limit and the
 gate's fair share held per aggregate whatever keys it holds."""
 

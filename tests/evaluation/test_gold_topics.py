@@ -1,4 +1,4 @@
-"""Issue 24: every shipped eval item has gold topic words, Finnish ones in Voikko's base form."""
+"""ADR 0022: every shipped eval item has gold topic words, Finnish ones in Voikko's base form."""
 
 from __future__ import annotations
 

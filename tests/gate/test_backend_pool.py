@@ -193,7 +193,7 @@ async def test_per_backend_metrics_carry_the_backends_name() -> None:
 
 
 async def test_a_backend_that_answers_errors_goes_out_after_its_run_of_failures_and_comes_back_on_probation() -> None:
-    """The black hole of issue 23: ``evil`` answers fast, with 500s, while its readiness looks fine."""
+    """A black hole backend (ADR 0020): ``evil`` answers fast, with 500s, while its readiness looks fine."""
     router = BackendRouter(["evil", "good"], breaker_failures=3, cooldown_s=1.0)
     slots = PooledSlotPool({"evil": LocalSlotPool(2, 0), "good": LocalSlotPool(2, 0)}, router)
     gate = LlmGate(slots, acquire_timeout_s=0.1, call_timeout_s=5)

@@ -1,4 +1,4 @@
-"""The theme guard with the broken themes seen from real models (issue 11) and the ones that must pass."""
+"""The theme guard with the broken themes seen from real models (ADR 0009) and the ones that must pass."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 24, item 2: themes are base-form noun phrases of one to three words in the text's language.
+"""Themes are base-form noun phrases of one to three words in the text's language.
 
 The strings are the ones the issue quotes (a labelled set the project had not seen, the demo corpus,
 the desk)."""

@@ -1,4 +1,4 @@
-"""The report's deterministic layer as it was before issue 25: Python over every item of the window.
+"""The report's deterministic layer as it was before ADR 0026: Python over every item of the window.
 
 Kept only as the oracle of ``test_aggregates_agree`` (the same windows built both ways on the same data
 must answer the same) and of the trend tests; the product builds the layer from ``store/aggregates``.

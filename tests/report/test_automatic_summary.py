@@ -1,4 +1,4 @@
-"""The automatic summary says something specific per theme (issue 26, item 5): numbers, themes, quotes."""
+"""The automatic summary says something specific per theme (ADR 0028): numbers, themes, quotes."""
 
 from __future__ import annotations
 

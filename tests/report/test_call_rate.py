@@ -1,4 +1,4 @@
-"""Every report's model calls together stay within FI_REPORT_MODEL_CALLS_PER_MINUTE (issue 23, item 4):
+"""Every report's model calls together stay within FI_REPORT_MODEL_CALLS_PER_MINUTE (ADR 0031, addendum):
 distinct windows (and, since the inbox, filters) each start a generation, and without this bound a
 public reader could make the model write for as many views as they care to name."""
 

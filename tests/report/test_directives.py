@@ -1,4 +1,4 @@
-"""Prose that gives orders, judged by meaning (issue 23, item 5): the personnel sentence the phrase
+"""Prose that gives orders, judged by meaning (ADR 0023): the personnel sentence the phrase
 list let through, in its inflections, and descriptive prose that must still pass."""
 
 from __future__ import annotations

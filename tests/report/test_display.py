@@ -91,7 +91,7 @@ async def test_the_automatic_summary_says_numbers_leading_themes_with_counts_and
 
 @pytest.mark.voikko
 def test_stored_themes_group_by_base_form():
-    """Issue 24, item 4: items stored before the change ("kuitin", "Kuitti") group with new ones."""
+    """Items stored before themes went to base form ("kuitin", "Kuitti") group with new ones."""
     domain = make_domain()
     items = [
         item("k1", theme="kuitin", text="Kuitin summa oli väärä."),
@@ -105,7 +105,7 @@ def test_stored_themes_group_by_base_form():
 
 @pytest.mark.voikko
 async def test_the_demo_corpus_with_the_issues_stored_themes_shows_no_slug_fragment_or_ok():
-    """Issue 24: the management view showed "Bread_Shelf_Complaint_…", "asiakas_valitti_tuli_vasta…",
+    """Before ADR 0022 the management view showed "Bread_Shelf_Complaint_…", "asiakas_valitti_tuli_vasta…",
     "Hygienia & kauneus: mai_kylma" and "Muu: ok". Stored like that, they are guarded again when read."""
     from feedback_intelligence.demo.corpus import load_corpus
     from feedback_intelligence.domain.loader import load_domain

@@ -1,4 +1,4 @@
-"""Honest prose (issue 26, item 5): automatic at once where the model cannot write, no spinner for parts the
+"""Honest prose (ADR 0028): automatic at once where the model cannot write, no spinner for parts the
 model will never be asked for, and the alert screen's progress in the view."""
 
 from __future__ import annotations

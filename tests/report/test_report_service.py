@@ -323,7 +323,7 @@ async def test_grounded_citation_of_a_group_item_not_shown_in_excerpts_is_accept
     [
         ("Suosittelemme hyllyn tarkistamista", "Vanhaa maitoa."),
         ("Maito", "Vanhaa maitoa. We should refund."),
-        ("Henkilökunta", "Myymäläpäällikkö Virtanen pitää erottaa heti."),  # issue 23: no phrase list had it
+        ("Henkilökunta", "Myymäläpäällikkö Virtanen pitää erottaa heti."),  # ADR 0023: no phrase list had it
     ],
     ids=["title", "narrative", "personnel"],
 )

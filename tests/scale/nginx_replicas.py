@@ -1,6 +1,6 @@
 """nginx in front of several replicas: the shipped replicas site (deploy/nginx/feedback-intelligence-replicas.conf,
 written from the route table), with only its upstream's server lines and its listen line changed, as
-docs/operations.md ("nginx in front") tells operators."""
+docs/operations/nginx.md ("nginx in front of replicas") tells operators."""
 
 from __future__ import annotations
 

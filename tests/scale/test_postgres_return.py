@@ -1,4 +1,4 @@
-"""Issue 23, item 6: the first save after PostgreSQL comes back succeeds.
+"""Faults by name (ADR 0023): the first save after PostgreSQL comes back succeeds.
 
 The shared local PostgreSQL sits behind a TCP proxy this test cuts (every open connection reset, new
 ones refused) and restores; the app's pooled connections all died meanwhile. The very first request

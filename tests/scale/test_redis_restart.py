@@ -1,4 +1,4 @@
-"""A Redis restart mid-crowd leaks nothing (issue 23, item 7).
+"""A Redis restart mid-crowd leaks nothing (ADR 0023).
 
 Six clerks, each pressing Interpret one call at a time (so a ``429 too_many_inflight`` can only be a
 leaked place), through ``feedctl serve`` on a private redis-server of this test's own (never the

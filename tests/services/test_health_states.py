@@ -1,4 +1,4 @@
-"""Issue 12, items 3-5: a stalled backend, single-flight probes, Ollama tags and failed probes."""
+"""Health (ADR 0012): a stalled backend, single-flight probes, Ollama tags and failed probes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The simulated Ollama: its API shapes, and scheduling as Ollama schedules (issue #7758).
+"""The simulated Ollama: its API shapes, and scheduling as Ollama schedules (``sim/scheduler.py`` says from where).
 
 Most tests run the ASGI app in-process through httpx's ASGITransport. Client disconnects are driven either
 by calling the ASGI app with a ``receive`` that reports ``http.disconnect`` on cue, or against a real

@@ -1,4 +1,4 @@
-"""Issue 28's store reads, on SQLite and PostgreSQL: an item's author is written and kept by the
+"""Store-scoped reads (ADR 0035), on SQLite and PostgreSQL: an item's author is written and kept by the
 worker's and a correction's writes, "mine" reads by author, and the case list and its counts narrow to
 one store by the item's store; the account store's audit rows commit with their change."""
 

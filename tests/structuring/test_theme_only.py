@@ -1,4 +1,4 @@
-"""Issue 21, item 4: where the rules decide every field but the theme, the model is asked for the theme alone."""
+"""Where the rules decide every field but the theme, the model is asked for the theme alone."""
 
 from __future__ import annotations
 

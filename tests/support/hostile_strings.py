@@ -1,7 +1,7 @@
 """Hostile characters for the schemathesis runs: every generated string may carry one of them.
 
 Hypothesis' text strategies never produce lone surrogates and rarely NUL, bidi or zero-width
-characters, which are exactly what broke the service (issue 12). These hooks put one of them into
+characters, which are exactly what broke the service (ADR 0012). These hooks put one of them into
 the middle of every string of a generated body (and, without surrogates, which a URL cannot
 carry, of its query and path parameters), or leave the case as generated.
 """

@@ -1,4 +1,4 @@
-"""Issue 12, items 10 and 11: hostile characters in client text, and look-alike spellings that
+"""Hardening the edges (ADR 0012): hostile characters in client text, and look-alike spellings that
 tried to slip past the injection scan and the prompt fence."""
 
 from __future__ import annotations

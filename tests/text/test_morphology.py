@@ -1,4 +1,4 @@
-"""Issue 24, item 1: Voikko as the Finnish morphology, one module; the words the issue quotes."""
+"""Voikko as the Finnish morphology, one module (ADR 0022); the words the themes' review quoted."""
 
 from __future__ import annotations
 

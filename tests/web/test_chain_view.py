@@ -1,4 +1,4 @@
-"""Issue 25, item 1: the chain view in a real browser against the real app (``feedctl serve`` as a process):
+"""The chain view (ADR 0027) in a real browser against the real app (``feedctl serve`` as a process):
 the stores of the window side by side, each with a link into that store's own report."""
 
 from __future__ import annotations

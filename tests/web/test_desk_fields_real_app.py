@@ -91,7 +91,7 @@ def test_a_corrected_tone_and_language_are_saved_as_corrections(pages, real):
 
 
 def test_a_guarded_theme_shows_the_clerk_no_rejected_model_output(pages, real):
-    """Issue 24, item 5, against the real app: the model's refused theme is in the item's notes for
+    """Against the real app: the model's refused theme is in the item's notes for
     operators, never on the desk, which says only that the value came from the rules."""
     sim, app = real
     text = "Leipähylly oli tyhjä jo kuudelta illalla, ruisleipää ei ollut lainkaan."

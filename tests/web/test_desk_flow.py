@@ -381,7 +381,7 @@ def test_a_long_section_shows_the_first_five_and_folds_the_rest(pages, fake):
 
 
 def test_a_replaced_field_shows_a_neutral_hint_and_never_the_rejected_model_text(pages, fake):
-    """Issue 24, item 5: what the model said stays with operators; the clerk sees "Ehdotus säännöistä"."""
+    """What the model said stays with operators; the clerk sees "Ehdotus säännöistä"."""
     fake.script.interpretation = sample_data.interpretation(theme="porakone")
     fake.script.interpretation["guards"] = [
         {"field": "theme", "reason": "control_characters", "modelValue": "pora\u202eenokar", "replacement": "porakone"},

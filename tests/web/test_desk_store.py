@@ -1,4 +1,4 @@
-"""Issue 25, item 1: a desk opened as ``/desk?store=…`` shows its store's name, carries the store in every
+"""Stores (ADR 0027): a desk opened as ``/desk?store=…`` shows its store's name, carries the store in every
 save and shows only its own store's live entries; an unknown store is said plainly and nothing is saved."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26 in Chromium against the real app: the management view is one inbox (a desk save shows within
+"""One inbox (ADR 0034) in Chromium against the real app: the management view is one inbox (a desk save shows within
 its refresh, counted per channel), every filter narrows the counts and the drill-in list alike, search
 finds an item, and the drill-in pages with "Näytä lisää"."""
 

@@ -1,4 +1,4 @@
-"""The manager's export and print (issue 26, item 4), in Chromium against the real app: the CSV downloads with
+"""The manager's export and print (ADR 0028), in Chromium against the real app: the CSV downloads with
 the cited rows and a neutralised formula cell; the print layout renders with local times and labels."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from feedback_intelligence.auth.next_path import safe_next
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
 from feedback_intelligence.auth.password_policy import MIN_LENGTH, RECOMMENDED_LENGTH
 from feedback_intelligence.auth.passwords import MAX_LENGTH
-from feedback_intelligence.auth.people import People, SigninThrottled
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import CHAIN, ROLES, Grant, principal_of
 from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
 from feedback_intelligence.config.stores import STORE_MAX_CHARS
@@ -202,23 +202,13 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
         raise InputError(
             [Problem(f"Sign-in with a password is off here (FI_AUTH={p.mode}).", "signin_unavailable")], 404
         )
-    try:
-        token = await p.sign_in_local(
-            body.username,
-            body.password,
-            identity_of(request.scope).aggregate,  # what the edge counts a client by: an IPv6 /64, not one address
-            cookie_value(request.scope, SESSION_COOKIE),
-        )
-    except SigninThrottled as stop:
-        return JSONResponse(
-            {
-                "error": "signin_throttled",
-                "retryAfterSeconds": stop.retry_after_s,
-                "message": f"Too many sign-in attempts; try again in {stop.retry_after_s} s.",
-            },
-            status_code=429,
-            headers={"Retry-After": str(stop.retry_after_s)},
-        )
+    # SigninThrottled is 429 signin_throttled, PasswordWorkBusy 503 busy (api/errors.py)
+    token = await p.sign_in_local(
+        body.username,
+        body.password,
+        identity_of(request.scope).aggregate,  # what the edge counts a client by: an IPv6 /64, not one address
+        cookie_value(request.scope, SESSION_COOKIE),
+    )
     if token is None:
         # no name: a password typed into the name field would stay in the log (the audit row has the account)
         log.info("sign-in refused from %s", identity_of(request.scope).client_ip)

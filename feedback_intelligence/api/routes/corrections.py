@@ -1,4 +1,4 @@
-"""Correct (PATCH) and erase (DELETE) one item of either channel (issue 28; ADR 0024 section 7, ADR 0041).
+"""Correct (PATCH) and erase (DELETE) one item of either channel (ADR 0024 section 7, ADR 0041).
 
 First the item as a read finds it (``api/scope.item_in_reach``: 403 ``store_forbidden`` outside the
 caller's stores, an item without a store being the chain's), then who may change it (the change rule's

@@ -38,7 +38,7 @@ class BackendRow(ApiModel):
 
 
 class EngineRow(ApiModel):
-    """One engine process of the embedded backend (docs/operations.md, "The embedded engine")."""
+    """One engine process of the embedded backend (docs/operations/running.md, "The embedded engine")."""
 
     backend: str | None = Field(None, description="The backend it belongs to, with several backends.")
     name: str = Field(description="`engine-0`, `engine-1`, …: one per gate slot.")

@@ -24,7 +24,7 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.auth import changed_by, people
 from feedback_intelligence.auth.passwords import MAX_LENGTH
-from feedback_intelligence.auth.people import People, SigninThrottled
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
@@ -48,18 +48,6 @@ class PasswordResetIn(ApiModel):
 class PasswordChanged(ApiModel):
     username: str = Field(description="The sign-in name (NFKC, case-folded).")
     sessionsEnded: int = Field(ge=0, description="Live sessions of the account the change ended.")
-
-
-def _throttled(stop: SigninThrottled) -> Response:
-    return JSONResponse(
-        {
-            "error": "signin_throttled",
-            "retryAfterSeconds": stop.retry_after_s,
-            "message": f"Too many wrong passwords; try again in {stop.retry_after_s} s.",
-        },
-        status_code=429,
-        headers={"Retry-After": str(stop.retry_after_s)},
-    )
 
 
 @router.post(
@@ -91,12 +79,8 @@ async def change_own_password(body: PasswordChangeIn, request: Request, p: Peopl
     problems = password_problems(body.newPassword, principal.username, field="newPassword")
     if problems:
         raise InputError(problems)
-    try:
-        account = await p.check_own_password(
-            principal.username, body.currentPassword, identity_of(request.scope).aggregate
-        )
-    except SigninThrottled as stop:
-        return _throttled(stop)
+    # a full window raises SigninThrottled: 429 signin_throttled (api/errors.py)
+    account = await p.check_own_password(principal.username, body.currentPassword, identity_of(request.scope).aggregate)
     if account is None or account.id != principal.account_id:
         return JSONResponse(
             {"error": "current_password_wrong", "message": "The current password is wrong."}, status_code=403

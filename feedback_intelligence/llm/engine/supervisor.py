@@ -61,7 +61,7 @@ def likely_cause(returncode: int | None, fatal: str | None, *, before_ready: boo
         return (
             f"llama.cpp crashed {where} ({describe_exit(returncode)}): most likely a build that uses CPU "
             "features this machine cannot run, or a corrupt GGUF; rebuild the portable engine with "
-            "scripts/engine-wheel.sh (docs/operations.md, 'The embedded engine')"
+            "scripts/engine-wheel.sh (docs/operations/running.md, 'The embedded engine')"
         )
     if signal_number == signal.SIGKILL:
         return "the engine was killed (SIGKILL): an operator, or the kernel out of memory (see dmesg)"

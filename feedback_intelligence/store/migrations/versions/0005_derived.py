@@ -1,4 +1,4 @@
-"""The derived columns, the alert hits' child table and their indexes (issue 25; ADR 0024 sections 2–3).
+"""The derived columns, the alert hits' child table and their indexes (ADR 0024 sections 2–3).
 
 Every row reads stale after this (``derived_rev`` null) until the re-derivation pass has run
 (``feedctl rederive``, or the background pass at start-up).

@@ -1,7 +1,7 @@
-"""Cases, their notes, the notification outbox and the audit log (issue 27; ADR 0024, docs/data-model.md).
+"""Cases, their notes, the notification outbox and the audit log (ADR 0024, ADR 0029, docs/data-model.md).
 
 Revision ID: 0007
-Revises: 0005 (issue 26 brought no migration of its own: the revision 0006 of the plan is unused)
+Revises: 0005 (the manager's report brought no migration of its own: the revision 0006 of the plan is unused)
 """
 
 import sqlalchemy as sa

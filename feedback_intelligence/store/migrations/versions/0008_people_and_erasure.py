@@ -1,4 +1,4 @@
-"""People and permissions, correct and erase (issue 28; ADR 0024 sections 6-7, ADR 0030).
+"""People and permissions, correct and erase (ADR 0024 sections 6-7, ADR 0030).
 
 Accounts, role grants and sessions (used in the live database only), the erasure tombstones, and the
 item's revision (If-Match) and last-write time.

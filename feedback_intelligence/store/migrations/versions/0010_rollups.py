@@ -1,4 +1,4 @@
-"""The report's rollups: the chain's grouped counts per UTC day and hour (issue 25; ADR 0033, ADR 0024 section 3).
+"""The report's rollups: the chain's grouped counts per UTC day and hour (ADR 0033, ADR 0024 section 3).
 
 Filled here from the rows' derived columns (no domain needed: the columns are already written), so a
 migrated database answers from them at once; from then on every write of ``feedback`` adjusts them in

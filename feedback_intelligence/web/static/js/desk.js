@@ -629,7 +629,7 @@ function fieldTitle(name) {
 
 /**
  * Mark the fields whose model value a check replaced with a neutral hint: the value came from the rules.
- * What the model said and why it was refused never reach the clerk (issue 24): they stay in the item's
+ * What the model said and why it was refused never reach the clerk (ADR 0022): they stay in the item's
  * notes for operators, in /metrics and in `feedctl eval`. The reason, in plain words, is the hint's tooltip.
  */
 function showGuardNotes(guards) {

@@ -1,5 +1,5 @@
 // The management view's filters, in the URL so a view can be shared: pure, so node can test it.
-// Names are the report's contract (issue 26): category, severity, type, sentiment, source, alert, channel,
+// Names are the report's contract (ADR 0034): category, severity, type, sentiment, source, alert, channel,
 // store, q. The page passes them to GET /report, the drill-in and the CSV as they are; the server narrows
 // by them and refuses (422) a value it does not know.
 

@@ -124,7 +124,7 @@ function openSources(title, sources, opener, unrated) {
   el.dialogClose.focus();
 }
 
-/** "Muokkaa tai poista" under an item of the report (issue 28): the corpus item, through the operator's
+/** "Muokkaa tai poista" under an item of the report (ADR 0035): the corpus item, through the operator's
  * PATCH/DELETE /feedback/{id}; the server says who may. */
 function withChange(item, src) {
   if (!src.feedbackId) return item;

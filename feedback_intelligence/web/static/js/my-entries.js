@@ -1,5 +1,5 @@
 // "Tänään tallentamani": the entries this clerk saved today, with their alerts, each with "muokkaa" and
-// "poista" while the service still lets them change it (issue 28). GET /live/feedback?mine=true answers
+// "poista" while the service still lets them change it (ADR 0035). GET /live/feedback?mine=true answers
 // `changeable` and `changeableUntil` from the one change rule; a refusal (403) is said as the service
 // coded it, so the page never guesses the rule.
 import { getJson, request } from "./api.js";

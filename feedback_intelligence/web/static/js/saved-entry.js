@@ -1,4 +1,4 @@
-// The entry this desk just saved, with "muokkaa" and "poista" (issue 28): a clerk corrects or erases
+// The entry this desk just saved, with "muokkaa" and "poista" (ADR 0035): a clerk corrects or erases
 // their own entry within the correction window. PATCH/DELETE /live/feedback/{id}, If-Match on the revision.
 import { request } from "./api.js";
 import { h, replace } from "./dom.js";
