@@ -31,7 +31,8 @@ from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.auth.reach import reach, reaches
 from feedback_intelligence.edge.surface import DESK, MANAGERS
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store.feedback_store import Erased, FeedbackStore
+from feedback_intelligence.store.errors import Erased
+from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.stores import StoreDirectory
 
 __all__ = [

@@ -20,6 +20,7 @@ from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.settings import AuthSettings
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
+from feedback_intelligence.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +146,7 @@ class People:
         (a burst of wrong sign-ins on SQLite must never turn 401s into 500s)."""
         try:
             await self.store.record_refused(username, reason)
-        except SQLAlchemyError as exc:
+        except (StoreUnavailable, SQLAlchemyError) as exc:  # locked, busy: translated, or a bad write
             log.warning("a refused sign-in (%s) was not written to the audit log: %s", reason, type(exc).__name__)
 
     async def open_session(self, account_id: str, replaces: str | None) -> str:

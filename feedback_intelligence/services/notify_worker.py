@@ -34,7 +34,7 @@ from feedback_intelligence.notify_routes import NotifyRoute
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.structuring_worker import replica_name
 from feedback_intelligence.store import outbox as ob
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

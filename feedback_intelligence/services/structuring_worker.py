@@ -47,7 +47,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, 
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
-from feedback_intelligence.store.feedback_store import StoreFull, StoreUnavailable
+from feedback_intelligence.store.errors import StoreFull, StoreUnavailable
 from feedback_intelligence.store.structure_queue import Claim, StructureQueue
 from feedback_intelligence.structuring.service import StructuringService
 
