@@ -146,7 +146,7 @@ class People:
         (a burst of wrong sign-ins on SQLite must never turn 401s into 500s)."""
         try:
             await self.store.record_refused(username, reason)
-        except (StoreUnavailable, SQLAlchemyError) as exc:  # locked, busy: translated, or a bad write
+        except (StoreUnavailable, SQLAlchemyError) as exc:  # a locked database (translated), or another write error
             log.warning("a refused sign-in (%s) was not written to the audit log: %s", reason, type(exc).__name__)
 
     async def open_session(self, account_id: str, replaces: str | None) -> str:
