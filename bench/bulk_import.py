@@ -46,8 +46,9 @@ from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
-from feedback_intelligence.store import copy_rows
-from feedback_intelligence.store.feedback_store import FeedbackStore, _insert_new, _rows_of
+from feedback_intelligence.store import copy_rows, values_rows
+from feedback_intelligence.store.derived_rows import rows_of
+from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.text import morphology
 
 TARGET_ROWS_PER_S = 10_000
@@ -223,7 +224,7 @@ async def in_process(rows: int) -> dict[str, Any]:
         try:
             # with the derivation (in its thread), the rollups and the alert rows: what a batch's store does
             out["insertBatch"] = await _per_row(lambda chunk: store.insert_batch(chunk, bump="version"), records)
-            for way, insert_rows in (("values", _insert_new), ("copy", copy_rows.insert_new)):
+            for way, insert_rows in (("values", values_rows.insert_new), ("copy", copy_rows.insert_new)):
                 renamed = [r.__class__(**{**_fields(r), "id": f"{way}-{r.id}"}) for r in records]
                 out[f"rows/{way}"] = await _per_row(
                     lambda chunk, insert_rows=insert_rows: _rows_only(store, chunk, insert_rows), renamed
@@ -295,7 +296,7 @@ async def _per_row(insert: Any, records: list[Any]) -> dict[str, float]:
 async def _rows_only(store: FeedbackStore, records: list[Any], insert_rows: Any) -> None:
     """Only the rows (with their derived columns) into the table, one transaction per chunk, by one of the
     two ways ``insert_batch`` has: no rollups, alert rows or cases, so the two ways compare alone."""
-    _derived, rows = _rows_of(records, store.derive)
+    _derived, rows = rows_of(records, store.derive)
     async with store.engine.begin() as conn:
         assert len(await insert_rows(conn, rows)) == len(rows)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,7 +18,18 @@ from feedback_intelligence.auth.password_work import PasswordWorkBusy
 from feedback_intelligence.auth.people import SigninThrottled
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.services.batch_slots import BatchesBusy
-from feedback_intelligence.store.feedback_store import DuplicateId, Erased, StoreFull, StoreUnavailable
+from feedback_intelligence.store.errors import (
+    AccountNotLocal,
+    CaseTransitionInvalid,
+    DuplicateId,
+    Erased,
+    StaleCaseRevision,
+    StaleRevision,
+    StoreFull,
+    StoreRefusal,
+    StoreUnavailable,
+    UsernameTaken,
+)
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +95,25 @@ def llm_failure_response(exc: LlmFailure, retry_after_s: int = 5) -> JSONRespons
 
 
 STORE_RETRY_AFTER_S = 5
+STORE_FULL_RETRY_AFTER_S = 60
 
 
 def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
+    """503 for the store's unavailability family: ``store_full`` (an operator must free space, so a long
+    Retry-After) or ``store_unavailable`` (try again shortly); nothing was saved either way."""
+    if isinstance(exc, StoreFull):
+        return error_response(
+            503,
+            {
+                "error": "store_full",
+                "store": exc.store,
+                "detail": f"the {exc.store} database has no room left (disk full)",
+                "retryAfterSeconds": STORE_FULL_RETRY_AFTER_S,
+                "message": "The feedback database is out of disk space; nothing was saved. "
+                "An operator must free space before saves work again.",
+            },
+            {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)},
+        )
     return error_response(
         503,
         {
@@ -100,22 +127,38 @@ def store_unavailable_response(exc: StoreUnavailable) -> JSONResponse:
     )
 
 
-STORE_FULL_RETRY_AFTER_S = 60
+def problems_response(status: int, problems: list[Problem]) -> JSONResponse:
+    """The documented ``{"errors": [...], "codes": [...]}`` shape with another status than 400."""
+    return error_response(status, {"errors": problems, "codes": codes_of(list(problems))})
 
 
-def store_full_response(exc: StoreFull) -> JSONResponse:
+def _stale_revision(exc: StaleRevision) -> JSONResponse:
     return error_response(
-        503,
-        {
-            "error": "store_full",
-            "store": exc.store,
-            "detail": f"the {exc.store} database has no room left (disk full)",
-            "retryAfterSeconds": STORE_FULL_RETRY_AFTER_S,
-            "message": "The feedback database is out of disk space; nothing was saved. "
-            "An operator must free space before saves work again.",
-        },
-        {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)},
+        412,
+        {"error": "revision_mismatch", "id": exc.feedback_id, "revision": exc.current},
+        {"ETag": f'"{exc.current}"'},
     )
+
+
+def _account_not_local(exc: AccountNotLocal) -> JSONResponse:
+    message = f"'{exc.username}' signs in through {exc.auth_source} (FI_AUTH): its password is not kept here."
+    return error_response(409, {"error": "account_not_local", "message": message})
+
+
+#: The store's refusals and their answers: each one the caller's to resolve, never a fault. A refusal
+#: missing here is one no route lets through (``CaseNotFound``: the case service answers it by the ref);
+#: should one arrive, it is answered as the bug it is (tests/api/test_store_errors.py pins the table).
+REFUSALS: dict[type[StoreRefusal], Callable[[Any], JSONResponse]] = {
+    DuplicateId: lambda exc: error_response(409, {"error": "duplicate id", "id": exc.feedback_id}),  # a retried save
+    Erased: lambda exc: error_response(410, {"error": "erased", "id": exc.feedback_id}),  # a tombstone (ADR 0024)
+    StaleRevision: _stale_revision,
+    StaleCaseRevision: lambda exc: problems_response(412, [Problem(str(exc), "revision_stale", revision=exc.current)]),
+    CaseTransitionInvalid: lambda exc: problems_response(
+        409, [Problem(str(exc), "case_transition_invalid", state=exc.state, action=exc.action)]
+    ),
+    UsernameTaken: lambda exc: error_response(409, {"error": "username_taken", "username": exc.username}),
+    AccountNotLocal: _account_not_local,
+}
 
 
 def _describe(error: dict[str, Any]) -> Problem:
@@ -179,13 +222,13 @@ def install_error_handlers(app: FastAPI) -> None:
             },
         )
 
-    @app.exception_handler(Erased)
-    async def _erased(_: Request, exc: Erased) -> Response:  # a tombstone: never stored again (ADR 0024 s. 7)
-        return error_response(410, {"error": "erased", "id": exc.feedback_id})
-
-    @app.exception_handler(DuplicateId)
-    async def _duplicate(_: Request, exc: DuplicateId) -> Response:  # a retried save: nothing was changed
-        return error_response(409, {"error": "duplicate id", "id": exc.feedback_id})
+    @app.exception_handler(StoreRefusal)
+    async def _refused(request: Request, exc: StoreRefusal) -> Response:
+        answer = REFUSALS.get(type(exc))
+        if answer is None:
+            log.error("%s %s: a store refusal with no answer: %r", request.method, request.url.path, exc)
+            return error_response(500, {"error": "internal error"})
+        return answer(exc)
 
     @app.exception_handler(LlmBusy)
     async def _busy(_: Request, exc: LlmBusy) -> Response:
@@ -222,8 +265,6 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreUnavailable)
     async def _store(request: Request, exc: StoreUnavailable) -> Response:
         log.warning("%s %s: %s", request.method, request.url.path, exc)
-        if isinstance(exc, StoreFull):
-            return store_full_response(exc)
         return store_unavailable_response(exc)
 
     @app.exception_handler(ClientDisconnected)

@@ -32,7 +32,8 @@ from feedback_intelligence.auth.reach import reach, reaches
 from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.edge.surface import DESK, MANAGERS
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store.feedback_store import Erased, FeedbackStore
+from feedback_intelligence.store.errors import Erased
+from feedback_intelligence.store.feedback_store import FeedbackStore
 
 __all__ = [
     "STORE_QUERY_HELP",

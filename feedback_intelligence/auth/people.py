@@ -21,6 +21,7 @@ from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, tok
 from feedback_intelligence.config import AuthSettings
 from feedback_intelligence.config.stores import StoreDirectory
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
+from feedback_intelligence.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class People:
         (a burst of wrong sign-ins on SQLite must never turn 401s into 500s)."""
         try:
             await self.store.record_refused(username, reason)
-        except SQLAlchemyError as exc:
+        except (StoreUnavailable, SQLAlchemyError) as exc:  # a locked database (translated), or another write error
             log.warning("a refused sign-in (%s) was not written to the audit log: %s", reason, type(exc).__name__)
 
     async def open_session(self, account_id: str, replaces: str | None) -> str:

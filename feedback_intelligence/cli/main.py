@@ -101,7 +101,8 @@ def serve(
 def _stores_answer(settings: Settings) -> None:
     import asyncio
 
-    from feedback_intelligence.store.feedback_store import FeedbackStore, StoreUnavailable
+    from feedback_intelligence.store.errors import StoreUnavailable
+    from feedback_intelligence.store.feedback_store import FeedbackStore
 
     async def ping_all() -> None:
         for name, url in (("corpus", settings.storage.database_url), ("live", settings.storage.live_database_url)):

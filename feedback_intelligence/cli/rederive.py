@@ -35,7 +35,7 @@ async def _rederive(database_url: str, live_url: str, domain_name: str, root: Pa
 def rederive(json_output: JsonFlag = False) -> None:
     """Re-derive the rows whose derived columns are missing or stale (after an upgrade or a lexicon change)."""
     from feedback_intelligence.domain.loader import DomainError
-    from feedback_intelligence.store.feedback_store import StoreUnavailable
+    from feedback_intelligence.store.errors import StoreUnavailable
 
     try:
         settings = load_settings()

@@ -36,7 +36,7 @@ async def _rebuild(database_url: str, live_url: str) -> dict[str, dict[str, int]
 @rollups_app.command("rebuild")
 def rebuild(json_output: JsonFlag = False) -> None:
     """Refill the rollups from the rows (after rows were written past the service)."""
-    from feedback_intelligence.store.feedback_store import StoreUnavailable
+    from feedback_intelligence.store.errors import StoreUnavailable
 
     try:
         settings = load_settings()

@@ -20,9 +20,10 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services.alert_intake import AlertIntake, operational_categories, severity_rank_of
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store import audit, cases, outbox
+from feedback_intelligence.store import audit, cases, counters, outbox
 from feedback_intelligence.store.audit import AuditEntry
-from feedback_intelligence.store.feedback_store import VERSION_COUNTER, _bump
+from feedback_intelligence.store.counters import VERSION_COUNTER
+from feedback_intelligence.store.errors import CaseNotFound
 
 NAME_MAX_CHARS = 100
 
@@ -92,7 +93,7 @@ class CaseService:
         ``store``: only that store's items' cases."""
         views: list[CaseView] = []
         for name, channel in self.channels.items():
-            async with channel.store.engine.connect() as conn:
+            async with channel.store.connection() as conn:
                 found = await cases.listed(conn, states=states, limit=limit, store=store)
             for case in found:
                 views.append(CaseView(name, case, await channel.store.get(case.feedback_id)))
@@ -102,7 +103,7 @@ class CaseService:
 
     async def detail(self, ref: str) -> tuple[CaseView, list[cases.Note], list[AuditEntry]]:
         channel, feedback_id = self._split(ref)
-        async with channel.store.engine.connect() as conn:
+        async with channel.store.connection() as conn:
             case = await cases.get(conn, feedback_id)
             if case is None:
                 raise UnknownRef(ref)
@@ -113,14 +114,14 @@ class CaseService:
     async def counts(self, store: str | None = None) -> dict[str, int]:
         total = dict.fromkeys(cases.STATES, 0)
         for channel in self.channels.values():
-            async with channel.store.engine.connect() as conn:
+            async with channel.store.connection() as conn:
                 for state, n in (await cases.counts(conn, store)).items():
                     total[state] += n
         return total
 
     async def counts_for(self, channel: str, feedback_ids: list[str]) -> dict[str, int]:
         """The report's alert section: these items' cases by state in ``channel``'s database."""
-        async with self.channels[channel].store.engine.connect() as conn:
+        async with self.channels[channel].store.connection() as conn:
             return await cases.counts_for(conn, feedback_ids)
 
     async def counts_by_item(self, items: list[tuple[str, str]]) -> dict[str, int]:
@@ -138,7 +139,7 @@ class CaseService:
         """Both databases' newest rows, merged by time."""
         rows: list[tuple[str, AuditEntry]] = []
         for name, channel in self.channels.items():
-            async with channel.store.engine.connect() as conn:
+            async with channel.store.connection() as conn:
                 rows.extend((name, e) for e in await audit.recent(conn, limit=limit, before_at=before_at))
         rows.sort(key=lambda r: r[1].at, reverse=True)
         return rows[:limit]
@@ -150,12 +151,12 @@ class CaseService:
     ) -> CaseView:
         channel, feedback_id = self._split(ref)
         at = utc_now_normalized()
-        async with channel.store.engine.begin() as conn:
+        async with channel.store.transaction() as conn:
             try:
                 before, after = await cases.transition(
                     conn, feedback_id, action, at=at, expected_revision=expected_revision, reason=reason
                 )
-            except cases.CaseNotFound:
+            except CaseNotFound:
                 raise UnknownRef(ref) from None
             await audit.append(
                 conn,
@@ -165,7 +166,7 @@ class CaseService:
                     )
                 ],
             )
-            await _bump(conn, VERSION_COUNTER)
+            await counters.bump(conn, VERSION_COUNTER)
         return CaseView(channel.name, after, await channel.store.get(feedback_id))
 
     async def assign(self, ref: str, owner_name: str, actor: Actor, *, expected_revision: int | None) -> CaseView:
@@ -175,7 +176,7 @@ class CaseService:
         at = utc_now_normalized()
         name = owner_name.strip()[:NAME_MAX_CHARS] or None
         themselves = actor.kind == "account" and name is not None and name.casefold() in actor.aliases
-        async with channel.store.engine.begin() as conn:
+        async with channel.store.transaction() as conn:
             try:
                 before, after = await cases.assign(
                     conn,
@@ -186,17 +187,17 @@ class CaseService:
                     at=at,
                     expected_revision=expected_revision,
                 )
-            except cases.CaseNotFound:
+            except CaseNotFound:
                 raise UnknownRef(ref) from None
             entry = self._entry(at, actor, "case.assign", feedback_id, old=before.owner_name, new=after.owner_name)
             await audit.append(conn, [entry])
-            await _bump(conn, VERSION_COUNTER)
+            await counters.bump(conn, VERSION_COUNTER)
         return CaseView(channel.name, after, await channel.store.get(feedback_id))
 
     async def note(self, ref: str, text: str, actor: Actor) -> int:
         channel, feedback_id = self._split(ref)
         at = utc_now_normalized()
-        async with channel.store.engine.begin() as conn:
+        async with channel.store.transaction() as conn:
             try:
                 note_id = await cases.add_note(
                     conn,
@@ -207,10 +208,10 @@ class CaseService:
                     author_id=actor.id,
                     author_name=actor.name,
                 )
-            except cases.CaseNotFound:
+            except CaseNotFound:
                 raise UnknownRef(ref) from None
             await audit.append(conn, [self._entry(at, actor, "case.note", feedback_id, new=str(note_id))])
-            await _bump(conn, VERSION_COUNTER)
+            await counters.bump(conn, VERSION_COUNTER)
         return note_id
 
     async def escalate_due(self, now: datetime | None = None) -> int:
@@ -220,7 +221,7 @@ class CaseService:
         critical = len(self.domain.severities)
         escalated = 0
         for name, channel in self.channels.items():
-            async with channel.store.engine.connect() as conn:
+            async with channel.store.connection() as conn:
                 due = await cases.due_for_escalation(conn, cutoff, limit=500)
             for case in due:
                 item = await channel.store.get(case.feedback_id)
@@ -229,7 +230,7 @@ class CaseService:
                 if not operational_categories(item, self.domain):
                     continue
                 at = format_instant(moment)
-                async with channel.store.engine.begin() as conn:
+                async with channel.store.transaction() as conn:
                     if not await cases.mark_escalated(conn, case.feedback_id, at):
                         continue  # another replica's check was first
                     await outbox.enqueue(
@@ -241,7 +242,7 @@ class CaseService:
                         created_at=at,
                     )
                     await audit.append(conn, [self._entry(at, SYSTEM, "case.escalate", case.feedback_id)])
-                    await _bump(conn, VERSION_COUNTER)
+                    await counters.bump(conn, VERSION_COUNTER)
                 escalated += 1
         return escalated
 

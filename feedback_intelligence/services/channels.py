@@ -13,7 +13,8 @@ from typing import Any
 
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.audit import AuditEntry
-from feedback_intelligence.store.feedback_store import VERSION_COUNTER, FeedbackStore, SaveHook
+from feedback_intelligence.store.counters import VERSION_COUNTER
+from feedback_intelligence.store.feedback_store import FeedbackStore, SaveHook
 
 CORPUS = "corpus"
 LIVE = "live"

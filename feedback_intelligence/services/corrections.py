@@ -37,7 +37,8 @@ from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.change_rule import Actor
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.audit import AuditEntry
-from feedback_intelligence.store.feedback_store import StaleRevision, rule_advice_json
+from feedback_intelligence.store.errors import StaleRevision
+from feedback_intelligence.store.rows import rule_advice_json
 from feedback_intelligence.store.tombstones import Tombstone
 
 log = logging.getLogger(__name__)

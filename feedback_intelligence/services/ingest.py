@@ -31,7 +31,7 @@ from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store.feedback_store import DuplicateId, Erased
+from feedback_intelligence.store.errors import DuplicateId, Erased
 from feedback_intelligence.structuring.service import StructuringService
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def _batch_result(erased: bool, first: bool, inserted: bool) -> str:
 class IngestService:
     """Turns one validated feedback item into a stored row of a channel, in the order the module states.
 
-    Raises :class:`~feedback_intelligence.store.feedback_store.DuplicateId` for an id the channel has
+    Raises :class:`~feedback_intelligence.store.errors.DuplicateId` for an id the channel has
     already (before any LLM work) and :class:`~feedback_intelligence.llm.errors.LlmBusy` when the gate
     shed the structuring call, storing nothing in both cases; every other LLM failure is stored as
     ``structureFailed``. With ``structure_later`` no LLM call is made (never shed): the rules'

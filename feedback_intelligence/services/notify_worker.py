@@ -32,9 +32,10 @@ from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify.message import render, trial_message
 from feedback_intelligence.notify.senders import SendFailed, send
 from feedback_intelligence.services.channels import Channel
+from feedback_intelligence.services.poll_loop import PollLoop
 from feedback_intelligence.services.structuring_worker import replica_name
 from feedback_intelligence.store import outbox as ob
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -67,32 +68,23 @@ class NotifyWorker:
         self.metrics = metrics
         self.replica = replica_name()
         self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check)
-        self._wake = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._stopping = False
+        self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log)
         self._http: httpx.AsyncClient | None = None
         self._last_tick = 0.0
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._stopping = False
-        self._tasks = [asyncio.create_task(self._loop(i), name=f"notify-{i}") for i in range(self.options.tasks)]
+        self._poll.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
+        await self._poll.stop()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
 
     def wake(self) -> None:
-        self._wake.set()
+        self._poll.wake()
 
     @property
     def http(self) -> httpx.AsyncClient:
@@ -102,23 +94,11 @@ class NotifyWorker:
 
     # -- the loop ----------------------------------------------------------------------------------
 
-    async def _loop(self, index: int) -> None:
-        while not self._stopping:
-            try:
-                if index == 0:
-                    await self._periodic()
-                pause = await self.drain_once()
-            except StoreUnavailable as exc:
-                log.warning("notify: store unavailable, retrying in %g s: %s", self.options.poll_s, exc)
-                pause = self.options.poll_s
-            except Exception:  # a bug must not end the worker for the life of the process
-                log.exception("notify: unexpected error")
-                pause = self.options.poll_s
-            if pause is None:
-                continue
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=pause)
+    async def _step(self, index: int) -> float | None:
+        """One turn of task ``index`` (services/poll_loop.py); the first task also runs the periodic work."""
+        if index == 0:
+            await self._periodic()
+        return await self.drain_once()
 
     async def _periodic(self) -> None:
         loop = asyncio.get_running_loop()

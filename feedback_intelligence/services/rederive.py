@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

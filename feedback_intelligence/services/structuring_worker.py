@@ -47,7 +47,8 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, 
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import failure_note
-from feedback_intelligence.store.feedback_store import StoreFull, StoreUnavailable
+from feedback_intelligence.services.poll_loop import PollLoop
+from feedback_intelligence.store.errors import StoreUnavailable
 from feedback_intelligence.store.structure_queue import Claim, StructureQueue
 from feedback_intelligence.structuring.service import StructuringService
 
@@ -77,52 +78,30 @@ class StructuringWorker:
         self.options = options
         self.metrics = metrics
         self.replica = replica_name()
-        self._wake = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._stopping = False
+        self._poll = PollLoop(
+            "structure-later",
+            lambda _index: self.drain_once(),
+            tasks=options.tasks,
+            poll_s=options.poll_s,
+            log=log,
+            full_disk_pause_s=options.poll_s * STORE_FULL_BACKOFF,
+        )
         self._overdue_in_flight = False  # at most one overdue call at a time in this replica
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._loop(), name=f"structure-later-{i}") for i in range(self.options.tasks)
-        ]
+        self._poll.start()
 
     async def stop(self) -> None:
         """Cancel the calls in flight; their rows are released (or simply lapse) for another replica."""
-        self._stopping = True
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
+        await self._poll.stop()
 
     def wake(self) -> None:
         """A row was just saved for later here: look now rather than at the next poll."""
-        self._wake.set()
+        self._poll.wake()
 
     # -- the loop ----------------------------------------------------------------------------------
-
-    async def _loop(self) -> None:
-        while not self._stopping:
-            try:
-                pause = await self.drain_once()
-            except StoreFull as exc:  # space comes back only when an operator frees it: look far less often
-                pause = self.options.poll_s * STORE_FULL_BACKOFF
-                log.error("structure-later: the database is out of disk space, retrying in %g s: %s", pause, exc)
-            except StoreUnavailable as exc:
-                log.warning("structure-later: store unavailable, retrying in %g s: %s", self.options.poll_s, exc)
-                pause = self.options.poll_s
-            except Exception:  # a bug must not end the worker for the life of the process
-                log.exception("structure-later: unexpected error")
-                pause = self.options.poll_s
-            if pause is None:
-                continue
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=pause)
 
     async def drain_once(self) -> float | None:
         """Claim and settle one row, from the first channel that has one (the runtime lists the live desk

@@ -15,27 +15,21 @@ row names the account and the actor, never a password, a token or its hash, nor 
 from __future__ import annotations
 
 import secrets
-import time
 import unicodedata
 from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.store import audit
+from feedback_intelligence.store.base import StoreView
+from feedback_intelligence.store.clock import now_ms
+from feedback_intelligence.store.errors import AccountNotLocal, UsernameTaken
 from feedback_intelligence.store.schema import accounts, role_grants, sessions
 
 TOUCH_EVERY_MS = 60_000  # last_seen_at_ms is written at most once a minute
-
-
-class UsernameTaken(Exception):
-    pass
-
-
-class NotLocal(Exception):
-    """The account signs in elsewhere (single sign-on, a proxy): it has no password here."""
 
 
 @dataclass(frozen=True)
@@ -117,10 +111,6 @@ def fold_characters(text: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 async def _grants(conn: AsyncConnection, account_id: str) -> tuple[Grant, ...]:
     rows = await conn.execute(
         select(role_grants.c.role, role_grants.c.store)
@@ -163,7 +153,7 @@ async def _set_password(
         .where(accounts.c.id == account_id)
         .values(password_hash=password_hash, updated_at=utc_now_normalized())
     )
-    now = _now_ms()
+    now = now_ms()
     live = and_(sessions.c.account_id == account_id, sessions.c.revoked_at_ms.is_(None), sessions.c.expires_at_ms > now)
     if keeps is not None:
         live = and_(live, sessions.c.id_hash != keeps)
@@ -172,11 +162,8 @@ async def _set_password(
     return ended
 
 
-class AccountStore:
-    """The people tables of the live database, over its engine."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
+class AccountStore(StoreView):
+    """The people tables of the live database, over the live store's engine."""
 
     async def count(self) -> int:
         async with self.engine.connect() as conn:
@@ -205,7 +192,7 @@ class AccountStore:
                 add = _row(by, "account.add", field=account_id, new_value=fold_username(username))
                 await audit.append(conn, [add, *_grant_rows(by, account_id, added, [])])
         except IntegrityError as exc:
-            raise UsernameTaken(username) from exc
+            raise UsernameTaken(fold_username(username)) from exc
         return account_id
 
     async def change_grant(
@@ -262,7 +249,7 @@ class AccountStore:
             ended = 0
             if disabled:
                 live = and_(sessions.c.account_id == row.id, sessions.c.revoked_at_ms.is_(None))
-                ended = (await conn.execute(update(sessions).where(live).values(revoked_at_ms=_now_ms()))).rowcount
+                ended = (await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms()))).rowcount
             action = "account.disable" if disabled else "account.enable"
             await audit.append(conn, [_row(by, action, field=row.id, new_value=name)])
         return disabled, int(ended or 0)
@@ -278,7 +265,7 @@ class AccountStore:
     async def reset_password(self, username: str, password_hash: str, *, by: By = OPERATOR) -> int | None:
         """An operator sets a local account's password (one leaked or forgotten): every session of the
         account ends. ``account.password_reset``; returns the sessions ended, None for no such account.
-        Raises :class:`NotLocal` for an account of single sign-on or a proxy (its password is elsewhere)."""
+        Raises :class:`AccountNotLocal` for an account of single sign-on or a proxy (its password is elsewhere)."""
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(
@@ -290,7 +277,7 @@ class AccountStore:
             if row is None:
                 return None
             if row.auth_source != "local":
-                raise NotLocal(row.auth_source)
+                raise AccountNotLocal(row.username, row.auth_source)
             return await _set_password(conn, row.id, row.username, password_hash, by, "account.password_reset", None)
 
     async def record_refused(self, username: str, reason: str) -> None:
@@ -376,7 +363,7 @@ class AccountStore:
 
     async def open_session(self, account_id: str, id_hash: str, max_age_s: int, *, replaces: str | None = None) -> None:
         """A new session row (and the sign-in's time); the caller's previous session, if any, revoked."""
-        now = _now_ms()
+        now = now_ms()
         async with self.engine.begin() as conn:
             if replaces:
                 await conn.execute(
@@ -406,7 +393,7 @@ class AccountStore:
 
     async def session_person(self, id_hash: str) -> Person | None:
         """The person of a live session: not expired, not revoked, the account not disabled."""
-        now = _now_ms()
+        now = now_ms()
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
@@ -437,7 +424,7 @@ class AccountStore:
                     .where(live)
                 )
             ).first()
-            result = await conn.execute(update(sessions).where(live).values(revoked_at_ms=_now_ms()))
+            result = await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms()))
             if result.rowcount and row is not None:
                 await audit.append(conn, [_row(By("account", row.id, row.username), "session.signout")])
         return bool(result.rowcount)

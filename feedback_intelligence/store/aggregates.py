@@ -22,7 +22,8 @@ from sqlalchemy.sql.elements import ColumnElement
 from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import rollups
-from feedback_intelligence.store.feedback_store import FeedbackStore, _row_to_record, _translate_unavailability
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.rows import row_to_record
 from feedback_intelligence.store.schema import feedback, feedback_alerts
 
 ANY_ALERT = "any"
@@ -374,12 +375,11 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tup
     return count_rows, theme_rows
 
 
-@_translate_unavailability
 async def _one_store(
     store: FeedbackStore, flt: ItemFilter, midpoint: str, limit: int, screen: Screen | None
 ) -> WindowAggregates:
     out = WindowAggregates()
-    async with store.engine.connect() as conn:
+    async with store.connection() as conn:
         if conn.dialect.name == "postgresql":  # every statement of the answer sees one snapshot
             await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
         # SQLite: one read transaction over WAL is one snapshot already
@@ -414,7 +414,7 @@ async def _one_store(
         hits = await _hits_of(conn, list({r.id for r in [*alert_rows, *by_severity]}))
         if screen is not None and screen.limit > 0:
             candidates = (await conn.execute(_candidate_statement(flt, screen))).all()
-            out.candidates = [_row_to_record(r) for r in candidates]
+            out.candidates = [row_to_record(r) for r in candidates]
         await conn.rollback()  # read only
     name = store.name
     out.alerts = [_example(name, r, hits.get(r.id, ())) for r in alert_rows]
@@ -502,9 +502,8 @@ async def window_hours(
     group answered as one row carrying its earliest hour: a few rows a day and category instead of 24,
     the same series (a 30-day window of a chain is ~36,000 hour rows, ~1,500 bucket rows)."""
 
-    @_translate_unavailability
     async def one(store: FeedbackStore) -> list[Any]:
-        async with store.engine.connect() as conn:
+        async with store.connection() as conn:
             return await _hour_rows(conn, flt, bounds)
 
     totals: dict[tuple[str, str | None, bool], int] = {}

@@ -18,6 +18,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from feedback_intelligence.store.errors import CaseNotFound, CaseTransitionInvalid, StaleCaseRevision
 from feedback_intelligence.store.schema import case_notes, cases, feedback
 
 OPEN, ACKNOWLEDGED, HANDLED, DISMISSED = "open", "acknowledged", "handled", "dismissed"
@@ -32,22 +33,6 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     (DISMISSED, "reopen"): OPEN,
 }
 ACTIONS: tuple[str, ...] = ("acknowledge", "handle", "dismiss", "reopen")
-
-
-class CaseNotFound(Exception):
-    pass
-
-
-class TransitionInvalid(Exception):
-    def __init__(self, state: str, action: str) -> None:
-        self.state, self.action = state, action
-        super().__init__(f"a case that is {state} cannot be {action}d")
-
-
-class StaleRevision(Exception):
-    def __init__(self, current: int) -> None:
-        self.current = current
-        super().__init__(f"the case changed meanwhile (revision {current})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +141,7 @@ async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict
 
 async def _change(conn: AsyncConnection, current: Case, expected_revision: int | None, **values: Any) -> Case:
     if expected_revision is not None and expected_revision != current.revision:
-        raise StaleRevision(current.revision)
+        raise StaleCaseRevision(current.revision)
     statement = (
         update(cases)
         .where(cases.c.feedback_id == current.feedback_id, cases.c.revision == current.revision)
@@ -164,7 +149,7 @@ async def _change(conn: AsyncConnection, current: Case, expected_revision: int |
     )
     if (await conn.execute(statement)).rowcount == 0:  # someone else's change committed between read and write
         latest = await get(conn, current.feedback_id)
-        raise StaleRevision(latest.revision if latest else current.revision)
+        raise StaleCaseRevision(latest.revision if latest else current.revision)
     changed = await get(conn, current.feedback_id)
     assert changed is not None
     return changed
@@ -186,11 +171,11 @@ async def transition(
     expected_revision: int | None = None,
     reason: str | None = None,
 ) -> tuple[Case, Case]:
-    """Apply ``action``; returns (before, after). Raises CaseNotFound, TransitionInvalid, StaleRevision."""
+    """Apply ``action``; returns (before, after). Raises CaseNotFound, CaseTransitionInvalid, StaleCaseRevision."""
     before = await _current(conn, feedback_id)
     target = TRANSITIONS.get((before.state, action))
     if target is None:
-        raise TransitionInvalid(before.state, action)
+        raise CaseTransitionInvalid(before.state, action)
     values: dict[str, Any] = {"state": target, "updated_at": at}
     if target == ACKNOWLEDGED:
         values["acknowledged_at"] = at

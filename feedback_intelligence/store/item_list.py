@@ -15,7 +15,8 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.aggregates import ItemFilter, where_clause
-from feedback_intelligence.store.feedback_store import FeedbackStore, _row_to_record, _translate_unavailability
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.rows import row_to_record
 from feedback_intelligence.store.schema import feedback
 
 
@@ -52,7 +53,6 @@ def _after(channel: str, cursor: ItemKey | None) -> ColumnElement[bool]:
     return and_(c.timestamp <= cursor.timestamp, or_(c.timestamp < cursor.timestamp, c.id < cursor.id))
 
 
-@_translate_unavailability
 async def page_of(store: FeedbackStore, flt: ItemFilter, after: ItemKey | None, limit: int) -> list[ListedItem]:
     """At most ``limit`` matching rows of ``store`` below ``after``, newest first."""
     c = feedback.c
@@ -62,15 +62,14 @@ async def page_of(store: FeedbackStore, flt: ItemFilter, after: ItemKey | None, 
         .order_by(c.timestamp.desc(), c.id.desc())
         .limit(limit)
     )
-    async with store.engine.connect() as conn:
+    async with store.connection() as conn:
         rows = (await conn.execute(statement)).all()
-    return [ListedItem(store.name, _row_to_record(row), row.sentiment) for row in rows]
+    return [ListedItem(store.name, row_to_record(row), row.sentiment) for row in rows]
 
 
-@_translate_unavailability
 async def count_of(store: FeedbackStore, flt: ItemFilter) -> int:
     """How many rows of ``store`` match ``flt``."""
-    async with store.engine.connect() as conn:
+    async with store.connection() as conn:
         return int(
             (await conn.execute(select(func.count()).select_from(feedback).where(where_clause(flt)))).scalar_one()
         )

@@ -3,7 +3,7 @@
 :func:`enqueue` runs inside the caller's transaction, so the item's save and its notifications commit
 together or not at all; a second enqueue of the same ``dedupe_key`` does nothing. :class:`Outbox`
 is the worker's side, shaped like the structuring queue (store/structure_queue.py): a claim is a lease
-(``FOR UPDATE SKIP LOCKED`` on PostgreSQL, one conditional ``UPDATE`` on SQLite), renewed while a
+(store/leases.py: ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, one conditional ``UPDATE`` on SQLite), renewed while a
 send runs, lapsing when the replica dies; every outcome is written only while the lease is still held,
 so one row is settled by exactly one worker. What may still repeat is a send whose replica died after
 the receiver's 2xx and before its own commit: the resend carries the same ``dedupe_key`` as its
@@ -12,7 +12,6 @@ delivery id, which receivers dedupe on.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,16 +21,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.store.feedback_store import FeedbackStore, _translate_unavailability
+from feedback_intelligence.store.base import StoreView
+from feedback_intelligence.store.clock import now_ms
+from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.schema import outbox
 
 PENDING, DELIVERED, FAILED, CANCELLED = "pending", "delivered", "failed", "cancelled"
 ALERT, ESCALATION = "alert", "escalation"
 ERROR_MAX_CHARS = 300
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def dedupe_key(channel: str, feedback_id: str, route: str, event: str) -> str:
@@ -129,58 +126,38 @@ class OutboxStats:
     oldest_pending_created_at: str | None
 
 
-class Outbox:
+class Outbox(StoreView):
     """The worker's view of one channel database's outbox."""
 
-    def __init__(self, store: FeedbackStore) -> None:
-        self.store = store
-        self.name = store.name
-        self.engine = store.engine
-
-    @_translate_unavailability
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> OutboxRow | None:
         """Lease the row due longest to ``token`` and count the attempt; None when nothing is due."""
         at = now_ms() if at_ms is None else at_ms
-        until = at + int(lease_s * 1000)
-        oldest = select(outbox.c.id).where(_claimable(at)).order_by(outbox.c.next_attempt_at_ms, outbox.c.id).limit(1)
-        take = dict(lease_owner=token, lease_until_ms=until, attempts=outbox.c.attempts + 1)
-        async with self.engine.connect() as conn:  # an idle poll never takes SQLite's write lock
-            if await conn.scalar(oldest) is None:
-                return None
-        async with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                row_id = await conn.scalar(oldest.with_for_update(skip_locked=True))
-                if row_id is None:
-                    return None
-                await conn.execute(update(outbox).where(outbox.c.id == row_id).values(**take))
-            else:
-                statement = update(outbox).where(outbox.c.id == oldest.scalar_subquery(), _claimable(at)).values(**take)
-                if (await conn.execute(statement)).rowcount == 0:
-                    return None
-            row = (await conn.execute(select(outbox).where(outbox.c.lease_owner == token))).first()
+        row = await claim_oldest(
+            self.engine,
+            outbox,
+            claimable=_claimable(at),
+            oldest_first=[outbox.c.next_attempt_at_ms, outbox.c.id],
+            token=token,
+            take=dict(lease_until_ms=at + int(lease_s * 1000), attempts=outbox.c.attempts + 1),
+        )
         return _row(row, token) if row is not None else None
 
-    @_translate_unavailability
     async def renew(self, row: OutboxRow, lease_s: float) -> bool:
         async with self.engine.begin() as conn:
             statement = update(outbox).where(_held(row)).values(lease_until_ms=now_ms() + int(lease_s * 1000))
             return bool((await conn.execute(statement)).rowcount)
 
-    @_translate_unavailability
     async def delivered(self, row: OutboxRow, at: str) -> bool:
         return await self._settle(row, state=DELIVERED, delivered_at=at, last_error=None)
 
-    @_translate_unavailability
     async def retry(self, row: OutboxRow, *, in_s: float, error: str) -> bool:
         next_at = now_ms() + int(in_s * 1000)
         return await self._settle(row, state=PENDING, next_attempt_at_ms=next_at, last_error=error[:ERROR_MAX_CHARS])
 
-    @_translate_unavailability
     async def give_up(self, row: OutboxRow, *, state: str, error: str) -> bool:
         """``failed`` (the bound) or ``cancelled`` (the route left the configuration, the item is gone)."""
         return await self._settle(row, state=state, last_error=error[:ERROR_MAX_CHARS])
 
-    @_translate_unavailability
     async def release(self, row: OutboxRow) -> bool:
         """Give a row back untried (shutdown): its attempt is refunded."""
         async with self.engine.begin() as conn:
@@ -196,14 +173,12 @@ class Outbox:
             statement = update(outbox).where(_held(row)).values(lease_owner=None, lease_until_ms=None, **values)
             return bool((await conn.execute(statement)).rowcount)
 
-    @_translate_unavailability
     async def stats(self) -> OutboxStats:
         async with self.engine.connect() as conn:
             grouped = (await conn.execute(select(outbox.c.state, func.count()).group_by(outbox.c.state))).all()
             oldest = await conn.scalar(select(func.min(outbox.c.created_at)).where(outbox.c.state == PENDING))
         return OutboxStats({state: int(count) for state, count in grouped}, oldest)
 
-    @_translate_unavailability
     async def rows_for(self, feedback_id: str) -> list[OutboxRow]:
         async with self.engine.connect() as conn:
             statement = select(outbox).where(outbox.c.feedback_id == feedback_id).order_by(outbox.c.id)

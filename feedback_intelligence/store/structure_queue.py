@@ -1,16 +1,15 @@
 """The structuring worker's queue, kept in the feedback rows themselves (durable, shared by replicas).
 
 A row saved "structure later" is *due*. A worker claims one due row at a time with a **lease**: a
-token of its own and an expiry. The claim is atomic — ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (two
-replicas never pick the same row and never wait on each other), one conditional ``UPDATE`` on
-SQLite (the single writer makes the check-and-set atomic). A replica that dies simply stops
+token of its own and an expiry. The claim is atomic (store/leases.py) — ``FOR UPDATE SKIP LOCKED`` on
+PostgreSQL (two replicas never pick the same row and never wait on each other), one conditional
+``UPDATE`` on SQLite (the single writer makes the check-and-set atomic). A replica that dies simply stops
 renewing; once the lease lapses any replica may claim the row again. Finishing is conditional on
 still holding the lease, so a row is written by exactly one worker even if a lease was lost.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,21 +19,15 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
 from feedback_intelligence.records import StoredFeedback, Structure
-from feedback_intelligence.store import rollups
-from feedback_intelligence.store.feedback_store import (
-    VERSION_COUNTER,
-    FeedbackStore,
-    _bump,
-    _dumps,
-    _row_to_record,
-    _translate_unavailability,
-    write_derived,
-)
+from feedback_intelligence.store import counters, rollups
+from feedback_intelligence.store.base import StoreView
+from feedback_intelligence.store.clock import now_ms
+from feedback_intelligence.store.counters import VERSION_COUNTER
+from feedback_intelligence.store.derived_rows import write_derived
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.leases import claim_oldest
+from feedback_intelligence.store.rows import compact_json, row_to_record, structure_to_json
 from feedback_intelligence.store.schema import feedback
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,41 +59,30 @@ def _claimable(at_ms: int) -> ColumnElement[bool]:
     )
 
 
-class StructureQueue:
-    def __init__(self, store: FeedbackStore) -> None:
-        self.store = store
-        self.name = store.name  # for StoreUnavailable's message
-        self.engine = store.engine
+class StructureQueue(StoreView):
+    """The structure-later rows of one channel store, as a queue."""
 
-    @_translate_unavailability
+    store: FeedbackStore  # its deriver writes a finished row's derived columns
+
+    def __init__(self, store: FeedbackStore) -> None:
+        super().__init__(store)
+
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> Claim | None:
         """Lease the oldest claimable row to ``token`` and count the attempt; None when nothing is due."""
         at = now_ms() if at_ms is None else at_ms
         until = at + int(lease_s * 1000)
-        oldest = select(feedback.c.id).where(_claimable(at)).order_by(feedback.c.created_at, feedback.c.id).limit(1)
-        take = dict(lease_owner=token, lease_until_ms=until, structure_attempts=feedback.c.structure_attempts + 1)
-        async with self.engine.connect() as conn:
-            # An idle worker polls: a plain read first, so an empty queue never takes SQLite's write lock.
-            if await conn.scalar(oldest) is None:
-                return None
-        async with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                row_id = await conn.scalar(oldest.with_for_update(skip_locked=True))
-                if row_id is None:
-                    return None
-                await conn.execute(update(feedback).where(feedback.c.id == row_id).values(**take))
-            else:
-                statement = (
-                    update(feedback).where(feedback.c.id == oldest.scalar_subquery(), _claimable(at)).values(**take)
-                )
-                if (await conn.execute(statement)).rowcount == 0:
-                    return None
-            row = (await conn.execute(select(feedback).where(feedback.c.lease_owner == token))).first()
-        if row is None:  # pragma: no cover - the row was leased in this very transaction
+        row = await claim_oldest(
+            self.engine,
+            feedback,
+            claimable=_claimable(at),
+            oldest_first=[feedback.c.created_at, feedback.c.id],
+            token=token,
+            take=dict(lease_until_ms=until, structure_attempts=feedback.c.structure_attempts + 1),
+        )
+        if row is None:
             return None
-        return Claim(_row_to_record(row), token, until)
+        return Claim(row_to_record(row), token, until)
 
-    @_translate_unavailability
     async def renew(self, claim: Claim, lease_s: float) -> Claim | None:
         """Extend a held lease (a long call); None when it was lost meanwhile."""
         until = now_ms() + int(lease_s * 1000)
@@ -108,7 +90,6 @@ class StructureQueue:
             rows = (await conn.execute(update(feedback).where(self._held(claim)).values(lease_until_ms=until))).rowcount
         return Claim(claim.item, claim.token, until) if rows else None
 
-    @_translate_unavailability
     async def finish(
         self,
         claim: Claim,
@@ -122,11 +103,11 @@ class StructureQueue:
         """Store the outcome and tick the channel's version in one transaction, if the lease is still
         held; returns the new version, or None when the lease was lost (another worker owns the row)."""
         values = dict(
-            structure_json=_dumps(structure.to_json()) if structure else None,
+            structure_json=structure_to_json(structure),
             structure_failed=structure_failed,
-            salvage_notes_json=_dumps(list(salvage_notes)),
+            salvage_notes_json=compact_json(list(salvage_notes)),
             needs_review=needs_review,
-            review_flags_json=_dumps(list(review_flags)),
+            review_flags_json=compact_json(list(review_flags)),
             structure_due=False,
             lease_owner=None,
             lease_until_ms=None,
@@ -141,9 +122,8 @@ class StructureQueue:
                 if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
                     return None
                 await write_derived(conn, self.store.derive, [claim.item.id])
-            return await _bump(conn, VERSION_COUNTER)
+            return await counters.bump(conn, VERSION_COUNTER)
 
-    @_translate_unavailability
     async def release(self, claim: Claim, *, retry_in_s: float, refund_attempt: bool, preempted: bool = False) -> bool:
         """Give the row back, claimable again after ``retry_in_s``. A shed is not the item's fault, so
         its attempt is refunded; a failed call's attempt counts toward the bound. A preempted call is
@@ -156,7 +136,6 @@ class StructureQueue:
         async with self.engine.begin() as conn:
             return bool((await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount)
 
-    @_translate_unavailability
     async def backlog(self) -> Backlog:
         statement = select(func.count(), func.min(feedback.c.created_at)).where(feedback.c.structure_due.is_(True))
         async with self.engine.connect() as conn:

@@ -12,7 +12,7 @@ from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import Correction, RuleAdvice, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import UNEXPECTED_FAILURE_NOTE, IngestCommand, IngestService
-from feedback_intelligence.store.feedback_store import DuplicateId
+from feedback_intelligence.store.errors import DuplicateId
 from tests.services.conftest import reply, structuring
 
 WHEN = "2026-06-01T10:00:00+03:00"

@@ -21,8 +21,9 @@ from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker
+from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from feedback_intelligence.store.structure_queue import StructureQueue, now_ms
+from feedback_intelligence.store.structure_queue import StructureQueue
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.structuring.fakes import make_runner
 from tests.support.calls import call

@@ -10,7 +10,8 @@ import pytest
 
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.store.feedback_store import DuplicateId, FeedbackStore
+from feedback_intelligence.store.errors import DuplicateId
+from feedback_intelligence.store.feedback_store import FeedbackStore
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

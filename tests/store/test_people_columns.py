@@ -69,7 +69,7 @@ async def test_cases_and_their_counts_narrow_to_the_items_store(store: FeedbackS
 
 
 async def test_account_changes_and_sessions_commit_their_audit_rows(store: FeedbackStore) -> None:
-    accounts = AccountStore(store.engine)
+    accounts = AccountStore(store)
     account_id = await accounts.add_local("Kaisa", "Kaisa", "argon2-hash-not-a-password", (Grant("clerk", "s1"),))
     await accounts.change_grant("kaisa", Grant("manager", "s1"), add=True)
     await accounts.change_grant("kaisa", Grant("manager", "s1"), add=True)  # held already: no row
@@ -89,7 +89,7 @@ async def test_account_changes_and_sessions_commit_their_audit_rows(store: Feedb
 
 
 async def test_disabling_ends_the_sessions_and_writes_one_row_a_change(store: FeedbackStore) -> None:
-    accounts = AccountStore(store.engine)
+    accounts = AccountStore(store)
     account_id = await accounts.add_local("Leena", "Leena", "argon2-hash-not-a-password", (Grant("clerk", "s1"),))
     await accounts.open_session(account_id, "a" * 64, 3600)
     await accounts.open_session(account_id, "b" * 64, 3600)
@@ -109,7 +109,7 @@ async def test_disabling_ends_the_sessions_and_writes_one_row_a_change(store: Fe
 
 
 async def test_a_password_change_keeps_its_session_and_a_reset_ends_all(store: FeedbackStore) -> None:
-    accounts = AccountStore(store.engine)
+    accounts = AccountStore(store)
     account_id = await accounts.add_local("Ｋａｉｓａ", "Kaisa", "hash-1", (Grant("clerk", "s1"),))
     assert (await accounts.by_username("KAISA")) is not None  # stored as NFKC, case folded: kaisa
     for session in ("a", "b", "c"):

@@ -13,7 +13,7 @@ from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.services.warmup import load_model
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.errors import StoreUnavailable
 
 router = APIRouter(prefix="/admin", tags=["operator"])
 

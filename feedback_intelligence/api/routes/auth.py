@@ -32,7 +32,7 @@ from feedback_intelligence.auth.tokens import CSRF_COOKIE, SESSION_COOKIE
 from feedback_intelligence.config.stores import STORE_MAX_CHARS
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.visitor import cookie_value
-from feedback_intelligence.store.accounts import OPERATOR, By, UsernameTaken, fold_username
+from feedback_intelligence.store.accounts import OPERATOR, By, fold_username
 from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
@@ -325,16 +325,13 @@ async def add_user(body: UserIn, request: Request, p: People = Depends(people)) 
             problems.append(checked)
     if problems:
         raise InputError(problems)
-    try:
-        account_id = await p.store.add_local(
-            body.username,
-            body.displayName or body.username,
-            await p.hash_password(body.password),
-            tuple(grants),
-            by=changed_by(request),
-        )
-    except UsernameTaken:
-        return JSONResponse({"error": "username_taken", "username": fold_username(body.username)}, status_code=409)
+    account_id = await p.store.add_local(  # a name taken: 409 username_taken (api/errors.py)
+        body.username,
+        body.displayName or body.username,
+        await p.hash_password(body.password),
+        tuple(grants),
+        by=changed_by(request),
+    )
     body_out = UserCreated(id=account_id, username=fold_username(body.username))
     return JSONResponse(body_out.model_dump(), status_code=201)
 

@@ -29,7 +29,6 @@ from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope, reached
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
-from feedback_intelligence.store import cases as store_cases
 from feedback_intelligence.text.normalize import is_blank
 
 router = APIRouter(tags=["cases"])
@@ -176,12 +175,6 @@ async def act_on_case(
         )
     except UnknownRef:
         return _not_found(ref)
-    except store_cases.TransitionInvalid as exc:
-        raise InputError(
-            [Problem(str(exc), "case_transition_invalid", state=exc.state, action=exc.action)], status_code=409
-        ) from exc
-    except store_cases.StaleRevision as exc:
-        raise InputError([Problem(str(exc), "revision_stale", revision=exc.current)], status_code=412) from exc
     return _answer(view, rt)
 
 
@@ -206,8 +199,6 @@ async def assign_case(
         view = await rt.cases.assign(_ref(ref), body.name, _actor(request, body.actorName), expected_revision=expected)
     except UnknownRef:
         return _not_found(ref)
-    except store_cases.StaleRevision as exc:
-        raise InputError([Problem(str(exc), "revision_stale", revision=exc.current)], status_code=412) from exc
     return _answer(view, rt)
 
 

@@ -28,7 +28,7 @@ from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
 from feedback_intelligence.services.channels import CORPUS, LIVE
-from feedback_intelligence.store.feedback_store import StaleRevision
+from feedback_intelligence.store.errors import StaleRevision
 
 router = APIRouter()
 
@@ -98,14 +98,6 @@ def _forbidden(code: str | None) -> JSONResponse:
     return JSONResponse({"error": code, "message": _REFUSALS[code]}, status_code=403)
 
 
-def _stale(exc: StaleRevision) -> JSONResponse:
-    return JSONResponse(
-        {"error": "revision_mismatch", "id": exc.feedback_id, "revision": exc.current},
-        status_code=412,
-        headers={"ETag": f'"{exc.current}"'},
-    )
-
-
 async def _correct(
     channel_name: str,
     feedback_id: str,
@@ -141,10 +133,7 @@ async def _correct(
     values, entries = c.correction_values(item, changes, rt.domain, actor_of(request))
     channel = rt.channels[channel_name]
     if values:
-        try:
-            revision = await channel.correct(feedback_id, values, expected_revision=expected, entries=entries)
-        except StaleRevision as exc:
-            return _stale(exc)
+        revision = await channel.correct(feedback_id, values, expected_revision=expected, entries=entries)
         if revision is None:
             raise NotFound(feedback_id)
     else:  # nothing really changed: the answer is the item as it is
@@ -153,7 +142,7 @@ async def _correct(
             raise NotFound(feedback_id)
         revision = current[0]
         if expected is not None and expected != revision:
-            return _stale(StaleRevision(feedback_id, revision))
+            raise StaleRevision(feedback_id, revision)  # 412, as a refused write is (api/errors.py)
     stored = await channel.store.get(feedback_id)
     if stored is None:
         raise NotFound(feedback_id)
@@ -168,18 +157,15 @@ async def _erase(
     item = await _item(channel_name, feedback_id, rt, scope)
     if not (allowed := change_verdict(request, rt, item)).allowed:
         return _forbidden(allowed.code)
-    try:
-        erased = await c.erase(
-            rt.channels[channel_name],
-            item,
-            actor_of(request),
-            elsewhere=[channel for name, channel in rt.channels.items() if name != channel_name],
-            expected_revision=expected,
-            prose=rt.report_prose,
-            snapshot_dir=rt.settings.storage.snapshot_dir,
-        )
-    except StaleRevision as exc:
-        return _stale(exc)
+    erased = await c.erase(
+        rt.channels[channel_name],
+        item,
+        actor_of(request),
+        elsewhere=[channel for name, channel in rt.channels.items() if name != channel_name],
+        expected_revision=expected,
+        prose=rt.report_prose,
+        snapshot_dir=rt.settings.storage.snapshot_dir,
+    )
     if not erased:
         raise NotFound(feedback_id)
     return Response(status_code=204)

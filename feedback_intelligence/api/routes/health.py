@@ -15,7 +15,7 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
-from feedback_intelligence.store.feedback_store import StoreUnavailable
+from feedback_intelligence.store.errors import StoreUnavailable
 
 router = APIRouter(tags=["health"])
 

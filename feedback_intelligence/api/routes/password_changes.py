@@ -28,7 +28,7 @@ from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
-from feedback_intelligence.store.accounts import NotLocal, fold_username
+from feedback_intelligence.store.accounts import fold_username
 
 router = APIRouter()
 _BUSY = "`busy` (reason `password_checks`): every password check stayed taken; retry."
@@ -114,11 +114,8 @@ async def reset_password(
     if problems:
         raise InputError(problems)
     password_hash = await p.hash_password(body.password)
-    try:
-        ended = await p.store.reset_password(name, password_hash, by=changed_by(request))
-    except NotLocal as exc:
-        message = f"'{name}' signs in through {exc} (FI_AUTH): its password is not kept here."
-        return JSONResponse({"error": "account_not_local", "message": message}, status_code=409)
+    # an account of single sign-on or a proxy: 409 account_not_local (api/errors.py)
+    ended = await p.store.reset_password(name, password_hash, by=changed_by(request))
     if ended is None:
         return JSONResponse({"error": "not found", "id": name}, status_code=404)
     return JSONResponse(PasswordChanged(username=name, sessionsEnded=ended).model_dump())
