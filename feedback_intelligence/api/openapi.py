@@ -77,6 +77,7 @@ def install_openapi(app: FastAPI, domain: Domain, settings: Settings) -> None:
             )
             drop_unused_422(schema)
             document_cross_site_refusal(schema)
+            document_body_cap(schema)
             add_domain(schema, domain, settings.domain.input_max_chars, settings.domain.text_store_max_chars)
             document_instants(schema)
             document_corrections_need_structure(schema)
@@ -120,6 +121,22 @@ def document_cross_site_refusal(schema: dict[str, Any]) -> None:
                     "description": "Refused: a page on another site may not change data here.",
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CrossSiteBody"}}},
                 }
+
+
+def document_body_cap(schema: dict[str, Any]) -> None:
+    """Every operation that takes a body may be refused ``413`` by the edge's body cap
+    (:mod:`feedback_intelligence.edge.body_limit`), before any route runs; say so on each that does not
+    already (a route's own words for it stay). Its body is the ``ErrorsBody`` every 400 documents."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            if "requestBody" in operation:
+                operation.setdefault("responses", {}).setdefault(
+                    "413",
+                    {
+                        "description": "The body is over `FI_MAX_BODY_BYTES`; it was not read.",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorsBody"}}},
+                    },
+                )
 
 
 def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max_chars: int) -> None:
