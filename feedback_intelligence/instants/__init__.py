@@ -1,0 +1,1 @@
+"""Time as the product handles it: the clock that decides behaviour and the written forms of instants."""
