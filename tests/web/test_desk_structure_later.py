@@ -74,3 +74,38 @@ def test_a_clerk_saves_now_and_sees_the_structure_later(pages, app_and_sim_port)
         sim.wait(10)
     [row] = httpx.get(app.url + "/live/feedback", timeout=10).json()
     assert row["pending"] is False and not row["structureFailed"]
+
+
+CALL_BACK = "Asiakas soitti 040 123 4567 ja pyysi vastausta osoitteeseen asiakas@example.fi, maito oli hapanta."
+
+
+def test_personal_data_is_warned_about_before_a_later_save_and_removed_with_one_press(pages, app_and_sim_port):
+    app, _sim_port = app_and_sim_port
+    page = pages.open(app.url + "/desk")
+    expect(page.locator("#interpret-btn")).to_be_enabled(timeout=10000)
+    page.fill("#feedback-text", CALL_BACK)
+    page.click("#interpret-btn")
+    page.locator("#later-btn").click(timeout=30000)
+    warning = page.locator("#later-pii")
+    expect(warning).to_be_visible(timeout=10000)
+    expect(warning).to_contain_text("puhelinnumero «040 123 4567»")
+    expect(warning).to_contain_text("sähköpostiosoite «asiakas@example.fi»")
+    screenshot(page, "desk-later-personal-data-warning")
+    assert httpx.get(app.url + "/live/feedback", timeout=10).json() == []  # nothing saved before the clerk chose
+
+    page.click("#later-pii-remove")  # one press: removed and saved
+    expect(page.locator("#entry-message")).to_contain_text("Tallennettu", timeout=10000)
+    expect(warning).to_be_hidden()
+    [row] = httpx.get(app.url + "/live/feedback", timeout=10).json()
+    removed = "Asiakas soitti [puhelinnumero] ja pyysi vastausta osoitteeseen [sähköposti], maito oli hapanta."
+    assert row["text"] == removed
+
+    # saved as typed when the clerk says so: kept for its author, masked for everyone else
+    page.fill("#feedback-text", CALL_BACK)
+    page.click("#interpret-btn")
+    page.locator("#later-btn").click(timeout=30000)
+    expect(warning).to_be_visible(timeout=10000)
+    page.click("#later-pii-keep")
+    expect(page.locator("#entry-message")).to_contain_text("henkilötietoja", timeout=10000)
+    rows = httpx.get(app.url + "/live/feedback", timeout=10).json()
+    assert len(rows) == 2 and all("040 123 4567" not in r["text"] for r in rows)  # masked for another reader

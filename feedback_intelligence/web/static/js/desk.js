@@ -44,6 +44,7 @@ const state = {
   lastMine: null, // this clerk's entries as last loaded, re-rendered when the shop's clock becomes known
   pollTimer: null,
   laterIds: new Set(), // entries this desk saved for later: shown until and after the model's turn
+  laterCleared: null, // the text the clerk chose to save "later" after the personal-data warning
 };
 
 const el = {
@@ -343,6 +344,7 @@ async function onInterpret(event) {
   const text = el.text.value.trim();
   show(el.manual, false);
   show(el.later, false);
+  showLaterPersonalData(text, []);
   if (!text) {
     say(el.entryMessage, state.t("msg.empty"), "warn");
     el.text.focus();
@@ -457,6 +459,17 @@ async function onLater() {
     return;
   }
   stopInterpreting();
+  // Personal data is said before this save as before any other: the rules find it without the model.
+  if (state.laterCleared !== text) {
+    el.later.disabled = true;
+    const proposal = await fetchProposal(text).finally(() => { el.later.disabled = false; });
+    const found = (proposal && proposal.personalData) || [];
+    if (found.length) {
+      showLaterPersonalData(text, found);
+      return;
+    }
+  }
+  showLaterPersonalData(text, []);
   const id = newEntryId();
   state.saving = true;
   el.later.disabled = true;
@@ -505,6 +518,39 @@ async function onLater() {
     say(el.entryMessage, refused ? t("save.rejected", { detail: await refusalText(response, t) })
       : t("save.failed", { status: response.status }), "error");
   }
+}
+
+/** Before a "later" save: the personal data in `text`, with one press to replace it by placeholders and
+ * save, or to save it as typed (masked for others). An empty `found` clears the warning. */
+function showLaterPersonalData(text, found) {
+  const box = byId("later-pii");
+  state.laterCleared = null;
+  show(box, found.length > 0);
+  if (!found.length) {
+    box.replaceChildren();
+    return;
+  }
+  const t = state.t;
+  const list = found.map((f) => `${t(`pii.kind.${f.kind}`)} «${f.value}»`).join(", ");
+  const saveWith = (cleared) => {
+    el.text.value = cleared;
+    saveDraft();
+    updateCounter();
+    state.laterCleared = cleared;
+    onLater();
+  };
+  const remove = h("button", { type: "button", class: "btn btn-primary pii-remove", id: "later-pii-remove" },
+    t("pii.removeAndSave"));
+  remove.addEventListener("click", () => {
+    let cleared = text;
+    for (const f of found) cleared = cleared.split(f.value).join(f.placeholder);
+    saveWith(cleared);
+  });
+  const keep = h("button", { type: "button", class: "btn", id: "later-pii-keep" }, t("pii.saveAsTyped"));
+  keep.addEventListener("click", () => saveWith(text));
+  box.replaceChildren(h("p", {}, t("pii.found", { list })), h("p", { class: "hint" }, t("pii.masked")),
+    h("div", { class: "actions" }, remove, keep));
+  remove.focus();
 }
 
 /** The rules' proposal for `text` ({structure, alertCategories}; no model involved), or null when the
@@ -881,6 +927,7 @@ function submitOnCtrlEnter(form) {
 /** A message about the text (empty, refused, busy, saved) no longer applies once the clerk edits it. */
 function onTextInput() {
   saveDraft();
+  if (!byId("later-pii").hidden) showLaterPersonalData("", []); // the warning was about another text
   if (!state.interpreting && !state.entry && !state.saving && el.entryMessage.dataset.about !== "model") {
     say(el.entryMessage, "");
   }
