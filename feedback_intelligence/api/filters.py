@@ -18,10 +18,9 @@ from dataclasses import replace
 from fastapi import Depends, Query, Request
 
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
-from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import StoreScope, manager_reach, narrow
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.store.aggregates import ANY_ALERT, ItemFilter, query_words
@@ -45,7 +44,7 @@ FIELDS = ("store", "category", "severity", "type", "sentiment", "source", "alert
 
 def item_filter(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     store: str | None = Query(
         None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN)."
     ),

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
-from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.services.warmup import load_model
@@ -26,7 +25,7 @@ router = APIRouter(prefix="/admin", tags=["operator"])
     "sheds of the last minute, the visitors with the largest recent shares of the slots (the fair order "
     "serves them last), each channel's row count. Operator route.",
 )
-async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def status(rt: RuntimeDep) -> dict[str, Any]:
     info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
     try:
         occupancy = await rt.gate.occupancy()
@@ -99,7 +98,7 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     "sent at once; `results` lists each route by name and kind with `ok` and, on a failure, `detail` "
     "(a status and a short reason). Operator route.",
 )
-async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def notify_test(rt: RuntimeDep) -> dict[str, Any]:
     return {"results": await rt.notify.send_test()}
 
 
@@ -113,7 +112,7 @@ async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     "and `degraded` is true while any of them is not ready. `detail` says why a backend could not be "
     "reached. Operator route.",
 )
-async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def warm(rt: RuntimeDep) -> dict[str, Any]:
     backends = rt.runner.backends or {rt.settings.backends.specs[0].name: rt.backend}
     names = list(backends)
     warmed = await asyncio.gather(*(_warm_one(backends[name]) for name in names))

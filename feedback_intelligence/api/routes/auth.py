@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import Field
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from feedback_intelligence.api.account_rules import password_field, password_problems, username_problems
+from feedback_intelligence.api.deps import PeopleDep, people
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models import ApiModel, ErrorsBody
 from feedback_intelligence.api.problems import Problem
@@ -37,10 +38,6 @@ from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["people"])
-
-
-def people(request: Request) -> People:
-    return request.app.state.edge.people
 
 
 class GrantIn(ApiModel):
@@ -175,7 +172,7 @@ async def account_page() -> Response:
     "for an anonymous caller (and always under FI_AUTH=none).",
     responses=errors(429),
 )
-async def me(request: Request, p: People = Depends(people)) -> MeOut:
+async def me(request: Request, p: PeopleDep) -> MeOut:
     return _me(request, p)
 
 
@@ -196,7 +193,7 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
         404: {"model": ErrorsBody, "description": "`signin_unavailable`: FI_AUTH is not `local` here."},
     },
 )
-async def signin(body: SigninIn, request: Request, p: People = Depends(people)) -> Response:
+async def signin(body: SigninIn, request: Request, p: PeopleDep) -> Response:
     if p.mode != "local":
         # Off in this deployment is "not here" (404), not a broken rule of the request.
         raise InputError(
@@ -231,7 +228,7 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
     "sign-out ends the person's session; this only clears the cookies.",
     responses=errors(429),
 )
-async def signout(request: Request, p: People = Depends(people)) -> Response:
+async def signout(request: Request, p: PeopleDep) -> Response:
     if p.enabled and p.mode != "proxy":
         await p.sign_out(cookie_value(request.scope, SESSION_COOKIE))
     response = JSONResponse(MeOut(auth=p.mode, signedIn=False).model_dump(mode="json"))
@@ -255,7 +252,7 @@ def _redirect_uri(request: Request, p: People) -> str:
 
 
 @router.get("/auth/oidc/login", include_in_schema=False)
-async def oidc_login(request: Request, next: str | None = None, p: People = Depends(people)) -> Response:
+async def oidc_login(request: Request, p: PeopleDep, next: str | None = None) -> Response:
     client = _oidc(request)
     try:
         url, flow = await client.begin(_redirect_uri(request, p), safe_next(next))
@@ -271,9 +268,7 @@ async def oidc_login(request: Request, next: str | None = None, p: People = Depe
 
 
 @router.get("/auth/oidc/callback", include_in_schema=False)
-async def oidc_callback(
-    request: Request, code: str | None = None, state: str | None = None, p: People = Depends(people)
-) -> Response:
+async def oidc_callback(request: Request, p: PeopleDep, code: str | None = None, state: str | None = None) -> Response:
     client = _oidc(request)
     try:
         flow = client.read_flow(request.cookies.get(FLOW_COOKIE))
@@ -314,7 +309,7 @@ async def oidc_callback(
         409: {"description": "`username_taken`: the name, as stored (NFKC, case folded), is taken."},
     },
 )
-async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
+async def add_user(body: UserIn, request: Request, p: PeopleDep) -> Response:
     problems = [*username_problems(body.username), *password_problems(body.password, body.username)]
     grants: list[Grant] = []
     for grant in body.grants:
@@ -382,7 +377,7 @@ _GRANT_RESPONSES = {**errors(400, 413, 429), 404: {"description": "No account of
     description="A grant already held changes nothing. Written to the audit log (`account.grant`). Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def grant_role(username: str, body: GrantIn, request: Request, p: People = Depends(people)) -> Response:
+async def grant_role(username: str, body: GrantIn, request: Request, p: PeopleDep) -> Response:
     return await _change_grant(username, body, True, request, p)
 
 
@@ -396,7 +391,7 @@ async def grant_role(username: str, body: GrantIn, request: Request, p: People =
     "single sign-on claims comes back at the person's next sign-in. Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def revoke_role(username: str, role: str, store: str, request: Request, p: People = Depends(people)) -> Response:
+async def revoke_role(username: str, role: str, store: str, request: Request, p: PeopleDep) -> Response:
     if len(store) > STORE_MAX_CHARS:  # cut to fit GrantIn, it could become a store id it never named
         raise InputError(store_errors(store, p.stores, field="grants"))
     grant = GrantIn.model_validate({"role": role[:16], "store": store})
@@ -424,7 +419,7 @@ class DisabledOut(ApiModel):
     "changes nothing. Written to the audit log (`account.disable`, `account.enable`). Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
+async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: PeopleDep) -> Response:
     after = await p.store.set_disabled(username, body.disabled, by=changed_by(request))
     p.accounts_changed()
     if after is None:

@@ -20,7 +20,7 @@ from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse
 
 from feedback_intelligence.api import models as m
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
 from feedback_intelligence.api.problems import Problem
@@ -103,7 +103,7 @@ def _not_found(ref: str) -> JSONResponse:
     responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def list_cases(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     state: list[Literal["open", "acknowledged", "handled", "dismissed"]] = Query(default=[]),
     limit: int = Query(200, ge=1, le=1000),
     scope: StoreScope = Depends(manager_scope),
@@ -112,7 +112,7 @@ async def list_cases(
     return {"cases": [case_json(v, rt.domain) for v in views], "counts": await rt.cases.counts(scope.store)}
 
 
-async def _in_reach(ref: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> None:
+async def _in_reach(ref: str, rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> None:
     """A case is its item's: one the manager may not touch (another store's, or without a store for a
     manager of some stores) is 403 ``store_forbidden`` before it is read or changed, by the rule every
     route of one item uses (``api/scope.reached``)."""
@@ -134,7 +134,7 @@ _IN_REACH = [Depends(_in_reach)]
     responses={**errors(404, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
-async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
+async def get_case(ref: str, rt: RuntimeDep) -> JSONResponse:
     try:
         view, notes, log = await rt.cases.detail(_ref(ref))
     except UnknownRef:
@@ -162,7 +162,7 @@ async def act_on_case(
     ref: str,
     body: CaseAction,
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
     expected = expected_revision(if_match, "the case's revision")
@@ -191,7 +191,7 @@ async def assign_case(
     ref: str,
     body: CaseOwner,
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
     expected = expected_revision(if_match, "the case's revision")
@@ -212,7 +212,7 @@ async def assign_case(
     responses={**errors(400, 404, 413, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
-async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
+async def add_case_note(ref: str, body: CaseNote, request: Request, rt: RuntimeDep) -> JSONResponse:
     text = body.text.strip()
     limit = rt.settings.domain.input_max_chars
     if not text:
@@ -235,7 +235,7 @@ async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime 
     responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def audit_log(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     limit: int = Query(100, ge=1, le=1000),
     before: str | None = Query(None, max_length=40),
     scope: StoreScope = Depends(manager_reach),

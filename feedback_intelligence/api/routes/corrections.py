@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.changes import actor_of, change_verdict
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError, NotFound
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
 from feedback_intelligence.api.models import ApiModel
@@ -196,11 +196,11 @@ _DELETE_DESCRIPTION = (
     description=_PATCH_DESCRIPTION,
 )
 async def correct_live(
+    rt: RuntimeDep,
     feedback_id: str,
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
     scope: StoreScope = Depends(desk_reach),
 ) -> Response:
     return await _correct(LIVE, feedback_id, body, request, if_match, rt, scope)
@@ -216,10 +216,10 @@ async def correct_live(
     description=_DELETE_DESCRIPTION,
 )
 async def erase_live(
+    rt: RuntimeDep,
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
     scope: StoreScope = Depends(desk_reach),
 ) -> Response:
     return await _erase(LIVE, feedback_id, request, if_match, rt, scope)
@@ -234,11 +234,11 @@ async def erase_live(
     description=_PATCH_DESCRIPTION + " Operator route.",
 )
 async def correct_corpus(
+    rt: RuntimeDep,
     feedback_id: str,
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
     scope: StoreScope = Depends(desk_reach),
 ) -> Response:
     return await _correct(CORPUS, feedback_id, body, request, if_match, rt, scope)
@@ -254,10 +254,10 @@ async def correct_corpus(
     description=_DELETE_DESCRIPTION + " Operator route.",
 )
 async def erase_corpus(
+    rt: RuntimeDep,
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
     scope: StoreScope = Depends(desk_reach),
 ) -> Response:
     return await _erase(CORPUS, feedback_id, request, if_match, rt, scope)

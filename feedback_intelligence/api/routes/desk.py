@@ -12,7 +12,7 @@ from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.authorship import author_of
 from feedback_intelligence.api.changes import change_verdict
-from feedback_intelligence.api.deps import runtime, visitor
+from feedback_intelligence.api.deps import RuntimeDep, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, busy_response
 from feedback_intelligence.api.problems import Problem
@@ -157,7 +157,7 @@ async def _ingest(
     "`structureFailed` with its raw text; a shed (503) stores nothing unless `structureLater` "
     "asked to save now and structure in the background (202). Operator route.",
 )
-async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
+async def post_feedback(body: m.FeedbackIn, request: Request, rt: RuntimeDep) -> Response:
     return await _ingest(CORPUS, body, request, rt)
 
 
@@ -184,7 +184,7 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
     "their stores: the one named, else their only one (a person of several names one).",
 )
 async def post_live_feedback(
-    body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime), reach: StoreScope = Depends(desk_reach)
+    body: m.FeedbackIn, request: Request, rt: RuntimeDep, reach: StoreScope = Depends(desk_reach)
 ) -> Response:
     return await _ingest(LIVE, body, request, rt, reach)
 
@@ -206,7 +206,7 @@ async def post_live_feedback(
     description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
     "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).",
 )
-async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> dict[str, Any]:
     errors = v.text_errors(body.text, rt.settings.domain.input_max_chars)
     if errors:
         raise InputError(errors)
@@ -225,7 +225,7 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     "deterministic prior's structure (category keywords, alert stems, lexicons, language "
     "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
 )
-async def interpret_proposal(body: m.ProposalIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def interpret_proposal(body: m.ProposalIn, rt: RuntimeDep) -> dict[str, Any]:
     # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
     errors = v.text_errors(body.text, rt.settings.domain.text_store_max_chars)
     if errors:
@@ -289,7 +289,7 @@ _MINE_UNKNOWN = Problem(
     description="Never needs the LLM. Operator route.",
 )
 async def list_feedback(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
@@ -314,7 +314,7 @@ async def list_feedback(
 )
 async def list_live_feedback(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
@@ -359,9 +359,7 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreSco
     summary="One corpus item by id",
     description="Operator route.",
 )
-async def get_feedback(
-    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
-) -> m.FeedbackItem:
+async def get_feedback(feedback_id: str, rt: RuntimeDep, scope: StoreScope = Depends(desk_reach)) -> m.FeedbackItem:
     return await _get(CORPUS, feedback_id, rt, scope)
 
 
@@ -379,7 +377,7 @@ async def get_feedback(
     description="Never needs the LLM.",
 )
 async def get_live_feedback(
-    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
+    feedback_id: str, rt: RuntimeDep, scope: StoreScope = Depends(desk_reach)
 ) -> m.FeedbackItem:
     return await _get(LIVE, feedback_id, rt, scope)
 
@@ -394,7 +392,7 @@ async def get_live_feedback(
     description="The desk page asks with its own `?store=`: FI_DESK_STORE binds every desk of the service "
     "(a page naming another store is refused), otherwise the page's store is validated and named.",
 )
-async def desk_store(rt: Runtime = Depends(runtime), store: str | None = _STORE) -> m.DeskStoreOut:
+async def desk_store(rt: RuntimeDep, store: str | None = _STORE) -> m.DeskStoreOut:
     chain = rt.settings.chain
     problems = v.store_errors(store, chain.stores)
     if problems:
@@ -426,7 +424,7 @@ async def desk_store(rt: Runtime = Depends(runtime), store: str | None = _STORE)
     summary="The live channel's change counter (survives restarts)",
     description="Pages poll it and reload the live segment only when it moved.",
 )
-async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
+async def live_version(rt: RuntimeDep) -> m.VersionOut:
     return m.VersionOut(version=await rt.channels[LIVE].version())
 
 
@@ -440,7 +438,7 @@ async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
     description="Categories, severities, types, sentiments and sources with their display labels, in "
     "the domain's language. Pages build their forms from it.",
 )
-async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def schema(rt: RuntimeDep) -> dict[str, Any]:
     settings = rt.settings
     return {
         **schema_json(rt.domain),
@@ -466,7 +464,7 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     summary="Re-structure live rows without a usable structure (background priority)",
     description="Runs at background priority: it leaves `FI_LLM_BACKGROUND_RESERVE` slots to the desk. Operator route.",
 )
-async def restructure(rt: Runtime = Depends(runtime)) -> Response:
+async def restructure(rt: RuntimeDep) -> Response:
     try:
         outcome = await rt.restructure.run(rt.channels[LIVE])
     except RestructureInterrupted as stop:

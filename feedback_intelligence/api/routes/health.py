@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
@@ -97,7 +97,7 @@ class HealthBody(ApiModel):
     "without probing, unless no slot has been freed for longer than the stall threshold "
     "(503 `stalled`).",
 )
-async def health(rt: Runtime = Depends(runtime)) -> Response:
+async def health(rt: RuntimeDep) -> Response:
     backlog = await structure_backlog(rt)  # before the probe, which may take a while
     report = await rt.health.check()
     body = report.to_json()
@@ -158,7 +158,7 @@ router.add_api_route("/livez", livez, methods=["HEAD"], include_in_schema=False)
         }
     },
 )
-async def metrics(rt: Runtime = Depends(runtime)) -> Response:
+async def metrics(rt: RuntimeDep) -> Response:
     try:
         occupancy = await rt.gate.occupancy()
     except PoolUnavailable:

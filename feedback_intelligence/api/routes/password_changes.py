@@ -13,18 +13,18 @@ slot stays taken the answer is 503 ``busy`` with ``Retry-After``, as a sign-in's
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.account_rules import password_field, password_problems
+from feedback_intelligence.api.deps import PeopleDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models import ApiModel, ErrorsBody
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
-from feedback_intelligence.api.routes.auth import changed_by, people
+from feedback_intelligence.api.routes.auth import changed_by
 from feedback_intelligence.auth.passwords import MAX_LENGTH
-from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
@@ -69,7 +69,7 @@ class PasswordChanged(ApiModel):
         404: {"model": ErrorsBody, "description": "`password_change_unavailable`: FI_AUTH is not `local` here."},
     },
 )
-async def change_own_password(body: PasswordChangeIn, request: Request, p: People = Depends(people)) -> Response:
+async def change_own_password(body: PasswordChangeIn, request: Request, p: PeopleDep) -> Response:
     if p.mode != "local":
         message = f"Passwords are not kept here (FI_AUTH={p.mode}): change it where you sign in."
         raise InputError([Problem(message, "password_change_unavailable")], 404)
@@ -106,9 +106,7 @@ async def change_own_password(body: PasswordChangeIn, request: Request, p: Peopl
         409: {"description": "`account_not_local`: the account signs in through single sign-on or a proxy."},
     },
 )
-async def reset_password(
-    username: str, body: PasswordResetIn, request: Request, p: People = Depends(people)
-) -> Response:
+async def reset_password(username: str, body: PasswordResetIn, request: Request, p: PeopleDep) -> Response:
     name = fold_username(username)
     problems = password_problems(body.password, name)
     if problems:

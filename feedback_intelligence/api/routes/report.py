@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.filters import scoped_filter
 from feedback_intelligence.api.masking import masked_report
@@ -118,7 +118,7 @@ def _inbox_stores(rt: Runtime, flt: ItemFilter) -> list[FeedbackStore]:
 )
 async def report(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
@@ -149,7 +149,7 @@ _FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
     f"{PAGE_MAX}). No item comes twice or is missed across pages while new items arrive.",
 )
 async def report_items(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     flt: ItemFilter = Depends(scoped_filter),
@@ -194,7 +194,7 @@ async def report_items(
     "mark, RFC 4180.",
 )
 async def report_items_csv(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     flt: ItemFilter = Depends(scoped_filter),
@@ -235,7 +235,7 @@ async def report_items_csv(
 )
 async def live_report(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     scope: StoreScope = Depends(manager_scope),
@@ -256,7 +256,7 @@ async def live_report(
     "starts the language model.",
 )
 async def chain(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     scope: StoreScope = Depends(manager_reach),
@@ -292,7 +292,7 @@ BRIEF_DAYS = 7
     "that store alone. Deterministic: never waits for or starts the language model.",
 )
 async def week_brief(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     to: str | None = None,
     scope: StoreScope = Depends(manager_reach),
     flt: ItemFilter = Depends(scoped_filter),
@@ -324,7 +324,7 @@ async def week_brief(
     "204 No Content: a fresh install is not an error, and the management view asks for "
     "it on every load.",
 )
-async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_json(rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> Response:
     scope.require_chain()  # the saved report is the chain's
     text = read_snapshot_json(rt.settings.storage.snapshot_dir)
     if text is None:
@@ -343,7 +343,7 @@ async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
     summary="The last saved report as a self-contained page",
     description="No script, one inline style: it still reads when saved to disk or mailed.",
 )
-async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_html(rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> Response:
     scope.require_chain()
     text = read_snapshot_html(rt.settings.storage.snapshot_dir)
     if text is None:
@@ -360,7 +360,7 @@ async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
     description="Desk entries only. Operator route.",
 )
 async def corrections(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),
     to: str | None = Query(None, description="Window end (ISO-8601 instant)."),
     store: str | None = _STORE,
