@@ -51,8 +51,14 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.item_list import ItemKey, ListedItem
 
 router = APIRouter(tags=["report"])
+# Every operation taking a report window documents this 400: its code is how the edge fuzz knows a request
+# valid by the schema may still be refused here (tests/support/schema_limits.py).
+WINDOW_400 = (
+    "`window_invalid`: the window is not ISO-8601, inverted, longer than FI_REPORT_MAX_WINDOW_DAYS, or starts "
+    "before 0001-01-01 (a `to` in the first days of year 1 with the default days before it)."
+)
 _WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {
-    **errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than FI_REPORT_MAX_WINDOW_DAYS."),
+    **errors(400, 429, 503, s400=WINDOW_400),
     403: {"description": "`store_forbidden`: a store (or the whole chain) the caller's roles do not reach."},
 }
 _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -138,7 +144,7 @@ _FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
 @router.get(
     "/report/items",
     responses={
-        **errors(400, 422, 429, 503, s400="The window or the cursor is invalid, or `limit` is out of range (1–200)."),
+        **errors(400, 422, 429, 503, s400=f"{WINDOW_400} Or the cursor is invalid, or `limit` is not 1–200."),
         403: _WINDOW_ERRORS[403],
     },
     response_model=InboxPage,
