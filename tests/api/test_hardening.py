@@ -22,6 +22,7 @@ from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.test_real_app import LOOPBACK, STRANGER, real_settings
+from tests.support.kinds import DATABASE_KINDS
 
 STRUCTURE = {
     "category": "maito_kylma",
@@ -86,10 +87,10 @@ async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(t
     assert backend.calls == 0
 
 
-@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize("store", DATABASE_KINDS)
 async def test_nul_in_a_save_and_in_an_id_path_is_400_and_stores_nothing(tmp_path: Path, store: str) -> None:
     backend = counting_backend()
-    if store == "postgresql":
+    if store == "postgres":
         async with postgres_database() as corpus, postgres_database() as live:
             await _nul_scenario(
                 create_app(real_settings(tmp_path, database_url=corpus, live_database_url=live), backend=backend),

@@ -32,6 +32,7 @@ from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.redis_leases import lua_script
+from tests.support.kinds import POOL_KINDS
 from tests.support.waiting import until
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -91,7 +92,7 @@ async def make_rig(kind: str, slots: int, order: GateOrder, half_life_s: float) 
     return Rig(kind, pools, redis=aioredis.from_url(REDIS))
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def rigs(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     made: list[Rig] = []
 
@@ -311,7 +312,7 @@ async def test_priorities_keep_their_meaning_over_attained_service(rigs: Any) ->
     await rig.idle()
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def backends(request: pytest.FixtureRequest) -> AsyncIterator[tuple[PooledSlotPool, Rig]]:
     """A gate over two one-slot backends whose pools share one ledger (in-process, or the gate's on Redis)."""
     if request.param == "local":
