@@ -23,6 +23,7 @@ from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.test_real_app import LOOPBACK, STRANGER, real_settings
 from tests.support.kinds import DATABASE_KINDS
+from tests.support.waiting import wait_for
 
 STRUCTURE = {
     "category": "maito_kylma",
@@ -146,8 +147,7 @@ async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_
                 asyncio.create_task(http.get("/health", headers={"X-Forwarded-For": f"198.51.100.{n}"}))
                 for n in range(4)
             ]
-            while backend.running < 1:
-                await asyncio.sleep(0.005)
+            await wait_for(lambda: backend.running >= 1, what="the probe's call to reach the backend")
             probe_held, backend.hold = backend.hold, None  # the probe stays held; new calls pass
             clerk = await http.post("/interpret", json={"text": "Maito oli hapanta."})
             assert probe_held is not None
