@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import JSONResponse, Response
@@ -206,12 +205,12 @@ async def post_live_feedback(
     description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
     "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).",
 )
-async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> dict[str, Any]:
+async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> m.InterpretOut:
     errors = v.text_errors(body.text, rt.settings.domain.input_max_chars)
     if errors:
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
-    return result.to_json()
+    return m.InterpretOut.model_validate(result.to_json())
 
 
 @router.post(
@@ -225,12 +224,12 @@ async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> di
     "deterministic prior's structure (category keywords, alert stems, lexicons, language "
     "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
 )
-async def interpret_proposal(body: m.ProposalIn, rt: RuntimeDep) -> dict[str, Any]:
+async def interpret_proposal(body: m.ProposalIn, rt: RuntimeDep) -> m.ProposalOut:
     # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
     errors = v.text_errors(body.text, rt.settings.domain.text_store_max_chars)
     if errors:
         raise InputError(errors)
-    return propose(body.text, rt.domain).to_json()
+    return m.ProposalOut.model_validate(propose(body.text, rt.domain).to_json())
 
 
 def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
@@ -438,15 +437,15 @@ async def live_version(rt: RuntimeDep) -> m.VersionOut:
     description="Categories, severities, types, sentiments and sources with their display labels, in "
     "the domain's language. Pages build their forms from it.",
 )
-async def schema(rt: RuntimeDep) -> dict[str, Any]:
+async def schema(rt: RuntimeDep) -> m.SchemaOut:
     settings = rt.settings
-    return {
+    return m.SchemaOut(
         **schema_json(rt.domain),
-        "textMaxChars": settings.domain.input_max_chars,
-        "textStoreMaxChars": settings.domain.text_store_max_chars,
-        "timezone": rt.report_options.timezone,
-        "laterWaitsForFreeSlot": settings.gate.background_reserve >= settings.backends.total_slots,
-    }
+        textMaxChars=settings.domain.input_max_chars,
+        textStoreMaxChars=settings.domain.text_store_max_chars,
+        timezone=rt.report_options.timezone,
+        laterWaitsForFreeSlot=settings.gate.background_reserve >= settings.backends.total_slots,
+    )
 
 
 @router.post(

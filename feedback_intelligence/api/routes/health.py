@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.models.operator import LivenessOut
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
@@ -134,8 +135,8 @@ async def notify_outbox(rt: Runtime) -> dict[str, dict[str, object]] | None:
     summary="The process is up. Never touches the LLM.",
     description="For a container's liveness probe: it answers as long as the process serves.",
 )
-async def livez() -> dict[str, str]:
-    return {"status": "alive"}
+async def livez() -> LivenessOut:
+    return LivenessOut()
 
 
 # HEAD on the probes too: uptime checkers often send HEAD. Same status and headers as GET, no body
