@@ -3,7 +3,7 @@ documentation at ``/docs``; the active domain's enums and the text limit are add
 when the app is built (:mod:`feedback_intelligence.api.openapi`), since they depend on settings.
 
 Here: the shared base, the error bodies and the desk's bodies; the answers of other surfaces in modules
-of their own (``operator``, ``cases``). Every route answers one of these models, never a plain dict
+of their own (``operator``, ``cases``, ``people``). Every route answers one of these models, never a plain dict
 (docs/adr/0050-routes-return-models.md)."""
 
 from __future__ import annotations

@@ -14,17 +14,16 @@ slot stays taken the answer is 503 ``busy`` with ``Retry-After``, as a sign-in's
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
-from feedback_intelligence.api.account_rules import password_field, password_problems
+from feedback_intelligence.api.account_rules import password_problems
 from feedback_intelligence.api.deps import PeopleDep
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.models import ApiModel, ErrorsBody
+from feedback_intelligence.api.models import ErrorsBody
+from feedback_intelligence.api.models.people import PasswordChanged, PasswordChangeIn, PasswordResetIn
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.auth import changed_by
-from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
@@ -32,22 +31,6 @@ from feedback_intelligence.store.accounts import fold_username
 
 router = APIRouter()
 _BUSY = "`busy` (reason `password_checks`): every password check stayed taken; retry."
-
-
-class PasswordChangeIn(ApiModel):
-    currentPassword: str = Field(
-        min_length=1, max_length=MAX_LENGTH, description="The password the person signed in with."
-    )
-    newPassword: str = password_field("The new password")
-
-
-class PasswordResetIn(ApiModel):
-    password: str = password_field("The account's new password")
-
-
-class PasswordChanged(ApiModel):
-    username: str = Field(description="The sign-in name (NFKC, case-folded).")
-    sessionsEnded: int = Field(ge=0, description="Live sessions of the account the change ended.")
 
 
 @router.post(
