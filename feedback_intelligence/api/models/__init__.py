@@ -2,9 +2,9 @@
 documentation at ``/docs``; the active domain's enums and the text limit are added to the schema
 when the app is built (:mod:`feedback_intelligence.api.openapi`), since they depend on settings.
 
-Here: the shared base, the error bodies and the desk's bodies; the answers of other surfaces in modules
-of their own (``operator``, ``cases``, ``people``). Every route answers one of these models, never a plain dict
-(docs/adr/0050-routes-return-models.md)."""
+Here: the shared base, the error bodies and the desk's bodies; other surfaces' bodies in modules of their
+own (``operator``, ``cases``, ``people``). A route returns a model, not a dict, wherever its answer has a
+fixed shape (docs/adr/0050-routes-return-models.md)."""
 
 from __future__ import annotations
 
