@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Query, Request
+from fastapi import Depends, Query, Request
 
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import RuntimeDep, is_operator
@@ -166,3 +167,8 @@ manager_scope = _scope_for(MANAGERS)
 #: Reads and changes of one item or case: its store is checked by :func:`reached`.
 desk_reach = _reach_for(DESK)
 manager_reach = _reach_for(MANAGERS)
+
+# The same, as parameter types: a route takes ``scope: ManagerScope`` rather than repeating ``Depends``.
+ManagerScope = Annotated[StoreScope, Depends(manager_scope)]
+DeskReach = Annotated[StoreScope, Depends(desk_reach)]
+ManagerReach = Annotated[StoreScope, Depends(manager_reach)]

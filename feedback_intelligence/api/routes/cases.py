@@ -27,7 +27,11 @@ from feedback_intelligence.api.models.cases import AuditEntryOut, AuditOut, Case
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope, reached
+from feedback_intelligence.api.scope import (
+    ManagerReach,
+    ManagerScope,
+    reached,
+)
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
 from feedback_intelligence.store.audit import AuditEntry
@@ -108,14 +112,15 @@ async def list_cases(
     rt: RuntimeDep,
     state: list[Literal["open", "acknowledged", "handled", "dismissed"]] = Query(default=[]),
     limit: int = Query(200, ge=1, le=1000),
-    scope: StoreScope = Depends(manager_scope),
+    *,
+    scope: ManagerScope,
 ) -> CaseListOut:
     views = await rt.cases.listed(tuple(state), limit, scope.store)
     cases = [case_json(v, rt.domain) for v in views]
     return CaseListOut.model_validate({"cases": cases, "counts": await rt.cases.counts(scope.store)})
 
 
-async def _in_reach(ref: str, rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> None:
+async def _in_reach(ref: str, rt: RuntimeDep, scope: ManagerReach) -> None:
     """A case is its item's: one the manager may not touch (another store's, or without a store for a
     manager of some stores) is 403 ``store_forbidden`` before it is read or changed, by the rule every
     route of one item uses (``api/scope.reached``)."""
@@ -241,7 +246,8 @@ async def audit_log(
     rt: RuntimeDep,
     limit: int = Query(100, ge=1, le=1000),
     before: str | None = Query(None, max_length=40),
-    scope: StoreScope = Depends(manager_reach),
+    *,
+    scope: ManagerReach,
 ) -> AuditOut:
     scope.require_chain()
     rows = await rt.cases.recent_audit(limit, before)

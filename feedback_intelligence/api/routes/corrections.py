@@ -9,7 +9,7 @@ revision (the answer's ``ETag`` is the current one). A refusal never carries the
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse, Response
 
@@ -23,7 +23,7 @@ from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, desk_reach, item_in_reach, store_for_save
+from feedback_intelligence.api.scope import DeskReach, StoreScope, item_in_reach, store_for_save
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
@@ -201,7 +201,8 @@ async def correct_live(
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _correct(LIVE, feedback_id, body, request, if_match, rt, scope)
 
@@ -220,7 +221,8 @@ async def erase_live(
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _erase(LIVE, feedback_id, request, if_match, rt, scope)
 
@@ -239,7 +241,8 @@ async def correct_corpus(
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _correct(CORPUS, feedback_id, body, request, if_match, rt, scope)
 
@@ -258,6 +261,7 @@ async def erase_corpus(
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _erase(CORPUS, feedback_id, request, if_match, rt, scope)

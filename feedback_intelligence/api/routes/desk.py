@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
@@ -19,8 +19,8 @@ from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import (
     STORE_QUERY_HELP,
+    DeskReach,
     StoreScope,
-    desk_reach,
     item_in_reach,
     narrow,
     store_for_save,
@@ -182,9 +182,7 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: RuntimeDep) ->
     "background. Retrying with the same `id` answers 409 and changes nothing. A person saves for one of "
     "their stores: the one named, else their only one (a person of several names one).",
 )
-async def post_live_feedback(
-    body: m.FeedbackIn, request: Request, rt: RuntimeDep, reach: StoreScope = Depends(desk_reach)
-) -> Response:
+async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: RuntimeDep, reach: DeskReach) -> Response:
     return await _ingest(LIVE, body, request, rt, reach)
 
 
@@ -318,7 +316,8 @@ async def list_live_feedback(
     to: str | None = _TO,
     limit: int | None = _LIMIT,
     store: str | None = Query(None, description=STORE_QUERY_HELP),
-    reach: StoreScope = Depends(desk_reach),
+    *,
+    reach: DeskReach,
     mine: bool = Query(False, description="Only the caller's own entries, each with whether it is still theirs."),
 ) -> list[m.FeedbackItem]:
     if not mine:
@@ -358,7 +357,7 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreSco
     summary="One corpus item by id",
     description="Operator route.",
 )
-async def get_feedback(feedback_id: str, rt: RuntimeDep, scope: StoreScope = Depends(desk_reach)) -> m.FeedbackItem:
+async def get_feedback(feedback_id: str, rt: RuntimeDep, scope: DeskReach) -> m.FeedbackItem:
     return await _get(CORPUS, feedback_id, rt, scope)
 
 
@@ -375,9 +374,7 @@ async def get_feedback(feedback_id: str, rt: RuntimeDep, scope: StoreScope = Dep
     summary="One desk entry by id",
     description="Never needs the LLM.",
 )
-async def get_live_feedback(
-    feedback_id: str, rt: RuntimeDep, scope: StoreScope = Depends(desk_reach)
-) -> m.FeedbackItem:
+async def get_live_feedback(feedback_id: str, rt: RuntimeDep, scope: DeskReach) -> m.FeedbackItem:
     return await _get(LIVE, feedback_id, rt, scope)
 
 

@@ -13,18 +13,18 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.filters import scoped_filter
+from feedback_intelligence.api.filters import ScopedFilter
 from feedback_intelligence.api.masking import masked_report
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
+from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
 from feedback_intelligence.report.brief import Brief, brief
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.csv_writer import inbox_csv
@@ -128,7 +128,8 @@ async def report(
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
 ) -> Response:
     service, window = rt.reports[INBOX], _window(rt, from_, to, filters=flt)
     if snapshot:
@@ -158,7 +159,8 @@ async def report_items(
     rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
     cursor: str | None = Query(None, description="`nextCursor` of the previous page; none = the first page."),
     limit: int = Query(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description=f"Items a page (1–{PAGE_MAX})."),
 ) -> InboxPage:
@@ -203,7 +205,8 @@ async def report_items_csv(
     rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
 ) -> Response:
     window = _window(rt, from_, to, filters=flt)
     query, stores = window.item_filter(), _inbox_stores(rt, flt)
@@ -244,7 +247,8 @@ async def live_report(
     rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    scope: StoreScope = Depends(manager_scope),
+    *,
+    scope: ManagerScope,
 ) -> Response:
     report = await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary")
     return conditional(request, masked_report(report, rt.domain))  # every desk reads it: personal data masked
@@ -265,8 +269,9 @@ async def chain(
     rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    scope: StoreScope = Depends(manager_reach),
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    scope: ManagerReach,
+    flt: ScopedFilter,
 ) -> ChainView:
     window = _window(rt, from_, to, filters=flt)
     found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
@@ -300,8 +305,9 @@ BRIEF_DAYS = 7
 async def week_brief(
     rt: RuntimeDep,
     to: str | None = None,
-    scope: StoreScope = Depends(manager_reach),
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    scope: ManagerReach,
+    flt: ScopedFilter,
 ) -> Brief:
     end = _window(rt, None, to, filters=flt)
     start = from_ticks(end.to_ticks) - timedelta(days=BRIEF_DAYS)
@@ -330,7 +336,7 @@ async def week_brief(
     "204 No Content: a fresh install is not an error, and the management view asks for "
     "it on every load.",
 )
-async def snapshot_json(rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_json(rt: RuntimeDep, scope: ManagerReach) -> Response:
     scope.require_chain()  # the saved report is the chain's
     text = read_snapshot_json(rt.settings.storage.snapshot_dir)
     if text is None:
@@ -349,7 +355,7 @@ async def snapshot_json(rt: RuntimeDep, scope: StoreScope = Depends(manager_reac
     summary="The last saved report as a self-contained page",
     description="No script, one inline style: it still reads when saved to disk or mailed.",
 )
-async def snapshot_html(rt: RuntimeDep, scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_html(rt: RuntimeDep, scope: ManagerReach) -> Response:
     scope.require_chain()
     text = read_snapshot_html(rt.settings.storage.snapshot_dir)
     if text is None:
