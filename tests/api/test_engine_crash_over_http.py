@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
-from tests.support.waiting import wait_for_sync
+from tests.support.waiting import wait_for, wait_for_sync
 
 pytestmark = pytest.mark.embedded
 
@@ -70,10 +70,7 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
                 async def admitted() -> bool:
                     return (await http.get("/admin/status")).json()["gate"]["inUse"] == 1
 
-                deadline = time.monotonic() + 30
-                while not await admitted():
-                    assert time.monotonic() < deadline, "the interpret never took its slot"
-                    await asyncio.sleep(0.02)
+                await wait_for(admitted, 30, "the interpret to take its slot", poll_s=0.02)
                 os.kill(pid, engine_signal)
                 os.kill(pid, signal.SIGCONT)
                 answered = await interpret
