@@ -6,6 +6,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from feedback_intelligence.api.authorship import author_of, visitor_hash
+from feedback_intelligence.api.deps import is_operator
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
@@ -19,7 +20,7 @@ __all__ = ["actor_of", "change_verdict"]
 def actor_of(request: Request) -> rule.Actor:
     """The caller as the change rule and the audit log see them."""
     principal = principal_of(request.scope)
-    operator = request.app.state.edge.auth.is_operator(request.scope)
+    operator = is_operator(request)
     author = author_of(request.scope)
     if principal is not None:
         return rule.Actor("account", principal.account_id, principal.display_name[:100], principal, operator, author)

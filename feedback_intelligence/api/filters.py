@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Annotated
 
 from fastapi import Depends, Query, Request
 
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
-from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, narrow
+from feedback_intelligence.api.scope import ManagerReach, narrow
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.store.aggregates import ANY_ALERT, ItemFilter, query_words
 
@@ -45,7 +45,7 @@ FIELDS = ("store", "category", "severity", "type", "sentiment", "source", "alert
 
 def item_filter(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     store: str | None = Query(
         None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN)."
     ),
@@ -102,8 +102,14 @@ def item_filter(
     )
 
 
-def scoped_filter(flt: ItemFilter = Depends(item_filter), reach: StoreScope = Depends(manager_reach)) -> ItemFilter:
+ItemFilterDep = Annotated[ItemFilter, Depends(item_filter)]
+
+
+def scoped_filter(flt: ItemFilterDep, reach: ManagerReach) -> ItemFilter:
     """The request's filter within the stores the caller's roles reach (api/scope.py): another store is
     403 ``store_forbidden``; with none named a person of one store reads that store. Every managers'
     read of many items takes its filter from here."""
     return replace(flt, store=narrow(reach.stores, flt.store).store)
+
+
+ScopedFilter = Annotated[ItemFilter, Depends(scoped_filter)]

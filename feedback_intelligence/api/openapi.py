@@ -43,8 +43,10 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   schema says so with `if`/`then`); booleans are JSON booleans (`0` is refused); texts need one
   visible character and no NUL (`pattern`, derived from the app's own blank rule); `maxLength` of
   `text` counts the text as sent; a correction names at least one field; `If-Match` has its pattern;
-  an unserved method is `405` with `Allow` naming every method of the path. Only the report window's
-  length (`FI_REPORT_MAX_WINDOW_DAYS`, binding `from` and `to` together) is a 400 the schema cannot say.
+  an unserved method is `405` with `Allow` naming every method of the path. Only the report window
+  (at most `FI_REPORT_MAX_WINDOW_DAYS` long, binding `from` and `to` together, and starting no earlier
+  than year 1, which a `to` early in year 1 with the default days before it would) is a 400 the schema
+  cannot say: every operation taking a window documents it.
 * **Operator routes** (corpus channel, metrics, status, warm, these docs) answer only on loopback or
   with `FI_OPERATOR_TOKEN` (`Authorization: Bearer …`); to anyone else they are an ordinary 404.
 """

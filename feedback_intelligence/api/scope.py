@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Query, Request
+from fastapi import Depends, Query, Request
 
 from feedback_intelligence.api import validation as v
+from feedback_intelligence.api.deps import RuntimeDep, is_operator
 from feedback_intelligence.api.errors import InputError, NotFound, StoreForbidden
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.auth.principal import principal_of
@@ -136,13 +138,15 @@ async def item_in_reach(
 
 
 def _reach_of(request: Request, roles: frozenset[str]) -> frozenset[str] | None:
-    operator = request.app.state.edge.auth.is_operator(request.scope)
+    operator = is_operator(request)
     return reach(principal_of(request.scope), operator=operator, roles=roles)
 
 
 def _scope_for(roles: frozenset[str]) -> Callable[..., StoreScope]:
-    def scope(request: Request, store: str | None = Query(None, description=STORE_QUERY_HELP)) -> StoreScope:
-        unknown = v.store_errors(store, request.app.state.runtime.settings.chain.stores)
+    def scope(
+        request: Request, rt: RuntimeDep, store: str | None = Query(None, description=STORE_QUERY_HELP)
+    ) -> StoreScope:
+        unknown = v.store_errors(store, rt.settings.chain.stores)
         if unknown:  # 400 store_unknown, as on every route that takes a store
             raise InputError(unknown)
         return narrow(_reach_of(request, roles), store)
@@ -163,3 +167,8 @@ manager_scope = _scope_for(MANAGERS)
 #: Reads and changes of one item or case: its store is checked by :func:`reached`.
 desk_reach = _reach_for(DESK)
 manager_reach = _reach_for(MANAGERS)
+
+# The same, as parameter types: a route takes ``scope: ManagerScope`` rather than repeating ``Depends``.
+ManagerScope = Annotated[StoreScope, Depends(manager_scope)]
+DeskReach = Annotated[StoreScope, Depends(desk_reach)]
+ManagerReach = Annotated[StoreScope, Depends(manager_reach)]

@@ -9,8 +9,7 @@ import pytest
 import pytest_asyncio
 
 from feedback_intelligence.devtools.databases import postgres_database
-
-DATABASE_KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+from tests.support.kinds import DATABASE_KINDS
 
 
 @asynccontextmanager

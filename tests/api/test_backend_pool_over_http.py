@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from feedback_intelligence.api.routes.health import HealthBody
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -39,14 +39,6 @@ def health(app: ServerProcess) -> httpx.Response:
     return httpx.get(app.url + "/health", timeout=30)
 
 
-def wait_for(predicate, timeout_s: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 async def interprets(app: ServerProcess, count: int) -> list[httpx.Response]:
     async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
         return await asyncio.gather(*(http.post("/interpret", json=INTERPRET) for _ in range(count)))
@@ -69,7 +61,10 @@ def test_two_backends_of_two_slots_admit_four_and_shed_the_fifth(two_sims) -> No
             async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
                 held = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(4)]
                 await asyncio.to_thread(
-                    wait_for, lambda: stats(one)["inFlight"] + stats(two)["inFlight"] == 4, 20, "four calls in flight"
+                    wait_for_sync,
+                    lambda: stats(one)["inFlight"] + stats(two)["inFlight"] == 4,
+                    20,
+                    "four calls in flight",
                 )
                 fifth = await http.post("/interpret", json=INTERPRET)
                 return list(await asyncio.gather(*held)), fifth
@@ -112,7 +107,7 @@ def test_a_dead_backend_is_taken_out_at_once_and_returns_when_it_comes_back() ->
                 assert documented.backends is not None and set(documented.model_fields_set) >= set(body)
                 # The backend comes back on its address and is probed back in after the cool-down.
                 with sim_ollama(parallel=2, service_ms=200, port=port):
-                    wait_for(lambda: health(app).json().get("degraded") is False, 30, "gpu2 back in the pool")
+                    wait_for_sync(lambda: health(app).json().get("degraded") is False, 30, "gpu2 back in the pool")
         finally:
             two_cm.__exit__(None, None, None)
 
@@ -157,7 +152,7 @@ def test_calls_in_flight_on_a_backend_that_dies_fail_as_llm_failures() -> None:
                         )
                     ),
                 ]
-                await asyncio.to_thread(wait_for, lambda: stats(two)["inFlight"] == 2, 20, "two calls on gpu2")
+                await asyncio.to_thread(wait_for_sync, lambda: stats(two)["inFlight"] == 2, 20, "two calls on gpu2")
                 two.kill()
                 return list(await asyncio.gather(*calls))
 

@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
-from tests.api.test_backend_pool_over_http import INTERPRET, health, interprets, pool_env, stats, wait_for
+from tests.api.test_backend_pool_over_http import INTERPRET, health, interprets, pool_env, stats
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -34,7 +35,7 @@ def test_a_frozen_backend_reads_stalled_while_the_other_keeps_serving() -> None:
                     # two land on each backend; gpu2's two hang
                     stuck = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(4)]
                     await asyncio.to_thread(
-                        wait_for, lambda: states(health(app).json())["gpu2"] == "stalled", 20, "gpu2 stalled"
+                        wait_for_sync, lambda: states(health(app).json())["gpu2"] == "stalled", 20, "gpu2 stalled"
                     )
                     body = health(app).json()
                     later = [r.status_code for r in await interprets(app, 2)]  # served by gpu1 meanwhile
@@ -48,7 +49,7 @@ def test_a_frozen_backend_reads_stalled_while_the_other_keeps_serving() -> None:
         assert states(body) == {"gpu1": "ok", "gpu2": "stalled"}
         assert later == [200, 200]
         assert [r.status_code for r in stuck] == [200] * 4  # the frozen calls finish once it thaws
-        wait_for(lambda: states(health(app).json()) == {"gpu1": "ok", "gpu2": "ok"}, 20, "gpu2 ok again")
+        wait_for_sync(lambda: states(health(app).json()) == {"gpu1": "ok", "gpu2": "ok"}, 20, "gpu2 ok again")
         metrics = httpx.get(app.url + "/metrics", timeout=10).text
         assert 'fi_backend_stalled{backend="gpu2"} 0.0' in metrics
         assert stats(one)["maxConcurrency"] <= 2 and stats(two)["maxConcurrency"] <= 2

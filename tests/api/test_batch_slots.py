@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +31,7 @@ from feedback_intelligence.services.ingest import IngestCommand, IngestService
 from tests.api.test_batch import app_with, item
 from tests.api.test_hardening import client, counting_backend
 from tests.edge.test_real_app import LOOPBACK, real_settings
+from tests.support.waiting import wait_for_sync
 
 WAIT_S = 30  # only ever reached when the behaviour is wrong
 CHANNEL_BATCHES = ("/feedback/batch", "/live/feedback/batch")
@@ -153,9 +153,12 @@ def served(app: FastAPI) -> Iterator[str]:
     thread.start()
     try:
         url = f"http://127.0.0.1:{port}"
-        while not server.started:  # the lifespan has built the runtime and the socket listens
+
+        def started() -> bool:  # the lifespan has built the runtime and the socket listens
             assert thread.is_alive(), "the server stopped before it started"
-            time.sleep(0.01)
+            return bool(server.started)
+
+        wait_for_sync(started, WAIT_S, "the server to start", poll_s=0.01)
         yield url
     finally:
         server.should_exit = True

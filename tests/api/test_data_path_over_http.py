@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
-from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
+from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -56,7 +57,7 @@ def test_ingest_while_the_gate_is_saturated_sheds_and_stores_nothing(stack) -> N
     async def scenario() -> httpx.Response:
         async with httpx.AsyncClient(base_url=app.url, timeout=30) as http:
             holders = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(2)]
-            await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
+            await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
             before = rows(app, "/feedback")
             shed = await http.post("/feedback", json={"id": "shed-1", "source": "email", "text": "Leipä oli homeessa."})
             assert rows(app, "/feedback") == before
@@ -170,7 +171,7 @@ def test_restructure_never_takes_the_slot_a_clerk_leaves_free(stack) -> None:
     async def scenario() -> tuple[httpx.Response, int]:
         async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
             clerk = asyncio.create_task(http.post("/interpret", json=INTERPRET))
-            await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 1, 10, "the clerk's call")
+            await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 1, 10, "the clerk's call")
             batch = await http.post("/live/restructure")
             concurrency = sim_stats(sim)["maxConcurrency"]
             assert (await clerk).status_code == 200

@@ -4,13 +4,13 @@ prose the packaged model cannot write, and no two cards carry the same sentence.
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import app_server
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.embedded
 
@@ -28,10 +28,12 @@ ITEMS = [
 
 def test_the_first_report_shows_automatic_summaries_at_once_with_no_shared_sentence() -> None:
     with app_server({"FI_LLM_BACKEND": "embedded", "FI_LLM_SLOTS": "1"}) as app:
-        deadline = time.monotonic() + 120
-        while httpx.get(app.url + "/health", timeout=60).status_code != 200:
-            assert time.monotonic() < deadline, "the embedded model never became ready"
-            time.sleep(0.5)
+        wait_for_sync(
+            lambda: httpx.get(app.url + "/health", timeout=60).status_code == 200,
+            120,
+            "the embedded model to become ready",
+            poll_s=0.5,
+        )
         now = datetime.now(UTC)
         for n, (category, theme, text) in enumerate(ITEMS):
             body = {

@@ -10,12 +10,12 @@ import signal
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
+from tests.support.waiting import wait_for, wait_for_sync
 
 pytestmark = pytest.mark.embedded
 
@@ -41,13 +41,6 @@ def gone(pid: int) -> bool:
         return True
 
 
-def wait_for(predicate: Any, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout_s} s waiting for {what}"
-        time.sleep(0.05)
-
-
 def healthy(app: ServerProcess) -> bool:
     return httpx.get(app.url + "/health", timeout=30).status_code == 200
 
@@ -57,7 +50,7 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
     engine_signal: signal.Signals, service_signal: str
 ) -> None:
     with app_server({"FI_LLM_BACKEND": "embedded", "FI_LLM_SLOTS": "1", "FI_LLM_MAX_OUTPUT_TOKENS": "160"}) as app:
-        wait_for(lambda: healthy(app), 120, "the embedded engine to load")
+        wait_for_sync(lambda: healthy(app), 120, "the embedded engine to load")
         [pid] = engine_pids(app)
 
         async def scenario() -> tuple[httpx.Response, list[int], httpx.Response]:
@@ -77,10 +70,7 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
                 async def admitted() -> bool:
                     return (await http.get("/admin/status")).json()["gate"]["inUse"] == 1
 
-                deadline = time.monotonic() + 30
-                while not await admitted():
-                    assert time.monotonic() < deadline, "the interpret never took its slot"
-                    await asyncio.sleep(0.02)
+                await wait_for(admitted, 30, "the interpret to take its slot", poll_s=0.02)
                 os.kill(pid, engine_signal)
                 os.kill(pid, signal.SIGCONT)
                 answered = await interpret
@@ -106,7 +96,7 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
         assert saved.json()["id"] in [row["id"] for row in listed]
 
         restarted_at = time.monotonic()
-        wait_for(lambda: healthy(app), 60, "the engine to answer again")
+        wait_for_sync(lambda: healthy(app), 60, "the engine to answer again")
         assert time.monotonic() - restarted_at < 60
         body = httpx.get(app.url + "/health", timeout=30).json()
         [engine] = body["engines"]
@@ -127,7 +117,7 @@ def test_an_engine_killed_during_an_interpret_takes_down_only_that_call(
             app.kill()  # no shutdown code runs: the kernel must take the engine down with it
         else:
             app.stop()
-        wait_for(lambda: gone(new_pid), 10, "the engine to end with the service")
+        wait_for_sync(lambda: gone(new_pid), 10, "the engine to end with the service")
 
 
 def test_a_gguf_that_cannot_load_leaves_the_service_up_and_health_naming_the_cause(tmp_path: Path) -> None:
@@ -139,7 +129,7 @@ def test_a_gguf_that_cannot_load_leaves_the_service_up_and_health_naming_the_cau
             health = httpx.get(app.url + "/health", timeout=30)
             return health.status_code == 503 and health.json()["status"] == "llm_unavailable"
 
-        wait_for(crash_loop, 60, "the engine's crash loop to be reported")
+        wait_for_sync(crash_loop, 60, "the engine's crash loop to be reported")
         body = httpx.get(app.url + "/health", timeout=30).json()
         [engine] = body["engines"]
         assert engine["state"] == "crash_loop" and "FI_LLM_MODEL" in engine["reason"]

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -36,14 +37,6 @@ def gate_in_use(app: ServerProcess) -> int:
     return httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]["inUse"]
 
 
-def wait_for(predicate, timeout_s: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 @pytest.fixture(scope="module")
 def slow_stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:
     """A 2-parallel sim whose calls take 1.5 s, and the app in front of it."""
@@ -55,7 +48,7 @@ def slow_stack() -> Iterator[tuple[ServerProcess, ServerProcess]]:
 def _reset(request: pytest.FixtureRequest) -> None:
     if "slow_stack" in request.fixturenames:
         sim, app = request.getfixturevalue("slow_stack")
-        wait_for(lambda: gate_in_use(app) == 0 and sim_stats(sim)["inFlight"] == 0, what="an idle stack")
+        wait_for_sync(lambda: gate_in_use(app) == 0 and sim_stats(sim)["inFlight"] == 0, what="an idle stack")
         httpx.post(sim.url + "/sim/reset", timeout=5)
 
 
@@ -82,7 +75,7 @@ def test_a_third_concurrent_interpret_is_shed_in_about_the_acquire_timeout(slow_
     async def three() -> tuple[list[httpx.Response], float, float, float]:
         async with httpx.AsyncClient(base_url=app.url, timeout=30) as http:
             holders = [asyncio.create_task(timed(http.post("/interpret", json=INTERPRET))) for _ in range(2)]
-            await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
+            await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
             started = time.perf_counter()
             third, shed_at = await timed(http.post("/interpret", json=INTERPRET))
             held = await asyncio.gather(*holders)
@@ -106,7 +99,7 @@ def test_health_while_both_slots_are_held_is_ok_at_once_without_a_probe(slow_sta
     async def scenario() -> tuple[httpx.Response, int, int, float]:
         async with httpx.AsyncClient(base_url=app.url, timeout=30) as http:
             holders = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(2)]
-            await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
+            await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
             before = sim_stats(sim)["requestsSeen"]
             started = time.perf_counter()
             health = await http.get("/health")
@@ -142,11 +135,11 @@ def test_a_client_that_disconnects_mid_interpret_frees_its_slot_and_cancels_the_
         + f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
-    wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the call to reach the sim")
+    wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 1, what="the call to reach the sim")
     assert gate_in_use(app) == 1
     raw.close()
-    wait_for(lambda: sim_stats(sim)["cancelled"] == 1, what="the sim to see the cancel")
-    wait_for(lambda: gate_in_use(app) == 0, what="the slot to be released")
+    wait_for_sync(lambda: sim_stats(sim)["cancelled"] == 1, what="the sim to see the cancel")
+    wait_for_sync(lambda: gate_in_use(app) == 0, what="the slot to be released")
     assert sim_stats(sim)["completed"] == 0
 
 

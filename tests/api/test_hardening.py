@@ -22,6 +22,8 @@ from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.llm.errors import LlmUnavailable
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.edge.test_real_app import LOOPBACK, STRANGER, real_settings
+from tests.support.kinds import DATABASE_KINDS
+from tests.support.waiting import wait_for
 
 STRUCTURE = {
     "category": "maito_kylma",
@@ -86,10 +88,10 @@ async def test_nul_and_lone_surrogates_in_an_interpret_are_400_before_the_gate(t
     assert backend.calls == 0
 
 
-@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize("store", DATABASE_KINDS)
 async def test_nul_in_a_save_and_in_an_id_path_is_400_and_stores_nothing(tmp_path: Path, store: str) -> None:
     backend = counting_backend()
-    if store == "postgresql":
+    if store == "postgres":
         async with postgres_database() as corpus, postgres_database() as live:
             await _nul_scenario(
                 create_app(real_settings(tmp_path, database_url=corpus, live_database_url=live), backend=backend),
@@ -145,8 +147,7 @@ async def test_concurrent_anonymous_health_checks_share_one_probe_and_leave_the_
                 asyncio.create_task(http.get("/health", headers={"X-Forwarded-For": f"198.51.100.{n}"}))
                 for n in range(4)
             ]
-            while backend.running < 1:
-                await asyncio.sleep(0.005)
+            await wait_for(lambda: backend.running >= 1, what="the probe's call to reach the backend")
             probe_held, backend.hold = backend.hold, None  # the probe stays held; new calls pass
             clerk = await http.post("/interpret", json={"text": "Maito oli hapanta."})
             assert probe_held is not None

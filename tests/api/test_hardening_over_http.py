@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import REPO, ServerProcess, app_server, free_port, sim_ollama
-from tests.api.test_gate_over_http import INTERPRET, ollama_env, wait_for
+from tests.api.test_gate_over_http import INTERPRET, ollama_env
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -156,12 +157,12 @@ def test_a_frozen_backend_turns_health_stalled_in_metrics_and_on_the_board() -> 
             holders = [threading.Thread(target=interpret) for _ in range(2)]
             for holder in holders:
                 holder.start()
-            wait_for(
+            wait_for_sync(
                 lambda: httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]["inUse"] == 2,
                 timeout_s=20,
                 what="both slots held by the frozen backend",
             )
-            wait_for(
+            wait_for_sync(
                 lambda: httpx.get(app.url + "/health", timeout=10).status_code == 503,
                 timeout_s=30,
                 what="/health to stop saying ok",

@@ -15,8 +15,9 @@ import pytest
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from feedback_intelligence.llm.testing import FakeBackend
-from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
+from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats
 from tests.edge.test_real_app import STRANGER, client, real_settings, running
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -35,7 +36,7 @@ def test_a_proposal_answers_while_the_gate_is_full_and_never_reaches_the_model(s
     async def scenario() -> tuple[httpx.Response, httpx.Response, int, int]:
         async with httpx.AsyncClient(base_url=app.url, timeout=30) as http:
             holders = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(2)]
-            await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
+            await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two calls in the sim")
             seen = sim_stats(sim)["requestsSeen"]
             shed = await http.post("/interpret", json={"text": SLIPPED})
             proposal = await http.post("/interpret/proposal", json={"text": SLIPPED})

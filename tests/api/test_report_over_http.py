@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
-from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats, wait_for
+from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -139,7 +140,7 @@ def test_the_cache_never_serves_one_windows_prose_for_another() -> None:
             fresh = http.get("/report", params=window(2)).json()
             assert fresh["llm"]["status"] == "pending"  # its own generation, not the week's prose
             assert fresh["windowFrom"] != week["windowFrom"]
-            wait_for(lambda: sim_stats(sim)["requestsSeen"] > seen, 10, "the second window's own model call")
+            wait_for_sync(lambda: sim_stats(sim)["requestsSeen"] > seen, 10, "the second window's own model call")
 
 
 def test_with_the_backend_down_the_report_renders_and_the_prose_falls_back_saying_why() -> None:
@@ -180,7 +181,7 @@ def test_report_under_a_saturated_gate_answers_at_once_never_takes_a_desk_slot_a
         async def scenario() -> tuple[httpx.Response, float, int, dict]:
             async with httpx.AsyncClient(base_url=app.url, timeout=60) as http:
                 clerks = [asyncio.create_task(http.post("/interpret", json=INTERPRET)) for _ in range(2)]
-                await asyncio.to_thread(wait_for, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two clerks' calls")
+                await asyncio.to_thread(wait_for_sync, lambda: sim_stats(sim)["inFlight"] == 2, 10, "two clerks' calls")
                 seen = sim_stats(sim)["requestsSeen"]
                 started = time.perf_counter()
                 report = await http.get("/report")

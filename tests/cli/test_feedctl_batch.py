@@ -14,13 +14,14 @@ import pytest
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
 from tests.cli.test_feedctl import feedctl
+from tests.support.kinds import DATABASE_KINDS
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
 STORES = json.dumps([{"id": "hki-1", "name": "Helsinki"}, {"id": "tre-1", "name": "Tampere"}])
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(scope="module", params=DATABASE_KINDS)
 def app(request: pytest.FixtureRequest) -> Iterator[ServerProcess]:
     env = {
         "FI_LLM_BACKEND": "ollama",

@@ -12,7 +12,7 @@ import pytest
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.cli.test_feedctl import feedctl
-from tests.scale.conftest import wait_for
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -44,7 +44,7 @@ def test_load_later_saves_every_item_at_once_and_the_worker_structures_them(stac
     counts = json.loads(result.stdout)
     assert (counts["savedForLater"], counts["created"], counts["failed"]) == (8, 0, 0)
 
-    wait_for(
+    wait_for_sync(
         lambda: (
             not any(r["pending"] for r in httpx.get(app.url + "/feedback", params={"limit": 100}, timeout=10).json())
         ),

@@ -13,7 +13,7 @@ import pytest
 from feedback_intelligence.edge.inflight import LocalInflight, RedisInflight
 from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
 from tests.support.redis import REDIS_URL
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 TEXT = {"text": "Maito oli hapanta."}
 SHOP = "198.51.100.80"
@@ -43,7 +43,7 @@ async def test_one_visitor_two_interprets_at_once_the_second_is_429_while_the_fi
         async def two_calls() -> bool:
             return edge.llm.calls == 2
 
-        await until(two_calls, what="Bob's call to reach the LLM")
+        await wait_for(two_calls, what="Bob's call to reach the LLM")
         edge.llm.release.set()
         assert (await first).status_code == 200 and (await other).status_code == 200
 
@@ -64,7 +64,7 @@ async def test_direct_clients_are_limited_by_address_and_loopback_operators_are_
             async def three_calls() -> bool:
                 return edge.llm.calls == 3
 
-            await until(three_calls, what="both operator calls to reach the LLM")
+            await wait_for(three_calls, what="both operator calls to reach the LLM")
             edge.llm.release.set()
             assert [r.status_code for r in await asyncio.gather(*both)] == [200, 200]
         assert (await first).status_code == 200

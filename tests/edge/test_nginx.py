@@ -20,6 +20,7 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.edge import nginx
 from tests.edge.test_real_app import rate_limited
+from tests.support.waiting import wait_for
 
 pytestmark = [
     pytest.mark.nginx,
@@ -170,10 +171,11 @@ def test_a_visitor_double_click_through_nginx(
     async def double_click() -> tuple[httpx.Response, httpx.Response]:
         async with async_visitor(address) as http:
             first = asyncio.create_task(http.post(edge.url + "/interpret", json={"text": "Kassajono oli pitkä."}))
-            deadline = time.monotonic() + 10
-            while (await http.get(sim.url + "/sim/stats")).json()["inFlight"] < 1:  # the first is at the LLM
-                assert time.monotonic() < deadline, "the first interpret never reached the LLM"
-                await asyncio.sleep(0.01)
+
+            async def at_the_llm() -> bool:
+                return (await http.get(sim.url + "/sim/stats")).json()["inFlight"] >= 1
+
+            await wait_for(at_the_llm, 10, "the first interpret to reach the LLM", poll_s=0.01)
             second = await http.post(edge.url + "/interpret", json={"text": "Kassajono oli pitkä."})
             return await first, second
 

@@ -16,7 +16,7 @@ from feedback_intelligence.edge.surface import OperatorAuth
 from feedback_intelligence.edge.visitor import COOKIE_MAX_AGE_S, VisitorKeys
 from tests.edge.support import PROXY, EdgeApp, build_edge_app, via_proxy
 from tests.support.clock import Clock
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 TEXT = {"text": "Maito oli hapanta."}
 SHOP = "198.51.100.80"
@@ -85,13 +85,13 @@ async def test_many_keys_of_one_address_hold_at_most_half_the_gates_slots() -> N
         running = [
             asyncio.create_task(http.post("/interpret", json=TEXT, headers=via_proxy(SHOP, key))) for key in keys[:2]
         ]
-        await until(lambda: _calls(edge, 2), what="two calls running")
+        await wait_for(lambda: _calls(edge, 2), what="two calls running")
         third = await http.post("/interpret", json=TEXT, headers=via_proxy(SHOP, keys[2]))
         assert third.status_code == 429 and third.json()["error"] == "too_many_inflight"
         assert "network" in third.json()["message"]
         # another address is not held up
         other = asyncio.create_task(http.post("/interpret", json=TEXT, headers=via_proxy("198.51.100.81")))
-        await until(lambda: _calls(edge, 3), what="the other address's call running")
+        await wait_for(lambda: _calls(edge, 3), what="the other address's call running")
         edge.llm.release.set()
         assert [r.status_code for r in await asyncio.gather(*running, other)] == [200, 200, 200]
         # and once they are done, the address may run calls again

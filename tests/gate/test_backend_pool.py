@@ -15,14 +15,7 @@ from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
 from tests.support.calls import call
-from tests.support.waiting import until as until_async
-
-
-async def until(predicate) -> None:
-    async def check() -> bool:
-        return bool(predicate())
-
-    await until_async(check)
+from tests.support.waiting import wait_for
 
 
 def pool(**slots: int) -> PooledSlotPool:
@@ -47,7 +40,7 @@ async def test_admission_spreads_least_loaded_first_and_never_exceeds_a_backends
         running[name] -= 1
 
     calls = [asyncio.create_task(gate.run(work, call(gate))) for _ in range(4)]
-    await until(lambda: len(order) == 4)
+    await wait_for(lambda: len(order) == 4)
     assert order[:2] == ["gpu1", "gpu2"]  # the second call goes to the emptier backend
     with pytest.raises(LlmBusy):
         await gate.run(work, call(gate))  # the fifth is shed after the acquire timeout
@@ -69,7 +62,7 @@ async def test_a_waiting_call_takes_the_first_slot_any_backend_frees() -> None:
         return name
 
     holders = [asyncio.create_task(gate.run(work, call(gate))) for _ in range(2)]
-    await until(lambda: len(seen) == 2)
+    await wait_for(lambda: len(seen) == 2)
     waiter = asyncio.create_task(gate.run(work, call(gate)))
     gates["gpu2"].set()
     assert await waiter == "gpu2"
@@ -102,7 +95,7 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
     assert gate.degraded() and [row["state"] for row in await gate.backends()] == ["ok", "down"]
     assert [await gate.run(dies_on_gpu2, call(gate)) for _ in range(3)] == ["gpu1"] * 3  # every later call avoids it
     answers["gpu2"] = Readiness.READY
-    await until(lambda: not gate.degraded())
+    await wait_for(lambda: not gate.degraded())
     await gate.aclose()
 
 
@@ -222,7 +215,7 @@ async def test_a_backend_that_answers_errors_goes_out_after_its_run_of_failures_
     rows = {row["name"]: row for row in await gate.backends()}
     assert rows["evil"]["state"] == "failing" and rows["evil"]["failuresInARow"] == 3
     assert gate.metrics.registry.get_sample_value("fi_backend_up", {"backend": "evil"}) == 0
-    await until(lambda: not gate.degraded())  # the cool-down ends; its readiness check says ready
+    await wait_for(lambda: not gate.degraded())  # the cool-down ends; its readiness check says ready
     assert router.states["evil"].probation  # one more failure takes it out again
     sent.clear()
     calls = [asyncio.create_task(gate.run(work, call(gate))) for _ in range(3)]

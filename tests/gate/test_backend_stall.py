@@ -20,7 +20,7 @@ from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
 from tests.support.calls import call
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 REQUEST = CompletionRequest([], max_tokens=1)
 REDIS = "redis://127.0.0.1:6379/0"
@@ -51,16 +51,16 @@ async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serv
     # gpu1 is busy with a call that will finish, so the next call lands on gpu2 and freezes there
     backends["gpu1"].freeze()
     on_gpu1 = asyncio.create_task(gate.run(complete, call(gate)))
-    await until(lambda: _in_use(gate, "gpu1", 1), what="gpu1 busy")
+    await wait_for(lambda: _in_use(gate, "gpu1", 1), what="gpu1 busy")
     stuck = asyncio.create_task(gate.run(complete, call(gate)))
-    await until(lambda: _in_use(gate, "gpu2", 1), what="gpu2 holding a frozen call")
+    await wait_for(lambda: _in_use(gate, "gpu2", 1), what="gpu2 holding a frozen call")
     backends["gpu1"].thaw()
     await on_gpu1
 
     async def gpu2_stalled() -> bool:
         return {row["name"]: row["state"] for row in await gate.backends()} == {"gpu1": "ok", "gpu2": "stalled"}
 
-    await until(gpu2_stalled, what="gpu2 judged stalled")
+    await wait_for(gpu2_stalled, what="gpu2 judged stalled")
     assert metrics.registry.get_sample_value("fi_backend_stalled", {"backend": "gpu2"}) == 1
     assert metrics.registry.get_sample_value("fi_backend_stalled", {"backend": "gpu1"}) == 0
     # the pool as a whole still makes room (gpu1 is free): not the gate-wide stall
@@ -96,7 +96,7 @@ async def test_a_waiting_call_does_not_wait_on_a_stalled_backend() -> None:
     async def waiting_on(name: str) -> bool:
         return (await slots.members[name].occupancy()).waiting_interactive == 1
 
-    await until(lambda: waiting_on("gpu1"), what="the call waiting on gpu1")
+    await wait_for(lambda: waiting_on("gpu1"), what="the call waiting on gpu1")
     assert not await waiting_on("gpu2")  # nobody queues for the stalled backend
     await slots.release(second)  # the stalled backend's call ran into its deadline: that slot is not taken
     await slots.release(first)
@@ -148,7 +148,7 @@ async def test_on_redis_every_replica_judges_a_backend_by_the_shared_leases() ->
             b.router.judge_stalls(await b.member_occupancy(), threshold_s=0.2)
             return b.router.states["gpu1"].stalled
 
-        await until(b_reads_gpu1_stalled, what="replica B to read gpu1 stalled from Redis")
+        await wait_for(b_reads_gpu1_stalled, what="replica B to read gpu1 stalled from Redis")
         assert not b.router.states["gpu2"].stalled
         granted = await b.try_acquire(Priority.INTERACTIVE)  # B admits to the backend that still serves
         assert granted is not None and granted.backend == "gpu2"

@@ -32,7 +32,8 @@ from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Priority
 from feedback_intelligence.redis_leases import lua_script
-from tests.support.waiting import until
+from tests.support.kinds import POOL_KINDS
+from tests.support.waiting import wait_for
 
 REDIS = "redis://127.0.0.1:6379/0"
 LIVE = Priority.INTERACTIVE
@@ -65,7 +66,7 @@ class Rig:
         async def moved() -> bool:
             return await self._redis_now() >= start + seconds
 
-        await until(moved, what=f"Redis's clock to move {seconds} s")
+        await wait_for(moved, what=f"Redis's clock to move {seconds} s")
 
     async def _redis_now(self) -> float:
         assert self.redis is not None
@@ -91,7 +92,7 @@ async def make_rig(kind: str, slots: int, order: GateOrder, half_life_s: float) 
     return Rig(kind, pools, redis=aioredis.from_url(REDIS))
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def rigs(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     made: list[Rig] = []
 
@@ -121,7 +122,7 @@ async def waiting(rig: Rig, count: int) -> None:
     async def queued() -> bool:
         return (await rig.pools[0].occupancy()).waiting_interactive == count
 
-    await until(queued, what=f"{count} waiters")
+    await wait_for(queued, what=f"{count} waiters")
 
 
 async def first_of(tasks: dict[str, asyncio.Task[Any]]) -> str:
@@ -247,7 +248,7 @@ async def test_idle_visitors_are_forgotten_on_redis_too() -> None:
             await pool.release(lease)
             return set(await pool.attained()) == {"x"}
 
-        await until(forgotten, what="idle visitors to be forgotten")
+        await wait_for(forgotten, what="idle visitors to be forgotten")
     finally:
         await pool.aclose()
 
@@ -311,7 +312,7 @@ async def test_priorities_keep_their_meaning_over_attained_service(rigs: Any) ->
     await rig.idle()
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def backends(request: pytest.FixtureRequest) -> AsyncIterator[tuple[PooledSlotPool, Rig]]:
     """A gate over two one-slot backends whose pools share one ledger (in-process, or the gate's on Redis)."""
     if request.param == "local":
@@ -350,9 +351,9 @@ async def test_over_several_backends_the_order_is_the_pools(backends: tuple[Pool
 
         return check
 
-    await until(queued(2), what="greedy waiting on both backends")
+    await wait_for(queued(2), what="greedy waiting on both backends")
     tasks["quiet"] = asyncio.create_task(pool.acquire(LIVE, 5.0, "quiet"))
-    await until(queued(4), what="quiet waiting on both backends")
+    await wait_for(queued(4), what="quiet waiting on both backends")
     # the charge of greedy was taken on one backend; the other backend's slot still goes to quiet
     await pool.release(holders[1])  # type: ignore[arg-type]
     assert await first_of(tasks) == "quiet"

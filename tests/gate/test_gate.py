@@ -21,13 +21,14 @@ from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded
 from tests.support.calls import call
-from tests.support.waiting import until
+from tests.support.kinds import POOL_KINDS
+from tests.support.waiting import wait_for
 
 REDIS = "redis://127.0.0.1:6379/0"
 MakeGate = Callable[..., LlmGate]
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
     pools: list[SlotPool] = []
 
@@ -146,7 +147,7 @@ async def test_a_waiter_gets_the_slot_when_it_is_released_in_time(make_gate: Mak
         return "second"
 
     waiter = asyncio.create_task(gate.run(work, call(gate)))
-    await until(lambda: _occupied("waiting_interactive", gate))
+    await wait_for(lambda: _occupied("waiting_interactive", gate))
     holder.let_go.set()
     assert await waiter == "second"
     assert (await gate.occupancy()).in_use == 0
@@ -196,7 +197,7 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_takes_no_slot(make_gate: 
         raise AssertionError("must not run")
 
     waiter = asyncio.create_task(gate.run(work, call(gate)))
-    await until(lambda: _occupied("waiting", gate))
+    await wait_for(lambda: _occupied("waiting", gate))
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
@@ -238,9 +239,9 @@ async def test_background_runs_on_an_idle_gate_and_a_waiting_clerk_goes_first(ma
         order.append(name)
 
     background = asyncio.create_task(gate.run(lambda _grant: record("background"), call(gate, Priority.BACKGROUND)))
-    await until(lambda: _occupied("waiting_background", gate))
+    await wait_for(lambda: _occupied("waiting_background", gate))
     interactive = asyncio.create_task(gate.run(lambda _grant: record("interactive"), call(gate, Priority.INTERACTIVE)))
-    await until(lambda: _occupied("waiting_interactive", gate))
+    await wait_for(lambda: _occupied("waiting_interactive", gate))
     report.let_go.set()
     await report.task
     await interactive
@@ -291,7 +292,7 @@ async def test_retry_after_grows_with_the_queue_ahead(make_gate: MakeGate) -> No
     with pytest.raises(LlmBusy) as alone:
         await impatient.run(never, call(impatient))
     waiters = [asyncio.create_task(patient.run(lambda _grant: asyncio.sleep(0), call(patient))) for _ in range(2)]
-    await until(lambda: _waiting_at_least(2, patient))
+    await wait_for(lambda: _waiting_at_least(2, patient))
     with pytest.raises(LlmBusy) as behind_two:
         await impatient.run(never, call(impatient))
 

@@ -20,12 +20,13 @@ from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
 from tests.support.calls import call
+from tests.support.kinds import POOL_KINDS
 
 REDIS = "redis://127.0.0.1:6379/0"
 MakeGate = Callable[..., LlmGate]
 
 
-@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=POOL_KINDS)
 async def make_gate(request: pytest.FixtureRequest) -> AsyncIterator[MakeGate]:
     pools: list[SlotPool[Any]] = []
 

@@ -20,7 +20,7 @@ from feedback_intelligence.llm.errors import LlmPreempted
 from feedback_intelligence.llm.ollama import OllamaBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from tests.support.calls import call
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -53,11 +53,11 @@ async def test_a_preempted_call_is_cancelled_at_the_simulated_ollama() -> None:
                 report = asyncio.create_task(
                     runner.complete("Tiivistä päivä.", runner.background("report", 0), max_tokens=16)
                 )
-                await until(reached_sim, timeout_s=10, what="the report's call to reach the sim")
+                await wait_for(reached_sim, timeout_s=10, what="the report's call to reach the sim")
                 assert await runner.gate.run(served, call(runner.gate, route="interpret")) == "served"
                 with pytest.raises(LlmPreempted):
                     await report
-                await until(sim_saw_the_cancel, timeout_s=10, what="the sim to see the request cancelled")
+                await wait_for(sim_saw_the_cancel, timeout_s=10, what="the sim to see the request cancelled")
                 stats = await sim_stats()
                 assert stats["completed"] == 0 and stats["inFlight"] == 0
                 assert (await runner.gate.occupancy()).in_use == 0
@@ -97,7 +97,7 @@ async def test_a_preempted_call_stops_the_embedded_engine_at_its_next_token() ->
         async def engine_back() -> bool:
             return child.last_done is not None and len(backend._idle) == 1
 
-        await until(engine_back, timeout_s=30, what="the engine to stop and return to its pool")
+        await wait_for(engine_back, timeout_s=30, what="the engine to stop and return to its pool")
         assert child.last_done is not None
         assert child.last_done.cancelled and child.last_done.completion_tokens < 400  # far short of its cap
     finally:

@@ -19,6 +19,7 @@ from feedback_intelligence.gate.slots import Grant, PoolUnavailable, Priority
 from feedback_intelligence.llm.errors import LlmBusy
 from tests.prerequisites import require
 from tests.support.calls import call
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.redis
 REDIS = "redis://127.0.0.1:6379/0"
@@ -136,11 +137,12 @@ def start_redis(binary: str, port: int) -> None:
         check=True,
         capture_output=True,
     )
-    deadline = time.monotonic() + 5
-    while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() != b"PONG":
-        if time.monotonic() > deadline:
-            raise TimeoutError("private redis did not start")
-        time.sleep(0.05)
+    wait_for_sync(
+        lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() == b"PONG",
+        5,
+        "the private redis to start",
+        poll_s=0.05,
+    )
 
 
 @pytest.mark.process

@@ -16,7 +16,7 @@ from feedback_intelligence.llm.engine.llama_engine import system_info
 from feedback_intelligence.llm.engine.supervisor import RestartPolicy
 from feedback_intelligence.llm.errors import LlmEngineCrashed, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.embedded
 
@@ -75,7 +75,7 @@ async def test_an_engine_killed_during_a_call_fails_that_call_and_comes_back(
     async def back() -> bool:
         return backend.engines()[0].state == "running"
 
-    await until(back, timeout_s=60, what="the engine to restart")
+    await wait_for(back, timeout_s=60, what="the engine to restart")
     new = backend.engines()[0]
     assert new.pid != pid and new.rss_bytes and new.rss_bytes > 10 * 2**20
     assert (await backend.complete(PING)).completion_tokens >= 1
@@ -91,7 +91,7 @@ async def test_while_its_only_engine_restarts_a_call_fails_at_once_instead_of_wa
     async def restarting() -> bool:
         return backend.engines()[0].state == "restarting"
 
-    await until(restarting, timeout_s=10, what="the supervisor to see the exit")
+    await wait_for(restarting, timeout_s=10, what="the supervisor to see the exit")
     with pytest.raises(LlmWarming, match="restarting"):
         await backend.complete(PING)
     assert await backend.readiness() in (Readiness.WARMING, Readiness.READY)
@@ -129,7 +129,7 @@ async def test_a_corrupt_gguf_is_a_crash_loop_reported_with_its_cause_not_a_dead
         async def looping() -> bool:
             return made.engines()[0].state == "crash_loop"
 
-        await until(looping, timeout_s=60, what="the crash loop to be named")
+        await wait_for(looping, timeout_s=60, what="the crash loop to be named")
         row = made.engines()[0]
         assert row.reason is not None and "could not start" in row.reason and "FI_LLM_MODEL" in row.reason
         assert await made.readiness() is Readiness.DOWN

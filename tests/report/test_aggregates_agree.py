@@ -36,6 +36,7 @@ from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from tests.report.oracle import build_report
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 
 DOMAIN = load_domain("retail")
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -98,7 +99,7 @@ async def _fill_items(url: str) -> None:
     await s.aclose()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":  # a copy of the file filled once a process (tests/support/databases.py)
         s = FeedbackStore(migrated_url(tmp_path, fill=_fill_items), derive=DomainDeriver(DOMAIN))

@@ -23,14 +23,14 @@ from tests.report.support import (
 from tests.report.test_report_service import RATED, corpus, themes_by_category
 from tests.support.calls import call
 from tests.support.redis import REDIS_URL
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 REDIS = REDIS_URL
 OTHER_FROM, OTHER_TO = "2026-06-04T00:00:00Z", "2026-06-08T00:00:00Z"
 
 
 async def settled(svc: ReportService) -> None:
-    await until(lambda: _idle(svc), what="the background generation to finish")
+    await wait_for(lambda: _idle(svc), what="the background generation to finish")
 
 
 async def _idle(svc: ReportService) -> bool:
@@ -142,7 +142,7 @@ async def test_a_shed_generation_keeps_the_prose_pending_and_writes_it_once_a_sl
     svc, _ = service(corpus(), runner=runner, shed_retry_s=30)
     async with desk_calls_holding_every_slot(runner):
         assert (await svc.view(window())).llm.status == "pending"
-        await until(lambda: _shed_once(runner), what="the background generation to be shed")
+        await wait_for(lambda: _shed_once(runner), what="the background generation to be shed")
         assert (await svc.view(window())).llm.status == "pending"  # shed: still pending, not "busy" for good
         assert backend.requests == []
     await settled(svc)

@@ -9,11 +9,11 @@ from feedback_intelligence.config import ReportSettings, load_settings
 from feedback_intelligence.report.service import ReportService
 from tests.report.support import ScriptedBackend, service, window
 from tests.report.test_report_service import RATED, corpus, themes_by_category
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 
 async def settled(svc: ReportService) -> None:
-    await until(lambda: _idle(svc), what="the background generation to finish")
+    await wait_for(lambda: _idle(svc), what="the background generation to finish")
 
 
 async def _idle(svc: ReportService) -> bool:

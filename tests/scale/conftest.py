@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 
@@ -17,6 +16,7 @@ from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port
 from tests.prerequisites import require
 from tests.support.redis import REDIS_URL
+from tests.support.waiting import wait_for_sync
 
 SHARED_REDIS = REDIS_URL
 VISITOR_SECRET = "replicas-share-this-visitor-secret"
@@ -92,16 +92,6 @@ def gate_status(app: ServerProcess) -> dict:
     return httpx.get(app.url + "/admin/status", timeout=5).json()["gate"]
 
 
-def wait_for(predicate: Callable[[], bool], timeout_s: float = 10.0, what: str = "condition") -> float:
-    """Poll until ``predicate`` holds; returns the seconds it took, fails after ``timeout_s``."""
-    started = time.monotonic()
-    while not predicate():
-        if time.monotonic() - started > timeout_s:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
-        time.sleep(0.02)
-    return time.monotonic() - started
-
-
 # -- a private Redis that a test may stop (never the shared one on 6379) ----------------------------
 
 
@@ -129,11 +119,11 @@ class PrivateRedis:
             check=True,
             capture_output=True,
         )
-        wait_for(self.answers, 5, "the private redis to start")
+        wait_for_sync(self.answers, 5, "the private redis to start")
 
     def stop(self) -> None:
         subprocess.run(["redis-cli", "-p", str(self.port), "shutdown", "nosave"], capture_output=True, check=False)
-        wait_for(lambda: not self.answers(), 5, "the private redis to stop")
+        wait_for_sync(lambda: not self.answers(), 5, "the private redis to stop")
 
     def answers(self) -> bool:
         done = subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, check=False)

@@ -10,7 +10,8 @@ import pytest
 from feedback_intelligence.cli.crowd import CrowdResult, run_crowd
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import sim_ollama
-from tests.scale.conftest import gate_status, replica_env, replicas, sim_stats, unique_gate_name, wait_for
+from tests.scale.conftest import gate_status, replica_env, replicas, sim_stats, unique_gate_name
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
@@ -49,4 +50,4 @@ def test_three_replicas_never_send_either_backend_more_than_its_two_slots() -> N
                 assert stats["maxWaitMs"] < 100, f"calls queued inside a backend: {stats}"
                 assert stats["rejectedBusy"] == 0
             assert gate_status(apps[0])["slots"] == 4
-            wait_for(lambda: all(gate_status(app)["inUse"] == 0 for app in apps), what="every lease released")
+            wait_for_sync(lambda: all(gate_status(app)["inUse"] == 0 for app in apps), what="every lease released")

@@ -12,7 +12,8 @@ from standardwebhooks import Webhook
 from feedback_intelligence.devtools.processes import app_server, sim_ollama
 from feedback_intelligence.devtools.receiver import Receiver
 from tests.notify.support import SECRET
-from tests.scale.conftest import desk_entry, replica_env, unique_gate_name, wait_for
+from tests.scale.conftest import desk_entry, replica_env, unique_gate_name
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
@@ -52,7 +53,7 @@ def test_a_replica_killed_mid_delivery_loses_none_and_the_receiver_processes_eac
             receiver.hold.set()
             with app_server(env) as second:  # takes the rows over once the dead replica's leases lapse
                 receiver.wait_for(len(ids), 60)
-                wait_for(lambda: outbox_of(second)["delivered"] == len(ids), 30, "every row delivered")
+                wait_for_sync(lambda: outbox_of(second)["delivered"] == len(ids), 30, "every row delivered")
                 assert outbox_of(second)["pending"] == 0 and outbox_of(second)["failed"] == 0
     finally:
         receiver.hold.set()

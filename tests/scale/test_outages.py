@@ -16,8 +16,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
-from tests.scale.conftest import INTERPRET, PrivateRedis, desk_entry, replica_env, sim_stats, unique_gate_name, wait_for
+from tests.scale.conftest import INTERPRET, PrivateRedis, desk_entry, replica_env, sim_stats, unique_gate_name
 from tests.support.tcp_proxy import TcpProxy
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
@@ -82,7 +83,7 @@ def test_redis_down_sheds_every_llm_call_says_why_and_recovers(
         assert httpx.post(app.url + "/live/feedback", json=desk_entry("during"), timeout=10).status_code == 201
 
         private_redis.start()
-        wait_for(
+        wait_for_sync(
             lambda: httpx.post(app.url + "/interpret", json=INTERPRET, timeout=30).status_code == 200,
             timeout_s=10,
             what="interpret to be admitted again",
@@ -120,7 +121,7 @@ def test_postgresql_down_answers_503_store_unavailable_loses_nothing_and_recover
             assert status["channels"]["live"]["healthy"] is False
 
             proxy.start()
-            wait_for(
+            wait_for_sync(
                 lambda: httpx.get(app.url + "/live/version", timeout=10).status_code == 200,
                 timeout_s=10,
                 what="the store to answer again",

@@ -20,8 +20,8 @@ from tests.scale.conftest import (
     replicas,
     sim_stats,
     unique_gate_name,
-    wait_for,
 )
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
@@ -57,7 +57,7 @@ def test_a_clerk_on_one_replica_preempts_a_restructure_running_on_another(pg_dat
             )
             assert saved.status_code == 201
             restructure = pool.submit(httpx.post, x.url + "/live/restructure", timeout=60)
-            wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the restructure's call to reach the sim")
+            wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 1, what="the restructure's call to reach the sim")
 
             clerk = httpx.post(y.url + "/interpret", json=INTERPRET, timeout=60)
 
@@ -71,4 +71,4 @@ def test_a_clerk_on_one_replica_preempts_a_restructure_running_on_another(pg_dat
             assert preemptions(x, "restructure") == 1 and preemptions(y, "restructure") == 0
             row = httpx.get(x.url + "/live/feedback/needs-a-pass", timeout=5).json()
             assert row["structure"]["category"] == "muu" and not row["structureFailed"]  # left for the next pass
-            wait_for(lambda: gate_status(x)["inUse"] == 0 and gate_status(y)["inUse"] == 0, what="no slot held")
+            wait_for_sync(lambda: gate_status(x)["inUse"] == 0 and gate_status(y)["inUse"] == 0, what="no slot held")

@@ -25,7 +25,8 @@ from feedback_intelligence.devtools.processes import ServerProcess, app_server, 
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Priority
 from tests.prerequisites import require
-from tests.scale.conftest import INTERPRET, unique_gate_name, wait_for
+from tests.scale.conftest import INTERPRET, unique_gate_name
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.redis]
 
@@ -48,11 +49,11 @@ class PersistentRedis:
             check=True,
             capture_output=True,
         )
-        wait_for(self.answers, 10, "the private redis to start")
+        wait_for_sync(self.answers, 10, "the private redis to start")
 
     def stop(self) -> None:
         subprocess.run(["redis-cli", "-p", str(self.port), "shutdown", "save"], capture_output=True, check=False)
-        wait_for(lambda: not self.answers(), 10, "the private redis to stop")
+        wait_for_sync(lambda: not self.answers(), 10, "the private redis to stop")
 
     def restart(self) -> None:
         self.stop()

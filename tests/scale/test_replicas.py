@@ -29,9 +29,9 @@ from tests.scale.conftest import (
     replicas,
     sim_stats,
     unique_gate_name,
-    wait_for,
 )
 from tests.scale.nginx_replicas import nginx_over
+from tests.support.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.process, pytest.mark.redis, pytest.mark.postgres]
 
@@ -66,7 +66,7 @@ def trio() -> Iterator[Trio]:
 
 @pytest.fixture
 def idle_trio(trio: Trio) -> Trio:
-    wait_for(
+    wait_for_sync(
         lambda: gate_status(trio.apps[0])["inUse"] == 0 and sim_stats(trio.sim)["inFlight"] == 0, what="an idle gate"
     )
     httpx.post(trio.sim.url + "/sim/config", json={"serviceMs": SERVICE_MS}, timeout=5)
@@ -102,7 +102,7 @@ def test_a_crowd_over_three_replicas_never_runs_more_than_the_two_shared_slots(i
     # 2 slots × 300 ms: at most ~6.7 calls a second in total over the crowd's whole run (its last
     # presses finish after the 8 s deadline), whichever replica admitted them, plus the two in the slots
     assert admitted <= 2 * elapsed_s * 1000 / SERVICE_MS + 2
-    wait_for(lambda: all(gate_status(app)["inUse"] == 0 for app in apps), what="every lease released")
+    wait_for_sync(lambda: all(gate_status(app)["inUse"] == 0 for app in apps), what="every lease released")
 
 
 def test_a_save_on_one_replica_moves_the_live_version_and_the_cached_report_of_the_others(idle_trio: Trio) -> None:
@@ -139,7 +139,7 @@ def test_a_replica_killed_holding_a_slot_gives_it_back_within_the_lease(idle_tri
     with app_server(idle_trio.env) as doomed, ThreadPoolExecutor(1) as pool:
         httpx.post(sim.url + "/sim/config", json={"serviceMs": 20_000}, timeout=5)
         long_call = pool.submit(httpx.post, doomed.url + "/interpret", json=INTERPRET, timeout=60)
-        wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the doomed replica's call in the sim")
+        wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 1, what="the doomed replica's call in the sim")
         # later calls outlast the 500 ms acquire timeout, so a pair on one free slot is one 200 and one shed
         httpx.post(sim.url + "/sim/config", json={"serviceMs": 800}, timeout=5)
         assert gate_status(b)["inUse"] == 1
@@ -149,7 +149,7 @@ def test_a_replica_killed_holding_a_slot_gives_it_back_within_the_lease(idle_tri
         killed_at = time.monotonic()
         with pytest.raises(httpx.TransportError):
             long_call.result(10)  # its own client loses the request (and retries, elsewhere)
-        wait_for(
+        wait_for_sync(
             lambda: sim_stats(sim)["cancelled"] == 1,
             timeout_s=2,
             what="the sim to cancel the killed replica's call when its connection dropped",
@@ -195,7 +195,7 @@ def test_a_proxied_clients_retry_after_its_replica_died_is_not_held_up_by_the_de
     with app_server(idle_trio.env) as doomed, ThreadPoolExecutor(1) as pool:
         httpx.post(sim.url + "/sim/config", json={"serviceMs": 20_000}, timeout=5)
         lost = pool.submit(httpx.post, doomed.url + "/interpret", json=INTERPRET, headers=proxied, timeout=60)
-        wait_for(lambda: sim_stats(sim)["inFlight"] == 1, what="the proxied client's call in the sim")
+        wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 1, what="the proxied client's call in the sim")
         httpx.post(sim.url + "/sim/config", json={"serviceMs": SERVICE_MS}, timeout=5)
         while_alive = httpx.post(b.url + "/interpret", json=INTERPRET, headers=proxied, timeout=30)
         assert while_alive.status_code == 429 and while_alive.json()["error"] == "too_many_inflight"

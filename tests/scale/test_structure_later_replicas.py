@@ -7,8 +7,9 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import sim_ollama
-from tests.scale.conftest import replica_env, replicas, sim_stats, unique_gate_name, wait_for
+from tests.scale.conftest import replica_env, replicas, sim_stats, unique_gate_name
 from tests.services.test_structure_later import TEXT, later, metric
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -30,7 +31,7 @@ def test_two_replicas_on_one_postgresql_structure_every_row_exactly_once(pg_data
                 rows = httpx.get(first.url + "/live/feedback", params={"limit": 100}, timeout=10).json()
                 return len(rows) == len(ids) and not any(r["pending"] for r in rows)
 
-            wait_for(settled, timeout_s=120, what="both replicas to drain the backlog")
+            wait_for_sync(settled, timeout_s=120, what="both replicas to drain the backlog")
             structured = [metric(app, "fi_structure_later_total", outcome="structured") for app in (first, second)]
             lost = [metric(app, "fi_structure_later_total", outcome="lost") for app in (first, second)]
             assert sum(structured) == len(ids) and sum(lost) == 0

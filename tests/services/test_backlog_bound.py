@@ -30,7 +30,7 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 from tests.support.databases import migrated_url
 from tests.support.later_rows import MODEL, PROPOSAL, later
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ async def test_one_overdue_call_at_a_time_per_replica(retail: Domain, channels: 
     first = asyncio.create_task(w.drain_once())
     await structuring.arrived.wait()
     second = asyncio.create_task(w.drain_once())
-    await until(lambda: _calls(structuring, 2), what="the second call")
+    await wait_for(lambda: _calls(structuring, 2), what="the second call")
     hold.set()
     await asyncio.gather(first, second)
     assert [c.priority for c in structuring.contexts] == [Priority.INTERACTIVE, Priority.BACKGROUND]
@@ -159,7 +159,7 @@ async def test_a_desk_that_keeps_every_slot_busy_no_longer_starves_the_backlog(
 
     bounded = worker(retail, structuring, channels, max_wait_s=60, poll_s=0.5)
     drain = asyncio.create_task(bounded.drain_once())
-    await until(lambda: _waiting(gate), what="the overdue call to queue")
+    await wait_for(lambda: _waiting(gate), what="the overdue call to queue")
     # clerk 0 is done and asks again at once: it has been served, the backlog has not
     let_go[0].set()
     await clerks[0]

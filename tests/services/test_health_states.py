@@ -22,7 +22,7 @@ from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.health import HealthService
 from tests.support.calls import call
 from tests.support.redis import REDIS_URL
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 REQUEST = CompletionRequest([], max_tokens=1)
 
@@ -54,7 +54,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
         asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate, route="interpret")))
         for _ in range(2)
     ]
-    await until(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
+    await wait_for(lambda: _in_use(gate, 2), what="both slots held by the frozen backend")
 
     early = await health.check()
     assert (early.status, early.probe, early.http_status) == ("ok", "skipped_gate_saturated", 200)
@@ -62,7 +62,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
     async def stalled() -> bool:
         return (await health.check()).status == "stalled"
 
-    await until(stalled, timeout_s=10, what="health to say stalled")
+    await wait_for(stalled, timeout_s=10, what="health to say stalled")
     report = await health.check()
     assert report.http_status == 503 and report.to_json()["status"] == "stalled"
     assert sample(health.metrics, "fi_gate_stalled") == 1
@@ -84,7 +84,7 @@ async def test_without_any_observed_call_the_threshold_is_the_call_deadline() ->
     assert gate.stall_threshold_s() == 60
     backend.freeze()
     stuck = [asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate))) for _ in range(2)]
-    await until(lambda: _in_use(gate, 2), what="both slots held")
+    await wait_for(lambda: _in_use(gate, 2), what="both slots held")
     await asyncio.sleep(0.05)  # well past the floor, far below the deadline
     assert (await health.check()).status == "ok"
     backend.thaw()
@@ -96,10 +96,10 @@ async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
     await gate.run(lambda _grant: backend.complete(REQUEST), call(gate))
     backend.freeze()
     first = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
-    await until(lambda: _in_use(gate, 1), what="one slot held")
+    await wait_for(lambda: _in_use(gate, 1), what="one slot held")
     await asyncio.sleep(1.2)  # the first holder is past the threshold
     second = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
-    await until(lambda: _in_use(gate, 2), what="both slots held")
+    await wait_for(lambda: _in_use(gate, 2), what="both slots held")
     # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled
     assert (await health.check()).status == "ok"
     backend.thaw()
@@ -111,7 +111,7 @@ async def test_concurrent_checks_share_one_probe_and_its_report_is_cached() -> N
     health = HealthService(gate, backend, timeout_s=5, cache_s=60)  # type: ignore[arg-type]
     backend.freeze()
     checks = [asyncio.create_task(health.check()) for _ in range(4)]
-    await until(lambda: _calls(backend, 1), what="the probe to start")
+    await wait_for(lambda: _calls(backend, 1), what="the probe to start")
     backend.thaw()
     reports = await asyncio.gather(*checks)
     assert {r.probe for r in reports} == {"completed"}
@@ -212,7 +212,7 @@ async def test_the_shared_gate_judges_stalls_by_the_newest_lease_on_redis_clock(
             return gate.stalled(await replicas[1].occupancy())
 
         assert not gate.stalled(seen) or time.monotonic() - before_second > 2.0
-        await until(stalled, timeout_s=10, what="the shared gate to count as stalled")
+        await wait_for(stalled, timeout_s=10, what="the shared gate to count as stalled")
         for lease in (first, second):
             assert lease is not None
             await replicas[0].release(lease)

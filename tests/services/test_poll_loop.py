@@ -11,7 +11,7 @@ import pytest
 
 from feedback_intelligence.services.poll_loop import PollLoop
 from feedback_intelligence.store.errors import StoreFull, StoreUnavailable
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 LOG = logging.getLogger("tests.poll_loop")
 LONG_S = 600.0  # a pause no test waits out
@@ -40,7 +40,7 @@ async def steps_reach(script: Script, n: int) -> None:
     async def reached() -> bool:
         return script.steps >= n
 
-    await until(reached, what=f"{n} steps")
+    await wait_for(reached, what=f"{n} steps")
 
 
 async def test_a_step_that_found_work_is_followed_at_once_and_a_wake_ends_a_long_pause() -> None:
@@ -77,7 +77,7 @@ async def test_a_full_disk_pauses_as_long_as_the_worker_asks_and_is_logged_as_an
     loop.start()
     try:
         await steps_reach(script, 1)
-        await until(lambda: _logged(caplog), what="the error line")
+        await wait_for(lambda: _logged(caplog), what="the error line")
         assert script.steps == 1  # paused LONG_S, not a poll
         loop.wake()
         await steps_reach(script, 2)
@@ -138,6 +138,6 @@ async def test_stop_cancels_every_task_and_waits_for_the_step_in_flight_to_clean
 
     loop = PollLoop("worker", held, tasks=2, poll_s=0.001, log=LOG)
     loop.start()
-    await until(both_started, what="both tasks in their step")
+    await wait_for(both_started, what="both tasks in their step")
     await loop.stop()
     assert sorted(cleaned) == [0, 1]

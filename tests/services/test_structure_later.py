@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
-from tests.scale.conftest import wait_for
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -89,7 +89,7 @@ def test_a_later_save_answers_202_pending_with_the_proposal_then_the_worker_stru
     proposal = body["structure"]
 
     # While the model works on it, every list and get says pending, with the raw text and the proposal.
-    wait_for(lambda: sim_stats(sim)["inFlight"] >= 1, timeout_s=20, what="the worker's call in the sim")
+    wait_for_sync(lambda: sim_stats(sim)["inFlight"] >= 1, timeout_s=20, what="the worker's call in the sim")
     while_pending = item(app, entry["id"])
     listed = {i["id"]: i for i in httpx.get(app.url + "/live/feedback", timeout=10).json()}
     assert while_pending["text"] == TEXT
@@ -98,7 +98,7 @@ def test_a_later_save_answers_202_pending_with_the_proposal_then_the_worker_stru
         health = httpx.get(app.url + "/health", timeout=30).json()
         assert health["backlog"]["live"]["items"] >= 1
 
-    wait_for(lambda: item(app, entry["id"])["pending"] is False, timeout_s=60, what="the worker to settle it")
+    wait_for_sync(lambda: item(app, entry["id"])["pending"] is False, timeout_s=60, what="the worker to settle it")
     done = item(app, entry["id"])
     assert done["structure"] is not None and not done["structureFailed"] and done["text"] == TEXT
     assert httpx.get(app.url + "/live/version", timeout=5).json()["version"] >= version + 2  # saved, structured
@@ -122,14 +122,14 @@ def test_a_later_save_is_never_shed_while_every_slot_is_busy(slow_stack) -> None
     sim, app = slow_stack
     with ThreadPoolExecutor(3) as pool:
         holders = [pool.submit(httpx.post, app.url + "/interpret", json={"text": TEXT}, timeout=60) for _ in range(2)]
-        wait_for(lambda: sim_stats(sim)["inFlight"] >= 2, timeout_s=20, what="two calls holding the slots")
+        wait_for_sync(lambda: sim_stats(sim)["inFlight"] >= 2, timeout_s=20, what="two calls holding the slots")
         shed = httpx.post(app.url + "/feedback", json={"source": "email", "text": TEXT}, timeout=10)
         saved = httpx.post(app.url + "/feedback", json={**later(), "source": "email"}, timeout=10)
         for holder in holders:
             holder.result()
     assert shed.status_code == 503  # API ingest keeps its contract: shed, nothing stored
     assert saved.status_code == 202 and saved.json()["pending"] is True  # ... unless the client asked for later
-    wait_for(
+    wait_for_sync(
         lambda: httpx.get(app.url + saved.headers["Location"], timeout=5).json()["pending"] is False,
         timeout_s=60,
         what="the corpus row to be structured",
@@ -181,7 +181,7 @@ def test_a_failing_model_settles_a_later_row_structure_failed_after_bounded_atte
         saved = httpx.post(app.url + "/live/feedback", json=entry, timeout=10)
         assert saved.status_code == 202
         proposal = saved.json()["structure"]
-        wait_for(lambda: item(app, entry["id"])["pending"] is False, timeout_s=60, what="the bounded retries")
+        wait_for_sync(lambda: item(app, entry["id"])["pending"] is False, timeout_s=60, what="the bounded retries")
         settled = item(app, entry["id"])
         assert settled["structureFailed"] is True and settled["structure"] == proposal  # the proposal is kept
         assert settled["text"] == TEXT and settled["salvageNotes"]
@@ -200,7 +200,7 @@ def test_a_down_model_spends_no_attempt_and_the_row_waits_pending() -> None:
     with app_server(env) as app:
         entry = later()
         assert httpx.post(app.url + "/live/feedback", json=entry, timeout=10).status_code == 202
-        wait_for(
+        wait_for_sync(
             lambda: metric(app, "fi_structure_later_total", outcome="outage") >= 3,
             timeout_s=60,
             what="the worker to meet the outage three times",
@@ -217,13 +217,13 @@ def test_a_sigkilled_replica_loses_nothing_its_lease_lapses_and_another_process_
         entry = later()
         with app_server(env, data_dir=data) as doomed:
             assert httpx.post(doomed.url + "/live/feedback", json=entry, timeout=10).status_code == 202
-            wait_for(lambda: sim_stats(sim)["inFlight"] == 1, timeout_s=20, what="the doomed replica's call")
+            wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 1, timeout_s=20, what="the doomed replica's call")
             doomed.kill()  # SIGKILL: no release, no goodbye
         httpx.post(sim.url + "/sim/config", json={"serviceMs": 100}, timeout=5)
         with app_server(env, data_dir=data) as heir:
             orphan = item(heir, entry["id"])
             assert orphan["text"] == TEXT and orphan["structure"] is not None  # nothing lost
-            wait_for(lambda: item(heir, entry["id"])["pending"] is False, timeout_s=60, what="the takeover")
+            wait_for_sync(lambda: item(heir, entry["id"])["pending"] is False, timeout_s=60, what="the takeover")
             taken = item(heir, entry["id"])
             assert not taken["structureFailed"] and taken["structure"] is not None
             assert len(httpx.get(heir.url + "/live/feedback", timeout=10).json()) == 1

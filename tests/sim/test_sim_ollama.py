@@ -33,6 +33,7 @@ from feedback_intelligence.sim.protocol import FORMAT_ERROR
 from feedback_intelligence.sim.replies import instance_for_schema
 from feedback_intelligence.sim.scheduler import ERR_MAX_QUEUE
 from tests.prerequisites import require
+from tests.support.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 BUSY_BODY = {"error": "server busy, please try again.  maximum pending requests exceeded"}
@@ -62,15 +63,18 @@ async def stats(client: httpx.AsyncClient) -> dict[str, Any]:
 async def until(
     client: httpx.AsyncClient, predicate: Callable[[dict[str, Any]], bool], what: str, timeout_s: float = 5.0
 ) -> dict[str, Any]:
-    """Poll ``/sim/stats`` until ``predicate`` holds; fail with the last stats after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        current = await stats(client)
-        if predicate(current):
-            return current
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}; stats: {current}")
-        await asyncio.sleep(0.005)
+    """Poll ``/sim/stats`` until ``predicate`` holds; returns those stats, or fails with the last ones."""
+    current: dict[str, Any] = {}
+
+    async def holds() -> bool:
+        current.update(await stats(client))
+        return predicate(current)
+
+    try:
+        await wait_for(holds, timeout_s, what, poll_s=0.005)
+    except AssertionError as timeout:
+        raise AssertionError(f"{timeout}; stats: {current}") from None  # the last stats say what was seen
+    return current
 
 
 async def records(client: httpx.AsyncClient) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from feedback_intelligence.store.aggregates import ItemFilter, query_words, wher
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 
 DOMAIN = load_domain("retail")
 
@@ -76,7 +77,7 @@ ITEMS = [
 ]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def store(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[FeedbackStore]:

@@ -23,6 +23,7 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback, feedback_alerts
 from feedback_intelligence.store.structure_queue import StructureQueue
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 
 DOMAIN = load_domain("retail")
 TS = "2026-11-01T08:00:00.0000000+00:00"
@@ -30,7 +31,7 @@ TEXT = "Asiakas liukastui kassalla, maito oli myös hapanta"
 HIT = AlertHit("injury_safety", "liukastu")
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":
         yield migrated_url(tmp_path)

@@ -12,9 +12,10 @@ from feedback_intelligence.devtools.databases import postgres_database, sqlite_u
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.store.errors import DuplicateId
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from tests.support.kinds import DATABASE_KINDS
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":
         s = FeedbackStore(sqlite_url(tmp_path))

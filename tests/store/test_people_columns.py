@@ -17,12 +17,13 @@ from feedback_intelligence.store.accounts import AccountStore, Grant
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import audit_log
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 
 TS = "2026-11-01T08:00:00.0000000+00:00"
 STRUCTURE = Structure("muu", "jono", "low", "complaint", "fi")
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":
         s = FeedbackStore(migrated_url(tmp_path), name="live")

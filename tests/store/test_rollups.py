@@ -21,6 +21,7 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
 from feedback_intelligence.store.structure_queue import StructureQueue
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 
 DOMAIN = load_domain("retail")
 DAY = "T00:00:00.0000000+00:00"
@@ -44,7 +45,7 @@ def item(n: int, day: int, hour: int, *, category: str = "maito_kylma", theme: s
     )
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[FeedbackStore]:
     if request.param == "sqlite":
         s = FeedbackStore(migrated_url(tmp_path), derive=DomainDeriver(DOMAIN))
@@ -198,7 +199,7 @@ async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: Feedba
     await assert_kept(store)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A database without any table (the migrations' own tests start from nothing)."""
     if request.param == "sqlite":

@@ -18,10 +18,11 @@ from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue
 from tests.support.databases import migrated_url
+from tests.support.kinds import DATABASE_KINDS
 from tests.support.later_rows import MODEL, PROPOSAL, later
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=DATABASE_KINDS)
 async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     if request.param == "sqlite":
         yield migrated_url(tmp_path)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -13,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
+from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.browser
 
@@ -54,10 +54,12 @@ def hold_both_slots(app: ServerProcess, sim: ServerProcess) -> list[threading.Th
     holders = [threading.Thread(target=call, daemon=True) for _ in range(2)]
     for thread in holders:
         thread.start()
-    deadline = time.monotonic() + 15
-    while httpx.get(sim.url + "/sim/stats", timeout=5).json()["inFlight"] < 2:
-        assert time.monotonic() < deadline, "the two holding calls never reached the model"
-        time.sleep(0.05)
+    wait_for_sync(
+        lambda: httpx.get(sim.url + "/sim/stats", timeout=5).json()["inFlight"] >= 2,
+        15,
+        "the two holding calls to reach the model",
+        poll_s=0.05,
+    )
     return holders
 
 
@@ -217,8 +219,11 @@ def test_the_service_warms_its_model_at_start(tmp_path) -> None:
             data_dir=tmp_path,
         ),
     ):
-        deadline = time.monotonic() + 20
-        while (stats := httpx.get(sim.url + "/sim/stats", timeout=5).json())["completed"] < 1:
-            assert time.monotonic() < deadline, f"no warm-up completion reached the model: {stats}"
-            time.sleep(0.1)
+        stats: dict = {}
+
+        def completed() -> bool:
+            stats.update(httpx.get(sim.url + "/sim/stats", timeout=5).json())
+            return stats["completed"] >= 1
+
+        wait_for_sync(completed, 20, "a warm-up completion to reach the model", poll_s=0.1)
         assert stats["loads"] >= 1

@@ -17,7 +17,8 @@ import pytest
 from playwright.sync_api import expect
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
-from tests.api.test_gate_over_http import ollama_env, sim_stats, wait_for
+from tests.api.test_gate_over_http import ollama_env, sim_stats
+from tests.support.waiting import wait_for_sync
 from tests.web.conftest import PHONE, screenshot
 
 pytestmark = pytest.mark.browser
@@ -129,7 +130,7 @@ def test_with_the_model_busy_fill_in_by_hand_starts_from_the_rules(pages):
         holders = [threading.Thread(target=_hold, args=(app.url,), daemon=True) for _ in range(2)]
         for holder in holders:
             holder.start()
-        wait_for(lambda: sim_stats(sim)["inFlight"] == 2, 15, "both gate slots held")
+        wait_for_sync(lambda: sim_stats(sim)["inFlight"] == 2, 15, "both gate slots held")
 
         page = pages.open(app.url + "/desk")
         expect(page.locator("#interpret-btn")).to_be_enabled(timeout=10000)

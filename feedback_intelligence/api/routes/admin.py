@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
+from feedback_intelligence.api.models.operator import BackendWarmth, NotifyTestOut, WarmOut
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
-from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.services.warmup import load_model
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/admin", tags=["operator"])
     "sheds of the last minute, the visitors with the largest recent shares of the slots (the fair order "
     "serves them last), each channel's row count. Operator route.",
 )
-async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def status(rt: RuntimeDep) -> dict[str, Any]:
     info, readiness = await asyncio.gather(rt.backend.info(), rt.backend.readiness())
     try:
         occupancy = await rt.gate.occupancy()
@@ -99,13 +99,14 @@ async def status(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     "sent at once; `results` lists each route by name and kind with `ok` and, on a failure, `detail` "
     "(a status and a short reason). Operator route.",
 )
-async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
-    return {"results": await rt.notify.send_test()}
+async def notify_test(rt: RuntimeDep) -> NotifyTestOut:
+    return NotifyTestOut.model_validate({"results": await rt.notify.send_test()})
 
 
 @router.post(
     "/warm",
     operation_id="warmModel",
+    response_model_exclude_none=True,  # `degraded` and `backends` are absent with one backend
     summary="Load the model of every backend and keep it loaded (no completion through the gate)",
     description="What `feedctl warm` calls. Every backend of the pool is warmed at once. `readiness` is "
     "`ready`, `warming` or `down`: the best any backend reached (the service answers as soon as one "
@@ -113,26 +114,25 @@ async def notify_test(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     "and `degraded` is true while any of them is not ready. `detail` says why a backend could not be "
     "reached. Operator route.",
 )
-async def warm(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def warm(rt: RuntimeDep) -> WarmOut:
     backends = rt.runner.backends or {rt.settings.backends.specs[0].name: rt.backend}
     names = list(backends)
-    warmed = await asyncio.gather(*(_warm_one(backends[name]) for name in names))
-    rows = [{"name": name, **row} for name, row in zip(names, warmed, strict=True)]
+    rows = await asyncio.gather(*(_warm_one(name, backends[name]) for name in names))
     for row in rows:  # a warm backend is offered before a warming one
-        rt.gate.router.note_readiness(row["name"], Readiness(row["readiness"]))
-    best = min(rows, key=lambda row: _READINESS_ORDER.index(row["readiness"]))
-    body: dict[str, Any] = {"readiness": best["readiness"], "detail": best["detail"]}
-    if len(rows) > 1:
-        body["degraded"] = any(row["readiness"] != Readiness.READY.value for row in rows)
-        body["backends"] = rows
-        if best["readiness"] == Readiness.DOWN.value:
-            body["detail"] = "; ".join(f"{row['name']}: {row['detail']}" for row in rows if row["detail"])
-    return body
+        rt.gate.router.note_readiness(row.name, Readiness(row.readiness))
+    best = min(rows, key=lambda row: _READINESS_ORDER.index(row.readiness))
+    if len(rows) == 1:
+        return WarmOut(readiness=best.readiness, detail=best.detail)
+    detail = best.detail
+    if best.readiness == Readiness.DOWN.value:
+        detail = "; ".join(f"{row.name}: {row.detail}" for row in rows if row.detail)
+    degraded = any(row.readiness != Readiness.READY.value for row in rows)
+    return WarmOut(readiness=best.readiness, detail=detail, degraded=degraded, backends=rows)
 
 
 _READINESS_ORDER = [Readiness.READY.value, Readiness.WARMING.value, Readiness.DOWN.value]
 
 
-async def _warm_one(backend: LlmBackend) -> dict[str, str]:
+async def _warm_one(name: str, backend: LlmBackend) -> BackendWarmth:
     readiness, detail = await load_model(backend)
-    return {"readiness": readiness.value, "detail": detail}
+    return BackendWarmth(name=name, readiness=readiness.value, detail=detail)

@@ -10,18 +10,29 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from pydantic import Field
+from fastapi import APIRouter, Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from feedback_intelligence.api.account_rules import password_field, password_problems, username_problems
+from feedback_intelligence.api.account_rules import password_problems, username_problems
+from feedback_intelligence.api.deps import PeopleDep, people
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.models import ApiModel, ErrorsBody
+from feedback_intelligence.api.models import ErrorsBody
+from feedback_intelligence.api.models.people import (
+    DisabledIn,
+    DisabledOut,
+    GrantIn,
+    GrantsOut,
+    MeOut,
+    PasswordRuleOut,
+    SignedInOut,
+    SigninIn,
+    UserCreated,
+    UserIn,
+)
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.pages import page_response
 from feedback_intelligence.api.validation import store_errors
-from feedback_intelligence.auth.next_path import MAX_CHARS as NEXT_MAX_CHARS
 from feedback_intelligence.auth.next_path import safe_next
 from feedback_intelligence.auth.oidc import FLOW_COOKIE, FLOW_MAX_AGE_S, OidcClient, OidcError
 from feedback_intelligence.auth.password_policy import MIN_LENGTH, RECOMMENDED_LENGTH
@@ -37,80 +48,6 @@ from feedback_intelligence.text.normalize import is_blank
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["people"])
-
-
-def people(request: Request) -> People:
-    return request.app.state.edge.people
-
-
-class GrantIn(ApiModel):
-    role: str = Field(
-        description="`clerk`, `manager` or `operator`.", max_length=16, json_schema_extra={"enum": list(ROLES)}
-    )
-    store: str = Field(
-        CHAIN,
-        description="A store id, or `*` for the chain (an operator is always `*`).",
-        max_length=32,
-    )
-
-
-class SigninIn(ApiModel):
-    username: str = Field(min_length=1, max_length=100, description="The sign-in name (case does not matter).")
-    password: str = Field(min_length=1, max_length=MAX_LENGTH, description="The account's password.")
-    next: str | None = Field(
-        None,
-        max_length=NEXT_MAX_CHARS,
-        description="Where the page was asked to go after signing in (its `next` parameter, as given); the "
-        "answer's `next` says where it may go.",
-    )
-
-
-class PasswordRuleOut(ApiModel):
-    minLength: int = Field(description="A new password's fewest characters.")
-    recommendedLength: int = Field(description="The length the pages recommend (a few words in a row).")
-    maxLength: int = Field(description="A password's most characters.")
-
-
-class MeOut(ApiModel):
-    auth: str = Field(description="`none`, `local`, `oidc` or `proxy` (FI_AUTH).")
-    signedIn: bool = Field(description="A person is signed in on this request.")
-    username: str | None = Field(None, description="Their sign-in name (case-folded).")
-    displayName: str | None = Field(None, description="The name the pages show.")
-    grants: list[GrantIn] = Field(default_factory=list, description="Their roles, each of a store or `*` the chain.")
-    passwordRule: PasswordRuleOut | None = Field(
-        None, description="Under FI_AUTH=local, the rule a new password keeps (for the pages' hint); else null."
-    )
-
-
-class SignedInOut(MeOut):
-    next: str = Field(
-        description="Where the page goes now: the asked `next` when it is a path of this service as a browser "
-        "reads it, else `/` (one rule with single sign-on's, auth/next_path.py)."
-    )
-
-
-# Whitespace spelled out (str.isspace's characters), not "\s": pydantic's regex engine and a client's
-# (Python's, a fuzzer's) disagree on what "\s" holds, and the schema must mean one thing to both.
-_SPACES = "".join(f"\\u{code:04x}" for code in range(0x10000) if chr(code).isspace())
-USERNAME_PATTERN = f"^[^:{_SPACES}]+$"
-
-
-class UserIn(ApiModel):
-    username: str = Field(
-        min_length=1,
-        max_length=100,
-        pattern=USERNAME_PATTERN,
-        description="The sign-in name (no spaces or colons). Stored and compared in Unicode NFKC, case folded: "
-        "`ａｄｍｉｎ` is `admin`.",
-    )
-    displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
-    password: str = password_field("The password")
-    grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
-
-
-class UserCreated(ApiModel):
-    id: str = Field(description="The new account's id (audit rows name it).")
-    username: str = Field(description="The sign-in name as stored (NFKC, case-folded).")
 
 
 def _me(request: Request, p: People) -> MeOut:
@@ -175,7 +112,7 @@ async def account_page() -> Response:
     "for an anonymous caller (and always under FI_AUTH=none).",
     responses=errors(429),
 )
-async def me(request: Request, p: People = Depends(people)) -> MeOut:
+async def me(request: Request, p: PeopleDep) -> MeOut:
     return _me(request, p)
 
 
@@ -196,7 +133,7 @@ async def me(request: Request, p: People = Depends(people)) -> MeOut:
         404: {"model": ErrorsBody, "description": "`signin_unavailable`: FI_AUTH is not `local` here."},
     },
 )
-async def signin(body: SigninIn, request: Request, p: People = Depends(people)) -> Response:
+async def signin(body: SigninIn, request: Request, p: PeopleDep) -> Response:
     if p.mode != "local":
         # Off in this deployment is "not here" (404), not a broken rule of the request.
         raise InputError(
@@ -231,7 +168,7 @@ async def signin(body: SigninIn, request: Request, p: People = Depends(people)) 
     "sign-out ends the person's session; this only clears the cookies.",
     responses=errors(429),
 )
-async def signout(request: Request, p: People = Depends(people)) -> Response:
+async def signout(request: Request, p: PeopleDep) -> Response:
     if p.enabled and p.mode != "proxy":
         await p.sign_out(cookie_value(request.scope, SESSION_COOKIE))
     response = JSONResponse(MeOut(auth=p.mode, signedIn=False).model_dump(mode="json"))
@@ -255,7 +192,7 @@ def _redirect_uri(request: Request, p: People) -> str:
 
 
 @router.get("/auth/oidc/login", include_in_schema=False)
-async def oidc_login(request: Request, next: str | None = None, p: People = Depends(people)) -> Response:
+async def oidc_login(request: Request, p: PeopleDep, next: str | None = None) -> Response:
     client = _oidc(request)
     try:
         url, flow = await client.begin(_redirect_uri(request, p), safe_next(next))
@@ -271,9 +208,7 @@ async def oidc_login(request: Request, next: str | None = None, p: People = Depe
 
 
 @router.get("/auth/oidc/callback", include_in_schema=False)
-async def oidc_callback(
-    request: Request, code: str | None = None, state: str | None = None, p: People = Depends(people)
-) -> Response:
+async def oidc_callback(request: Request, p: PeopleDep, code: str | None = None, state: str | None = None) -> Response:
     client = _oidc(request)
     try:
         flow = client.read_flow(request.cookies.get(FLOW_COOKIE))
@@ -314,7 +249,7 @@ async def oidc_callback(
         409: {"description": "`username_taken`: the name, as stored (NFKC, case folded), is taken."},
     },
 )
-async def add_user(body: UserIn, request: Request, p: People = Depends(people)) -> Response:
+async def add_user(body: UserIn, request: Request, p: PeopleDep) -> Response:
     problems = [*username_problems(body.username), *password_problems(body.password, body.username)]
     grants: list[Grant] = []
     for grant in body.grants:
@@ -354,11 +289,6 @@ def changed_by(request: Request) -> By:
     return By("account", principal.account_id, principal.username) if principal is not None else OPERATOR
 
 
-class GrantsOut(ApiModel):
-    username: str = Field(description="The sign-in name (case-folded).")
-    grants: list[GrantIn] = Field(description="The account's roles after the change.")
-
-
 async def _change_grant(username: str, grant: GrantIn, add: bool, request: Request, p: People) -> Response:
     checked = _grant(grant, p)
     if not isinstance(checked, Grant):
@@ -382,7 +312,7 @@ _GRANT_RESPONSES = {**errors(400, 413, 429), 404: {"description": "No account of
     description="A grant already held changes nothing. Written to the audit log (`account.grant`). Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def grant_role(username: str, body: GrantIn, request: Request, p: People = Depends(people)) -> Response:
+async def grant_role(username: str, body: GrantIn, request: Request, p: PeopleDep) -> Response:
     return await _change_grant(username, body, True, request, p)
 
 
@@ -396,21 +326,11 @@ async def grant_role(username: str, body: GrantIn, request: Request, p: People =
     "single sign-on claims comes back at the person's next sign-in. Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def revoke_role(username: str, role: str, store: str, request: Request, p: People = Depends(people)) -> Response:
+async def revoke_role(username: str, role: str, store: str, request: Request, p: PeopleDep) -> Response:
     if len(store) > STORE_MAX_CHARS:  # cut to fit GrantIn, it could become a store id it never named
         raise InputError(store_errors(store, p.stores, field="grants"))
     grant = GrantIn.model_validate({"role": role[:16], "store": store})
     return await _change_grant(username, grant, False, request, p)
-
-
-class DisabledIn(ApiModel):
-    disabled: bool = Field(description="true: disable the account (its sessions end now); false: enable it again.")
-
-
-class DisabledOut(ApiModel):
-    username: str = Field(description="The sign-in name (case-folded).")
-    disabled: bool = Field(description="Whether the account is disabled after the change.")
-    sessionsEnded: int = Field(ge=0, description="Live sessions the change ended (0 when enabling or unchanged).")
 
 
 @router.put(
@@ -424,7 +344,7 @@ class DisabledOut(ApiModel):
     "changes nothing. Written to the audit log (`account.disable`, `account.enable`). Operator route.",
     responses=_GRANT_RESPONSES,
 )
-async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: People = Depends(people)) -> Response:
+async def set_user_disabled(username: str, body: DisabledIn, request: Request, p: PeopleDep) -> Response:
     after = await p.store.set_disabled(username, body.disabled, by=changed_by(request))
     p.accounts_changed()
     if after is None:

@@ -18,14 +18,14 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.authorship import author_of
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep, runtime
 from feedback_intelligence.api.errors import InputError, describe_errors
 from feedback_intelligence.api.problems import Problem, codes_of
 from feedback_intelligence.api.responses import errors
@@ -165,7 +165,7 @@ _DESCRIPTION = (
     summary="Import many items into the corpus channel (bulk import, no LLM)",
     description=_DESCRIPTION + " Operator route.",
 )
-async def post_feedback_batch(body: m.BatchIn, request: Request, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+async def post_feedback_batch(body: m.BatchIn, request: Request, rt: RuntimeDep) -> m.BatchOut:
     return await _batch(CORPUS, body, rt, author_of(request.scope))
 
 
@@ -178,5 +178,5 @@ async def post_feedback_batch(body: m.BatchIn, request: Request, rt: Runtime = D
     summary="Import many items into the live channel (bulk import, no LLM)",
     description=_DESCRIPTION + " Operator route.",
 )
-async def post_live_feedback_batch(body: m.BatchIn, request: Request, rt: Runtime = Depends(runtime)) -> m.BatchOut:
+async def post_live_feedback_batch(body: m.BatchIn, request: Request, rt: RuntimeDep) -> m.BatchOut:
     return await _batch(LIVE, body, rt, author_of(request.scope))

@@ -20,15 +20,21 @@ from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse
 
 from feedback_intelligence.api import models as m
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
+from feedback_intelligence.api.models.cases import AuditEntryOut, AuditOut, CaseListOut, Person
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope, reached
+from feedback_intelligence.api.scope import (
+    ManagerReach,
+    ManagerScope,
+    reached,
+)
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
+from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.text.normalize import is_blank
 
 router = APIRouter(tags=["cases"])
@@ -103,16 +109,18 @@ def _not_found(ref: str) -> JSONResponse:
     responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def list_cases(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     state: list[Literal["open", "acknowledged", "handled", "dismissed"]] = Query(default=[]),
     limit: int = Query(200, ge=1, le=1000),
-    scope: StoreScope = Depends(manager_scope),
-) -> dict[str, Any]:
+    *,
+    scope: ManagerScope,
+) -> CaseListOut:
     views = await rt.cases.listed(tuple(state), limit, scope.store)
-    return {"cases": [case_json(v, rt.domain) for v in views], "counts": await rt.cases.counts(scope.store)}
+    cases = [case_json(v, rt.domain) for v in views]
+    return CaseListOut.model_validate({"cases": cases, "counts": await rt.cases.counts(scope.store)})
 
 
-async def _in_reach(ref: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> None:
+async def _in_reach(ref: str, rt: RuntimeDep, scope: ManagerReach) -> None:
     """A case is its item's: one the manager may not touch (another store's, or without a store for a
     manager of some stores) is 403 ``store_forbidden`` before it is read or changed, by the rule every
     route of one item uses (``api/scope.reached``)."""
@@ -134,7 +142,7 @@ _IN_REACH = [Depends(_in_reach)]
     responses={**errors(404, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
-async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
+async def get_case(ref: str, rt: RuntimeDep) -> JSONResponse:
     try:
         view, notes, log = await rt.cases.detail(_ref(ref))
     except UnknownRef:
@@ -144,7 +152,7 @@ async def get_case(ref: str, rt: Runtime = Depends(runtime)) -> JSONResponse:
         {"id": n.id, "at": n.at, "author": {"kind": n.author_kind, "name": n.author_name}, "text": n.text}
         for n in notes
     ]
-    body["audit"] = [_audit_json(view.channel, e) for e in log]
+    body["audit"] = [_audit_entry(view.channel, e).model_dump() for e in log]
     return JSONResponse(body, headers={"ETag": f'"{view.case.revision}"'})
 
 
@@ -162,7 +170,7 @@ async def act_on_case(
     ref: str,
     body: CaseAction,
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
     expected = expected_revision(if_match, "the case's revision")
@@ -191,7 +199,7 @@ async def assign_case(
     ref: str,
     body: CaseOwner,
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
     expected = expected_revision(if_match, "the case's revision")
@@ -212,7 +220,7 @@ async def assign_case(
     responses={**errors(400, 404, 413, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
-async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime = Depends(runtime)) -> JSONResponse:
+async def add_case_note(ref: str, body: CaseNote, request: Request, rt: RuntimeDep) -> JSONResponse:
     text = body.text.strip()
     limit = rt.settings.domain.input_max_chars
     if not text:
@@ -235,26 +243,27 @@ async def add_case_note(ref: str, body: CaseNote, request: Request, rt: Runtime 
     responses={**errors(400, 429), **_FORBIDDEN},
 )
 async def audit_log(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     limit: int = Query(100, ge=1, le=1000),
     before: str | None = Query(None, max_length=40),
-    scope: StoreScope = Depends(manager_reach),
-) -> dict[str, Any]:
+    *,
+    scope: ManagerReach,
+) -> AuditOut:
     scope.require_chain()
     rows = await rt.cases.recent_audit(limit, before)
-    return {"entries": [_audit_json(channel, e) for channel, e in rows]}
+    return AuditOut(entries=[_audit_entry(channel, e) for channel, e in rows])
 
 
-def _audit_json(channel: str, entry: Any) -> dict[str, Any]:
-    return {
-        "at": entry.at,
-        "changeId": entry.change_id,
-        "actor": {"kind": entry.actor_kind, "id": entry.actor_id, "name": entry.actor_name},
-        "action": entry.action,
-        "ref": f"{channel}:{entry.feedback_id}" if entry.feedback_id else None,
-        "field": entry.field,
-        "oldValue": entry.old_value,
-        "newValue": entry.new_value,
-        "reason": entry.reason,
-        "redacted": entry.redacted,
-    }
+def _audit_entry(channel: str, entry: AuditEntry) -> AuditEntryOut:
+    return AuditEntryOut(
+        at=entry.at,
+        changeId=entry.change_id,
+        actor=Person(kind=entry.actor_kind, id=entry.actor_id, name=entry.actor_name),
+        action=entry.action,
+        ref=f"{channel}:{entry.feedback_id}" if entry.feedback_id else None,
+        field=entry.field,
+        oldValue=entry.old_value,
+        newValue=entry.new_value,
+        reason=entry.reason,
+        redacted=entry.redacted,
+    )

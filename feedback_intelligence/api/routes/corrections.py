@@ -9,21 +9,21 @@ revision (the answer's ``ETag`` is the current one). A refusal never carries the
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.changes import actor_of, change_verdict
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError, NotFound
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
 from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, desk_reach, item_in_reach, store_for_save
+from feedback_intelligence.api.scope import DeskReach, StoreScope, item_in_reach, store_for_save
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
 from feedback_intelligence.services import corrections as c
@@ -196,12 +196,13 @@ _DELETE_DESCRIPTION = (
     description=_PATCH_DESCRIPTION,
 )
 async def correct_live(
+    rt: RuntimeDep,
     feedback_id: str,
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _correct(LIVE, feedback_id, body, request, if_match, rt, scope)
 
@@ -216,11 +217,12 @@ async def correct_live(
     description=_DELETE_DESCRIPTION,
 )
 async def erase_live(
+    rt: RuntimeDep,
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _erase(LIVE, feedback_id, request, if_match, rt, scope)
 
@@ -234,12 +236,13 @@ async def erase_live(
     description=_PATCH_DESCRIPTION + " Operator route.",
 )
 async def correct_corpus(
+    rt: RuntimeDep,
     feedback_id: str,
     body: ItemChangeIn,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _correct(CORPUS, feedback_id, body, request, if_match, rt, scope)
 
@@ -254,10 +257,11 @@ async def correct_corpus(
     description=_DELETE_DESCRIPTION + " Operator route.",
 )
 async def erase_corpus(
+    rt: RuntimeDep,
     feedback_id: str,
     request: Request,
     if_match: str | None = _IF_MATCH,
-    rt: Runtime = Depends(runtime),
-    scope: StoreScope = Depends(desk_reach),
+    *,
+    scope: DeskReach,
 ) -> Response:
     return await _erase(CORPUS, feedback_id, request, if_match, rt, scope)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import JSONResponse, Response
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.authorship import author_of
 from feedback_intelligence.api.changes import change_verdict
-from feedback_intelligence.api.deps import runtime, visitor
+from feedback_intelligence.api.deps import RuntimeDep, visitor
 from feedback_intelligence.api.disconnect import cancel_on_disconnect
 from feedback_intelligence.api.errors import InputError, busy_response
 from feedback_intelligence.api.problems import Problem
@@ -20,8 +19,8 @@ from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import (
     STORE_QUERY_HELP,
+    DeskReach,
     StoreScope,
-    desk_reach,
     item_in_reach,
     narrow,
     store_for_save,
@@ -157,7 +156,7 @@ async def _ingest(
     "`structureFailed` with its raw text; a shed (503) stores nothing unless `structureLater` "
     "asked to save now and structure in the background (202). Operator route.",
 )
-async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime)) -> Response:
+async def post_feedback(body: m.FeedbackIn, request: Request, rt: RuntimeDep) -> Response:
     return await _ingest(CORPUS, body, request, rt)
 
 
@@ -183,9 +182,7 @@ async def post_feedback(body: m.FeedbackIn, request: Request, rt: Runtime = Depe
     "background. Retrying with the same `id` answers 409 and changes nothing. A person saves for one of "
     "their stores: the one named, else their only one (a person of several names one).",
 )
-async def post_live_feedback(
-    body: m.FeedbackIn, request: Request, rt: Runtime = Depends(runtime), reach: StoreScope = Depends(desk_reach)
-) -> Response:
+async def post_live_feedback(body: m.FeedbackIn, request: Request, rt: RuntimeDep, reach: DeskReach) -> Response:
     return await _ingest(LIVE, body, request, rt, reach)
 
 
@@ -206,12 +203,12 @@ async def post_live_feedback(
     description="The desk's Tulkitse: the model's suggestion for a text, checked before it is "
     "returned. Waits at most the acquire timeout for a gate slot, then sheds (503).",
 )
-async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> m.InterpretOut:
     errors = v.text_errors(body.text, rt.settings.domain.input_max_chars)
     if errors:
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
-    return result.to_json()
+    return m.InterpretOut.model_validate(result.to_json())
 
 
 @router.post(
@@ -225,12 +222,12 @@ async def interpret(body: m.InterpretIn, request: Request, rt: Runtime = Depends
     "deterministic prior's structure (category keywords, alert stems, lexicons, language "
     "detection). Never goes through the gate, so it answers whatever the GPU is doing.",
 )
-async def interpret_proposal(body: m.ProposalIn, rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def interpret_proposal(body: m.ProposalIn, rt: RuntimeDep) -> m.ProposalOut:
     # The rules read the whole text, so "fill in by hand" starts from them for any text that can be stored.
     errors = v.text_errors(body.text, rt.settings.domain.text_store_max_chars)
     if errors:
         raise InputError(errors)
-    return propose(body.text, rt.domain).to_json()
+    return m.ProposalOut.model_validate(propose(body.text, rt.domain).to_json())
 
 
 def _window(from_: str | None, to: str | None) -> tuple[str | None, str | None]:
@@ -289,7 +286,7 @@ _MINE_UNKNOWN = Problem(
     description="Never needs the LLM. Operator route.",
 )
 async def list_feedback(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
@@ -314,12 +311,13 @@ async def list_feedback(
 )
 async def list_live_feedback(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = _FROM,
     to: str | None = _TO,
     limit: int | None = _LIMIT,
     store: str | None = Query(None, description=STORE_QUERY_HELP),
-    reach: StoreScope = Depends(desk_reach),
+    *,
+    reach: DeskReach,
     mine: bool = Query(False, description="Only the caller's own entries, each with whether it is still theirs."),
 ) -> list[m.FeedbackItem]:
     if not mine:
@@ -359,9 +357,7 @@ async def _get(channel_name: str, feedback_id: str, rt: Runtime, scope: StoreSco
     summary="One corpus item by id",
     description="Operator route.",
 )
-async def get_feedback(
-    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
-) -> m.FeedbackItem:
+async def get_feedback(feedback_id: str, rt: RuntimeDep, scope: DeskReach) -> m.FeedbackItem:
     return await _get(CORPUS, feedback_id, rt, scope)
 
 
@@ -378,9 +374,7 @@ async def get_feedback(
     summary="One desk entry by id",
     description="Never needs the LLM.",
 )
-async def get_live_feedback(
-    feedback_id: str, rt: Runtime = Depends(runtime), scope: StoreScope = Depends(desk_reach)
-) -> m.FeedbackItem:
+async def get_live_feedback(feedback_id: str, rt: RuntimeDep, scope: DeskReach) -> m.FeedbackItem:
     return await _get(LIVE, feedback_id, rt, scope)
 
 
@@ -394,7 +388,7 @@ async def get_live_feedback(
     description="The desk page asks with its own `?store=`: FI_DESK_STORE binds every desk of the service "
     "(a page naming another store is refused), otherwise the page's store is validated and named.",
 )
-async def desk_store(rt: Runtime = Depends(runtime), store: str | None = _STORE) -> m.DeskStoreOut:
+async def desk_store(rt: RuntimeDep, store: str | None = _STORE) -> m.DeskStoreOut:
     chain = rt.settings.chain
     problems = v.store_errors(store, chain.stores)
     if problems:
@@ -426,7 +420,7 @@ async def desk_store(rt: Runtime = Depends(runtime), store: str | None = _STORE)
     summary="The live channel's change counter (survives restarts)",
     description="Pages poll it and reload the live segment only when it moved.",
 )
-async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
+async def live_version(rt: RuntimeDep) -> m.VersionOut:
     return m.VersionOut(version=await rt.channels[LIVE].version())
 
 
@@ -440,15 +434,15 @@ async def live_version(rt: Runtime = Depends(runtime)) -> m.VersionOut:
     description="Categories, severities, types, sentiments and sources with their display labels, in "
     "the domain's language. Pages build their forms from it.",
 )
-async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
+async def schema(rt: RuntimeDep) -> m.SchemaOut:
     settings = rt.settings
-    return {
+    return m.SchemaOut(
         **schema_json(rt.domain),
-        "textMaxChars": settings.domain.input_max_chars,
-        "textStoreMaxChars": settings.domain.text_store_max_chars,
-        "timezone": rt.report_options.timezone,
-        "laterWaitsForFreeSlot": settings.gate.background_reserve >= settings.backends.total_slots,
-    }
+        textMaxChars=settings.domain.input_max_chars,
+        textStoreMaxChars=settings.domain.text_store_max_chars,
+        timezone=rt.report_options.timezone,
+        laterWaitsForFreeSlot=settings.gate.background_reserve >= settings.backends.total_slots,
+    )
 
 
 @router.post(
@@ -466,7 +460,7 @@ async def schema(rt: Runtime = Depends(runtime)) -> dict[str, Any]:
     summary="Re-structure live rows without a usable structure (background priority)",
     description="Runs at background priority: it leaves `FI_LLM_BACKGROUND_RESERVE` slots to the desk. Operator route.",
 )
-async def restructure(rt: Runtime = Depends(runtime)) -> Response:
+async def restructure(rt: RuntimeDep) -> Response:
     try:
         outcome = await rt.restructure.run(rt.channels[LIVE])
     except RestructureInterrupted as stop:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import Field
 from starlette.responses import JSONResponse, Response
 
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.models import ApiModel
+from feedback_intelligence.api.models.operator import LivenessOut
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
@@ -97,7 +98,7 @@ class HealthBody(ApiModel):
     "without probing, unless no slot has been freed for longer than the stall threshold "
     "(503 `stalled`).",
 )
-async def health(rt: Runtime = Depends(runtime)) -> Response:
+async def health(rt: RuntimeDep) -> Response:
     backlog = await structure_backlog(rt)  # before the probe, which may take a while
     report = await rt.health.check()
     body = report.to_json()
@@ -134,8 +135,8 @@ async def notify_outbox(rt: Runtime) -> dict[str, dict[str, object]] | None:
     summary="The process is up. Never touches the LLM.",
     description="For a container's liveness probe: it answers as long as the process serves.",
 )
-async def livez() -> dict[str, str]:
-    return {"status": "alive"}
+async def livez() -> LivenessOut:
+    return LivenessOut()
 
 
 # HEAD on the probes too: uptime checkers often send HEAD. Same status and headers as GET, no body
@@ -158,7 +159,7 @@ router.add_api_route("/livez", livez, methods=["HEAD"], include_in_schema=False)
         }
     },
 )
-async def metrics(rt: Runtime = Depends(runtime)) -> Response:
+async def metrics(rt: RuntimeDep) -> Response:
     try:
         occupancy = await rt.gate.occupancy()
     except PoolUnavailable:

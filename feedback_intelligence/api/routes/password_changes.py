@@ -13,18 +13,17 @@ slot stays taken the answer is 503 ``busy`` with ``Retry-After``, as a sign-in's
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from pydantic import Field
+from fastapi import APIRouter, Request
 from starlette.responses import JSONResponse, Response
 
-from feedback_intelligence.api.account_rules import password_field, password_problems
+from feedback_intelligence.api.account_rules import password_problems
+from feedback_intelligence.api.deps import PeopleDep
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.models import ApiModel, ErrorsBody
+from feedback_intelligence.api.models import ErrorsBody
+from feedback_intelligence.api.models.people import PasswordChanged, PasswordChangeIn, PasswordResetIn
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
-from feedback_intelligence.api.routes.auth import changed_by, people
-from feedback_intelligence.auth.passwords import MAX_LENGTH
-from feedback_intelligence.auth.people import People
+from feedback_intelligence.api.routes.auth import changed_by
 from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import SIGNIN_REQUIRED_BODY
@@ -32,22 +31,6 @@ from feedback_intelligence.store.accounts import fold_username
 
 router = APIRouter()
 _BUSY = "`busy` (reason `password_checks`): every password check stayed taken; retry."
-
-
-class PasswordChangeIn(ApiModel):
-    currentPassword: str = Field(
-        min_length=1, max_length=MAX_LENGTH, description="The password the person signed in with."
-    )
-    newPassword: str = password_field("The new password")
-
-
-class PasswordResetIn(ApiModel):
-    password: str = password_field("The account's new password")
-
-
-class PasswordChanged(ApiModel):
-    username: str = Field(description="The sign-in name (NFKC, case-folded).")
-    sessionsEnded: int = Field(ge=0, description="Live sessions of the account the change ended.")
 
 
 @router.post(
@@ -69,7 +52,7 @@ class PasswordChanged(ApiModel):
         404: {"model": ErrorsBody, "description": "`password_change_unavailable`: FI_AUTH is not `local` here."},
     },
 )
-async def change_own_password(body: PasswordChangeIn, request: Request, p: People = Depends(people)) -> Response:
+async def change_own_password(body: PasswordChangeIn, request: Request, p: PeopleDep) -> Response:
     if p.mode != "local":
         message = f"Passwords are not kept here (FI_AUTH={p.mode}): change it where you sign in."
         raise InputError([Problem(message, "password_change_unavailable")], 404)
@@ -106,9 +89,7 @@ async def change_own_password(body: PasswordChangeIn, request: Request, p: Peopl
         409: {"description": "`account_not_local`: the account signs in through single sign-on or a proxy."},
     },
 )
-async def reset_password(
-    username: str, body: PasswordResetIn, request: Request, p: People = Depends(people)
-) -> Response:
+async def reset_password(username: str, body: PasswordResetIn, request: Request, p: PeopleDep) -> Response:
     name = fold_username(username)
     problems = password_problems(body.password, name)
     if problems:

@@ -13,18 +13,18 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import runtime
+from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
-from feedback_intelligence.api.filters import scoped_filter
+from feedback_intelligence.api.filters import ScopedFilter
 from feedback_intelligence.api.masking import masked_report
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import StoreScope, manager_reach, manager_scope
+from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
 from feedback_intelligence.report.brief import Brief, brief
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.csv_writer import inbox_csv
@@ -51,8 +51,14 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.item_list import ItemKey, ListedItem
 
 router = APIRouter(tags=["report"])
+# Every operation taking a report window documents this 400: its code is how the edge fuzz knows a request
+# valid by the schema may still be refused here (tests/support/schema_limits.py).
+WINDOW_400 = (
+    "`window_invalid`: the window is not ISO-8601, inverted, longer than FI_REPORT_MAX_WINDOW_DAYS, or starts "
+    "before 0001-01-01 (a `to` in the first days of year 1 with the default days before it)."
+)
 _WINDOW_ERRORS: dict[int | str, dict[str, Any]] = {
-    **errors(400, 429, 503, s400="The window is not ISO-8601, inverted, or longer than FI_REPORT_MAX_WINDOW_DAYS."),
+    **errors(400, 429, 503, s400=WINDOW_400),
     403: {"description": "`store_forbidden`: a store (or the whole chain) the caller's roles do not reach."},
 }
 _REPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -118,11 +124,12 @@ def _inbox_stores(rt: Runtime, flt: ItemFilter) -> list[FeedbackStore]:
 )
 async def report(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
     snapshot: bool = False,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
 ) -> Response:
     service, window = rt.reports[INBOX], _window(rt, from_, to, filters=flt)
     if snapshot:
@@ -138,7 +145,7 @@ _FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
 @router.get(
     "/report/items",
     responses={
-        **errors(400, 422, 429, 503, s400="The window or the cursor is invalid, or `limit` is out of range (1–200)."),
+        **errors(400, 422, 429, 503, s400=f"{WINDOW_400} Or the cursor is invalid, or `limit` is not 1–200."),
         403: _WINDOW_ERRORS[403],
     },
     response_model=InboxPage,
@@ -149,10 +156,11 @@ _FILTER_ERRORS = {**_WINDOW_ERRORS, **errors(422)}
     f"{PAGE_MAX}). No item comes twice or is missed across pages while new items arrive.",
 )
 async def report_items(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
     cursor: str | None = Query(None, description="`nextCursor` of the previous page; none = the first page."),
     limit: int = Query(PAGE_DEFAULT, ge=1, le=PAGE_MAX, description=f"Items a page (1–{PAGE_MAX})."),
 ) -> InboxPage:
@@ -194,10 +202,11 @@ async def report_items(
     "mark, RFC 4180.",
 )
 async def report_items_csv(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    flt: ScopedFilter,
 ) -> Response:
     window = _window(rt, from_, to, filters=flt)
     query, stores = window.item_filter(), _inbox_stores(rt, flt)
@@ -235,10 +244,11 @@ async def report_items_csv(
 )
 async def live_report(
     request: Request,
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    scope: StoreScope = Depends(manager_scope),
+    *,
+    scope: ManagerScope,
 ) -> Response:
     report = await rt.reports[LIVE].view(_window(rt, from_, to, scope.store), mode="summary")
     return conditional(request, masked_report(report, rt.domain))  # every desk reads it: personal data masked
@@ -256,11 +266,12 @@ async def live_report(
     "starts the language model.",
 )
 async def chain(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from"),
     to: str | None = None,
-    scope: StoreScope = Depends(manager_reach),
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    scope: ManagerReach,
+    flt: ScopedFilter,
 ) -> ChainView:
     window = _window(rt, from_, to, filters=flt)
     found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
@@ -292,10 +303,11 @@ BRIEF_DAYS = 7
     "that store alone. Deterministic: never waits for or starts the language model.",
 )
 async def week_brief(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     to: str | None = None,
-    scope: StoreScope = Depends(manager_reach),
-    flt: ItemFilter = Depends(scoped_filter),
+    *,
+    scope: ManagerReach,
+    flt: ScopedFilter,
 ) -> Brief:
     end = _window(rt, None, to, filters=flt)
     start = from_ticks(end.to_ticks) - timedelta(days=BRIEF_DAYS)
@@ -324,7 +336,7 @@ async def week_brief(
     "204 No Content: a fresh install is not an error, and the management view asks for "
     "it on every load.",
 )
-async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_json(rt: RuntimeDep, scope: ManagerReach) -> Response:
     scope.require_chain()  # the saved report is the chain's
     text = read_snapshot_json(rt.settings.storage.snapshot_dir)
     if text is None:
@@ -343,7 +355,7 @@ async def snapshot_json(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
     summary="The last saved report as a self-contained page",
     description="No script, one inline style: it still reads when saved to disk or mailed.",
 )
-async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depends(manager_reach)) -> Response:
+async def snapshot_html(rt: RuntimeDep, scope: ManagerReach) -> Response:
     scope.require_chain()
     text = read_snapshot_html(rt.settings.storage.snapshot_dir)
     if text is None:
@@ -360,7 +372,7 @@ async def snapshot_html(rt: Runtime = Depends(runtime), scope: StoreScope = Depe
     description="Desk entries only. Operator route.",
 )
 async def corrections(
-    rt: Runtime = Depends(runtime),
+    rt: RuntimeDep,
     from_: str | None = Query(None, alias="from", description="Window start (ISO-8601 instant)."),
     to: str | None = Query(None, description="Window end (ISO-8601 instant)."),
     store: str | None = _STORE,

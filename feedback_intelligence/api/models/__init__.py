@@ -1,6 +1,10 @@
 """Wire models (camelCase, as the pages speak). Every field carries a description for the API's own
 documentation at ``/docs``; the active domain's enums and the text limit are added to the schema
-when the app is built (:mod:`feedback_intelligence.api.openapi`), since they depend on settings."""
+when the app is built (:mod:`feedback_intelligence.api.openapi`), since they depend on settings.
+
+Here: the shared base, the error bodies and the desk's bodies; other surfaces' bodies in modules of their
+own (``operator``, ``cases``, ``people``). A route returns a model, not a dict, wherever its answer has a
+fixed shape (docs/adr/0050-routes-return-models.md)."""
 
 from __future__ import annotations
 
