@@ -7,6 +7,7 @@ setting). Errors are one line on stderr, printed in one place: :mod:`feedback_in
 
 from __future__ import annotations
 
+import logging
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -69,6 +70,7 @@ def serve(
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
     from feedback_intelligence.cli import databases, log_setup
+    from feedback_intelligence.config import unknown
     from feedback_intelligence.config.kept_secrets import KeptSecretError, with_kept_secrets
     from feedback_intelligence.edge.http_server import uvicorn_limits
     from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -76,6 +78,8 @@ def serve(
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     log_config = log_setup.configure(log_level.value, settings.server.log_format)
+    for line in unknown.warnings():  # a misspelt variable is not silently ignored (ADR 0050)
+        logging.getLogger("feedback_intelligence.config").warning(line)
     # a database that is down, missing or refusing the role: one line and exit 3 (cli/databases.py)
     databases.on_each(settings, FeedbackStore.ping, "cannot start")
     load_configured_domain(settings)  # a bad FI_DOMAIN is one line before anything is written (1 ms a load)

@@ -11,6 +11,9 @@ the store's one translation and the command's one line.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -21,7 +24,9 @@ import pytest
 
 from feedback_intelligence.cli.databases import Database, fault_line
 from feedback_intelligence.cli.main import app
+from feedback_intelligence.config import unknown
 from feedback_intelligence.devtools.databases import PG_ADMIN_DSN, postgres_database
+from feedback_intelligence.devtools.processes import REPO, free_port
 from feedback_intelligence.store.base import translating
 from feedback_intelligence.store.errors import StoreAccessDenied
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -139,3 +144,44 @@ def test_a_wrong_password_is_named_without_echoing_it() -> None:
         'cannot start: the corpus database refused the password of role "fi" (FI_DATABASE_URL); '
         "correct the password in FI_DATABASE_URL"
     )
+
+
+def test_unknown_variables_are_named_with_the_nearest_setting(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("FI_REDIS_ULR=redis://x\n", encoding="utf-8")
+    environ = {"FI_LLM_SLOT": "3", "fi_databse_url": "x", "FI_LLM_SLOTS": "2", "FI_POSTGRES_PASSWORD": "p", "HOME": "/"}
+    assert unknown.warnings(environ, env_file) == [
+        "FI_LLM_SLOT is not a setting of this service and is ignored; did you mean FI_LLM_SLOTS? "
+        "(docs/operations/configuration.md)",
+        "FI_REDIS_ULR is not a setting of this service and is ignored; did you mean FI_REDIS_URL? "
+        "(docs/operations/configuration.md)",
+        "fi_databse_url is not a setting of this service and is ignored; did you mean FI_DATABASE_URL? "
+        "(docs/operations/configuration.md)",
+    ]
+    assert unknown.unknown(["FI_COMPLETELY_DIFFERENT_THING"]) == {"FI_COMPLETELY_DIFFERENT_THING": None}
+
+
+@pytest.mark.process
+@pytest.mark.postgres
+def test_serve_names_a_misspelt_variable_and_a_missing_database_in_one_line_each(tmp_path: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.upper().startswith("FI_")},
+        "PYTHONPATH": str(REPO),
+        "FI_PORT": str(free_port()),
+        "FI_LLM_SLOT": "3",
+        **_env(tmp_path, f"postgresql://postgres@{SERVER}/fi_missing_{uuid.uuid4().hex[:8]}"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "feedback_intelligence", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == CANNOT_START, done.stderr
+    assert "Traceback" not in done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line and "FI_LLM_SLOT " in line]
+    assert len(warnings) == 1 and "did you mean FI_LLM_SLOTS?" in warnings[0], done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "does not exist" in errors[0] and "FI_LIVE_DATABASE_URL" in errors[0], done.stderr
