@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 
 from feedback_intelligence.cli import failures
 from feedback_intelligence.config import Settings, StorageSettings
-from feedback_intelligence.store.errors import StoreAccessDenied, StoreUnavailable
+from feedback_intelligence.store.errors import NewerSchema, StoreAccessDenied, StoreUnavailable
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.revisions import Revisions
 
@@ -41,8 +41,14 @@ def databases(settings: Settings) -> tuple[Database, Database]:
     )
 
 
-def fault_line(database: Database, exc: StoreUnavailable, doing: str) -> str:
+def fault_line(database: Database, exc: StoreUnavailable | NewerSchema, doing: str) -> str:
     """The one line for a database fault: what happened, the variable, the fix. Never the URL's password."""
+    if isinstance(exc, NewerSchema):
+        return (
+            f"{doing}: the {database.channel} database ({database.variable}) is at schema revision {exc.revision}, "
+            f"newer than this release's {exc.head}: a newer release migrated it; run that release, or restore "
+            "the backup taken before the upgrade (docs/operations/backups.md)"
+        )
     url = make_url(database.url)
     where, name, role = f"{url.host or 'localhost'}:{url.port or 5432}", url.database, url.username
     var = database.variable
@@ -76,7 +82,7 @@ def on_each(settings: Settings, work: Callable[[FeedbackStore], Awaitable[T]], d
             store = FeedbackStore(database.url, name=database.channel)
             try:
                 done.append((database, await work(store)))
-            except StoreUnavailable as exc:
+            except (StoreUnavailable, NewerSchema) as exc:
                 raise failures.CliError(fault_line(database, exc, doing), failures.ExitCode.CANNOT_START) from exc
             finally:
                 await store.aclose()

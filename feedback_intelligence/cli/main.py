@@ -87,8 +87,8 @@ def serve(
         settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
     except KeptSecretError as exc:
         raise failures.CliError(f"cannot start: {exc}") from exc
-    # migrated here, not first in the lifespan: a role without privileges is the same one line, not a
-    # traceback; the log names each database's revision
+    # migrated here, not first in the lifespan: a role without privileges, or a database a newer release
+    # migrated, is the same one line, not a traceback; the log names each database's revision
     databases.migrate_all(settings, "cannot start")
     # the event loop's pauses that are the interpreter's, not the work's (docs/adr/0043)
     application = create_app(settings, on_started=loop_pauses.freeze_what_start_up_made)

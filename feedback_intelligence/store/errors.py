@@ -5,6 +5,7 @@
     │   ├── StoreFull             the database has no room left: retrying will not help until space is freed
     │   └── StoreAccessDenied     the server answered and refuses this service: no such database, a wrong
     │                             password, an unknown role, a role without privileges
+    ├── NewerSchema               the database is at a revision this release does not know (a newer one migrated it)
     └── StoreRefusal              the database answered, and the answer is no: the caller's to resolve
         ├── DuplicateId           an item id already stored (a retried save)
         ├── Erased                an erased item's id: never stored again
@@ -65,6 +66,15 @@ class StoreAccessDenied(StoreUnavailable):
 
 #: PostgreSQL's SQLSTATE → :attr:`StoreAccessDenied.kind`.
 ACCESS_DENIED = {"3D000": "no-database", "28P01": "password", "28000": "role", "42501": "privileges"}
+
+
+class NewerSchema(StoreError):
+    """The database's schema revision is none of this release's migrations: a newer release migrated it, and
+    this one cannot tell what its tables hold (``store/revisions.py``; rolling back is a restore)."""
+
+    def __init__(self, revision: str, head: str) -> None:
+        self.revision, self.head = revision, head
+        super().__init__(f"schema revision {revision} is newer than this release's head {head}")
 
 
 class StoreRefusal(StoreError):

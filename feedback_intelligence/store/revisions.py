@@ -18,6 +18,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
+from feedback_intelligence.store.errors import NewerSchema
+
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -55,8 +57,17 @@ def head() -> str:
 
 
 def current(connection: Connection) -> str | None:
-    """The revision the database is at; None for a database no migration has touched."""
-    return MigrationContext.configure(connection).get_current_revision()
+    """The revision the database is at; None for a database no migration has touched. A revision this
+    release does not ship raises :class:`NewerSchema` (alembic's own error would be a traceback)."""
+    revision = MigrationContext.configure(connection).get_current_revision()
+    if revision is not None and revision not in _known():
+        raise NewerSchema(revision, head())
+    return revision
+
+
+@cache
+def _known() -> frozenset[str]:
+    return frozenset(script.revision for script in ScriptDirectory.from_config(_config()).walk_revisions())
 
 
 def look(connection: Connection) -> Revisions:

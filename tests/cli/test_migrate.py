@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,20 @@ def test_upgrade_is_safe_twice_on_postgresql(
     feedctl: Feedctl, pg_pair: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     _upgrade_twice(feedctl, *pg_pair, caplog)
+
+
+def test_a_database_a_newer_release_migrated_is_one_line(feedctl: Feedctl, sqlite_pair: tuple[str, str]) -> None:
+    """A rollback onto a database the newer release migrated: named, with the fix, not alembic's traceback."""
+    env = {"FI_DATABASE_URL": sqlite_pair[0], "FI_LIVE_DATABASE_URL": sqlite_pair[1]}
+    assert feedctl("migrate", "upgrade", env=env).code == 0
+    with closing(sqlite3.connect(sqlite_pair[1].removeprefix("sqlite:///"))) as db, db:
+        db.execute("UPDATE alembic_version SET version_num = '9999'")
+    for command in ("status", "upgrade"):
+        ran = feedctl("migrate", command, env=env)
+        assert ran.code == 3
+        line = ran.one_line_error()
+        assert (
+            f"the live database (FI_LIVE_DATABASE_URL) is at schema revision 9999, newer than this release's {head()}"
+            in line
+        )
+        assert "restore the backup taken before the upgrade" in line
