@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from feedback_intelligence.cli import deploy, failures, ops
+from feedback_intelligence.cli import backup, deploy, failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
 from feedback_intelligence.cli.migrate import migrate_app
 from feedback_intelligence.cli.notify import notify_app
@@ -38,6 +38,8 @@ app = typer.Typer(
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)
 app.command("eval")(eval_command)
+app.command("backup")(backup.backup)
+app.command("restore")(backup.restore)
 app.command("nginx-config")(deploy.nginx_config)
 app.command("probe")(deploy.probe)
 app.add_typer(migrate_app, name="migrate")
