@@ -9,6 +9,7 @@ the two databases are copied one after the other, so only a stopped service give
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import typer
@@ -59,6 +60,13 @@ def _show(title: str, checked: list[tuple[databases.Database, Path, sqlite_copy.
         )
 
 
+def _copy(source: Path, target: Path) -> None:
+    try:
+        sqlite_copy.copy(source, target)
+    except sqlite3.Error as exc:  # locked past the busy wait, no room, not a database: one line, no traceback
+        raise CliError(f"cannot copy {source} to {target}: {exc}") from exc
+
+
 def _secret_files(settings: Settings) -> list[Path]:
     return [settings.storage.secrets_dir / name for _group, _setting, name in KEPT]
 
@@ -79,7 +87,7 @@ def backup(
         if not path.is_file():
             raise CliError(f"{database.variable}: {path} does not exist: nothing to back up")
         target = to / f"{database.channel}.db"
-        sqlite_copy.copy(path, target)
+        _copy(path, target)
         target.chmod(0o600)  # customers' words and people's accounts: the operator's to read, no one else's
         found = sqlite_copy.check(target)
         if not found.ok:
@@ -111,7 +119,7 @@ def restore(
     checked = []
     for database, source, path in sources:
         path.parent.mkdir(parents=True, exist_ok=True)
-        sqlite_copy.copy(source, path)
+        _copy(source, path)
         checked.append((database, path, sqlite_copy.check(path)))
     for secret in _secret_files(settings):
         kept = from_ / SECRETS / secret.name

@@ -1,6 +1,6 @@
 """The service's two databases as commands see them, and the one line a database fault becomes.
 
-``serve``, ``feedctl migrate`` and ``feedctl backup``/``restore`` reach the channel databases through
+``serve`` and ``feedctl migrate`` reach the channel databases through
 here, so a database that is down, missing, refusing the password or the role's privileges reads the same
 everywhere: one line naming the variable to change and the fix, exit 3 (:data:`ExitCode.CANNOT_START`).
 """

@@ -2,7 +2,8 @@
 
 Exit codes (every command): 0 ok · 1 the service answered but not all is well (failed items, /health
 503, a story not found) · 2 the service cannot be reached, or the input is bad (a file, a flag, a
-setting). Errors are one line on stderr, printed in one place: :mod:`feedback_intelligence.cli.failures`.
+setting) · 3 a database cannot be used (serve, migrate: cli/databases.py). Errors are one line on stderr,
+printed in one place: :mod:`feedback_intelligence.cli.failures`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
-    "2 unreachable or bad input.",
+    "2 unreachable or bad input, 3 a database cannot be used.",
 )
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)

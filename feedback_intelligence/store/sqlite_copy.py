@@ -45,7 +45,15 @@ def copy(source: Path, target: Path) -> None:
 
 
 def check(path: Path) -> Checked:
-    """Read ``path`` once: is it whole, which revision is it at, how many feedback rows does it hold."""
+    """Read ``path`` once: is it whole, which revision is it at, how many feedback rows does it hold. A file
+    SQLite cannot read at all (not a database, encrypted, truncated) is not whole: its error is the answer."""
+    try:
+        return _check(path)
+    except sqlite3.DatabaseError as exc:
+        return Checked(str(exc), None, 0)
+
+
+def _check(path: Path) -> Checked:
     with closing(sqlite3.connect(_existing(path), uri=True)) as db:
         integrity = "; ".join(str(row[0]) for row in db.execute("PRAGMA integrity_check"))
         tables = {str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

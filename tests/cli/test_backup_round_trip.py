@@ -196,3 +196,18 @@ def test_pg_dump_and_pg_restore_as_documented(tmp_path: Path) -> None:
                 )
 
         _round_trip(corpus_url, live_url, backup, wipe, restore)
+
+
+def test_a_backup_that_is_not_whole_restores_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    feedctl: Feedctl = feedctl_in_process(monkeypatch, capsys, tmp_path, app)
+    env = {"FI_DATABASE_URL": f"sqlite:///{tmp_path}/c.db", "FI_LIVE_DATABASE_URL": f"sqlite:///{tmp_path}/l.db"}
+    assert feedctl("migrate", "upgrade", env=env).code == 0
+    assert feedctl("backup", "--to", str(tmp_path / "b"), env=env).code == 0
+    (tmp_path / "b" / "live.db").write_bytes(b"not a database, a truncated copy" * 100)
+    before = (tmp_path / "c.db").read_bytes()
+    ran = feedctl("restore", "--from", str(tmp_path / "b"), env=env)
+    assert ran.code == 2
+    assert "live.db: the backup is not whole (file is not a database); nothing was restored" in ran.one_line_error()
+    assert (tmp_path / "c.db").read_bytes() == before  # the corpus copy, though whole, was not written either
