@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
+import threading
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +29,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import build_window
+from feedback_intelligence.store import sqlite_copy
 from feedback_intelligence.store.accounts import AccountStore, Grant
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import metadata
@@ -211,3 +215,40 @@ def test_a_backup_that_is_not_whole_restores_nothing(
     assert ran.code == 2
     assert "live.db: the backup is not whole (file is not a database); nothing was restored" in ran.one_line_error()
     assert (tmp_path / "c.db").read_bytes() == before  # the corpus copy, though whole, was not written either
+
+
+def test_a_backup_taken_while_the_desk_saves_is_one_instant(tmp_path: Path) -> None:
+    """Saves land during the copy: the copy holds whole transactions only (every row's rollup with it)."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/live.db"
+    asyncio.run(_migrated(url))
+    stop, saved = threading.Event(), threading.Event()
+
+    async def desk() -> None:
+        store = FeedbackStore(url, name="live", derive=DomainDeriver(DOMAIN))
+        try:
+            for k, item in enumerate(ITEMS * 100):
+                if stop.is_set():
+                    return
+                await store.insert(replace(item, id=f"save-{k}"))
+                if k == 20:
+                    saved.set()
+        finally:
+            await store.aclose()
+
+    writer = threading.Thread(target=asyncio.run, args=(desk(),))
+    writer.start()
+    try:
+        assert saved.wait(30)
+        copies = []
+        for n in range(3):
+            copies.append(tmp_path / f"copy-{n}.db")
+            sqlite_copy.copy(tmp_path / "live.db", copies[-1])
+        assert writer.is_alive()  # the desk was still saving through every copy
+    finally:
+        stop.set()
+        writer.join(30)
+    for copy in copies:
+        found = sqlite_copy.check(copy)
+        assert found.ok and found.feedback_rows > 20
+        with closing(sqlite3.connect(copy)) as db:
+            assert db.execute("SELECT sum(items) FROM feedback_daily").fetchone()[0] == found.feedback_rows
