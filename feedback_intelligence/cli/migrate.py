@@ -13,8 +13,9 @@ from feedback_intelligence.cli import databases
 from feedback_intelligence.cli.failures import ExitCode
 from feedback_intelligence.cli.output import JsonFlag, console, emit_json, key_value_table
 from feedback_intelligence.config import load_settings
+from feedback_intelligence.config.storage import sqlite_file
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from feedback_intelligence.store.revisions import Revisions
+from feedback_intelligence.store.revisions import Revisions, head
 
 migrate_app = typer.Typer(no_args_is_help=True, help="The databases' schema revisions (alembic): status, upgrade.")
 
@@ -36,10 +37,17 @@ def _show(done: list[tuple[databases.Database, Revisions]], json_output: bool) -
     console.print(key_value_table(rows))
 
 
+async def _look(store: FeedbackStore) -> Revisions:
+    path = sqlite_file(store.url)
+    if path is not None and not path.exists():  # a look makes no file: a SQLite database not made yet is empty
+        return Revisions(before=None, after=None, head=head())
+    return await store.schema_revision()
+
+
 @migrate_app.command("status")
 def status(json_output: JsonFlag = False) -> None:
-    """Each database's revision against the code's head. Exit 1 when one is behind (an upgrade is due)."""
-    done = databases.on_each(load_settings(), FeedbackStore.schema_revision, "cannot read the revision")
+    """Each database's revision against the code's head, changing nothing. Exit 1 when one is behind."""
+    done = databases.on_each(load_settings(), _look, "cannot read the revision")
     _show(done, json_output)
     if not all(revisions.at_head for _, revisions in done):
         raise typer.Exit(ExitCode.DEGRADED)

@@ -39,6 +39,8 @@ def _upgrade_twice(feedctl: Feedctl, corpus: str, live: str, caplog: pytest.LogC
     before = feedctl("migrate", "status", "--json", env=env)
     assert before.code == 1  # behind: an upgrade is due
     assert {c: v["revision"] for c, v in json.loads(before.out).items()} == {"corpus": None, "live": None}
+    if corpus.startswith("sqlite"):
+        assert not any(Path(url.removeprefix("sqlite:///")).exists() for url in (corpus, live))  # a look made nothing
 
     with caplog.at_level(logging.INFO, logger="feedback_intelligence.store.revisions"):
         first = feedctl("migrate", "upgrade", "--json", env=env)
