@@ -8,6 +8,7 @@ everywhere: one line naming the variable to change and the fix, exit 3 (:data:`E
 from __future__ import annotations
 
 import asyncio
+import getpass
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -50,14 +51,16 @@ def fault_line(database: Database, exc: StoreUnavailable | NewerSchema, doing: s
             "the backup taken before the upgrade (docs/operations/backups.md)"
         )
     url = make_url(database.url)
-    where, name, role = f"{url.host or 'localhost'}:{url.port or 5432}", url.database, url.username
+    host, port, name = url.host or "localhost", url.port or 5432, url.database
+    role = url.username or getpass.getuser()  # no user in the URL: the driver connects as the OS user
+    where = f"{host}:{port}"
     var = database.variable
     what = f"{doing}: the {database.channel} database"
     if isinstance(exc, StoreAccessDenied):
         if exc.kind == "no-database":
             return (
-                f'{what} "{name}" does not exist on {where} ({var}); create it (createdb -h {url.host} -p '
-                f"{url.port or 5432} -O {role} {name}) or correct the database name in {var}"
+                f'{what} "{name}" does not exist on {where} ({var}); create it (createdb -h {host} -p {port} '
+                f"-O {role} {name}) or correct the database name in {var}"
             )
         if exc.kind == "password":
             return f'{what} refused the password of role "{role}" ({var}); correct the password in {var}'
