@@ -81,7 +81,7 @@ def serve(
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     log_config = log_setup.configure(log_level.value, settings.server.log_format)
-    for line in unknown.warnings():  # a misspelt variable is not silently ignored (ADR 0050)
+    for line in unknown.warnings():  # a misspelt variable is not silently ignored (ADR 0052)
         logging.getLogger("feedback_intelligence.config").warning(line)
     # a database that is down, missing or refusing the role: one line and exit 3 (cli/databases.py)
     databases.on_each(settings, FeedbackStore.ping, "cannot start")

@@ -1,7 +1,7 @@
 """``FI_`` variables the service does not read, each with the nearest setting's name: a warning at boot.
 
 A misspelt setting (``FI_LLM_SLOT=3``) would otherwise be silently ignored and the default used. It is a
-warning, not a refusal (ADR 0050): the same environment often carries ``FI_`` variables meant for
+warning, not a refusal (ADR 0052): the same environment often carries ``FI_`` variables meant for
 something else (a compose file's, a script's), and a release rolled back must still start where a newer
 one's setting is set.
 """
