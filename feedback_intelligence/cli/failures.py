@@ -28,7 +28,9 @@ class ExitCode(IntEnum):
     DEGRADED = 1  # the service answered, but not all is well: failed items, /health 503, a story not found
     UNREACHABLE = 2  # the service (or its backend, for `warm`) could not be reached
     BAD_INPUT = 2  # a missing or malformed file, a bad setting, an answer feedctl cannot use
-    CANNOT_START = 3  # serve: a database it needs cannot be reached at start (uvicorn's own startup-failure code)
+    # serve, migrate: a database is down, missing, refuses the role, or is newer than this
+    # release (cli/databases.py); uvicorn's own startup-failure code
+    CANNOT_START = 3
 
 
 class CliError(Exception):

@@ -2,26 +2,29 @@
 
 Exit codes (every command): 0 ok · 1 the service answered but not all is well (failed items, /health
 503, a story not found) · 2 the service cannot be reached, or the input is bad (a file, a flag, a
-setting). Errors are one line on stderr, printed in one place: :mod:`feedback_intelligence.cli.failures`.
+setting) · 3 a database cannot be used (serve, migrate: cli/databases.py). Errors are one line on stderr,
+printed in one place: :mod:`feedback_intelligence.cli.failures`.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from enum import StrEnum
 from pathlib import Path
 
 import typer
 
-from feedback_intelligence.cli import deploy, failures, ops
+from feedback_intelligence.cli import backup, deploy, failures, ops
 from feedback_intelligence.cli.evaluate import eval_command
+from feedback_intelligence.cli.migrate import migrate_app
 from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.rederive import rederive
 from feedback_intelligence.cli.rollups import rollups_app
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.cli.users import users
-from feedback_intelligence.config import Settings, load_settings
+from feedback_intelligence.config import load_settings
 
 # rich_markup_mode=None: click's plain help and usage errors. Rich's help panel shows a flag as
 # "--watch <bool>" and wraps a usage error in a box; plain click prints "--watch" and one "Error:" line.
@@ -31,13 +34,16 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     help="Operate a Feedback Intelligence service. Exit codes: 0 ok, 1 degraded or failed items, "
-    "2 unreachable or bad input.",
+    "2 unreachable or bad input, 3 a database cannot be used.",
 )
 for command in (status, ops.warm, ops.interpret, ops.load, ops.report, ops.restructure, ops.verify, rederive):
     app.command()(command)
 app.command("eval")(eval_command)
+app.command("backup")(backup.backup)
+app.command("restore")(backup.restore)
 app.command("nginx-config")(deploy.nginx_config)
 app.command("probe")(deploy.probe)
+app.add_typer(migrate_app, name="migrate")
 app.add_typer(notify_app, name="notify")
 app.add_typer(rollups_app, name="rollups")
 app.add_typer(users, name="user")
@@ -66,19 +72,27 @@ def serve(
     from feedback_intelligence import loop_pauses
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
-    from feedback_intelligence.cli import log_setup
+    from feedback_intelligence.cli import databases, log_setup
+    from feedback_intelligence.config import unknown
     from feedback_intelligence.config.kept_secrets import KeptSecretError, with_kept_secrets
     from feedback_intelligence.edge.http_server import uvicorn_limits
+    from feedback_intelligence.store.feedback_store import FeedbackStore
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = load_settings(**overrides)  # a bad setting: one line per fault, exit 2 (cli/failures.py)
     log_config = log_setup.configure(log_level.value, settings.server.log_format)
-    _stores_answer(settings)  # a database that is down: one line and exit 3, not the lifespan's traceback
+    for line in unknown.warnings():  # a misspelt variable is not silently ignored (ADR 0052)
+        logging.getLogger("feedback_intelligence.config").warning(line)
+    # a database that is down, missing or refusing the role: one line and exit 3 (cli/databases.py)
+    databases.on_each(settings, FeedbackStore.ping, "cannot start")
     load_configured_domain(settings)  # a bad FI_DOMAIN is one line before anything is written (1 ms a load)
     try:
         settings = with_kept_secrets(settings)  # "mine" and sessions outlive a restart (ADR 0046)
     except KeptSecretError as exc:
         raise failures.CliError(f"cannot start: {exc}") from exc
+    # migrated here, not first in the lifespan: a role without privileges, or a database a newer release
+    # migrated, is the same one line, not a traceback; the log names each database's revision
+    databases.migrate_all(settings, "cannot start")
     # the event loop's pauses that are the interpreter's, not the work's (docs/adr/0043)
     application = create_app(settings, on_started=loop_pauses.freeze_what_start_up_made)
     loop_pauses.shorten_lock_turns()
@@ -96,27 +110,6 @@ def serve(
         # Header size, read deadline, keep-alive and concurrency bounds: edge/http_server.py.
         **uvicorn_limits(settings),
     )
-
-
-def _stores_answer(settings: Settings) -> None:
-    import asyncio
-
-    from feedback_intelligence.store.errors import StoreUnavailable
-    from feedback_intelligence.store.feedback_store import FeedbackStore
-
-    async def ping_all() -> None:
-        for name, url in (("corpus", settings.storage.database_url), ("live", settings.storage.live_database_url)):
-            store = FeedbackStore(url, name=name)
-            try:
-                await store.ping()
-            finally:
-                await store.aclose()
-
-    try:
-        asyncio.run(ping_all())
-    except StoreUnavailable as exc:
-        message = f"cannot start: the {exc.store} database cannot be reached ({exc.detail})"
-        raise failures.CliError(message, failures.ExitCode.CANNOT_START) from exc
 
 
 @app.command("sim-ollama")

@@ -6,6 +6,8 @@ method is decorated by hand and none can be forgotten. The wrapper turns
 
 * an error that says "the database is not there" (refused, reset, timed out, pool exhausted, server
   shutting down) into :class:`~feedback_intelligence.store.errors.StoreUnavailable`;
+* one where the server answers and refuses the service (no such database, wrong password, no privileges)
+  into :class:`~feedback_intelligence.store.errors.StoreAccessDenied`;
 * one that says "no room left" into :class:`~feedback_intelligence.store.errors.StoreFull`, and records
   it on the channel's store (``storage_fault``) until a method named in ``proves_space`` succeeds;
 
@@ -28,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from feedback_intelligence.store.errors import StoreError, StoreFull, StoreUnavailable
+from feedback_intelligence.store.errors import ACCESS_DENIED, StoreAccessDenied, StoreError, StoreFull, StoreUnavailable
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -103,6 +105,9 @@ def translating(owner: StoreBase, *, proves_space: bool = False) -> Iterator[Non
         if _is_storage_full(exc):
             owner.storage_fault = _short(exc)
             raise StoreFull(owner.name, _short(exc)) from exc
+        denied = _access_denial(exc)
+        if denied is not None:
+            raise StoreAccessDenied(owner.name, _short(denied), ACCESS_DENIED[denied.sqlstate]) from exc
         if _is_unavailability(exc):
             raise StoreUnavailable(owner.name, _short(exc)) from exc
         raise
@@ -141,6 +146,14 @@ def _is_storage_full(exc: BaseException) -> bool:
         if isinstance(current, OSError) and current.errno == errno.ENOSPC:
             return True
     return False
+
+
+def _access_denial(exc: BaseException) -> Any:
+    """The driver's error when the server answered "not you, not here" (a SQLSTATE of ACCESS_DENIED), else None."""
+    for current in _chain(exc):
+        if getattr(current, "sqlstate", None) in ACCESS_DENIED:
+            return current
+    return None
 
 
 def _is_unavailability(exc: BaseException) -> bool:

@@ -2,7 +2,10 @@
 
     StoreError
     ├── StoreUnavailable          the database cannot be reached: retry shortly, nothing was written
-    │   └── StoreFull             the database has no room left: retrying will not help until space is freed
+    │   ├── StoreFull             the database has no room left: retrying will not help until space is freed
+    │   └── StoreAccessDenied     the server answered and refuses this service: no such database, a wrong
+    │                             password, an unknown role, a role without privileges
+    ├── NewerSchema               the database is at a revision this release does not know (a newer one migrated it)
     └── StoreRefusal              the database answered, and the answer is no: the caller's to resolve
         ├── DuplicateId           an item id already stored (a retried save)
         ├── Erased                an erased item's id: never stored again
@@ -45,6 +48,33 @@ class StoreFull(StoreUnavailable):
     answers it with a code and message of its own, and the store reads unhealthy in ``/admin/status``
     until a save succeeds again (``FeedbackStore.storage_fault``). Nothing is half-written.
     """
+
+
+class StoreAccessDenied(StoreUnavailable):
+    """The database server answered and refuses this service: the configuration's to fix, not the network's.
+
+    ``kind`` says which (PostgreSQL's SQLSTATE, see ``ACCESS_DENIED``): ``no-database`` (3D000), ``password``
+    (28P01), ``role`` (28000: no such role, or no ``pg_hba.conf`` entry for it), ``privileges`` (42501). A
+    running service meets it as it meets an outage (503, nothing written, retry once fixed); at start, or
+    from ``feedctl migrate``, it is one line naming the variable and the fix (``cli/databases.py``).
+    """
+
+    def __init__(self, store: str, detail: str, kind: str) -> None:
+        super().__init__(store, detail)
+        self.kind = kind
+
+
+#: PostgreSQL's SQLSTATE → :attr:`StoreAccessDenied.kind`.
+ACCESS_DENIED = {"3D000": "no-database", "28P01": "password", "28000": "role", "42501": "privileges"}
+
+
+class NewerSchema(StoreError):
+    """The database's schema revision is none of this release's migrations: a newer release migrated it, and
+    this one cannot tell what its tables hold (``store/revisions.py``; rolling back is a restore)."""
+
+    def __init__(self, revision: str, head: str) -> None:
+        self.revision, self.head = revision, head
+        super().__init__(f"schema revision {revision} is newer than this release's head {head}")
 
 
 class StoreRefusal(StoreError):

@@ -9,28 +9,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Table, delete, func, insert, or_, select, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.store import audit, copy_rows, counters, rollups, tombstones, values_rows
+from feedback_intelligence.store import audit, copy_rows, counters, revisions, rollups, tombstones, values_rows
 from feedback_intelligence.store.base import StoreBase
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import Deriver, alert_rows, derived_values, rows_of, write_derived
 from feedback_intelligence.store.engine import create_engine_for
 from feedback_intelligence.store.errors import DuplicateId, Erased, StaleRevision
+from feedback_intelligence.store.revisions import Revisions
 from feedback_intelligence.store.rows import compact_json, record_to_row, row_to_record, structure_to_json
 from feedback_intelligence.store.schema import case_notes, cases, feedback, feedback_alerts, outbox
 
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+MIGRATIONS_DIR = revisions.MIGRATIONS_DIR
 
 
 class SaveHook(Protocol):
@@ -46,13 +43,6 @@ class SaveHook(Protocol):
 
 #: Rows one re-derivation transaction takes (ADR 0024 section 2).
 REDERIVE_BATCH = 500
-
-
-def _upgrade_to_head(connection: Connection) -> None:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    config.attributes["connection"] = connection
-    command.upgrade(config, "head")
 
 
 # Erasure (ADR 0024 section 7): every table that holds rows of an item, children first, each with the
@@ -88,9 +78,17 @@ class FeedbackStore(StoreBase):
         self.derive = derive
         self.storage_fault = None
 
-    async def migrate(self) -> None:
+    async def migrate(self) -> Revisions:
+        """Bring the database to the migrations' head (safe twice) and log the revision it is at."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(_upgrade_to_head)
+            done = await conn.run_sync(revisions.upgrade)
+        revisions.log_upgrade(self.name, done)
+        return done
+
+    async def schema_revision(self) -> Revisions:
+        """The database's revision and the code's head, changing nothing."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(revisions.look)
 
     async def aclose(self) -> None:
         await self.engine.dispose()

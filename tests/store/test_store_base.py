@@ -65,6 +65,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "list_tombstones": lambda s: s.list_tombstones(),
         "migrate": lambda s: s.migrate(),
         "ping": lambda s: s.ping(),
+        "schema_revision": lambda s: s.schema_revision(),
         "query": lambda s: s.query(),
         "read_counter": lambda s: s.read_counter(),
         "rebuild_rollups": lambda s: s.rebuild_rollups(),
