@@ -55,7 +55,10 @@ class JsonLines(logging.Formatter):
 
 
 def formatter(log_format: LogFormat) -> logging.Formatter:
-    return JsonLines() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+    if log_format == "json":
+        return JsonLines()
+    # the default: a record that met no request-id filter (a handler set up elsewhere) still formats
+    return logging.Formatter(TEXT_FORMAT, defaults={request_id.RECORD_FIELD: request_id.NO_REQUEST})
 
 
 def configure(level: str, log_format: LogFormat) -> dict[str, Any]:

@@ -94,6 +94,8 @@ def test_a_line_outside_any_request_has_no_request_id() -> None:
     request_id.log_filter().filter(made)
     assert "request_id" not in json.loads(JsonLines().format(made))
     assert "[-] tests.edge.watchable: poll" in formatter("text").format(made)
+    unfiltered = LOG.makeRecord(LOG.name, logging.WARNING, __file__, 1, "elsewhere", (), None)
+    assert "[-] tests.edge.watchable: elsewhere" in formatter("text").format(unfiltered)  # no KeyError
 
 
 def test_uvicorns_lines_carry_the_request_id_in_both_formats() -> None:
