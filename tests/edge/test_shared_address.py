@@ -1,6 +1,6 @@
 """Fifty stores behind one NAT address, through the trusted proxy, on the default limits: an hour of a busy
-morning's desk traffic, compressed on the limiter's clock, ends in no 429; one address that abuses the
-same defaults is still held to them."""
+morning's desk traffic, compressed on the limiter's clock, ends in no 429, and with accounts fifty clerks
+sign in; one address that abuses the same defaults is still held to them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import heapq
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from feedback_intelligence.config import load_settings
 from feedback_intelligence.edge.visitor import COOKIE_NAME
 from tests.edge.support import PROXY, EdgeApp, build_edge_app
 from tests.support.clock import Clock
+from tests.support.people import add_user, people_settings, running_app, sign_in
 
 NAT = "198.51.100.50"  # the chain's one outbound address, as the trusted proxy forwards it
 CLERKS = 50
@@ -156,3 +158,32 @@ async def test_one_abusive_address_is_still_held_to_the_defaults(clock: Clock) -
         for _ in range(own + 10):
             keyless[(await http.get("/live/version", headers={"X-Forwarded-For": "203.0.113.67"})).status_code] += 1
         assert keyless == {200: own, 429: 10}
+
+
+async def test_fifty_clerks_behind_one_address_sign_in_on_the_first_morning(tmp_path: Path) -> None:
+    """FI_AUTH=local, as the chain's compose ships it: fifty accounts sign in through the trusted proxy from
+    one NAT address within a minute, on the default sign-in limits; the address's window still holds a
+    guesser there (its failures count)."""
+    settings = people_settings(tmp_path, trusted_proxies=[PROXY])
+    async with running_app(settings) as app:
+        for clerk in range(CLERKS):
+            await add_user(app, f"kassa-{clerk:02d}", ("clerk", "s1"))
+        answers = Counter()
+        for clerk in range(CLERKS):
+            transport = httpx.ASGITransport(app=app, client=(PROXY, 40000 + clerk))
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://fi.test", headers={"X-Forwarded-For": NAT}
+            ) as desk:
+                answers[(await desk.get("/signin")).status_code] += 1
+                answers[(await sign_in(desk, f"kassa-{clerk:02d}")).status_code] += 1
+        assert answers == {200: 2 * CLERKS}, answers
+        transport = httpx.ASGITransport(app=app, client=(PROXY, 41000))
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://fi.test", headers={"X-Forwarded-For": NAT}
+        ) as guesser:
+            limit = parse(settings.auth.login_address_rate_limit).amount
+            guesses = [
+                (await sign_in(guesser, f"kassa-{n % CLERKS:02d}", f"arvaus-{n:06d}")).status_code
+                for n in range(limit + 1)
+            ]
+        assert guesses == [401] * limit + [429]  # the address's failures are still bounded
