@@ -113,7 +113,7 @@ class People:
         ``address`` is what the edge counts a client by (an IPv4 address, an IPv6 /64). The rule, said in
         docs/operations/people.md ("Sign-in limits"): a failure counts against the address, against (address,
         name) and against the name; a right password counts against none of them, so fifty clerks behind one
-        NAT address sign in on the first morning (ADR 0050). The name's own limit, once reached, refuses only
+        NAT address sign in on the first morning (ADR 0053). The name's own limit, once reached, refuses only
         addresses this account never signed in from, so failures elsewhere never lock its owner out."""
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows
         address_key = f"fi-login:addr:{address}"

@@ -6,7 +6,7 @@ Buckets, per request that is not exempt:
   ``FI_RATE_LIMIT`` (default 30/60 s);
 - behind a trusted proxy, with a valid signed visitor key: the visitor's own bucket
   (``FI_RATE_LIMIT``), and the audience ceiling of its forwarded address (``FI_AUDIENCE_RATE_LIMIT``,
-  default 600/60 s: fifty desks behind one NAT address, ADR 0050), which every proxied request from
+  default 600/60 s: fifty desks behind one NAT address, ADR 0053), which every proxied request from
   that address is charged to; the page a key is issued on already counts as that key;
 - behind a trusted proxy without a valid key (absent or forged): the address bucket, and the ceiling.
 

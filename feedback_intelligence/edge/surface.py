@@ -150,7 +150,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/favicon.ico", PUBLIC, kind=Kind.ASSET, roles=ANYONE),
     # signing in and out (ADR 0030): reached by anyone, they return no customer text
     # the sign-in page hands out the visitor key too: a shop's clerks behind one NAT address sign in each
-    # on a bucket of their own, not on the address's one (ADR 0050)
+    # on a bucket of their own, not on the address's one (ADR 0053)
     _rule("GET", "/signin", PUBLIC, kind=Kind.PAGE, visitor=True, roles=ANYONE),
     _rule("POST", "/auth/signin", PUBLIC, roles=ANYONE),
     _rule("POST", "/auth/signout", PUBLIC, roles=ANYONE),
