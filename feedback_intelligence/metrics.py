@@ -129,6 +129,21 @@ class Metrics:
             ["status"],
             registry=r,
         )
+        # Every HTTP request, the edge's own refusals included (edge/http_metrics.py): by the route table's
+        # template (never the raw path, so ids and scanners' paths add no series), method and status.
+        self.http_requests = Counter(
+            "fi_http_requests_total",
+            "HTTP requests answered, by route template, method and status",
+            ["route", "method", "status"],
+            registry=r,
+        )
+        self.http_request_duration = Histogram(
+            "fi_http_request_duration_seconds",
+            "From the request's arrival to its response's last byte, by route template, method and status",
+            ["route", "method", "status"],
+            buckets=_seconds_buckets(call_deadline_s),
+            registry=r,
+        )
         self.http_rate_limited = Counter("fi_http_rate_limited_total", "Requests answered 429", ["reason"], registry=r)
         self.feedback_ingested = Counter(
             "fi_feedback_ingested_total", "Feedback rows stored", ["channel", "path"], registry=r

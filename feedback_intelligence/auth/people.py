@@ -98,10 +98,6 @@ class People:
         self._proxy_cache.clear()
 
     # ── signing in and out ─────────────────────────────────────────────────────────────────────
-    async def _hit(self, item: RateLimitItem, key: str) -> None:
-        if not await self._throttle.hit(item, key):
-            await self._refuse(item, key)
-
     async def _throttled(self, item: RateLimitItem, key: str) -> None:
         if not await self._throttle.test(item, key):
             await self._refuse(item, key)
@@ -115,11 +111,13 @@ class People:
 
         Raises :class:`SigninThrottled` (429) or :class:`~.password_work.PasswordWorkBusy` (503).
         ``address`` is what the edge counts a client by (an IPv4 address, an IPv6 /64). The rule, said in
-        docs/operations/people.md ("Sign-in limits"): every attempt counts against the address; a failure counts
-        against (address, name) and against the name. The name's own limit, once reached, refuses only
+        docs/operations/people.md ("Sign-in limits"): a failure counts against the address, against (address,
+        name) and against the name; a right password counts against none of them, so fifty clerks behind one
+        NAT address sign in on the first morning (ADR 0053). The name's own limit, once reached, refuses only
         addresses this account never signed in from, so failures elsewhere never lock its owner out."""
         # an address over its limit writes nothing more: its flood must not become a flood of audit rows
-        await self._hit(self._per_address, f"fi-login:addr:{address}")
+        address_key = f"fi-login:addr:{address}"
+        await self._throttled(self._per_address, address_key)
         pair_key, name_key, known_key = _window_keys(username, address)
         try:
             await self._throttled(self._per_address_and_name, pair_key)
@@ -132,6 +130,7 @@ class People:
             account = await self.store.by_username(username)
             ok = await check.run(verify_password, account.password_hash if account else None, password)
         if not ok or account is None or account.disabled or account.auth_source != "local":
+            await self._throttle.hit(self._per_address, address_key)
             await self._throttle.hit(self._per_address_and_name, pair_key)
             await self._throttle.hit(self._per_name, name_key)
             await self._record_refused(username, _refusal(account, ok))

@@ -21,7 +21,7 @@ class EdgeSettings(Group):
     # loopback names. A page on another name (DNS rebinding) gets 400 before any route.
     allowed_hosts: StringList = variable("FI_ALLOWED_HOSTS", default_factory=list, validate_default=True)
     rate_limit: str = variable("FI_RATE_LIMIT", "30/60seconds")
-    audience_rate_limit: str = variable("FI_AUDIENCE_RATE_LIMIT", "240/60seconds")
+    audience_rate_limit: str = variable("FI_AUDIENCE_RATE_LIMIT", "600/60seconds")
     rate_limit_exempt_loopback: bool = variable("FI_RATE_LIMIT_EXEMPT_LOOPBACK", True)
     max_inflight_llm_per_client: int = variable("FI_MAX_INFLIGHT_LLM_PER_CLIENT", 1, ge=1, le=64)
     # LLM requests in flight from one address (IPv4) or prefix (IPv6), whatever keys it holds;
@@ -35,7 +35,7 @@ class EdgeSettings(Group):
     ipv4_prefix: int = variable("FI_IPV4_PREFIX", 32, ge=8, le=32)
     visitor_secret: str | None = variable("FI_VISITOR_SECRET", None)
     # new visitor keys one address (or IPv6 prefix) may be issued per window (limits' syntax)
-    visitor_issue_limit: str = variable("FI_VISITOR_ISSUE_LIMIT", "20/hour")
+    visitor_issue_limit: str = variable("FI_VISITOR_ISSUE_LIMIT", "200/hour")
     max_body_bytes: int = variable("FI_MAX_BODY_BYTES", 16_384, ge=1024, le=1_048_576)
 
     @field_validator("trusted_proxies")

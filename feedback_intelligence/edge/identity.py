@@ -18,8 +18,9 @@ Rules (docs/invariants.md, invariant 7):
   (fail closed: that proxy's visitors lose the exemption instead of gaining operator rights).
 
 The middleware puts the result on ``scope["state"]`` (so ``request.state.client_ip`` etc. work) and
-rewrites ``scope["client"]`` / ``scope["scheme"]`` for everything inside it, the way uvicorn's
-proxy-headers middleware would but under our trust list (``feedctl serve`` turns uvicorn's off).
+rewrites ``scope["client"]`` / ``scope["scheme"]`` in place, the way uvicorn's proxy-headers middleware
+would but under our trust list (``feedctl serve`` turns uvicorn's off): everything inside, and uvicorn's
+access log, which reads the server's own scope, see the client the trusted proxy named.
 """
 
 from __future__ import annotations
@@ -157,16 +158,18 @@ class ClientIdentityMiddleware:
             await self.app(scope, receive, send)
             return
         identity = resolve_identity(scope, self.trusted, self.aggregation)
-        inner = dict(scope)
-        state = inner.setdefault("state", {})
+        state = scope.setdefault("state", {})
         state[STATE_KEY] = identity
         state["client_ip"] = identity.client_ip
         state["via_proxy"] = identity.via_proxy
         state["is_direct_loopback"] = identity.is_direct_loopback
         if identity.via_proxy:
-            inner["client"] = (identity.client_ip, 0)
-            inner["scheme"] = identity.scheme
-        await self.app(inner, receive, send)
+            # On the server's own scope, not a copy: uvicorn's access line reads the client from it,
+            # so the log names the client the proxy named, by this one rule (as uvicorn's proxy-headers
+            # middleware does when it is on; feedctl serve turns it off).
+            scope["client"] = (identity.client_ip, 0)
+            scope["scheme"] = identity.scheme
+        await self.app(scope, receive, send)
 
 
 def identity_of(scope: Scope) -> ClientIdentity:

@@ -6,7 +6,8 @@ Buckets, per request that is not exempt:
   ``FI_RATE_LIMIT`` (default 30/60 s);
 - behind a trusted proxy, with a valid signed visitor key: the visitor's own bucket
   (``FI_RATE_LIMIT``), and the audience ceiling of its forwarded address (``FI_AUDIENCE_RATE_LIMIT``,
-  default 240/60 s), which every proxied request from that address is charged to;
+  default 600/60 s: fifty desks behind one NAT address, ADR 0053), which every proxied request from
+  that address is charged to; the page a key is issued on already counts as that key;
 - behind a trusted proxy without a valid key (absent or forged): the address bucket, and the ceiling.
 
 The client's own bucket is checked first and the ceiling is only charged for requests the client's

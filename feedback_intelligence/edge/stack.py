@@ -1,8 +1,13 @@
 """The edge, composed in one place. All layers are pure ASGI (BaseHTTPMiddleware would break the
 routes' client-disconnect detection), listed here from the outside in:
 
+0. RequestId        asgi-correlation-id: the caller's ``X-Request-ID`` or a new one, echoed on every
+                    answer and on every log line of the request (edge/request_id.py).
+0b. HttpMetrics     requests and latency by route template, method and status in ``/metrics``, the
+                    refusals of every layer below included (edge/http_metrics.py).
 1. ClientIdentity   who is calling: the TCP peer, or behind a trusted proxy its forwarded-for; the
-                    rest of the stack reads the result from ``scope["state"]``.
+                    rest of the stack reads the result from ``scope["state"]``, and uvicorn's access
+                    log the client it writes on the scope.
 2. SecurityHeaders  nosniff, referrer policy, frame denial and a CSP by route kind, on every answer
                     below it, the edge's own 400/403/404/413/429 included.
 3. AllowedHosts     Starlette's TrustedHostMiddleware over ``FI_ALLOWED_HOSTS`` (default: the listen
@@ -43,8 +48,10 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.config import GateSettings, Settings
+from feedback_intelligence.edge import request_id
 from feedback_intelligence.edge.body_limit import BodyLimitMiddleware
 from feedback_intelligence.edge.headers import SecurityHeadersMiddleware
+from feedback_intelligence.edge.http_metrics import HttpMetricsMiddleware
 from feedback_intelligence.edge.identity import Aggregation, ClientIdentityMiddleware, TrustedProxies
 from feedback_intelligence.edge.inflight import InflightLimiter, InflightLimitMiddleware, LocalInflight, RedisInflight
 from feedback_intelligence.edge.origin import CrossSiteGuardMiddleware
@@ -139,12 +146,14 @@ def install_edge(
                     "allow_methods": ["GET", "POST"],
                     "allow_headers": ["Content-Type"],
                     "allow_credentials": False,
-                    "expose_headers": list(RATE_LIMIT_HEADERS),
+                    "expose_headers": [*RATE_LIMIT_HEADERS, request_id.HEADER],
                     "max_age": 600,
                 },
             )
         ]
     layers: list[tuple[type, dict[str, Any]]] = [  # outermost first
+        request_id.layer(),
+        (HttpMetricsMiddleware, {"metrics": metrics}),
         (ClientIdentityMiddleware, {"trusted": edge.trusted, "aggregation": edge.aggregation}),
         (SecurityHeadersMiddleware, {}),
         (TrustedHostMiddleware, {"allowed_hosts": settings.edge.allowed_hosts, "www_redirect": False}),

@@ -149,7 +149,9 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", STATIC_PREFIX, PUBLIC, kind=Kind.ASSET, prefix=True, roles=ANYONE),
     _rule("GET", "/favicon.ico", PUBLIC, kind=Kind.ASSET, roles=ANYONE),
     # signing in and out (ADR 0030): reached by anyone, they return no customer text
-    _rule("GET", "/signin", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
+    # the sign-in page hands out the visitor key too: a shop's clerks behind one NAT address sign in each
+    # on a bucket of their own, not on the address's one (ADR 0053)
+    _rule("GET", "/signin", PUBLIC, kind=Kind.PAGE, visitor=True, roles=ANYONE),
     _rule("POST", "/auth/signin", PUBLIC, roles=ANYONE),
     _rule("POST", "/auth/signout", PUBLIC, roles=ANYONE),
     _rule("GET", "/auth/me", PUBLIC, roles=ANYONE),

@@ -10,7 +10,8 @@ a bucket of its own behind a trusted proxy, and always under the audience ceilin
 A key costs something to rotate (ADR 0032): it is bound to the aggregate it was issued to (the
 address, or its IPv6 /64; edge/identity.py) and to its issue time, and is not used from another
 aggregate or after ``COOKIE_MAX_AGE_S``; one aggregate is issued at most ``FI_VISITOR_ISSUE_LIMIT``
-new keys per window (past it, pages are served without one and its requests count as the address).
+new keys per window (past it, pages are served without one and its requests count as the address). The
+request a key is issued on already counts as that key.
 The gate's fair share is the aggregate's, whatever keys it holds (edge/inflight.py ``visitor_of``).
 """
 
@@ -125,7 +126,11 @@ class VisitorKeyMiddleware:
             await self.app(scope, receive, send)  # served, without a key: it counts as its address
             return
 
-        _, value = self.keys.issue(aggregate)
+        # The request that is issued a key is that key's first: charged to its bucket, not to the address's,
+        # or fifty desks opening behind one NAT address would share one bucket on their first page load
+        # (the issue limit above is what bounds the keys an address gets).
+        visitor_id, value = self.keys.issue(aggregate)
+        scope["state"][STATE_KEY] = visitor_id
         attributes = f"{COOKIE_NAME}={value}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax"
         if identity_of(scope).scheme == "https":
             attributes += "; Secure"

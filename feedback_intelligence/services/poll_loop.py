@@ -1,13 +1,15 @@
 """The background workers' loop: a few tasks, each taking one step after another until stopped.
 
-Shared by the structure-later worker and the notify worker. A step does one unit of work and says how
-long to pause before the next (None: go on at once). A pause ends early when :meth:`PollLoop.wake` is
-called (a row was just saved here), so a worker answers at once and still finds what other replicas saved
-within one poll. A store that cannot be reached pauses the task for a poll and logs a warning; a full
-disk, for workers that ask for it, pauses it far longer and logs an error (space comes back only when an
-operator frees it). Any other error is a bug: logged with its traceback, it must not end the worker for
-the life of the process. :meth:`PollLoop.stop` cancels the tasks and waits for them, so a step in flight
-gives its work back (a lease released or lapsing) before stop returns.
+Shared by the structure-later worker and the notify worker. A step does one unit of work and says how long
+to pause before the next (None: go on at once). A pause ends early when :meth:`PollLoop.wake` is called (a
+row was just saved here), so a worker answers at once and still finds what other replicas saved within one
+poll. A store that cannot be reached pauses the task for a poll; the outage is logged once (one warning
+line, no traceback) and its end once, however many polls it lasts and however many tasks meet it, so a
+database cut for an hour is two lines in the log, not one a poll. A full disk, for workers that ask for
+it, pauses it far longer and logs an error (space comes back only when an operator frees it). Any other
+error is a bug: logged with its traceback, it must not end the worker for the life of the process.
+:meth:`PollLoop.stop` cancels the tasks and waits for them, so a step in flight gives its work back (a
+lease released or lapsing) before stop returns.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from feedback_intelligence.store.errors import StoreFull, StoreUnavailable
@@ -49,6 +52,7 @@ class PollLoop:
         self._wake = asyncio.Event()
         self._running: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._outage_since: float | None = None  # monotonic start of the outage being waited out
 
     def start(self) -> None:
         self._stopping = False
@@ -81,7 +85,7 @@ class PollLoop:
 
     async def _step_once(self, index: int) -> float | None:
         try:
-            return await self.step(index)
+            pause = await self.step(index)
         except StoreFull as exc:
             if self.full_disk_pause_s is None:
                 return self._unavailable(exc)
@@ -93,7 +97,21 @@ class PollLoop:
         except Exception:  # a bug must not end the worker for the life of the process
             self.log.exception("%s: unexpected error", self.name)
             return self.poll_s
+        if self._outage_since is not None:
+            lasted_s = time.monotonic() - self._outage_since
+            self._outage_since = None
+            self.log.warning("%s: store answers again after %.0f s of outage", self.name, lasted_s)
+        return pause
 
     def _unavailable(self, exc: StoreUnavailable) -> float:
-        self.log.warning("%s: store unavailable, retrying in %g s: %s", self.name, self.poll_s, exc)
+        if self._outage_since is None:
+            self._outage_since = time.monotonic()
+            self.log.warning(
+                "%s: store unavailable, retrying every %g s (one more line when it answers): %s",
+                self.name,
+                self.poll_s,
+                exc,
+            )
+        else:
+            self.log.debug("%s: store still unavailable: %s", self.name, exc)
         return self.poll_s

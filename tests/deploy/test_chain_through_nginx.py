@@ -15,8 +15,10 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import httpx
 import pytest
 from playwright.sync_api import expect
+from prometheus_client.parser import text_string_to_metric_families
 
 from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import REPO, ServerProcess, sim_ollama
@@ -94,6 +96,7 @@ class Traffic:
     refused: list[str] = field(default_factory=list)  # any other 4xx or 5xx
     console_errors: list[str] = field(default_factory=list)
     paths: set[str] = field(default_factory=set)
+    request_ids: list[str] = field(default_factory=list)  # the X-Request-ID of each answer through nginx
 
     def watch(self, page) -> None:
         page.on("request", self._request)
@@ -106,6 +109,8 @@ class Traffic:
         self.paths.add(request.url.removeprefix(self.edge).split("?", 1)[0])
 
     def _response(self, response) -> None:
+        if response.url.startswith(self.edge + "/") and (request_id := response.headers.get("x-request-id")):
+            self.request_ids.append(request_id)
         if response.status == 404:
             self.not_found.append(f"{response.request.method} {response.url}")
         elif response.status >= 400:
@@ -178,3 +183,31 @@ def test_sign_in_desk_save_management_view_case_drill_in_and_csv_through_nginx(c
     for replica in chain.replicas:
         assert "upstream=" + replica.url.removeprefix("http://") in log, log
         assert "Traceback" not in replica.log(), replica.log()
+
+    # one request id from nginx through the app: nginx made it, logged it, the app answered with it
+    assert traffic.request_ids and all(f"request_id={rid}" in log for rid in traffic.request_ids), traffic.request_ids
+    # the session's HTTP series, by route template and status, summed over the replicas' /metrics
+    served = _http_requests(chain.replicas)
+    for route, method, status in [
+        ("/signin", "GET", "200"),
+        ("/auth/signin", "POST", "200"),
+        ("/live/feedback", "POST", "201"),
+        ("/cases/{ref}/actions", "POST", "200"),
+        ("/report/items.csv", "GET", "200"),
+    ]:
+        assert served.get((route, method, status), 0) >= 1, (route, method, status, sorted(served))
+    assert not any("live:desk-" in route for route, _, _ in served)  # templates, never a case's ref
+
+
+def _http_requests(replicas: list[ServerProcess]) -> dict[tuple[str, str, str], float]:
+    """``fi_http_requests_total`` by (route, method, status), summed over the replicas (each the host's
+    loopback operator)."""
+    served: dict[tuple[str, str, str], float] = {}
+    for replica in replicas:
+        text = httpx.get(replica.url + "/metrics", timeout=10).text
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "fi_http_requests_total":
+                    key = (sample.labels["route"], sample.labels["method"], sample.labels["status"])
+                    served[key] = served.get(key, 0) + sample.value
+    return served

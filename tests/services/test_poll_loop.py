@@ -1,6 +1,6 @@
 """The workers' loop (services/poll_loop.py) with scripted steps: a wake ends a pause, an outage pauses a
-poll and logs as the worker, a full disk pauses longer, a bug does not end the task, stop waits for the
-step in flight."""
+poll and logs as the worker once (and its end once), a full disk pauses longer, a bug does not end the
+task, stop waits for the step in flight."""
 
 from __future__ import annotations
 
@@ -55,17 +55,51 @@ async def test_a_step_that_found_work_is_followed_at_once_and_a_wake_ends_a_long
         await loop.stop()
 
 
-async def test_an_outage_pauses_a_poll_and_is_logged_as_the_workers_warning(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger=LOG.name)
-    script = Script(StoreUnavailable("live", "refused"), StoreUnavailable("live", "refused"))
+async def test_an_outage_pauses_a_poll_and_is_logged_once_as_the_workers_warning_and_its_end_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger=LOG.name)
+    down = StoreUnavailable("live", "refused")
+    script = Script(down, down, down, down, None)
     loop = loop_of(script)
     loop.start()
     try:
-        await steps_reach(script, 3)
+        await until(lambda: _recovered(caplog), what="the recovery line")
     finally:
         await loop.stop()
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings == ["worker: store unavailable, retrying in 0.001 s: live store unavailable: refused"] * 2
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings  # four failed polls, one line for the outage and one for its end
+    assert warnings[0] == (
+        "worker: store unavailable, retrying every 0.001 s (one more line when it answers): "
+        "live store unavailable: refused"
+    )
+    assert warnings[1].startswith("worker: store answers again after ")
+    assert all(r.exc_info is None for r in caplog.records)  # no traceback for an outage
+
+
+async def test_tasks_that_meet_one_outage_log_it_once_between_them(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger=LOG.name)
+    failures = 0
+
+    async def down(index: int) -> float | None:
+        nonlocal failures
+        failures += 1
+        raise StoreUnavailable("live", "refused")
+
+    async def many_failures() -> bool:
+        return failures >= 20
+
+    loop = PollLoop("worker", down, tasks=3, poll_s=0.001, log=LOG)
+    loop.start()
+    try:
+        await until(many_failures, what="twenty failed polls")
+    finally:
+        await loop.stop()
+    assert len(caplog.records) == 1 and caplog.records[0].getMessage().startswith("worker: store unavailable")
+
+
+async def _recovered(caplog: pytest.LogCaptureFixture) -> bool:
+    return any("answers again" in r.getMessage() for r in caplog.records)
 
 
 async def test_a_full_disk_pauses_as_long_as_the_worker_asks_and_is_logged_as_an_error(
@@ -102,8 +136,8 @@ async def test_without_a_full_disk_pause_a_full_disk_is_one_more_outage(caplog: 
         await steps_reach(script, 2)  # paused a poll only
     finally:
         await loop.stop()
-    assert [r.levelno for r in caplog.records] == [logging.WARNING]
-    assert caplog.records[0].getMessage().startswith("worker: store unavailable, retrying in 0.001 s")
+    assert caplog.records[0].levelno == logging.WARNING
+    assert caplog.records[0].getMessage().startswith("worker: store unavailable, retrying every 0.001 s")
 
 
 async def test_a_bug_in_a_step_is_logged_with_its_traceback_and_the_task_goes_on(
