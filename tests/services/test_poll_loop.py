@@ -64,7 +64,7 @@ async def test_an_outage_pauses_a_poll_and_is_logged_once_as_the_workers_warning
     loop = loop_of(script)
     loop.start()
     try:
-        await until(lambda: _recovered(caplog), what="the recovery line")
+        await wait_for(lambda: _recovered(caplog), what="the recovery line")
     finally:
         await loop.stop()
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
@@ -92,7 +92,7 @@ async def test_tasks_that_meet_one_outage_log_it_once_between_them(caplog: pytes
     loop = PollLoop("worker", down, tasks=3, poll_s=0.001, log=LOG)
     loop.start()
     try:
-        await until(many_failures, what="twenty failed polls")
+        await wait_for(many_failures, what="twenty failed polls")
     finally:
         await loop.stop()
     assert len(caplog.records) == 1 and caplog.records[0].getMessage().startswith("worker: store unavailable")
