@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import event
 
 from tests.notify.support import rig
-from tests.support.waiting import until
+from tests.support.waiting import wait_for
 
 WORKER_LOG = "feedback_intelligence.services.notify_worker"
 
@@ -39,9 +39,9 @@ async def test_a_cut_database_is_one_line_and_its_return_one_more(
         await r.channel.store.engine.dispose()  # no pooled connection outlives the cut
         event.listen(engine, "do_connect", refuse)
         r.worker.start()
-        await until(cut_for_a_while, what="ten refused polls")
+        await wait_for(cut_for_a_while, what="ten refused polls")
         event.remove(engine, "do_connect", refuse)
-        await until(back, what="the recovery line")
+        await wait_for(back, what="the recovery line")
     lines = [record for record in caplog.records if record.name == WORKER_LOG and record.levelno >= logging.WARNING]
     assert len(lines) == 2, [record.getMessage() for record in lines]  # ten refused polls, two lines
     assert lines[0].getMessage().startswith("notify: store unavailable, retrying every 0.05 s")
