@@ -23,9 +23,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.deterministic.timestamps import utc_now_normalized
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.store import audit
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.errors import AccountNotLocal, UsernameTaken
 from feedback_intelligence.store.schema import accounts, role_grants, sessions
 

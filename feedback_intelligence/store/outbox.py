@@ -21,8 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.schema import outbox
 

@@ -18,10 +18,10 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store import counters, rollups
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import write_derived
 from feedback_intelligence.store.feedback_store import FeedbackStore

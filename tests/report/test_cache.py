@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.report.cache import MemoryEpochSource, ReportCache
-from tests.support.clock import Clock
 
 
 def counting_factory():
@@ -55,13 +55,13 @@ async def test_invalidate_clears_and_reuse_holds_until_then():
 
 
 async def test_entries_expire_and_zero_ttl_disables_caching():
-    clock = Clock()
+    clock = ManualClock()
     cache = ReportCache(60, clock=clock)
     factory, calls = counting_factory()
     await cache.get_or_create("k", factory)
-    clock.now += 59.9
+    clock.advance(59.9)
     await cache.get_or_create("k", factory)
-    clock.now += 0.2
+    clock.advance(0.2)
     await cache.get_or_create("k", factory)
     assert len(calls) == 2
 
