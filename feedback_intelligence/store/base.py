@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.store.errors import StoreError, StoreFull, StoreUnavailable
 
 P = ParamSpec("P")
@@ -76,10 +77,12 @@ class StoreBase:
 
 class StoreView(StoreBase):
     """A room of one channel store's database (its outbox, its structure queue, its accounts): the same
-    engine and name, and a storage fault met here is the store's (``/admin/status`` reads it there)."""
+    engine and name, and a storage fault met here is the store's (``/admin/status`` reads it there).
+    ``clock`` dates what the room writes: a lease's expiry, a retry's due time, an ``updated_at``."""
 
-    def __init__(self, store: StoreBase) -> None:
+    def __init__(self, store: StoreBase, clock: Clock = SYSTEM_CLOCK) -> None:
         self.store = store
+        self.clock = clock
         self.name = store.name
         self.engine = store.engine
 

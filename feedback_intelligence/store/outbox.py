@@ -131,7 +131,7 @@ class Outbox(StoreView):
 
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> OutboxRow | None:
         """Lease the row due longest to ``token`` and count the attempt; None when nothing is due."""
-        at = now_ms() if at_ms is None else at_ms
+        at = now_ms(self.clock) if at_ms is None else at_ms
         row = await claim_oldest(
             self.engine,
             outbox,
@@ -144,14 +144,14 @@ class Outbox(StoreView):
 
     async def renew(self, row: OutboxRow, lease_s: float) -> bool:
         async with self.engine.begin() as conn:
-            statement = update(outbox).where(_held(row)).values(lease_until_ms=now_ms() + int(lease_s * 1000))
+            statement = update(outbox).where(_held(row)).values(lease_until_ms=now_ms(self.clock) + int(lease_s * 1000))
             return bool((await conn.execute(statement)).rowcount)
 
     async def delivered(self, row: OutboxRow, at: str) -> bool:
         return await self._settle(row, state=DELIVERED, delivered_at=at, last_error=None)
 
     async def retry(self, row: OutboxRow, *, in_s: float, error: str) -> bool:
-        next_at = now_ms() + int(in_s * 1000)
+        next_at = now_ms(self.clock) + int(in_s * 1000)
         return await self._settle(row, state=PENDING, next_attempt_at_ms=next_at, last_error=error[:ERROR_MAX_CHARS])
 
     async def give_up(self, row: OutboxRow, *, state: str, error: str) -> bool:
