@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 class Runtime:
     settings: Settings
     metrics: Metrics
-    clock: Clock  # the one clock of this process (docs/adr/0050-one-clock.md)
+    clock: Clock  # the one clock of this process (docs/adr/0051-one-clock.md)
     backend: LlmBackend  # the first of the pool (the only one under the one-backend shorthand)
     gate: LlmGate
     runner: PromptRunner
@@ -122,7 +122,7 @@ async def build_runtime(
     clock: Clock = SYSTEM_CLOCK,
 ) -> Runtime:
     """Everything one process serves with, built once. ``clock`` is the one clock every part whose
-    behaviour time decides reads (docs/adr/0050-one-clock.md): the system's, or a test's manual one."""
+    behaviour time decides reads (docs/adr/0051-one-clock.md): the system's, or a test's manual one."""
     domain = with_prior_fields(domain or load_configured_domain(settings), settings.backends)
     warn_if_prior_unmeasured(settings.backends)
     metrics = Metrics(settings.gate.call_timeout_s, settings.gate.acquire_timeout_s)

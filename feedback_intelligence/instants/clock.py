@@ -2,7 +2,7 @@
 
 A breaker's cool-down, a stall verdict, a cached health report's age, a worker's pause, a lease's expiry,
 the instant a row is saved: each reads the clock it was handed (``SYSTEM_CLOCK`` unless a test hands it a
-:class:`ManualClock`), built once in the runtime builder (docs/adr/0050-one-clock.md). A test then moves
+:class:`ManualClock`), built once in the runtime builder (docs/adr/0051-one-clock.md). A test then moves
 time with :meth:`ManualClock.advance` instead of sleeping past a threshold: the test is as fast on a busy
 machine as on an idle one, and what it asserts no longer depends on the scheduler's mood.
 
