@@ -33,6 +33,7 @@ from feedback_intelligence.auth.oidc import OidcClient
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.config import AuthSettings, Settings, load_settings
 from feedback_intelligence.edge.stack import install_edge
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.services.channels import LIVE
 from feedback_intelligence.services.warmup import warm_at_start
@@ -46,15 +47,16 @@ def create_app(
     *,
     backend: LlmBackend | None = None,
     on_started: Callable[[], None] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> FastAPI:
     """``on_started``: run once the runtime is built, before the first request (``feedctl serve``'s
-    ``loop_pauses.freeze_what_start_up_made``)."""
+    ``loop_pauses.freeze_what_start_up_made``); ``clock``: the runtime's one clock (a test's manual one)."""
     settings = settings or load_settings()
     domain = load_configured_domain(settings)  # a bad domain folder stops the boot here, naming the problem
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
+        app.state.runtime = rt = await build_runtime(settings, backend, domain=domain, clock=clock)
         bind_people(app, edge.people, settings.auth, rt)
         if on_started is not None:
             on_started()

@@ -1,0 +1,35 @@
+"""The runtime's one clock, over HTTP: what a save writes and the change rule's window both read it, so a
+test moves time instead of waiting out the window (or backdating rows)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from feedback_intelligence.deterministic.timestamps import format_instant
+from feedback_intelligence.instants.clock import ManualClock
+from tests.support.people import add_user, client, csrf, desk_entry, people_settings, running_app, sign_in
+
+START = datetime(2027, 2, 1, 9, 30, tzinfo=UTC)
+
+
+async def test_a_clerk_may_correct_their_entry_until_the_window_passes_on_the_runtimes_clock(tmp_path: Path) -> None:
+    clock = ManualClock(START)
+    settings = people_settings(tmp_path, correction_window_s=600, rate_limit="1000/60seconds")
+    async with running_app(settings, clock=clock) as app:
+        assert app.state.runtime.clock is clock  # built once, handed to every part
+        await add_user(app, "kaisa", ("clerk", "s1"))
+        async with client(app) as clerk:
+            await sign_in(clerk, "kaisa")
+            saved = await clerk.post("/live/feedback", json=desk_entry("desk-clock-1"), headers=csrf(clerk))
+            assert saved.status_code == 201
+            stored = await app.state.runtime.channels["live"].store.get("desk-clock-1")
+            assert stored is not None and stored.created_at == format_instant(START)
+
+            clock.advance(599)  # within the window: the clerk may
+            early = await clerk.patch("/live/feedback/desk-clock-1", json={"theme": "maito"}, headers=csrf(clerk))
+            assert early.status_code == 200, early.text
+
+            clock.advance(2)  # past it: no longer
+            late = await clerk.patch("/live/feedback/desk-clock-1", json={"theme": "juusto"}, headers=csrf(clerk))
+            assert late.status_code == 403 and late.json()["error"] == "correction_window_passed"
