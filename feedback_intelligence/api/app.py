@@ -109,7 +109,7 @@ def create_app(
 
 def bind_people(app: FastAPI, people: People, settings: AuthSettings, rt: Runtime) -> None:
     """The accounts live in the live database (ADR 0024 section 6); FI_AUTH said plainly at boot."""
-    people.bind(AccountStore(rt.channels[LIVE].store))
+    people.bind(AccountStore(rt.channels[LIVE].store, rt.clock))
     if settings.mode == "oidc":
         app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32))
     if settings.mode == "none":

@@ -33,3 +33,16 @@ async def test_a_clerk_may_correct_their_entry_until_the_window_passes_on_the_ru
             clock.advance(2)  # past it: no longer
             late = await clerk.patch("/live/feedback/desk-clock-1", json={"theme": "juusto"}, headers=csrf(clerk))
             assert late.status_code == 403 and late.json()["error"] == "correction_window_passed"
+
+
+async def test_a_session_ends_at_its_maximum_age_on_the_runtimes_clock(tmp_path: Path) -> None:
+    clock = ManualClock(START)
+    settings = people_settings(tmp_path, session_max_age_s=3600, rate_limit="1000/60seconds")
+    async with running_app(settings, clock=clock) as app:
+        await add_user(app, "kaisa", ("clerk", "s1"))
+        async with client(app) as clerk:
+            await sign_in(clerk, "kaisa")
+            clock.advance(3599)
+            assert (await clerk.get("/auth/me")).json()["signedIn"] is True
+            clock.advance(1)  # the session's last moment has passed
+            assert (await clerk.get("/auth/me")).json()["signedIn"] is False
