@@ -137,8 +137,8 @@ async def build_runtime(
     runner = PromptRunner(gate, backend, metrics, backends)
     derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 section 2)
     channels = {
-        CORPUS: Channel(CORPUS, FeedbackStore(settings.storage.database_url, name=CORPUS, derive=derive)),
-        LIVE: Channel(LIVE, FeedbackStore(settings.storage.live_database_url, name=LIVE, derive=derive)),
+        name: Channel(name, FeedbackStore(url, name=name, derive=derive, clock=clock))
+        for name, url in ((CORPUS, settings.storage.database_url), (LIVE, settings.storage.live_database_url))
     }
     for channel in channels.values():
         await channel.store.migrate()

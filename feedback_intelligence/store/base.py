@@ -50,6 +50,8 @@ class StoreBase:
 
     name: str
     engine: AsyncEngine
+    #: Dates what the store writes (``updated_at``, a lease's expiry, a due time); the runtime's clock.
+    clock: Clock = SYSTEM_CLOCK
     #: Why the last write failed for want of space (disk full), until a write succeeds again.
     storage_fault: str | None
 
@@ -78,11 +80,11 @@ class StoreBase:
 class StoreView(StoreBase):
     """A room of one channel store's database (its outbox, its structure queue, its accounts): the same
     engine and name, and a storage fault met here is the store's (``/admin/status`` reads it there).
-    ``clock`` dates what the room writes: a lease's expiry, a retry's due time, an ``updated_at``."""
+    It dates what it writes by its store's clock unless handed another."""
 
-    def __init__(self, store: StoreBase, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(self, store: StoreBase, clock: Clock | None = None) -> None:
         self.store = store
-        self.clock = clock
+        self.clock = store.clock if clock is None else clock
         self.name = store.name
         self.engine = store.engine
 

@@ -18,7 +18,7 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.deterministic.timestamps import format_instant, parse_normalized
-from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.clock import Clock, now_ms
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store import counters, rollups
 from feedback_intelligence.store.base import StoreView
@@ -64,7 +64,7 @@ class StructureQueue(StoreView):
 
     store: FeedbackStore  # its deriver writes a finished row's derived columns
 
-    def __init__(self, store: FeedbackStore, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(self, store: FeedbackStore, clock: Clock | None = None) -> None:
         super().__init__(store, clock)
 
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> Claim | None:
