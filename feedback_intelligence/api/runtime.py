@@ -160,7 +160,9 @@ async def build_runtime(
     # Shared between replicas when they share Redis: one prose generation per window between them.
     gate_settings = settings.gate
     report_prose: ProseStore = (
-        RedisProseStore(gate_settings.redis_url, gate_settings.name) if gate_settings.redis_url else MemoryProseStore()
+        RedisProseStore(gate_settings.redis_url, gate_settings.name)
+        if gate_settings.redis_url
+        else MemoryProseStore(clock=clock)
     )
     call_rate = CallRate(report_options.model_calls_per_minute, metrics)  # every report's calls together
     reports = {
@@ -206,7 +208,7 @@ async def build_runtime(
     )
     if settings.worker.enabled:
         worker.start()
-    rederive = RederivePass([channels[LIVE], channels[CORPUS]])
+    rederive = RederivePass([channels[LIVE], channels[CORPUS]], clock=clock)
     rederive.start()
     return Runtime(
         settings=settings,

@@ -99,7 +99,7 @@ class ReportService:
         self.channel = channel
         self.llm = ReportLlm(domain, options, runner, metrics, call_rate)
         self.cache = cache or ReportCache(options.cache_seconds, epochs, clock)
-        self.prose: ProseStore = prose or MemoryProseStore()
+        self.prose: ProseStore = prose or MemoryProseStore(clock=clock)
         # the channel databases (StoreSource), or a list fetch folded in memory (tools and tests)
         self.source: ReportSource = FetchSource(source, domain, channel) if callable(source) else source
         self.clock = clock  # the report's "generated at", the shed retries' deadline and pauses
