@@ -109,5 +109,5 @@ class AlertIntake:
                 routes=self.routes_for(item, escalation=False),
                 event=outbox.ALERT,
                 created_at=at or item.created_at,
-                at_ms=now_ms(self.clock),
+                due_ms=now_ms(self.clock),
             )

@@ -250,7 +250,7 @@ class CaseService:
                         routes=self.intake.routes_for(item, escalation=True),
                         event=outbox.ESCALATION,
                         created_at=at,
-                        at_ms=now_ms(self.clock),
+                        due_ms=now_ms(self.clock),
                     )
                     await audit.append(conn, [self._entry(at, SYSTEM, "case.escalate", case.feedback_id)])
                     await counters.bump(conn, VERSION_COUNTER)

@@ -75,13 +75,12 @@ async def enqueue(
     routes: Sequence[str],
     event: str,
     created_at: str,
-    at_ms: int | None = None,
+    due_ms: int,
 ) -> int:
-    """Add a pending row per route in the caller's transaction, skipping keys already there; returns
-    how many rows were new."""
+    """Add a pending row per route in the caller's transaction, due at ``due_ms`` (the caller's clock),
+    skipping keys already there; returns how many rows were new."""
     if not routes:
         return 0
-    due = now_ms() if at_ms is None else at_ms
     rows = [
         {
             "feedback_id": feedback_id,
@@ -90,7 +89,7 @@ async def enqueue(
             "dedupe_key": dedupe_key(channel, feedback_id, route, event),
             "state": PENDING,
             "attempts": 0,
-            "next_attempt_at_ms": due,
+            "next_attempt_at_ms": due_ms,
             "created_at": created_at,
         }
         for route in routes
