@@ -32,7 +32,7 @@ from feedback_intelligence.auth import passwords
 from feedback_intelligence.auth.oidc import OidcClient
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.config import AuthSettings, Settings, load_settings
-from feedback_intelligence.edge.stack import install_edge
+from feedback_intelligence.edge.stack import build_edge, install_edge
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.services.channels import LIVE
@@ -101,7 +101,11 @@ def create_app(
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
     # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.
     edge = install_edge(
-        app, settings, metrics=lambda: _runtime_part(app, "metrics"), retry_after_s=lambda: _gate_retry_after(app)
+        app,
+        settings,
+        metrics=lambda: _runtime_part(app, "metrics"),
+        retry_after_s=lambda: _gate_retry_after(app),
+        edge=build_edge(settings, clock=clock),
     )
     app.state.edge = edge
     return app
