@@ -13,7 +13,6 @@ compared with stored instants), :meth:`Clock.monotonic` measures intervals (neve
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 import time
@@ -68,9 +67,9 @@ async def wait_or_pause(clock: Clock, event: asyncio.Event, seconds: float) -> b
     finally:
         for task in (waiter, pause):
             task.cancel()
-        for task in (waiter, pause):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # Both wound down before returning (a manual clock's sleeper leaves it); a cancellation of the
+        # caller meanwhile still reaches it: gather passes its own cancellation on.
+        await asyncio.gather(waiter, pause, return_exceptions=True)
     return event.is_set()
 
 

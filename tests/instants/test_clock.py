@@ -91,3 +91,13 @@ async def test_wait_or_pause_ends_at_the_event_or_when_the_clock_passes_the_paus
     assert not paused.done()
     clock.advance(1)
     assert await paused is False
+
+
+async def test_cancelling_a_wait_or_pause_cancels_its_caller_and_leaves_nothing_parked() -> None:
+    clock = ManualClock()
+    waiting = asyncio.create_task(wait_or_pause(clock, asyncio.Event(), 60))
+    await clock.sleepers()
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert clock.parked == 0
