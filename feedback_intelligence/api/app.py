@@ -115,7 +115,7 @@ def bind_people(app: FastAPI, people: People, settings: AuthSettings, rt: Runtim
     """The accounts live in the live database (ADR 0024 section 6); FI_AUTH said plainly at boot."""
     people.bind(AccountStore(rt.channels[LIVE].store, rt.clock))
     if settings.mode == "oidc":
-        app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32))
+        app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32), clock=rt.clock)
     if settings.mode == "none":
         log.warning(
             "FI_AUTH=none: no sign-in; anyone who can reach this service reads every entry and writes at the desk "
