@@ -13,6 +13,27 @@ from tests.support.people import add_user, client, csrf, desk_entry, people_sett
 START = datetime(2027, 2, 1, 9, 30, tzinfo=UTC)
 
 
+async def test_the_runtime_hands_its_one_clock_to_every_part_whose_behaviour_time_decides(tmp_path: Path) -> None:
+    clock = ManualClock(START)
+    async with running_app(people_settings(tmp_path), clock=clock) as app:
+        rt = app.state.runtime
+        parts = {
+            "router": rt.gate.router.clock,
+            "fairness ledger": next(iter(rt.gate.pool.members.values())).ledger.clock,
+            "health": rt.health.clock,
+            "structure-later worker": rt.worker.clock,
+            "notify worker": rt.notify.clock,
+            "alert intake": rt.intake.clock,
+            "cases": rt.cases.clock,
+            "ingest": rt.ingest.clock,
+            "re-derivation": rt.rederive.clock,
+            "people": app.state.edge.people.clock,
+            **{f"report {name}": report.clock for name, report in rt.reports.items()},
+            **{f"store {name}": channel.store.clock for name, channel in rt.channels.items()},
+        }
+        assert {part: found is clock for part, found in parts.items()} == dict.fromkeys(parts, True)
+
+
 async def test_a_clerk_may_correct_their_entry_until_the_window_passes_on_the_runtimes_clock(tmp_path: Path) -> None:
     clock = ManualClock(START)
     settings = people_settings(tmp_path, correction_window_s=600, rate_limit="1000/60seconds")
