@@ -129,7 +129,8 @@ class BackendRouter:
 
     ``readiness`` maps backend names to a cheap readiness check that probes a tripped backend back in
     after the cool-down; ``on_state`` is told whenever a backend's state may have changed (metrics).
-    ``clock`` times the cool-down, the rate window and the stall verdicts (the pools read it too).
+    ``clock`` times the cool-down, the failure-rate window and how fresh the stall verdicts are; a lease's
+    age is its pool's ledger's (gate/factory.py hands both the same clock).
     """
 
     def __init__(
