@@ -279,7 +279,7 @@ async def explain(store: FeedbackStore, window: Window, limit: int, biggest: str
 
 
 async def measure(store: FeedbackStore, domain: Domain, tally: Tally, runs: int, options: ReportSettings) -> dict:
-    service = ReportService(domain, options, None, StoreSource([store]), now=lambda: NOW)
+    service = ReportService(domain, options, None, StoreSource([store]))
     gc.collect()
     before = rss_mb()
     peak = before

@@ -140,7 +140,7 @@ def deterministic_service(items: list[StoredFeedback], domain: Domain) -> Report
     gate = LlmGate(PooledSlotPool.single(LocalSlotPool(2, 1)), acquire_timeout_s=0.5, call_timeout_s=3600)
     options = ReportSettings(max_items=max(len(items), 1))
     silent = FakeBackend(reply="", hold=asyncio.Event(), kind="silent")  # never answers: costs the answer nothing
-    return ReportService(domain, options, PromptRunner(gate, silent), list_fetch(items), now=lambda: NOW)
+    return ReportService(domain, options, PromptRunner(gate, silent), list_fetch(items))
 
 
 async def time_answers(service: ReportService, window: Window, mode: str, rounds: int, *, cold: bool) -> list[float]:
@@ -208,7 +208,7 @@ async def embedded_report(items: int, verify_budget: int, domain: Domain) -> dic
     # prose as on the packaged model (what FI_REPORT_PROSE=auto resolves to there)
     options = ReportSettings(llm_budget=4, alert_verify_budget=verify_budget, prose="automatic")
     stored = synthetic_items(items, domain, seed=11)
-    service = ReportService(domain, options, runner, list_fetch(stored), now=lambda: NOW)
+    service = ReportService(domain, options, runner, list_fetch(stored))
     window = report_window()
     await backend.start()
     load_started = time.perf_counter()

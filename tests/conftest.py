@@ -22,8 +22,8 @@ from argon2 import PasswordHasher
 from hypothesis import settings
 
 from feedback_intelligence.auth import passwords
+from feedback_intelligence.instants.clock import ManualClock
 from tests.prerequisites import MARKERS, all_missing, in_ci, require
-from tests.support.clock import Clock
 from tests.support.redis import REDIS_URL
 
 # `make test-fast` selects this profile (`--hypothesis-profile=fast`): a fifth of the examples, also of a
@@ -146,9 +146,9 @@ def _cheap_password_hashes(pytestconfig: pytest.Config) -> Iterator[None]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    """A clock the test moves (tests/support/clock.py)."""
-    return Clock()
+def clock() -> ManualClock:
+    """A clock the test moves (feedback_intelligence/instants/clock.py)."""
+    return ManualClock()
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -50,7 +51,7 @@ async def test_the_report_counts_its_fallbacks_in_its_own_metrics() -> None:
         ReportSettings(),
         runner,
         support.StoreFake(corpus()).fetch,
-        now=lambda: support.NOW,
+        clock=ManualClock(support.NOW),
         metrics=metrics,
     )
 

@@ -32,7 +32,8 @@ from feedback_intelligence.auth import passwords
 from feedback_intelligence.auth.oidc import OidcClient
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.config import AuthSettings, Settings, load_settings
-from feedback_intelligence.edge.stack import install_edge
+from feedback_intelligence.edge.stack import build_edge, install_edge
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.services.channels import LIVE
 from feedback_intelligence.services.warmup import warm_at_start
@@ -46,15 +47,16 @@ def create_app(
     *,
     backend: LlmBackend | None = None,
     on_started: Callable[[], None] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> FastAPI:
     """``on_started``: run once the runtime is built, before the first request (``feedctl serve``'s
-    ``loop_pauses.freeze_what_start_up_made``)."""
+    ``loop_pauses.freeze_what_start_up_made``); ``clock``: the runtime's one clock (a test's manual one)."""
     settings = settings or load_settings()
     domain = load_configured_domain(settings)  # a bad domain folder stops the boot here, naming the problem
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = rt = await build_runtime(settings, backend, domain=domain)
+        app.state.runtime = rt = await build_runtime(settings, backend, domain=domain, clock=clock)
         bind_people(app, edge.people, settings.auth, rt)
         if on_started is not None:
             on_started()
@@ -99,7 +101,11 @@ def create_app(
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight
     # limit) wraps every route; its layers and their order are in feedback_intelligence/edge/stack.py.
     edge = install_edge(
-        app, settings, metrics=lambda: _runtime_part(app, "metrics"), retry_after_s=lambda: _gate_retry_after(app)
+        app,
+        settings,
+        metrics=lambda: _runtime_part(app, "metrics"),
+        retry_after_s=lambda: _gate_retry_after(app),
+        edge=build_edge(settings, clock=clock),
     )
     app.state.edge = edge
     return app
@@ -107,9 +113,9 @@ def create_app(
 
 def bind_people(app: FastAPI, people: People, settings: AuthSettings, rt: Runtime) -> None:
     """The accounts live in the live database (ADR 0024 section 6); FI_AUTH said plainly at boot."""
-    people.bind(AccountStore(rt.channels[LIVE].store))
+    people.bind(AccountStore(rt.channels[LIVE].store, rt.clock))
     if settings.mode == "oidc":
-        app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32))
+        app.state.oidc = OidcClient(settings, settings.session_secret or secrets.token_hex(32), clock=rt.clock)
     if settings.mode == "none":
         log.warning(
             "FI_AUTH=none: no sign-in; anyone who can reach this service reads every entry and writes at the desk "

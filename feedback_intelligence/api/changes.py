@@ -12,7 +12,6 @@ from feedback_intelligence.auth.principal import principal_of
 from feedback_intelligence.edge.visitor import STATE_KEY as VISITOR_STATE_KEY
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services import change_rule as rule
-from feedback_intelligence.services.corrections import now_utc
 
 __all__ = ["actor_of", "change_verdict"]
 
@@ -36,5 +35,5 @@ def change_verdict(request: Request, rt: Runtime, item: StoredFeedback) -> rule.
         item,
         auth_enabled=rt.settings.auth.enabled,
         window_s=rt.settings.auth.correction_window_s,
-        now=now_utc(),
+        now=rt.clock.now(),
     )

@@ -14,6 +14,7 @@ from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 class Runtime:
     settings: Settings
     metrics: Metrics
+    clock: Clock  # the one clock of this process (docs/adr/0051-one-clock.md)
     backend: LlmBackend  # the first of the pool (the only one under the one-backend shorthand)
     gate: LlmGate
     runner: PromptRunner
@@ -113,8 +115,14 @@ def warn_if_prior_unmeasured(backends: BackendSettings) -> None:
 
 
 async def build_runtime(
-    settings: Settings, backend: LlmBackend | None = None, *, domain: Domain | None = None
+    settings: Settings,
+    backend: LlmBackend | None = None,
+    *,
+    domain: Domain | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Runtime:
+    """Everything one process serves with, built once. ``clock`` is the one clock every part whose
+    behaviour time decides reads (docs/adr/0051-one-clock.md): the system's, or a test's manual one."""
     domain = with_prior_fields(domain or load_configured_domain(settings), settings.backends)
     warn_if_prior_unmeasured(settings.backends)
     metrics = Metrics(settings.gate.call_timeout_s, settings.gate.acquire_timeout_s)
@@ -125,19 +133,19 @@ async def build_runtime(
         else build_backends(settings.backends, metrics)
     )
     backend = next(iter(backends.values()))
-    gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()})
+    gate = build_gate(settings, metrics, {name: b.readiness for name, b in backends.items()}, clock=clock)
     runner = PromptRunner(gate, backend, metrics, backends)
     derive = DomainDeriver(domain)  # every write of a record writes its derived columns (ADR 0024 section 2)
     channels = {
-        CORPUS: Channel(CORPUS, FeedbackStore(settings.storage.database_url, name=CORPUS, derive=derive)),
-        LIVE: Channel(LIVE, FeedbackStore(settings.storage.live_database_url, name=LIVE, derive=derive)),
+        name: Channel(name, FeedbackStore(url, name=name, derive=derive, clock=clock))
+        for name, url in ((CORPUS, settings.storage.database_url), (LIVE, settings.storage.live_database_url))
     }
     for channel in channels.values():
         await channel.store.migrate()
     shared = await tombstones.share(list(channels.values()))  # an erased id is refused in every channel
     if shared:
         log.info("tombstones: %d erased id(s) now refused in another channel too", shared)
-    intake, notify, case_service = build_alerting(settings.notify, domain, channels, metrics)
+    intake, notify, case_service = build_alerting(settings.notify, domain, channels, metrics, clock)
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
@@ -152,7 +160,9 @@ async def build_runtime(
     # Shared between replicas when they share Redis: one prose generation per window between them.
     gate_settings = settings.gate
     report_prose: ProseStore = (
-        RedisProseStore(gate_settings.redis_url, gate_settings.name) if gate_settings.redis_url else MemoryProseStore()
+        RedisProseStore(gate_settings.redis_url, gate_settings.name)
+        if gate_settings.redis_url
+        else MemoryProseStore(clock=clock)
     )
     call_rate = CallRate(report_options.model_calls_per_minute, metrics)  # every report's calls together
     reports = {
@@ -167,6 +177,7 @@ async def build_runtime(
             channel=name,
             count_cases=case_service.counts_by_item,
             call_rate=call_rate,
+            clock=clock,
         )
         for name, channel in channels.items()
     }
@@ -182,6 +193,7 @@ async def build_runtime(
         channel=INBOX,
         count_cases=case_service.counts_by_item,
         call_rate=call_rate,
+        clock=clock,
     )
     for each in backends.values():
         await each.start()
@@ -192,14 +204,16 @@ async def build_runtime(
         [channels[LIVE], channels[CORPUS]],  # the desk's entries before an import's
         settings.worker,
         metrics,
+        clock=clock,
     )
     if settings.worker.enabled:
         worker.start()
-    rederive = RederivePass([channels[LIVE], channels[CORPUS]])
+    rederive = RederivePass([channels[LIVE], channels[CORPUS]], clock=clock)
     rederive.start()
     return Runtime(
         settings=settings,
         metrics=metrics,
+        clock=clock,
         backend=backend,
         gate=gate,
         runner=runner,
@@ -210,11 +224,12 @@ async def build_runtime(
             metrics=metrics,
             cache_s=settings.backends.health_cache_s,
             backends=backends,
+            clock=clock,
         ),
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),
-        ingest=IngestService(domain, structuring, on_later=worker.wake),
+        ingest=IngestService(domain, structuring, on_later=worker.wake, clock=clock),
         batch_slots=BatchSlots(settings.chain.batch_slots, metrics),
         restructure=RestructureService(domain, structuring, settings.domain.restructure_limit),
         report_options=report_options,
@@ -229,7 +244,11 @@ async def build_runtime(
 
 
 def build_alerting(
-    settings: NotifySettings, domain: Domain, channels: dict[str, Channel], metrics: Metrics
+    settings: NotifySettings,
+    domain: Domain,
+    channels: dict[str, Channel],
+    metrics: Metrics,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> tuple[AlertIntake, NotifyWorker, CaseService]:
     """What a saved alert starts (composed into each channel's insert), the worker that delivers it, and
     the cases (whose escalation check runs in the worker's loop)."""
@@ -237,11 +256,11 @@ def build_alerting(
         check_against(settings.channels, domain.alert_keywords, domain.severities)
     except ValueError as exc:
         raise ConfigurationError(f"invalid configuration: FI_NOTIFY_CHANNELS: {exc}") from exc
-    intake = AlertIntake(domain, settings.channels, settings.case_max_age_days)
+    intake = AlertIntake(domain, settings.channels, settings.case_max_age_days, clock)
     for name, channel in channels.items():
         channel.on_save = intake.hook(name)
-    notify = NotifyWorker(domain, [channels[LIVE], channels[CORPUS]], settings.channels, settings, metrics)
-    case_service = CaseService(domain, channels, intake, settings.case_escalate_after_s)
+    notify = NotifyWorker(domain, [channels[LIVE], channels[CORPUS]], settings.channels, settings, metrics, clock=clock)
+    case_service = CaseService(domain, channels, intake, settings.case_escalate_after_s, clock=clock)
 
     async def escalate() -> None:
         await case_service.escalate_due()

@@ -10,7 +10,6 @@ finish what another began. The ID token is verified against the provider's JWKS 
 from __future__ import annotations
 
 import secrets
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from feedback_intelligence.config import AuthSettings
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 
 FLOW_COOKIE = "fi_oidc"
 FLOW_MAX_AGE_S = 600  # a sign-in at the provider must finish within ten minutes
@@ -47,7 +47,7 @@ class Identity:
 
 
 class OidcClient:
-    def __init__(self, settings: AuthSettings, secret: str) -> None:
+    def __init__(self, settings: AuthSettings, secret: str, *, clock: Clock = SYSTEM_CLOCK) -> None:
         assert settings.oidc_issuer and settings.oidc_client_id and settings.oidc_client_secret
         self.settings = settings
         self.issuer = settings.oidc_issuer.rstrip("/")
@@ -56,10 +56,11 @@ class OidcClient:
         self._flows = URLSafeTimedSerializer(secret, salt="fi-oidc-flow")
         self._metadata: dict[str, Any] | None = None
         self._jwks: Any = None
-        self._fetched_at = 0.0
+        self._fetched_at = 0.0  # on ``clock``'s monotonic reading: how old the discovery is
+        self._clock = clock
 
     async def metadata(self, *, refresh: bool = False) -> dict[str, Any]:
-        if self._metadata is None or refresh or time.monotonic() - self._fetched_at > DISCOVERY_CACHE_S:
+        if self._metadata is None or refresh or self._clock.monotonic() - self._fetched_at > DISCOVERY_CACHE_S:
             async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
                 try:
                     found = (await http.get(f"{self.issuer}/.well-known/openid-configuration")).raise_for_status()
@@ -69,7 +70,11 @@ class OidcClient:
                     raise OidcError(f"the provider's discovery at {self.issuer} failed: {exc}") from exc
             if metadata.get("issuer", "").rstrip("/") != self.issuer:
                 raise OidcError(f"the discovery names issuer {metadata.get('issuer')!r}, not {self.issuer!r}")
-            self._metadata, self._jwks, self._fetched_at = metadata, KeySet.import_key_set(jwks), time.monotonic()
+            self._metadata, self._jwks, self._fetched_at = (
+                metadata,
+                KeySet.import_key_set(jwks),
+                self._clock.monotonic(),
+            )
         return self._metadata
 
     async def begin(self, redirect_uri: str, next_path: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from feedback_intelligence.auth.principal import CHAIN, Grant, Principal, parse_
 from feedback_intelligence.auth.tokens import CsrfTokens, new_session_token, token_hash
 from feedback_intelligence.config import AuthSettings
 from feedback_intelligence.config.stores import StoreDirectory
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.store.accounts import Account, AccountStore, fold_username
 from feedback_intelligence.store.errors import StoreUnavailable
 
@@ -39,8 +40,11 @@ class SigninThrottled(Exception):
 
 
 class People:
-    def __init__(self, settings: AuthSettings, stores: StoreDirectory, storage: Storage) -> None:
+    def __init__(
+        self, settings: AuthSettings, stores: StoreDirectory, storage: Storage, *, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.settings = settings
+        self.clock = clock  # the proxy identity cache's age (the sign-in limits are the storage's own time)
         self.stores = stores  # the stores a grant may name (FI_STORES, else FI_STORE_PATTERN)
         self.csrf = CsrfTokens(settings.session_secret, warn=settings.enabled)
         self._store: AccountStore | None = None
@@ -81,7 +85,7 @@ class People:
         """A trusted proxy's identity headers (the caller checked the peer): its account, made at first sight."""
         key = (user, name, roles, stores)
         cached = self._proxy_cache.get(key)
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if cached is not None and now - cached[0] < PROXY_CACHE_S:
             return cached[1]
         grants = parse_grants(_words(roles), _words(stores))

@@ -65,6 +65,7 @@ from feedback_intelligence.edge.ratelimit import (
 )
 from feedback_intelligence.edge.surface import OperatorAuth, RouteSurfaceMiddleware
 from feedback_intelligence.edge.visitor import VisitorKeyMiddleware, VisitorKeys
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -91,8 +92,14 @@ class Edge:
 
 
 def build_edge(
-    settings: Settings, *, inflight: InflightLimiter | None = None, limiter: EdgeRateLimiter | None = None
+    settings: Settings,
+    *,
+    inflight: InflightLimiter | None = None,
+    limiter: EdgeRateLimiter | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Edge:
+    """The edge's parts; ``clock`` dates visitor keys and ages the people layer's proxy cache (the rate
+    limits' windows are the ``limits`` storage's own time)."""
     edge, gate = settings.edge, settings.gate
     auth = OperatorAuth(edge.operator_token, loopback_programs_only=settings.auth.enabled)
     if inflight is None:
@@ -103,13 +110,13 @@ def build_edge(
         trusted=TrustedProxies(edge.trusted_proxies),
         auth=auth,
         policy=ClientPolicy(auth, edge.rate_limit_exempt_loopback),
-        visitors=VisitorKeys(edge.visitor_secret),
+        visitors=VisitorKeys(edge.visitor_secret, clock=clock),
         limiter=limiter or EdgeRateLimiter(storage, edge.rate_limit, edge.audience_rate_limit),
         inflight=inflight,
         per_address=per_address,
         aggregation=Aggregation(edge.ipv6_prefix, edge.ipv4_prefix),
         issue_limit=IssueLimit(storage, edge.visitor_issue_limit),
-        people=People(settings.auth, settings.chain.stores, storage),
+        people=People(settings.auth, settings.chain.stores, storage, clock=clock),
     )
 
 

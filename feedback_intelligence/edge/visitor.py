@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 
@@ -31,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from feedback_intelligence.edge.asgi import header
 from feedback_intelligence.edge.identity import identity_of
 from feedback_intelligence.edge.surface import classify_scope
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ def _b64(data: bytes) -> str:
 
 
 class VisitorKeys:
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self, secret: str | None, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        self._clock = clock  # a key's issue time and its age
         if secret:
             self._secret = secret.encode()
             self.generated = False
@@ -70,7 +71,7 @@ class VisitorKeys:
     def issue(self, aggregate: str, now_s: float | None = None) -> tuple[str, str]:
         """A fresh ``(visitor_id, cookie_value)`` bound to ``aggregate`` (edge/identity.py) and to now."""
         visitor_id = _b64(secrets.token_bytes(16))
-        issued_s = int(time.time() if now_s is None else now_s)
+        issued_s = int(self._clock.now().timestamp() if now_s is None else now_s)
         return visitor_id, f"{_VERSION}.{visitor_id}.{issued_s}.{self._sign(visitor_id, issued_s, aggregate)}"
 
     def verify(self, value: str | None, aggregate: str, now_s: float | None = None) -> str | None:
@@ -82,7 +83,7 @@ class VisitorKeys:
         if len(parts) != 4 or parts[0] != _VERSION or not parts[1] or len(parts[1]) > 64 or not parts[2].isdigit():
             return None
         issued_s = int(parts[2])
-        age_s = (time.time() if now_s is None else now_s) - issued_s
+        age_s = (self._clock.now().timestamp() if now_s is None else now_s) - issued_s
         if not 0 <= age_s <= COOKIE_MAX_AGE_S + 60:  # a minute of clock skew between replicas
             return None
         if not hmac.compare_digest(parts[3].encode(), self._sign(parts[1], issued_s, aggregate).encode()):

@@ -12,6 +12,7 @@ from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
 from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import SlotPool
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
 
@@ -36,7 +37,10 @@ def build_member(gate: GateSettings, name: str, slots: int, reserve: int, ledger
 
 
 def build_pool(
-    settings: Settings, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
+    settings: Settings,
+    readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> PooledSlotPool:
     gate, backends = settings.gate, settings.backends
     specs = backends.specs
@@ -44,7 +48,7 @@ def build_pool(
     reserves = spread_reserve([spec.slots for spec in specs], gate.background_reserve)
     # The shorthand keeps the gate's Redis keys of before (fi:gate:<FI_GATE_NAME>); a pool names each.
     keys = [gate.name] if not backends.pool else [f"{gate.name}:{s.name}" for s in specs]
-    ledger = ServiceLedger(gate.fair_half_life_s, GateOrder(gate.order))
+    ledger = ServiceLedger(gate.fair_half_life_s, GateOrder(gate.order), clock=clock)
     members = {
         spec.name: build_member(gate, key, spec.slots, reserve, ledger)
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
@@ -57,15 +61,20 @@ def build_pool(
         call_timeout_s=gate.call_timeout_s,
         stall_floor_s=backends.health_timeout_s,
         readiness=readiness,
+        clock=clock,
     )
     return PooledSlotPool(members, router)
 
 
 def build_gate(
-    settings: Settings, metrics: Metrics, readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None
+    settings: Settings,
+    metrics: Metrics,
+    readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> LlmGate:
     return LlmGate(
-        build_pool(settings, readiness),
+        build_pool(settings, readiness, clock=clock),
         acquire_timeout_s=settings.gate.acquire_timeout_s,
         call_timeout_s=settings.gate.call_timeout_s,
         metrics=metrics,

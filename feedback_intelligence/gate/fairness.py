@@ -17,10 +17,10 @@ The Redis pool keeps the same scores in a hash and its waiters in a sorted set b
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
-from collections.abc import Callable
 from enum import StrEnum
+
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 
 
 class GateOrder(StrEnum):
@@ -58,17 +58,17 @@ class ServiceLedger:
         half_life_s: float = 60.0,
         order: GateOrder = GateOrder.FAIR,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if half_life_s <= 0:
             raise ValueError("the half-life must be positive")
         self.half_life_s = half_life_s
         self.order = order
-        self._clock = clock
+        self.clock = clock
         self._score: dict[str, float] = {}
         self._seen: dict[str, float] = {}
         self._present: Counter[str] = Counter()  # waiting or holding right now
-        self._swept = clock()
+        self._swept = clock.monotonic()
 
     @property
     def fair(self) -> bool:
@@ -78,13 +78,13 @@ class ServiceLedger:
         return len(self._score)
 
     def now(self) -> float:
-        return self._clock()
+        return self.clock.monotonic()
 
     def _active(self, visitor: str, now: float) -> bool:
         return self._present[visitor] > 0 or now - self._seen.get(visitor, -math.inf) <= RECENT_S
 
     def arrive(self, visitor: str) -> None:
-        now = self._clock()
+        now = self.clock.monotonic()
         if not self._active(visitor, now):
             own = self._score.get(visitor, score_of(0.0, now, self.half_life_s))
             others = [self._score[u] for u in self._score if u != visitor and self._active(u, now)]
@@ -95,13 +95,13 @@ class ServiceLedger:
         self._sweep(now)  # visitors that were only ever shed are charged nothing, but forgotten too
 
     def leave(self, visitor: str) -> None:
-        self._seen[visitor] = self._clock()
+        self._seen[visitor] = self.clock.monotonic()
         self._present[visitor] -= 1
         if self._present[visitor] <= 0:
             del self._present[visitor]
 
     def charge(self, visitor: str, held_s: float) -> None:
-        now = self._clock()
+        now = self.clock.monotonic()
         service = self.service(visitor, now) + max(0.0, held_s)
         self._score[visitor] = score_of(service, now, self.half_life_s)
         self._seen[visitor] = now
@@ -110,18 +110,18 @@ class ServiceLedger:
     def service(self, visitor: str, now: float | None = None) -> float:
         """The visitor's decayed attained service in slot-seconds (0 for one unknown)."""
         score = self._score.get(visitor)
-        now = self._clock() if now is None else now
+        now = self.clock.monotonic() if now is None else now
         return 0.0 if score is None else service_of(score, now, self.half_life_s)
 
     def attained(self) -> dict[str, float]:
-        now = self._clock()
+        now = self.clock.monotonic()
         return {visitor: self.service(visitor, now) for visitor in self._score}
 
     def key(self, visitor: str) -> float:
         """Lower goes first. First come when the order is ``fifo`` (every visitor equal, arrival decides)."""
         if not self.fair:
             return 0.0
-        return self._score.get(visitor, score_of(0.0, self._clock(), self.half_life_s))
+        return self._score.get(visitor, score_of(0.0, self.clock.monotonic(), self.half_life_s))
 
     def _sweep(self, now: float) -> None:
         # At most once a half-life: forget whoever was neither present nor seen for ten half-lives.

@@ -291,11 +291,11 @@ class LlmGate:
 
     def _shed(self, context: CallContext, reason: str) -> None:
         self.metrics.gate_sheds.labels(context.route, context.priority.value, reason).inc()
-        self._recent_sheds.append(time.monotonic())
+        self._recent_sheds.append(self.router.clock.monotonic())
 
     def sheds_in_last(self, seconds: float = 60.0) -> int:
         """How many calls this process shed recently (for the operator's status board)."""
-        horizon = time.monotonic() - seconds
+        horizon = self.router.clock.monotonic() - seconds
         while self._recent_sheds and self._recent_sheds[0] < horizon:
             self._recent_sheds.popleft()
         return len(self._recent_sheds)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -25,7 +24,7 @@ class LocalLease:
     priority: Priority
     visitor: str = ANONYMOUS
     released: bool = False
-    since: float = field(default_factory=time.monotonic)  # on the ledger's clock
+    since: float = 0.0  # on the ledger's clock (monotonic)
 
 
 @dataclass(eq=False, slots=True)
@@ -160,7 +159,7 @@ class LocalSlotPool:
 
     async def offer(self, lease: LocalLease, on_preempt: Callable[[], None]) -> None:
         if not lease.released:
-            self._offers[lease] = (time.monotonic(), on_preempt)
+            self._offers[lease] = (self.ledger.now(), on_preempt)
 
     async def newest_offer(self) -> float | None:
         return max((offered for offered, _ in self._offers.values()), default=None)

@@ -72,9 +72,10 @@ class PooledSlotPool:
 
     async def refresh_stalls(self, *, max_age_s: float = STALL_RECHECK_S) -> None:
         """Judge the stalls again if the last verdict is older than ``max_age_s``."""
-        if time.monotonic() - self.router.stalls_judged_at < max_age_s:
+        now = self.router.clock.monotonic()
+        if now - self.router.stalls_judged_at < max_age_s:
             return
-        self.router.stalls_judged_at = time.monotonic()  # one judgement at a time, even if it fails
+        self.router.stalls_judged_at = now  # one judgement at a time, even if it fails
         try:
             occupancy = await self.member_occupancy()
         except PoolUnavailable:
@@ -118,6 +119,7 @@ class PooledSlotPool:
         # (a slot a stalled backend frees is one whose call ran into its deadline); the first slot
         # that frees wins, the rest give up. The members share one ledger of attained service, so each orders
         # its waiters as the pool would.
+        # The members' waits are the event loop's own timeouts, so the judging they lose is measured on it.
         judging = time.monotonic()
         await self.refresh_stalls()
         names = self.router.unstalled(names)

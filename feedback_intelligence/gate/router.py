@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from feedback_intelligence.gate.slots import Occupancy
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import Readiness
 
 log = logging.getLogger(__name__)
@@ -129,6 +129,8 @@ class BackendRouter:
 
     ``readiness`` maps backend names to a cheap readiness check that probes a tripped backend back in
     after the cool-down; ``on_state`` is told whenever a backend's state may have changed (metrics).
+    ``clock`` times the cool-down, the failure-rate window and how fresh the stall verdicts are; a lease's
+    age is its pool's ledger's (gate/factory.py hands both the same clock).
     """
 
     def __init__(
@@ -144,10 +146,12 @@ class BackendRouter:
         stall_floor_s: float = 10.0,
         readiness: Mapping[str, Callable[[], Awaitable[Readiness]]] | None = None,
         on_state: StateHook | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if not names:
             raise ValueError("a gate needs at least one backend")
         self.states = {name: BackendState(name) for name in names}
+        self.clock = clock
         self.breaker_failures = max(1, breaker_failures)
         # The rate rule: at least ``rate_min_calls`` calls within ``rate_window_s``, ``failure_rate`` of
         # them failed (a backend that fails every other call never makes a run, yet fails the room).
@@ -200,7 +204,7 @@ class BackendRouter:
         self._on_state(state)
 
     def _remember(self, state: BackendState, *, failed: bool) -> None:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         state.recent.append((now, failed))
         while state.recent and state.recent[0][0] < now - self.rate_window_s:
             state.recent.popleft()
@@ -224,7 +228,7 @@ class BackendRouter:
         state.tripped = True
         if len(self.states) == 1:
             return  # one backend: nothing to move calls to; it keeps serving, and reads failing
-        state.open_until = time.monotonic() + self.cooldown_s
+        state.open_until = self.clock.monotonic() + self.cooldown_s
         if state.probe is None or state.probe.done():
             with contextlib.suppress(RuntimeError):  # no running loop: the next trip starts it
                 state.probe = asyncio.get_running_loop().create_task(self._probe_back(state))
@@ -232,7 +236,7 @@ class BackendRouter:
     async def _probe_back(self, state: BackendState) -> None:
         check = self._readiness.get(state.name)
         while state.open_until is not None:
-            await asyncio.sleep(max(0.0, state.open_until - time.monotonic()))
+            await self.clock.sleep(max(0.0, state.open_until - self.clock.monotonic()))
             readiness = Readiness.READY
             if check is not None:
                 try:
@@ -241,7 +245,7 @@ class BackendRouter:
                     log.debug("probe of %s failed: %s", state.name, exc)
                     readiness = Readiness.DOWN
             if readiness is Readiness.DOWN:
-                state.open_until = time.monotonic() + self.cooldown_s
+                state.open_until = self.clock.monotonic() + self.cooldown_s
                 continue
             # Back on probation: one more failure takes it out again at once.
             state.readiness = readiness
@@ -281,7 +285,7 @@ class BackendRouter:
     def judge_stalls(self, occupancy: Mapping[str, Occupancy], threshold_s: float | None = None) -> None:
         """Record each backend's stall verdict from its own occupancy (logged when it changes)."""
         threshold = self.stall_threshold_s() if threshold_s is None else threshold_s
-        self.stalls_judged_at = time.monotonic()
+        self.stalls_judged_at = self.clock.monotonic()
         for name, found in occupancy.items():
             state = self.states[name]
             verdict = stalled(found, threshold)

@@ -9,11 +9,12 @@ replica bumped it.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 
 Report = Any  # whatever the caller caches (the service keeps its deterministic report and items)
 DEFAULT_ENTRIES = 8  # windows a manager flips between (today, 7, 30 days, a custom one) stay warm
@@ -54,7 +55,7 @@ class ReportCache:
         self,
         ttl_s: float,
         epochs: EpochSource | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
         entries: int = DEFAULT_ENTRIES,
     ) -> None:
         self.ttl_s = ttl_s
@@ -66,7 +67,7 @@ class ReportCache:
 
     async def get(self, key: str) -> Report | None:
         entry = self._entries.get(key)
-        if entry is None or self._clock() >= entry.expires:
+        if entry is None or self._clock.monotonic() >= entry.expires:
             return None
         if await self.epochs.current() != entry.epoch:
             return None
@@ -78,7 +79,7 @@ class ReportCache:
         """Store ``report`` generated under ``epoch`` unless the epoch has moved since."""
         if self.ttl_s <= 0 or await self.epochs.current() != epoch:
             return False
-        self._entries[key] = _Entry(key, self._clock() + self.ttl_s, epoch, report)
+        self._entries[key] = _Entry(key, self._clock.monotonic() + self.ttl_s, epoch, report)
         self._entries.move_to_end(key)
         while len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)

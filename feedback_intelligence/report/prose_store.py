@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Protocol
@@ -20,6 +19,7 @@ from typing import Protocol
 from redis.asyncio import from_url
 from redis.asyncio.lock import Lock
 
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.report.prose import ProseLayer
 
 log = logging.getLogger(__name__)
@@ -44,27 +44,28 @@ class ProseStore(Protocol):
 
 
 class MemoryProseStore:
-    """One process: a small LRU of layers and a set of keys being generated."""
+    """One process: a small LRU of layers (each kept its TTL on ``clock``) and a set of keys being generated."""
 
     async def clear(self) -> int:
         dropped = len(self._layers)
         self._layers.clear()
         return dropped
 
-    def __init__(self, entries: int = MEMORY_ENTRIES) -> None:
+    def __init__(self, entries: int = MEMORY_ENTRIES, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._entries = entries
+        self._clock = clock
         self._layers: OrderedDict[str, tuple[float, ProseLayer]] = OrderedDict()
         self._running: set[str] = set()
 
     async def get(self, key: str) -> ProseLayer | None:
         found = self._layers.get(key)
-        if found is None or found[0] <= time.monotonic():
+        if found is None or found[0] <= self._clock.monotonic():
             return None
         self._layers.move_to_end(key)
         return found[1]
 
     async def put(self, key: str, layer: ProseLayer, ttl_s: float) -> None:
-        self._layers[key] = (time.monotonic() + ttl_s, layer)
+        self._layers[key] = (self._clock.monotonic() + ttl_s, layer)
         self._layers.move_to_end(key)
         while len(self._layers) > self._entries:
             self._layers.popitem(last=False)

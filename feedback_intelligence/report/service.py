@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import cast
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.cache import EpochSource, ReportCache
@@ -87,7 +86,7 @@ class ReportService:
         prose: ProseStore | None = None,
         metrics: Metrics | None = None,
         channel: str = "corpus",
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Clock = SYSTEM_CLOCK,
         shed_retry_s: float = SHED_RETRY_S,
         count_cases: Callable[[list[tuple[str, str]]], Awaitable[dict[str, int]]] | None = None,
         call_rate: CallRate | None = None,
@@ -99,11 +98,11 @@ class ReportService:
         self.metrics = metrics
         self.channel = channel
         self.llm = ReportLlm(domain, options, runner, metrics, call_rate)
-        self.cache = cache or ReportCache(options.cache_seconds, epochs)
-        self.prose: ProseStore = prose or MemoryProseStore()
+        self.cache = cache or ReportCache(options.cache_seconds, epochs, clock)
+        self.prose: ProseStore = prose or MemoryProseStore(clock=clock)
         # the channel databases (StoreSource), or a list fetch folded in memory (tools and tests)
         self.source: ReportSource = FetchSource(source, domain, channel) if callable(source) else source
-        self._now = now
+        self.clock = clock  # the report's "generated at", the shed retries' deadline and pauses
         self.shed_retry_s = shed_retry_s
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
@@ -246,7 +245,7 @@ class ReportService:
         report = Report(
             window_from=window.from_norm,
             window_to=window.to_norm,
-            generated_at=format_instant(to_ticks(self._now())),
+            generated_at=format_instant(to_ticks(self.clock.now())),
             total_items=folded.total,
             structure_failed_count=folded.structure_failed,
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
@@ -332,7 +331,7 @@ class ReportService:
                 async def written_so_far(partial: ProseLayer) -> None:
                     await self.prose.put(key, partial, ttl)
 
-                deadline = time.monotonic() + self.shed_retry_s
+                deadline = self.clock.monotonic() + self.shed_retry_s
                 settled: dict[str, ThemeProse] = {}
                 preempted = 0  # carried across attempts: aging bounds how often a generation yields
                 for attempt in itertools.count():
@@ -342,12 +341,12 @@ class ReportService:
                     preempted = int(layer.ledger.get("preempted", 0))
                     shed = layer.ledger["stopped"] == "busy"
                     pause = SHED_BACKOFF_S[min(attempt, len(SHED_BACKOFF_S) - 1)]
-                    if not shed or time.monotonic() + pause > deadline:
+                    if not shed or self.clock.monotonic() + pause > deadline:
                         break
                     settled = {part: prose for part, prose in layer.themes.items() if prose.reason != "busy"}
                     # what is settled shows; the shed parts stay pending while the retry waits
                     await self.prose.put(key, layer.model_copy(update={"complete": False, "themes": settled}), ttl)
-                    await asyncio.sleep(pause)
+                    await self.clock.sleep(pause)
                 await self.prose.put(key, layer, SHED_LAYER_SECONDS if shed else ttl)
                 self._count_fallbacks(layer)
                 outcome = "shed" if shed else "stored"

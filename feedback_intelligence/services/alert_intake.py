@@ -15,13 +15,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook
@@ -45,9 +46,10 @@ class AlertIntake:
     domain: Domain
     routes: Sequence[NotifyRoute]
     max_age_days: float
+    clock: Clock = SYSTEM_CLOCK  # what "recent" is measured from, and when the notifications are due
 
     def recent(self, item: StoredFeedback, now: datetime | None = None) -> bool:
-        age = (now or datetime.now(UTC)) - parse_normalized(item.timestamp)
+        age = (now or self.clock.now()) - parse_normalized(item.timestamp)
         return age <= timedelta(days=self.max_age_days)
 
     def routes_for(self, item: StoredFeedback, *, escalation: bool) -> list[str]:
@@ -79,7 +81,7 @@ class AlertIntake:
         """The cases and the notifications new or newly alerting items start (inside ``conn``'s transaction):
         the cases in one statement and their audit rows in another, however many items a batch brings.
         ``at``: when (a correction's instant); None = each item's saving (``created_at``)."""
-        now = datetime.now(UTC)
+        now = self.clock.now()
         alerting = [item for item in items if operational_categories(item, self.domain) and self.recent(item, now)]
         opened = await cases.open_cases(conn, [(item.id, at or item.created_at) for item in alerting])
         await audit.append(
@@ -107,4 +109,5 @@ class AlertIntake:
                 routes=self.routes_for(item, escalation=False),
                 event=outbox.ALERT,
                 created_at=at or item.created_at,
+                due_ms=now_ms(self.clock),
             )

@@ -12,11 +12,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from feedback_intelligence.deterministic.timestamps import format_instant, utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services.alert_intake import AlertIntake, operational_categories, severity_rank_of
 from feedback_intelligence.services.channels import Channel
@@ -72,7 +73,16 @@ def new_change_id() -> str:
 
 
 class CaseService:
-    def __init__(self, domain: Domain, channels: Mapping[str, Channel], intake: AlertIntake, escalate_after_s: float):
+    def __init__(
+        self,
+        domain: Domain,
+        channels: Mapping[str, Channel],
+        intake: AlertIntake,
+        escalate_after_s: float,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+    ):
+        self.clock = clock  # when an action happened, and which open cases are due for escalation
         self.domain = domain
         self.channels = channels
         self.intake = intake
@@ -150,7 +160,7 @@ class CaseService:
         self, ref: str, action: str, actor: Actor, *, expected_revision: int | None, reason: str | None = None
     ) -> CaseView:
         channel, feedback_id = self._split(ref)
-        at = utc_now_normalized()
+        at = format_instant(self.clock.now())
         async with channel.store.transaction() as conn:
             try:
                 before, after = await cases.transition(
@@ -173,7 +183,7 @@ class CaseService:
         """The owner is the name as typed; a signed-in person who types their own name (or user name)
         takes the case as themselves, an account."""
         channel, feedback_id = self._split(ref)
-        at = utc_now_normalized()
+        at = format_instant(self.clock.now())
         name = owner_name.strip()[:NAME_MAX_CHARS] or None
         themselves = actor.kind == "account" and name is not None and name.casefold() in actor.aliases
         async with channel.store.transaction() as conn:
@@ -196,7 +206,7 @@ class CaseService:
 
     async def note(self, ref: str, text: str, actor: Actor) -> int:
         channel, feedback_id = self._split(ref)
-        at = utc_now_normalized()
+        at = format_instant(self.clock.now())
         async with channel.store.transaction() as conn:
             try:
                 note_id = await cases.add_note(
@@ -216,7 +226,7 @@ class CaseService:
 
     async def escalate_due(self, now: datetime | None = None) -> int:
         """Give every open critical case older than ``FI_CASE_ESCALATE_AFTER_S`` its escalation rows."""
-        moment = now or datetime.now(UTC)
+        moment = now or self.clock.now()
         cutoff = format_instant(moment - timedelta(seconds=self.escalate_after_s))
         critical = len(self.domain.severities)
         escalated = 0
@@ -240,6 +250,7 @@ class CaseService:
                         routes=self.intake.routes_for(item, escalation=True),
                         event=outbox.ESCALATION,
                         created_at=at,
+                        due_ms=now_ms(self.clock),
                     )
                     await audit.append(conn, [self._entry(at, SYSTEM, "case.escalate", case.feedback_id)])
                     await counters.bump(conn, VERSION_COUNTER)

@@ -22,14 +22,14 @@ import json
 import logging
 import secrets
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice
-from feedback_intelligence.deterministic.timestamps import utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.prose_store import ProseStore
 from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
@@ -43,14 +43,14 @@ from feedback_intelligence.store.tombstones import Tombstone
 
 log = logging.getLogger(__name__)
 
-__all__ = ["STRUCTURE_FIELDS", "Actor", "correction_values", "erase", "merged_structure", "now_utc"]
+__all__ = ["STRUCTURE_FIELDS", "Actor", "correction_values", "erase", "merged_structure"]
 
 STRUCTURE_FIELDS = ("category", "theme", "severity", "type", "sentiment")
 
 
-def _entry(actor: Actor, change_id: str, action: str, feedback_id: str, **values: Any) -> AuditEntry:
+def _entry(at: str, actor: Actor, change_id: str, action: str, feedback_id: str, **values: Any) -> AuditEntry:
     return AuditEntry(
-        at=utc_now_normalized(),
+        at=at,
         change_id=change_id,
         actor_kind=actor.kind,
         actor_id=actor.id,
@@ -62,26 +62,29 @@ def _entry(actor: Actor, change_id: str, action: str, feedback_id: str, **values
 
 
 def correction_values(
-    item: StoredFeedback, changes: dict[str, str], domain: Domain, actor: Actor
+    item: StoredFeedback, changes: dict[str, str], domain: Domain, actor: Actor, *, clock: Clock = SYSTEM_CLOCK
 ) -> tuple[dict[str, Any], list[AuditEntry]]:
-    """The columns to write and the audit rows of a correction (only fields that really change)."""
+    """The columns to write and the audit rows of a correction (only fields that really change), each row
+    at ``clock``'s now."""
     change_id = secrets.token_hex(16)
+    at = format_instant(clock.now())
     values: dict[str, Any] = {}
     entries: list[AuditEntry] = []
     if "text" in changes and changes["text"] != item.text:
         hits = match_alerts(changes["text"], domain)
         values["text"] = changes["text"]
         values["alerts_json"] = json.dumps([a.to_json() for a in hits], ensure_ascii=False, separators=(",", ":"))
-        entries.append(_entry(actor, change_id, "item.correct", item.id, field="text"))  # the fact only
+        entries.append(_entry(at, actor, change_id, "item.correct", item.id, field="text"))  # the fact only
         before, after = _categories(item.alerts), _categories(hits)
         if before != after:  # the domain's alert categories, never the words that matched
             entries.append(
-                _entry(actor, change_id, "item.correct", item.id, field="alerts", old_value=before, new_value=after)
+                _entry(at, actor, change_id, "item.correct", item.id, field="alerts", old_value=before, new_value=after)
             )
     if "store" in changes and changes["store"] != item.store:
         values["store"] = changes["store"]
         entries.append(
             _entry(
+                at,
                 actor,
                 change_id,
                 "item.correct",
@@ -99,6 +102,7 @@ def correction_values(
             if old.get(name) != new.get(name):
                 entries.append(
                     _entry(
+                        at,
                         actor,
                         change_id,
                         "item.correct",
@@ -149,10 +153,11 @@ async def erase(
     expected_revision: int | None,
     prose: ProseStore,
     snapshot_dir: Path,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> bool:
     """Erase ``item`` of ``channel``; ``elsewhere``, the other channels, refuse its id from then on.
     False when the item is gone; :class:`StaleRevision` when ``If-Match`` named another revision."""
-    entry = _entry(actor, secrets.token_hex(16), "item.erase", item.id)
+    entry = _entry(format_instant(clock.now()), actor, secrets.token_hex(16), "item.erase", item.id)
     current = await channel.store.revision(item.id)
     if current is None:
         return False
@@ -184,7 +189,3 @@ def _drop_snapshot_citing(directory: Path, item: StoredFeedback) -> None:
         for path in paths:
             path.unlink(missing_ok=True)
         log.info("erasure of %s: the saved snapshot cited it and was removed", item.id)
-
-
-def now_utc() -> datetime:
-    return datetime.now(UTC)

@@ -23,6 +23,7 @@ from typing import Any
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.slots import Grant, PoolUnavailable
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import (
     ChatMessage,
     Completion,
@@ -81,7 +82,7 @@ class HealthService:
     Probes the backend with a one-token completion only when a gate slot is free right now, within
     ``timeout_s``; a saturated gate is reported ``ok`` without a probe, unless it is stalled. Tells
     ``warming`` from ``llm_unavailable`` by asking the backend's readiness. One probe at a time, its
-    report kept ``cache_s``; counts each probe outcome and the status in ``metrics``.
+    report kept ``cache_s`` on ``clock``; counts each probe outcome and the status in ``metrics``.
     """
 
     def __init__(
@@ -93,6 +94,7 @@ class HealthService:
         metrics: Metrics | None = None,
         cache_s: float = 0.0,
         backends: dict[str, LlmBackend] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.gate = gate
         self.backend = backend
@@ -101,6 +103,7 @@ class HealthService:
         self.timeout_s = timeout_s
         self.metrics = metrics or Metrics()
         self.cache_s = cache_s
+        self.clock = clock
         self._inflight: asyncio.Task[HealthReport] | None = None
         self._cached: tuple[float, HealthReport] | None = None
 
@@ -109,7 +112,7 @@ class HealthService:
         engines = self._engines()
         if (
             self._cached is not None
-            and time.monotonic() - self._cached[0] < self.cache_s
+            and self.clock.monotonic() - self._cached[0] < self.cache_s
             and _engine_states(self._cached[1].engines) == _engine_states(engines)
         ):
             return replace(self._cached[1], engines=engines)  # engine rows are read fresh, for free
@@ -121,7 +124,7 @@ class HealthService:
     async def _fresh(self) -> HealthReport:
         report = await self._probe()
         if report.probe not in _UNPROBED:  # only a probe that spent a slot is worth keeping
-            self._cached = (time.monotonic(), report)
+            self._cached = (self.clock.monotonic(), report)
         self.metrics.health_probes.labels(report.probe).inc()
         for status in STATUSES:
             self.metrics.health_status.labels(status).set(1 if status == report.status else 0)

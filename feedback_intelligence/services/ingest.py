@@ -25,9 +25,10 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.prior import TextEvidence, propose_structure, text_evidence, texts_evidence
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp, utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
@@ -103,8 +104,14 @@ class IngestService:
     """
 
     def __init__(
-        self, domain: Domain, structuring: StructuringService, *, on_later: Callable[[], None] | None = None
+        self,
+        domain: Domain,
+        structuring: StructuringService,
+        *,
+        on_later: Callable[[], None] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        self.clock = clock  # a row's created_at, and the timestamp of an item that names none
         self.domain = domain
         self.structuring = structuring
         self.on_later = on_later  # tells this replica's worker a row is due
@@ -170,7 +177,8 @@ class IngestService:
         """Ingest steps 2–6 as a row, without I/O: timestamp, alerts, the structure (the clerk's, the model's
         ``model`` outcome, or the rules' proposal for later), the category override, the injection scan.
         ``evidence``: the text's :func:`text_evidence`, when the caller read it (a batch)."""
-        timestamp = normalize_timestamp(command.timestamp) if command.timestamp else utc_now_normalized()
+        saved_at = format_instant(self.clock.now())
+        timestamp = normalize_timestamp(command.timestamp) if command.timestamp else saved_at
         proposing = command.accepted_structure is None and model is None
         # the prior reads the alerts and keyword evidence anyway: read once, for it and for the override
         if proposing and evidence is None:
@@ -206,7 +214,7 @@ class IngestService:
             source=command.source,
             text=command.text,
             timestamp=timestamp,
-            created_at=utc_now_normalized(),
+            created_at=saved_at,
             structure=structure,
             structure_failed=failed,
             model_failed=command.model_interpretation_failed,

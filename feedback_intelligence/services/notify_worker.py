@@ -20,14 +20,14 @@ import logging
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
 
 import httpx
 
 from feedback_intelligence.config import NotifySettings
 from feedback_intelligence.config.notify_routes import NotifyRoute
-from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant, parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify.message import render, trial_message
 from feedback_intelligence.notify.senders import SendFailed, send
@@ -59,18 +59,21 @@ class NotifyWorker:
         routes: Sequence[NotifyRoute],
         options: NotifySettings,
         metrics: Metrics | None = None,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.domain = domain
         self.channels = list(channels)
-        self.outboxes = [(channel, ob.Outbox(channel.store)) for channel in channels]
+        self.clock = clock  # its pauses, the leases and retries' due times, the periodic work's beat
+        self.outboxes = [(channel, ob.Outbox(channel.store, clock)) for channel in channels]
         self.routes = {route.name: route for route in routes}
         self.options = options
         self.metrics = metrics
         self.replica = replica_name()
         self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check)
-        self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log)
+        self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log, clock=clock)
         self._http: httpx.AsyncClient | None = None
-        self._last_tick = 0.0
+        self._last_tick = -STATS_EVERY_S  # the first turn runs the periodic work
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -101,10 +104,10 @@ class NotifyWorker:
         return await self.drain_once()
 
     async def _periodic(self) -> None:
-        loop = asyncio.get_running_loop()
-        if loop.time() - self._last_tick < STATS_EVERY_S:
+        now = self.clock.monotonic()
+        if now - self._last_tick < STATS_EVERY_S:
             return
-        self._last_tick = loop.time()
+        self._last_tick = now
         for tick in self.ticks:
             await tick()
         await self.stats()
@@ -160,8 +163,9 @@ class NotifyWorker:
             raise
         finally:
             renewer.cancel()
-        if await self._settled(row, "delivered", outbox.delivered(row, utc_now_normalized())):
-            latency = (datetime.now(UTC) - parse_normalized(row.created_at)).total_seconds()
+        delivered_at = self.clock.now()
+        if await self._settled(row, "delivered", outbox.delivered(row, format_instant(delivered_at))):
+            latency = (delivered_at - parse_normalized(row.created_at)).total_seconds()
             if self.metrics is not None:
                 self.metrics.notify_latency.labels(route.name).observe(max(0.0, latency))
 
@@ -175,7 +179,7 @@ class NotifyWorker:
 
     async def _renew(self, outbox: ob.Outbox, row: ob.OutboxRow) -> None:
         while True:
-            await asyncio.sleep(self.options.lease_s / 3)
+            await self.clock.sleep(self.options.lease_s / 3)
             with contextlib.suppress(StoreUnavailable):
                 if not await outbox.renew(row, self.options.lease_s):
                     return
@@ -189,7 +193,7 @@ class NotifyWorker:
             stats = await outbox.stats()
             age = 0.0
             if stats.oldest_pending_created_at is not None:
-                age = (datetime.now(UTC) - parse_normalized(stats.oldest_pending_created_at)).total_seconds()
+                age = (self.clock.now() - parse_normalized(stats.oldest_pending_created_at)).total_seconds()
             states = {
                 state: stats.by_state.get(state, 0) for state in (ob.PENDING, ob.DELIVERED, ob.FAILED, ob.CANCELLED)
             }
@@ -204,7 +208,7 @@ class NotifyWorker:
         """One test message down every configured route, now, outside the outbox (``feedctl notify test``)."""
         results: list[dict[str, object]] = []
         for route in self.routes.values():
-            message = trial_message(route.name, self.options.public_url, utc_now_normalized())
+            message = trial_message(route.name, self.options.public_url, format_instant(self.clock.now()))
             try:
                 await send(route, message, self.http, timeout_s=self.options.timeout_s)
             except SendFailed as failure:

@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, wait_or_pause
 from feedback_intelligence.store.errors import StoreFull, StoreUnavailable
 
 #: One step of task ``index``: how long to pause before the next (None: go on at once).
@@ -31,7 +32,7 @@ class PollLoop:
 
     ``log`` is the worker's own logger, and ``name`` starts each of its lines, so the loop's lines read as
     the worker's. ``full_disk_pause_s`` (None: a full disk is one more outage) is the pause after a
-    :class:`StoreFull`."""
+    :class:`StoreFull`. The pauses are on ``clock``."""
 
     def __init__(
         self,
@@ -42,6 +43,7 @@ class PollLoop:
         poll_s: float,
         log: logging.Logger,
         full_disk_pause_s: float | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.name = name
         self.step = step
@@ -49,6 +51,7 @@ class PollLoop:
         self.poll_s = poll_s
         self.log = log
         self.full_disk_pause_s = full_disk_pause_s
+        self.clock = clock
         self._wake = asyncio.Event()
         self._running: list[asyncio.Task[None]] = []
         self._stopping = False
@@ -80,8 +83,7 @@ class PollLoop:
             if pause is None:
                 continue
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=pause)
+            await wait_or_pause(self.clock, self._wake, pause)
 
     async def _step_once(self, index: int) -> float | None:
         try:

@@ -35,7 +35,6 @@ import os
 import socket
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 from feedback_intelligence.config import WorkerSettings
 from feedback_intelligence.deterministic.alerts import match_alerts
@@ -43,6 +42,7 @@ from feedback_intelligence.deterministic.category_override import finish_structu
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmPreempted, LlmUnavailable, LlmWarming
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.services.channels import Channel
@@ -71,10 +71,13 @@ class StructuringWorker:
         channels: Sequence[Channel],
         options: WorkerSettings,
         metrics: Metrics | None = None,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.domain = domain
         self.structuring = structuring
-        self.queues = [(channel, StructureQueue(channel.store)) for channel in channels]
+        self.clock = clock  # its pauses, the leases' expiry, and how long a row has waited
+        self.queues = [(channel, StructureQueue(channel.store, clock)) for channel in channels]
         self.options = options
         self.metrics = metrics
         self.replica = replica_name()
@@ -85,6 +88,7 @@ class StructuringWorker:
             poll_s=options.poll_s,
             log=log,
             full_disk_pause_s=options.poll_s * STORE_FULL_BACKOFF,
+            clock=clock,
         )
         self._overdue_in_flight = False  # at most one overdue call at a time in this replica
 
@@ -202,7 +206,7 @@ class StructuringWorker:
     async def _renew(self, queue: StructureQueue, claim: Claim) -> None:
         """Keep the lease while the call runs; a replica that dies stops renewing and the lease lapses."""
         while True:
-            await asyncio.sleep(self.options.lease_s / 3)
+            await self.clock.sleep(self.options.lease_s / 3)
             try:
                 renewed = await queue.renew(claim, self.options.lease_s)
             except StoreUnavailable:
@@ -216,7 +220,7 @@ class StructuringWorker:
         overdue call in flight already (one at a time: the clerks lose at most one slot to it)."""
         if self.options.max_wait_s is None or self._overdue_in_flight:
             return False
-        waited = (datetime.now(UTC) - parse_normalized(created_at)).total_seconds()
+        waited = (self.clock.now() - parse_normalized(created_at)).total_seconds()
         return waited > self.options.max_wait_s
 
     def _count(self, outcome: str) -> None:
@@ -230,5 +234,8 @@ class StructuringWorker:
         out: dict[str, dict[str, float | int]] = {}
         for channel, queue in self.queues:
             backlog = await queue.backlog()
-            out[channel.name] = {"items": backlog.items, "oldestAgeSeconds": round(backlog.oldest_age_s(), 1)}
+            out[channel.name] = {
+                "items": backlog.items,
+                "oldestAgeSeconds": round(backlog.oldest_age_s(self.clock.now()), 1),
+            }
         return out

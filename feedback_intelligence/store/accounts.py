@@ -22,10 +22,10 @@ from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.deterministic.timestamps import utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant
+from feedback_intelligence.instants.clock import Clock, now_ms
 from feedback_intelligence.store import audit
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.errors import AccountNotLocal, UsernameTaken
 from feedback_intelligence.store.schema import accounts, role_grants, sessions
 
@@ -71,6 +71,7 @@ OPERATOR = By("operator")  # the operator token or a program on the host
 
 
 def _row(
+    at: str,
     by: By,
     action: str,
     *,
@@ -80,7 +81,7 @@ def _row(
     reason: str | None = None,
 ) -> audit.AuditEntry:
     return audit.AuditEntry(
-        at=utc_now_normalized(),
+        at=at,
         change_id=secrets.token_hex(16),
         actor_kind=by.kind,
         actor_id=by.id,
@@ -93,10 +94,10 @@ def _row(
     )
 
 
-def _grant_rows(by: By, account_id: str, added: list[Grant], removed: list[Grant]) -> list[audit.AuditEntry]:
+def _grant_rows(at: str, by: By, account_id: str, added: list[Grant], removed: list[Grant]) -> list[audit.AuditEntry]:
     """An account row's ``field`` is the account's id; a grant's value is ``role:store``."""
-    return [_row(by, "account.grant", field=account_id, new_value=f"{g.role}:{g.store}") for g in added] + [
-        _row(by, "account.revoke", field=account_id, old_value=f"{g.role}:{g.store}") for g in removed
+    return [_row(at, by, "account.grant", field=account_id, new_value=f"{g.role}:{g.store}") for g in added] + [
+        _row(at, by, "account.revoke", field=account_id, old_value=f"{g.role}:{g.store}") for g in removed
     ]
 
 
@@ -145,20 +146,28 @@ def _grant_order(grant: Grant) -> tuple[str, str]:
 
 
 async def _set_password(
-    conn: AsyncConnection, account_id: str, name: str, password_hash: str, by: By, action: str, keeps: str | None
+    conn: AsyncConnection,
+    clock: Clock,
+    account_id: str,
+    name: str,
+    password_hash: str,
+    by: By,
+    action: str,
+    keeps: str | None,
 ) -> int:
     """The new hash, the account's live sessions but ``keeps`` ended, and the audit row (no hash in it)."""
+    at = format_instant(clock.now())
     await conn.execute(
-        update(accounts)
-        .where(accounts.c.id == account_id)
-        .values(password_hash=password_hash, updated_at=utc_now_normalized())
+        update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash, updated_at=at)
     )
-    now = now_ms()
+    now = now_ms(clock)
     live = and_(sessions.c.account_id == account_id, sessions.c.revoked_at_ms.is_(None), sessions.c.expires_at_ms > now)
     if keeps is not None:
         live = and_(live, sessions.c.id_hash != keeps)
     ended = int((await conn.execute(update(sessions).where(live).values(revoked_at_ms=now))).rowcount or 0)
-    await audit.append(conn, [_row(by, action, field=account_id, new_value=name, reason=f"sessions ended: {ended}")])
+    await audit.append(
+        conn, [_row(at, by, action, field=account_id, new_value=name, reason=f"sessions ended: {ended}")]
+    )
     return ended
 
 
@@ -173,7 +182,7 @@ class AccountStore(StoreView):
         self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...], *, by: By = OPERATOR
     ) -> str:
         account_id = secrets.token_hex(16)
-        now = utc_now_normalized()
+        now = format_instant(self.clock.now())
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(
@@ -189,8 +198,8 @@ class AccountStore(StoreView):
                     )
                 )
                 added, _ = await _replace_grants(conn, account_id, grants, "manual")
-                add = _row(by, "account.add", field=account_id, new_value=fold_username(username))
-                await audit.append(conn, [add, *_grant_rows(by, account_id, added, [])])
+                add = _row(now, by, "account.add", field=account_id, new_value=fold_username(username))
+                await audit.append(conn, [add, *_grant_rows(now, by, account_id, added, [])])
         except IntegrityError as exc:
             raise UsernameTaken(fold_username(username)) from exc
         return account_id
@@ -201,6 +210,7 @@ class AccountStore(StoreView):
         """Grant (``add``) or revoke one manual grant; the account's grants after, None for no such account.
         A grant already there (or already gone) changes nothing and writes no audit row."""
         name = fold_username(username)
+        at = format_instant(self.clock.now())
         async with self.engine.begin() as conn:
             account_id = await conn.scalar(select(accounts.c.id).where(accounts.c.username == name))
             if account_id is None:
@@ -212,7 +222,7 @@ class AccountStore(StoreView):
                         account_id=account_id, role=grant.role, store=grant.store, origin="manual"
                     )
                 )
-                await audit.append(conn, _grant_rows(by, account_id, [grant], []))
+                await audit.append(conn, _grant_rows(at, by, account_id, [grant], []))
             elif not add and grant in current:
                 await conn.execute(
                     delete(role_grants).where(
@@ -223,7 +233,7 @@ class AccountStore(StoreView):
                         )
                     )
                 )
-                await audit.append(conn, _grant_rows(by, account_id, [], [grant]))
+                await audit.append(conn, _grant_rows(at, by, account_id, [], [grant]))
             return await _grants(conn, account_id)
 
     async def set_disabled(self, username: str, disabled: bool, *, by: By = OPERATOR) -> tuple[bool, int] | None:
@@ -232,7 +242,7 @@ class AccountStore(StoreView):
         its next request is signed out and it cannot sign in again (local or SSO) until enabled. An account
         already in that state changes nothing and writes no audit row."""
         name = fold_username(username)
-        now = utc_now_normalized()
+        now = format_instant(self.clock.now())
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(select(accounts.c.id, accounts.c.disabled_at).where(accounts.c.username == name))
@@ -249,9 +259,11 @@ class AccountStore(StoreView):
             ended = 0
             if disabled:
                 live = and_(sessions.c.account_id == row.id, sessions.c.revoked_at_ms.is_(None))
-                ended = (await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms()))).rowcount
+                ended = (
+                    await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms(self.clock)))
+                ).rowcount
             action = "account.disable" if disabled else "account.enable"
-            await audit.append(conn, [_row(by, action, field=row.id, new_value=name)])
+            await audit.append(conn, [_row(now, by, action, field=row.id, new_value=name)])
         return disabled, int(ended or 0)
 
     async def change_password(self, account_id: str, password_hash: str, *, keeps: str) -> int:
@@ -260,7 +272,9 @@ class AccountStore(StoreView):
         async with self.engine.begin() as conn:
             name = str(await conn.scalar(select(accounts.c.username).where(accounts.c.id == account_id)))
             by = By("account", account_id, name)
-            return await _set_password(conn, account_id, name, password_hash, by, "account.password_change", keeps)
+            return await _set_password(
+                conn, self.clock, account_id, name, password_hash, by, "account.password_change", keeps
+            )
 
     async def reset_password(self, username: str, password_hash: str, *, by: By = OPERATOR) -> int | None:
         """An operator sets a local account's password (one leaked or forgotten): every session of the
@@ -278,7 +292,9 @@ class AccountStore(StoreView):
                 return None
             if row.auth_source != "local":
                 raise AccountNotLocal(row.username, row.auth_source)
-            return await _set_password(conn, row.id, row.username, password_hash, by, "account.password_reset", None)
+            return await _set_password(
+                conn, self.clock, row.id, row.username, password_hash, by, "account.password_reset", None
+            )
 
     async def record_refused(self, username: str, reason: str) -> None:
         """A refused sign-in: ``session.refused`` naming the account when the name is one, else nobody."""
@@ -289,7 +305,7 @@ class AccountStore(StoreView):
                 )
             ).first()
             by = By("account", row.id, row.username) if row is not None else By("visitor")
-            await audit.append(conn, [_row(by, "session.refused", reason=reason)])
+            await audit.append(conn, [_row(format_instant(self.clock.now()), by, "session.refused", reason=reason)])
 
     async def by_username(self, username: str) -> Account | None:
         async with self.engine.connect() as conn:
@@ -306,7 +322,7 @@ class AccountStore(StoreView):
         """The account of an SSO or proxy identity, created at first sight; its claim grants replaced.
 
         None when the account is disabled."""
-        now = utc_now_normalized()
+        now = format_instant(self.clock.now())
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(
@@ -336,7 +352,7 @@ class AccountStore(StoreView):
                         last_signin_at=now,
                     )
                 )
-                entries.append(_row(system, "account.add", field=account_id, new_value=name[:100]))
+                entries.append(_row(now, system, "account.add", field=account_id, new_value=name[:100]))
             elif row.disabled_at is not None:
                 return None
             else:
@@ -349,7 +365,7 @@ class AccountStore(StoreView):
                     )
                 )
             added, removed = await _replace_grants(conn, account_id, grants, "claims")
-            entries += _grant_rows(system, account_id, added, removed)
+            entries += _grant_rows(now, system, account_id, added, removed)
             await audit.append(conn, entries)
         return account_id
 
@@ -363,7 +379,8 @@ class AccountStore(StoreView):
 
     async def open_session(self, account_id: str, id_hash: str, max_age_s: int, *, replaces: str | None = None) -> None:
         """A new session row (and the sign-in's time); the caller's previous session, if any, revoked."""
-        now = now_ms()
+        at = format_instant(self.clock.now())
+        now = now_ms(self.clock)
         async with self.engine.begin() as conn:
             if replaces:
                 await conn.execute(
@@ -380,20 +397,18 @@ class AccountStore(StoreView):
                     expires_at_ms=now + max_age_s * 1000,
                 )
             )
-            await conn.execute(
-                update(accounts).where(accounts.c.id == account_id).values(last_signin_at=utc_now_normalized())
-            )
+            await conn.execute(update(accounts).where(accounts.c.id == account_id).values(last_signin_at=at))
             row = (
                 await conn.execute(
                     select(accounts.c.username, accounts.c.auth_source).where(accounts.c.id == account_id)
                 )
             ).first()
             name, source = (row.username, row.auth_source) if row is not None else (None, None)
-            await audit.append(conn, [_row(By("account", account_id, name), "session.signin", new_value=source)])
+            await audit.append(conn, [_row(at, By("account", account_id, name), "session.signin", new_value=source)])
 
     async def session_person(self, id_hash: str) -> Person | None:
         """The person of a live session: not expired, not revoked, the account not disabled."""
-        now = now_ms()
+        now = now_ms(self.clock)
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
@@ -424,7 +439,8 @@ class AccountStore(StoreView):
                     .where(live)
                 )
             ).first()
-            result = await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms()))
+            result = await conn.execute(update(sessions).where(live).values(revoked_at_ms=now_ms(self.clock)))
             if result.rowcount and row is not None:
-                await audit.append(conn, [_row(By("account", row.id, row.username), "session.signout")])
+                signout = _row(format_instant(self.clock.now()), By("account", row.id, row.username), "session.signout")
+                await audit.append(conn, [signout])
         return bool(result.rowcount)

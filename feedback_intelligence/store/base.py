@@ -30,6 +30,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.store.errors import ACCESS_DENIED, StoreAccessDenied, StoreError, StoreFull, StoreUnavailable
 
 P = ParamSpec("P")
@@ -51,6 +52,8 @@ class StoreBase:
 
     name: str
     engine: AsyncEngine
+    #: Dates what the store writes (``updated_at``, a lease's expiry, a due time); the runtime's clock.
+    clock: Clock = SYSTEM_CLOCK
     #: Why the last write failed for want of space (disk full), until a write succeeds again.
     storage_fault: str | None
 
@@ -78,10 +81,12 @@ class StoreBase:
 
 class StoreView(StoreBase):
     """A room of one channel store's database (its outbox, its structure queue, its accounts): the same
-    engine and name, and a storage fault met here is the store's (``/admin/status`` reads it there)."""
+    engine and name, and a storage fault met here is the store's (``/admin/status`` reads it there).
+    It dates what it writes by its store's clock unless handed another."""
 
-    def __init__(self, store: StoreBase) -> None:
+    def __init__(self, store: StoreBase, clock: Clock | None = None) -> None:
         self.store = store
+        self.clock = store.clock if clock is None else clock
         self.name = store.name
         self.engine = store.engine
 

@@ -15,7 +15,8 @@ from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.deterministic.timestamps import utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.store import audit, copy_rows, counters, revisions, rollups, tombstones, values_rows
 from feedback_intelligence.store.base import StoreBase
@@ -69,9 +70,12 @@ class FeedbackStore(StoreBase):
     #: The writes that add rows; the re-derivation pass clears a fault itself when it wrote rows.
     proves_space: ClassVar[frozenset[str]] = frozenset({"insert", "insert_batch"})
 
-    def __init__(self, url: str, *, name: str = "corpus", derive: Deriver | None = None) -> None:
+    def __init__(
+        self, url: str, *, name: str = "corpus", derive: Deriver | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.url = url
         self.name = name
+        self.clock = clock
         self.engine = create_engine_for(url)
         #: Writes the derived columns with every write of a record; None (tools, old tests) leaves the
         #: rows stale for the re-derivation pass.
@@ -207,7 +211,7 @@ class FeedbackStore(StoreBase):
         named another. A pending row is settled: the person wins over the worker. The derived columns
         and alert rows follow in the same transaction (ADR 0024 section 7). A correction is a save:
         ``also`` (the save's hook) gets the row as corrected, in the same transaction (ADR 0041)."""
-        now = utc_now_normalized()
+        now = format_instant(self.clock.now())
         statement = update(feedback).where(feedback.c.id == feedback_id)
         if expected_revision is not None:
             statement = statement.where(feedback.c.revision == expected_revision)
@@ -347,7 +351,7 @@ class FeedbackStore(StoreBase):
                 lease_owner=None,
                 lease_until_ms=None,
                 revision=feedback.c.revision + 1,
-                updated_at=utc_now_normalized(),
+                updated_at=format_instant(self.clock.now()),
             )
         )
         async with self.engine.begin() as conn:
@@ -363,7 +367,7 @@ class FeedbackStore(StoreBase):
             .values(
                 alerts_json=compact_json([a.to_json() for a in alerts]),
                 revision=feedback.c.revision + 1,
-                updated_at=utc_now_normalized(),
+                updated_at=format_instant(self.clock.now()),
             )
         )
         async with self.engine.begin() as conn:

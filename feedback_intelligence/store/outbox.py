@@ -21,8 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.schema import outbox
 
@@ -75,13 +75,12 @@ async def enqueue(
     routes: Sequence[str],
     event: str,
     created_at: str,
-    at_ms: int | None = None,
+    due_ms: int,
 ) -> int:
-    """Add a pending row per route in the caller's transaction, skipping keys already there; returns
-    how many rows were new."""
+    """Add a pending row per route in the caller's transaction, due at ``due_ms`` (the caller's clock),
+    skipping keys already there; returns how many rows were new."""
     if not routes:
         return 0
-    due = now_ms() if at_ms is None else at_ms
     rows = [
         {
             "feedback_id": feedback_id,
@@ -90,7 +89,7 @@ async def enqueue(
             "dedupe_key": dedupe_key(channel, feedback_id, route, event),
             "state": PENDING,
             "attempts": 0,
-            "next_attempt_at_ms": due,
+            "next_attempt_at_ms": due_ms,
             "created_at": created_at,
         }
         for route in routes
@@ -131,7 +130,7 @@ class Outbox(StoreView):
 
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> OutboxRow | None:
         """Lease the row due longest to ``token`` and count the attempt; None when nothing is due."""
-        at = now_ms() if at_ms is None else at_ms
+        at = now_ms(self.clock) if at_ms is None else at_ms
         row = await claim_oldest(
             self.engine,
             outbox,
@@ -144,14 +143,14 @@ class Outbox(StoreView):
 
     async def renew(self, row: OutboxRow, lease_s: float) -> bool:
         async with self.engine.begin() as conn:
-            statement = update(outbox).where(_held(row)).values(lease_until_ms=now_ms() + int(lease_s * 1000))
+            statement = update(outbox).where(_held(row)).values(lease_until_ms=now_ms(self.clock) + int(lease_s * 1000))
             return bool((await conn.execute(statement)).rowcount)
 
     async def delivered(self, row: OutboxRow, at: str) -> bool:
         return await self._settle(row, state=DELIVERED, delivered_at=at, last_error=None)
 
     async def retry(self, row: OutboxRow, *, in_s: float, error: str) -> bool:
-        next_at = now_ms() + int(in_s * 1000)
+        next_at = now_ms(self.clock) + int(in_s * 1000)
         return await self._settle(row, state=PENDING, next_attempt_at_ms=next_at, last_error=error[:ERROR_MAX_CHARS])
 
     async def give_up(self, row: OutboxRow, *, state: str, error: str) -> bool:

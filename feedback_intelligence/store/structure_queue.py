@@ -11,17 +11,17 @@ still holding the lease, so a row is written by exactly one worker even if a lea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.timestamps import parse_normalized, utc_now_normalized
+from feedback_intelligence.deterministic.timestamps import format_instant, parse_normalized
+from feedback_intelligence.instants.clock import Clock, now_ms
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store import counters, rollups
 from feedback_intelligence.store.base import StoreView
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import write_derived
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -44,10 +44,10 @@ class Backlog:
     items: int
     oldest_created_at: str | None
 
-    def oldest_age_s(self, now: datetime | None = None) -> float:
+    def oldest_age_s(self, now: datetime) -> float:
         if self.oldest_created_at is None:
             return 0.0
-        age = (now or datetime.now(UTC)) - parse_normalized(self.oldest_created_at)
+        age = now - parse_normalized(self.oldest_created_at)
         return max(0.0, age.total_seconds())
 
 
@@ -64,12 +64,12 @@ class StructureQueue(StoreView):
 
     store: FeedbackStore  # its deriver writes a finished row's derived columns
 
-    def __init__(self, store: FeedbackStore) -> None:
-        super().__init__(store)
+    def __init__(self, store: FeedbackStore, clock: Clock | None = None) -> None:
+        super().__init__(store, clock)
 
     async def claim(self, token: str, lease_s: float, *, at_ms: int | None = None) -> Claim | None:
         """Lease the oldest claimable row to ``token`` and count the attempt; None when nothing is due."""
-        at = now_ms() if at_ms is None else at_ms
+        at = now_ms(self.clock) if at_ms is None else at_ms
         until = at + int(lease_s * 1000)
         row = await claim_oldest(
             self.engine,
@@ -85,7 +85,7 @@ class StructureQueue(StoreView):
 
     async def renew(self, claim: Claim, lease_s: float) -> Claim | None:
         """Extend a held lease (a long call); None when it was lost meanwhile."""
-        until = now_ms() + int(lease_s * 1000)
+        until = now_ms(self.clock) + int(lease_s * 1000)
         async with self.engine.begin() as conn:
             rows = (await conn.execute(update(feedback).where(self._held(claim)).values(lease_until_ms=until))).rowcount
         return Claim(claim.item, claim.token, until) if rows else None
@@ -116,7 +116,7 @@ class StructureQueue(StoreView):
             written: dict[str, Any] = {
                 **values,
                 "revision": feedback.c.revision + 1,  # a write: If-Match
-                "updated_at": utc_now_normalized(),
+                "updated_at": format_instant(self.clock.now()),
             }
             async with rollups.tracking(conn, [claim.item.id]):
                 if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
@@ -128,7 +128,7 @@ class StructureQueue(StoreView):
         """Give the row back, claimable again after ``retry_in_s``. A shed is not the item's fault, so
         its attempt is refunded; a failed call's attempt counts toward the bound. A preempted call is
         refunded too and counted apart (aging: after ``FI_LLM_PREEMPT_MAX`` it is not preempted again)."""
-        values: dict[str, object] = dict(lease_owner=None, lease_until_ms=now_ms() + int(retry_in_s * 1000))
+        values: dict[str, object] = dict(lease_owner=None, lease_until_ms=now_ms(self.clock) + int(retry_in_s * 1000))
         if refund_attempt or preempted:
             values["structure_attempts"] = feedback.c.structure_attempts - 1
         if preempted:

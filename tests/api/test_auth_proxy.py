@@ -3,12 +3,9 @@ once, and on every other replica within the identity cache's five seconds."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-import pytest
-
-from feedback_intelligence.auth import people as people_module
+from feedback_intelligence.instants.clock import ManualClock
 from tests.support.people import LOOPBACK, client, people_settings, running_app
 
 DOCUMENTED_BOUND_S = 5.0  # docs/operations/people.md: a disabled person is refused on every replica within 5 s
@@ -26,15 +23,12 @@ async def test_a_disabled_proxy_identity_is_refused_at_once_on_the_replica_that_
         assert (await proxy.get("/live/feedback", headers=PIA)).status_code == 401
 
 
-async def test_another_replica_refuses_a_disabled_identity_once_its_cache_runs_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_another_replica_refuses_a_disabled_identity_once_its_cache_runs_out(tmp_path: Path) -> None:
     settings = people_settings(tmp_path, auth="proxy", trusted_proxies=[PROXY[0]])
-    clock = _Clock()
-    monkeypatch.setattr(people_module, "time", clock)
+    clock = ManualClock()  # the replicas' one clock, which the test moves
     async with (
-        running_app(settings) as first,  # two replicas, one database
-        running_app(settings) as second,
+        running_app(settings, clock=clock) as first,  # two replicas, one database
+        running_app(settings, clock=clock) as second,
         client(first, LOOPBACK) as operator,
         client(second, PROXY) as proxy,
     ):
@@ -42,19 +36,3 @@ async def test_another_replica_refuses_a_disabled_identity_once_its_cache_runs_o
         assert (await operator.put("/admin/users/pia@example.test/disabled", json={"disabled": True})).is_success
         clock.advance(DOCUMENTED_BOUND_S + 0.1)
         assert (await proxy.get("/auth/me", headers=PIA)).json()["signedIn"] is False
-
-
-class _Clock:
-    """``time`` as the people module reads it, with a monotonic clock the test moves."""
-
-    def __init__(self) -> None:
-        self._offset = 0.0
-
-    def advance(self, seconds: float) -> None:
-        self._offset += seconds
-
-    def monotonic(self) -> float:
-        return time.monotonic() + self._offset
-
-    def time(self) -> float:
-        return time.time()

@@ -7,11 +7,11 @@ import types
 import limits.aio.storage.memory
 import pytest
 
-from tests.support.clock import Clock
+from feedback_intelligence.instants.clock import ManualClock
 
 
 @pytest.fixture
-def clock(clock: Clock, monkeypatch: pytest.MonkeyPatch) -> Clock:
+def clock(clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> ManualClock:
     """The shared clock, as the ``limits`` memory storage's wall clock."""
     monkeypatch.setattr(limits.aio.storage.memory, "time", types.SimpleNamespace(time=clock.time))
     return clock

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from feedback_intelligence.edge.headers import API_CSP, DOCS_CSP, PAGE_CSP, SNAPSHOT_CSP
+from feedback_intelligence.instants.clock import ManualClock
 from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
-from tests.support.clock import Clock
 
 ORIGIN = "https://shop.example"
 
@@ -48,7 +48,7 @@ async def test_snapshot_page_runs_no_script_at_all_and_json_nothing() -> None:
         assert_common(response.headers)
 
 
-async def test_edge_refusals_carry_the_headers_too(clock: Clock) -> None:
+async def test_edge_refusals_carry_the_headers_too(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="1/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
         await http.get("/health")
@@ -68,7 +68,7 @@ async def test_operator_docs_get_a_policy_without_inline_scripts() -> None:
     assert_common(docs.headers)
 
 
-async def test_cors_allows_only_configured_origins_without_credentials(clock: Clock) -> None:
+async def test_cors_allows_only_configured_origins_without_credentials(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, cors_origins=[ORIGIN], rate_limit="2/60seconds")
     preflight_headers = {
         "Origin": ORIGIN,
@@ -165,7 +165,7 @@ async def _call_without_reading(app: Any, scope: dict[str, Any]) -> int:
     return statuses[0]
 
 
-async def test_cheap_refusals_never_read_the_body(clock: Clock) -> None:
+async def test_cheap_refusals_never_read_the_body(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="1/60seconds")
     # the operator surface: 404 without touching the body
     assert await _call_without_reading(edge.app, _raw_scope("POST", "/feedback", PUBLIC_PEER)) == 404

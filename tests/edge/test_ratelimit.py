@@ -7,12 +7,12 @@ import uuid
 import pytest
 
 from feedback_intelligence.edge.visitor import COOKIE_NAME
+from feedback_intelligence.instants.clock import ManualClock
 from tests.edge.support import LOOPBACK, PROXY, PUBLIC_PEER, build_edge_app, via_proxy
-from tests.support.clock import Clock
 from tests.support.redis import REDIS_URL
 
 
-async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(clock: Clock) -> None:
+async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     spoofs = ["127.0.0.1", "198.51.100.1", "::1", "127.0.0.1, 10.0.0.7"]
     async with edge.client(PUBLIC_PEER) as http:
@@ -26,7 +26,7 @@ async def test_spoofed_forwarded_for_is_charged_to_the_peer_and_is_not_exempt(cl
     assert edge.rate_limited("client") == 1
 
 
-async def test_static_assets_do_not_spend_a_visitors_window(clock: Clock) -> None:
+async def test_static_assets_do_not_spend_a_visitors_window(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
         assets = [(await http.get("/static/app.js")).status_code for _ in range(6)]
@@ -35,7 +35,7 @@ async def test_static_assets_do_not_spend_a_visitors_window(clock: Clock) -> Non
     assert api == [200, 200, 429]
 
 
-async def test_retry_after_is_the_time_left_in_the_window(clock: Clock) -> None:
+async def test_retry_after_is_the_time_left_in_the_window(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
         first = await http.get("/health")
@@ -55,7 +55,7 @@ async def test_retry_after_is_the_time_left_in_the_window(clock: Clock) -> None:
         assert again.status_code == 200 and again.headers["ratelimit-remaining"] == "2"
 
 
-async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: Clock) -> None:
+async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(LOOPBACK) as http:
         for _ in range(5):
@@ -67,7 +67,7 @@ async def test_direct_loopback_is_exempt_unless_configured_otherwise(clock: Cloc
     assert codes == [200, 200, 429]
 
 
-async def test_loopback_client_through_the_proxy_is_not_exempt(clock: Clock) -> None:
+async def test_loopback_client_through_the_proxy_is_not_exempt(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client((PROXY, 1)) as http:
         codes = [(await http.get("/health", headers=via_proxy("127.0.0.1"))).status_code for _ in range(3)]
@@ -75,7 +75,7 @@ async def test_loopback_client_through_the_proxy_is_not_exempt(clock: Clock) -> 
 
 
 async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_audience_ceiling(
-    clock: Clock,
+    clock: ManualClock,
 ) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="5/60seconds")
     shop = "198.51.100.50"  # the shared address (say, the shop's NAT) the proxy saw for all of them
@@ -106,7 +106,7 @@ async def test_two_visitors_behind_one_proxy_keep_their_own_buckets_under_the_au
     assert edge.rate_limited("audience") == 3
 
 
-async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clock: Clock) -> None:
+async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds", audience_rate_limit="100/60seconds")
     _, genuine = edge.edge.visitors.issue("198.51.100.60")
     visitor_id = genuine.split(".")[1]
@@ -120,7 +120,7 @@ async def test_forged_or_absent_visitor_key_falls_back_to_the_address_bucket(clo
     assert codes == [200, 200, 200, 429, 429]
 
 
-async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: Clock) -> None:
+async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: ManualClock) -> None:
     """Without a trusted proxy in between, the address is the client: fresh keys do not buy fresh buckets."""
     edge = build_edge_app(clock.time, rate_limit="2/60seconds")
     async with edge.client(PUBLIC_PEER) as http:
@@ -131,7 +131,7 @@ async def test_a_direct_client_gains_nothing_from_visitor_keys(clock: Clock) -> 
     assert codes == [200, 200, 429]
 
 
-async def test_pages_issue_the_signed_visitor_key(clock: Clock) -> None:
+async def test_pages_issue_the_signed_visitor_key(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time)
     async with edge.client((PROXY, 1)) as http:
         page = await http.get("/desk.html", headers=via_proxy("198.51.100.70"))
@@ -150,7 +150,7 @@ async def test_pages_issue_the_signed_visitor_key(clock: Clock) -> None:
         assert "secure" not in (await http.get("/desk.html")).headers["set-cookie"].lower()
 
 
-async def test_a_storage_failure_lets_requests_through(clock: Clock) -> None:
+async def test_a_storage_failure_lets_requests_through(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="1/60seconds")
 
     async def broken(*_: object, **__: object) -> int:

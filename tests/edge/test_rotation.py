@@ -14,8 +14,8 @@ from feedback_intelligence.edge.inflight import visitor_of
 from feedback_intelligence.edge.ratelimit import ClientPolicy
 from feedback_intelligence.edge.surface import OperatorAuth
 from feedback_intelligence.edge.visitor import COOKIE_MAX_AGE_S, VisitorKeys
+from feedback_intelligence.instants.clock import ManualClock
 from tests.edge.support import PROXY, EdgeApp, build_edge_app, via_proxy
-from tests.support.clock import Clock
 from tests.support.waiting import wait_for
 
 TEXT = {"text": "Maito oli hapanta."}
@@ -42,7 +42,7 @@ def test_ipv6_aggregates_by_its_prefix_and_ipv4_by_its_address() -> None:
     assert Aggregation(ipv6_prefix=48).of("2001:db8:1:2::1") == "2001:db8:1::/48"
 
 
-async def test_a_key_taken_to_another_address_counts_as_that_address(clock: Clock) -> None:
+async def test_a_key_taken_to_another_address_counts_as_that_address(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="2/60seconds", audience_rate_limit="100/60seconds")
     _, alice = edge.edge.visitors.issue(SHOP)
     async with edge.client((PROXY, 1)) as http:
@@ -57,7 +57,7 @@ async def test_a_key_taken_to_another_address_counts_as_that_address(clock: Cloc
         assert (await http.get("/health", headers=via_proxy(elsewhere))).status_code == 429
 
 
-async def test_one_address_is_issued_a_bounded_number_of_keys(clock: Clock) -> None:
+async def test_one_address_is_issued_a_bounded_number_of_keys(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, visitor_issue_limit="3/hour")
     async with edge.client((PROXY, 1)) as http:
         issued = ["set-cookie" in (await http.get("/desk.html", headers=via_proxy(SHOP))).headers for _ in range(5)]
@@ -68,7 +68,7 @@ async def test_one_address_is_issued_a_bounded_number_of_keys(clock: Clock) -> N
         assert "set-cookie" in (await http.get("/desk.html", headers=via_proxy("198.51.100.81"))).headers
 
 
-async def test_ipv6_rotation_through_a_trusted_proxy_shares_one_bucket(clock: Clock) -> None:
+async def test_ipv6_rotation_through_a_trusted_proxy_shares_one_bucket(clock: ManualClock) -> None:
     edge = build_edge_app(clock.time, rate_limit="3/60seconds")
     async with edge.client((PROXY, 1)) as http:
         codes = [

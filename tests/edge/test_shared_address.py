@@ -16,8 +16,8 @@ from limits import parse
 
 from feedback_intelligence.config import load_settings
 from feedback_intelligence.edge.visitor import COOKIE_NAME
+from feedback_intelligence.instants.clock import ManualClock
 from tests.edge.support import PROXY, EdgeApp, build_edge_app
-from tests.support.clock import Clock
 from tests.support.people import add_user, people_settings, running_app, sign_in
 
 NAT = "198.51.100.50"  # the chain's one outbound address, as the trusted proxy forwards it
@@ -47,7 +47,7 @@ SAVE = [
 POLL = [("GET", "/live/version")]
 
 
-def desk_app(clock: Clock) -> EdgeApp:
+def desk_app(clock: ManualClock) -> EdgeApp:
     """The support app on the product's default limits, with the desk's read routes it lacks."""
     edge = build_edge_app(clock.time)
     edge.llm.release.set()  # the model answers at once: this is about the limits, not the gate
@@ -101,15 +101,15 @@ def behind_the_nat(edge: EdgeApp, clerk: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, base_url="http://edge.test", headers={"X-Forwarded-For": NAT})
 
 
-async def test_fifty_clerks_behind_one_address_save_an_hour_without_a_429(clock: Clock) -> None:
+async def test_fifty_clerks_behind_one_address_save_an_hour_without_a_429(clock: ManualClock) -> None:
     edge = desk_app(clock)
     desks = [behind_the_nat(edge, clerk) for clerk in range(CLERKS)]
-    started = clock.now
+    started = clock.time()
     statuses: Counter[tuple[str, int]] = Counter()
     saves = 0
     try:
         for visit in morning(random.Random(39)):
-            clock.now = started + visit.at_s
+            clock.advance(max(0.0, started + visit.at_s - clock.time()))
             desk = desks[visit.clerk]
             for method, path in {"page": PAGE_LOAD, "save": SAVE, "poll": POLL}[visit.what]:
                 body = {"text": "Maito oli hapanta."} if method == "POST" else None
@@ -126,7 +126,7 @@ async def test_fifty_clerks_behind_one_address_save_an_hour_without_a_429(clock:
     assert saves > CLERKS * 15 and edge.rate_limited("client") == edge.rate_limited("audience") == 0
 
 
-async def test_one_abusive_address_is_still_held_to_the_defaults(clock: Clock) -> None:
+async def test_one_abusive_address_is_still_held_to_the_defaults(clock: ManualClock) -> None:
     """Keys minted from one address stop at the issue limit; what they buy together stops at the audience
     ceiling; a caller that keeps no key is one bucket of FI_RATE_LIMIT."""
     edge = desk_app(clock)

@@ -12,6 +12,7 @@ from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
 from feedback_intelligence.gate.router import BackendRouter, Outcome
 from feedback_intelligence.gate.slots import Grant, Priority
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure, LlmUnavailable
 from tests.support.calls import call
@@ -77,7 +78,8 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
     async def readiness() -> Readiness:
         return answers["gpu2"]
 
-    router = BackendRouter(["gpu1", "gpu2"], cooldown_s=0.05, readiness={"gpu2": readiness})
+    clock = ManualClock()
+    router = BackendRouter(["gpu1", "gpu2"], cooldown_s=0.05, readiness={"gpu2": readiness}, clock=clock)
     slots = PooledSlotPool({"gpu1": LocalSlotPool(2, 0), "gpu2": LocalSlotPool(2, 0)}, router)
     gate = LlmGate(slots, acquire_timeout_s=0.05, call_timeout_s=5)
 
@@ -94,7 +96,12 @@ async def test_a_backend_that_fails_is_taken_out_and_probed_back_in() -> None:
     assert gate.metrics.registry.get_sample_value("fi_gate_retries_total", {"route": "other"}) == 1
     assert gate.degraded() and [row["state"] for row in await gate.backends()] == ["ok", "down"]
     assert [await gate.run(dies_on_gpu2, call(gate)) for _ in range(3)] == ["gpu1"] * 3  # every later call avoids it
+    await clock.sleepers()  # the probe waits out the cool-down
+    clock.advance(0.05)  # its check says down: it waits another cool-down, still out
+    await clock.sleepers()
+    assert gate.degraded() and router.states["gpu2"].state == "down"
     answers["gpu2"] = Readiness.READY
+    clock.advance(0.05)
     await wait_for(lambda: not gate.degraded())
     await gate.aclose()
 
@@ -187,7 +194,8 @@ async def test_per_backend_metrics_carry_the_backends_name() -> None:
 
 async def test_a_backend_that_answers_errors_goes_out_after_its_run_of_failures_and_comes_back_on_probation() -> None:
     """A black hole backend (ADR 0020): ``evil`` answers fast, with 500s, while its readiness looks fine."""
-    router = BackendRouter(["evil", "good"], breaker_failures=3, cooldown_s=1.0)
+    clock = ManualClock()
+    router = BackendRouter(["evil", "good"], breaker_failures=3, cooldown_s=1.0, clock=clock)
     slots = PooledSlotPool({"evil": LocalSlotPool(2, 0), "good": LocalSlotPool(2, 0)}, router)
     gate = LlmGate(slots, acquire_timeout_s=0.1, call_timeout_s=5)
     sent: list[str] = []
@@ -215,6 +223,9 @@ async def test_a_backend_that_answers_errors_goes_out_after_its_run_of_failures_
     rows = {row["name"]: row for row in await gate.backends()}
     assert rows["evil"]["state"] == "failing" and rows["evil"]["failuresInARow"] == 3
     assert gate.metrics.registry.get_sample_value("fi_backend_up", {"backend": "evil"}) == 0
+    await clock.sleepers()  # the probe waits out the cool-down
+    assert gate.degraded()
+    clock.advance(1.0)
     await wait_for(lambda: not gate.degraded())  # the cool-down ends; its readiness check says ready
     assert router.states["evil"].probation  # one more failure takes it out again
     sent.clear()

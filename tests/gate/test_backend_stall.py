@@ -9,12 +9,14 @@ import uuid
 
 import pytest
 
+from feedback_intelligence.gate.fairness import ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import Grant, Occupancy, Priority
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.llm.backend import Completion, CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.metrics import Metrics
@@ -26,9 +28,13 @@ REQUEST = CompletionRequest([], max_tokens=1)
 REDIS = "redis://127.0.0.1:6379/0"
 
 
-def two_of_one_slot() -> PooledSlotPool:
+def two_of_one_slot(clock: ManualClock | None = None) -> PooledSlotPool:
+    """Two backends of one slot each, their leases and stall verdicts on ``clock`` (a manual one)."""
+    clock = clock or ManualClock()
+    ledger = ServiceLedger(clock=clock)
     return PooledSlotPool(
-        {"gpu1": LocalSlotPool(1, 0), "gpu2": LocalSlotPool(1, 0)}, BackendRouter(["gpu1", "gpu2"], stall_floor_s=0.2)
+        {"gpu1": LocalSlotPool(1, 0, ledger), "gpu2": LocalSlotPool(1, 0, ledger)},
+        BackendRouter(["gpu1", "gpu2"], stall_floor_s=0.2, clock=clock),
     )
 
 
@@ -38,7 +44,8 @@ def held(age_s: float) -> Occupancy:
 
 async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serves() -> None:
     metrics = Metrics()
-    gate = LlmGate(two_of_one_slot(), acquire_timeout_s=0.05, call_timeout_s=120, metrics=metrics)
+    clock = ManualClock()
+    gate = LlmGate(two_of_one_slot(clock), acquire_timeout_s=0.05, call_timeout_s=120, metrics=metrics)
     backends = {"gpu1": FakeBackend(reply="ok"), "gpu2": FakeBackend(reply="ok")}
     health = HealthService(gate, backends["gpu1"], timeout_s=5, metrics=metrics, backends=backends)  # type: ignore[arg-type]
 
@@ -60,6 +67,8 @@ async def test_a_frozen_backend_is_stalled_in_its_own_state_while_the_other_serv
     async def gpu2_stalled() -> bool:
         return {row["name"]: row["state"] for row in await gate.backends()} == {"gpu1": "ok", "gpu2": "stalled"}
 
+    assert not await gpu2_stalled()  # held only just now
+    clock.advance(0.3)  # gpu2's call has held its one slot past the threshold
     await wait_for(gpu2_stalled, what="gpu2 judged stalled")
     assert metrics.registry.get_sample_value("fi_backend_stalled", {"backend": "gpu2"}) == 1
     assert metrics.registry.get_sample_value("fi_backend_stalled", {"backend": "gpu1"}) == 0

@@ -31,6 +31,7 @@ from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Priority
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.redis_leases import lua_script
 from tests.support.kinds import POOL_KINDS
 from tests.support.waiting import wait_for
@@ -40,26 +41,18 @@ LIVE = Priority.INTERACTIVE
 
 
 @dataclass
-class Clock:
-    now: float = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@dataclass
 class Rig:
     """Two views of one gate (two replicas on Redis; the same pool twice in-process) and its clock."""
 
     kind: str
     pools: list[Any]
-    clock: Clock = field(default_factory=Clock)
+    clock: ManualClock = field(default_factory=ManualClock)
     redis: aioredis.Redis | None = None
 
     async def advance(self, seconds: float) -> None:
         """Let ``seconds`` pass on the gate's clock: move the test clock, or wait for Redis's."""
         if self.redis is None:
-            self.clock.now += seconds
+            self.clock.advance(seconds)
             return
         start = await self._redis_now()
 
@@ -81,7 +74,7 @@ class Rig:
 
 async def make_rig(kind: str, slots: int, order: GateOrder, half_life_s: float) -> Rig:
     if kind == "local":
-        clock = Clock()
+        clock = ManualClock()
         pool = LocalSlotPool(slots, 0, ServiceLedger(half_life_s, order, clock=clock))
         return Rig(kind, [pool, pool], clock)
     name = f"fair-{uuid.uuid4().hex[:8]}"
@@ -175,7 +168,7 @@ async def test_a_new_visitor_starts_at_the_least_served_active_visitor_not_at_ze
 
 
 async def test_time_away_banks_no_credit_but_a_heavy_user_keeps_its_debt() -> None:
-    clock = Clock()
+    clock = ManualClock()
     ledger = ServiceLedger(60.0, clock=clock)
     shares = {"steady": 10.0, "light": 2.0, "heavy": 30.0}
     for visitor in shares:  # all at once: nobody is lifted, all start at zero
@@ -183,7 +176,7 @@ async def test_time_away_banks_no_credit_but_a_heavy_user_keeps_its_debt() -> No
     for visitor, held in shares.items():
         ledger.charge(visitor, held)
         ledger.leave(visitor)
-    clock.now += RECENT_S + 1  # everyone away
+    clock.advance(RECENT_S + 1)  # everyone away
     ledger.arrive("steady")  # back: nobody else active, keeps its own (decayed) service
     ledger.charge("steady", 1.0)
     ledger.arrive("light")  # back while steady is active: lifted to steady, not left below it
@@ -195,15 +188,15 @@ async def test_time_away_banks_no_credit_but_a_heavy_user_keeps_its_debt() -> No
 
 
 def test_attained_service_decays_by_half_each_half_life() -> None:
-    clock = Clock()
+    clock = ManualClock()
     ledger = ServiceLedger(60.0, clock=clock)
     ledger.arrive("v")
     ledger.charge("v", 8.0)
     ledger.leave("v")
     assert ledger.service("v") == pytest.approx(8.0, abs=2e-3)
-    clock.now += 60
+    clock.advance(60)
     assert ledger.service("v") == pytest.approx(4.0, abs=2e-3)
-    clock.now += 120
+    clock.advance(120)
     assert ledger.service("v") == pytest.approx(1.0, abs=2e-3)
     # an old heavy user and a recent light one: the decayed service decides, not the total
     ledger.arrive("recent")
@@ -219,14 +212,14 @@ def test_fifo_order_ignores_service() -> None:
 
 
 def test_idle_visitors_are_forgotten() -> None:
-    clock = Clock()
+    clock = ManualClock()
     ledger = ServiceLedger(1.0, clock=clock)
     for n in range(1000):
         ledger.arrive(f"v{n}")
         ledger.charge(f"v{n}", 1.0)
         ledger.leave(f"v{n}")
     assert len(ledger) == 1000
-    clock.now += FORGET_HALF_LIVES + 1
+    clock.advance(FORGET_HALF_LIVES + 1)
     ledger.arrive("x")
     ledger.charge("x", 1.0)
     assert len(ledger) == 1

@@ -14,6 +14,7 @@ from feedback_intelligence.config.notify_routes import NotifyRoute, parse_routes
 from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.channels import Channel
@@ -79,14 +80,19 @@ class Rig:
 
 @asynccontextmanager
 async def rig(
-    tmp_path: Path, configured: Sequence[NotifyRoute], options: NotifySettings = FAST, url: str | None = None
+    tmp_path: Path,
+    configured: Sequence[NotifyRoute],
+    options: NotifySettings = FAST,
+    url: str | None = None,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> AsyncIterator[Rig]:
     domain = load_domain("retail")
     store = FeedbackStore(url or migrated_url(tmp_path), name="live")
     await store.migrate()
-    intake = AlertIntake(domain, tuple(configured), 7)
+    intake = AlertIntake(domain, tuple(configured), 7, clock)
     channel = Channel("live", store, on_save=intake.hook("live"))
-    worker = NotifyWorker(domain, [channel], configured, options)
+    worker = NotifyWorker(domain, [channel], configured, options, clock=clock)
     try:
         yield Rig(domain, channel, worker, intake)
     finally:

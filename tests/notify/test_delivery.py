@@ -16,6 +16,7 @@ from sqlalchemy import select
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from feedback_intelligence.devtools.receiver import Receiver
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.store.schema import outbox
 from tests.notify.support import FAST, SECRET, alert_item, rig, routes, with_routes
 
@@ -122,7 +123,12 @@ async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:
     assert keys == ["live:twice:duty:alert"]
 
 
-@pytest.mark.slow
+async def _delivered(r) -> int:
+    async with r.channel.store.engine.connect() as conn:
+        states = (await conn.execute(select(outbox.c.state))).scalars().all()
+    return states.count("delivered")
+
+
 async def test_the_receiver_down_for_a_minute_then_up_gets_each_notification_exactly_once(
     tmp_path: Path, receiver: Receiver
 ) -> None:
@@ -131,13 +137,22 @@ async def test_the_receiver_down_for_a_minute_then_up_gets_each_notification_exa
     patient = FAST.model_copy(
         update={"retry_base_s": 1, "retry_max_s": 8, "max_attempts": 20}
     )  # the bound outlasts the minute
-    async with rig(tmp_path, configured, patient) as r:
+    clock = ManualClock(datetime.now(UTC))  # the worker's pauses and the rows' due times: a minute in no time
+    async with rig(tmp_path, configured, patient, clock=clock) as r:
         for n in range(5):
             await r.channel.insert(alert_item(f"down-{n}"))
         r.worker.start()
-        await asyncio.sleep(60)
+        for _ in range(60):  # a minute, a second at a time: every retry that falls due is tried, and fails
+            await clock.sleepers(patient.tasks)
+            clock.advance(1)
+        await clock.sleepers(patient.tasks)
         assert receiver.received == []
         receiver.start()
+        for _ in range(60):  # time goes on until every row's next retry has come and been delivered
+            if await _delivered(r) == 5:
+                break
+            await clock.sleepers(patient.tasks)
+            clock.advance(1)
         await asyncio.to_thread(receiver.wait_for, 5, 30)
         await wait_rows(r, "delivered", 5)
     ids = [got.delivery_id for got in receiver.received]

@@ -16,6 +16,7 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import Grant, Priority
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -215,7 +216,7 @@ def service(
         options or ReportSettings(),
         runner,
         store.fetch,
-        now=lambda: NOW,
+        clock=ManualClock(NOW),  # "generated at" NOW; a shed retry waits until the test moves time
         shed_retry_s=shed_retry_s,  # no retries after a shed unless a test asks for them
     )
     return svc, store

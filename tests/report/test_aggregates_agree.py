@@ -24,6 +24,7 @@ from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.report.instants import format_instant
 from feedback_intelligence.report.series import HourRow, hour_rows, series_of
@@ -164,7 +165,7 @@ def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict
 @pytest.mark.parametrize("limit", [1000, 7])
 async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackStore, mode: Mode, limit: int) -> None:
     options = ReportSettings(cache_seconds=0, max_items=limit)
-    service = ReportService(DOMAIN, options, None, StoreSource([store]), now=lambda: NOW)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), clock=ManualClock(NOW))
     for from_raw, to_raw in WINDOWS:
         window = build_window(from_raw, to_raw, NOW, options)
         inside = [i for i in ITEMS if window.from_norm <= i.timestamp <= window.to_norm]
@@ -198,8 +199,8 @@ async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, t
         await both.insert_batch([*ITEMS, *copies])
         options = ReportSettings(cache_seconds=0, max_items=9)
         window = build_window(*WINDOWS[0], NOW, options)
-        inbox = ReportService(DOMAIN, options, None, StoreSource([store, other]), now=lambda: NOW)
-        single = ReportService(DOMAIN, options, None, StoreSource([both]), now=lambda: NOW)
+        inbox = ReportService(DOMAIN, options, None, StoreSource([store, other]), clock=ManualClock(NOW))
+        single = ReportService(DOMAIN, options, None, StoreSource([both]), clock=ManualClock(NOW))
         got_report = (await inbox._build(window, "standard")).report.to_json()
         got = channel_free(comparable(got_report))
         want = channel_free(comparable((await single._build(window, "standard")).report.to_json()))
@@ -232,7 +233,7 @@ async def test_the_rollups_answer_as_the_old_path_after_a_correction_and_an_eras
         erasure = AuditEntry(format_instant(0), "e1", "operator", None, None, "item.erase", gone)
         assert await store.erase(gone, erasure, expected_revision=None)
     options = ReportSettings(cache_seconds=0, max_items=7)
-    service = ReportService(DOMAIN, options, None, StoreSource([store]), now=lambda: NOW)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), clock=ManualClock(NOW))
     held = await store.query(limit=10_000)
     assert len(held) == len(ITEMS) - 2
     for from_raw, to_raw in WINDOWS[:3]:

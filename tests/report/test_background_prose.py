@@ -8,8 +8,9 @@ import uuid
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.gate.slots import Grant
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.report.prose_store import MemoryProseStore, RedisProseStore
-from feedback_intelligence.report.service import ReportService
+from feedback_intelligence.report.service import SHED_BACKOFF_S, ReportService
 from tests.report.support import (
     ScriptedBackend,
     StoreFake,
@@ -145,6 +146,9 @@ async def test_a_shed_generation_keeps_the_prose_pending_and_writes_it_once_a_sl
         await wait_for(lambda: _shed_once(runner), what="the background generation to be shed")
         assert (await svc.view(window())).llm.status == "pending"  # shed: still pending, not "busy" for good
         assert backend.requests == []
+        assert isinstance(svc.clock, ManualClock)
+        await svc.clock.sleepers()  # the generation pauses before its retry, on the service's clock
+    svc.clock.advance(SHED_BACKOFF_S[-1])  # the desk left: the retry's pause is over
     await settled(svc)
     done = (await svc.view(window())).to_json()
     assert done["llm"]["status"] == "done" and done["llm"]["stopped"] is None
@@ -178,6 +182,9 @@ async def test_a_generation_a_clerk_preempts_stays_pending_and_writes_its_prose_
     let_go.set()
     await holding
     backend.hold.set()
+    assert isinstance(svc.clock, ManualClock)
+    await svc.clock.sleepers()  # the preempted generation pauses before its retry, on the service's clock
+    svc.clock.advance(SHED_BACKOFF_S[-1])
     await settled(svc)
     done = (await svc.view(window())).to_json()
     assert done["llm"]["status"] == "done" and done["llm"]["stopped"] is None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.report.cache import MemoryEpochSource, ReportCache
-from tests.support.clock import Clock
+from feedback_intelligence.report.prose import ProseLayer
+from feedback_intelligence.report.prose_store import MemoryProseStore
 
 
 def counting_factory():
@@ -55,13 +57,13 @@ async def test_invalidate_clears_and_reuse_holds_until_then():
 
 
 async def test_entries_expire_and_zero_ttl_disables_caching():
-    clock = Clock()
+    clock = ManualClock()
     cache = ReportCache(60, clock=clock)
     factory, calls = counting_factory()
     await cache.get_or_create("k", factory)
-    clock.now += 59.9
+    clock.advance(59.9)
     await cache.get_or_create("k", factory)
-    clock.now += 0.2
+    clock.advance(0.2)
     await cache.get_or_create("k", factory)
     assert len(calls) == 2
 
@@ -115,3 +117,14 @@ async def test_a_bump_through_a_shared_epoch_source_invalidates_every_replica():
     await replica_b.invalidate()  # an ingest handled by the other replica
     assert await replica_a.get("k") is None
     assert await replica_a.epoch() == 1
+
+
+async def test_a_prose_layer_is_kept_its_ttl_on_the_stores_clock():
+    clock = ManualClock()
+    store = MemoryProseStore(clock=clock)
+    layer = ProseLayer(themes={}, alerts=[], ledger={}, fallbacks=0, dropped_claims=0, action_dropped=0)
+    await store.put("k", layer, 60)
+    clock.advance(59.9)
+    assert await store.get("k") == layer
+    clock.advance(0.2)
+    assert await store.get("k") is None

@@ -9,11 +9,13 @@ import time
 import httpx
 import pytest
 
+from feedback_intelligence.gate.fairness import ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import Grant, Priority
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.llm.backend import CompletionRequest, Readiness
 from feedback_intelligence.llm.errors import LlmFailure
 from feedback_intelligence.llm.ollama import OllamaBackend, canonical_model_name
@@ -27,17 +29,22 @@ from tests.support.waiting import wait_for
 REQUEST = CompletionRequest([], max_tokens=1)
 
 
-def stack(*, floor_s: float, call_timeout_s: float = 120.0) -> tuple[LlmGate, FakeBackend, HealthService]:
+def stack(
+    *, floor_s: float, call_timeout_s: float = 120.0, clock: ManualClock | None = None
+) -> tuple[LlmGate, FakeBackend, HealthService]:
+    """A two-slot gate, a fake backend and the health service over them, all on ``clock`` (a manual one:
+    the stall verdicts move only when the test moves time)."""
+    clock = clock or ManualClock()
     metrics = Metrics()
-    router = BackendRouter(["llm"], call_timeout_s=call_timeout_s, stall_floor_s=floor_s)
+    router = BackendRouter(["llm"], call_timeout_s=call_timeout_s, stall_floor_s=floor_s, clock=clock)
     gate = LlmGate(
-        PooledSlotPool({"llm": LocalSlotPool(2, 0)}, router),
+        PooledSlotPool({"llm": LocalSlotPool(2, 0, ServiceLedger(clock=clock))}, router),
         acquire_timeout_s=0.05,
         call_timeout_s=call_timeout_s,
         metrics=metrics,
     )
     backend = FakeBackend(reply="ok")
-    return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics)  # type: ignore[arg-type]
+    return gate, backend, HealthService(gate, backend, timeout_s=5, metrics=metrics, clock=clock)  # type: ignore[arg-type]
 
 
 def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
@@ -45,7 +52,8 @@ def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
 
 
 async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_the_threshold() -> None:
-    gate, backend, health = stack(floor_s=1.0)
+    clock = ManualClock()
+    gate, backend, health = stack(floor_s=1.0, clock=clock)
     for _ in range(3):  # calls that finish: the gate learns a (short) mean hold time
         await gate.run(lambda _grant: backend.complete(REQUEST), call(gate, route="interpret"))
     assert gate.stall_threshold_s() == pytest.approx(1.0)  # 3 x a tiny mean is under the floor
@@ -59,10 +67,7 @@ async def test_every_slot_held_by_a_frozen_backend_turns_health_stalled_after_th
     early = await health.check()
     assert (early.status, early.probe, early.http_status) == ("ok", "skipped_gate_saturated", 200)
 
-    async def stalled() -> bool:
-        return (await health.check()).status == "stalled"
-
-    await wait_for(stalled, timeout_s=10, what="health to say stalled")
+    clock.advance(1.5)  # the newest holder is past the threshold, and no call has finished since
     report = await health.check()
     assert report.http_status == 503 and report.to_json()["status"] == "stalled"
     assert sample(health.metrics, "fi_gate_stalled") == 1
@@ -80,24 +85,26 @@ async def _in_use(gate: LlmGate, n: int) -> bool:
 
 
 async def test_without_any_observed_call_the_threshold_is_the_call_deadline() -> None:
-    gate, backend, health = stack(floor_s=0.01, call_timeout_s=60)
+    clock = ManualClock()
+    gate, backend, health = stack(floor_s=0.01, call_timeout_s=60, clock=clock)
     assert gate.stall_threshold_s() == 60
     backend.freeze()
     stuck = [asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate))) for _ in range(2)]
     await wait_for(lambda: _in_use(gate, 2), what="both slots held")
-    await asyncio.sleep(0.05)  # well past the floor, far below the deadline
+    clock.advance(0.05)  # well past the floor, far below the deadline
     assert (await health.check()).status == "ok"
     backend.thaw()
     await asyncio.gather(*stuck)
 
 
 async def test_a_busy_gate_that_keeps_finishing_calls_is_not_stalled() -> None:
-    gate, backend, health = stack(floor_s=1.0)
+    clock = ManualClock()
+    gate, backend, health = stack(floor_s=1.0, clock=clock)
     await gate.run(lambda _grant: backend.complete(REQUEST), call(gate))
     backend.freeze()
     first = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
     await wait_for(lambda: _in_use(gate, 1), what="one slot held")
-    await asyncio.sleep(1.2)  # the first holder is past the threshold
+    clock.advance(1.2)  # the first holder is past the threshold
     second = asyncio.create_task(gate.run(lambda _grant: backend.complete(REQUEST), call(gate)))
     await wait_for(lambda: _in_use(gate, 2), what="both slots held")
     # the newest holder was admitted just now: the gate made room recently, it is busy, not stalled

@@ -9,6 +9,7 @@ import logging
 
 import pytest
 
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.services.poll_loop import PollLoop
 from feedback_intelligence.store.errors import StoreFull, StoreUnavailable
 from tests.support.waiting import wait_for
@@ -53,6 +54,22 @@ async def test_a_step_that_found_work_is_followed_at_once_and_a_wake_ends_a_long
         await steps_reach(script, 3)  # the pause was LONG_S: only the wake can have ended it
     finally:
         await loop.stop()
+
+
+async def test_a_pause_ends_when_the_loops_clock_has_passed_it() -> None:
+    clock = ManualClock()
+    script = Script(30.0)
+    loop = PollLoop("worker", script, tasks=1, poll_s=0.001, log=LOG, clock=clock)
+    loop.start()
+    try:
+        await clock.sleepers()  # the first step asked for a 30 s pause
+        clock.advance(29.9)
+        assert clock.parked == 1 and script.steps == 1  # not woken: not yet
+        clock.advance(0.1)
+        await steps_reach(script, 2)
+    finally:
+        await loop.stop()
+    assert clock.parked == 0  # stopped: no pause left behind on the clock
 
 
 async def test_an_outage_pauses_a_poll_and_is_logged_once_as_the_workers_warning_and_its_end_once(

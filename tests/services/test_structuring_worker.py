@@ -15,13 +15,13 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.slots import Grant, Priority
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy, LlmPreempted
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.structuring_worker import StructuringWorker
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue
 from feedback_intelligence.structuring.service import StructuringResult, StructuringService

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.devtools.databases import postgres_database
+from feedback_intelligence.instants.clock import now_ms
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store.clock import now_ms
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import StructureQueue
 from tests.support.databases import migrated_url

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from feedback_intelligence.api.app import create_app
 from feedback_intelligence.config import Settings, load_settings
+from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.testing import FakeBackend
 from tests.support.databases import migrated
 
@@ -55,8 +56,8 @@ def client(app: FastAPI, peer: tuple[str, int] = STRANGER) -> httpx.AsyncClient:
 
 
 @asynccontextmanager
-async def running_app(settings: Settings) -> AsyncIterator[FastAPI]:
-    app = create_app(settings, backend=FakeBackend(reply="{}"))
+async def running_app(settings: Settings, *, clock: Clock = SYSTEM_CLOCK) -> AsyncIterator[FastAPI]:
+    app = create_app(settings, backend=FakeBackend(reply="{}"), clock=clock)
     async with app.router.lifespan_context(app):
         yield app
 

@@ -130,7 +130,7 @@ async def _correct(
             problems += v.structure_errors(merged, rt.domain)
     if problems:
         raise InputError(problems)
-    values, entries = c.correction_values(item, changes, rt.domain, actor_of(request))
+    values, entries = c.correction_values(item, changes, rt.domain, actor_of(request), clock=rt.clock)
     channel = rt.channels[channel_name]
     if values:
         revision = await channel.correct(feedback_id, values, expected_revision=expected, entries=entries)
@@ -165,6 +165,7 @@ async def _erase(
         expected_revision=expected,
         prose=rt.report_prose,
         snapshot_dir=rt.settings.storage.snapshot_dir,
+        clock=rt.clock,
     )
     if not erased:
         raise NotFound(feedback_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -100,7 +100,7 @@ def _window(
     if problems:
         raise InputError(problems)
     try:
-        return build_window(from_, to, datetime.now(UTC), rt.report_options, store=store, filters=filters)
+        return build_window(from_, to, rt.clock.now(), rt.report_options, store=store, filters=filters)
     except WindowError as exc:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
 
