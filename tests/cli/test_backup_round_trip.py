@@ -26,6 +26,7 @@ from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import PG_ADMIN_DSN, postgres_pair
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import build_window
@@ -67,7 +68,7 @@ async def _answer(corpus_url: str, live_url: str) -> tuple[dict[str, list[tuple[
                     found = (await conn.execute(select(table))).all()
                     rows[f"{store.name}.{table.name}"] = sorted((tuple(r) for r in found), key=repr)
         options = ReportSettings(cache_seconds=0)
-        service = ReportService(DOMAIN, options, None, StoreSource([corpus, live]), now=lambda: NOW)
+        service = ReportService(DOMAIN, options, None, StoreSource([corpus, live]), clock=ManualClock(NOW))
         window = build_window("2026-11-01T00:00:00Z", "2026-11-29T00:00:00Z", NOW, options)
         report = (await service._build(window, "standard")).report.to_json()  # the deterministic layer
         report.pop("generatedAt", None)
