@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -263,9 +263,11 @@ def test_live_segment_polls_the_version_and_pauses_while_hidden(pages, fake):
     def fake_clock(page):
         # Installed, Playwright's clock still flows with real time; paused, only run_for moves it, so a
         # slow machine's seconds cannot bring the first tick (20–30 s away) into the "not yet" window.
-        now = datetime.now(UTC)
-        page.clock.install(time=now)
-        page.clock.pause_at(now)
+        # It pauses a minute on: pausing is a jump forward, and the installed clock has moved meanwhile
+        # (no page is loaded yet, so the jump fires nothing).
+        start = datetime.now(UTC)
+        page.clock.install(time=start)
+        page.clock.pause_at(start + timedelta(minutes=1))
 
     page = pages.open(fake.url + "/desk", setup=fake_clock)
     page.clock.run_for(1000)
