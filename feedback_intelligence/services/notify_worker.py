@@ -9,7 +9,8 @@ while a send runs, so a slow receiver keeps its row; a replica that dies stops r
 one resends the row with the same delivery id. The worker never touches the LLM gate: a message
 needs no model, and a notification must not wait for one.
 
-The same loop runs the escalation check (services/escalation.py), which needs no model either.
+The same loop runs the escalation check (services/cases.py) and enqueues the day's digest when its hour
+comes (services/alert_digest.py); neither needs a model. A digest row is rendered from the day's items.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from feedback_intelligence.deterministic.timestamps import format_instant, parse
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.metrics import Metrics
-from feedback_intelligence.notify.message import render, trial_message
+from feedback_intelligence.notify.message import Message, render, trial_message
 from feedback_intelligence.notify.senders import SendFailed, send
+from feedback_intelligence.services.alert_digest import AlertDigest
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.poll_loop import PollLoop
 from feedback_intelligence.services.structuring_worker import replica_name
@@ -70,7 +72,8 @@ class NotifyWorker:
         self.options = options
         self.metrics = metrics
         self.replica = replica_name()
-        self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check)
+        self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check, the digest's hour)
+        self.digest: AlertDigest | None = None  # renders a digest row (services/alert_digest.py)
         self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log, clock=clock)
         self._http: httpx.AsyncClient | None = None
         self._last_tick = -STATS_EVERY_S  # the first turn runs the periodic work
@@ -126,18 +129,11 @@ class NotifyWorker:
         if route is None:
             await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error="route not configured"))
             return
-        item = await channel.store.get(row.feedback_id)
-        if item is None:
-            await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error="item gone"))
+        message = await self._message(channel, route, row)
+        if message is None:
+            gone = "nothing left to digest" if row.event == ob.DIGEST else "item gone"
+            await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error=gone))
             return
-        message = render(
-            item,
-            delivery_id=row.dedupe_key,
-            event=row.event,
-            channel=channel.name,
-            domain=self.domain,
-            public_url=self.options.public_url,
-        )
         renewer = asyncio.create_task(self._renew(outbox, row))
         try:
             await send(route, message, self.http, timeout_s=self.options.timeout_s)
@@ -168,6 +164,24 @@ class NotifyWorker:
             latency = (delivered_at - parse_normalized(row.created_at)).total_seconds()
             if self.metrics is not None:
                 self.metrics.notify_latency.labels(route.name).observe(max(0.0, latency))
+
+    async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | None:
+        """The row's message, rendered now from what is stored; None when its subject is gone."""
+        if row.event == ob.DIGEST:
+            if self.digest is None:
+                return None
+            return await self.digest.message(channel, route, row.feedback_id, row.dedupe_key)
+        item = await channel.store.get(row.feedback_id)
+        if item is None:
+            return None
+        return render(
+            item,
+            delivery_id=row.dedupe_key,
+            event=row.event,
+            channel=channel.name,
+            domain=self.domain,
+            public_url=self.options.public_url,
+        )
 
     async def _settled(self, row: ob.OutboxRow, outcome: str, write: Awaitable[bool]) -> bool:
         held = await write

@@ -188,7 +188,8 @@ outbox = Table(
     "outbox",
     metadata,
     Column("id", Serial, primary_key=True, autoincrement=True),
-    Column("feedback_id", String(100), ForeignKey("feedback.id"), nullable=False),
+    # an item's id, or a day's digest (``digest-2026-12-05``, services/alert_digest.py): no foreign key (0013)
+    Column("feedback_id", String(100), nullable=False),
     Column("event", String(16), nullable=False),
     Column("route", String(64), nullable=False),
     Column("dedupe_key", String(240), nullable=False, unique=True),
