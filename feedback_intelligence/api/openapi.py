@@ -18,8 +18,8 @@ from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.auth.principal import CHAIN, ROLES
 from feedback_intelligence.config import Settings
 from feedback_intelligence.config.stores import StoreDirectory
-from feedback_intelligence.deterministic.timestamps import EDGE_DAYS
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.instants.timestamps import EDGE_DAYS
 from feedback_intelligence.store.aggregates import ANY_ALERT
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import is_blank

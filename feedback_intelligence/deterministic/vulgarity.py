@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from feedback_intelligence.deterministic.needles import Needles
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import VulgarityLexicon
+from feedback_intelligence.text.matching import FoldedText, fold
+from feedback_intelligence.text.needles import Needles
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,12 @@ from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.notify.markup import mail_header, one_line, slack_text, teams_text
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic import excerpt
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.report.deterministic_layer import excerpt
+from feedback_intelligence.wording.sentences import wording_for
 
 EXCERPT_CHARS = 200
 SHOWN_ZONE = "Europe/Helsinki"

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from feedback_intelligence.config import ReportSettings
-from feedback_intelligence.report.instants import (
+from feedback_intelligence.instants.ticks import (
     TICKS_PER_DAY,
     TICKS_PER_SECOND,
     format_instant,

@@ -20,9 +20,9 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook
