@@ -177,7 +177,7 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
 
 
 INSTANT_PARAMETERS = ("from", "to")
-# a saved item's timestamp is not on the calendar's first or last day (deterministic/timestamps.EDGE_DAYS)
+# a saved item's timestamp is not on the calendar's first or last day (instants/timestamps.EDGE_DAYS)
 EDGE_DAYS_REFUSED = "^(?!" + "|".join(EDGE_DAYS) + ")"
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
 NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)
