@@ -22,7 +22,7 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.notify.markup import mail_header, one_line, slack_text, teams_text
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic_layer import excerpt
+from feedback_intelligence.wording.excerpt import excerpt
 from feedback_intelligence.wording.sentences import wording_for
 
 EXCERPT_CHARS = 200

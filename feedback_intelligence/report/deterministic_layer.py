@@ -26,6 +26,7 @@ from feedback_intelligence.report.trends import STABLE, direction_label, trend_d
 from feedback_intelligence.report.window import Mode
 from feedback_intelligence.store.aggregates import Example, WindowAggregates
 from feedback_intelligence.text.normalize import normalize_text
+from feedback_intelligence.wording.excerpt import excerpt
 from feedback_intelligence.wording.sentences import SummaryFacts, wording_for
 
 log = logging.getLogger(__name__)
@@ -33,10 +34,6 @@ log = logging.getLogger(__name__)
 UNKNOWN_SEVERITY = "unknown"
 OVERALL_CATEGORY = "overall"
 AUTOMATIC = ProseState(status="automatic")
-
-
-def excerpt(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[:chars] + "…"
 
 
 def alert_match(item: StoredFeedback, hit: AlertHit, domain: Domain) -> AlertMatch:

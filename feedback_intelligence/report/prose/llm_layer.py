@@ -40,7 +40,7 @@ from feedback_intelligence.llm.errors import LlmBusy, LlmDeadlineExceeded, LlmPr
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic_layer import Group, alert_row, excerpt
+from feedback_intelligence.report.deterministic_layer import Group, alert_row
 from feedback_intelligence.report.model import AlertRow
 from feedback_intelligence.report.prose.call_rate import RATE, CallRate
 from feedback_intelligence.report.prose.guards import is_grounded, looks_action_bearing, strip_id_echo
@@ -51,6 +51,7 @@ from feedback_intelligence.report.trends import direction_label
 from feedback_intelligence.store.aggregates import Example
 from feedback_intelligence.structuring.extract import extract_json_object
 from feedback_intelligence.structuring.untrusted import neutralize
+from feedback_intelligence.wording.excerpt import excerpt
 from feedback_intelligence.wording.sentences import Wording, wording_for
 
 log = logging.getLogger(__name__)
