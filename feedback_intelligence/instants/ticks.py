@@ -1,9 +1,9 @@
-"""The report's private view of instants: integer ticks and the normalised UTC text form.
+"""Instants as integer ticks, for the report's window arithmetic.
 
 A tick is 100 ns since 0001-01-01T00:00:00 UTC, so the seven fractional digits of the stored
 form (``yyyy-MM-ddTHH:mm:ss.fffffff+00:00``) round-trip exactly and window arithmetic (midpoints,
-10-minute cache buckets) stays in integers. Kept here, small and private, so the report package
-does not depend on the ingest side's timestamp module.
+10-minute cache buckets) stays in integers. The written form itself is ``timestamps.format_instant``,
+which takes ticks as well as a datetime.
 """
 
 from __future__ import annotations
@@ -32,16 +32,6 @@ def to_ticks(moment: datetime) -> int:
 def from_ticks(ticks: int) -> datetime:
     """The UTC datetime of ``ticks`` (the sub-microsecond tick is dropped)."""
     return _ORIGIN + timedelta(microseconds=ticks // 10)
-
-
-def format_instant(ticks: int) -> str:
-    """The normalised text form: fixed width, seven fractional digits, literal ``+00:00``."""
-    moment = from_ticks(ticks)
-    return (
-        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
-        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}."
-        f"{moment.microsecond:06d}{ticks % 10}+00:00"
-    )
 
 
 def parse_instant(raw: str | None) -> int | None:

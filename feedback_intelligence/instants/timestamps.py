@@ -118,16 +118,16 @@ def is_valid_timestamp(raw: str) -> bool:
     return True
 
 
-def format_instant(moment: datetime) -> str:
-    """The fixed-width UTC form of a datetime (a naive datetime is taken as UTC)."""
+def format_instant(moment: datetime | int) -> str:
+    """The fixed-width UTC form of an instant: a datetime (a naive one is taken as UTC) or whole 100 ns
+    ticks since 0001-01-01T00:00Z (the report's window arithmetic, which keeps the seventh digit)."""
+    if isinstance(moment, int):
+        seconds, ticks = divmod(moment, _TICKS_PER_SECOND)
+        return _format(_FIRST + timedelta(seconds=seconds), ticks)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     instant = moment.astimezone(UTC)
     return _format(instant.replace(microsecond=0), instant.microsecond * 10)
-
-
-def utc_now_normalized() -> str:
-    return format_instant(datetime.now(UTC))
 
 
 def parse_normalized(value: str) -> datetime:
@@ -139,5 +139,5 @@ def parse_normalized(value: str) -> datetime:
 def ticks_of(value: str) -> int:
     """Whole 100 ns ticks since 0001-01-01T00:00Z (the .NET ``UtcTicks``), for exact arithmetic."""
     instant, ticks = _parse(value)
-    seconds = (instant - datetime(1, 1, 1, tzinfo=UTC)) // timedelta(seconds=1)
+    seconds = (instant - _FIRST) // timedelta(seconds=1)
     return seconds * _TICKS_PER_SECOND + ticks

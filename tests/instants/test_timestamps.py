@@ -11,7 +11,6 @@ from feedback_intelligence.instants.timestamps import (
     normalize_timestamp,
     parse_normalized,
     ticks_of,
-    utc_now_normalized,
 )
 
 FIXED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{7}\+00:00$")
@@ -103,7 +102,7 @@ def test_normalised_form_is_fixed_width_and_idempotent() -> None:
 
 
 def test_now_and_format_instant() -> None:
-    now = utc_now_normalized()
+    now = format_instant(datetime.now(UTC))
     assert FIXED.match(now)
     assert abs(parse_normalized(now) - datetime.now(UTC)) < timedelta(seconds=5)
     helsinki = timezone(timedelta(hours=3))
@@ -123,6 +122,15 @@ def test_ticks_keep_the_seventh_digit() -> None:
     assert ticks_of("0001-01-01T00:00:01Z") == 10_000_000
     a, b = ticks_of("2024-05-01T00:00:00.0000001Z"), ticks_of("2024-05-01T03:00:00+03:00")
     assert a - b == 1
+
+
+def test_one_written_form_from_ticks_or_a_datetime() -> None:
+    """Ticks and datetimes are written by the same function, and ticks keep the seventh digit."""
+    value = "2024-05-01T09:00:00.1234567+00:00"
+    assert format_instant(ticks_of(value)) == value
+    assert format_instant(ticks_of(value) - 7) == format_instant(parse_normalized(value))
+    assert format_instant(0) == "0001-01-01T00:00:00.0000000+00:00"
+    assert format_instant(ticks_of("9999-12-31T23:59:59.9999999Z")) == "9999-12-31T23:59:59.9999999+00:00"
 
 
 def test_a_window_bound_beyond_the_calendar_in_utc_is_the_calendars_end() -> None:

@@ -25,7 +25,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.instants.clock import ManualClock
-from feedback_intelligence.instants.ticks import format_instant
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.report.series import HourRow, hour_rows, series_of
 from feedback_intelligence.report.service import ReportService

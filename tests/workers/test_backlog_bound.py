@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.slots import Grant, Priority
-from feedback_intelligence.instants.timestamps import utc_now_normalized
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.records import StoredFeedback
@@ -50,7 +51,7 @@ async def channels(tmp_path: Path) -> AsyncIterator[list[Channel]]:
 
 def just_saved(id_: str) -> StoredFeedback:
     """A pending row saved a moment ago (the bound has not passed)."""
-    return dataclasses.replace(later(id_, 0), created_at=utc_now_normalized())
+    return dataclasses.replace(later(id_, 0), created_at=format_instant(datetime.now(UTC)))
 
 
 class RecordingStructuring:
