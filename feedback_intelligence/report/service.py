@@ -3,7 +3,7 @@
 ``view`` answers from the deterministic layer (cached per window for ``cache_seconds``) and lays
 over it whatever prose is already stored for that window, data version and domain; what is not
 there yet is marked pending and one background generation is started for it — one per key
-across replicas when the store is shared (see ``prose_store``). A client asks again to get the
+across replicas when the store is shared (see ``prose/store``). A client asks again to get the
 prose (docs/adr/0014-report-prose-by-polling.md). ``report`` waits for the prose: for snapshots,
 tests and the CLI's ``--wait``-like callers inside the process.
 """
