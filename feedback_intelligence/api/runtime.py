@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 from feedback_intelligence.config import BackendSettings, ConfigurationError, NotifySettings, ReportSettings, Settings
 from feedback_intelligence.config.notify_routes import check_against
 from feedback_intelligence.derivation import DomainDeriver
-from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
@@ -21,12 +20,11 @@ from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.report.call_rate import CallRate
-from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
+from feedback_intelligence.report.prose.call_rate import CallRate
+from feedback_intelligence.report.prose.store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services import tombstones
-from feedback_intelligence.services.alert_digest import AlertDigest
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.batch_slots import BatchSlots
 from feedback_intelligence.services.cases import CaseService
@@ -34,13 +32,15 @@ from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
-from feedback_intelligence.services.notify_worker import NotifyWorker
-from feedback_intelligence.services.rederive import RederivePass
 from feedback_intelligence.services.restructure import RestructureService
-from feedback_intelligence.services.structuring_worker import StructuringWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text import morphology
+from feedback_intelligence.text.language import warm as warm_language_detection
+from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.notify_worker import NotifyWorker
+from feedback_intelligence.workers.rederive import RederivePass
+from feedback_intelligence.workers.structuring_worker import StructuringWorker
 
 log = logging.getLogger(__name__)
 

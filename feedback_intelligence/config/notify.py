@@ -1,5 +1,5 @@
 """Alerts that reach a person (docs/adr/0029-alerts-outbox-cases.md): the notify routes, the outbox worker
-(services/notify_worker.py), cases and their escalation."""
+(workers/notify_worker.py), cases and their escalation."""
 
 from __future__ import annotations
 

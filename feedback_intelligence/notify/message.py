@@ -20,12 +20,12 @@ from typing import Any
 from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.notify.markup import mail_header, one_line, slack_text, teams_text
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic import excerpt
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.wording.excerpt import excerpt
+from feedback_intelligence.wording.sentences import wording_for
 
 EXCERPT_CHARS = 200
 DIGEST = "digest"
@@ -48,7 +48,7 @@ class Message:
     timestamp: str
     excerpt: str
     case_url: str | None
-    # A digest (services/alert_digest.py): its own title, its lines after it, the items it lists.
+    # A digest (workers/alert_digest.py): its own title, its lines after it, the items it lists.
     heading: str | None = None
     lines: tuple[str, ...] = ()
     refs: tuple[str, ...] = ()

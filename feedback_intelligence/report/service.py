@@ -3,7 +3,7 @@
 ``view`` answers from the deterministic layer (cached per window for ``cache_seconds``) and lays
 over it whatever prose is already stored for that window, data version and domain; what is not
 there yet is marked pending and one background generation is started for it — one per key
-across replicas when the store is shared (see ``prose_store``). A client asks again to get the
+across replicas when the store is shared (see ``prose/store``). A client asks again to get the
 prose (docs/adr/0014-report-prose-by-polling.md). ``report`` waits for the prose: for snapshots,
 tests and the CLI's ``--wait``-like callers inside the process.
 """
@@ -20,11 +20,12 @@ from typing import cast
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.cache import EpochSource, ReportCache
-from feedback_intelligence.report.call_rate import CallRate
-from feedback_intelligence.report.deterministic import (
+from feedback_intelligence.report.deterministic_layer import (
     Folded,
     deterministic_alerts,
     fold_groups,
@@ -35,16 +36,16 @@ from feedback_intelligence.report.deterministic import (
     severity_order,
     warn_unknown_severities,
 )
-from feedback_intelligence.report.instants import format_instant, to_ticks
-from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
-from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
-from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
+from feedback_intelligence.report.prose.call_rate import CallRate
+from feedback_intelligence.report.prose.layer import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
+from feedback_intelligence.report.prose.llm_layer import LlmLedger, ReportLlm
+from feedback_intelligence.report.prose.store import MemoryProseStore, ProseStore
 from feedback_intelligence.report.series import HourRow, bucket_bounds, series_of
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
-from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.store.aggregates import ItemFilter, Screen, WindowAggregates
+from feedback_intelligence.wording.sentences import wording_for
 
 log = logging.getLogger(__name__)
 

@@ -7,13 +7,8 @@ from datetime import datetime
 from typing import Literal
 
 from feedback_intelligence.config import ReportSettings
-from feedback_intelligence.report.instants import (
-    TICKS_PER_DAY,
-    TICKS_PER_SECOND,
-    format_instant,
-    parse_instant,
-    to_ticks,
-)
+from feedback_intelligence.instants.ticks import TICKS_PER_DAY, TICKS_PER_SECOND, parse_instant, to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.store.aggregates import ItemFilter
 
 Mode = Literal["standard", "summary"]

@@ -4,7 +4,7 @@ An item with a paging alert (a deterministic hit outside the demoted categories 
 domain's digest categories; the report's model screen starts nothing) whose timestamp is at most
 ``FI_CASE_MAX_AGE_DAYS`` old gets an ``alert`` outbox row for every notify route that takes it and a
 case. An alert of a digest category (payment trouble in retail) pages nobody and opens no case: it is
-listed in the report and told once a day in the routes' digest (services/alert_digest.py, ADR 0057).
+listed in the report and told once a day in the routes' digest (workers/alert_digest.py, ADR 0057).
 A history import (older items) opens no case and pages nobody. Composed into the store's insert as its
 ``also`` hook, so the item, its case and its notifications commit together or not at all; and into a
 correction's write (a correction is a save, ADR 0041), with the item as corrected and the correction's
@@ -22,9 +22,9 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook

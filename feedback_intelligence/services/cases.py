@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services.alert_intake import (
     AlertIntake,

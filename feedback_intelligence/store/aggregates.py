@@ -19,12 +19,12 @@ from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.rows import row_to_record
 from feedback_intelligence.store.schema import feedback, feedback_alerts
+from feedback_intelligence.text.matching import fold
 
 ANY_ALERT = "any"
 LIKE_ESCAPE = "\\"

@@ -38,7 +38,7 @@ feedback = Table(
     Column("id", String(100), primary_key=True),
     Column("source", String(64), nullable=False),
     Column("text", Text, nullable=False),  # raw, always preserved
-    # Normalised UTC in one fixed-width form, so string order is instant order (see deterministic.timestamps).
+    # Normalised UTC in one fixed-width form, so string order is instant order (see instants.timestamps).
     Column("timestamp", String(33), nullable=False),
     Column("created_at", String(33), nullable=False),
     Column("structure_json", Text, nullable=True),
@@ -49,7 +49,7 @@ feedback = Table(
     Column("corrections_json", Text, nullable=True),
     Column("needs_review", Boolean, nullable=False, server_default=false()),
     Column("review_flags_json", Text, nullable=False, server_default=text("'[]'")),
-    # The structuring worker's queue lives in the row itself (services/structuring_worker.py): a row
+    # The structuring worker's queue lives in the row itself (workers/structuring_worker.py): a row
     # is due until a worker has structured it; a claim is a lease (owner token + expiry, epoch ms)
     # that lapses when the replica holding it dies, so another replica takes the work over.
     Column("structure_due", Boolean, nullable=False, server_default=false()),
@@ -188,7 +188,7 @@ outbox = Table(
     "outbox",
     metadata,
     Column("id", Serial, primary_key=True, autoincrement=True),
-    # an item's id, or a day's digest (``digest-2026-12-05``, services/alert_digest.py): no foreign key (0013)
+    # an item's id, or a day's digest (``digest-2026-12-05``, workers/alert_digest.py): no foreign key (0013)
     Column("feedback_id", String(100), nullable=False),
     Column("event", String(16), nullable=False),
     Column("route", String(64), nullable=False),

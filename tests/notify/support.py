@@ -13,16 +13,16 @@ from zoneinfo import ZoneInfo
 from feedback_intelligence.config import NotifySettings
 from feedback_intelligence.config.notify_routes import NotifyRoute, parse_routes
 from feedback_intelligence.derivation import DomainDeriver
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.services.alert_digest import AlertDigest
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.services.notify_worker import NotifyWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.notify_worker import NotifyWorker
 from tests.support.databases import migrated_url
 
 SECRET = "whsec_" + base64.b64encode(b"a-webhook-secret-of-32-bytes-ok!").decode()  # Standard Webhooks' form

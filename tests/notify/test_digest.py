@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import select
 from standardwebhooks import Webhook
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.devtools.receiver import Receiver
 from feedback_intelligence.instants.clock import ManualClock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.notify.message import email_message, slack_body
 from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.store.audit import AuditEntry

@@ -25,10 +25,11 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
+from feedback_intelligence.instants.ticks import from_ticks, local_time
+from feedback_intelligence.outputs.csv_writer import inbox_csv
+from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.brief import Brief, brief
 from feedback_intelligence.report.chain_view import ChainView, chain_view
-from feedback_intelligence.report.csv_writer import inbox_csv
-from feedback_intelligence.report.instants import from_ticks, local_time
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
     PAGE_MAX,
@@ -42,7 +43,6 @@ from feedback_intelligence.report.items import (
     page,
 )
 from feedback_intelligence.report.model import Report
-from feedback_intelligence.report.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.telemetry import correction_telemetry
 from feedback_intelligence.report.window import Window, WindowError, applied_filters, build_window
 from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE
