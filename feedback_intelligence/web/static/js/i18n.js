@@ -284,6 +284,9 @@ const en = {
   "series.notSignificant": "not significant",
   "export.print": "Print",
   "export.csv": "Download CSV",
+  "export.csvAll": plural("Download CSV: the 1 entry", "Download CSV: all {n} entries"),
+  "export.csvWhat": "Every entry of the period and filters shown, one row each: store (id and name), language, channel, "
+    + "each field and the whole text. UTF-8, opens in Excel.",
   "print.head": "Feedback report · printed {time} · times in {zone}",
   "filters.heading": "Filters and search",
   "filters.all": "All",
@@ -712,6 +715,9 @@ const fi = {
   "series.notSignificant": "ei merkitsevä",
   "export.print": "Tulosta",
   "export.csv": "Lataa CSV",
+  "export.csvAll": plural("Lataa CSV: 1 merkintä", "Lataa CSV: kaikki {n} merkintää"),
+  "export.csvWhat": "Kaikki näytetyn aikavälin ja suodattimien merkinnät, rivi kustakin: myymälä (tunnus ja nimi), kieli, "
+    + "kanava, jokainen kenttä ja koko teksti. UTF-8, aukeaa Excelissä.",
   "print.head": "Palauteraportti · tulostettu {time} · ajat aikavyöhykkeellä {zone}",
   "filters.heading": "Suodattimet ja haku",
   "filters.all": "Kaikki",

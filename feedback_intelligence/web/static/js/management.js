@@ -212,6 +212,9 @@ function render(report, mode) {
   show(el.badge, true);
   el.report.dataset.mode = mode;
 
+  // the export link says what it downloads: this view's items, all of them (the CSV streams every row)
+  el.csv.textContent = mode === "live" ? t("export.csvAll", { n: report.totalItems || 0 }) : t("export.csv");
+  el.csv.title = t("export.csvWhat");
   el.printHead.textContent = t("print.head", { time: formatTime(new Date(), t), zone: report.timezone || "UTC" });
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
