@@ -167,9 +167,10 @@ function metaLine(report) {
 function channelLine(report) {
   const t = state.t;
   const counts = report.channelCounts || {};
-  const parts = ["live", "corpus"].filter((name) => name in counts).map((name) => countButton(
+  // on paper a count is text: the buttons are not printed (app.css), the same words are
+  const parts = ["live", "corpus"].filter((name) => name in counts).flatMap((name) => [countButton(
     t(`channels.${name}`, { n: counts[name] }), (button) => openDrill(t(`channel.${name}`), { channel: name }, button),
-    { channel: name, count: String(counts[name]) }));
+    { channel: name, count: String(counts[name]) }), h("span", { class: "print-inline" }, t(`channels.${name}`, { n: counts[name] }))]);
   if (!parts.length) return [];
   const all = countButton(t("drill.all"), (button) => openDrill(t("drill.all"), {}, button), { channel: "all" });
   return [h("span", { class: "muted" }, `${t("channels.label")}:`), ...parts, all];
