@@ -44,7 +44,7 @@ from feedback_intelligence.report.call_rate import RATE, CallRate
 from feedback_intelligence.report.deterministic import Group, alert_row, excerpt
 from feedback_intelligence.report.guards import is_grounded, looks_action_bearing, strip_id_echo
 from feedback_intelligence.report.model import AlertRow
-from feedback_intelligence.report.prose import AUTOMATIC_MODEL, ThemeProse
+from feedback_intelligence.report.prose import AUTOMATIC_MODEL, BUDGET, ThemeProse
 from feedback_intelligence.report.prose_guards import prose_rejection
 from feedback_intelligence.report.replies import NominationReply, SynthesisReply, parsed_reply
 from feedback_intelligence.report.trends import direction_label
@@ -87,6 +87,7 @@ class LlmLedger:
     screened: int = 0
     screen_confirmed: int = 0
     screen_running: bool = False
+    screen_stopped: str | None = None  # why candidates were left unscreened (the ledger's stop, or the budget)
 
     @property
     def remaining(self) -> int:
@@ -112,6 +113,7 @@ class LlmLedger:
                 "screened": self.screened,
                 "confirmed": self.screen_confirmed,
                 "running": self.screen_running,
+                "stopped": self.screen_stopped,
             },
         }
 
@@ -307,9 +309,11 @@ class ReportLlm:
                         confirmed.append(item)
                     continue
                 if ledger.verify_remaining <= 0 or ledger.stopped:
-                    why = ledger.stopped or "verify budget spent"
+                    ledger.screen_stopped = ledger.stopped or BUDGET
                     log.info(
-                        "report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index
+                        "report: alert screen stopped (%s); %d candidate(s) unscreened",
+                        ledger.screen_stopped,
+                        len(candidates) - index,
                     )
                     break
                 ledger.verify_calls += 1
@@ -330,6 +334,8 @@ class ReportLlm:
         finally:
             ledger.screen_confirmed = len(confirmed)
             ledger.screen_running = False
+            if ledger.screened < ledger.screen_candidates and ledger.screen_stopped is None:
+                ledger.screen_stopped = ledger.stopped or "failed"  # the last calls failed (closed)
         if not confirmed:
             return []
         reasons = await self._nominate(confirmed, ledger)
