@@ -14,7 +14,7 @@ import asyncio
 import base64
 import binascii
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from pydantic import Field
@@ -77,6 +77,21 @@ async def page(stores: Sequence[FeedbackStore], flt: ItemFilter, after: ItemKey 
     merged = sorted((item for answer in answers for item in answer), key=ListedItem.key, reverse=True)
     shown = merged[:limit]
     return Page(shown, shown[-1].key() if len(merged) > limit else None)
+
+
+async def every_page(
+    stores: Sequence[FeedbackStore], flt: ItemFilter, size: int = PAGE_MAX
+) -> AsyncIterator[list[ListedItem]]:
+    """Every item of ``flt`` over ``stores``, newest first, ``size`` at a time by the same keyset as the
+    drill-in: memory stays at one page however many items match (the CSV streams these)."""
+    after: ItemKey | None = None
+    while True:
+        found = await page(stores, flt, after, size)
+        if found.items:
+            yield found.items
+        if found.next is None:
+            return
+        after = found.next
 
 
 async def counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -40,6 +41,17 @@ def test_an_item_row_carries_labels_not_codes() -> None:
         item("x1", 1.0, text="=HYPERLINK kassalla veloitettiin kahdesti", source="email", severity="high"),
         domain,
         "Europe/Helsinki",
+        str.upper,
     )
-    assert row[2:6] == ["Sähköposti", "Maito & kylmä", "Korkea", "Valitus"]
-    assert items_csv([item("x1", 1.0, text="=1+1")], domain, "UTC").splitlines()[1].endswith(",'=1+1")
+    assert row[4:8] == ["Sähköposti", "Maito & kylmä", "Korkea", "Valitus"]
+    assert row[9] == "fi"  # the language, by its code
+    assert items_csv([item("x1", 1.0, text="=1+1")], domain, "UTC", str.upper).splitlines()[1].endswith(",'=1+1")
+
+
+def test_a_row_names_its_store_by_id_and_name_and_a_comma_in_the_name_reads_back() -> None:
+    domain = load_domain("retail")
+    stored = replace(item("x1", 1.0), store="jkl-1")
+    text = items_csv([stored, item("x2", 1.0)], domain, "UTC", {"jkl-1": "Jyväskylä, Seppä"}.__getitem__)
+    rows = list(csv.DictReader(io.StringIO(text[len(BOM) :])))
+    assert (rows[0]["myymälä"], rows[0]["myymälän nimi"]) == ("jkl-1", "Jyväskylä, Seppä")
+    assert (rows[1]["myymälä"], rows[1]["myymälän nimi"]) == ("", "")  # no store: both empty

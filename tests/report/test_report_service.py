@@ -417,6 +417,8 @@ async def test_no_runner_renders_deterministically():
         "failed": 0,
         "stopped": None,
         "rejected": {},
+        "until": None,
+        "retryAt": None,
     }
     rated = [t for t in report["themes"] if not t["unrated"]]
     assert all(t["prose"] == {"status": "automatic", "reason": "no_model"} for t in rated)

@@ -41,6 +41,9 @@ class ProseLayer(BaseModel):
     dropped_claims: int
     action_dropped: int
     complete: bool = True  # False while the generation is still writing the other parts
+    # while a generation the gate shed waits to retry: when it gives up (normalised UTC); the parts it has
+    # not written stay pending until then, and the view says what they wait for
+    until: str | None = None
     prose: str = "model"  # "automatic": the service writes no model prose (FI_REPORT_PROSE)
 
 
@@ -147,8 +150,9 @@ def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report
     still = [p for p in parts if p not in layer.themes and p in plan.writable] if pending else []
     screen = _screen(ledger)
     screening = pending and screen is not None and screen.running
+    waiting = pending and layer.until is not None  # shed, retrying: the screen's and the prose's turn will come
     llm = LlmSummary(
-        status="pending" if still or screening else "done",
+        status="pending" if still or screening or waiting else "done",
         prose="automatic" if layer.prose == "automatic" else "model",
         screen=screen,
         pending=still,
@@ -160,6 +164,7 @@ def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report
         failed=ledger["failed"],
         stopped=ledger["stopped"],
         rejected=ledger.get("rejected", {}),
+        until=layer.until if waiting else None,
     )
     return report.model_copy(
         update={
@@ -172,3 +177,45 @@ def layered_view(report: Report, layer: ProseLayer, *, standard: bool) -> Report
             "action_dropped_count": layer.action_dropped,
         }
     )
+
+
+def stopped_view(
+    report: Report,
+    *,
+    standard: bool,
+    reason: str,
+    retry_at: str,
+    budget: int,
+    verify_budget: int,
+    writes_prose: bool = True,
+    screen_candidates: int = 0,
+) -> Report:
+    """The deterministic report while the service rests after its model stopped answering (``reason``):
+    final at once, nothing pending. The parts the model would write are automatic with the reason, the
+    screen is reported as not run, and ``retry_at`` says when a report asks the model again."""
+    parts = _llm_parts(report, standard=standard)
+    plan = Plan.of(parts, writes_prose=writes_prose, budget=budget)
+    stopped = ThemeProse.automatic(reason)
+    themes = [
+        _apply(t, stopped if t.category in plan.writable else None, pending=False, plan=plan) for t in report.themes
+    ]
+    overall = report.overall
+    if overall is not None:
+        overall = _apply(overall, stopped if OVERALL in plan.writable else None, pending=False, plan=plan)
+    screen = ScreenProgress(candidates=screen_candidates, screened=0, confirmed=0, running=False, stopped=reason)
+    llm = LlmSummary(
+        status="done",
+        prose="model" if writes_prose else "automatic",
+        screen=screen if screen_candidates else None,
+        pending=[],
+        calls=0,
+        budget=budget,
+        verify_calls=0,
+        verify_budget=verify_budget,
+        shed=0,
+        failed=0,
+        stopped=reason,
+        rejected={},
+        retry_at=retry_at,
+    )
+    return report.model_copy(update={"themes": themes, "overall": overall, "llm": llm})

@@ -44,7 +44,7 @@ from feedback_intelligence.report.deterministic_layer import Group, alert_row
 from feedback_intelligence.report.model import AlertRow
 from feedback_intelligence.report.prose.call_rate import RATE, CallRate
 from feedback_intelligence.report.prose.guards import is_grounded, looks_action_bearing, strip_id_echo
-from feedback_intelligence.report.prose.layer import AUTOMATIC_MODEL, ThemeProse
+from feedback_intelligence.report.prose.layer import AUTOMATIC_MODEL, BUDGET, ThemeProse
 from feedback_intelligence.report.prose.quality import prose_rejection
 from feedback_intelligence.report.prose.replies import NominationReply, SynthesisReply, parsed_reply
 from feedback_intelligence.report.trends import direction_label
@@ -88,6 +88,7 @@ class LlmLedger:
     screened: int = 0
     screen_confirmed: int = 0
     screen_running: bool = False
+    screen_stopped: str | None = None  # why candidates were left unscreened (the ledger's stop, or the budget)
 
     @property
     def remaining(self) -> int:
@@ -113,6 +114,7 @@ class LlmLedger:
                 "screened": self.screened,
                 "confirmed": self.screen_confirmed,
                 "running": self.screen_running,
+                "stopped": self.screen_stopped,
             },
         }
 
@@ -308,9 +310,11 @@ class ReportLlm:
                         confirmed.append(item)
                     continue
                 if ledger.verify_remaining <= 0 or ledger.stopped:
-                    why = ledger.stopped or "verify budget spent"
+                    ledger.screen_stopped = ledger.stopped or BUDGET
                     log.info(
-                        "report: alert screen stopped (%s); %d candidate(s) unscreened", why, len(candidates) - index
+                        "report: alert screen stopped (%s); %d candidate(s) unscreened",
+                        ledger.screen_stopped,
+                        len(candidates) - index,
                     )
                     break
                 ledger.verify_calls += 1
@@ -331,6 +335,8 @@ class ReportLlm:
         finally:
             ledger.screen_confirmed = len(confirmed)
             ledger.screen_running = False
+            if ledger.screened < ledger.screen_candidates and ledger.screen_stopped is None:
+                ledger.screen_stopped = ledger.stopped or "failed"  # the last calls failed (closed)
         if not confirmed:
             return []
         reasons = await self._nominate(confirmed, ledger)

@@ -112,9 +112,11 @@ export function proseStatus(theme) {
 /** Where a theme's text comes from, and why the automatic summary stands when it does. */
 export function narrativeOrigin(theme, ctx) {
   const status = proseStatus(theme);
-  if (status === "pending") {
-    return h("span", { class: "origin origin-pending", role: "status" },
-      h("span", { class: "spinner", "aria-hidden": "true" }), ctx.t("narrative.pending"));
+  if (status === "pending") { // writing, or (ctx.waiting: the report's reason) waiting for the model
+    const waiting = ctx.waiting && ctx.t.has(`wait.${ctx.waiting}`);
+    return h("span", { class: "origin origin-pending", role: "status", dataset: waiting ? { waiting: ctx.waiting } : {} },
+      h("span", { class: "spinner", "aria-hidden": "true" }), ctx.t(waiting ? "narrative.waiting" : "narrative.pending"),
+      waiting ? h("span", { class: "origin-wait" }, ` ${ctx.t(`wait.${ctx.waiting}`)}`) : null);
   }
   if (status === "model") return h("span", { class: "origin origin-model" }, ctx.t("narrative.model"));
   return h("span", { class: "origin origin-auto" }, ctx.t("narrative.auto"));
