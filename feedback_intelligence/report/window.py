@@ -108,10 +108,11 @@ def cache_key(window: Window, mode: Mode) -> str:
 
 
 def applied_filters(window: Window) -> dict[str, str]:
-    """The narrowings a view applied, by their query names (the report echoes them as ``filters``)."""
+    """The narrowings a view applied, by their query names (the report echoes them as ``filters``); a yes/no
+    filter as its query spelling, ``true`` or ``false``."""
     found: dict[str, str] = {}
     for each in fields(ItemFilter):
         value = getattr(window.filters, each.name)
         if value is not None and each.name not in ("from_", "to"):
-            found[each.name] = value
+            found[each.name] = ("true" if value else "false") if isinstance(value, bool) else value
     return found
