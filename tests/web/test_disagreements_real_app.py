@@ -99,4 +99,11 @@ def test_a_clerks_category_against_the_rule_is_listed_for_the_manager_with_both_
         "() => { const d = document.querySelector('#drill-dialog'); return d.scrollWidth - d.clientWidth; }"
     )
     assert overflow <= 0, f"the list is wider than its dialog by {overflow} px"
+    unnamed = phone.evaluate(
+        """() => [...document.querySelectorAll('#drill-dialog button, #report-advice button')]
+             .filter((el) => el.offsetParent !== null)
+             .filter((el) => !el.getAttribute('aria-label') && !(el.textContent || '').trim())
+             .map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    assert unnamed == []
     screenshot(phone, "management-disagreements-390")
