@@ -43,9 +43,9 @@ class Window:
         """One store's items only; None = every store."""
         return self.filters.store
 
-    def narrowed(self, **changes: str | None) -> Window:
-        """The same period with some filters replaced (the chain view's per-store rows)."""
-        return replace(self, filters=replace(self.filters, **changes))
+    def narrowed(self, *, store: str | None) -> Window:
+        """The same period and filters for another store (the chain view's and the brief's per-store rows)."""
+        return replace(self, filters=replace(self.filters, store=store))
 
     def item_filter(self) -> ItemFilter:
         """The filter of the statements: the period's normalised ends with every other narrowing."""
