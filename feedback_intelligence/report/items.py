@@ -103,6 +103,16 @@ async def counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, 
 # -- the wire --------------------------------------------------------------------------------------
 
 
+class InboxAdvice(WireModel):
+    """A rule that disagrees with the value a person gave, which is the stored one (ADR 0045)."""
+
+    field: str = Field(description="The structure field, e.g. `category`.")
+    value: str = Field(description="What the rule would choose.")
+    value_label: str = Field(description="That choice as a person reads it (a category's label).")
+    rule: str = Field(description="Which rule: `alert_category`, `vulgarity` or `keyword_evidence`.")
+    words: list[str] = Field(description="The words of the text that made it choose.")
+
+
 class InboxItem(WireModel):
     id: str = Field(description="The item's id, unique within its channel.")
     channel: str = Field(description="`corpus` (imported feedback) or `live` (a desk entry).")
@@ -120,6 +130,11 @@ class InboxItem(WireModel):
     needs_review: bool = Field(description="A person should check the item.")
     structure_failed: bool = Field(description="Stored without a structure.")
     alert_categories: list[str] = Field(description="The alert categories of its lexicon hits, in order.")
+    rule_advice: list[InboxAdvice] = Field(
+        default_factory=list,
+        description="Where a rule disagrees with the person's value (`category` above is the person's): the "
+        "manager reviews these with `?advice=true`.",
+    )
 
 
 class InboxPage(WireModel):
@@ -154,4 +169,14 @@ def inbox_item(item: ListedItem, domain: Domain) -> InboxItem:
         needs_review=record.needs_review,
         structure_failed=record.structure_failed,
         alert_categories=list(dict.fromkeys(hit.category for hit in record.alerts)),
+        rule_advice=[
+            InboxAdvice(
+                field=a.field,
+                value=a.value,
+                value_label=domain.category_label(a.value) if a.field == "category" else a.value,
+                rule=a.rule,
+                words=list(a.words),
+            )
+            for a in record.rule_advice
+        ],
     )

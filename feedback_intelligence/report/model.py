@@ -214,11 +214,16 @@ class Report(WireModel):
     )
     items_in_window: int | None = Field(description="Items in the window (the same as `totalItems`).")
     needs_review_count: int = Field(description="Items a person should check.")
+    rule_advice_count: int = Field(
+        0,
+        description="Items where a deterministic rule disagrees with the value a person gave (kept as given, "
+        "ADR 0045): the manager's list of them is `GET /report/items?advice=true`.",
+    )
     store: str | None = Field(None, description="The store the report covers (`?store=`); null = every store.")
     filters: dict[str, str] = Field(
         default_factory=dict,
         description="The filters the counts, groups, series and alerts were narrowed by, by query name "
-        "(`store`, `category`, `severity`, `type`, `sentiment`, `source`, `alert`, `channel`, `q`).",
+        "(`store`, `category`, `severity`, `type`, `sentiment`, `source`, `alert`, `channel`, `q`, `advice`).",
     )
     channel_counts: dict[str, int] = Field(
         default_factory=dict,

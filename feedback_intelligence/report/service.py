@@ -313,6 +313,7 @@ class ReportService:
             truncated=False,
             items_in_window=folded.total,
             needs_review_count=folded.needs_review,
+            rule_advice_count=aggregates.advised,
             store=window.store,
             filters=applied_filters(window),
             channel_counts=dict(sorted(aggregates.channel_counts.items())),

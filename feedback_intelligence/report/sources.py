@@ -159,6 +159,8 @@ def aggregates_of(
             out.newest.setdefault(d.category, []).append(example)
         if d.alert:
             out.alerts.append(example)
+        if item.rule_advice:
+            out.advised += 1
     out.alerts = sorted(out.alerts, key=Example.newest_key, reverse=True)[:limit]
     for category, examples in out.sources.items():
         out.sources[category] = sorted(

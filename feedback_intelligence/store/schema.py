@@ -83,7 +83,7 @@ feedback = Table(
     Column("screen_verdict", String(8), nullable=True),
     Column("screen_reason", Text, nullable=True),
     Column("screened_at", String(33), nullable=True),
-    # Where a rule disagrees with a person's structure (0011; records.RuleAdvice, ADR 0045): a JSON list,
+    # Where a rule disagrees with a person's structure (0012; records.RuleAdvice, ADR 0045): a JSON list,
     # null when none does.
     Column("rule_advice_json", Text, nullable=True),
     # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
@@ -94,6 +94,13 @@ feedback = Table(
     Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
     Index("ix_feedback_author_timestamp", "author", "timestamp"),
+    # the few rows a rule disagrees with (0014): the manager's list and the report's count of them
+    Index(
+        "ix_feedback_advised_timestamp",
+        "timestamp",
+        sqlite_where=text("rule_advice_json IS NOT NULL"),
+        postgresql_where=text("rule_advice_json IS NOT NULL"),
+    ),
 )
 
 # One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.

@@ -40,6 +40,7 @@ REPORT_KEYS = [
     "truncated",
     "itemsInWindow",
     "needsReviewCount",
+    "ruleAdviceCount",
     "store",
     "filters",
     "channelCounts",

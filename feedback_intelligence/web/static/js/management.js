@@ -55,6 +55,8 @@ const el = {
   report: byId("report"),
   meta: byId("report-meta"),
   channels: byId("report-channels"),
+  advice: byId("report-advice"),
+  adviceOpen: byId("advice-open"),
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
   series: byId("report-series"),
@@ -163,6 +165,16 @@ function metaLine(report) {
   if (report.actionDroppedCount) parts.push(t("meta.actions", { n: report.actionDroppedCount }));
   if (report.llmFallbackCount) parts.push(t("meta.fallbacks", { n: report.llmFallbackCount }));
   return parts;
+}
+
+/** How many entries of the view a rule disagrees with (the clerk's value kept, ADR 0045), as a button to
+ *  the manager's list of them: each with the clerk's value, the rule's choice and its words. */
+function renderAdvice(report, mode) {
+  const t = state.t;
+  const n = report.ruleAdviceCount || 0;
+  el.adviceOpen.replaceChildren(n ? countButton(t("advice.count", { n }),
+    (button) => openDrill(t("drill.advice"), { advice: "true" }, button), { advice: String(n) }) : "");
+  show(el.advice, n > 0 && mode === "live");
 }
 
 /** The view's items per channel, each a button to its list, and the whole list (the one inbox). */
@@ -276,6 +288,7 @@ function render(report, mode) {
   el.channels.replaceChildren(...channels);
   show(el.channels, channels.length > 0 && mode === "live");
   el.report.dataset.live = String((report.channelCounts || {}).live ?? "");
+  renderAdvice(report, mode);
   // the whole alert list is one click away: the brief above says what needs acting on
   el.alerts.replaceChildren(h("details", { class: "alerts-box", id: "alerts-box" },
     h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t)),
@@ -317,6 +330,8 @@ function renderNothing() {
   el.meta.replaceChildren();
   el.channels.replaceChildren();
   show(el.channels, false);
+  el.adviceOpen.replaceChildren();
+  show(el.advice, false);
   el.alerts.replaceChildren();
   el.charts.replaceChildren();
   show(el.charts, false);
