@@ -38,8 +38,9 @@ def line_order(message: str) -> int:
 
 def report_dry_run(
     where: str, lines: list[Line], earlier: list[str], schema: dict[str, Any], *, json_output: bool
-) -> None:
-    """Print what a load of ``lines`` would do; ``earlier``: the rows already found unreadable or unmappable."""
+) -> int:
+    """Print what a load of ``lines`` would do; ``earlier``: the rows already found unreadable or unmappable.
+    Returns how many lines need fixing."""
     flagged = {line_order(message) for message in earlier}
     problems = list(earlier)
     stored: list[Line] = []
@@ -64,12 +65,13 @@ def report_dry_run(
                 "sample": sample,
             }
         )
-        return
+        return refused
     console.print(f"dry run of {where}: {len(stored)} rows would be stored, {refused} lines need fixing")
     for message in problems[:FIRST_PROBLEMS]:
-        console.print(f"  {message}", markup=False, highlight=False)
+        console.print(f"  {message}", markup=False, highlight=False, soft_wrap=True)
     if len(problems) > FIRST_PROBLEMS:
         console.print(f"  … and {len(problems) - FIRST_PROBLEMS} more")
     for row in sample:
-        console.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False)
+        console.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False, soft_wrap=True)
     console.print("nothing was sent")
+    return refused

@@ -295,7 +295,8 @@ def load(
     else:
         mapping_bad = []
     if dry_run:
-        report_dry_run(name, lines, [*(unread or []), *mapping_bad], body_of(schema), json_output=json_output)
+        if report_dry_run(name, lines, [*(unread or []), *mapping_bad], body_of(schema), json_output=json_output):
+            raise typer.Exit(int(ExitCode.BAD_INPUT))  # as the load itself would refuse the file
         return
     bad = sorted([*mapping_bad, *bad_lines(lines, body_of(schema), name)], key=line_order)
     if bad:

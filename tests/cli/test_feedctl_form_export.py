@@ -123,7 +123,7 @@ def test_a_dry_run_maps_the_whole_file_names_its_problems_and_changes_nothing(
     before = dump(data_dir)
     args = ["load", "--dry-run", "--json", "--map", COLUMNS, "--values", str(value_map), str(export)]
     result = feedctl(app, *args)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr  # lines need fixing, as the load would say
     body = json.loads(result.stdout)
     assert (body["wouldStore"], body["linesWithProblems"]) == (197, 3)
     problems = body["problems"]
@@ -136,6 +136,12 @@ def test_a_dry_run_maps_the_whole_file_names_its_problems_and_changes_nothing(
     assert first["timestamp"] == FIRST_UTC + "Z"
     assert dump(data_dir) == before
     assert not any(key.startswith("D") for key in stored(app))
+    fine = write_export(tmp_path / "kunnossa.csv", export_rows(20, start=FIRST_LOCAL), id_prefix="F")
+    plain = feedctl(app, "load", "--dry-run", "--map", COLUMNS, "--values", str(value_map), str(fine))
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert f"dry run of {fine}: 20 rows would be stored, 0 lines need fixing" in plain.stdout
+    assert '"id": "F1000", "source": "web_form"' in plain.stdout and "nothing was sent" in plain.stdout
+    assert dump(data_dir) == before
 
 
 def test_a_history_import_opens_no_case_and_pages_nobody_where_an_ordinary_import_does(
