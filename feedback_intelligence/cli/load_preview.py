@@ -30,6 +30,17 @@ def map_values(lines: list[Line], mapper: ValueMapper, where: str) -> tuple[list
     return mapped, bad
 
 
+def label_hint(lines: list[Line], schema: dict[str, Any]) -> list[str]:
+    """One line naming the source labels the domain does not know, and how to map them (else nothing)."""
+    sources = schema.get("sources") or []
+    unknown = sorted({str(line.item["source"]) for line in lines if sources and line.item["source"] not in sources})
+    if not unknown:
+        return []
+    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+    example = json.dumps({"source": {unknown[0]: sources[0]}}, ensure_ascii=False)
+    return [f"sources the domain does not know: {shown}; map them with --values FILE, e.g. {example}"]
+
+
 def line_order(message: str) -> int:
     """A ``FILE:N: …`` message's line number, to list problems in the file's order (file-wide ones first)."""
     found = _LINE_NUMBER.search(message)

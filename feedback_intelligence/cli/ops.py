@@ -27,7 +27,7 @@ from feedback_intelligence.cli.http import base_url, body_of, client, send, serv
 from feedback_intelligence.cli.import_values import ValueMapper, read_value_map
 from feedback_intelligence.cli.jsonl import Line, read_items
 from feedback_intelligence.cli.load_check import bad_lines
-from feedback_intelligence.cli.load_preview import line_order, map_values, report_dry_run
+from feedback_intelligence.cli.load_preview import label_hint, line_order, map_values, report_dry_run
 from feedback_intelligence.cli.output import (
     JsonFlag,
     PlainProgress,
@@ -300,7 +300,11 @@ def load(
         return
     bad = sorted([*mapping_bad, *bad_lines(lines, body_of(schema), name)], key=line_order)
     if bad:
-        raise CliError("\n".join([*bad, f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing"]))
+        summary = [
+            f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing",
+            *label_hint(lines, body_of(schema)),
+        ]
+        raise CliError("\n".join([*bad, *summary]))
     counts = {
         "created": 0,
         "saved for later": 0,

@@ -88,6 +88,10 @@ def test_the_form_tool_s_export_imports_whole_with_its_labels_names_and_helsinki
 ) -> None:
     rows = export_rows(200, start=FIRST_LOCAL)
     export = write_export(tmp_path / "lomake-vienti.csv", rows)
+    unmapped = feedctl(app, "load", "--later", "--map", COLUMNS, str(export))  # the labels as the form wrote them
+    assert unmapped.returncode == 2, unmapped.stdout + unmapped.stderr
+    assert "sources the domain does not know: Google-arvostelu, Sähköposti, Verkkolomake" in unmapped.stderr
+    assert "R1000" not in stored(app)
     result = feedctl(app, "load", "--later", "--json", "--map", COLUMNS, "--values", str(value_map), str(export))
     assert result.returncode == 0, result.stdout + result.stderr
     body = json.loads(result.stdout)
