@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from feedback_intelligence.devtools.databases import postgres_pair
 from feedback_intelligence.devtools.processes import ServerProcess, app_server
 from tests.cli.test_feedctl import feedctl
 from tests.support.form_export import (
@@ -25,6 +26,7 @@ from tests.support.form_export import (
     export_rows,
     write_export,
 )
+from tests.support.kinds import DATABASE_KINDS
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 
@@ -37,19 +39,36 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fi-data")
 
 
+ROUTE = {"name": "vuoro", "kind": "webhook", "url": "http://127.0.0.1:9/hook", "unsigned": True}
+ENV = {
+    "FI_LLM_BACKEND": "ollama",
+    "FI_LLM_BASE_URL": "http://127.0.0.1:9",  # nothing there: a batch never calls the model
+    "FI_LLM_MODEL": "none",
+    "FI_STRUCTURE_WORKER": "false",
+    "FI_STORES": json.dumps(STORES),
+    "FI_NOTIFY_CHANNELS": json.dumps([ROUTE]),
+    # FI_TIMEZONE is left at its default, Europe/Helsinki: the shop's clock the export's times are on
+}
+
+
 @pytest.fixture(scope="module")
 def app(data_dir: Path) -> Iterator[ServerProcess]:
-    route = {"name": "vuoro", "kind": "webhook", "url": "http://127.0.0.1:9/hook", "unsigned": True}
-    env = {
-        "FI_LLM_BACKEND": "ollama",
-        "FI_LLM_BASE_URL": "http://127.0.0.1:9",  # nothing there: a batch never calls the model
-        "FI_LLM_MODEL": "none",
-        "FI_STRUCTURE_WORKER": "false",
-        "FI_STORES": json.dumps(STORES),
-        "FI_NOTIFY_CHANNELS": json.dumps([route]),
-        # FI_TIMEZONE is left at its default, Europe/Helsinki: the shop's clock the export's times are on
-    }
-    with app_server(env, data_dir) as server:
+    """On SQLite, whose files the tests read beside the service (cases, outbox, every row)."""
+    with app_server(ENV, data_dir) as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=DATABASE_KINDS)
+def any_app(request: pytest.FixtureRequest) -> Iterator[ServerProcess]:
+    """On SQLite and on PostgreSQL, read over HTTP only."""
+    if request.param == "sqlite":
+        with app_server(ENV) as server:
+            yield server
+        return
+    with (
+        postgres_pair("fi_form_export") as (corpus, live),
+        app_server({**ENV, "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live}) as server,
+    ):
         yield server
 
 
@@ -84,8 +103,9 @@ def stored(app: ServerProcess) -> dict[str, dict[str, object]]:
 
 
 def test_the_form_tool_s_export_imports_whole_with_its_labels_names_and_helsinki_times(
-    app: ServerProcess, value_map: Path, tmp_path: Path
+    any_app: ServerProcess, value_map: Path, tmp_path: Path
 ) -> None:
+    app = any_app
     rows = export_rows(200, start=FIRST_LOCAL)
     export = write_export(tmp_path / "lomake-vienti.csv", rows)
     unmapped = feedctl(app, "load", "--later", "--map", COLUMNS, str(export))  # the labels as the form wrote them
