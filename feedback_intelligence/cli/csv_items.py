@@ -4,6 +4,7 @@ or given, and every bad line named by its number before anything is sent (as :mo
 ``--map text=Palaute,timestamp=Aika,source=Kanava,store=Myymälä`` names, for each item field, the header
 of the column that holds it; a field left out of the map is read from the column of its own name when
 there is one. ``text`` is required; ``source`` may instead be given once for the file (``--source``).
+The values in those columns are mapped afterwards, by :mod:`.import_values`.
 """
 
 from __future__ import annotations

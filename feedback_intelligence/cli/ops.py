@@ -274,8 +274,11 @@ def load(
     name, line number and text), so loading the same file again answers "already there" instead of
     storing it twice.
 
-    Every line is checked first, against the service's own /schema (sources, taxonomy, text bounds):
-    a file with bad lines is refused whole before anything is sent, each bad line named with its number.
+    Values are mapped first: labels by --values, store names of FI_STORES to ids,
+    Finnish dates read, a time without an offset on the service's FI_TIMEZONE clock (--naive-utc: UTC).
+    Every line is then checked against the service's own /schema (sources, taxonomy, text bounds):
+    a file with bad lines is refused whole before anything is sent, each bad line named with its number;
+    --dry-run says what would be stored and sends nothing. --history: a backfill, no case, nobody paged.
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
     (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
