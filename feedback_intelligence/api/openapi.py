@@ -38,7 +38,9 @@ Shop-floor feedback, structured by a local LLM behind a gate that **sheds instea
   busy or unavailable. Never a `500` for bad input.
 * **Schema and behaviour agree** (ADR 0023; `schemathesis --checks all`): instants (`timestamp`, the
   `from`/`to` of lists and reports) are `format: date-time`, so `""` or any other non-instant is
-  refused `400` (offset-less instants are accepted too, as UTC, and any RFC 3339 offset up to ±23:59);
+  refused `400` (offset-less instants are accepted too, as UTC, and any RFC 3339 offset up to ±23:59;
+  `feedctl load` reads a spreadsheet's offset-less times on the shop's clock, `FI_TIMEZONE`, and sends
+  them with `Z`);
   `corrections` require a non-null `acceptedStructure`, and `structureLater: true` takes none (the
   schema says so with `if`/`then`); booleans are JSON booleans (`0` is refused); texts need one
   visible character and no NUL (`pattern`, derived from the app's own blank rule); `maxLength` of

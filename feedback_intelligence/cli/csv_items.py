@@ -4,6 +4,7 @@ or given, and every bad line named by its number before anything is sent (as :mo
 ``--map text=Palaute,timestamp=Aika,source=Kanava,store=Myymälä`` names, for each item field, the header
 of the column that holds it; a field left out of the map is read from the column of its own name when
 there is one. ``text`` is required; ``source`` may instead be given once for the file (``--source``).
+The values in those columns are mapped afterwards, by :mod:`.import_values`.
 """
 
 from __future__ import annotations
@@ -80,9 +81,11 @@ def read_csv_items(
     delimiter: str | None = None,
     encoding: str | None = None,
     source: str | None = None,
+    bad: list[str] | None = None,
 ) -> list[Line]:
     """Every row as a :class:`Line` whose number is the file's line where the row starts; raises one
-    :class:`CliError` naming every bad line (a row of the wrong width, a required value missing)."""
+    :class:`CliError` naming every bad line (a row of the wrong width, a required value missing), or,
+    given ``bad``, adds them to it and returns the good rows (a dry run reports them all)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
@@ -103,7 +106,8 @@ def read_csv_items(
         raise CliError(f"{path}:1: not CSV ({exc})") from exc
     columns = _columns(path, header, mapping, source)
     lines: list[Line] = []
-    bad: list[str] = []
+    collecting = bad is not None
+    bad = bad if bad is not None else []
     start = reader.line_num + 1
     while True:
         try:
@@ -129,9 +133,9 @@ def read_csv_items(
             bad.append(f"{path}:{number}: no source (column '{header[columns['source']]}' is empty)")
             continue
         lines.append(Line(number, item))
-    if bad:
+    if bad and not collecting:
         raise CliError("\n".join(bad))
-    if not lines:
+    if not lines and not bad:
         raise CliError(f"{path}: no items (only a header)")
     return lines
 

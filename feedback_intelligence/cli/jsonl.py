@@ -25,7 +25,9 @@ class Line:
         return f"line {self.number} ({item_id})" if isinstance(item_id, str) else f"line {self.number}"
 
 
-def read_items(path: Path) -> list[Line]:
+def read_items(path: Path, bad: list[str] | None = None) -> list[Line]:
+    """Every line as a :class:`Line`; raises one :class:`CliError` naming every bad line, or, given
+    ``bad``, adds them to it and returns the good lines (a dry run reports them all)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
@@ -37,16 +39,17 @@ def read_items(path: Path) -> list[Line]:
     except OSError as exc:
         raise CliError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     lines: list[Line] = []
-    bad: list[str] = []  # every bad line is named, not only the first
+    collecting = bad is not None
+    bad = bad if bad is not None else []  # every bad line is named, not only the first
     for number, raw in enumerate(text.splitlines(), start=1):
         if raw.strip():
             try:
                 lines.append(Line(number, _parse(path, number, raw)))
             except CliError as exc:
                 bad.append(exc.message)
-    if bad:
+    if bad and not collecting:
         raise CliError("\n".join(bad))
-    if not lines:
+    if not lines and not bad:
         raise CliError(f"{path}: no items (expected one JSON object per line)")
     return lines
 

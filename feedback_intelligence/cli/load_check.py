@@ -39,7 +39,7 @@ def line_problems(line: Line, schema: dict[str, Any]) -> list[str]:
         problems.append("id must be a non-empty string")
     timestamp = item.get("timestamp")
     if timestamp is not None and not _is_instant(timestamp):
-        problems.append(f"timestamp {timestamp!r} is not an ISO-8601 instant")
+        problems.append(f"timestamp {timestamp!r} is not an ISO-8601 instant nor d.m.yyyy hh.mm(.ss)")
     problems += _structure_problems(item.get("acceptedStructure"), schema)
     return problems
 
@@ -71,6 +71,16 @@ def _structure_problems(structure: Any, schema: dict[str, Any]) -> list[str]:
         if not isinstance(structure.get(field), str) or is_blank(structure[field]):
             problems.append(f"acceptedStructure.{field} must be a non-empty string")
     return problems
+
+
+def store_problem(item: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    """A store the service will refuse (not of its FI_STORES): for a dry run's forecast. A real load leaves
+    this to the service, which names the line and stores the rest of its batch."""
+    stores = schema.get("stores")
+    store = item.get("store")
+    if not stores or store is None or store in {s.get("id") for s in stores if isinstance(s, dict)}:
+        return None
+    return f"store '{store}' is neither an id nor a name of FI_STORES"
 
 
 def bad_lines(lines: list[Line], schema: dict[str, Any], where: str) -> list[str]:

@@ -10,6 +10,7 @@ import hashlib
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -23,8 +24,10 @@ from rich.table import Table
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.cli.http import base_url, body_of, client, send, server_errors
+from feedback_intelligence.cli.import_values import ValueMapper, read_value_map
 from feedback_intelligence.cli.jsonl import Line, read_items
 from feedback_intelligence.cli.load_check import bad_lines
+from feedback_intelligence.cli.load_preview import label_hint, line_order, map_values, report_dry_run
 from feedback_intelligence.cli.output import (
     JsonFlag,
     PlainProgress,
@@ -214,6 +217,34 @@ def load(
     delimiter: Annotated[str | None, typer.Option(help="CSV delimiter (default: found from the header).")] = None,
     encoding: Annotated[str | None, typer.Option(help="CSV encoding (default: UTF-8, else Windows-1252).")] = None,
     source: Annotated[str | None, typer.Option(help="CSV: the source of every row without a source column.")] = None,
+    values: Annotated[
+        Path | None,
+        typer.Option(
+            "--values",
+            help='A JSON file mapping labels to values, e.g. {"source": {"Verkkolomake": "web_form"}}; store '
+            "names of FI_STORES are mapped to their ids without it.",
+        ),
+    ] = None,
+    naive_utc: Annotated[
+        bool,
+        typer.Option("--naive-utc", help="A time without an offset is UTC (default: the service's FI_TIMEZONE)."),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Read and map the whole file, say how many rows would be stored, the first problems and three "
+            "mapped rows; send nothing.",
+        ),
+    ] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="A backfill: store the rows in batches (as --later) and let none of them open a case or notify "
+            "anyone, however recent.",
+        ),
+    ] = False,
     store: Annotated[str | None, typer.Option("--store", help="The store of every item that names none.")] = None,
     chunk_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Items per batch request (at most the service's FI_BATCH_MAX_ITEMS).")
@@ -243,13 +274,18 @@ def load(
     name, line number and text), so loading the same file again answers "already there" instead of
     storing it twice.
 
-    Every line is checked first, against the service's own /schema (sources, taxonomy, text bounds):
-    a file with bad lines is refused whole before anything is sent, each bad line named with its number.
+    Values are mapped first: labels by --values, store names of FI_STORES to ids,
+    Finnish dates read, a time without an offset on the service's FI_TIMEZONE clock (--naive-utc: UTC).
+    Every line is then checked against the service's own /schema (sources, taxonomy, text bounds):
+    a file with bad lines is refused whole before anything is sent, each bad line named with its number;
+    --dry-run says what would be stored and sends nothing. --history: a backfill, no case, nobody paged.
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
     (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
     name = str(file) if file is not None else "demo corpus"
-    lines = _read_lines(file, file_format, mapping, delimiter, encoding, source)
+    value_map = read_value_map(values)
+    unread: list[str] | None = [] if dry_run else None  # a dry run reports the unreadable rows with the rest
+    lines = _read_lines(file, file_format, mapping, delimiter, encoding, source, unread)
     if store is not None:
         lines = [line if "store" in line.item else Line(line.number, {**line.item, "store": store}) for line in lines]
     path = "/live/feedback" if channel is Channel.live else "/feedback"
@@ -257,9 +293,21 @@ def load(
         # A service that is down or a wrong FEEDCTL_URL is said in one line, before anything is sent.
         schema = send(http, "GET", "/schema")
     _fail_on_refusal(schema, "schema")
-    bad = bad_lines(lines, body_of(schema), name)
+    if file is not None:  # the packaged corpus's values are the service's own
+        lines, mapping_bad = map_values(lines, ValueMapper.of(value_map, body_of(schema), naive_utc), name)
+    else:
+        mapping_bad = []
+    if dry_run:
+        if report_dry_run(name, lines, [*(unread or []), *mapping_bad], body_of(schema), json_output=json_output):
+            raise typer.Exit(int(ExitCode.BAD_INPUT))  # as the load itself would refuse the file
+        return
+    bad = sorted([*mapping_bad, *bad_lines(lines, body_of(schema), name)], key=line_order)
     if bad:
-        raise CliError("\n".join([*bad, f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing"]))
+        summary = [
+            f"nothing was sent: {len(bad)} of {len(lines)} lines need fixing",
+            *label_hint(lines, body_of(schema)),
+        ]
+        raise CliError("\n".join([*bad, *summary]))
     counts = {
         "created": 0,
         "saved for later": 0,
@@ -270,10 +318,11 @@ def load(
     }
     failures: list[dict[str, Any]] = []
     progress = _load_progress(len(lines), counts, progress_every, quiet=json_output)
-    batched = later or all(line.item.get("acceptedStructure") is not None for line in lines)
+    batched = later or history or all(line.item.get("acceptedStructure") is not None for line in lines)
     with client(timeout=300) as http, progress:
         if batched:
-            _load_in_batches(http, path, name, lines, chunk_size, writers, counts, failures, progress, json_output)
+            batches = _Batches(path, name, chunk_size, writers, history)
+            _load_in_batches(http, batches, lines, counts, failures, progress, json_output)
         else:
             _load_one_by_one(http, path, lines, counts, failures, progress, json_output)
     if json_output:
@@ -288,6 +337,7 @@ def load(
                 "failed": counts["failed"],
                 "structureFailed": counts["stored without structure"],
                 "batched": batched,
+                "history": history,
                 "failures": failures,
             }
         )
@@ -304,17 +354,21 @@ def _read_lines(
     delimiter: str | None,
     encoding: str | None,
     source: str | None,
+    bad: list[str] | None,
 ) -> list[Line]:
+    """The file's rows; every bad one raised at once, or added to ``bad`` when given (a dry run)."""
     if file is None:
         return _demo_lines()
     as_csv = file_format is FileFormat.csv or (file_format is FileFormat.auto and file.suffix.lower() == ".csv")
     if not as_csv:
         if mapping or delimiter or encoding or source:
             raise CliError("--map, --delimiter, --encoding and --source are for CSV files (--format csv)")
-        return read_items(file)
+        return read_items(file, bad)
     from feedback_intelligence.cli.csv_items import parse_mapping, read_csv_items
 
-    return read_csv_items(file, mapping=parse_mapping(mapping), delimiter=delimiter, encoding=encoding, source=source)
+    return read_csv_items(
+        file, mapping=parse_mapping(mapping), delimiter=delimiter, encoding=encoding, source=source, bad=bad
+    )
 
 
 def _line_id(name: str, line: Line) -> str:
@@ -323,13 +377,22 @@ def _line_id(name: str, line: Line) -> str:
     return f"imp-{digest[:24]}"
 
 
+@dataclass(frozen=True)
+class _Batches:
+    """How a file goes out in batches: where, named how, how many rows a batch, how many in flight, and
+    whether it is history (its rows open no case and page nobody, ADR 0059)."""
+
+    path: str
+    name: str
+    chunk_size: int
+    writers: int
+    history: bool
+
+
 def _load_in_batches(
     http: httpx.Client,
-    path: str,
-    name: str,
+    batches: _Batches,
     lines: list[Line],
-    chunk_size: int,
-    writers: int,
     counts: dict[str, int],
     failures: list[dict[str, Any]],
     progress: _BarProgress | PlainProgress,
@@ -338,14 +401,16 @@ def _load_in_batches(
     """Each chunk is one batch request: one transaction on the service, a result per item. ``writers``
     requests are in flight at once, so replicas behind a load balancer store chunks side by side; results
     are counted in the file's order."""
-    chunks = [lines[start : start + chunk_size] for start in range(0, len(lines), chunk_size)]
+    name, size = batches.name, batches.chunk_size
+    chunks = [lines[start : start + size] for start in range(0, len(lines), size)]
+    extra = {"history": True} if batches.history else {}
 
     def post(chunk: list[Line]) -> httpx.Response:
         items = [line.item if "id" in line.item else {**line.item, "id": _line_id(name, line)} for line in chunk]
-        return _post_with_retry(http, f"{path}/batch", {"items": items})
+        return _post_with_retry(http, f"{batches.path}/batch", {"items": items, **extra})
 
     done = 0
-    with ThreadPoolExecutor(max_workers=writers, thread_name_prefix="feedctl-load") as pool:
+    with ThreadPoolExecutor(max_workers=batches.writers, thread_name_prefix="feedctl-load") as pool:
         sent = [pool.submit(post, chunk) for chunk in chunks]
         try:
             for chunk, future in zip(chunks, sent, strict=True):

@@ -5,11 +5,13 @@ domain's digest categories; the report's model screen starts nothing) whose time
 ``FI_CASE_MAX_AGE_DAYS`` old gets an ``alert`` outbox row for every notify route that takes it and a
 case. An alert of a digest category (payment trouble in retail) pages nobody and opens no case: it is
 listed in the report and told once a day in the routes' digest (workers/alert_digest.py, ADR 0057).
-A history import (older items) opens no case and pages nobody. Composed into the store's insert as its
-``also`` hook, so the item, its case and its notifications commit together or not at all; and into a
-correction's write (a correction is a save, ADR 0041), with the item as corrected and the correction's
-instant: an alert it adds opens the case and notifies, and what the item had already started (its case,
-a route already told) is not started twice. An alert a correction removes closes nothing: a person closes the case.
+Older items (a history import) open no case and page nobody; a batch marked ``history`` (a backfill, ADR
+0059) starts nothing at all, however recent its items: the channel leaves this hook out. Composed into
+the store's insert as its ``also`` hook, so the item, its case and its notifications commit together or
+not at all; and into a correction's write (a correction is a save, ADR 0041), with the item as corrected
+and the correction's instant: an alert it adds opens the case and notifies, and what the item had already
+started (its case, a route already told) is not started twice. An alert a correction removes closes
+nothing: a person closes the case.
 """
 
 from __future__ import annotations

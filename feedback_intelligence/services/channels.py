@@ -39,10 +39,12 @@ class Channel:
             self.after_save()
         return version
 
-    async def insert_batch(self, records: list[StoredFeedback]) -> set[str]:
+    async def insert_batch(self, records: list[StoredFeedback], *, history: bool = False) -> set[str]:
         """Store new rows in one transaction, skipping taken ids, each stored row with what commits with it
-        (``on_save``, as a single insert); the version moves once when any landed. Returns the ids stored."""
-        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=self.on_save)
+        (``on_save``, as a single insert); the version moves once when any landed. Returns the ids stored.
+        ``history``: a backfill, whose rows start nothing (no case, no notification; ADR 0059)."""
+        also = None if history else self.on_save
+        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=also)
         if inserted and self.after_save is not None:
             self.after_save()
         return inserted

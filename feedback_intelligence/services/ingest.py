@@ -131,7 +131,9 @@ class IngestService:
             self.on_later()
         return record
 
-    async def ingest_batch(self, channel: Channel, commands: Sequence[IngestCommand]) -> list[BatchOutcome]:
+    async def ingest_batch(
+        self, channel: Channel, commands: Sequence[IngestCommand], *, history: bool = False
+    ) -> list[BatchOutcome]:
         """Many validated items without the model, as one transaction; an outcome per command, in order.
 
         Every command must carry an ``acceptedStructure`` or ``structure_later`` (the batch never calls the
@@ -139,6 +141,7 @@ class IngestService:
         layers; then the rows go in together (``insert_batch``: a taken id is skipped, not an error) and the
         version moves once. An id twice in one batch: the first is the item, the others are duplicates. An
         erased id (in any channel: ``services/tombstones.py``) is ``erased``, as the single save's 410.
+        ``history``: a backfill; its rows open no case and page nobody, however recent (ADR 0059).
         Raises only what the store raises (unavailable or full: nothing is written).
         """
         for command in commands:
@@ -152,7 +155,7 @@ class IngestService:
         for index, record in enumerate(records):
             first.setdefault(record.id, index)
         unique = [record for index, record in enumerate(records) if first[record.id] == index]
-        inserted = await channel.insert_batch(unique)
+        inserted = await channel.insert_batch(unique, history=history)
         # what was not inserted is taken or erased; a tombstone stays for good, so asking after the commit
         # names every id the insert skipped for one
         erased = await channel.store.erased_among([r.id for r in unique if r.id not in inserted])

@@ -227,3 +227,26 @@ async def test_a_batch_opens_the_case_of_a_recent_alert_and_none_for_old_history
             assert (await operator.post("/feedback/batch", json={"items": items})).status_code == 200
             log = (await operator.get("/audit", params={"limit": 50})).json()["entries"]
             assert sorted(e["ref"] for e in log if e["action"] == "case.open") == ["corpus:h-0", "corpus:h-2"], log
+
+
+async def test_a_history_batch_stores_its_alerts_but_opens_no_case_however_recent(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """``history: true`` is a backfill (ADR 0059): the rows keep their alerts; the save's hook is left out."""
+    from datetime import UTC, datetime, timedelta
+
+    fall = "Liukastuin märällä lattialla ja löin pääni."
+    recent = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    async for app in app_with(tmp_path, databases, counting_backend()):
+        async with client(app, LOOPBACK) as operator:
+            items = [item(0, text=fall, timestamp=recent), item(1, text=fall, timestamp=recent)]
+            answer = await operator.post("/feedback/batch", json={"items": items, "history": True})
+            assert answer.status_code == 200 and answer.json()["accepted"] == 2, answer.text
+            assert (await operator.get("/cases")).json()["cases"] == []
+            stored = (await operator.get("/feedback/h-0")).json()
+            assert stored["alerts"], stored
+            ordinary = await operator.post("/feedback/batch", json={"items": [item(2, text=fall, timestamp=recent)]})
+            assert ordinary.status_code == 200
+            assert [c["ref"] for c in (await operator.get("/cases")).json()["cases"]] == ["corpus:h-2"]
+            refused = await operator.post("/feedback/batch", json={"items": [item(3)], "history": "yes"})
+            assert refused.status_code == 400  # a flag is a JSON boolean, never a string that reads as one

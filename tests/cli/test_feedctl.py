@@ -148,7 +148,8 @@ def test_load_checks_every_line_against_the_schema_and_sends_nothing(stack, tmp_
     )
     assert f"{corpus}:6: timestamp 'eilen' is not an ISO-8601 instant" in errors[4]
     assert errors[5] == "error: nothing was sent: 5 of 6 lines need fixing"
-    assert len(errors) == 6 and "Traceback" not in result.stderr
+    assert errors[6].startswith("error: sources the domain does not know: puhelin; map them with --values FILE")
+    assert len(errors) == 7 and "Traceback" not in result.stderr
     assert httpx.get(app.url + "/feedback", params={"limit": 1000}).json() == before  # not even line 1
 
 

@@ -240,6 +240,12 @@ class BatchIn(_Wire):
             "items": {"description": "Checked as a `FeedbackIn` (components/schemas/FeedbackIn), on its own."}
         },
     )
+    history: StrictBool | None = Field(
+        None,
+        description="A history import (backfill): the items are stored with their alerts, but none of them "
+        "opens a case or notifies anyone, however recent it is. Absent or false: a recent alerting item "
+        "opens its case and pages as a save does.",
+    )
 
 
 class BatchItemResult(ApiModel):
@@ -462,6 +468,13 @@ class RestructureShedBody(RestructureOut):
     retryAfterSeconds: int = Field(description="Seconds to wait; also in the `Retry-After` header.")
 
 
+class StoreOut(ApiModel):
+    """One store of FI_STORES."""
+
+    id: str = Field(description="The store's id, as an item's `store`.")
+    name: str = Field(description="What the store is called.")
+
+
 class SchemaOut(ApiModel):
     """The active domain's taxonomy, with display labels in its language."""
 
@@ -491,6 +504,11 @@ class SchemaOut(ApiModel):
     timezone: str = Field(
         description="The IANA zone the service's days and times are shown in (FI_TIMEZONE), so every page shows "
         "the shop's clock whatever the browser's zone."
+    )
+    stores: list[StoreOut] | None = Field(
+        None,
+        description="The chain's stores (FI_STORES) with their names, in order; null when the deployment lists "
+        "none (any id of FI_STORE_PATTERN is a store). An import maps a store's name to its id with it.",
     )
     laterWaitsForFreeSlot: bool = Field(
         False,

@@ -107,7 +107,9 @@ async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | 
             status_code=413,
         )
     results, valid = await asyncio.to_thread(_check_all, body.items, rt, author)
-    outcomes = await rt.ingest.ingest_batch(rt.channels[channel_name], [command for _, command in valid])
+    outcomes = await rt.ingest.ingest_batch(
+        rt.channels[channel_name], [command for _, command in valid], history=bool(body.history)
+    )
     counter = rt.metrics.feedback_ingested
     for (index, _), outcome in zip(valid, outcomes, strict=True):
         if not outcome.stored:
@@ -152,7 +154,8 @@ _DESCRIPTION = (
     "never the model. The stored items go in as one transaction and move the version once: a batch is "
     "stored whole or, when the database fails, not at all. One process stores FI_BATCH_SLOTS batches at "
     "once (1); a batch that finds none free within ~500 ms is answered `503` `busy` with `Retry-After`, "
-    "before its body is read."
+    "before its body is read. With `history: true` (a backfill) no stored item opens a case or notifies "
+    "anyone, however recent it is."
 )
 
 

@@ -441,6 +441,9 @@ async def schema(rt: RuntimeDep) -> m.SchemaOut:
         textMaxChars=settings.domain.input_max_chars,
         textStoreMaxChars=settings.domain.text_store_max_chars,
         timezone=rt.report_options.timezone,
+        stores=[m.StoreOut(id=e.id, name=e.name) for e in entries]
+        if (entries := settings.chain.stores.entries)
+        else None,
         laterWaitsForFreeSlot=settings.gate.background_reserve >= settings.backends.total_slots,
     )
 
