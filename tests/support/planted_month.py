@@ -40,7 +40,13 @@ DAYS = 35
 Template = tuple[str, str, str, str, str]
 
 STEADY: list[Template] = [
-    ("Kahvin hinta oli hyllyssä eri kuin kassalla, hinnat ovat nousseet liikaa.", "kuiva_elintarvike", "low", "complaint", "fi"),
+    (
+        "Kahvin hinta oli hyllyssä eri kuin kassalla, hinnat ovat nousseet liikaa.",
+        "kuiva_elintarvike",
+        "low",
+        "complaint",
+        "fi",
+    ),
     ("Juustot ovat kalliimpia kuin kilpailijalla.", "maito_kylma", "low", "complaint", "fi"),
     ("Gluteenitonta leipää ei ollut taaskaan hyllyssä.", "leipa", "low", "complaint", "fi"),
     ("Kaurajuoma on ollut loppu koko viikon.", "maito_kylma", "low", "complaint", "fi"),
@@ -50,7 +56,13 @@ STEADY: list[Template] = [
     ("Hedelmäosasto näytti tänään todella hyvältä.", "hevi", "low", "praise", "fi"),
     ("Onko teillä tulossa laktoositonta rahkaa takaisin valikoimiin?", "maito_kylma", "low", "question", "fi"),
     ("Voisitteko tuoda enemmän vegaanisia eineksiä?", "einekset", "low", "suggestion", "fi"),
-    ("Verkkokaupan tilaus tuli päivän myöhässä ja yksi kassi puuttui.", "verkkokauppa_toimitus", "medium", "complaint", "fi"),
+    (
+        "Verkkokaupan tilaus tuli päivän myöhässä ja yksi kassi puuttui.",
+        "verkkokauppa_toimitus",
+        "medium",
+        "complaint",
+        "fi",
+    ),
     ("Myyjä oli töykeä kun kysyin neuvoa.", "kassa_palvelu", "medium", "complaint", "fi"),
     ("Priserna på kaffe har gått upp för mycket.", "kuiva_elintarvike", "low", "complaint", "sv"),
     ("Havredrycken var slut igen.", "maito_kylma", "low", "complaint", "sv"),
@@ -77,7 +89,13 @@ FRESHNESS: list[Template] = [
     ("The milk was sour two days before its date.", "maito_kylma", "medium", "complaint", "en"),
 ]
 PAYMENT: list[Template] = [
-    ("Korttimaksu ei mennyt läpi ja jouduin maksamaan uudelleen, veloitettiin kahdesti.", "kassa_palvelu", "high", "complaint", "fi"),
+    (
+        "Korttimaksu ei mennyt läpi ja jouduin maksamaan uudelleen, veloitettiin kahdesti.",
+        "kassa_palvelu",
+        "high",
+        "complaint",
+        "fi",
+    ),
     ("Kortinlukija ei toiminut kassalla 3.", "kassa_palvelu", "medium", "complaint", "fi"),
     ("Hyllyn hinta oli 2,49 mutta kassalla veloitettiin 3,19.", "kassa_palvelu", "medium", "complaint", "fi"),
     ("Kortet drogs två gånger i kassan.", "kassa_palvelu", "high", "complaint", "sv"),
