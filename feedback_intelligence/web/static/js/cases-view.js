@@ -88,11 +88,13 @@ function handleControls(item) {
     required: true });
   const send = h("button", { type: "button", class: "btn btn-small btn-primary", dataset: { action: "handle-confirm" } },
     t("cases.confirmHandle"));
+  const problem = h("p", { class: "case-closure-problem", role: "alert" }); // beside the field, on a phone too
   const form = h("fieldset", { class: "case-closure", hidden: true },
     h("legend", {}, t("cases.closure")),
     h("label", { class: "label", for: cause.id }, t("cases.rootCause")), cause,
     h("label", { class: "label", for: words.id }, t("cases.rootCauseText")), words,
     h("label", { class: "label", for: done.id }, t("cases.resolution")), done,
+    problem,
     h("div", { class: "case-closure-actions" }, send));
   const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "handle" },
     "aria-expanded": "false" }, t("cases.act.handle"));
@@ -109,6 +111,7 @@ function handleControls(item) {
   };
   send.addEventListener("click", () => {
     const gap = missing(); // the server says the same (400), this only says it sooner
+    problem.textContent = gap ? t(gap[1]) : "";
     if (gap) {
       say(t(gap[1]), "error");
       gap[0].focus();
@@ -175,6 +178,9 @@ function caseRow(item) {
   });
   const mine = item.owner && me && me.signedIn && item.owner.kind === "account" && item.owner.name === me.displayName;
   if (ACTIVE.has(item.state) && !mine) buttons.unshift(takeButton(item));
+  // the closing form opens below the row of buttons, not between them
+  const controls = buttons.flat();
+  const forms = controls.filter((c) => c.tagName === "FIELDSET");
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const story = storyBox(item);
   return h(
@@ -189,7 +195,8 @@ function caseRow(item) {
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, happened(item), " · ", h("span", { class: "case-owner" }, ownerWords(item.owner))),
     closureLines(item),
-    h("div", { class: "case-actions" }, buttons),
+    h("div", { class: "case-actions" }, controls.filter((c) => !forms.includes(c))),
+    forms,
     story,
   );
 }
