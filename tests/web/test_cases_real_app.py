@@ -106,6 +106,19 @@ def test_a_case_is_closed_with_its_root_cause_and_keeps_its_story(pages, sim_app
     form.get_by_label("Syy omin sanoin").fill("Pesuohjeessa ei mainittu kylttiä.")
     form.get_by_label("Mitä tehtiin").fill("Kyltit pesun ajaksi, ohje päivitetty.")
     _shot(page, form, "cases-closing-1280")
+    # someone else changes the case meanwhile: refused as stale, and what was typed stays for the next press
+    other = httpx.post(
+        sim_app.url + "/cases/live:kaatuminen-1/notes",
+        json={"text": "Kuvat tallessa.", "actorName": "Pekka"},
+        timeout=10,
+    )
+    assert other.status_code == 201, other.text
+    form.locator('button[data-action="handle-confirm"]').click()
+    expect(page.locator("#cases-status")).to_contain_text("Joku muutti", timeout=10000)
+    expect(case).to_have_attribute("data-state", "acknowledged")
+    form = case.locator("fieldset.case-closure")
+    expect(form.get_by_label("Mitä tehtiin")).to_have_value("Kyltit pesun ajaksi, ohje päivitetty.")
+    expect(form.get_by_label("Juurisyy", exact=True)).to_have_value("staff")
     form.locator('button[data-action="handle-confirm"]').click()
     expect(case).to_have_attribute("data-state", "handled", timeout=10000)
 
@@ -117,7 +130,7 @@ def test_a_case_is_closed_with_its_root_cause_and_keeps_its_story(pages, sim_app
     history = case.locator(".case-history")
     expect(history.locator('li[data-action="case.root_cause"]')).to_contain_text("Pesuohjeessa", timeout=10000)
     expect(history.locator('li[data-action="case.handle"]')).to_contain_text("Maija M.")
-    expect(case.locator(".case-note")).to_contain_text("varoituskyltti puuttui")
+    expect(case.locator(".case-note").first).to_contain_text("varoituskyltti puuttui")
     _shot(page, case, "cases-closed-1280")
 
 

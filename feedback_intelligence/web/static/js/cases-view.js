@@ -29,6 +29,9 @@ let names = {};
 let rootCauses = {}; // the domain's caseRootCauses: key -> {fi, sv, en}
 let me = null; // /auth/me: who is signed in (null or signedIn false: nobody, the typed name acts)
 const opened = new Set(); // refs whose story (owner, notes, history) is open: kept open across a reload
+// what is typed but not yet saved, by ref: every change re-reads the list, and a refused or stale one
+// (412) must not lose a closure half written, nor one case's text when another case is acted on
+const drafts = new Map();
 const el = {
   section: byId("cases"),
   summary: byId("cases-summary"),
@@ -96,12 +99,28 @@ function handleControls(item) {
     h("label", { class: "label", for: done.id }, t("cases.resolution")), done,
     problem,
     h("div", { class: "case-closure-actions" }, send));
+  const key = `${item.ref} closure`;
+  const kept = drafts.get(key);
+  if (kept) {
+    [cause.value, words.value, done.value, form.hidden] = [kept.cause, kept.words, kept.done, false];
+  }
+  const keep = () => drafts.set(key, { cause: cause.value, words: words.value, done: done.value });
+  for (const kind of ["input", "change"]) {
+    form.addEventListener(kind, () => {
+      problem.textContent = "";
+      keep();
+    });
+  }
   const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "handle" },
-    "aria-expanded": "false" }, t("cases.act.handle"));
+    "aria-expanded": String(!form.hidden) }, t("cases.act.handle"));
   button.addEventListener("click", () => {
     form.hidden = !form.hidden;
     button.setAttribute("aria-expanded", String(!form.hidden));
-    if (!form.hidden) cause.focus();
+    if (form.hidden) drafts.delete(key);
+    else {
+      keep();
+      cause.focus();
+    }
   });
   const missing = () => {
     if (!cause.value) return [cause, "cases.rootCauseNeeded"];
@@ -185,7 +204,8 @@ function caseRow(item) {
   const story = storyBox(item);
   return h(
     "li",
-    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed"], id: `case-${item.ref}`,
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", item.ref === linkedRef() && "case-target"],
+      id: `case-${item.ref}`,
       tabindex: "-1", dataset: { ref: item.ref, state: item.state } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
@@ -269,6 +289,9 @@ function ownerControls(detail, people) {
 function noteControls(detail) {
   const id = `case-note-${detail.ref.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const text = h("textarea", { id, rows: "2", class: "case-note-text" });
+  const key = `${detail.ref} note`;
+  text.value = drafts.get(key) || "";
+  text.addEventListener("input", () => drafts.set(key, text.value));
   const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "note" } }, t("cases.addNote"));
   button.addEventListener("click", async () => {
     if (!text.value.trim()) {
@@ -280,6 +303,7 @@ function noteControls(detail) {
     const response = await request(`/cases/${encodeURIComponent(detail.ref)}/notes`, {
       method: "POST", body: { text: text.value.trim(), actorName: el.actor.value.trim() || null },
     }).catch(() => null);
+    if (response && response.ok) drafts.delete(key);
     say(response && response.ok ? t("cases.noteSaved") : t("cases.failed"), response && response.ok ? "info" : "error");
     await load();
   });
@@ -337,6 +361,7 @@ async function act(item, action, reason, button, closure = {}) {
     body,
     headers: { "If-Match": `"${item.revision}"` },
   }).catch(() => null);
+  if (response && response.ok) drafts.delete(`${item.ref} closure`);
   report(response);
   await load();
 }
