@@ -105,6 +105,12 @@ def test_a_case_is_closed_with_its_root_cause_and_keeps_its_story(pages, sim_app
     form.get_by_label("Juurisyy", exact=True).select_option("staff")
     form.get_by_label("Syy omin sanoin").fill("Pesuohjeessa ei mainittu kylttiä.")
     form.get_by_label("Mitä tehtiin").fill("Kyltit pesun ajaksi, ohje päivitetty.")
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('#cases-list :is(button, select, input, textarea, summary)')]
+          .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+          .map((el) => el.outerHTML)"""
+    )
+    assert unnamed == []  # every control of the list is named for a screen reader
     _shot(page, form, "cases-closing-1280")
     # someone else changes the case meanwhile: refused as stale, and what was typed stays for the next press
     other = httpx.post(

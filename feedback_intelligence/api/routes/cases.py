@@ -7,7 +7,9 @@ read at in ``If-Match`` (``"3"``; without it the change applies to whatever is c
 state does not allow. Answers carry the case's ``ETag``. Until accounts exist, the actor and the owner
 are a name the manager typed (``actorName``, ``name``), recorded as ``typed``; with accounts (``FI_AUTH``
 other than ``none``) the actor is the signed-in person, and a manager who types their own name takes the
-case as themselves. Managers' routes in the route table (edge/surface.py).
+case as themselves, or chooses one of the managers granted the case's store (``/cases/{ref}/owners``).
+Closing as handled needs a root cause of the domain's list and what was done (ADR 0058). Managers'
+routes in the route table (edge/surface.py).
 """
 
 from __future__ import annotations
