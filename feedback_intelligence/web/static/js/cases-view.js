@@ -107,6 +107,7 @@ function handleControls(item) {
   const keep = () => drafts.set(key, { cause: cause.value, words: words.value, done: done.value });
   for (const kind of ["input", "change"]) {
     form.addEventListener(kind, () => {
+      if (problem.textContent) say(""); // the status line said the same: both go once the field is touched
       problem.textContent = "";
       keep();
     });
