@@ -169,8 +169,11 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
             for value in ("modelValue", "humanValue"):
                 for alternative in _alternatives(properties.get(value) or {}):
                     alternative["pattern"] = NO_NUL
-        elif base == "CaseAction":  # a dismissal's reason is not blank (api/routes/cases.py)
-            component["then"]["properties"]["reason"].update(_visible_without_nul())
+        elif base == "CaseAction":  # a dismissal's reason, a closure's words are not blank (api/routes/cases.py)
+            for needs in component["allOf"]:
+                for required in needs["then"]["properties"].values():
+                    required.update(_visible_without_nul())
+            _enum(properties.get("rootCause"), domain.case_root_causes)
         elif base == "AlertOut":
             _enum(properties.get("category"), domain.alert_keywords)
         elif base == "InterpretOut":

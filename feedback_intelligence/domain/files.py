@@ -143,6 +143,18 @@ class DomainFile(_File):
     sources: TextList
     prompts: TextMap = {}
     prior_fields: TextList = ()
+    # why a handled case happened: key -> {language -> label}, in the order the page lists them
+    case_root_causes: Annotated[dict[str, TextMap], BeforeValidator(_object)] = {}
+
+    @field_validator("case_root_causes")
+    @classmethod
+    def _labelled_causes(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for key, labels in value.items():
+            if key != key.strip() or not key or len(key) > 40:
+                raise ValueError(f"key {show(key)} must be 1 to 40 characters without surrounding whitespace")
+            if not labels:
+                raise ValueError(f"{key} needs a label in at least one language")
+        return value
 
     @field_validator("categories")
     @classmethod

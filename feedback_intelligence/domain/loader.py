@@ -28,6 +28,7 @@ from feedback_intelligence.domain.model import (
     ALERT_NOMINATION_ROLE,
     ALERT_VERIFY_ROLE,
     ALERT_VERIFY_WORDS,
+    DEFAULT_CASE_ROOT_CAUSES,
     OPTIONAL_FIELDS,
     PROMPT_PLACEHOLDERS,
     SCHEMA_FIELDS,
@@ -197,6 +198,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         sentiment_lexicon=_sentiment(sentiment),
         prompts=prompts,
         directory=folder,
+        case_root_causes={k: dict(v) for k, v in spec.case_root_causes.items()} or dict(DEFAULT_CASE_ROOT_CAUSES),
     )
 
 
@@ -424,4 +426,5 @@ def schema_json(domain: Domain) -> dict[str, Any]:
         "sentimentLabels": dict(domain.sentiments),
         "typeSentiment": dict(domain.type_sentiment),
         "alertCategories": list(domain.alert_keywords),
+        "caseRootCauses": {key: dict(labels) for key, labels in domain.case_root_causes.items()},
     }

@@ -28,6 +28,22 @@ PROMPT_PLACEHOLDERS = {
     ALERT_VERIFY_ROLE: TEXT_PLACEHOLDER,
 }
 
+# Why a handled case happened, when a domain names no reasons of its own (``caseRootCauses``): key ->
+# label by page language. ``other`` asks the manager to say it in words (services/cases.py).
+OTHER_ROOT_CAUSE = "other"
+DEFAULT_CASE_ROOT_CAUSES: dict[str, dict[str, str]] = {
+    "process": {"fi": "Toimintatapa tai ohje", "sv": "Arbetssätt eller instruktion", "en": "Process or instructions"},
+    "staff": {"fi": "Henkilökunnan toiminta", "sv": "Personalens agerande", "en": "Staff action"},
+    "equipment": {"fi": "Laite tai järjestelmä", "sv": "Utrustning eller system", "en": "Equipment or system"},
+    "supplier": {"fi": "Toimittaja", "sv": "Leverantör", "en": "Supplier"},
+    "not_established": {
+        "fi": "Syytä ei voitu todeta",
+        "sv": "Orsaken kunde inte fastställas",
+        "en": "Cause not established",
+    },
+    OTHER_ROOT_CAUSE: {"fi": "Muu syy", "sv": "Annan orsak", "en": "Other cause"},
+}
+
 # The one-word answers the alert-verify prompt asks for, by domain language: (yes, no).
 ALERT_VERIFY_WORDS: dict[str, tuple[str, str]] = {"fi": ("kyllä", "ei"), "en": ("yes", "no")}
 
@@ -156,6 +172,8 @@ class Domain:
     sentiment_lexicon: SentimentLexicon = field(default_factory=SentimentLexicon)
     prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
     directory: Path | None = None  # the module folder it was loaded from (None when built in code)
+    # why a case was handled: key -> {page language -> label} (domain.json ``caseRootCauses``)
+    case_root_causes: dict[str, dict[str, str]] = field(default_factory=lambda: dict(DEFAULT_CASE_ROOT_CAUSES))
 
     @property
     def detection_languages(self) -> tuple[str, ...]:

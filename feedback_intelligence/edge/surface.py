@@ -176,6 +176,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/cases", PUBLIC, roles=MANAGERS),
     _rule("GET", "/cases/{ref}", PUBLIC, roles=MANAGERS),
     _rule("POST", "/cases/{ref}/actions", PUBLIC, roles=MANAGERS),
+    _rule("GET", "/cases/{ref}/owners", PUBLIC, roles=MANAGERS),  # who may own it: names, no customer text
     _rule("PUT", "/cases/{ref}/owner", PUBLIC, roles=MANAGERS),
     _rule("POST", "/cases/{ref}/notes", PUBLIC, roles=MANAGERS),
     _rule("GET", "/audit", PUBLIC, roles=MANAGERS),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.domain.model import OTHER_ROOT_CAUSE, Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback
@@ -28,10 +28,38 @@ from feedback_intelligence.services.alert_intake import (
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store import audit, cases, counters, outbox
 from feedback_intelligence.store.audit import AuditEntry
+from feedback_intelligence.store.cases import Closure
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.errors import CaseNotFound
 
 NAME_MAX_CHARS = 100
+
+
+class ClosureRefused(Exception):
+    """A ``handle`` without what closing a case needs: ``code`` and ``field`` name what is missing."""
+
+    def __init__(self, code: str, field: str, message: str) -> None:
+        self.code = code
+        self.field = field
+        super().__init__(message)
+
+
+def closure_for(domain: Domain, root_cause: str | None, root_cause_text: str | None, resolution: str | None) -> Closure:
+    """The one rule of closing a case as handled: a root cause of the domain's list (``caseRootCauses``),
+    words about it when it is ``other``, and what was done. Raises :class:`ClosureRefused`."""
+    cause = (root_cause or "").strip()
+    words = (root_cause_text or "").strip() or None
+    done = (resolution or "").strip()
+    if not cause:
+        raise ClosureRefused("root_cause_required", "rootCause", "A case is closed as handled with its root cause.")
+    if cause not in domain.case_root_causes:
+        known = ", ".join(domain.case_root_causes)
+        raise ClosureRefused("root_cause_unknown", "rootCause", f"The root cause is one of: {known}.")
+    if cause == OTHER_ROOT_CAUSE and words is None:
+        raise ClosureRefused("root_cause_text_required", "rootCauseText", "Say in words what the other cause was.")
+    if not done:
+        raise ClosureRefused("resolution_required", "resolution", "A case is closed as handled with what was done.")
+    return Closure(cause, words, done)
 
 
 class UnknownRef(Exception):
@@ -162,43 +190,88 @@ class CaseService:
     # -- changes ------------------------------------------------------------------------------------
 
     async def act(
-        self, ref: str, action: str, actor: Actor, *, expected_revision: int | None, reason: str | None = None
+        self,
+        ref: str,
+        action: str,
+        actor: Actor,
+        *,
+        expected_revision: int | None,
+        reason: str | None = None,
+        closure: Closure | None = None,
     ) -> CaseView:
+        """``closure`` (:func:`closure_for`) goes with ``handle``: the audit log's ``case.handle`` row says what
+        was done, a ``case.root_cause`` row of the same change why it happened."""
         channel, feedback_id = self._split(ref)
         at = format_instant(self.clock.now())
         async with channel.store.transaction() as conn:
             try:
                 before, after = await cases.transition(
-                    conn, feedback_id, action, at=at, expected_revision=expected_revision, reason=reason
+                    conn,
+                    feedback_id,
+                    action,
+                    at=at,
+                    expected_revision=expected_revision,
+                    reason=reason,
+                    closure=closure,
                 )
             except CaseNotFound:
                 raise UnknownRef(ref) from None
-            await audit.append(
-                conn,
-                [
+            change = new_change_id()
+            told = closure.resolution if closure and after.state == cases.HANDLED else reason
+            rows = [
+                self._entry(
+                    at,
+                    actor,
+                    f"case.{action}",
+                    feedback_id,
+                    old=before.state,
+                    new=after.state,
+                    reason=told,
+                    change=change,
+                )
+            ]
+            if closure is not None and after.state == cases.HANDLED:
+                rows.append(
                     self._entry(
-                        at, actor, f"case.{action}", feedback_id, old=before.state, new=after.state, reason=reason
+                        at,
+                        actor,
+                        "case.root_cause",
+                        feedback_id,
+                        new=closure.root_cause,
+                        reason=closure.root_cause_text,
+                        change=change,
+                        field="rootCause",
                     )
-                ],
-            )
+                )
+            await audit.append(conn, rows)
             await counters.bump(conn, VERSION_COUNTER)
         return CaseView(channel.name, after, await channel.store.get(feedback_id))
 
     async def assign(self, ref: str, owner_name: str, actor: Actor, *, expected_revision: int | None) -> CaseView:
         """The owner is the name as typed; a signed-in person who types their own name (or user name)
         takes the case as themselves, an account."""
-        channel, feedback_id = self._split(ref)
-        at = format_instant(self.clock.now())
         name = owner_name.strip()[:NAME_MAX_CHARS] or None
         themselves = actor.kind == "account" and name is not None and name.casefold() in actor.aliases
+        if themselves:
+            owner: Actor | None = actor
+        else:
+            owner = Actor("typed", None, name) if name else None
+        return await self.set_owner(ref, owner, actor, expected_revision=expected_revision)
+
+    async def set_owner(
+        self, ref: str, owner: Actor | None, actor: Actor, *, expected_revision: int | None
+    ) -> CaseView:
+        """``owner``: an account (one the route found granted the case's store), a typed name, or None."""
+        channel, feedback_id = self._split(ref)
+        at = format_instant(self.clock.now())
         async with channel.store.transaction() as conn:
             try:
                 before, after = await cases.assign(
                     conn,
                     feedback_id,
-                    owner_kind=("account" if themselves else "typed") if name else None,
-                    owner_id=actor.id if themselves else None,
-                    owner_name=actor.name if themselves else name,
+                    owner_kind=owner.kind if owner else None,
+                    owner_id=owner.id if owner else None,
+                    owner_name=owner.name[:NAME_MAX_CHARS] if owner and owner.name else None,
                     at=at,
                     expected_revision=expected_revision,
                 )
@@ -272,10 +345,13 @@ class CaseService:
         old: str | None = None,
         new: str | None = None,
         reason: str | None = None,
+        change: str | None = None,
+        field: str | None = None,
     ) -> AuditEntry:
         return AuditEntry(
             at=at,
-            change_id=new_change_id(),
+            change_id=change or new_change_id(),
+            field=field,
             actor_kind=actor.kind,
             actor_id=actor.id,
             actor_name=actor.name,
@@ -307,6 +383,9 @@ def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
         "acknowledgedAt": case.acknowledged_at,
         "closedAt": case.closed_at,
         "dismissReason": case.dismiss_reason,
+        "rootCause": case.root_cause,
+        "rootCauseText": case.root_cause_text,
+        "resolution": case.resolution,
         "escalatedAt": case.escalated_at,
         "owner": ({"kind": case.owner_kind, "id": case.owner_id, "name": case.owner_name} if case.owner_name else None),
         "revision": case.revision,

@@ -369,6 +369,24 @@ class AccountStore(StoreView):
             await audit.append(conn, entries)
         return account_id
 
+    async def granted(self, roles: tuple[str, ...], store: str | None) -> list[Person]:
+        """Enabled accounts with a grant of one of ``roles`` reaching ``store`` (a grant of it, or of the chain
+        ``*``; an item without a store is the chain's alone), by display name; each with those grants."""
+        stores = ["*"] if store is None else ["*", store]
+        statement = (
+            select(accounts.c.id, accounts.c.username, accounts.c.display_name, role_grants.c.role, role_grants.c.store)
+            .join(role_grants, role_grants.c.account_id == accounts.c.id)
+            .where(accounts.c.disabled_at.is_(None), role_grants.c.role.in_(roles), role_grants.c.store.in_(stores))
+            .order_by(accounts.c.display_name, accounts.c.username, role_grants.c.role, role_grants.c.store)
+        )
+        found: dict[str, Person] = {}
+        async with self.engine.connect() as conn:
+            for row in (await conn.execute(statement)).all():
+                known = found.get(row.id)
+                grants = (*known.grants, Grant(row.role, row.store)) if known else (Grant(row.role, row.store),)
+                found[row.id] = Person(row.id, row.username, row.display_name, grants)
+        return list(found.values())
+
     async def person(self, account_id: str) -> Person | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(accounts).where(accounts.c.id == account_id))).first()

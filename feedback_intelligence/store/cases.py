@@ -49,6 +49,18 @@ class Case:
     owner_name: str | None
     revision: int
     updated_at: str
+    root_cause: str | None = None
+    root_cause_text: str | None = None
+    resolution: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Closure:
+    """Why a handled case happened (a key of the domain's ``caseRootCauses``, and words) and what was done."""
+
+    root_cause: str
+    root_cause_text: str | None
+    resolution: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +182,11 @@ async def transition(
     at: str,
     expected_revision: int | None = None,
     reason: str | None = None,
+    closure: Closure | None = None,
 ) -> tuple[Case, Case]:
-    """Apply ``action``; returns (before, after). Raises CaseNotFound, CaseTransitionInvalid, StaleCaseRevision."""
+    """Apply ``action``; returns (before, after). Raises CaseNotFound, CaseTransitionInvalid, StaleCaseRevision.
+
+    ``closure`` is kept on a handled case; a reopened one starts without it (the audit log keeps the old)."""
     before = await _current(conn, feedback_id)
     target = TRANSITIONS.get((before.state, action))
     if target is None:
@@ -182,8 +197,14 @@ async def transition(
     elif target in (HANDLED, DISMISSED):
         values["closed_at"] = at
         values["dismiss_reason"] = reason if target == DISMISSED else None
+        kept = closure if target == HANDLED else None
+        values.update(
+            root_cause=kept.root_cause if kept else None,
+            root_cause_text=kept.root_cause_text if kept else None,
+            resolution=kept.resolution if kept else None,
+        )
     elif target == OPEN:  # reopened
-        values.update(closed_at=None, dismiss_reason=None)
+        values.update(closed_at=None, dismiss_reason=None, root_cause=None, root_cause_text=None, resolution=None)
     return before, await _change(conn, before, expected_revision, **values)
 
 

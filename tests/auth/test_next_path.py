@@ -34,6 +34,9 @@ def test_what_a_browser_would_read_as_another_host_or_no_path_is_refused(value: 
     assert safe_next(value) == "/"
 
 
-@pytest.mark.parametrize("value", ["/cases/ab12", "/desk?store=hki-1&x=%C3%A4", "/työpiste", "/.//x", "/@evil.example"])
+@pytest.mark.parametrize(
+    "value",
+    ["/cases/ab12", "/desk?store=hki-1&x=%C3%A4", "/työpiste", "/.//x", "/@evil.example", "/#case=live:desk-3f.a_1"],
+)
 def test_an_odd_but_same_origin_path_is_kept(value: str) -> None:
     assert safe_next(value) == value

@@ -97,7 +97,7 @@ def test_schema_json_is_camel_case_in_declaration_order() -> None:
     assert list(body) == [
         "language", "categoryField", "catchAllCategory", "demotedCategories", "categories", "severities", "types",
         "sources", "categoryLabels", "severityLabels", "typeLabels", "sentiments", "sentimentLabels", "typeSentiment",
-        "alertCategories",
+        "alertCategories", "caseRootCauses",
     ]  # fmt: skip
     assert body["language"] == "fi"
     assert body["categoryField"] == "osasto"

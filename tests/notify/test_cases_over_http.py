@@ -71,12 +71,14 @@ def test_an_alert_opens_a_case_that_is_acknowledged_then_handled_and_audited(app
     acked = act(app, "live:case-1", "acknowledge", 1, actorName="Maija M.")
     assert acked.status_code == 200 and acked.headers["ETag"] == '"2"'
     assert acked.json()["state"] == "acknowledged" and acked.json()["acknowledgedAt"]
-    stale = act(app, "live:case-1", "handle", 1, actorName="Pekka")
+    closure = {"rootCause": "cold_chain", "resolution": "Erä poistettiin myynnistä."}
+    stale = act(app, "live:case-1", "handle", 1, actorName="Pekka", **closure)
     assert stale.status_code == 412 and stale.json()["codes"][0]["code"] == "revision_stale"
     invalid = act(app, "live:case-1", "acknowledge", 2)
     assert invalid.status_code == 409 and invalid.json()["codes"][0]["code"] == "case_transition_invalid"
     assert act(app, "live:case-1", "dismiss", 2).status_code == 400  # a dismissal needs its reason
-    handled = act(app, "live:case-1", "handle", 2, actorName="Maija M.")
+    assert act(app, "live:case-1", "handle", 2).status_code == 400  # handled only with its root cause
+    handled = act(app, "live:case-1", "handle", 2, actorName="Maija M.", **closure)
     assert handled.status_code == 200 and handled.json()["state"] == "handled" and handled.json()["closedAt"]
 
     owner = httpx.put(app.url + "/cases/live:case-1/owner", json={"name": "Maija M."}, timeout=10)
@@ -92,6 +94,7 @@ def test_an_alert_opens_a_case_that_is_acknowledged_then_handled_and_audited(app
         ("case.open", "system", None),
         ("case.acknowledge", "typed", "Maija M."),
         ("case.handle", "typed", "Maija M."),
+        ("case.root_cause", "typed", "Maija M."),
         ("case.assign", "operator", None),
         ("case.note", "operator", None),
     ]

@@ -104,6 +104,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "change_grant": lambda s: s.change_grant("kaisa", Grant("clerk", "*"), add=True),
         "change_password": lambda s: s.change_password("a1", "hash", keeps="h"),
         "count": lambda s: s.count(),
+        "granted": lambda s: s.granted(("manager",), "s1"),
         "open_session": lambda s: s.open_session("a1", "h", 60),
         "person": lambda s: s.person("a1"),
         "record_refused": lambda s: s.record_refused("kaisa", "wrong"),

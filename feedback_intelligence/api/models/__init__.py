@@ -493,6 +493,10 @@ class SchemaOut(ApiModel):
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
     alertCategories: list[str] = Field(description="Alert category keys (the report's `?alert=` filter), in order.")
+    caseRootCauses: dict[str, dict[str, str]] = Field(
+        description="Why a handled case happened: root cause key → label by page language (`fi`, `sv`, `en`), in "
+        "the order the page lists them (the domain's `caseRootCauses`); `rootCause` of a case's `handle`."
+    )
     textMaxChars: int = Field(
         description="The longest text the model reads and `POST /interpret` accepts (FI_INPUT_MAX_CHARS); the desk "
         "marks a longer one instead of cutting it."

@@ -38,12 +38,31 @@ class CaseOut(ApiModel):
     acknowledgedAt: str | None = Field(description="When it was acknowledged; null until then.")
     closedAt: str | None = Field(description="When it was handled or dismissed; null until then.")
     dismissReason: str | None = Field(description="Why it was dismissed; null otherwise.")
+    rootCause: str | None = Field(
+        description="Why a handled case happened: a key of `/schema`'s `caseRootCauses`; null unless handled."
+    )
+    rootCauseText: str | None = Field(description="The root cause in the manager's words; null without them.")
+    resolution: str | None = Field(description="What was done, for a handled case; null otherwise.")
     escalatedAt: str | None = Field(description="When it was escalated; null if it was not.")
     owner: Person | None = Field(description="Who owns the case; null when nobody does.")
     revision: int = Field(description="Grows with every change; the case's ETag.")
     updatedAt: str = Field(description="When the case last changed.")
     tier: int = Field(description="How serious its most serious alert is (higher first in the list).")
     item: CaseItem | None = Field(description="The item; null once it is erased.")
+
+
+class OwnerOut(ApiModel):
+    """A person who may own a case."""
+
+    id: str = Field(description="The account's id (`accountId` of `PUT /cases/{ref}/owner`).")
+    name: str = Field(description="The name the pages show.")
+    username: str = Field(description="Their sign-in name.")
+
+
+class CaseOwnersOut(ApiModel):
+    """The people who may own a case: managers granted its store (or the chain)."""
+
+    people: list[OwnerOut] = Field(description="By name; empty without accounts (FI_AUTH=none).")
 
 
 class CaseListOut(ApiModel):

@@ -7,7 +7,9 @@ read at in ``If-Match`` (``"3"``; without it the change applies to whatever is c
 state does not allow. Answers carry the case's ``ETag``. Until accounts exist, the actor and the owner
 are a name the manager typed (``actorName``, ``name``), recorded as ``typed``; with accounts (``FI_AUTH``
 other than ``none``) the actor is the signed-in person, and a manager who types their own name takes the
-case as themselves. Managers' routes in the route table (edge/surface.py).
+case as themselves, or chooses one of the managers granted the case's store (``/cases/{ref}/owners``).
+Closing as handled needs a root cause of the domain's list and what was done (ADR 0058). Managers'
+routes in the route table (edge/surface.py).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from pydantic import ConfigDict, Field
 from starlette.responses import JSONResponse
 
 from feedback_intelligence.api import models as m
-from feedback_intelligence.api.deps import RuntimeDep
+from feedback_intelligence.api.deps import PeopleDep, RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.if_match import expected_revision, if_match_header
-from feedback_intelligence.api.models.cases import AuditEntryOut, AuditOut, CaseListOut, Person
+from feedback_intelligence.api.models.cases import AuditEntryOut, AuditOut, CaseListOut, CaseOwnersOut, OwnerOut, Person
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
@@ -32,8 +34,10 @@ from feedback_intelligence.api.scope import (
     ManagerScope,
     reached,
 )
+from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import principal_of
-from feedback_intelligence.services.cases import Actor, CaseView, UnknownRef, case_json
+from feedback_intelligence.services.cases import Actor, CaseView, ClosureRefused, UnknownRef, case_json, closure_for
+from feedback_intelligence.store.accounts import Person as Account
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.text.normalize import is_blank
 
@@ -54,22 +58,41 @@ _CHANGE = {
 }
 
 
+def _needs(action: str, *fields: str) -> dict[str, Any]:
+    return {
+        "if": {"properties": {"action": {"const": action}}, "required": ["action"]},
+        "then": {"properties": {f: {"type": "string"} for f in fields}, "required": list(fields)},  # + not blank
+    }
+
+
 class CaseAction(m._Wire):
-    # "dismiss" needs a reason, in the schema too (JSON Schema's if/then); the route words the refusal.
+    # "dismiss" needs a reason and "handle" its root cause and what was done, in the schema too (JSON
+    # Schema's if/then); the route words the refusal (services/cases.closure_for).
     model_config = ConfigDict(
         extra="ignore",
-        json_schema_extra={
-            "if": {"properties": {"action": {"const": "dismiss"}}, "required": ["action"]},
-            "then": {"properties": {"reason": {"type": "string"}}, "required": ["reason"]},  # + not blank
-        },
+        json_schema_extra={"allOf": [_needs("dismiss", "reason"), _needs("handle", "rootCause", "resolution")]},
     )
     action: Literal["acknowledge", "handle", "dismiss", "reopen"] = Field(description="The move.")
     reason: str | None = Field(None, max_length=1000, description="Required to dismiss.")
+    rootCause: str | None = Field(
+        None, max_length=40, description="Required to handle: a key of `/schema`'s `caseRootCauses`."
+    )
+    rootCauseText: str | None = Field(
+        None, max_length=1000, description="The root cause in words; required when `rootCause` is `other`."
+    )
+    resolution: str | None = Field(None, max_length=2000, description="Required to handle: what was done.")
     actorName: str | None = Field(None, max_length=100, description="Who acts, as the manager typed it.")
 
 
 class CaseOwner(m._Wire):
-    name: str = Field(max_length=100, description="The owner, as the manager typed it; empty clears it.")
+    name: str = Field(
+        "", max_length=100, description="The owner, as the manager typed it; empty (and no `accountId`) clears it."
+    )
+    accountId: str | None = Field(
+        None,
+        max_length=64,
+        description="The owner as an account, one of `GET /cases/{ref}/owners` (with accounts); wins over `name`.",
+    )
     actorName: str | None = Field(None, max_length=100, description="Who assigns, as typed.")
 
 
@@ -177,21 +200,63 @@ async def act_on_case(
     reason = None if is_blank(body.reason) else (body.reason or "").strip()
     if body.action == "dismiss" and reason is None:
         raise InputError([Problem("A case is dismissed with a reason.", "reason_required", field="reason")])
+    closure = None
+    if body.action == "handle":
+        try:
+            closure = closure_for(rt.domain, body.rootCause, body.rootCauseText, body.resolution)
+        except ClosureRefused as refused:
+            raise InputError([Problem(str(refused), refused.code, field=refused.field)]) from None
     try:
         view = await rt.cases.act(
-            _ref(ref), body.action, _actor(request, body.actorName), expected_revision=expected, reason=reason
+            _ref(ref),
+            body.action,
+            _actor(request, body.actorName),
+            expected_revision=expected,
+            reason=reason,
+            closure=closure,
         )
     except UnknownRef:
         return _not_found(ref)
     return _answer(view, rt)
 
 
+async def _owners(ref: str, rt: Runtime, people: People) -> list[Account]:
+    """Who may own the case: enabled accounts with a manager's (or operator's) grant reaching its item's
+    store; none without accounts (FI_AUTH=none: the owner is a typed name)."""
+    if not people.enabled:
+        return []
+    channel, _, feedback_id = ref.partition(":")
+    item = await rt.channels[channel].store.get(feedback_id)
+    return await people.store.granted(("manager", "operator"), item.store if item is not None else None)
+
+
+@router.get(
+    "/cases/{ref}/owners",
+    operation_id="listCaseOwners",
+    summary="The people who may own a case: the managers granted its store",
+    description="Enabled accounts with a `manager` (or `operator`) grant of the case's store or of the chain, by "
+    "name; an item without a store is the chain's. Empty without accounts (FI_AUTH=none), where the owner is a "
+    "typed name. A managers' route.",
+    responses={200: {"model": CaseOwnersOut}, **errors(404, 429), **_FORBIDDEN},
+    dependencies=_IN_REACH,
+)
+async def list_case_owners(ref: str, rt: RuntimeDep, p: PeopleDep) -> JSONResponse:
+    try:
+        await rt.cases.detail(_ref(ref))  # no such case is 404, as on every case route
+    except UnknownRef:
+        return _not_found(ref)
+    people = [OwnerOut(id=a.account_id, name=a.display_name, username=a.username) for a in await _owners(ref, rt, p)]
+    return JSONResponse(CaseOwnersOut(people=people).model_dump(mode="json"))
+
+
 @router.put(
     "/cases/{ref}/owner",
     operation_id="assignCase",
-    summary="Set the case's owner (a typed name until accounts exist)",
-    description="The name as the manager typed it, recorded as `typed`; an empty name clears the owner. "
-    "`If-Match` as for actions. Written to the audit log. A managers' route.",
+    summary="Set the case's owner: an account granted its store, or a typed name",
+    description="`accountId`: one of `GET /cases/{ref}/owners`, else 400 `owner_not_granted`. Otherwise the name as "
+    "the manager typed it, recorded as `typed` (a signed-in person typing their own name takes the case as "
+    "themselves); an empty name clears the owner. `If-Match` as for actions. Written to the audit log. A "
+    "managers' route.",
     responses=_CHANGE,
     dependencies=_IN_REACH,
 )
@@ -200,11 +265,22 @@ async def assign_case(
     body: CaseOwner,
     request: Request,
     rt: RuntimeDep,
+    p: PeopleDep,
     if_match: str | None = _IF_MATCH,
 ) -> JSONResponse:
     expected = expected_revision(if_match, "the case's revision")
+    actor = _actor(request, body.actorName)
     try:
-        view = await rt.cases.assign(_ref(ref), body.name, _actor(request, body.actorName), expected_revision=expected)
+        if body.accountId is None:
+            view = await rt.cases.assign(_ref(ref), body.name, actor, expected_revision=expected)
+        else:
+            granted = {a.account_id: a for a in await _owners(_ref(ref), rt, p)}
+            chosen = granted.get(body.accountId)
+            if chosen is None:
+                refusal = "The owner is a manager granted the case's store."
+                raise InputError([Problem(refusal, "owner_not_granted", field="accountId")])
+            owner = Actor("account", chosen.account_id, chosen.display_name)
+            view = await rt.cases.set_owner(_ref(ref), owner, actor, expected_revision=expected)
     except UnknownRef:
         return _not_found(ref)
     return _answer(view, rt)

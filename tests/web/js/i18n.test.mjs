@@ -61,3 +61,23 @@ test("the account page and the password rule speak Finnish and English, each its
   assert.equal(fi("password.changed", { n: 1 }), "Salasana vaihdettu. Toinen kirjautumisesi päättyi.");
   assert.equal(en("password.changed", { n: 3 }), "Password changed. Your 3 other sessions were signed out.");
 });
+
+test("carrying a case to its end speaks Finnish and English, each its own words", () => {
+  const en = translator("en");
+  const fi = translator("fi");
+  const params = { time: "3.12.2026 klo 10.27", name: "Pia", ref: "live:desk-1" };
+  const keys = [
+    "cases.take", "cases.nameNeeded", "cases.happened", "cases.openedLater", "cases.noOwner", "cases.ownerIs",
+    "cases.ownerTyped", "cases.ownerLabel", "cases.setOwner", "cases.story", "cases.notes", "cases.noNotes",
+    "cases.note", "cases.addNote", "cases.noteNeeded", "cases.noteSaved", "cases.history", "cases.closure",
+    "cases.rootCause", "cases.rootCause.pick", "cases.rootCauseText", "cases.resolution", "cases.confirmHandle",
+    "cases.rootCauseNeeded", "cases.rootCauseTextNeeded", "cases.resolutionNeeded", "cases.dismissedBecause",
+    "cases.notFound", "audit.action.case.root_cause",
+  ];
+  for (const key of keys) {
+    assert.ok(en.has(key), key);
+    assert.notEqual(fi(key, params), en(key, params), key);
+    assert.doesNotMatch(fi(key, params), /\{\w+\}/, key);
+  }
+  assert.equal(fi("cases.happened", params), "Tapahtui 3.12.2026 klo 10.27");
+});

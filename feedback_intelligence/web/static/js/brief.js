@@ -30,7 +30,7 @@ function caseLine(item, names, t, topTier) {
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const store = storeName(names, item.item?.store) || t("brief.noStore");
   return h("li", { class: ["brief-case", item.tier === topTier && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
-    h("a", { href: "#cases", class: "brief-case-link" },
+    h("a", { href: `#case=${encodeURIComponent(item.ref).replace(/%3A/g, ":")}`, class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
       " · ", h("span", { class: "muted" }, t("brief.opened", { time: formatShortTime(item.openedAt, t) }))),

@@ -3,10 +3,13 @@
 // and the change log. The case routes are the manager's (operator-only until accounts exist): where
 // they answer 404 the section stays hidden. Every change sends the revision it was read at (If-Match);
 // a 412 means someone else was first, and the list is read again.
+// A case is carried to its end here: its owner (oneself, a manager granted its store, or a typed name
+// without accounts), its notes and history, and closing it as handled with a root cause of the domain's
+// list and what was done. A link to `#case=<ref>` (the alert mail's) opens that case and brings it into view.
 
 import { getJson, request } from "./api.js";
-import { byId, clear, h, show } from "./dom.js";
-import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
+import { byId, clear, h, replace, show } from "./dom.js";
+import { applyStatic, formatTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACTIONS = {
@@ -23,6 +26,12 @@ const SHOWN_AT_FIRST = 5; // active cases shown before "show all": the page's re
 let t = translator(initialLanguage());
 let showAll = false;
 let names = {};
+let rootCauses = {}; // the domain's caseRootCauses: key -> {fi, sv, en}
+let me = null; // /auth/me: who is signed in (null or signedIn false: nobody, the typed name acts)
+const opened = new Set(); // refs whose story (owner, notes, history) is open: kept open across a reload
+// what is typed but not yet saved, by ref: every change re-reads the list, and a refused or stale one
+// (412) must not lose a closure half written, nor one case's text when another case is acted on
+const drafts = new Map();
 const el = {
   section: byId("cases"),
   summary: byId("cases-summary"),
@@ -65,29 +74,269 @@ function dismissControls(item) {
   return [button, reason];
 }
 
+function causeLabel(key) {
+  const labels = rootCauses[key];
+  return labels ? labels[t.lang] || labels.en || Object.values(labels)[0] : key;
+}
+
+// Closing as handled asks why it happened (the domain's list, and words) and what was done: the first
+// press of "Mark handled" opens the form, its own button sends it.
+function handleControls(item) {
+  const id = (name) => `case-${name}-${item.ref.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const cause = h("select", { id: id("cause"), class: "case-cause", required: true },
+    h("option", { value: "" }, t("cases.rootCause.pick")),
+    Object.keys(rootCauses).map((key) => h("option", { value: key }, causeLabel(key))));
+  const words = h("input", { id: id("cause-text"), type: "text", maxlength: "1000", class: "case-cause-text" });
+  const done = h("textarea", { id: id("resolution"), maxlength: "2000", rows: "2", class: "case-resolution",
+    required: true });
+  const send = h("button", { type: "button", class: "btn btn-small btn-primary", dataset: { action: "handle-confirm" } },
+    t("cases.confirmHandle"));
+  const problem = h("p", { class: "case-closure-problem", role: "alert" }); // beside the field, on a phone too
+  const form = h("fieldset", { class: "case-closure", hidden: true },
+    h("legend", {}, t("cases.closure")),
+    h("label", { class: "label", for: cause.id }, t("cases.rootCause")), cause,
+    h("label", { class: "label", for: words.id }, t("cases.rootCauseText")), words,
+    h("label", { class: "label", for: done.id }, t("cases.resolution")), done,
+    problem,
+    h("div", { class: "case-closure-actions" }, send));
+  const key = `${item.ref} closure`;
+  const kept = drafts.get(key);
+  if (kept) {
+    [cause.value, words.value, done.value, form.hidden] = [kept.cause, kept.words, kept.done, false];
+  }
+  const keep = () => drafts.set(key, { cause: cause.value, words: words.value, done: done.value });
+  for (const kind of ["input", "change"]) {
+    form.addEventListener(kind, () => {
+      if (problem.textContent) say(""); // the status line said the same: both go once the field is touched
+      problem.textContent = "";
+      keep();
+    });
+  }
+  const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "handle" },
+    "aria-expanded": String(!form.hidden) }, t("cases.act.handle"));
+  button.addEventListener("click", () => {
+    form.hidden = !form.hidden;
+    button.setAttribute("aria-expanded", String(!form.hidden));
+    if (form.hidden) drafts.delete(key);
+    else {
+      keep();
+      cause.focus();
+    }
+  });
+  const missing = () => {
+    if (!cause.value) return [cause, "cases.rootCauseNeeded"];
+    if (cause.value === "other" && !words.value.trim()) return [words, "cases.rootCauseTextNeeded"];
+    if (!done.value.trim()) return [done, "cases.resolutionNeeded"];
+    return null;
+  };
+  send.addEventListener("click", () => {
+    const gap = missing(); // the server says the same (400), this only says it sooner
+    problem.textContent = gap ? t(gap[1]) : "";
+    if (gap) {
+      say(t(gap[1]), "error");
+      gap[0].focus();
+      return;
+    }
+    act(item, "handle", "", send,
+      { rootCause: cause.value, rootCauseText: words.value.trim() || null, resolution: done.value.trim() });
+  });
+  return [button, form];
+}
+
+// "Take it": the signed-in person's user name makes them the owner as an account (services/cases.py);
+// without accounts, the name typed above.
+function takeButton(item) {
+  const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "take" } }, t("cases.take"));
+  button.addEventListener("click", () => {
+    const name = me && me.signedIn ? me.username : el.actor.value.trim();
+    if (!name) {
+      say(t("cases.nameNeeded"), "error");
+      el.actor.focus();
+      return;
+    }
+    setOwner(item, { name }, button);
+  });
+  return button;
+}
+
+function happened(item) {
+  const at = item.item?.timestamp;
+  if (!at) return t("cases.opened", { time: formatTime(item.openedAt, t) });
+  const apart = Math.abs(toDate(item.openedAt).getTime() - toDate(at).getTime()) >= 60_000;
+  const when = t("cases.happened", { time: formatTime(at, t) });
+  return apart ? `${when} · ${t("cases.openedLater", { time: formatTime(item.openedAt, t) })}` : when;
+}
+
+function ownerWords(owner) {
+  if (!owner) return t("cases.noOwner");
+  return t(owner.kind === "typed" ? "cases.ownerTyped" : "cases.ownerIs", { name: owner.name });
+}
+
+function closureLines(item) {
+  if (item.state === "handled" && item.rootCause) {
+    return [
+      h("p", { class: "case-cause-line" }, h("strong", {}, `${t("cases.rootCause")}: `), causeLabel(item.rootCause),
+        item.rootCauseText ? ` – ${item.rootCauseText}` : ""),
+      item.resolution ? h("p", { class: "case-resolution-line" }, h("strong", {}, `${t("cases.resolution")}: `),
+        item.resolution) : null,
+    ];
+  }
+  if (item.state === "dismissed" && item.dismissReason) {
+    return h("p", { class: "case-reason-line" }, h("strong", {}, `${t("cases.dismissedBecause")}: `), item.dismissReason);
+  }
+  return null;
+}
+
 function caseRow(item) {
   const buttons = (ACTIONS[item.state] || []).map((action) => {
     if (action === "dismiss") return dismissControls(item);
+    if (action === "handle") return handleControls(item);
     const button = h("button", { type: "button", class: "btn btn-small", dataset: { action } },
       t(`cases.act.${action}`));
     button.addEventListener("click", () => act(item, action, "", button));
     return button;
   });
+  const mine = item.owner && me && me.signedIn && item.owner.kind === "account" && item.owner.name === me.displayName;
+  if (ACTIVE.has(item.state) && !mine) buttons.unshift(takeButton(item));
+  // the closing form opens below the row of buttons, not between them
+  const controls = buttons.flat();
+  const forms = controls.filter((c) => c.tagName === "FIELDSET");
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
+  const story = storyBox(item);
   return h(
     "li",
-    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed"],
-      dataset: { ref: item.ref, state: item.state } },
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", item.ref === linkedRef() && "case-target"],
+      id: `case-${item.ref}`,
+      tabindex: "-1", dataset: { ref: item.ref, state: item.state } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
       item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
         ` · ${storeName(names, item.item.store)}`) : "",
       item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null),
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
-    h("p", { class: "case-meta" }, t("cases.opened", { time: formatTime(item.openedAt, t) }),
-      item.owner ? ` · ${t("cases.owner", { name: item.owner.name })}` : ""),
-    h("div", { class: "case-actions" }, buttons),
+    h("p", { class: "case-meta" }, happened(item), " · ", h("span", { class: "case-owner" }, ownerWords(item.owner))),
+    closureLines(item),
+    h("div", { class: "case-actions" }, controls.filter((c) => !forms.includes(c))),
+    forms,
+    story,
   );
+}
+
+// The case's story, read when opened: owner (a manager granted its store; a typed name without
+// accounts), notes with a field for one more, and its history from the audit log.
+function storyBox(item) {
+  const body = h("div", { class: "case-story-body" });
+  const box = h("details", { class: "case-story", dataset: { ref: item.ref } }, h("summary", {}, t("cases.story")), body);
+  let filled = false;
+  const fill = () => {
+    if (filled) return;
+    filled = true;
+    fillStory(item, body);
+  };
+  box.addEventListener("toggle", () => {
+    if (box.open) {
+      opened.add(item.ref);
+      fill();
+    } else opened.delete(item.ref);
+  });
+  if (opened.has(item.ref)) {
+    box.open = true;
+    fill();
+  }
+  return box;
+}
+
+async function fillStory(item, body) {
+  const ref = encodeURIComponent(item.ref);
+  const [detailRead, ownersRead] = await Promise.allSettled([getJson(`/cases/${ref}`),
+    ACTIVE.has(item.state) ? getJson(`/cases/${ref}/owners`) : Promise.resolve({ people: [] })]);
+  if (detailRead.status === "rejected") {
+    replace(body, h("p", { class: "muted" }, t("cases.failed")));
+    return;
+  }
+  const detail = detailRead.value;
+  const people = ownersRead.status === "fulfilled" ? ownersRead.value.people : [];
+  replace(body,
+    ACTIVE.has(item.state) ? ownerControls(detail, people) : null,
+    h("h3", { class: "case-story-head" }, t("cases.notes")),
+    h("ul", { class: "case-notes" }, detail.notes.length
+      ? detail.notes.map((n) => h("li", { class: "case-note" },
+        h("span", { class: "muted" }, `${formatTime(n.at, t)} · ${n.author.name || t(`audit.actor.${n.author.kind}`)}: `),
+        n.text))
+      : h("li", { class: "muted" }, t("cases.noNotes"))),
+    noteControls(detail),
+    h("h3", { class: "case-story-head" }, t("cases.history")),
+    h("ul", { class: "case-history" }, detail.audit.map(historyRow)));
+}
+
+function ownerControls(detail, people) {
+  const id = `case-owner-${detail.ref.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "owner" } },
+    t("cases.setOwner"));
+  let field;
+  if (me && me.signedIn) {
+    field = h("select", { id, class: "case-owner-select" },
+      h("option", { value: "" }, t("cases.noOwner")),
+      people.map((p) => h("option", { value: p.id, selected: detail.owner?.id === p.id }, p.name)));
+    button.addEventListener("click", () =>
+      setOwner(detail, field.value ? { accountId: field.value } : { name: "" }, button));
+  } else {
+    field = h("input", { id, type: "text", maxlength: "100", class: "case-owner-name", value: detail.owner?.name || "" });
+    button.addEventListener("click", () => setOwner(detail, { name: field.value.trim() }, button));
+  }
+  return h("div", { class: "case-owner-row" }, h("label", { class: "label", for: id }, t("cases.ownerLabel")), field, button);
+}
+
+function noteControls(detail) {
+  const id = `case-note-${detail.ref.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const text = h("textarea", { id, rows: "2", class: "case-note-text" });
+  const key = `${detail.ref} note`;
+  text.value = drafts.get(key) || "";
+  text.addEventListener("input", () => drafts.set(key, text.value));
+  const button = h("button", { type: "button", class: "btn btn-small", dataset: { action: "note" } }, t("cases.addNote"));
+  button.addEventListener("click", async () => {
+    if (!text.value.trim()) {
+      say(t("cases.noteNeeded"), "error");
+      text.focus();
+      return;
+    }
+    button.disabled = true;
+    const response = await request(`/cases/${encodeURIComponent(detail.ref)}/notes`, {
+      method: "POST", body: { text: text.value.trim(), actorName: el.actor.value.trim() || null },
+    }).catch(() => null);
+    if (response && response.ok) drafts.delete(key);
+    say(response && response.ok ? t("cases.noteSaved") : t("cases.failed"), response && response.ok ? "info" : "error");
+    await load();
+  });
+  return h("div", { class: "case-note-row" }, h("label", { class: "label", for: id }, t("cases.note")), text, button);
+}
+
+function historyRow(entry) {
+  const who = entry.actor.name || t(`audit.actor.${entry.actor.kind}`);
+  const key = `audit.action.${entry.action}`;
+  const what = t.has(key) ? t(key) : t("audit.action.other", { action: entry.action });
+  const detail = entry.action === "case.root_cause"
+    ? [causeLabel(entry.newValue), entry.reason].filter(Boolean).join(" – ")
+    : entry.action === "case.assign" ? entry.newValue || t("cases.noOwner") : entry.reason;
+  return h("li", { class: "case-history-entry", dataset: { action: entry.action } },
+    `${formatTime(entry.at, t)} · ${what} · ${who}`, detail ? ` · ”${detail}”` : "");
+}
+
+async function setOwner(item, body, button) {
+  button.disabled = true;
+  const response = await request(`/cases/${encodeURIComponent(item.ref)}/owner`, {
+    method: "PUT",
+    body: { ...body, actorName: el.actor.value.trim() || null },
+    headers: { "If-Match": `"${item.revision}"` },
+  }).catch(() => null);
+  report(response);
+  await load();
+}
+
+function report(response) {
+  if (response && response.ok) say(t("cases.done"));
+  else if (response && response.status === 412) say(t("cases.stale"), "error");
+  else say(t("cases.failed"), "error");
 }
 
 function auditRow(entry) {
@@ -100,23 +349,56 @@ function auditRow(entry) {
     parts.join(" · "), entry.reason ? ` · ”${entry.reason}”` : "");
 }
 
-async function act(item, action, reason, button) {
+async function act(item, action, reason, button, closure = {}) {
   if (action === "dismiss" && !reason.trim()) {
     say(t("cases.reasonNeeded"), "error");
     return;
   }
   button.disabled = true;
-  const body = { action, actorName: el.actor.value.trim() || null };
+  const body = { action, actorName: el.actor.value.trim() || null, ...closure };
   if (reason.trim()) body.reason = reason.trim();
   const response = await request(`/cases/${encodeURIComponent(item.ref)}/actions`, {
     method: "POST",
     body,
     headers: { "If-Match": `"${item.revision}"` },
   }).catch(() => null);
-  if (response && response.ok) say(t("cases.done"));
-  else if (response && response.status === 412) say(t("cases.stale"), "error");
-  else say(t("cases.failed"), "error");
+  if (response && response.ok) drafts.delete(`${item.ref} closure`);
+  report(response);
   await load();
+}
+
+/** The case a link names (`#case=live:desk-3f…`), or null. */
+function linkedRef() {
+  const match = /^#case=(.+)$/.exec(window.location.hash);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+// The linked case: shown even past the first few, its story opened, brought into view and marked.
+async function land() {
+  const ref = linkedRef();
+  if (!ref) return;
+  let row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+  if (row && row.hidden) {
+    showAll = true;
+    opened.add(ref);
+    await load();
+    row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+  }
+  if (!row) {
+    say(t("cases.notFound", { ref }), "error");
+    return;
+  }
+  for (const other of el.list.querySelectorAll("li.case-target")) other.classList.remove("case-target");
+  row.classList.add("case-target");
+  const story = row.querySelector("details.case-story");
+  if (story && !story.open) story.open = true;
+  row.scrollIntoView({ block: "start" });
+  row.focus({ preventScroll: true });
 }
 
 async function load() {
@@ -159,6 +441,7 @@ async function start() {
   try {
     const schema = await getJson("/schema");
     if (schema && schema.language) t = translator(schema.language, schema.timezone); // as the report beside it
+    rootCauses = (schema && schema.caseRootCauses) || {};
   } catch {
     // the browser's language stays
   }
@@ -168,10 +451,18 @@ async function start() {
     load();
   });
   // a signed-in person is named by their account: the typed name is for a page nobody signed in to
-  const me = await getJson("/auth/me").catch(() => null);
+  me = await getJson("/auth/me").catch(() => null);
   names = await storeNames();
   show(el.actorWrap, !(me && me.signedIn));
+  const target = linkedRef();
+  if (target) opened.add(target);
   await load();
+  await land();
+  window.addEventListener("hashchange", () => {
+    const ref = linkedRef();
+    if (ref) opened.add(ref);
+    land();
+  });
 }
 
 start();

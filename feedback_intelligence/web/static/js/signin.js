@@ -9,8 +9,14 @@ const ERRORS = {
 
 // Where to go after signing in is the server's decision alone (auth/next_path.py): the page passes its
 // `next` on as given, and goes where the sign-in's answer (or the single sign-on's redirect) says.
+// A fragment never reaches the server: a link to `/#case=live:…` redirected here keeps `#case=…` on this
+// page's address alone, so it joins `next` here, or the case link would land on the page without its case.
 function askedNext() {
-  return new URLSearchParams(location.search).get("next");
+  const next = new URLSearchParams(location.search).get("next");
+  const hash = location.hash.length > 1 ? location.hash : "";
+  if (!hash) return next;
+  const path = next ?? "/";
+  return path.includes("#") ? path : `${path}${hash}`;
 }
 
 /** The asked `next` within the sign-in body's bound (SigninIn.next); a longer one is no path of ours. */
