@@ -143,6 +143,8 @@ class DomainFile(_File):
     sources: TextList
     prompts: TextMap = {}
     prior_fields: TextList = ()
+    issues: Annotated[dict[str, Labels], BeforeValidator(_object)] = {}  # issue -> language -> label
+    catch_all_issue: Annotated[str | None, BeforeValidator(lambda v: None if v is None else _text(v))] = None
 
     @field_validator("categories")
     @classmethod
@@ -211,6 +213,16 @@ class CategoryFile(_File):
 
     categories: dict[str, CategoryRuleEntry]
     incident_places: IncidentPlacesEntry | None = None
+
+
+class IssueFile(_File):
+    """``issue-keywords.json``: keyword rules per issue (the category rules' shape), and the alert, type
+    and category maps that decide an issue where the words do not."""
+
+    issues: dict[str, CategoryRuleEntry]
+    by_alert: TextMap = {}
+    by_type: TextMap = {}
+    by_category: TextMap = {}
 
 
 class Tiers(_File):

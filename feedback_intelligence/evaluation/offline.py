@@ -2,7 +2,8 @@
 
 Alerts and the prior are deterministic, so their figures on a labelled set need nothing running:
 alert recall and precision per category (and pooled over the watched ones), the prior's accuracy per
-field beside the majority class, the keyword rules' precision, the sentiment rules per language, and
+field beside the majority class, the keyword rules' precision, the sentiment rules per language, the
+issue rule's accuracy and catch-all share (evaluation/issues.py), and
 how many of the prior's themes the theme guard would refuse (a guard that refuses clean, text-grounded
 themes is too strict).
 
@@ -22,6 +23,7 @@ from feedback_intelligence.deterministic.category_keywords import match_category
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, SPLITS, EvalItem, EvalSetError, select
+from feedback_intelligence.evaluation.issues import issue_figures, issue_readings
 from feedback_intelligence.evaluation.scoring import (
     accuracy,
     alert_scores,
@@ -77,6 +79,7 @@ def deterministic_card(items: Sequence[EvalItem], readings: Readings, domain: Do
             items, {i.id: readings.proposals[i.id].get("theme") for i in items}, theme_check_of(domain)
         ),
         "sentiment": sentiment_figures(items, readings.proposals, domain),
+        "issue": issue_figures(items, issue_readings(items, readings.proposals, readings.alerts, domain), domain),
         "keywordRules": keyword_precision(
             list(items), lambda text: match_category_keywords(text, domain.category_keywords, domain.incident_places)
         ),

@@ -480,6 +480,13 @@ class SchemaOut(ApiModel):
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
     alertCategories: list[str] = Field(description="Alert category keys (the report's `?alert=` filter), in order.")
+    issues: list[str] = Field(
+        default_factory=list, description="Issue keys (the problem an item reports; the report's `?issue=`), in order."
+    )
+    issueLabels: dict[str, str] = Field(
+        default_factory=dict, description="Issue key → label, in the domain's language."
+    )
+    catchAllIssue: str | None = Field(default=None, description="The issue for what names no problem of the list.")
     textMaxChars: int = Field(
         description="The longest text the model reads and `POST /interpret` accepts (FI_INPUT_MAX_CHARS); the desk "
         "marks a longer one instead of cutting it."
