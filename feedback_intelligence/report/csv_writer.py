@@ -30,6 +30,7 @@ _HEADERS = {
         "aika",
         "lähde",
         "osasto",
+        "ongelma",
         "vakavuus",
         "tyyppi",
         "sävy",
@@ -43,6 +44,7 @@ _HEADERS = {
         "time",
         "source",
         "category",
+        "issue",
         "severity",
         "type",
         "sentiment",
@@ -84,8 +86,8 @@ def item_header(domain: Domain) -> list[str]:
     return list(_HEADERS[_language(domain)])
 
 
-def item_row(item: StoredFeedback, domain: Domain, zone: str) -> list[str]:
-    """One item in the report's words: labels, never keys."""
+def item_row(item: StoredFeedback, domain: Domain, zone: str, issue: str | None = None) -> list[str]:
+    """One item in the report's words: labels, never keys; ``issue`` is the row's stored issue."""
     language = _language(domain)
     structure = item.structure
     sentiment = effective_sentiment(structure, item.text, domain)
@@ -96,6 +98,7 @@ def item_row(item: StoredFeedback, domain: Domain, zone: str) -> list[str]:
         local_time(item.timestamp, zone),
         _SOURCES[language].get(item.source, item.source),
         domain.category_label(structure.category) if structure else "",
+        domain.issue_label(issue) if issue else "",
         domain.severities.get(structure.severity, structure.severity) if structure else "",
         domain.types.get(structure.type, structure.type) if structure else "",
         domain.sentiments.get(sentiment, sentiment) if sentiment else "",
@@ -121,7 +124,7 @@ def inbox_csv(items: Iterable[ListedItem], domain: Domain, zone: str) -> str:
     header.insert(1, heading)
     rows = []
     for listed in items:
-        row = item_row(listed.record, domain, zone)
+        row = item_row(listed.record, domain, zone, listed.issue)
         row.insert(1, names.get(listed.channel, listed.channel))
         rows.append(row)
     return csv_text(header, rows)

@@ -43,6 +43,7 @@ class ItemFilter:
     to: str | None = None
     store: str | None = None
     category: str | None = None
+    issue: str | None = None
     severity: str | None = None
     type: str | None = None
     sentiment: str | None = None
@@ -73,6 +74,7 @@ def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
     for column, value in (
         (c.store, flt.store),
         (c.category, flt.category),
+        (c.issue, flt.issue),
         (c.severity, flt.severity),
         (c.type, flt.type),
         (c.sentiment, flt.sentiment),

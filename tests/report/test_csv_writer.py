@@ -40,6 +40,7 @@ def test_an_item_row_carries_labels_not_codes() -> None:
         item("x1", 1.0, text="=HYPERLINK kassalla veloitettiin kahdesti", source="email", severity="high"),
         domain,
         "Europe/Helsinki",
+        "payment_technology",  # the row's stored issue, shown by its label
     )
-    assert row[2:6] == ["Sähköposti", "Maito & kylmä", "Korkea", "Valitus"]
+    assert row[2:7] == ["Sähköposti", "Maito & kylmä", "Maksaminen ja laitteet", "Korkea", "Valitus"]
     assert items_csv([item("x1", 1.0, text="=1+1")], domain, "UTC").splitlines()[1].endswith(",'=1+1")
