@@ -36,6 +36,7 @@ from feedback_intelligence.report.deterministic import (
     warn_unknown_severities,
 )
 from feedback_intelligence.report.instants import format_instant, to_ticks
+from feedback_intelligence.report.issues import issue_groups
 from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
 from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
@@ -251,6 +252,7 @@ class ReportService:
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
             alert_cases=await self._cases_of(alerts),
             themes=themes,
+            issues=issue_groups(aggregates, domain, options),
             dropped_claim_count=0,
             llm_fallback_count=0,
             language=domain.language,

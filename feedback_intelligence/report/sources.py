@@ -17,6 +17,7 @@ from feedback_intelligence.store.aggregates import (
     CountKey,
     Example,
     HourCount,
+    IssueKey,
     ItemFilter,
     Screen,
     ThemeCount,
@@ -159,6 +160,15 @@ def aggregates_of(
             out.newest.setdefault(d.category, []).append(example)
         if d.alert:
             out.alerts.append(example)
+        if d.issue is not None:
+            issue_key = IssueKey(d.issue, item.store, d.category, item.timestamp >= midpoint)
+            issue_counted = out.issues.setdefault(issue_key, Counted())
+            issue_counted.items += 1
+            issue_counted.rank_sum += d.severity_rank
+            if d.theme_base is not None:
+                issue_theme = out.issue_themes.setdefault((d.issue, d.theme_base), ThemeCount())
+                issue_theme.items += 1
+                issue_theme.newest = max(issue_theme.newest, f"{item.timestamp} {item.id}")
     out.alerts = sorted(out.alerts, key=Example.newest_key, reverse=True)[:limit]
     for category, examples in out.sources.items():
         out.sources[category] = sorted(

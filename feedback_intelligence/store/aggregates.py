@@ -111,6 +111,17 @@ class CountKey:
     second_half: bool  # timestamp >= the window's midpoint
 
 
+@dataclass(frozen=True, slots=True)
+class IssueKey:
+    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none), which
+    department, and which half of the window."""
+
+    issue: str
+    store: str | None
+    category: str | None
+    second_half: bool
+
+
 @dataclass(slots=True)
 class Counted:
     items: int = 0
@@ -162,6 +173,8 @@ class WindowAggregates:
     channel_counts: dict[str, int] = field(default_factory=dict)  # items per channel
     #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
     candidates: list[StoredFeedback] = field(default_factory=list)
+    issues: dict[IssueKey, Counted] = field(default_factory=dict)  # items with an issue, by problem and store
+    issue_themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (issue, theme_base)
 
     def add(self, other: WindowAggregates, limit: int) -> None:
         """Add another channel's answer key by key; examples merged in their order and cut (exact)."""
@@ -180,6 +193,14 @@ class WindowAggregates:
         for category, examples in other.newest.items():
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
+        for issue_key, issue_counted in other.issues.items():
+            mine = self.issues.setdefault(issue_key, Counted())
+            mine.items += issue_counted.items
+            mine.rank_sum += issue_counted.rank_sum
+        for pair, theme in other.issue_themes.items():
+            found = self.issue_themes.setdefault(pair, ThemeCount())
+            found.items += theme.items
+            found.newest = max(found.newest, theme.newest)
         self.channel_counts.update(other.channel_counts)
         self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
 
@@ -232,6 +253,28 @@ def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None)
         .where(where_clause(flt), within if within is not None else true(), c.theme_base.is_not(None))
         .where(c.category.is_not(None))
         .group_by(c.category, c.theme_base)
+    )
+
+
+def _issue_statement(flt: ItemFilter, midpoint: str) -> Any:
+    """Items by issue, store, category and half: the issue view's counts (on the rows: the rollups carry
+    no issue, ADR 0055)."""
+    c = feedback.c
+    half = case((c.timestamp < midpoint, 0), else_=1).label("half")
+    keys = (c.issue, c.store, c.category)
+    return (
+        select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
+        .where(where_clause(flt), c.issue.is_not(None))
+        .group_by(*keys, half)
+    )
+
+
+def _issue_theme_statement(flt: ItemFilter) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, c.theme_base, func.count().label("items"), func.max(c.timestamp + " " + c.id).label("newest"))
+        .where(where_clause(flt), c.issue.is_not(None), c.theme_base.is_not(None))
+        .group_by(c.issue, c.theme_base)
     )
 
 
@@ -407,6 +450,15 @@ async def _one_store(
                 rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
         for row in theme_rows:
             theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
+            theme.items += int(row.items)
+            theme.newest = max(theme.newest, row.newest)
+        for row in (await conn.execute(_issue_statement(flt, midpoint))).all():
+            issue_key = IssueKey(row.issue, row.store or None, row.category or None, bool(row.half))
+            counted = out.issues.setdefault(issue_key, Counted())
+            counted.items += int(row.items)
+            counted.rank_sum += int(row.ranks)
+        for row in (await conn.execute(_issue_theme_statement(flt))).all():
+            theme = out.issue_themes.setdefault((row.issue, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()

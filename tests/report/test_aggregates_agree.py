@@ -78,6 +78,7 @@ def dataset(n: int = 400, seed: int = 25) -> list[StoredFeedback]:
                 structure_failed=failed,
                 alerts=tuple(match_alerts(text, DOMAIN)),
                 needs_review=rng.random() < 0.2,
+                store=rng.choice(["s1", "s2", "s3", None]),  # the issue groups are by store
             )
         )
     return items
@@ -180,7 +181,12 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
         for got, want in zip(new.pop("themes"), old.pop("themes"), strict=True):
             assert got == want, (from_raw, to_raw, {k: (got[k], want[k]) for k in got if got[k] != want[k]})
         assert new == old, (from_raw, to_raw)
+        # every item of the window is in exactly one issue group (the domain gives every item an issue)
+        assert sum(group["count"] for group in new["issues"]) == new["totalItems"], (from_raw, to_raw)
     assert len(ITEMS) > 300 and any(i.alerts for i in ITEMS)
+    whole = (await service._build(build_window(*WINDOWS[0], NOW, options), mode)).report.to_json()["issues"]
+    assert len(whole) >= 8 and all(len(group["stores"]) == 4 for group in whole[:3])
+    assert {facet["key"] for group in whole for facet in group["categories"]} >= set(list(DOMAIN.categories)[:6])
 
 
 async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, tmp_path: Path) -> None:
