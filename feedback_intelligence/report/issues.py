@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.report.model import IssueFacet, IssueGroup, IssueStore
-from feedback_intelligence.report.trends import direction_label, trend_direction
+from feedback_intelligence.report.trends import GROWING, STABLE, direction_label, trend_direction
 from feedback_intelligence.store.aggregates import WindowAggregates
 
 FACETS = 5  # departments and themes shown under a group
@@ -56,8 +56,11 @@ class _Issue:
     themes: dict[str, tuple[int, str]] = field(default_factory=dict)  # theme -> (items, newest "timestamp id")
 
 
-def issue_groups(agg: WindowAggregates, domain: Domain, options: ReportSettings) -> list[IssueGroup]:
-    """The issue groups of the window: biggest first, ties in the domain's declared order."""
+def issue_groups(
+    agg: WindowAggregates, domain: Domain, options: ReportSettings, previous: dict[str, int] | None = None
+) -> list[IssueGroup]:
+    """The issue groups of the window: biggest first, ties in the domain's declared order; ``previous``:
+    items per issue in the period of the same length before (the standard report's), else None."""
     found: dict[str, _Issue] = {}
     for key, counted in agg.issues.items():
         issue = found.setdefault(key.issue, _Issue())
@@ -70,11 +73,20 @@ def issue_groups(agg: WindowAggregates, domain: Domain, options: ReportSettings)
             found[name].themes[theme] = (counted_theme.items, counted_theme.newest)
     declared = {key: n for n, key in enumerate(domain.issues)}
     ordered = sorted(found.items(), key=lambda kv: (-kv[1].halves.count, declared.get(kv[0], len(declared)), kv[0]))
-    return [_group(key, issue, domain, options) for key, issue in ordered]
+    return [_group(key, issue, domain, options, previous) for key, issue in ordered]
 
 
-def _group(key: str, issue: _Issue, domain: Domain, options: ReportSettings) -> IssueGroup:
+def _group(
+    key: str, issue: _Issue, domain: Domain, options: ReportSettings, previous: dict[str, int] | None
+) -> IssueGroup:
     direction = issue.halves.direction(options)
+    before = None if previous is None else previous.get(key, 0)
+    # the series' rule for a period against the one before (report/series.py): a rise it calls significant
+    change = (
+        trend_direction(before, issue.halves.count, 0.0, 0.0, options.min_items_for_trend, options.trend_z)
+        if before is not None
+        else STABLE
+    )
     stores = sorted(issue.stores.items(), key=lambda kv: (-kv[1].count, kv[0] or ""))
     categories = sorted(issue.categories.items(), key=lambda kv: (-kv[1], kv[0]))[:FACETS]
     # most mentioned first; a tie goes to the theme whose newest item is newest (as the category groups)
@@ -88,6 +100,8 @@ def _group(key: str, issue: _Issue, domain: Domain, options: ReportSettings) -> 
         second_half=issue.halves.second,
         direction=direction,
         direction_label=direction_label(direction, domain.language),
+        previous=before,
+        rising=change == GROWING,
         stores=[
             IssueStore(
                 store=store,

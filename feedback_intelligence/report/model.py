@@ -132,6 +132,14 @@ class IssueGroup(WireModel):
     second_half: int = Field(description="Of them, in the window's second half.")
     direction: str = Field(description="Trend over the window's halves: stable, growing, declining or worsening.")
     direction_label: str = Field(description="The trend in words.")
+    previous: int | None = Field(
+        None, description="Items with this issue in the period of the same length before; null in the live summary."
+    )
+    rising: bool = Field(
+        False,
+        description="A significant rise against `previous` by the series' rule (FI_REPORT_TREND_Z): the brief's "
+        "rises name it.",
+    )
     stores: list[IssueStore] = Field(description="Where it is reported: every store, most items first.")
     categories: list[IssueFacet] = Field(description="Its departments, most items first (at most five).")
     themes: list[IssueFacet] = Field(description="Its most mentioned themes in base form (at most five).")

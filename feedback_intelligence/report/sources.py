@@ -24,6 +24,7 @@ from feedback_intelligence.store.aggregates import (
     WindowAggregates,
     window_aggregates,
     window_hours,
+    window_issue_counts,
 )
 from feedback_intelligence.store.feedback_store import FeedbackStore
 
@@ -41,6 +42,10 @@ class ReportSource(Protocol):
         """Items per UTC hour, category and alert: what the report's series folds (report/series.py). With
         ``bounds`` (``series.bucket_bounds``) a source may group the hours of one bucket into one row
         carrying one of them; the series is the same either way."""
+        ...
+
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        """Items per issue (the previous period the issue groups are held against)."""
         ...
 
 
@@ -66,6 +71,9 @@ class StoreSource:
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         return await window_hours(self.answering(flt), flt, bounds)
 
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        return await window_issue_counts(self.answering(flt), flt)
+
 
 class FetchSource:
     """A window's records from ``fetch`` (newest first), derived and grouped in memory exactly as the
@@ -75,21 +83,20 @@ class FetchSource:
         self.fetch = fetch
         self.domain = domain
         self.channel = channel
-        # the window read last: the series groups the same window right after (one read, not two)
-        self._last: tuple[tuple[str, str], list[StoredFeedback]] | None = None
+        # the windows a report read: its series and issue groups read the window and the period before it
+        # right after (one read of each, not two)
+        self._reads: dict[tuple[str, str], list[StoredFeedback]] = {}
 
     async def _read(self, flt: ItemFilter) -> list[StoredFeedback]:
         window = (flt.from_ or "", flt.to or "~")
-        if self._last is not None and self._last[0] == window:
-            return self._last[1]
-        items = await self.fetch(window[0], window[1], FETCH_ALL)
-        self._last = (window, items)
-        return items
+        if window not in self._reads:
+            self._reads[window] = await self.fetch(window[0], window[1], FETCH_ALL)
+        return self._reads[window]
 
     async def aggregates(
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates:
-        self._last = None  # a report reads afresh; only its own series reuses the read
+        self._reads = {}  # a report reads afresh; only its own series and issue groups reuse the reads
         items = await self._read(flt)
         out = aggregates_of(items, self.domain, midpoint=midpoint, limit=limit, channel=self.channel)
         if screen is not None:
@@ -100,6 +107,14 @@ class FetchSource:
             ]
             out.candidates = silent[: screen.limit]
         return out
+
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in await self._read(flt):
+            issue = derive(item, self.domain).issue
+            if issue is not None:
+                counts[issue] = counts.get(issue, 0) + 1
+        return counts
 
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         """By hour whatever ``bounds`` say: a list of items in memory is small."""

@@ -501,6 +501,25 @@ async def window_aggregates(
     return total
 
 
+async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
+    """Items per issue of ``flt`` over every store (on the rows): the previous period the issue groups
+    are held against (ADR 0055)."""
+    c = feedback.c
+    statement = (
+        select(c.issue, func.count().label("items")).where(where_clause(flt), c.issue.is_not(None)).group_by(c.issue)
+    )
+
+    async def one(store: FeedbackStore) -> list[Any]:
+        async with store.connection() as conn:
+            return list((await conn.execute(statement)).all())
+
+    totals: dict[str, int] = {}
+    for rows in await asyncio.gather(*(one(store) for store in stores)):
+        for row in rows:
+            totals[row.issue] = totals.get(row.issue, 0) + int(row.items)
+    return totals
+
+
 def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     c = feedback.c
     statement = select(feedback).where(where_clause(flt), c.alerts_json == "[]")

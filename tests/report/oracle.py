@@ -347,10 +347,16 @@ def overall_theme(
 
 
 def build_report(
-    items: list[StoredFeedback], window: Window, mode: Mode, domain: Domain, options: ReportSettings
+    items: list[StoredFeedback],
+    window: Window,
+    mode: Mode,
+    domain: Domain,
+    options: ReportSettings,
+    previous: Sequence[StoredFeedback] = (),
 ) -> dict[str, Any]:
     """The old ``ReportService._build`` over ``items`` (newest first), as its wire JSON without the
-    generation time and the model's counters."""
+    generation time and the model's counters; ``previous``: the items of the period of the same length
+    before the window (the standard report holds its issue groups against them)."""
     from feedback_intelligence.report.model import LlmSummary, Report
 
     themes: list[Theme] = []
@@ -397,7 +403,7 @@ def build_report(
         rejected={},
     )
     report = Report(
-        issues=issue_groups(items, window, domain, options),
+        issues=issue_groups(items, window, domain, options, previous if mode == "standard" else None),
         window_from=window.from_norm,
         window_to=window.to_norm,
         generated_at="",
@@ -428,7 +434,11 @@ def warn_unknown_severities(items: Iterable[StoredFeedback], domain: Domain) -> 
 
 
 def issue_groups(
-    items: Sequence[StoredFeedback], window: Window, domain: Domain, options: ReportSettings
+    items: Sequence[StoredFeedback],
+    window: Window,
+    domain: Domain,
+    options: ReportSettings,
+    previous: Sequence[StoredFeedback] | None,
 ) -> list[IssueGroup]:
     """The issue groups (ADR 0055) over the items themselves: each item's derived issue, store, category,
     theme and half, counted here rather than in the store."""
@@ -469,6 +479,12 @@ def issue_groups(
         ranked.sort(key=lambda kv: kv[1][0], reverse=True)
         group_direction = direction(members)
         first, second = halves(members)
+        before = None if previous is None else sum(1 for item in previous if derive(item, domain).issue == key)
+        rising = (
+            before is not None
+            and trend_direction(before, len(members), 0.0, 0.0, options.min_items_for_trend, options.trend_z)
+            == "growing"
+        )
         groups.append(
             IssueGroup(
                 issue=key,
@@ -478,6 +494,8 @@ def issue_groups(
                 second_half=second,
                 direction=group_direction,
                 direction_label=direction_label(group_direction, domain.language),
+                previous=before,
+                rising=rising,
                 stores=[
                     IssueStore(
                         store=store,

@@ -136,6 +136,13 @@ def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
     return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
 
 
+def before(items: list[StoredFeedback], window: Window) -> list[StoredFeedback]:
+    """The items of the period of the window's length just before it."""
+    length = window.to_ticks - window.from_ticks
+    lo, hi = format_instant(window.from_ticks - length), format_instant(window.from_ticks - 1)
+    return [i for i in items if lo <= i.timestamp <= hi]
+
+
 def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict[str, Any] | None:
     """The series over the items themselves, grouped by hour here and not in the store."""
     if mode != "standard":
@@ -171,7 +178,7 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
         window = build_window(from_raw, to_raw, NOW, options)
         inside = [i for i in ITEMS if window.from_norm <= i.timestamp <= window.to_norm]
         inside.sort(key=lambda i: (i.timestamp, i.id), reverse=True)  # the store's order: newest first
-        old = cut(build_report(inside, window, mode, DOMAIN, options), limit)
+        old = cut(build_report(inside, window, mode, DOMAIN, options, before(ITEMS, window)), limit)
         new = (await service._build(window, mode)).report.to_json()  # the deterministic layer alone
         assert new.pop("series") == expected_series(window, mode, options), (from_raw, to_raw)
         new.pop("timezone")
@@ -247,7 +254,7 @@ async def test_the_rollups_answer_as_the_old_path_after_a_correction_and_an_eras
         part = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
         assert part is not None, "the window holds whole days: the rollups answer them"
         inside = [i for i in held if window.from_norm <= i.timestamp <= window.to_norm]
-        old = cut(build_report(inside, window, "standard", DOMAIN, options), limit=7)
+        old = cut(build_report(inside, window, "standard", DOMAIN, options, before(held, window)), limit=7)
         new = (await service._build(window, "standard")).report.to_json()
         for report in (new, old):
             for key in ("series", "timezone"):
