@@ -100,7 +100,9 @@ def deterministic_result(items: Sequence[EvalItem], domain: Domain, split: str =
 
 
 THEME = "theme"
-MISS_FIELDS = (*SCORED_FIELDS, THEME)  # what --misses can list: a scored field, or a theme naming no gold topic
+ISSUE = "issue"
+# what --misses can list: a scored field, a theme naming no gold topic, or the issue read with the prior's labels
+MISS_FIELDS = (*SCORED_FIELDS, THEME, ISSUE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,7 @@ def dev_misses(items: Sequence[EvalItem], domain: Domain, fields: Sequence[str] 
     if any(item.split != "dev" for item in items):
         raise EvalSetError("misses are listed for dev items only: reading holdout misses is tuning on the holdout")
     readings = read_items(items, domain)
+    issues = issue_readings(items, readings.proposals, readings.alerts, domain) if ISSUE in fields else {}
     watched = watched_alert_categories(domain)
     misses: list[Miss] = []
     for item in items:
@@ -127,7 +130,10 @@ def dev_misses(items: Sequence[EvalItem], domain: Domain, fields: Sequence[str] 
                 misses.append(Miss(item.id, "alert false", category, item.text))
         for field in fields:
             predicted = readings.proposals[item.id].get(field)
-            if field == THEME:
+            if field == ISSUE:
+                if item.issue is not None and issues[item.id][0] != item.issue:
+                    misses.append(Miss(item.id, "issue wrong", f"{item.issue} -> {issues[item.id][0]}", item.text))
+            elif field == THEME:
                 if item.topics and not names_topic(str(predicted), item.topics, item.gold["language"]):
                     misses.append(
                         Miss(item.id, "theme names no topic", f"{', '.join(item.topics)} -> {predicted}", item.text)
