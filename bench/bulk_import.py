@@ -37,8 +37,8 @@ import httpx
 
 from bench.common import pf, print_table, write_result
 from bench.procfs import children_of, cpu_seconds, pids_named
-from feedback_intelligence import loop_pauses
 from feedback_intelligence.api.models import FeedbackIn
+from feedback_intelligence.cli import loop_pauses
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, postgres_pair

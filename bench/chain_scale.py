@@ -43,8 +43,9 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
-from feedback_intelligence.report.instants import format_instant, to_ticks
 from feedback_intelligence.report.series import bucket_bounds
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource

@@ -33,7 +33,8 @@ from bench.common import print_table, write_result
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, sqlite_url
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.report.instants import format_instant, to_ticks
+from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.report.items import page
 from feedback_intelligence.store.aggregates import ItemFilter, where_clause
 from feedback_intelligence.store.feedback_store import FeedbackStore

@@ -33,10 +33,10 @@ from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import apply_override, forced_category
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.timestamps import normalize_timestamp
 from feedback_intelligence.records import Structure
 from feedback_intelligence.services.channels import LIVE, Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService

@@ -34,8 +34,8 @@ from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.report.instants import format_instant
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
 

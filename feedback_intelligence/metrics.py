@@ -172,7 +172,7 @@ class Metrics:
             ["channel"],
             registry=r,
         )
-        # Notifications through the outbox (services/notify_worker.py, docs/adr/0029-alerts-outbox-cases.md).
+        # Notifications through the outbox (workers/notify_worker.py, docs/adr/0029-alerts-outbox-cases.md).
         self.notify_outbox = Gauge(
             "fi_notify_outbox", "Outbox rows by channel database and state", ["channel", "state"], registry=r
         )

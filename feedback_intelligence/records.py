@@ -75,7 +75,7 @@ class StoredFeedback:
     id: str
     source: str
     text: str
-    timestamp: str  # normalised UTC, fixed width (see deterministic.timestamps)
+    timestamp: str  # normalised UTC, fixed width (see instants.timestamps)
     created_at: str
     structure: Structure | None
     structure_failed: bool = False

@@ -1,4 +1,6 @@
-"""Dependencies point down: no top-level package of ``feedback_intelligence`` imports one that imports it back.
+"""Dependencies point down: no top-level package of ``feedback_intelligence`` imports one that imports it back,
+and the rooms of ADR 0054 keep to their job: the leaves (``text``, ``instants``, ``wording``) import nothing of
+ours but each other, and a few named edges that would mix two jobs are refused.
 
 Each subpackage (``gate``, ``llm``, ``prompting``, ...) and each top-level module (``records.py``,
 ``settings.py``, ``metrics.py``, ...) is one node. Every import counts, including imports inside functions
@@ -9,6 +11,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 import feedback_intelligence
 
@@ -118,11 +122,74 @@ def test_no_two_top_level_packages_import_each_other() -> None:
     assert not cycles, "import cycles between top-level packages:\n" + "\n".join(described)
 
 
+# Packages anything may use: they import nothing of ours outside this set.
+LEAVES = {"text", "instants", "wording"}
+
+# (source, target): an import that would mix two jobs, and why it is refused.
+FORBIDDEN: dict[tuple[str, str], str] = {
+    ("notify", "report"): "a notification takes its words from wording, not from the report",
+    ("services", "workers"): "the workers run the services, not the other way round",
+    ("services", "notify"): "a service records an alert in the outbox; the notify worker delivers it",
+    ("report", "outputs"): "the outputs write a finished report down; the report knows no writer",
+    ("report", "workers"): "the report is computed on request; no background worker is part of it",
+    ("store", "deterministic"): "the store keeps rows; the rules over them live above it",
+    ("text", "deterministic"): "the rules build on text; text knows no rule",
+}
+
+
+def refused_edges(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that breaks a room's rule, as ``source -> target (why)``."""
+    found = [
+        f"{leaf} -> {target} (a leaf imports nothing of ours but the other leaves)"
+        for leaf in sorted(LEAVES)
+        for target in sorted(graph.get(leaf, set()) - LEAVES)
+    ]
+    found += [f"{a} -> {b} ({why})" for (a, b), why in FORBIDDEN.items() if b in graph.get(a, set())]
+    return found
+
+
+@pytest.fixture(scope="module")
+def real_graph() -> dict[str, set[str]]:
+    return import_graph()
+
+
+def test_each_room_keeps_to_its_job(real_graph: dict[str, set[str]]) -> None:
+    refused = refused_edges(real_graph)
+    assert not refused, "imports across rooms that ADR 0054 refuses:\n" + "\n".join(refused)
+
+
+@pytest.mark.parametrize(
+    ("edge", "expected"),
+    [
+        (("text", "records"), "text -> records"),
+        (("instants", "config"), "instants -> config"),
+        (("wording", "report"), "wording -> report"),
+        (("notify", "report"), "notify -> report"),
+        (("services", "workers"), "services -> workers"),
+        (("services", "notify"), "services -> notify"),
+        (("report", "outputs"), "report -> outputs"),
+        (("report", "workers"), "report -> workers"),
+        (("store", "deterministic"), "store -> deterministic"),
+        (("text", "deterministic"), "text -> deterministic"),
+    ],
+)
+def test_each_rule_refuses_its_edge(real_graph: dict[str, set[str]], edge: tuple[str, str], expected: str) -> None:
+    graph = {source: set(targets) for source, targets in real_graph.items()}
+    source, target = edge
+    graph.setdefault(source, set()).add(target)
+    assert any(line.startswith(expected + " ") for line in refused_edges(graph))
+
+
+def test_leaves_may_import_each_other() -> None:
+    assert refused_edges({"text": {"instants"}, "wording": {"text"}}) == []
+
+
 def test_the_walk_sees_the_layers_it_guards() -> None:
     graph = import_graph()
     assert "records" in graph["deterministic"]
     assert "llm" in graph["prompting"] and "gate" in graph["prompting"]
     assert graph["records"] <= set(), "records.py imports nothing of ours"
+    assert "wording" in graph["notify"] and "notify" in graph["workers"] and "report" in graph["outputs"]
 
 
 def test_a_cycle_is_found() -> None:

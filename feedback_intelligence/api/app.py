@@ -36,8 +36,8 @@ from feedback_intelligence.edge.stack import build_edge, install_edge
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.services.channels import LIVE
-from feedback_intelligence.services.warmup import warm_at_start
 from feedback_intelligence.store.accounts import AccountStore
+from feedback_intelligence.workers.warmup import warm_at_start
 
 log = logging.getLogger(__name__)
 

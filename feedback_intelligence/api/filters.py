@@ -40,7 +40,7 @@ def _unknown(field: str, value: str, allowed: Iterable[str]) -> Problem:
     )
 
 
-FIELDS = ("store", "category", "issue", "severity", "type", "sentiment", "source", "alert", "channel", "q")
+FIELDS = ("store", "category", "issue", "severity", "type", "sentiment", "source", "alert", "channel", "q", "advice")
 
 
 def item_filter(
@@ -61,6 +61,11 @@ def item_filter(
     channel: str | None = Query(None, description="`corpus` (imported) or `live` (the desk) alone; none = both."),
     q: str | None = Query(
         None, description=f"Every word a substring of the text, case and accents folded (≤ {Q_MAX_CHARS})."
+    ),
+    advice: bool | None = Query(
+        None,
+        description="`true`: only items where a deterministic rule disagrees with the person's value (its "
+        "`ruleAdvice`, ADR 0045), the manager's list of disagreements; `false`: only items where none does.",
     ),
 ) -> ItemFilter:
     """The filter of ``/report``, ``/report/items``, ``/report/items.csv`` and ``/report/stores``; 422 for an
@@ -102,6 +107,7 @@ def item_filter(
         alert=alert,
         channel=channel,
         q=q if q is not None and query_words(q) else None,  # a blank search narrows nothing
+        advice=advice,
     )
 
 

@@ -18,8 +18,8 @@ from feedback_intelligence.api.models import CrossSiteBody
 from feedback_intelligence.auth.principal import CHAIN, ROLES
 from feedback_intelligence.config import Settings
 from feedback_intelligence.config.stores import StoreDirectory
-from feedback_intelligence.deterministic.timestamps import EDGE_DAYS
 from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
+from feedback_intelligence.instants.timestamps import EDGE_DAYS
 from feedback_intelligence.store.aggregates import ANY_ALERT
 from feedback_intelligence.text import bounds
 from feedback_intelligence.text.normalize import is_blank
@@ -177,7 +177,7 @@ def add_domain(schema: dict[str, Any], domain: Domain, max_chars: int, store_max
 
 
 INSTANT_PARAMETERS = ("from", "to")
-# a saved item's timestamp is not on the calendar's first or last day (deterministic/timestamps.EDGE_DAYS)
+# a saved item's timestamp is not on the calendar's first or last day (instants/timestamps.EDGE_DAYS)
 EDGE_DAYS_REFUSED = "^(?!" + "|".join(EDGE_DAYS) + ")"
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
 NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from zoneinfo import ZoneInfo
 
 from feedback_intelligence.config import BackendSettings, ConfigurationError, NotifySettings, ReportSettings, Settings
 from feedback_intelligence.config.notify_routes import check_against
 from feedback_intelligence.derivation import DomainDeriver
-from feedback_intelligence.deterministic.language import warm as warm_language_detection
 from feedback_intelligence.domain.loader import DomainError, load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.factory import build_gate
@@ -19,8 +20,8 @@ from feedback_intelligence.llm.backend import LlmBackend
 from feedback_intelligence.llm.factory import build_backends
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
-from feedback_intelligence.report.call_rate import CallRate
-from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore, RedisProseStore
+from feedback_intelligence.report.prose.call_rate import CallRate
+from feedback_intelligence.report.prose.store import MemoryProseStore, ProseStore, RedisProseStore
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services import tombstones
@@ -31,13 +32,15 @@ from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
-from feedback_intelligence.services.notify_worker import NotifyWorker
-from feedback_intelligence.services.rederive import RederivePass
 from feedback_intelligence.services.restructure import RestructureService
-from feedback_intelligence.services.structuring_worker import StructuringWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text import morphology
+from feedback_intelligence.text.language import warm as warm_language_detection
+from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.notify_worker import NotifyWorker
+from feedback_intelligence.workers.rederive import RederivePass
+from feedback_intelligence.workers.structuring_worker import StructuringWorker
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +148,15 @@ async def build_runtime(
     shared = await tombstones.share(list(channels.values()))  # an erased id is refused in every channel
     if shared:
         log.info("tombstones: %d erased id(s) now refused in another channel too", shared)
-    intake, notify, case_service = build_alerting(settings.notify, domain, channels, metrics, clock)
+    intake, notify, case_service = build_alerting(
+        settings.notify,
+        domain,
+        channels,
+        metrics,
+        clock,
+        zone=ZoneInfo(settings.report.timezone),
+        store_name=settings.chain.stores.name,
+    )
     # The language models load once here (seconds, holding the GIL), never inside a request.
     await asyncio.to_thread(warm_language_detection, domain.detection_languages)
     morphology.warm()  # Voikko loads in ~30 ms; the log says once whether Finnish base forms are on
@@ -249,9 +260,12 @@ def build_alerting(
     channels: dict[str, Channel],
     metrics: Metrics,
     clock: Clock = SYSTEM_CLOCK,
+    *,
+    zone: ZoneInfo = ZoneInfo("UTC"),
+    store_name: Callable[[str], str] = str,
 ) -> tuple[AlertIntake, NotifyWorker, CaseService]:
     """What a saved alert starts (composed into each channel's insert), the worker that delivers it, and
-    the cases (whose escalation check runs in the worker's loop)."""
+    the cases (whose escalation check runs in the worker's loop, as does the day's digest)."""
     try:
         check_against(settings.channels, domain.alert_keywords, domain.severities)
     except ValueError as exc:
@@ -266,6 +280,22 @@ def build_alerting(
         await case_service.escalate_due()
 
     notify.ticks.append(escalate)
+    digest = AlertDigest(
+        domain,
+        channels,
+        intake,
+        zone,
+        settings.digest_hour,
+        store_name=store_name,
+        public_url=settings.public_url,
+        clock=clock,
+    )
+    notify.digest = digest
+
+    async def enqueue_digest() -> None:
+        await digest.enqueue_due()
+
+    notify.ticks.append(enqueue_digest)
     if settings.enabled:
         notify.start()
         for channel in channels.values():

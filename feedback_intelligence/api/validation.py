@@ -6,8 +6,8 @@ import re
 
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.config.stores import StoreDirectory
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp, on_edge_day
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS, Domain
+from feedback_intelligence.instants.timestamps import normalize_timestamp, on_edge_day
 from feedback_intelligence.records import Correction, Structure
 from feedback_intelligence.text.normalize import is_blank
 

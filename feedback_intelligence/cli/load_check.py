@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from feedback_intelligence.cli.jsonl import Line
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.instants.timestamps import normalize_timestamp
 from feedback_intelligence.text.normalize import is_blank
 
 STRUCTURE_ENUMS = (("category", "categories"), ("severity", "severities"), ("type", "types"))

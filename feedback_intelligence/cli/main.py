@@ -69,10 +69,9 @@ def serve(
     """
     import uvicorn
 
-    from feedback_intelligence import loop_pauses
     from feedback_intelligence.api.app import create_app
     from feedback_intelligence.api.runtime import load_configured_domain
-    from feedback_intelligence.cli import databases, log_setup
+    from feedback_intelligence.cli import databases, log_setup, loop_pauses
     from feedback_intelligence.config import unknown
     from feedback_intelligence.config.kept_secrets import KeptSecretError, with_kept_secrets
     from feedback_intelligence.edge.http_server import uvicorn_limits

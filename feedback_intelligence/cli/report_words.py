@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfoNotFoundError
 
-from feedback_intelligence.report.instants import local_time
+from feedback_intelligence.instants.ticks import local_time
 
 
 class Lang(StrEnum):

@@ -116,7 +116,7 @@ class BackendSettings(Group):
     breaker_cooldown_s: float = variable("FI_BREAKER_COOLDOWN_S", 5, gt=0, le=3600)
     health_timeout_s: float = variable("FI_HEALTH_TIMEOUT_S", 10, gt=0, le=600)  # also the stall floor
     health_cache_s: float = variable("FI_HEALTH_CACHE_S", 2, ge=0, le=60)  # one probe's report serves /health
-    # start-up warm-up: load the model and run one completion, so the first press is not cold (services/warmup.py)
+    # start-up warm-up: load the model and run one completion, so the first press is not cold (workers/warmup.py)
     warm_at_start: bool = variable("FI_WARM_AT_START", True)
 
     @field_validator("base_url")

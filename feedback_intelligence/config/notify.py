@@ -1,5 +1,5 @@
 """Alerts that reach a person (docs/adr/0029-alerts-outbox-cases.md): the notify routes, the outbox worker
-(services/notify_worker.py), cases and their escalation."""
+(workers/notify_worker.py), cases and their escalation."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ class NotifySettings(Group):
     # older items (a history import) open no case, page nobody
     case_max_age_days: float = variable("FI_CASE_MAX_AGE_DAYS", 7, ge=0, le=3650)
     case_escalate_after_s: float = variable("FI_CASE_ESCALATE_AFTER_S", 1800, ge=1, le=2_592_000)
+    # the shop's hour (FI_TIMEZONE) from which the day before's digest of non-paging alerts goes out
+    digest_hour: int = variable("FI_NOTIFY_DIGEST_HOUR", 7, ge=0, le=23)
 
     @field_validator("public_url")
     @classmethod

@@ -15,7 +15,7 @@ class ReportSettings(Group):
     llm_budget: int = variable("FI_REPORT_LLM_BUDGET", 4, ge=0, le=200)
     # per-item yes/no screen calls per report; 0 = no screen
     alert_verify_budget: int = variable("FI_REPORT_ALERT_VERIFY_BUDGET", 80, ge=0)
-    # every report's model calls together, a minute, in this process (report/call_rate.py)
+    # every report's model calls together, a minute, in this process (report/prose/call_rate.py)
     model_calls_per_minute: int = variable("FI_REPORT_MODEL_CALLS_PER_MINUTE", 30, ge=1, le=10_000)
     alert_nomination: bool = variable("FI_REPORT_ALERT_NOMINATION", True)
     # examples a report lists per group (its sources and item ids) and alert rows; every item still counts

@@ -1,4 +1,4 @@
-"""Structure later: the worker that drains rows saved without the model (services/structuring_worker.py)."""
+"""Structure later: the worker that drains rows saved without the model (workers/structuring_worker.py)."""
 
 from __future__ import annotations
 

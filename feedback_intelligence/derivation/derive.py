@@ -9,10 +9,10 @@ from feedback_intelligence.derivation.themes import matched_words, shown_theme
 from feedback_intelligence.deterministic.issue import issue_of
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.sentiment import effective_sentiment as text_sentiment
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Derived, DerivedAlert, StoredFeedback
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
+from feedback_intelligence.text.matching import fold
 
 #: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
 # d2: the sentiment read from the text where the language measured it better (ADR 0028); d3: the issue (ADR 0055)

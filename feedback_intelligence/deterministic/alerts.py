@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from feedback_intelligence.deterministic.needles import Needles, pieces
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import FoldedText, find_all, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit
+from feedback_intelligence.text.matching import FoldedText, find_all, fold
+from feedback_intelligence.text.needles import Needles, pieces
 
 
 def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
@@ -31,7 +31,7 @@ def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
         return []
     folded = FoldedText.of(text).folded
     lexicon = _lexicon(domain)
-    # the stems that can occur at all, in one pass (deterministic/needles.py); each is then tested exactly
+    # the stems that can occur at all, in one pass (text/needles.py); each is then tested exactly
     possible = lexicon.needles.candidates(folded) if lexicon.needles is not None else None
     hits: list[AlertHit] = []
     for category, compiled in lexicon.categories.items():

@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from feedback_intelligence.deterministic.needles import Needles, pieces
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlaces
+from feedback_intelligence.text.matching import FoldedText, fold
+from feedback_intelligence.text.needles import Needles, pieces
 
 STRONG = 2
 WEAK = 1

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from feedback_intelligence.deterministic.category_keywords import match_category_keywords
-from feedback_intelligence.deterministic.text_match import FoldedText
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.text.matching import FoldedText
 
 
 def issue_of(

@@ -33,13 +33,13 @@ from feedback_intelligence.deterministic.alerts import match_alerts, pattern_nee
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
-from feedback_intelligence.deterministic.language import LanguageGuess, detect_language, detect_languages
 from feedback_intelligence.deterministic.sentiment import rule_sentiment
-from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text import english
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
+from feedback_intelligence.text.language import LanguageGuess, detect_language, detect_languages
+from feedback_intelligence.text.matching import FoldedText, fold
 
 _WORD_CHARS = re.compile(r"[\w'’-]")
 _WORDS = re.compile(r"\w+")

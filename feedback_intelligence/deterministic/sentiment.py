@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain, SentimentLexicon
 from feedback_intelligence.records import Structure
 from feedback_intelligence.text import morphology
+from feedback_intelligence.text.matching import fold
 
 POSITIVE, NEGATIVE, NEUTRAL = "positive", "negative", "neutral"
 TEXT, TYPE = "text", "type"

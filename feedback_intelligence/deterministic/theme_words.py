@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import itertools
 
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text import english, morphology
+from feedback_intelligence.text.matching import fold
 
 MAX_THEME_WORDS = 3
 FINNISH = morphology.FINNISH

@@ -6,7 +6,7 @@ covered characters over non-whitespace characters. A text is demoted (routed to 
 ``demoteMinDistinctStems`` different stems), so a lone or repeated swear word inside real
 feedback keeps its rating.
 
-Coverage is computed on the folded text (see :mod:`text_match`): casefolding can change a
+Coverage is computed on the folded text (see ``text/matching.py``): casefolding can change a
 text's length ("ß" -> "ss") and ignorable characters vanish, and counting matches and the
 denominator in the same string keeps the ratio consistent.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from feedback_intelligence.deterministic.needles import Needles
 from feedback_intelligence.deterministic.per_object import kept_for
-from feedback_intelligence.deterministic.text_match import FoldedText, fold
 from feedback_intelligence.domain.model import VulgarityLexicon
+from feedback_intelligence.text.matching import FoldedText, fold
+from feedback_intelligence.text.needles import Needles
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,6 +171,8 @@ class AlertFile(_File):
 
     categories: dict[str, Patterns]
     exceptions: WordsMap = {}
+    # Categories whose alerts wait for the day's digest instead of paging a person and opening a case.
+    digest_categories: TextList = ()
     # Written for the lexicon's readers (how patterns match, what was left out on purpose and why).
     matching: Any = None
     deliberate_exclusions: Any = None

@@ -195,6 +195,7 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         category_keywords=_category_rules(category_file),
         incident_places=_incident_places(category_file),
         alert_exceptions=dict(alerts.exceptions),
+        digest_alert_categories=tuple(dict.fromkeys(alerts.digest_categories)),
         prior=_prior(prior),
         prior_fields=spec.prior_fields,
         vulgarity=_vulgarity(vulgarity),
@@ -290,6 +291,9 @@ def _check_references(
     for category in alerts.exceptions:
         if category not in alerts.categories:
             raise readers.alerts.error(f"exceptions.{category}", "is not an alert category of this file")
+    for category in alerts.digest_categories:
+        if category not in alerts.categories:
+            raise readers.alerts.error("digestCategories", f"'{category}' is not an alert category of this file")
 
     if category_file is not None:
         for category in category_file.categories:

@@ -160,6 +160,8 @@ class Domain:
     category_keywords: tuple[CategoryKeywordRule, ...] = ()
     incident_places: IncidentPlaces = field(default_factory=IncidentPlaces)
     alert_exceptions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # alert category -> masked phrases
+    # alert categories that wait for the day's digest instead of paging (alert-keywords.json digestCategories)
+    digest_alert_categories: tuple[str, ...] = ()
     prior: PriorLexicon = field(default_factory=PriorLexicon)
     prior_fields: tuple[str, ...] = ()  # fields the deterministic prior decides; the model's value is ignored
     vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
@@ -193,6 +195,10 @@ class Domain:
 
     def is_demoted(self, category: str | None) -> bool:
         return category is not None and category in self.demoted_categories
+
+    def pages_for(self, alert_category: str) -> bool:
+        """Does an alert of this category page a person and open a case at once (not: wait for the digest)?"""
+        return alert_category not in self.digest_alert_categories
 
     def severity_rank(self, severity: str | None) -> int:
         """1-based rank in declaration order; unknown severities rank as the middle ("medium")."""

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from feedback_intelligence.deterministic import theme_words
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.dataset import EvalItem
 from feedback_intelligence.structuring.guards.theme import (
@@ -27,6 +26,7 @@ from feedback_intelligence.structuring.guards.theme import (
     text_language,
 )
 from feedback_intelligence.text import morphology
+from feedback_intelligence.text.matching import fold
 
 ThemeCheck = Callable[[EvalItem, str], dict[str, bool | None]]
 

@@ -11,21 +11,26 @@ the link is the only markup a customer's text sits beside (docs/adr/0038).
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from email.message import EmailMessage
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.notify.markup import mail_header, one_line, slack_text, teams_text
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.deterministic import excerpt
-from feedback_intelligence.report.wording import wording_for
+from feedback_intelligence.wording.excerpt import excerpt
+from feedback_intelligence.wording.sentences import wording_for
 
 EXCERPT_CHARS = 200
+DIGEST = "digest"
+DIGEST_EXAMPLES = 5  # a digest quotes this many items; the link lists them all
+DIGEST_EXCERPT_CHARS = 120
 SHOWN_ZONE = "Europe/Helsinki"
 LINK_LABEL = "Avaa tapaus"
 
@@ -43,6 +48,11 @@ class Message:
     timestamp: str
     excerpt: str
     case_url: str | None
+    # A digest (workers/alert_digest.py): its own title, its lines after it, the items it lists.
+    heading: str | None = None
+    lines: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
+    link_label: str = LINK_LABEL
 
     @property
     def ref(self) -> str:
@@ -50,6 +60,8 @@ class Message:
 
     @property
     def title(self) -> str:
+        if self.heading is not None:
+            return self.heading
         kind = "Eskaloitu hälytys" if self.event == "escalation" else "Hälytys"
         if self.event == "test":
             kind = "Testiviesti"
@@ -68,6 +80,8 @@ class Message:
 
     def text_lines(self) -> list[str]:
         """What the message says, as plain text; the case link is not among them (each body adds it)."""
+        if self.event == DIGEST:
+            return [self.title, *self.lines]
         lines = [self.title, f"Aika: {self.shown_time}", f"Palaute: ”{self.excerpt}”"]
         if self.event == "escalation":
             lines.append("Kukaan ei ole vielä kuitannut tätä kriittistä tapausta.")
@@ -88,7 +102,7 @@ class Message:
             "timestamp": self.timestamp,
             "excerpt": self.excerpt,
             "caseUrl": self.case_url,
-        }
+        } | ({"count": len(self.refs), "refs": list(self.refs)} if self.event == DIGEST else {})
 
 
 def case_url(public_url: str | None, ref: str) -> str | None:
@@ -112,6 +126,55 @@ def render(
         timestamp=item.timestamp,
         excerpt=excerpt(one_line(item.text), EXCERPT_CHARS),
         case_url=case_url(public_url, f"{channel}:{item.id}"),
+    )
+
+
+def render_digest(
+    items: Sequence[StoredFeedback],
+    *,
+    day: date,
+    delivery_id: str,
+    channel: str,
+    domain: Domain,
+    zone: ZoneInfo,
+    store_name: Callable[[str], str],
+    public_url: str | None,
+) -> Message:
+    """One message for a day's digest alerts (``items``, oldest first): counts by store, a few examples, a link."""
+    wording = wording_for(domain.language)
+    digest = set(domain.digest_alert_categories)
+    categories = tuple(dict.fromkeys(h.category for item in items for h in item.alerts if h.category in digest))
+    labels = ", ".join(wording.alert_label(c) for c in categories)
+    by_store = Counter(store_name(item.store) if item.store else "ei myymälää" for item in items)
+    lines = [f"{name}: {count}" for name, count in sorted(by_store.items(), key=lambda kv: (-kv[1], kv[0]))]
+    lines.append("Esimerkkejä:")
+    for item in items[:DIGEST_EXAMPLES]:
+        at = parse_normalized(item.timestamp).astimezone(zone).strftime("klo %H.%M")
+        where = f" {store_name(item.store)}" if item.store else ""
+        lines.append(f"{at}{where}: ”{excerpt(one_line(item.text), DIGEST_EXCERPT_CHARS)}”")
+    if len(items) > DIGEST_EXAMPLES:
+        lines.append(f"… ja {len(items) - DIGEST_EXAMPLES} muuta listassa.")
+    shown_day = f"{day.day}.{day.month}.{day.year}"
+    link = None
+    if public_url:
+        alert = categories[0] if len(categories) == 1 else "any"
+        link = f"{public_url.rstrip('/')}/?{urlencode({'alert': alert, 'channel': channel})}"
+    return Message(
+        delivery_id=delivery_id,
+        event=DIGEST,
+        channel=channel,
+        feedback_id=f"digest-{day.isoformat()}",
+        categories=categories,
+        category_labels=tuple(wording.alert_label(c) for c in categories),
+        severity=None,
+        store=None,
+        timestamp=items[-1].timestamp,
+        excerpt="",
+        case_url=link,
+        heading=f"Päivän kooste {shown_day}: {len(items)} hälytystä ({labels})",
+        lines=tuple(lines),
+        refs=tuple(f"{channel}:{item.id}" for item in items),
+        link_label="Avaa lista",
     )
 
 
@@ -143,7 +206,7 @@ def slack_body(message: Message) -> bytes:
     """
     lines = [slack_text(line) for line in message.text_lines()]
     if message.case_url:
-        lines.append(f"<{slack_text(message.case_url)}|{LINK_LABEL}>")
+        lines.append(f"<{slack_text(message.case_url)}|{slack_text(message.link_label)}>")
     section = {"type": "mrkdwn", "text": "\n".join(lines), "verbatim": True}
     body = {
         "text": slack_text(message.title),
@@ -169,7 +232,7 @@ def teams_body(message: Message) -> bytes:
         "body": [_teams_line(title, weight="Bolder"), *(_teams_line(line) for line in rest)],
     }
     if message.case_url:
-        card["actions"] = [{"type": "Action.OpenUrl", "title": LINK_LABEL, "url": message.case_url}]
+        card["actions"] = [{"type": "Action.OpenUrl", "title": message.link_label, "url": message.case_url}]
     body = {
         "type": "message",
         "attachments": [{"contentType": "application/vnd.microsoft.card.adaptive", "content": card}],
@@ -188,6 +251,6 @@ def email_message(message: Message, sender: str, recipients: tuple[str, ...]) ->
     mail["X-FI-Delivery"] = message.delivery_id
     lines = message.text_lines()
     if message.case_url:
-        lines.append(f"{LINK_LABEL}: {message.case_url}")
+        lines.append(f"{message.link_label}: {message.case_url}")
     mail.set_content("\n".join(lines) + "\n")
     return mail

@@ -2,13 +2,10 @@
 
 Modules, one job each: ``model`` (the typed wire model), ``window`` (query window and cache key),
 ``trends`` (significance-gated direction), ``display`` (labels, guarded themes, matched alert words),
-``wording`` (every sentence the report writes itself), ``deterministic`` (alerts, groups, counts,
-automatic summaries), ``guards`` (grounding, authority, id echo), ``prose_guards`` (loops, echoes,
-language, citations, length), ``llm_layer`` (alert screen and cited synthesis through the gate),
-``prose`` (the LLM layer's result and how it lies over a report), ``prose_store`` (where written prose
-waits, one generation per key — Redis across replicas), ``cache`` (a few windows' deterministic
-reports, single flight, epoch), ``service`` (the answer at once, the prose in the background),
-``snapshot`` / ``snapshot_html`` (saved copy), ``telemetry`` (desk correction rates).
+``deterministic_layer`` (alerts, groups, counts, automatic summaries), ``prose/`` (the model's prose on
+top and every check on it), ``cache`` (a few windows' deterministic reports, single flight, epoch),
+``service`` (the answer at once, the prose in the background), ``telemetry`` (desk correction rates).
+The sentences it writes are in ``wording``, its saved copies and CSV in ``outputs``.
 """
 
 from feedback_intelligence.config import ReportSettings

@@ -14,7 +14,7 @@ import asyncio
 import base64
 import binascii
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from pydantic import Field
@@ -79,6 +79,21 @@ async def page(stores: Sequence[FeedbackStore], flt: ItemFilter, after: ItemKey 
     return Page(shown, shown[-1].key() if len(merged) > limit else None)
 
 
+async def every_page(
+    stores: Sequence[FeedbackStore], flt: ItemFilter, size: int = PAGE_MAX
+) -> AsyncIterator[list[ListedItem]]:
+    """Every item of ``flt`` over ``stores``, newest first, ``size`` at a time by the same keyset as the
+    drill-in: memory stays at one page however many items match (the CSV streams these)."""
+    after: ItemKey | None = None
+    while True:
+        found = await page(stores, flt, after, size)
+        if found.items:
+            yield found.items
+        if found.next is None:
+            return
+        after = found.next
+
+
 async def counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
     """Matching items per channel."""
     found = await asyncio.gather(*(count_of(store, flt) for store in stores))
@@ -86,6 +101,16 @@ async def counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, 
 
 
 # -- the wire --------------------------------------------------------------------------------------
+
+
+class InboxAdvice(WireModel):
+    """A rule that disagrees with the value a person gave, which is the stored one (ADR 0045)."""
+
+    field: str = Field(description="The structure field, e.g. `category`.")
+    value: str = Field(description="What the rule would choose.")
+    value_label: str = Field(description="That choice as a person reads it (a category's label).")
+    rule: str = Field(description="Which rule: `alert_category`, `vulgarity` or `keyword_evidence`.")
+    words: list[str] = Field(description="The words of the text that made it choose.")
 
 
 class InboxItem(WireModel):
@@ -109,6 +134,11 @@ class InboxItem(WireModel):
     needs_review: bool = Field(description="A person should check the item.")
     structure_failed: bool = Field(description="Stored without a structure.")
     alert_categories: list[str] = Field(description="The alert categories of its lexicon hits, in order.")
+    rule_advice: list[InboxAdvice] = Field(
+        default_factory=list,
+        description="Where a rule disagrees with the person's value (`category` above is the person's): the "
+        "manager reviews these with `?advice=true`.",
+    )
 
 
 class InboxPage(WireModel):
@@ -145,4 +175,14 @@ def inbox_item(item: ListedItem, domain: Domain) -> InboxItem:
         needs_review=record.needs_review,
         structure_failed=record.structure_failed,
         alert_categories=list(dict.fromkeys(hit.category for hit in record.alerts)),
+        rule_advice=[
+            InboxAdvice(
+                field=a.field,
+                value=a.value,
+                value_label=domain.category_label(a.value) if a.field == "category" else a.value,
+                rule=a.rule,
+                words=list(a.words),
+            )
+            for a in record.rule_advice
+        ],
     )

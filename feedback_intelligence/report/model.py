@@ -152,6 +152,13 @@ class ScreenProgress(WireModel):
     screened: int = Field(description="Candidates with a verdict (asked now, or remembered from an earlier report).")
     confirmed: int = Field(description="Candidates the model confirmed as alerts.")
     running: bool = Field(description="The screen is still asking.")
+    stopped: str | None = Field(
+        None,
+        description="Why the screen ended with candidates unscreened: `busy` (the model served the desk), `rate` "
+        "(FI_REPORT_MODEL_CALLS_PER_MINUTE), `unavailable` (the model could not be reached), `budget` "
+        "(FI_REPORT_ALERT_VERIFY_BUDGET spent) or `failed` (calls failed); null while running or when every "
+        "candidate has a verdict. An unscreened candidate is not an alert (the screen fails closed).",
+    )
 
 
 class LlmSummary(WireModel):
@@ -173,7 +180,18 @@ class LlmSummary(WireModel):
     shed: int = Field(description="Calls the gate or backend shed (busy).")
     failed: int = Field(description="Calls that failed otherwise.")
     stopped: str | None = Field(
-        description="Why the report stopped asking the model (`busy`, `unavailable`); null when it did not."
+        description="Why the report stopped asking the model (`busy`, `rate`, `unavailable`); null when it did not. "
+        "With `status: pending` it is what the pending parts wait for (the model busy: retried until `until`)."
+    )
+    until: str | None = Field(
+        None,
+        description="While pending parts wait for a busy model: the instant (normalised UTC) by which they settle, "
+        "written by the model or automatic with the reason; null otherwise.",
+    )
+    retry_at: str | None = Field(
+        None,
+        description="Once the report stopped asking the model (`stopped`): the instant (normalised UTC) from which "
+        "a report asks it again; until then reports answer with the automatic text at once, nothing pending.",
     )
     rejected: dict[str, int] = Field(description="Model prose a prose guard kept out, by reason.")
 
@@ -238,11 +256,16 @@ class Report(WireModel):
     )
     items_in_window: int | None = Field(description="Items in the window (the same as `totalItems`).")
     needs_review_count: int = Field(description="Items a person should check.")
+    rule_advice_count: int = Field(
+        0,
+        description="Items where a deterministic rule disagrees with the value a person gave (kept as given, "
+        "ADR 0045): the manager's list of them is `GET /report/items?advice=true`.",
+    )
     store: str | None = Field(None, description="The store the report covers (`?store=`); null = every store.")
     filters: dict[str, str] = Field(
         default_factory=dict,
         description="The filters the counts, groups, series and alerts were narrowed by, by query name "
-        "(`store`, `category`, `severity`, `type`, `sentiment`, `source`, `alert`, `channel`, `q`).",
+        "(`store`, `category`, `severity`, `type`, `sentiment`, `source`, `alert`, `channel`, `q`, `advice`).",
     )
     channel_counts: dict[str, int] = Field(
         default_factory=dict,

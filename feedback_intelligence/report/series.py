@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from feedback_intelligence.report.instants import from_ticks
+from feedback_intelligence.instants.ticks import from_ticks
 from feedback_intelligence.report.model import Series, SeriesLine
 from feedback_intelligence.report.trends import trend_direction
 

@@ -3,7 +3,7 @@
 ``view`` answers from the deterministic layer (cached per window for ``cache_seconds``) and lays
 over it whatever prose is already stored for that window, data version and domain; what is not
 there yet is marked pending and one background generation is started for it — one per key
-across replicas when the store is shared (see ``prose_store``). A client asks again to get the
+across replicas when the store is shared (see ``prose/store``). A client asks again to get the
 prose (docs/adr/0014-report-prose-by-polling.md). ``report`` waits for the prose: for snapshots,
 tests and the CLI's ``--wait``-like callers inside the process.
 """
@@ -15,16 +15,18 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import cast
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
 from feedback_intelligence.report.cache import EpochSource, ReportCache
-from feedback_intelligence.report.call_rate import CallRate
-from feedback_intelligence.report.deterministic import (
+from feedback_intelligence.report.deterministic_layer import (
     Folded,
     deterministic_alerts,
     fold_groups,
@@ -35,17 +37,24 @@ from feedback_intelligence.report.deterministic import (
     severity_order,
     warn_unknown_severities,
 )
-from feedback_intelligence.report.instants import format_instant, to_ticks
 from feedback_intelligence.report.issues import issue_groups
-from feedback_intelligence.report.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
-from feedback_intelligence.report.prose import OVERALL, ProseLayer, ThemeProse, layered_view, pending_view
-from feedback_intelligence.report.prose_store import MemoryProseStore, ProseStore
+from feedback_intelligence.report.prose.call_rate import RATE, CallRate
+from feedback_intelligence.report.prose.layer import (
+    OVERALL,
+    ProseLayer,
+    ThemeProse,
+    layered_view,
+    pending_view,
+    stopped_view,
+)
+from feedback_intelligence.report.prose.llm_layer import LlmLedger, ReportLlm
+from feedback_intelligence.report.prose.store import MemoryProseStore, ProseStore
 from feedback_intelligence.report.series import HourRow, bucket_bounds, series_of
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
-from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.store.aggregates import ItemFilter, Screen, WindowAggregates
+from feedback_intelligence.wording.sentences import wording_for
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +69,19 @@ SHED_LAYER_SECONDS = 20.0
 # again after the generation finished can still receive it.
 MIN_LAYER_SECONDS = 60.0
 WAIT_POLL_S = 0.2  # ``report`` waiting for a generation another replica runs
+# After a generation stopped asking the model (busy after its retries, over the per-minute rate, the model
+# unreachable), the service rests this long: a view with no prose stored answers at once with the automatic
+# text, the reason and when the model is asked again, instead of starting a generation that would stop the
+# same way — the page's indicator ends instead of starting over with every new data version.
+STOPPED_REST_S = 60.0
+RESTING_REASONS = frozenset({"busy", RATE, "unavailable"})
+
+
+@dataclass(frozen=True, slots=True)
+class Rest:
+    reason: str
+    ends: float  # the clock's monotonic seconds
+    retry_at: str  # the same instant, normalised UTC, for the reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +128,7 @@ class ReportService:
         self.clock = clock  # the report's "generated at", the shed retries' deadline and pauses
         self.shed_retry_s = shed_retry_s
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._rest: Rest | None = None
 
     @property
     def uses_model(self) -> bool:
@@ -135,10 +158,16 @@ class ReportService:
             return view.model_copy(update={"llm": view.llm.model_copy(update={"status": "off"})})
         key = self.prose_key(window, mode, epoch)
         stored = await self.prose.get(key)
+        rest = self._resting()
         if stored is not None:
             if not stored.complete:  # being written — or left behind by a replica that died: take over then
                 self._start(key, base.folded, window, mode)
-            return layered_view(base.report, stored, standard=mode == "standard")
+            view = layered_view(base.report, stored, standard=mode == "standard")
+            if rest is not None and view.llm.status == "done" and view.llm.stopped == rest.reason:
+                view = view.model_copy(update={"llm": view.llm.model_copy(update={"retry_at": rest.retry_at})})
+            return view
+        if rest is not None:  # the model stopped answering a moment ago: final at once, nothing started
+            return self._stopped(base.report, base.folded, mode, rest)
         pending = self._pending(base.report, base.folded, mode)
         if pending.llm.status == "pending":
             self._start(key, base.folded, window, mode)
@@ -189,6 +218,29 @@ class ReportService:
             writes_prose=self.llm.writes_prose,
             screen_candidates=len(folded.candidates),
         )
+
+    def _stopped(self, report: Report, folded: Folded, mode: Mode, rest: Rest) -> Report:
+        ledger = self.llm.new_ledger()
+        return stopped_view(
+            report,
+            standard=mode == "standard",
+            reason=rest.reason,
+            retry_at=rest.retry_at,
+            budget=ledger.budget,
+            verify_budget=ledger.verify_budget,
+            writes_prose=self.llm.writes_prose,
+            screen_candidates=len(folded.candidates),
+        )
+
+    def _resting(self) -> Rest | None:
+        rest = self._rest
+        if rest is not None and self.clock.monotonic() >= rest.ends:
+            self._rest = rest = None
+        return rest
+
+    def _instant_in(self, seconds: float) -> str:
+        """The clock's wall time ``seconds`` from now, normalised UTC (what a reader is told)."""
+        return format_instant(to_ticks(self.clock.now() + timedelta(seconds=seconds)))
 
     async def cited_ids(self, window: Window) -> list[str]:
         """The ids the standard report cites for ``window`` (its themes' examples and its alert rows)."""
@@ -265,6 +317,7 @@ class ReportService:
             truncated=False,
             items_in_window=folded.total,
             needs_review_count=folded.needs_review,
+            rule_advice_count=aggregates.advised,
             store=window.store,
             filters=applied_filters(window),
             channel_counts=dict(sorted(aggregates.channel_counts.items())),
@@ -336,8 +389,10 @@ class ReportService:
                     return
                 ttl = max(float(self.options.cache_seconds), MIN_LAYER_SECONDS)
 
+                until: str | None = None  # set once shed: the parts still pending wait for the model until then
+
                 async def written_so_far(partial: ProseLayer) -> None:
-                    await self.prose.put(key, partial, ttl)
+                    await self.prose.put(key, partial.model_copy(update={"until": until}) if until else partial, ttl)
 
                 deadline = self.clock.monotonic() + self.shed_retry_s
                 settled: dict[str, ThemeProse] = {}
@@ -352,10 +407,17 @@ class ReportService:
                     if not shed or self.clock.monotonic() + pause > deadline:
                         break
                     settled = {part: prose for part, prose in layer.themes.items() if prose.reason != "busy"}
-                    # what is settled shows; the shed parts stay pending while the retry waits
-                    await self.prose.put(key, layer.model_copy(update={"complete": False, "themes": settled}), ttl)
+                    # what is settled shows; the shed parts stay pending, waiting for the model, while the retry waits
+                    until = self._instant_in(deadline - self.clock.monotonic())
+                    waiting = {"complete": False, "themes": settled, "until": until}
+                    await self.prose.put(key, layer.model_copy(update=waiting), ttl)
                     await self.clock.sleep(pause)
                 await self.prose.put(key, layer, SHED_LAYER_SECONDS if shed else ttl)
+                stopped = layer.ledger["stopped"]
+                if stopped in RESTING_REASONS:
+                    self._rest = Rest(
+                        stopped, self.clock.monotonic() + STOPPED_REST_S, self._instant_in(STOPPED_REST_S)
+                    )
                 self._count_fallbacks(layer)
                 outcome = "shed" if shed else "stored"
         except asyncio.CancelledError:

@@ -184,6 +184,8 @@ def aggregates_of(
                 issue_theme = out.issue_themes.setdefault((d.issue, d.theme_base), ThemeCount())
                 issue_theme.items += 1
                 issue_theme.newest = max(issue_theme.newest, f"{item.timestamp} {item.id}")
+        if item.rule_advice:
+            out.advised += 1
     out.alerts = sorted(out.alerts, key=Example.newest_key, reverse=True)[:limit]
     for category, examples in out.sources.items():
         out.sources[category] = sorted(

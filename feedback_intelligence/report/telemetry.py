@@ -7,8 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 from feedback_intelligence.domain.model import OPTIONAL_FIELDS, SCHEMA_FIELDS
+from feedback_intelligence.instants.ticks import parse_instant, utc_date
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.report.instants import parse_instant, utc_date
 from feedback_intelligence.report.window import Window
 
 DESK_SOURCE = "desk"

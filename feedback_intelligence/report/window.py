@@ -7,13 +7,8 @@ from datetime import datetime
 from typing import Literal
 
 from feedback_intelligence.config import ReportSettings
-from feedback_intelligence.report.instants import (
-    TICKS_PER_DAY,
-    TICKS_PER_SECOND,
-    format_instant,
-    parse_instant,
-    to_ticks,
-)
+from feedback_intelligence.instants.ticks import TICKS_PER_DAY, TICKS_PER_SECOND, parse_instant, to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.store.aggregates import ItemFilter
 
 Mode = Literal["standard", "summary"]
@@ -43,9 +38,9 @@ class Window:
         """One store's items only; None = every store."""
         return self.filters.store
 
-    def narrowed(self, **changes: str | None) -> Window:
-        """The same period with some filters replaced (the chain view's per-store rows)."""
-        return replace(self, filters=replace(self.filters, **changes))
+    def narrowed(self, *, store: str | None) -> Window:
+        """The same period and filters for another store (the chain view's and the brief's per-store rows)."""
+        return replace(self, filters=replace(self.filters, store=store))
 
     def item_filter(self) -> ItemFilter:
         """The filter of the statements: the period's normalised ends with every other narrowing."""
@@ -108,10 +103,11 @@ def cache_key(window: Window, mode: Mode) -> str:
 
 
 def applied_filters(window: Window) -> dict[str, str]:
-    """The narrowings a view applied, by their query names (the report echoes them as ``filters``)."""
+    """The narrowings a view applied, by their query names (the report echoes them as ``filters``); a yes/no
+    filter as its query spelling, ``true`` or ``false``."""
     found: dict[str, str] = {}
     for each in fields(ItemFilter):
         value = getattr(window.filters, each.name)
         if value is not None and each.name not in ("from_", "to"):
-            found[each.name] = value
+            found[each.name] = ("true" if value else "false") if isinstance(value, bool) else value
     return found

@@ -1,13 +1,15 @@
 """What a saved alert item starts, in the save's own transaction (ADR 0024 sections 4-5, ADR 0029).
 
-An item with an operational alert (a deterministic hit outside the demoted categories; the report's
-model screen starts nothing) whose timestamp is at most ``FI_CASE_MAX_AGE_DAYS`` old gets an
-``alert`` outbox row for every notify route that takes it and a case. A history import (older items)
-opens no case and pages nobody. Composed into the store's insert as its ``also`` hook, so the item,
-its case and its notifications commit together or not at all; and into a correction's write (a correction
-is a save, ADR 0041), with the item as corrected and the correction's instant: an alert it adds opens the
-case and notifies, and what the item had already started (its case, a route already told) is not started
-twice. An alert a correction removes closes nothing: a person closes the case.
+An item with a paging alert (a deterministic hit outside the demoted categories and outside the
+domain's digest categories; the report's model screen starts nothing) whose timestamp is at most
+``FI_CASE_MAX_AGE_DAYS`` old gets an ``alert`` outbox row for every notify route that takes it and a
+case. An alert of a digest category (payment trouble in retail) pages nobody and opens no case: it is
+listed in the report and told once a day in the routes' digest (workers/alert_digest.py, ADR 0057).
+A history import (older items) opens no case and pages nobody. Composed into the store's insert as its
+``also`` hook, so the item, its case and its notifications commit together or not at all; and into a
+correction's write (a correction is a save, ADR 0041), with the item as corrected and the correction's
+instant: an alert it adds opens the case and notifies, and what the item had already started (its case,
+a route already told) is not started twice. An alert a correction removes closes nothing: a person closes the case.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
-from feedback_intelligence.deterministic.timestamps import parse_normalized
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.timestamps import parse_normalized
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook
@@ -30,6 +32,16 @@ from feedback_intelligence.store.feedback_store import SaveHook
 
 def operational_categories(item: StoredFeedback, domain: Domain) -> list[str]:
     return list(dict.fromkeys(h.category for h in item.alerts if not domain.is_demoted(h.category)))
+
+
+def paging_categories(item: StoredFeedback, domain: Domain) -> list[str]:
+    """The operational alert categories that page a person and open a case at once."""
+    return [c for c in operational_categories(item, domain) if domain.pages_for(c)]
+
+
+def digest_categories(item: StoredFeedback, domain: Domain) -> list[str]:
+    """The operational alert categories told in the day's digest instead."""
+    return [c for c in operational_categories(item, domain) if not domain.pages_for(c)]
 
 
 def severity_rank_of(item: StoredFeedback, domain: Domain) -> int:
@@ -53,7 +65,11 @@ class AlertIntake:
         return age <= timedelta(days=self.max_age_days)
 
     def routes_for(self, item: StoredFeedback, *, escalation: bool) -> list[str]:
-        categories = operational_categories(item, self.domain)
+        """The routes paged for ``item`` (its paging alerts)."""
+        return self.routes_taking(item, paging_categories(item, self.domain), escalation=escalation)
+
+    def routes_taking(self, item: StoredFeedback, categories: Sequence[str], *, escalation: bool) -> list[str]:
+        """The routes that take ``item`` for these of its alert categories."""
         if not categories:
             return []
         rank = severity_rank_of(item, self.domain)
@@ -82,7 +98,7 @@ class AlertIntake:
         the cases in one statement and their audit rows in another, however many items a batch brings.
         ``at``: when (a correction's instant); None = each item's saving (``created_at``)."""
         now = self.clock.now()
-        alerting = [item for item in items if operational_categories(item, self.domain) and self.recent(item, now)]
+        alerting = [item for item in items if paging_categories(item, self.domain) and self.recent(item, now)]
         opened = await cases.open_cases(conn, [(item.id, at or item.created_at) for item in alerting])
         await audit.append(
             conn,

@@ -15,11 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.services.alert_intake import AlertIntake, operational_categories, severity_rank_of
+from feedback_intelligence.services.alert_intake import (
+    AlertIntake,
+    operational_categories,
+    paging_categories,
+    severity_rank_of,
+)
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store import audit, cases, counters, outbox
 from feedback_intelligence.store.audit import AuditEntry
@@ -237,7 +242,7 @@ class CaseService:
                 item = await channel.store.get(case.feedback_id)
                 if item is None or severity_rank_of(item, self.domain) < critical:
                     continue
-                if not operational_categories(item, self.domain):
+                if not paging_categories(item, self.domain):
                     continue
                 at = format_instant(moment)
                 async with channel.store.transaction() as conn:

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from feedback_intelligence.auth.principal import Principal
 from feedback_intelligence.auth.reach import reach, reaches
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp, parse_normalized
+from feedback_intelligence.instants.timestamps import normalize_timestamp, parse_normalized
 from feedback_intelligence.records import StoredFeedback
 
 __all__ = ["NOT_YOURS", "ROLE_OR_STORE", "WINDOW_PASSED", "Actor", "Verdict", "verdict"]

@@ -27,12 +27,12 @@ from typing import Any
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.timestamps import format_instant
+from feedback_intelligence.outputs.snapshot import HTML_NAME, JSON_NAME
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.report.prose_store import ProseStore
-from feedback_intelligence.report.snapshot import HTML_NAME, JSON_NAME
+from feedback_intelligence.report.prose.store import ProseStore
 from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.change_rule import Actor
 from feedback_intelligence.services.channels import Channel

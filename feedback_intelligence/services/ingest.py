@@ -25,10 +25,10 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
 from feedback_intelligence.deterministic.prior import TextEvidence, propose_structure, text_evidence, texts_evidence
-from feedback_intelligence.deterministic.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
 from feedback_intelligence.records import Correction, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel

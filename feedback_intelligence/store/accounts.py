@@ -22,8 +22,8 @@ from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.instants.clock import Clock, now_ms
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.store import audit
 from feedback_intelligence.store.base import StoreView
 from feedback_intelligence.store.errors import AccountNotLocal, UsernameTaken

@@ -19,12 +19,12 @@ from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.rows import row_to_record
 from feedback_intelligence.store.schema import feedback, feedback_alerts
+from feedback_intelligence.text.matching import fold
 
 ANY_ALERT = "any"
 LIKE_ESCAPE = "\\"
@@ -35,7 +35,8 @@ IN_CHUNK = 5_000
 class ItemFilter:
     """Which items a view counts. ``None`` = no condition; ``from_``/``to`` are normalised instants
     (inclusive, as the report's window). ``alert`` is ``"any"`` (an operational alert) or an alert
-    category key (a hit of that category); ``q``: every word a folded substring of the text.
+    category key (a hit of that category); ``q``: every word a folded substring of the text; ``advice``:
+    True = only rows where a rule disagrees with the person's value (ADR 0045), False = only rows where none does.
     ``channel`` is not a column: it names the one channel database that answers (None = every one),
     which the caller's choice of stores applies (``report/sources.StoreSource``)."""
 
@@ -51,6 +52,7 @@ class ItemFilter:
     alert: str | None = None
     q: str | None = None
     channel: str | None = None
+    advice: bool | None = None
 
 
 def _like_pattern(word: str) -> str:
@@ -88,6 +90,9 @@ def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
         conditions.append(
             exists().where(feedback_alerts.c.feedback_id == c.id, feedback_alerts.c.category == flt.alert)
         )
+    if flt.advice is not None:  # a JSON text, null when no rule disagrees (store/rows.rule_advice_json)
+        advised = c.rule_advice_json.is_not(None)
+        conditions.append(advised if flt.advice else ~advised)
     if flt.q is not None:
         for word in query_words(flt.q):
             conditions.append(c.text_folded.like(_like_pattern(word), escape=LIKE_ESCAPE))
@@ -175,6 +180,7 @@ class WindowAggregates:
     candidates: list[StoredFeedback] = field(default_factory=list)
     issues: dict[IssueKey, Counted] = field(default_factory=dict)  # items with an issue, by problem and store
     issue_themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (issue, theme_base)
+    advised: int = 0  # items where a rule disagrees with the person's value (ADR 0045)
 
     def add(self, other: WindowAggregates, limit: int) -> None:
         """Add another channel's answer key by key; examples merged in their order and cut (exact)."""
@@ -202,6 +208,7 @@ class WindowAggregates:
             found.items += theme.items
             found.newest = max(found.newest, theme.newest)
         self.channel_counts.update(other.channel_counts)
+        self.advised += other.advised
         self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
 
 
@@ -239,6 +246,13 @@ def _count_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool]
         .where(where_clause(flt), within if within is not None else true())
         .group_by(*keys, half)
     )
+
+
+def _advised_statement(flt: ItemFilter) -> Any:
+    """How many of ``flt``'s items a rule disagrees with: over the partial ``ix_feedback_advised_timestamp``,
+    so the count costs the few advised rows, not the window."""
+    c = feedback.c
+    return select(func.count()).select_from(feedback).where(where_clause(flt), c.rule_advice_json.is_not(None))
 
 
 def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
@@ -462,6 +476,7 @@ async def _one_store(
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
+        out.advised = int((await conn.execute(_advised_statement(flt))).scalar_one())
         by_severity = await _examples(conn, [_rank_part(flt, *part) for part in severity_parts(rank_counts, limit)])
         categories = sorted({category for category, _rank in rank_counts})
         newest = await _examples(conn, [_newest_part(flt, category, limit) for category in categories])

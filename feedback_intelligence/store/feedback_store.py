@@ -15,8 +15,8 @@ from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.store import audit, copy_rows, counters, revisions, rollups, tombstones, values_rows
 from feedback_intelligence.store.base import StoreBase

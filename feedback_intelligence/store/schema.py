@@ -38,7 +38,7 @@ feedback = Table(
     Column("id", String(100), primary_key=True),
     Column("source", String(64), nullable=False),
     Column("text", Text, nullable=False),  # raw, always preserved
-    # Normalised UTC in one fixed-width form, so string order is instant order (see deterministic.timestamps).
+    # Normalised UTC in one fixed-width form, so string order is instant order (see instants.timestamps).
     Column("timestamp", String(33), nullable=False),
     Column("created_at", String(33), nullable=False),
     Column("structure_json", Text, nullable=True),
@@ -49,7 +49,7 @@ feedback = Table(
     Column("corrections_json", Text, nullable=True),
     Column("needs_review", Boolean, nullable=False, server_default=false()),
     Column("review_flags_json", Text, nullable=False, server_default=text("'[]'")),
-    # The structuring worker's queue lives in the row itself (services/structuring_worker.py): a row
+    # The structuring worker's queue lives in the row itself (workers/structuring_worker.py): a row
     # is due until a worker has structured it; a claim is a lease (owner token + expiry, epoch ms)
     # that lapses when the replica holding it dies, so another replica takes the work over.
     Column("structure_due", Boolean, nullable=False, server_default=false()),
@@ -63,7 +63,7 @@ feedback = Table(
     # Derived columns (0005): written by derivation.derive in the transaction of every write of the
     # record, never by hand; what the report groups and filters on (docs/adr/0024, sections 2–3).
     Column("category", String(64), nullable=True),
-    # The problem the item reports, across departments (0013; deterministic/issue.py, ADR 0055).
+    # The problem the item reports, across departments (0015; deterministic/issue.py, ADR 0055).
     Column("issue", String(64), nullable=True),
     Column("severity", String(64), nullable=True),
     Column("type", String(64), nullable=True),
@@ -85,7 +85,7 @@ feedback = Table(
     Column("screen_verdict", String(8), nullable=True),
     Column("screen_reason", Text, nullable=True),
     Column("screened_at", String(33), nullable=True),
-    # Where a rule disagrees with a person's structure (0011; records.RuleAdvice, ADR 0045): a JSON list,
+    # Where a rule disagrees with a person's structure (0012; records.RuleAdvice, ADR 0045): a JSON list,
     # null when none does.
     Column("rule_advice_json", Text, nullable=True),
     # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
@@ -97,6 +97,13 @@ feedback = Table(
     Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
     Index("ix_feedback_author_timestamp", "author", "timestamp"),
+    # the few rows a rule disagrees with (0014): the manager's list and the report's count of them
+    Index(
+        "ix_feedback_advised_timestamp",
+        "timestamp",
+        sqlite_where=text("rule_advice_json IS NOT NULL"),
+        postgresql_where=text("rule_advice_json IS NOT NULL"),
+    ),
 )
 
 # One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.
@@ -191,7 +198,8 @@ outbox = Table(
     "outbox",
     metadata,
     Column("id", Serial, primary_key=True, autoincrement=True),
-    Column("feedback_id", String(100), ForeignKey("feedback.id"), nullable=False),
+    # an item's id, or a day's digest (``digest-2026-12-05``, workers/alert_digest.py): no foreign key (0013)
+    Column("feedback_id", String(100), nullable=False),
     Column("event", String(16), nullable=False),
     Column("route", String(64), nullable=False),
     Column("dedupe_key", String(240), nullable=False, unique=True),

@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.timestamps import format_instant, parse_normalized
 from feedback_intelligence.instants.clock import Clock, now_ms
+from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
 from feedback_intelligence.records import StoredFeedback, Structure
 from feedback_intelligence.store import counters, rollups
 from feedback_intelligence.store.base import StoreView

@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 from standardwebhooks import Webhook
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.devtools.receiver import Receiver
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.store.outbox import Outbox, OutboxRow
 from tests.notify.support import SECRET
 from tests.support.people import add_user, client, csrf, desk_entry, people_settings, running_app, sign_in

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.instants.clock import ManualClock
+from feedback_intelligence.instants.timestamps import format_instant
 from tests.support.people import add_user, client, csrf, desk_entry, people_settings, running_app, sign_in
 
 START = datetime(2027, 2, 1, 9, 30, tzinfo=UTC)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from feedback_intelligence.derivation import DomainDeriver, derivation_rev, derive
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
 from feedback_intelligence.report.display import matched_words, shown_theme
+from feedback_intelligence.text.matching import fold
 from tests.report.oracle import item_sentiment
 
 DOMAIN = load_domain("retail")

@@ -9,9 +9,9 @@ import pytest
 
 from feedback_intelligence.deterministic.alerts import alert_categories, match_alerts, pattern_matches, pattern_needles
 from feedback_intelligence.deterministic.category_override import forced_category
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
+from feedback_intelligence.text.matching import fold
 
 
 def categories(text: str, domain: Domain) -> list[str]:

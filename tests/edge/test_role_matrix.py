@@ -20,7 +20,6 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from feedback_intelligence.api.scope import desk_reach, manager_reach, manager_scope
-from feedback_intelligence.deterministic.timestamps import format_instant
 from feedback_intelligence.edge.surface import (
     ANYONE,
     HOME_PAGES,
@@ -32,6 +31,7 @@ from feedback_intelligence.edge.surface import (
     classify,
     role_verdict,
 )
+from feedback_intelligence.instants.timestamps import format_instant
 from tests.support.people import LOOPBACK, add_user, client, csrf, desk_entry, people_settings, running_app, sign_in
 
 ROLES = {"clerk": ("clerk", "s1"), "manager": ("manager", "s1"), "operator": ("operator", "*")}

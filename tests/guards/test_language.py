@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from feedback_intelligence.deterministic.language import (
-    PARALLEL_CHARS,
-    PARALLEL_CHUNK,
-    detect_language,
-    detect_languages,
-    parallel_chunks,
-)
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.language import (
     CONTRADICTS_TEXT,
@@ -18,6 +11,13 @@ from feedback_intelligence.structuring.guards.language import (
     UNEXPECTED,
     is_iso639_1,
     language_rejection,
+)
+from feedback_intelligence.text.language import (
+    PARALLEL_CHARS,
+    PARALLEL_CHUNK,
+    detect_language,
+    detect_languages,
+    parallel_chunks,
 )
 
 FINNISH = [
@@ -96,7 +96,7 @@ def test_game_domain_english(game: Domain) -> None:
 
 def test_no_request_loads_a_model_after_start_up(retail: Domain) -> None:
     """Any code a model writes is judged by the detectors warmed at start-up: none is built later."""
-    from feedback_intelligence.deterministic import language
+    from feedback_intelligence.text import language
 
     language.warm(retail.detection_languages)
     built = language._detector.cache_info().currsize

@@ -8,18 +8,21 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from feedback_intelligence.config import NotifySettings
 from feedback_intelligence.config.notify_routes import NotifyRoute, parse_routes
-from feedback_intelligence.deterministic.timestamps import format_instant
+from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.channels import Channel
-from feedback_intelligence.services.notify_worker import NotifyWorker
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.notify_worker import NotifyWorker
 from tests.support.databases import migrated_url
 
 SECRET = "whsec_" + base64.b64encode(b"a-webhook-secret-of-32-bytes-ok!").decode()  # Standard Webhooks' form
@@ -39,6 +42,15 @@ FAST = NotifySettings.model_construct(
     timeout_s=5,
     public_url="http://fi.example",
 )
+
+
+SHOP_ZONE = ZoneInfo("Europe/Helsinki")
+DIGEST_HOUR = 7
+STORE_NAMES = {"S1": "Espoo Iso Omena", "S2": "Tampere Koskikeskus"}
+
+
+def store_name(store_id: str) -> str:
+    return STORE_NAMES.get(store_id, store_id)
 
 
 def ago(**delta: float) -> str:
@@ -76,6 +88,7 @@ class Rig:
     channel: Channel
     worker: NotifyWorker
     intake: AlertIntake
+    digest: AlertDigest
 
 
 @asynccontextmanager
@@ -88,13 +101,24 @@ async def rig(
     clock: Clock = SYSTEM_CLOCK,
 ) -> AsyncIterator[Rig]:
     domain = load_domain("retail")
-    store = FeedbackStore(url or migrated_url(tmp_path), name="live")
+    # with its derived columns, as the service writes them: the digest finds its items by them
+    store = FeedbackStore(url or migrated_url(tmp_path), name="live", derive=DomainDeriver(domain))
     await store.migrate()
     intake = AlertIntake(domain, tuple(configured), 7, clock)
     channel = Channel("live", store, on_save=intake.hook("live"))
     worker = NotifyWorker(domain, [channel], configured, options, clock=clock)
+    worker.digest = AlertDigest(
+        domain,
+        {"live": channel},
+        intake,
+        SHOP_ZONE,
+        DIGEST_HOUR,
+        store_name=store_name,
+        public_url=options.public_url,
+        clock=clock,
+    )
     try:
-        yield Rig(domain, channel, worker, intake)
+        yield Rig(domain, channel, worker, intake, worker.digest)
     finally:
         await worker.stop()
         await store.aclose()

@@ -17,7 +17,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from feedback_intelligence.devtools.receiver import Receiver
 from feedback_intelligence.instants.clock import ManualClock
-from feedback_intelligence.store.schema import outbox
+from feedback_intelligence.store.schema import cases, outbox
 from tests.notify.support import FAST, SECRET, alert_item, rig, routes, with_routes
 
 
@@ -100,15 +100,22 @@ async def test_routing_by_category_severity_store_and_age(tmp_path: Path) -> Non
     )
     async with rig(tmp_path, configured) as r:
         assert r.intake.routes_for(alert_item("x"), escalation=False) == ["all", "food", "bad"]
-        high_payment = alert_item("y", category="payment", severity="high", store="S2")
-        assert r.intake.routes_for(high_payment, escalation=False) == ["all", "s2"]
+        high_injury = alert_item("y", category="injury_safety", severity="high", store="S2")
+        assert r.intake.routes_for(high_injury, escalation=False) == ["all", "s2"]
         assert r.intake.routes_for(alert_item("z"), escalation=True) == ["boss"]
+        # payment trouble pages nobody: it waits for the day's digest, which these routes would take
+        high_payment = alert_item("p", category="payment", severity="high", store="S2")
+        assert r.intake.routes_for(high_payment, escalation=False) == []
+        assert r.digest.routes_for(high_payment) == ["all", "s2"]
         await r.channel.insert(alert_item("old", age_days=30))  # a history import pages nobody
         await r.channel.insert(alert_item("slur", category="rasismi"))  # moderation, not an operational alert
+        await r.channel.insert(high_payment)
         await r.channel.insert(alert_item("new"))
         async with r.channel.store.engine.connect() as conn:
             rows = (await conn.execute(select(outbox.c.feedback_id, outbox.c.route))).all()
+            opened = (await conn.execute(select(cases.c.feedback_id))).scalars().all()
     assert sorted(rows) == [("new", "all"), ("new", "bad"), ("new", "food")]
+    assert opened == ["new"]  # a case for the paging alert only
 
 
 async def test_the_same_item_and_route_is_enqueued_once(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from feedback_intelligence.config import ConfigurationError, NotifySettings, load_settings
 from feedback_intelligence.config.notify_routes import check_against, parse_routes
-from feedback_intelligence.services.notify_worker import backoff_s
+from feedback_intelligence.workers.notify_worker import backoff_s
 from tests.notify.support import SECRET
 
 

@@ -1,5 +1,5 @@
 """The notify worker with its database cut and back: one warning when the store stops answering, one when it
-answers again, no traceback, however many polls the cut lasts (services/poll_loop.py)."""
+answers again, no traceback, however many polls the cut lasts (workers/poll_loop.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlalchemy import event
 from tests.notify.support import rig
 from tests.support.waiting import wait_for
 
-WORKER_LOG = "feedback_intelligence.services.notify_worker"
+WORKER_LOG = "feedback_intelligence.workers.notify_worker"
 
 
 async def test_a_cut_database_is_one_line_and_its_return_one_more(

@@ -16,7 +16,7 @@ from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import derive, effective_sentiment
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Derived, StoredFeedback
-from feedback_intelligence.report.deterministic import representative_quotes
+from feedback_intelligence.report.deterministic_layer import representative_quotes
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
 from feedback_intelligence.report.model import (
     AlertMatch,
@@ -31,8 +31,8 @@ from feedback_intelligence.report.model import (
 from feedback_intelligence.report.sources import example_of
 from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction, trend_direction
 from feedback_intelligence.report.window import Mode, Window
-from feedback_intelligence.report.wording import SummaryFacts, wording_for
 from feedback_intelligence.store.aggregates import Example
+from feedback_intelligence.wording.sentences import SummaryFacts, wording_for
 
 log = logging.getLogger(__name__)
 

@@ -25,16 +25,16 @@ from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.instants.clock import ManualClock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback, Structure
-from feedback_intelligence.report.instants import format_instant
 from feedback_intelligence.report.series import HourRow, hour_rows, series_of
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Mode, Window, build_window
-from feedback_intelligence.report.wording import wording_for
 from feedback_intelligence.store import rollups
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.wording.sentences import wording_for
 from tests.report.oracle import build_report
 from tests.support.databases import migrated_url
 from tests.support.kinds import DATABASE_KINDS

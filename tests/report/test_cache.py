@@ -6,8 +6,8 @@ import asyncio
 
 from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.report.cache import MemoryEpochSource, ReportCache
-from feedback_intelligence.report.prose import ProseLayer
-from feedback_intelligence.report.prose_store import MemoryProseStore
+from feedback_intelligence.report.prose.layer import ProseLayer
+from feedback_intelligence.report.prose.store import MemoryProseStore
 
 
 def counting_factory():

@@ -41,6 +41,7 @@ REPORT_KEYS = [
     "truncated",
     "itemsInWindow",
     "needsReviewCount",
+    "ruleAdviceCount",
     "store",
     "filters",
     "channelCounts",
@@ -419,6 +420,8 @@ async def test_no_runner_renders_deterministically():
         "failed": 0,
         "stopped": None,
         "rejected": {},
+        "until": None,
+        "retryAt": None,
     }
     rated = [t for t in report["themes"] if not t["unrated"]]
     assert all(t["prose"] == {"status": "automatic", "reason": "no_model"} for t in rated)

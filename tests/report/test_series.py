@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from feedback_intelligence.report.instants import TICKS_PER_SECOND, from_ticks, parse_instant
+from feedback_intelligence.instants.ticks import TICKS_PER_SECOND, from_ticks, parse_instant
 from feedback_intelligence.report.series import ALERTS, ALL, HourRow, bucket_bounds, fold, hour_rows, series_of
 from tests.support.examples import examples
 

@@ -3,7 +3,8 @@ from datetime import UTC, datetime
 import pytest
 
 from feedback_intelligence.config import ReportSettings
-from feedback_intelligence.report.instants import format_instant, parse_instant
+from feedback_intelligence.instants.ticks import parse_instant
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.report.window import WindowError, build_window, cache_key
 
 NOW = datetime(2026, 6, 8, 12, 0, tzinfo=UTC)

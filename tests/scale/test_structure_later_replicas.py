@@ -8,8 +8,8 @@ import pytest
 
 from feedback_intelligence.devtools.processes import sim_ollama
 from tests.scale.conftest import replica_env, replicas, sim_stats, unique_gate_name
-from tests.services.test_structure_later import TEXT, later, metric
 from tests.support.waiting import wait_for_sync
+from tests.workers.test_structure_later import TEXT, later, metric
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
 

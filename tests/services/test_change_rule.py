@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from feedback_intelligence.auth.principal import Grant, Principal
-from feedback_intelligence.deterministic.timestamps import normalize_timestamp
+from feedback_intelligence.instants.timestamps import normalize_timestamp
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.services.change_rule import NOT_YOURS, ROLE_OR_STORE, WINDOW_PASSED, Actor, verdict
 

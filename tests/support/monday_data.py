@@ -1,6 +1,7 @@
 """A small chain's fortnight for the manager's brief: five named stores (FI_STORES), steady payment noise in
-every store both weeks, one planted rise (bread complaints in one store this week), and one food-safety
-case newer than every payment case, so only the tier (not age) puts it first."""
+every store both weeks (it opens no case: it waits for the day's digest), a legal threat per store and
+week, one planted rise (bread complaints in one store this week), and one food-safety case newer than
+every legal one, so only the tier (not age) puts it first."""
 
 from __future__ import annotations
 
@@ -55,13 +56,19 @@ def fortnight(now: datetime, *, rise_before: int = 3, rise_now: int = 24, noise:
 
     for week, base in ((0, 0.5), (1, 7.5)):
         for store in STORES:
-            for n in range(noise):  # the oldest of each week first: payment cases open before the safety case
+            for n in range(noise):
                 add(
                     store["id"],
                     base + 5.5 - n * 0.1,
                     f"Kortilta veloitettiin kahteen kertaan, kuitti {week}-{n}.",
                     _structure("kuiva_elintarvike", "high"),
                 )
+            add(  # a threat of the consumer disputes board: a case of a lower tier than food safety, older
+                store["id"],
+                base + 5.8,
+                f"Asiakas vaati hyvitystä ja sanoi vievänsä asian kuluttajariitalautakuntaan ({week}).",
+                _structure("kassa_palvelu", "high"),
+            )
             bread = (rise_now if week == 0 else rise_before) if store["id"] == RISE_STORE else 2
             for n in range(bread):
                 add(

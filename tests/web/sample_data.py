@@ -16,9 +16,9 @@ from typing import Any
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import DATA_PLACEHOLDER, SYNTHESIS_ROLE, Domain
 from feedback_intelligence.records import AlertHit, Correction, StoredFeedback, Structure
-from feedback_intelligence.report.llm_layer import LlmLedger
 from feedback_intelligence.report.model import Report
-from feedback_intelligence.report.prose import ProseLayer, ThemeProse, layered_view
+from feedback_intelligence.report.prose.layer import ProseLayer, ThemeProse, layered_view
+from feedback_intelligence.report.prose.llm_layer import LlmLedger
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Mode, Window, build_window
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -260,7 +261,13 @@ def test_live_segment_polls_the_version_and_pauses_while_hidden(pages, fake):
     fake.script.live_version = 1
 
     def fake_clock(page):
-        page.clock.install()
+        # Installed, Playwright's clock still flows with real time; paused, only run_for moves it, so a
+        # slow machine's seconds cannot bring the first tick (20–30 s away) into the "not yet" window.
+        # It pauses a minute on: pausing is a jump forward, and the installed clock has moved meanwhile
+        # (no page is loaded yet, so the jump fires nothing).
+        start = datetime.now(UTC)
+        page.clock.install(time=start)
+        page.clock.pause_at(start + timedelta(minutes=1))
 
     page = pages.open(fake.url + "/desk", setup=fake_clock)
     page.clock.run_for(1000)
@@ -268,7 +275,7 @@ def test_live_segment_polls_the_version_and_pauses_while_hidden(pages, fake):
     expect(page.locator("#live-totals")).to_have_text("2 merkintää")
     # The totals show from the list before the start-up loads' own version requests have been answered:
     # the segment says when its loads are done (aria-busy), and every version request a load makes is
-    # answered before the load ends; the page's clock is frozen, so no tick adds one meanwhile.
+    # answered before the load ends; the page's clock is paused, so no tick adds one meanwhile.
     expect(page.locator("#live")).to_have_attribute("aria-busy", "false")
     calls = fake.script.version_calls
     assert calls >= 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -23,17 +25,21 @@ ITEMS = [
     ("x-2", "Kassajono oli pitkä ja vain yksi kassa auki.", "kassa_palvelu", "jono", "medium", "web_form"),
     ("x-3", "Leipähylly oli tyhjä jo kuudelta illalla.", "leipa", "leipähylly", "low", "google_review"),
 ]
+# a name with a comma and a Finnish letter: one quoted cell in the file, read back whole
+STORES = [{"id": "jkl-1", "name": "Jyväskylä, Seppälä"}, {"id": "tre-1", "name": "Tampere"}]
 
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[ServerProcess]:
-    with app_on_sim({"FI_REPORT_PROSE": "automatic", "FI_REPORT_ALERT_VERIFY_BUDGET": "0"}, service_ms=50) as server:
+    env = {"FI_REPORT_PROSE": "automatic", "FI_REPORT_ALERT_VERIFY_BUDGET": "0", "FI_STORES": json.dumps(STORES)}
+    with app_on_sim(env, service_ms=50) as server:
         for n, (id_, text, category, theme, severity, source) in enumerate(ITEMS):
             body = {
                 "id": id_,
                 "source": source,
                 "text": text,
                 "timestamp": (NOW - timedelta(hours=n + 2)).isoformat(),
+                "store": STORES[n % 2]["id"],
                 "acceptedStructure": {
                     "category": category,
                     "theme": theme,
@@ -49,6 +55,8 @@ def app() -> Iterator[ServerProcess]:
 def test_the_csv_downloads_with_the_cited_rows_and_a_formula_cell_neutralised(pages, app, tmp_path):
     page = pages.open(app.url + "/")
     expect(page.locator("#report")).to_have_attribute("data-llm", "done", timeout=20000)
+    expect(page.locator("#csv-link")).to_have_text("Lataa CSV: kaikki 3 merkintää")  # what it downloads
+    expect(page.locator("#csv-link")).to_have_attribute("title", re.compile("myymälä \\(tunnus ja nimi\\), kieli"))
     with page.expect_download() as download:
         page.click("#csv-link")
     path = tmp_path / "items.csv"
@@ -60,6 +68,7 @@ def test_the_csv_downloads_with_the_cited_rows_and_a_formula_cell_neutralised(pa
     first = next(r for r in rows if r["tunniste"] == "x-1")
     assert first["teksti"].startswith("'=HYPERLINK")
     assert (first["lähde"], first["osasto"], first["vakavuus"]) == ("Sähköposti", "Maito & kylmä", "Korkea")
+    assert (first["myymälä"], first["myymälän nimi"], first["kieli"]) == ("jkl-1", "Jyväskylä, Seppälä", "fi")
 
 
 def test_the_print_layout_renders_without_controls_and_with_local_times(pages, app):

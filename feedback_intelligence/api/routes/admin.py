@@ -12,8 +12,8 @@ from feedback_intelligence.api.models.operator import BackendWarmth, NotifyTestO
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
-from feedback_intelligence.services.warmup import load_model
 from feedback_intelligence.store.errors import StoreUnavailable
+from feedback_intelligence.workers.warmup import load_model
 
 router = APIRouter(prefix="/admin", tags=["operator"])
 

@@ -26,8 +26,8 @@ from feedback_intelligence.api.scope import (
     store_for_save,
 )
 from feedback_intelligence.deterministic.personal_data import masked_text, personal_data_json
-from feedback_intelligence.deterministic.timestamps import normalize_bound
 from feedback_intelligence.domain.loader import schema_json
+from feedback_intelligence.instants.timestamps import normalize_bound
 from feedback_intelligence.records import Correction, StoredFeedback, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand

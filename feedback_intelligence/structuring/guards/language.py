@@ -7,9 +7,9 @@ domain does not expect, e.g. "as", that the text does not clearly support).
 
 from __future__ import annotations
 
-from feedback_intelligence.deterministic.language import LanguageGuess, clearly_in
 from feedback_intelligence.deterministic.prior import text_evidence
 from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.text.language import LanguageGuess, clearly_in
 
 NOT_ISO = "not_iso639_1"
 CONTRADICTS_TEXT = "contradicts_text"

@@ -29,12 +29,12 @@ from collections import Counter
 from functools import lru_cache
 
 from feedback_intelligence.deterministic import theme_words
-from feedback_intelligence.deterministic.language import detect_language
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.guards.vocabulary import domain_vocabulary, prompt_vocabulary, words
 from feedback_intelligence.text import morphology
 from feedback_intelligence.text.invisible import has_not_text
+from feedback_intelligence.text.language import detect_language
+from feedback_intelligence.text.matching import fold
 
 CONTROL_CHARACTERS = "control_characters"
 EMPTY = "empty"

@@ -14,11 +14,11 @@ import re
 import threading
 from dataclasses import dataclass
 
-from feedback_intelligence.deterministic.text_match import fold
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.structuring.prompt import StructuringPrompt
 from feedback_intelligence.structuring.schema import structure_json_schema
 from feedback_intelligence.structuring.untrusted import FENCE_CLOSE, FENCE_OPEN
+from feedback_intelligence.text.matching import fold
 
 _WORD = re.compile(r"\w+")
 _MARKER_PUNCTUATION = re.compile(r"[<>]{2,}")

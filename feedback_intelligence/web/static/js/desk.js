@@ -520,6 +520,12 @@ async function onLater() {
   }
 }
 
+/** "nimi «Matti Virtanen», puhelinnumero «040 123 4567»": each value kept on one line (no-break spaces), so
+ * a phone number is never split across two; a value longer than the line still wraps (overflow-wrap). */
+function personalDataList(found, t) {
+  return found.map((f) => `${t(`pii.kind.${f.kind}`)} «${f.value.replace(/ /g, "\u00a0")}»`).join(", ");
+}
+
 /** Before a "later" save: the personal data in `text`, with one press to replace it by placeholders and
  * save, or to save it as typed (masked for others). An empty `found` clears the warning. */
 function showLaterPersonalData(text, found) {
@@ -531,7 +537,7 @@ function showLaterPersonalData(text, found) {
     return;
   }
   const t = state.t;
-  const list = found.map((f) => `${t(`pii.kind.${f.kind}`)} «${f.value}»`).join(", ");
+  const list = personalDataList(found, t);
   const saveWith = (cleared) => {
     el.text.value = cleared;
     saveDraft();
@@ -711,7 +717,7 @@ function showPersonalData() {
     return;
   }
   const t = state.t;
-  const list = found.map((f) => `${t(`pii.kind.${f.kind}`)} «${f.value}»`).join(", ");
+  const list = personalDataList(found, t);
   const remove = h("button", { type: "button", class: "btn btn-primary pii-remove", id: "pii-remove" }, t("pii.remove"));
   remove.addEventListener("click", () => {
     let text = state.entry.text;

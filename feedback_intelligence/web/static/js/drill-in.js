@@ -68,7 +68,7 @@ export class DrillIn {
       }
       const page = await response.json();
       if (controller.signal.aborted) return;
-      const ctx = { ...this.ctx(), withChannel: true };
+      const ctx = { ...this.ctx(), withChannel: true, adviceDetail: true }; // a disagreement said in full
       list.append(...page.items.map((item) => sourceItem({ ...item, feedbackId: item.id }, ctx)));
       this.shown += page.items.length;
       this.cursor = page.nextCursor;

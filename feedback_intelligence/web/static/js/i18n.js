@@ -227,6 +227,14 @@ const en = {
   "section.more": plural("1 more entry", "{n} more entries"),
   "item.review": "⚠ check",
   "item.ruleAdvice": "the rules: {value}",
+  "item.adviceChosen": "The clerk's choice, saved",
+  "item.adviceRule": "The rules would choose",
+  "item.adviceRuleValue": "{value} ({rule}: {words})",
+  "advice.heading": "The clerks and the rules",
+  "advice.intro": "Where a clerk chose a category the rules would not have, the clerk's choice is what is saved and counted. Review the rule, or the entry.",
+  "advice.count": plural("1 entry where the clerk's choice differs from the rules",
+    "{n} entries where the clerk's choice differs from the rules"),
+  "drill.advice": "Where the clerk's choice differs from the rules",
   "item.noStructure": "no structure",
   "item.source": "Source: {source}",
 
@@ -271,6 +279,21 @@ const en = {
     "The report is up to date; the language model is writing {n} summaries…"),
   "status.screening": "The report is up to date; the language model is checking messages for alerts the keywords "
     + "missed: {screened} of {candidates} checked, {confirmed} added…",
+  "status.waiting": "The report is up to date; the summaries and the alert check are waiting: {reason} "
+    + "({screened} of {candidates} checked). Waiting until {until} at the latest…",
+  "status.stopped": "The report is up to date. Not checked by the language model: {reason}; the summaries are "
+    + "automatic.",
+  "status.unscreened": "Alert check: {screened} of {candidates} messages checked; the rest not checked (alerts "
+    + "from the keywords only).",
+  "status.retryAt": "The language model is asked again after {time}.",
+  "status.off": "The report is up to date. No language model in use: the summaries are automatic and the alerts "
+    + "come from the keywords.",
+  "wait.busy": "the language model is busy (the desk is using it)",
+  "wait.rate": "the reports' share of the language model for this minute is used up",
+  "wait.unavailable": "the language model cannot be reached",
+  "wait.failed": "the language model's answers failed",
+  "wait.budget": "the report's share of the language model is used up",
+  "narrative.waiting": "waiting for the language model…",
   "prose.automatic": "The summaries are automatic: the language model this service runs (the small embedded one) "
     + "does not write usable summaries. For summaries written by a language model, run the service with a larger "
     + "model (FI_LLM_BACKEND=ollama or openai; see the README).",
@@ -284,6 +307,9 @@ const en = {
   "series.notSignificant": "not significant",
   "export.print": "Print",
   "export.csv": "Download CSV",
+  "export.csvAll": plural("Download CSV: the 1 entry", "Download CSV: all {n} entries"),
+  "export.csvWhat": "Every entry of the period and filters shown, one row each: store (id and name), language, channel, "
+    + "each field and the whole text. UTF-8, opens in Excel.",
   "print.head": "Feedback report · printed {time} · times in {zone}",
   "filters.heading": "Filters and search",
   "filters.all": "All",
@@ -662,6 +688,14 @@ const fi = {
   "section.more": plural("1 merkintä lisää", "{n} merkintää lisää"),
   "item.review": "⚠ tarkista",
   "item.ruleAdvice": "säännöt: {value}",
+  "item.adviceChosen": "Myyjän valinta, tallennettu",
+  "item.adviceRule": "Säännöt valitsisivat",
+  "item.adviceRuleValue": "{value} ({rule}: {words})",
+  "advice.heading": "Myyjät ja säännöt",
+  "advice.intro": "Kun myyjä valitsi osaston, jota säännöt eivät olisi valinneet, tallennetaan ja lasketaan myyjän valinta. Tarkista sääntö tai merkintä.",
+  "advice.count": plural("1 merkintä, jossa myyjän valinta poikkeaa säännöistä",
+    "{n} merkintää, joissa myyjän valinta poikkeaa säännöistä"),
+  "drill.advice": "Myyjän valinta poikkeaa säännöistä",
   "item.noStructure": "ei rakennetta",
   "item.source": "Lähde: {source}",
 
@@ -706,6 +740,21 @@ const fi = {
     "Raportti on ajan tasalla; kielimalli kirjoittaa vielä {n} yhteenvetoa…"),
   "status.screening": "Raportti on ajan tasalla; kielimalli tarkistaa vielä, onko viesteissä hälytyksiä, joita "
     + "avainsanat eivät löytäneet: {screened}/{candidates} tarkistettu, {confirmed} lisätty…",
+  "status.waiting": "Raportti on ajan tasalla; yhteenvedot ja hälytystarkistus odottavat: {reason} "
+    + "({screened}/{candidates} tarkistettu). Odotetaan enintään klo {until} asti…",
+  "status.stopped": "Raportti on ajan tasalla. Ei tarkistettu kielimallilla: {reason}; yhteenvedot ovat "
+    + "automaattisia.",
+  "status.unscreened": "Hälytystarkistus: {screened}/{candidates} viestiä tarkistettu, loput ei tarkistettu "
+    + "(hälytykset vain avainsanoista).",
+  "status.retryAt": "Kielimallilta kysytään uudelleen klo {time} jälkeen.",
+  "status.off": "Raportti on ajan tasalla. Kielimalli ei ole käytössä: yhteenvedot ovat automaattisia ja hälytykset "
+    + "avainsanoista.",
+  "wait.busy": "kielimalli varattu (palautetiski käyttää sitä)",
+  "wait.rate": "raporttien tämän minuutin osuus kielimallista on käytetty",
+  "wait.unavailable": "kielimalliin ei saada yhteyttä",
+  "wait.failed": "kielimallin vastaukset epäonnistuivat",
+  "wait.budget": "raportin osuus kielimallista on käytetty",
+  "narrative.waiting": "odottaa kielimallia…",
   "prose.automatic": "Yhteenvedot ovat automaattisia: tämän palvelun kielimalli (pieni sulautettu malli) ei kirjoita "
     + "käyttökelpoisia yhteenvetoja. Kielimallin kirjoittamat yhteenvedot saa käyttöön ajamalla palvelua isommalla "
     + "mallilla (FI_LLM_BACKEND=ollama tai openai; ks. README).",
@@ -719,6 +768,9 @@ const fi = {
   "series.notSignificant": "ei merkitsevä",
   "export.print": "Tulosta",
   "export.csv": "Lataa CSV",
+  "export.csvAll": plural("Lataa CSV: 1 merkintä", "Lataa CSV: kaikki {n} merkintää"),
+  "export.csvWhat": "Kaikki näytetyn aikavälin ja suodattimien merkinnät, rivi kustakin: myymälä (tunnus ja nimi), kieli, "
+    + "kanava, jokainen kenttä ja koko teksti. UTF-8, aukeaa Excelissä.",
   "print.head": "Palauteraportti · tulostettu {time} · ajat aikavyöhykkeellä {zone}",
   "filters.heading": "Suodattimet ja haku",
   "filters.all": "Kaikki",

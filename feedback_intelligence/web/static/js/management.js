@@ -10,7 +10,7 @@
 import { getJson, request } from "./api.js";
 import { renderCharts, renderSeries } from "./charts.js";
 import { byId, h, show } from "./dom.js";
-import { applyStatic, formatDate, formatTime, initialLanguage, translator, useTimeZone } from "./i18n.js";
+import { applyStatic, formatDate, formatTime, initialLanguage, toDate, translator, useTimeZone } from "./i18n.js";
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, alertsHeading, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
@@ -23,6 +23,8 @@ import { pageStore as storeOfPage, storeNames as askStoreNames } from "./stores.
 
 const POLL_MS = 1500;
 const REFRESH_MS = 10000; // a settled report is asked again this often (304 while nothing changed)
+// past the server's bound for waiting work (``llm.until``) by this much, the page stops waiting by itself
+const UNTIL_GRACE_MS = 3 * POLL_MS;
 
 const state = {
   t: translator(initialLanguage()),
@@ -54,6 +56,8 @@ const el = {
   report: byId("report"),
   meta: byId("report-meta"),
   channels: byId("report-channels"),
+  advice: byId("report-advice"),
+  adviceOpen: byId("advice-open"),
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
   series: byId("report-series"),
@@ -167,13 +171,24 @@ function metaLine(report) {
   return parts;
 }
 
+/** How many entries of the view a rule disagrees with (the clerk's value kept, ADR 0045), as a button to
+ *  the manager's list of them: each with the clerk's value, the rule's choice and its words. */
+function renderAdvice(report, mode) {
+  const t = state.t;
+  const n = report.ruleAdviceCount || 0;
+  el.adviceOpen.replaceChildren(n ? countButton(t("advice.count", { n }),
+    (button) => openDrill(t("drill.advice"), { advice: "true" }, button), { advice: String(n) }) : "");
+  show(el.advice, n > 0 && mode === "live");
+}
+
 /** The view's items per channel, each a button to its list, and the whole list (the one inbox). */
 function channelLine(report) {
   const t = state.t;
   const counts = report.channelCounts || {};
-  const parts = ["live", "corpus"].filter((name) => name in counts).map((name) => countButton(
+  // on paper a count is text: the buttons are not printed (app.css), the same words are
+  const parts = ["live", "corpus"].filter((name) => name in counts).flatMap((name) => [countButton(
     t(`channels.${name}`, { n: counts[name] }), (button) => openDrill(t(`channel.${name}`), { channel: name }, button),
-    { channel: name, count: String(counts[name]) }));
+    { channel: name, count: String(counts[name]) }), h("span", { class: "print-inline" }, t(`channels.${name}`, { n: counts[name] }))]);
   if (!parts.length) return [];
   const all = countButton(t("drill.all"), (button) => openDrill(t("drill.all"), {}, button), { channel: "all" });
   return [h("span", { class: "muted" }, `${t("channels.label")}:`), ...parts, all];
@@ -189,14 +204,62 @@ function stillWorking(report) {
   return (report.llm || {}).status === "pending";
 }
 
+function screenCounts(llm) {
+  const screen = llm.screen || {};
+  return { screened: screen.screened || 0, candidates: screen.candidates || 0, confirmed: screen.confirmed || 0 };
+}
+
+/** The reason the model's work waits or stopped, in words (``llm.stopped``: busy, rate, unavailable, …). */
+function waitReason(reason) {
+  const t = state.t;
+  return t.has(`wait.${reason}`) ? t(`wait.${reason}`) : reason;
+}
+
 function workingText(report) {
   const llm = report.llm || {};
+  const t = state.t;
+  if (llm.stopped) { // shed: the pending work waits for the model, at most until ``llm.until``
+    const until = llm.until ? formatTime(llm.until, t, false) : "–";
+    return t("status.waiting", { reason: waitReason(llm.stopped), until, ...screenCounts(llm) });
+  }
   const n = pendingCount(report);
-  if (n) return state.t("status.writing", { n });
-  const screen = llm.screen || {};
-  return state.t("status.screening", {
-    screened: screen.screened || 0, candidates: screen.candidates || 0, confirmed: screen.confirmed || 0,
-  });
+  if (n) return t("status.writing", { n });
+  return t("status.screening", screenCounts(llm));
+}
+
+/** The line once nothing is pending: up to date, or what the model did not do and why, and when it is asked
+ *  again; a model switched off says so. */
+function settledText(report) {
+  const llm = report.llm || {};
+  const t = state.t;
+  if (llm.status === "off") return [t("status.off"), "info"];
+  if (!llm.stopped) return [t("status.live"), "ok"];
+  const parts = [t("status.stopped", { reason: waitReason(llm.stopped) })];
+  const screen = llm.screen;
+  if (screen && screen.stopped && screen.screened < screen.candidates) parts.push(t("status.unscreened", screenCounts(llm)));
+  if (llm.retryAt) parts.push(t("status.retryAt", { time: formatTime(llm.retryAt, t, false) }));
+  return [parts.join(" "), "warn"];
+}
+
+/** The report as final when the server's own bound (``llm.until``) passed and it still says pending: the page
+ *  stops waiting, and every part still pending shows as automatic for the reason it waited for. */
+function givenUp(report) {
+  const llm = report.llm || {};
+  const reason = llm.stopped || "busy";
+  const settle = (theme) => (theme && theme.prose && theme.prose.status === "pending"
+    ? { ...theme, prose: { status: "automatic", reason } } : theme);
+  const screen = llm.screen ? { ...llm.screen, running: false, stopped: llm.screen.stopped || reason } : llm.screen;
+  return {
+    ...report,
+    themes: (report.themes || []).map(settle),
+    overall: settle(report.overall),
+    llm: { ...llm, status: "done", pending: [], until: null, stopped: reason, screen },
+  };
+}
+
+function pastBound(report) {
+  const until = (report.llm || {}).until;
+  return Boolean(until) && Date.now() > toDate(until).getTime() + UNTIL_GRACE_MS;
 }
 
 function render(report, mode) {
@@ -210,12 +273,17 @@ function render(report, mode) {
   const t = state.t;
   const alertLine = ((report.series && report.series.lines) || []).find((line) => line.key === "alert");
   const alertTotal = alertLine ? alertLine.currentTotal : (report.alerts || []).length; // the window's, not the list's
-  const ctx = { t, labels: state.labels, openSources, drill: openDrill, withChannel: true, storeNames, alertTotal };
+  const llm = report.llm || {};
+  const waiting = llm.status === "pending" ? llm.stopped || null : null; // what a pending card waits for
+  const ctx = { t, labels: state.labels, openSources, drill: openDrill, withChannel: true, storeNames, alertTotal, waiting };
   el.badge.textContent = t(mode === "snapshot" ? "badge.snapshot" : "badge.live");
   el.badge.dataset.mode = mode;
   show(el.badge, true);
   el.report.dataset.mode = mode;
 
+  // the export link says what it downloads: this view's items, all of them (the CSV streams every row)
+  el.csv.textContent = mode === "live" ? t("export.csvAll", { n: report.totalItems || 0 }) : t("export.csv");
+  el.csv.title = t("export.csvWhat");
   el.printHead.textContent = t("print.head", { time: formatTime(new Date(), t), zone: report.timezone || "UTC" });
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
@@ -224,6 +292,7 @@ function render(report, mode) {
   el.channels.replaceChildren(...channels);
   show(el.channels, channels.length > 0 && mode === "live");
   el.report.dataset.live = String((report.channelCounts || {}).live ?? "");
+  renderAdvice(report, mode);
   // the whole alert list is one click away: the brief above says what needs acting on
   el.alerts.replaceChildren(h("details", { class: "alerts-box", id: "alerts-box" },
     h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t)),
@@ -269,6 +338,8 @@ function renderNothing() {
   el.meta.replaceChildren();
   el.channels.replaceChildren();
   show(el.channels, false);
+  el.adviceOpen.replaceChildren();
+  show(el.advice, false);
   el.alerts.replaceChildren();
   el.charts.replaceChildren();
   show(el.charts, false);
@@ -419,11 +490,16 @@ function sleep(ms, signal) {
   });
 }
 
-/** Ask again until no prose is pending and the alert screen is done; each change re-renders the report. */
+/** Ask again until no prose is pending and the alert screen is done (or the server's bound for waiting work
+ *  passed); each change re-renders the report, and the status line says what is waited for, then how it ended. */
 async function followProse(report, etag, params, signal) {
-  const t = () => state.t;
   let current = report;
   while (stillWorking(current)) {
+    if (pastBound(current)) { // the server should have settled by now: end here rather than spin
+      current = givenUp(current);
+      render(current, "live");
+      break;
+    }
     say(workingText(current), "busy");
     await sleep(POLL_MS, signal);
     let response;
@@ -441,7 +517,7 @@ async function followProse(report, etag, params, signal) {
     current = next;
     render(current, "live");
   }
-  say(t()("status.live"), "ok");
+  say(...settledText(current));
   return etag;
 }
 

@@ -91,15 +91,37 @@ export function sourceItem(src, ctx, { unrated = false } = {}) {
     unrated ? null : severityTag(src.severity, ctx),
     src.sentiment ? h("span", { class: ["badge", `snt-${src.sentiment}`] }, ctx.labels.sentiment(src.sentiment)) : null,
     src.needsReview ? h("span", { class: "badge badge-warn" }, t("item.review")) : null,
-    ...(src.ruleAdvice || []).filter((a) => a.field === "category").map((a) => h("span",
-      { class: "badge badge-advice", title: a.words.join(", ") }, t("item.ruleAdvice", { value: ctx.labels.category(a.value) }))),
+    ...(ctx.adviceDetail ? [] : categoryAdvice(src).map((a) => h("span",
+      { class: "badge badge-advice", title: a.words.join(", ") }, t("item.ruleAdvice", { value: ctx.labels.category(a.value) })))),
     src.alertCategories && src.alertCategories.length
       ? h("span", { class: "badge badge-alert" }, `⚑ ${src.alertCategories.map(ctx.labels.alert).join(", ")}`) : null,
     h("span", { class: "muted" }, ctx.labels.source(src.source)),
     ctx.withChannel && src.store
       ? h("span", { class: "muted", dataset: { store: src.store } }, (ctx.storeNames || {})[src.store] || src.store) : null,
     h("time", { class: "muted", datetime: src.timestamp }, formatShortTime(src.timestamp, t)));
-  return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta);
+  return h("li", { class: "item" }, h("p", { class: "item-text" }, src.text), meta,
+    ctx.adviceDetail ? adviceLines(src, ctx) : null);
+}
+
+function categoryAdvice(src) {
+  return (src.ruleAdvice || []).filter((a) => a.field === "category");
+}
+
+/** Where a rule disagrees with the person's category (ADR 0045), in full for a manager's review: the value
+ *  saved, the rule's choice, which rule and the words of the text that made it choose. */
+export function adviceLines(src, ctx) {
+  const t = ctx.t;
+  const advice = categoryAdvice(src);
+  if (!advice.length || !src.category) return null;
+  const chosen = src.categoryLabel || ctx.labels.category(src.category);
+  return advice.map((a) => h("dl", { class: "advice-line", dataset: { chosen: src.category, rule: a.value } },
+    h("div", null, h("dt", null, t("item.adviceChosen")), h("dd", { class: "advice-chosen" }, chosen)),
+    h("div", null, h("dt", null, t("item.adviceRule")), h("dd", { class: "advice-rule" },
+      t("item.adviceRuleValue", {
+        value: a.valueLabel || ctx.labels.category(a.value),
+        rule: t.has(`advice.rule.${a.rule}`) ? t(`advice.rule.${a.rule}`) : a.rule,
+        words: (a.words || []).map((w) => `«${w}»`).join(", "),
+      })))));
 }
 
 /** "pending" | "model" | "automatic" — older reports (and the desk's phase A) carry only narrativeFromLlm. */
@@ -112,9 +134,11 @@ export function proseStatus(theme) {
 /** Where a theme's text comes from, and why the automatic summary stands when it does. */
 export function narrativeOrigin(theme, ctx) {
   const status = proseStatus(theme);
-  if (status === "pending") {
-    return h("span", { class: "origin origin-pending", role: "status" },
-      h("span", { class: "spinner", "aria-hidden": "true" }), ctx.t("narrative.pending"));
+  if (status === "pending") { // writing, or (ctx.waiting: the report's reason) waiting for the model
+    const waiting = ctx.waiting && ctx.t.has(`wait.${ctx.waiting}`);
+    return h("span", { class: "origin origin-pending", role: "status", dataset: waiting ? { waiting: ctx.waiting } : {} },
+      h("span", { class: "spinner", "aria-hidden": "true" }), ctx.t(waiting ? "narrative.waiting" : "narrative.pending"),
+      waiting ? h("span", { class: "origin-wait" }, ` ${ctx.t(`wait.${ctx.waiting}`)}`) : null);
   }
   if (status === "model") return h("span", { class: "origin origin-model" }, ctx.t("narrative.model"));
   return h("span", { class: "origin origin-auto" }, ctx.t("narrative.auto"));
