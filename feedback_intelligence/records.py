@@ -144,3 +144,4 @@ class Derived:
     corrected_fields: str | None  # ",field,field," of the corrections; None without corrections
     alerts: tuple[DerivedAlert, ...]
     rev: str  # which derivation wrote it (code version + digest of the domain folder)
+    issue: str | None = None  # the problem it reports (deterministic/issue.py); None where the domain has none

@@ -40,7 +40,7 @@ def _unknown(field: str, value: str, allowed: Iterable[str]) -> Problem:
     )
 
 
-FIELDS = ("store", "category", "severity", "type", "sentiment", "source", "alert", "channel", "q", "advice")
+FIELDS = ("store", "category", "issue", "severity", "type", "sentiment", "source", "alert", "channel", "q", "advice")
 
 
 def item_filter(
@@ -50,6 +50,7 @@ def item_filter(
         None, description="Only this store's items (one of FI_STORES, or an id of FI_STORE_PATTERN)."
     ),
     category: str | None = Query(None, description="Only this category (a key of `/schema` `categories`)."),
+    issue: str | None = Query(None, description="Only this issue, the problem reported (a key of `/schema` `issues`)."),
     severity: str | None = Query(None, description="Only this severity (a key of `/schema` `severities`)."),
     type: str | None = Query(None, description="Only this feedback type (a key of `/schema` `types`)."),
     sentiment: str | None = Query(None, description="Only this sentiment (a key of `/schema` `sentiments`)."),
@@ -81,6 +82,7 @@ def item_filter(
     ]
     for field, value, allowed in (
         ("category", category, domain.categories),
+        ("issue", issue, domain.issues),
         ("severity", severity, domain.severities),
         ("type", type, domain.types),
         ("sentiment", sentiment, domain.sentiments),
@@ -97,6 +99,7 @@ def item_filter(
     return ItemFilter(
         store=store,
         category=category,
+        issue=issue,
         severity=severity,
         type=type,
         sentiment=sentiment,

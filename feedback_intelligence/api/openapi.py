@@ -348,6 +348,7 @@ def document_filters(schema: dict[str, Any], domain: Domain) -> None:
     an unknown one is a 422 (400 for a role) the schema now announces."""
     allowed: dict[tuple[str, str], list[str]] = {
         ("query", "category"): list(domain.categories),
+        ("query", "issue"): list(domain.issues),
         ("query", "severity"): list(domain.severities),
         ("query", "type"): list(domain.types),
         ("query", "sentiment"): list(domain.sentiments),

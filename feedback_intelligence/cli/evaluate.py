@@ -109,8 +109,8 @@ def eval_command(
         None,
         "--misses",
         help="With --prior-only: list the dev items the alert stems miss or raise wrongly, plus the prior's "
-        "mistakes on these comma-separated fields ('theme': a theme naming no gold topic; 'alerts' for alerts "
-        "only). Never holdout items.",
+        "mistakes on these comma-separated fields ('theme': a theme naming no gold topic; 'issue': the issue rule "
+        "with the prior's type and category; 'alerts' for alerts only). Never holdout items.",
     ),
 ) -> None:
     """Run a labelled set through POST /interpret and report accuracy beside the baselines."""
@@ -176,7 +176,7 @@ def deterministic_eval(
         fields = [f.strip() for f in (misses or "").split(",") if f.strip() and f.strip() != "alerts"]
         unknown = [f for f in fields if f not in MISS_FIELDS]
         if unknown:
-            raise typer.BadParameter(f"not a scored field or theme: {', '.join(unknown)}", param_hint="--misses")
+            raise typer.BadParameter(f"not a scored field, theme or issue: {', '.join(unknown)}", param_hint="--misses")
         result = deterministic_result(items, domain, split)
         listed = dev_misses([i for i in items if i.split == "dev"], domain, fields) if misses is not None else []
     except (EvalSetError, DomainError) as exc:

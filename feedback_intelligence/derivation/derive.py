@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from feedback_intelligence.derivation.themes import matched_words, shown_theme
+from feedback_intelligence.deterministic.issue import issue_of
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.sentiment import effective_sentiment as text_sentiment
 from feedback_intelligence.domain.model import Domain
@@ -14,7 +15,8 @@ from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 from feedback_intelligence.text.matching import fold
 
 #: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
-DERIVATION_VERSION = "d2"  # d2: the sentiment read from the text where the language measured it better (ADR 0028)
+# d2: the sentiment read from the text where the language measured it better (ADR 0028); d3: the issue (ADR 0055)
+DERIVATION_VERSION = "d3"
 CORRECTED_FIELDS_MAX_CHARS = 200
 
 _revs: dict[int, tuple[object, str]] = {}
@@ -74,6 +76,13 @@ def derive(record: StoredFeedback, domain: Domain) -> Derived:
             for hit in record.alerts
         ),
         rev=derivation_rev(domain),
+        issue=issue_of(
+            record.text,
+            domain,
+            type_=structure.type if structure else None,
+            category=structure.category if structure else None,
+            alert_categories=[hit.category for hit in record.alerts],
+        ),
     )
 
 

@@ -156,6 +156,9 @@ class DomainFile(_File):
                 raise ValueError(f"{key} needs a label in at least one language")
         return value
 
+    issues: Annotated[dict[str, Labels], BeforeValidator(_object)] = {}  # issue -> language -> label
+    catch_all_issue: Annotated[str | None, BeforeValidator(lambda v: None if v is None else _text(v))] = None
+
     @field_validator("categories")
     @classmethod
     def _some_category(cls, value: dict[str, str]) -> dict[str, str]:
@@ -225,6 +228,16 @@ class CategoryFile(_File):
 
     categories: dict[str, CategoryRuleEntry]
     incident_places: IncidentPlacesEntry | None = None
+
+
+class IssueFile(_File):
+    """``issue-keywords.json``: keyword rules per issue (the category rules' shape), and the alert, type
+    and category maps that decide an issue where the words do not."""
+
+    issues: dict[str, CategoryRuleEntry]
+    by_alert: TextMap = {}
+    by_type: TextMap = {}
+    by_category: TextMap = {}
 
 
 class Tiers(_File):

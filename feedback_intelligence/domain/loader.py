@@ -5,6 +5,7 @@ A domain is data only. Adding one is adding a folder::
     <name>/domain.json               taxonomy, sources, prompt map              (required)
     <name>/alert-keywords.json       deterministic alert lexicon                (required)
     <name>/category-keywords.json    category keyword rules                     (optional)
+    <name>/issue-keywords.json       issue rules (needs domain.json's "issues") (optional)
     <name>/vulgarity-lexicon.json    vulgarity density lexicon                  (optional)
     <name>/prior-lexicon.json        cues of the deterministic prior            (optional)
     <name>/sentiment-lexicon.json    cues of the text's sentiment reading       (optional)
@@ -36,6 +37,7 @@ from feedback_intelligence.domain.model import (
     CategoryKeywordRule,
     Domain,
     IncidentPlaces,
+    IssueRules,
     PersonalDataRules,
     PriorLexicon,
     SentimentLexicon,
@@ -48,6 +50,7 @@ DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "domains"
 DOMAIN_FILE = "domain.json"
 ALERT_FILE = "alert-keywords.json"
 CATEGORY_KEYWORD_FILE = "category-keywords.json"
+ISSUE_FILE = "issue-keywords.json"
 VULGARITY_FILE = "vulgarity-lexicon.json"
 PRIOR_FILE = "prior-lexicon.json"
 SENTIMENT_FILE = "sentiment-lexicon.json"
@@ -162,7 +165,9 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
     category_file = readers.categories.parse(files.CategoryFile) if readers.categories.path.exists() else None
     vulgarity = readers.vulgarity.parse(files.VulgarityFile) if readers.vulgarity.path.exists() else None
     prior = readers.prior.parse(files.PriorFile) if readers.prior.path.exists() else None
+    issue_file = readers.issues.parse(files.IssueFile) if readers.issues.path.exists() else None
     _check_references(readers, spec, alerts, category_file, vulgarity, prior, alert_nomination=alert_nomination)
+    _check_issues(readers, spec, alerts, issue_file)
 
     language = spec.language
     severities = spec.severities or dict(DEFAULT_SEVERITIES)
@@ -197,6 +202,9 @@ def load_domain(name: str, root: Path | str | None = None, *, alert_nomination: 
         vulgarity=_vulgarity(vulgarity),
         sentiment_lexicon=_sentiment(sentiment),
         prompts=prompts,
+        issues={key: dict(labels) for key, labels in spec.issues.items()},
+        catch_all_issue=spec.catch_all_issue,
+        issue_rules=_issue_rules(issue_file),
         directory=folder,
         case_root_causes={k: dict(v) for k, v in spec.case_root_causes.items()} or dict(DEFAULT_CASE_ROOT_CAUSES),
     )
@@ -219,6 +227,10 @@ class _Readers:
     @property
     def categories(self) -> _Reader:
         return _Reader(self.folder / CATEGORY_KEYWORD_FILE)
+
+    @property
+    def issues(self) -> _Reader:
+        return _Reader(self.folder / ISSUE_FILE)
 
     @property
     def vulgarity(self) -> _Reader:
@@ -316,6 +328,48 @@ def _check_references(
                     raise file.error(f"{key}.{name}", f"is not {what}")
                 if severity not in severities:
                     raise file.error(f"{key}.{name}", f"'{severity}' is not a declared severity in domain.json")
+
+
+def _check_issues(
+    readers: _Readers, spec: files.DomainFile, alerts: files.AlertFile, file: files.IssueFile | None
+) -> None:
+    """The issue list is declared in domain.json; the rules file may name only what is declared."""
+    issues = spec.issues
+    for key, labels in issues.items():
+        if not labels:
+            raise readers.domain.error(f"issues.{key}", "must give at least one label (language -> label)")
+    if spec.catch_all_issue is not None and spec.catch_all_issue not in issues:
+        raise readers.domain.error("catchAllIssue", f"'{spec.catch_all_issue}' is not a declared issue")
+    if file is None:
+        return
+    if not issues:
+        raise readers.issues.error(None, "needs the issue list: declare domain.json's 'issues'")
+    declared: list[tuple[str, dict[str, str], Any, str]] = [
+        ("byAlert", file.by_alert, alerts.categories, "an alert category of alert-keywords.json"),
+        ("byType", file.by_type, spec.types or DEFAULT_TYPES, "a declared type in domain.json"),
+        ("byCategory", file.by_category, spec.categories, "a declared category in domain.json"),
+        ("issues", {key: key for key in file.issues}, issues, "a declared issue in domain.json"),
+    ]
+    for key, mapping, allowed, what in declared:
+        for name, issue in mapping.items():
+            if name not in allowed:
+                raise readers.issues.error(f"{key}.{name}", f"is not {what}")
+            if issue not in issues:
+                raise readers.issues.error(f"{key}.{name}", f"'{issue}' is not a declared issue in domain.json")
+
+
+def _issue_rules(file: files.IssueFile | None) -> IssueRules:
+    if file is None:
+        return IssueRules()
+    return IssueRules(
+        keywords=tuple(
+            CategoryKeywordRule(issue, r.terms, r.exclude_if_contains, r.weak_terms, r.not_evidence)
+            for issue, r in file.issues.items()
+        ),
+        by_alert=dict(file.by_alert),
+        by_type=dict(file.by_type),
+        by_category=dict(file.by_category),
+    )
 
 
 def _category_rules(file: files.CategoryFile | None) -> tuple[CategoryKeywordRule, ...]:
@@ -427,4 +481,7 @@ def schema_json(domain: Domain) -> dict[str, Any]:
         "typeSentiment": dict(domain.type_sentiment),
         "alertCategories": list(domain.alert_keywords),
         "caseRootCauses": {key: dict(labels) for key, labels in domain.case_root_causes.items()},
+        "issues": list(domain.issues),
+        "issueLabels": domain.issue_labels(),
+        "catchAllIssue": domain.catch_all_issue,
     }

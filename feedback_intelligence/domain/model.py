@@ -116,6 +116,18 @@ class PriorLexicon:
     personal_data: PersonalDataRules = field(default_factory=PersonalDataRules)
 
 
+@dataclass(frozen=True, slots=True)
+class IssueRules:
+    """How an item's issue (the problem it reports, across departments) is read (``issue-keywords.json``;
+    deterministic/issue.py). ``keywords`` are category-keyword rules whose ``category`` is an issue key;
+    the maps send an alert category, a type or a department to the issue it stands for."""
+
+    keywords: tuple[CategoryKeywordRule, ...] = ()
+    by_alert: dict[str, str] = field(default_factory=dict)  # alert category -> issue (decides first)
+    by_type: dict[str, str] = field(default_factory=dict)  # type -> issue (before the words)
+    by_category: dict[str, str] = field(default_factory=dict)  # category -> issue (when no word decides)
+
+
 SENTIMENT_RULES = ("text", "type")  # how the effective sentiment is read when no model gave one (ADR 0028)
 
 
@@ -171,6 +183,9 @@ class Domain:
     vulgarity: VulgarityLexicon = field(default_factory=VulgarityLexicon)
     sentiment_lexicon: SentimentLexicon = field(default_factory=SentimentLexicon)
     prompts: dict[str, str] = field(default_factory=dict)  # role -> prompt text (LF-normalised)
+    issues: dict[str, dict[str, str]] = field(default_factory=dict)  # issue -> language -> label, declared order
+    catch_all_issue: str | None = None
+    issue_rules: IssueRules = field(default_factory=IssueRules)
     directory: Path | None = None  # the module folder it was loaded from (None when built in code)
     # why a case was handled: key -> {page language -> label} (domain.json ``caseRootCauses``)
     case_root_causes: dict[str, dict[str, str]] = field(default_factory=lambda: dict(DEFAULT_CASE_ROOT_CAUSES))
@@ -182,6 +197,14 @@ class Domain:
 
     def category_label(self, key: str) -> str:
         return self.categories.get(key, key)
+
+    def issue_label(self, key: str, language: str | None = None) -> str:
+        """The issue's label in ``language`` (default: the domain's), else its first label, else the key."""
+        labels = self.issues.get(key) or {}
+        return labels.get(language or self.language) or next(iter(labels.values()), key)
+
+    def issue_labels(self, language: str | None = None) -> dict[str, str]:
+        return {key: self.issue_label(key, language) for key in self.issues}
 
     @property
     def verify_words(self) -> tuple[str, str]:

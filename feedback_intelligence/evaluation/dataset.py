@@ -1,8 +1,8 @@
 """A domain's labelled evaluation set: ``domains/<name>/eval/set.jsonl``, one item a line.
 
-Each item carries gold values for the five scored fields, the alert categories a correct reading
-raises, and a ``split``: ``dev`` items may be looked at while writing rules and prompts, ``holdout``
-items may not (see the README beside each set).
+Each item carries gold values for the five scored fields (and, where labelled, its issue), the
+alert categories a correct reading raises, and a ``split``: ``dev`` items may be looked at while
+writing rules and prompts, ``holdout`` items may not (see the README beside each set).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class EvalItem:
     alerts: frozenset[str]  # alert categories a correct reading raises
     tags: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()  # gold topic words in base form, in the text's language (a theme names one)
+    issue: str | None = None  # the gold issue (deterministic/issue.py), where the set labels it
 
 
 def set_path(domain: Domain) -> Path:
@@ -81,6 +82,7 @@ def _item(raw: object, where: str) -> EvalItem:
             alerts=frozenset(str(a) for a in raw.get("alerts", [])),
             tags=tuple(str(t) for t in raw.get("tags", [])),
             topics=tuple(str(t) for t in raw.get("topics", [])),
+            issue=str(gold["issue"]) if gold.get("issue") is not None else None,
         )
     except (KeyError, TypeError) as exc:
         raise EvalSetError(f"{where}: missing or malformed {exc}") from exc
@@ -99,6 +101,8 @@ def label_problems(item: EvalItem, domain: Domain) -> list[str]:
         for field, values in allowed.items()
         if item.gold[field] not in values
     ]
+    if item.issue is not None and item.issue not in domain.issues:
+        problems.append(f"gold issue '{item.issue}' is not declared by domain '{domain.name}'")
     language = item.gold["language"]
     if len(language) != 2 or not language.isascii() or not language.islower():
         problems.append(f"gold language '{language}' is not a two-letter ISO 639-1 code")

@@ -2,7 +2,8 @@
 
 Alerts and the prior are deterministic, so their figures on a labelled set need nothing running:
 alert recall and precision per category (and pooled over the watched ones), the prior's accuracy per
-field beside the majority class, the keyword rules' precision, the sentiment rules per language, and
+field beside the majority class, the keyword rules' precision, the sentiment rules per language, the
+issue rule's accuracy and catch-all share (evaluation/issues.py), and
 how many of the prior's themes the theme guard would refuse (a guard that refuses clean, text-grounded
 themes is too strict).
 
@@ -22,6 +23,7 @@ from feedback_intelligence.deterministic.category_keywords import match_category
 from feedback_intelligence.deterministic.prior import propose_structure
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, SPLITS, EvalItem, EvalSetError, select
+from feedback_intelligence.evaluation.issues import issue_figures, issue_readings
 from feedback_intelligence.evaluation.scoring import (
     accuracy,
     alert_scores,
@@ -77,6 +79,7 @@ def deterministic_card(items: Sequence[EvalItem], readings: Readings, domain: Do
             items, {i.id: readings.proposals[i.id].get("theme") for i in items}, theme_check_of(domain)
         ),
         "sentiment": sentiment_figures(items, readings.proposals, domain),
+        "issue": issue_figures(items, issue_readings(items, readings.proposals, readings.alerts, domain), domain),
         "keywordRules": keyword_precision(
             list(items), lambda text: match_category_keywords(text, domain.category_keywords, domain.incident_places)
         ),
@@ -97,7 +100,9 @@ def deterministic_result(items: Sequence[EvalItem], domain: Domain, split: str =
 
 
 THEME = "theme"
-MISS_FIELDS = (*SCORED_FIELDS, THEME)  # what --misses can list: a scored field, or a theme naming no gold topic
+ISSUE = "issue"
+# what --misses can list: a scored field, a theme naming no gold topic, or the issue read with the prior's labels
+MISS_FIELDS = (*SCORED_FIELDS, THEME, ISSUE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,7 @@ def dev_misses(items: Sequence[EvalItem], domain: Domain, fields: Sequence[str] 
     if any(item.split != "dev" for item in items):
         raise EvalSetError("misses are listed for dev items only: reading holdout misses is tuning on the holdout")
     readings = read_items(items, domain)
+    issues = issue_readings(items, readings.proposals, readings.alerts, domain) if ISSUE in fields else {}
     watched = watched_alert_categories(domain)
     misses: list[Miss] = []
     for item in items:
@@ -124,7 +130,10 @@ def dev_misses(items: Sequence[EvalItem], domain: Domain, fields: Sequence[str] 
                 misses.append(Miss(item.id, "alert false", category, item.text))
         for field in fields:
             predicted = readings.proposals[item.id].get(field)
-            if field == THEME:
+            if field == ISSUE:
+                if item.issue is not None and issues[item.id][0] != item.issue:
+                    misses.append(Miss(item.id, "issue wrong", f"{item.issue} -> {issues[item.id][0]}", item.text))
+            elif field == THEME:
                 if item.topics and not names_topic(str(predicted), item.topics, item.gold["language"]):
                     misses.append(
                         Miss(item.id, "theme names no topic", f"{', '.join(item.topics)} -> {predicted}", item.text)

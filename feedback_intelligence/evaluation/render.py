@@ -137,8 +137,24 @@ def render_deterministic(result: Mapping[str, Any]) -> Group:
         themes = card["priorThemes"]
         prior.add_row("themes naming a gold topic", fmt(themes["namesTopic"]), "")
         prior.add_row(f"Finnish themes in base form ({themes['finnish']})", fmt(themes["baseForm"]), "")
-        parts += [alerts, prior, sentiment_table(card)]
+        parts += [alerts, prior, sentiment_table(card), issue_table(card)]
     return Group(*parts)
+
+
+def issue_table(card: Mapping[str, Any]) -> Table:
+    table = Table("items", "prior alone", "with gold type and category", "majority", "other (prior)", "other (gold)")
+    table.title = "Issue rule"
+    f = card.get("issue") or {}
+    if f.get("n"):
+        table.add_row(
+            str(f["n"]),
+            fmt(f["prior"]),
+            fmt(f["goldLabels"]),
+            f"{fmt(f['majority'])} ({f['majorityLabel']})",
+            fmt(f["otherShare"]),
+            fmt(f["goldOtherShare"]),
+        )
+    return table
 
 
 def sentiment_table(card: Mapping[str, Any]) -> Table:
@@ -183,5 +199,17 @@ def markdown_deterministic(result: Mapping[str, Any]) -> str:
             lines.append(
                 f"| {split} | {language} | {f['n']} | {fmt(f['typeRule'])} | {fmt(f['textReading'])} | "
                 f"{fmt(f['majority'])} ({f['majorityLabel']}) | {f['kept']} |"
+            )
+    lines += [
+        "",
+        "| split | issue: items | prior alone | gold type and category | majority | other (prior) | other (gold) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for split, card in result["splits"].items():
+        f = card.get("issue") or {}
+        if f.get("n"):
+            lines.append(
+                f"| {split} | {f['n']} | {fmt(f['prior'])} | {fmt(f['goldLabels'])} | "
+                f"{fmt(f['majority'])} ({f['majorityLabel']}) | {fmt(f['otherShare'])} | {fmt(f['goldOtherShare'])} |"
             )
     return "\n".join(lines) + "\n"

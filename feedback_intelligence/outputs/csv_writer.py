@@ -36,6 +36,7 @@ _HEADERS = {
         "myymälän nimi",
         "lähde",
         "osasto",
+        "ongelma",
         "vakavuus",
         "tyyppi",
         "sävy",
@@ -52,6 +53,7 @@ _HEADERS = {
         "store name",
         "source",
         "category",
+        "issue",
         "severity",
         "type",
         "sentiment",
@@ -101,9 +103,11 @@ def item_header(domain: Domain) -> list[str]:
 StoreName = Callable[[str], str]  # a store id's name (config.stores.StoreDirectory.name)
 
 
-def item_row(item: StoredFeedback, domain: Domain, zone: str, store_name: StoreName) -> list[str]:
+def item_row(
+    item: StoredFeedback, domain: Domain, zone: str, store_name: StoreName, issue: str | None = None
+) -> list[str]:
     """One item in the report's words: labels, never keys (the store by its id and its name, the language
-    by its ISO 639-1 code, as the model and the filters name it)."""
+    by its ISO 639-1 code, as the model and the filters name it); ``issue`` is the row's stored issue."""
     language = _language(domain)
     structure = item.structure
     sentiment = effective_sentiment(structure, item.text, domain)
@@ -116,6 +120,7 @@ def item_row(item: StoredFeedback, domain: Domain, zone: str, store_name: StoreN
         store_name(item.store) if item.store else "",
         _SOURCES[language].get(item.source, item.source),
         domain.category_label(structure.category) if structure else "",
+        domain.issue_label(issue) if issue else "",
         domain.severities.get(structure.severity, structure.severity) if structure else "",
         domain.types.get(structure.type, structure.type) if structure else "",
         domain.sentiments.get(sentiment, sentiment) if sentiment else "",
@@ -147,7 +152,7 @@ async def inbox_csv_chunks(
     async for listed in pages:
         rows = []
         for each in listed:
-            row = item_row(each.record, domain, zone, store_name)
+            row = item_row(each.record, domain, zone, store_name, each.issue)
             row.insert(1, names.get(each.channel, each.channel))
             rows.append(row)
         yield csv_lines(rows)

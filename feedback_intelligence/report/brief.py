@@ -5,11 +5,14 @@ show without scrolling. Each store's week is that store's own standard report ov
 (``ReportService.deterministic`` with the window's ``store``), so the brief counts exactly what the
 store's report shows; "what changed" is that report's series against the seven days before, kept only
 where the report's one significance rule (``trends.trend_direction`` through ``report/series.py``) calls
-the change significant. Deterministic: never waits for or starts the language model.
+the change significant, and each issue group the report calls rising against the week before (the same
+rule, over the issue's count: a problem spread over departments shows as one rise). Deterministic: never
+waits for or starts the language model.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from pydantic import Field
@@ -19,9 +22,14 @@ from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window
 
+ISSUE_KEY = "issue:"  # a rise of an issue group: its key after this prefix
+
 
 class Change(WireModel):
-    key: str = Field(description="`alert` (items with an alert) or a category key.")
+    key: str = Field(
+        description="`alert` (items with an alert), a category key, or `issue:` and an issue key (a problem across "
+        "departments, ADR 0055)."
+    )
     label: str = Field(description="The line as a person reads it.")
     current: int = Field(description="Items this week.")
     previous: int = Field(description="Items the week before.")
@@ -72,6 +80,18 @@ def _counts(report: Report) -> WeekCounts:
         if report.series is not None
         else []
     )
+    rises += [
+        Change(
+            key=f"{ISSUE_KEY}{group.issue}",
+            label=group.title,
+            current=group.count,
+            previous=group.previous,
+            change=group.count - group.previous,
+            z_score=(group.count - group.previous) / math.sqrt(group.count + group.previous),
+        )
+        for group in report.issues
+        if group.rising and group.previous is not None
+    ]
     rises.sort(key=lambda change: (-change.z_score, change.key))
     return WeekCounts(
         items=report.total_items,

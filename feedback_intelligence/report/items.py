@@ -123,6 +123,10 @@ class InboxItem(WireModel):
     store: str | None = Field(description="The store id; null = none.")
     category: str | None = Field(description="The category key; null without a structure.")
     category_label: str | None = Field(description="The category as a person reads it.")
+    issue: str | None = Field(
+        default=None, description="The problem it reports (a key of `/schema` `issues`); null before it is derived."
+    )
+    issue_label: str | None = Field(default=None, description="The issue as a person reads it.")
     theme: str | None = Field(description="The shown theme; null when the category label stands.")
     severity: str | None = Field(description="The severity key; null without a structure.")
     type: str | None = Field(description="The feedback type key; null without a structure.")
@@ -162,6 +166,8 @@ def inbox_item(item: ListedItem, domain: Domain) -> InboxItem:
         store=record.store,
         category=structure.category if structure else None,
         category_label=domain.category_label(structure.category) if structure else None,
+        issue=item.issue,
+        issue_label=domain.issue_label(item.issue) if item.issue else None,
         theme=shown_theme(record, domain),
         severity=structure.severity if structure else None,
         type=structure.type if structure else None,

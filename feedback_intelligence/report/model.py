@@ -108,6 +108,43 @@ class Theme(WireModel):
     unrated: bool = Field(description="A moderation group: counted and listed, never rated, trended or narrated.")
 
 
+class IssueFacet(WireModel):
+    key: str = Field(description="A category key, or a theme in base form.")
+    label: str = Field(description="As a person reads it (the category's label; a theme as it is).")
+    count: int = Field(description="The issue group's items in it.")
+
+
+class IssueStore(WireModel):
+    store: str | None = Field(description="The store id; null = items without a store.")
+    count: int = Field(description="The store's items with this issue in the window.")
+    first_half: int = Field(description="Of them, in the window's first half.")
+    second_half: int = Field(description="Of them, in the window's second half.")
+    direction: str = Field(description="The report's trend rule over the two halves, for this store alone.")
+
+
+class IssueGroup(WireModel):
+    """One problem of the domain's issue list (ADR 0055), across departments, with where it is reported."""
+
+    issue: str = Field(description="The issue key (`/schema` `issues`).")
+    title: str = Field(description="The issue as a manager reads it, in the report's language (e.g. `Saatavuus`).")
+    count: int = Field(description="Items with this issue in the window.")
+    first_half: int = Field(description="Of them, in the window's first half.")
+    second_half: int = Field(description="Of them, in the window's second half.")
+    direction: str = Field(description="Trend over the window's halves: stable, growing, declining or worsening.")
+    direction_label: str = Field(description="The trend in words.")
+    previous: int | None = Field(
+        None, description="Items with this issue in the period of the same length before; null in the live summary."
+    )
+    rising: bool = Field(
+        False,
+        description="A significant rise against `previous` by the series' rule (FI_REPORT_TREND_Z): the brief's "
+        "rises name it.",
+    )
+    stores: list[IssueStore] = Field(description="Where it is reported: every store, most items first.")
+    categories: list[IssueFacet] = Field(description="Its departments, most items first (at most five).")
+    themes: list[IssueFacet] = Field(description="Its most mentioned themes in base form (at most five).")
+
+
 class ScreenProgress(WireModel):
     """The alert screen's work in this report: bounded by FI_REPORT_ALERT_VERIFY_BUDGET, shown as it goes."""
 
@@ -198,6 +235,11 @@ class Report(WireModel):
         "screen may add rows."
     )
     themes: list[Theme] = Field(description="Groups by category.")
+    issues: list[IssueGroup] = Field(
+        default_factory=list,
+        description="Groups by issue, the problem reported across departments, each by store with its departments "
+        "and themes as facets; biggest first. Every item with an issue is in exactly one.",
+    )
     dropped_claim_count: int = Field(description="Model prose dropped for citing items outside its theme.")
     llm_fallback_count: int = Field(
         description="Model parts that fell back to the automatic text (infrastructure, budget, unusable answer)."

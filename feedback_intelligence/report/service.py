@@ -37,6 +37,7 @@ from feedback_intelligence.report.deterministic_layer import (
     severity_order,
     warn_unknown_severities,
 )
+from feedback_intelligence.report.issues import issue_groups
 from feedback_intelligence.report.model import AlertRow, LlmSummary, Report, Series, Theme
 from feedback_intelligence.report.prose.call_rate import RATE, CallRate
 from feedback_intelligence.report.prose.layer import (
@@ -270,12 +271,14 @@ class ReportService:
                 self._filter(window), midpoint=window.midpoint_norm, limit=options.max_items, screen=screen
             ),
             self._series(window) if mode == "standard" else _nothing(),
+            self.source.issue_counts(self._previous(window)) if mode == "standard" else _nothing(),
             return_exceptions=True,
         )
         for answer in answers:
             if isinstance(answer, BaseException):
                 raise answer
         aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
+        previous_issues = cast(dict[str, int] | None, answers[2])
         folded = fold_groups(aggregates, domain, mode, options.max_items)
         warn_unknown_severities(folded.severities, domain)
 
@@ -303,6 +306,7 @@ class ReportService:
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
             alert_cases=await self._cases_of(alerts),
             themes=themes,
+            issues=issue_groups(aggregates, domain, options, previous_issues),
             dropped_claim_count=0,
             llm_fallback_count=0,
             language=domain.language,
@@ -332,15 +336,19 @@ class ReportService:
         screened = sum(1 for a in alerts if a.channel is None)
         return {**counted, "none": counted.get("none", 0) + screened} if screened else counted
 
-    async def _series(self, window: Window) -> Series:
-        """The window's and the previous period's items by UTC hour (grouped in the store), folded into
-        local days or weeks in ``FI_TIMEZONE`` (report/series.py)."""
+    def _previous(self, window: Window) -> ItemFilter:
+        """The window's filter over the period of the same length just before it."""
         length = window.to_ticks - window.from_ticks
-        previous = replace(
+        return replace(
             self._filter(window),
             from_=format_instant(window.from_ticks - length),
             to=format_instant(window.from_ticks - 1),
         )
+
+    async def _series(self, window: Window) -> Series:
+        """The window's and the previous period's items by UTC hour (grouped in the store), folded into
+        local days or weeks in ``FI_TIMEZONE`` (report/series.py)."""
+        previous = self._previous(window)
         domain, options = self.domain, self.options
         zone = options.timezone
         current_rows, previous_rows = await asyncio.gather(

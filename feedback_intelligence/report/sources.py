@@ -17,12 +17,14 @@ from feedback_intelligence.store.aggregates import (
     CountKey,
     Example,
     HourCount,
+    IssueKey,
     ItemFilter,
     Screen,
     ThemeCount,
     WindowAggregates,
     window_aggregates,
     window_hours,
+    window_issue_counts,
 )
 from feedback_intelligence.store.feedback_store import FeedbackStore
 
@@ -40,6 +42,10 @@ class ReportSource(Protocol):
         """Items per UTC hour, category and alert: what the report's series folds (report/series.py). With
         ``bounds`` (``series.bucket_bounds``) a source may group the hours of one bucket into one row
         carrying one of them; the series is the same either way."""
+        ...
+
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        """Items per issue (the previous period the issue groups are held against)."""
         ...
 
 
@@ -65,6 +71,9 @@ class StoreSource:
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         return await window_hours(self.answering(flt), flt, bounds)
 
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        return await window_issue_counts(self.answering(flt), flt)
+
 
 class FetchSource:
     """A window's records from ``fetch`` (newest first), derived and grouped in memory exactly as the
@@ -74,21 +83,20 @@ class FetchSource:
         self.fetch = fetch
         self.domain = domain
         self.channel = channel
-        # the window read last: the series groups the same window right after (one read, not two)
-        self._last: tuple[tuple[str, str], list[StoredFeedback]] | None = None
+        # the windows a report read: its series and issue groups read the window and the period before it
+        # right after (one read of each, not two)
+        self._reads: dict[tuple[str, str], list[StoredFeedback]] = {}
 
     async def _read(self, flt: ItemFilter) -> list[StoredFeedback]:
         window = (flt.from_ or "", flt.to or "~")
-        if self._last is not None and self._last[0] == window:
-            return self._last[1]
-        items = await self.fetch(window[0], window[1], FETCH_ALL)
-        self._last = (window, items)
-        return items
+        if window not in self._reads:
+            self._reads[window] = await self.fetch(window[0], window[1], FETCH_ALL)
+        return self._reads[window]
 
     async def aggregates(
         self, flt: ItemFilter, *, midpoint: str, limit: int, screen: Screen | None = None
     ) -> WindowAggregates:
-        self._last = None  # a report reads afresh; only its own series reuses the read
+        self._reads = {}  # a report reads afresh; only its own series and issue groups reuse the reads
         items = await self._read(flt)
         out = aggregates_of(items, self.domain, midpoint=midpoint, limit=limit, channel=self.channel)
         if screen is not None:
@@ -99,6 +107,14 @@ class FetchSource:
             ]
             out.candidates = silent[: screen.limit]
         return out
+
+    async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in await self._read(flt):
+            issue = derive(item, self.domain).issue
+            if issue is not None:
+                counts[issue] = counts.get(issue, 0) + 1
+        return counts
 
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         """By hour whatever ``bounds`` say: a list of items in memory is small."""
@@ -159,6 +175,15 @@ def aggregates_of(
             out.newest.setdefault(d.category, []).append(example)
         if d.alert:
             out.alerts.append(example)
+        if d.issue is not None:
+            issue_key = IssueKey(d.issue, item.store, d.category, item.timestamp >= midpoint)
+            issue_counted = out.issues.setdefault(issue_key, Counted())
+            issue_counted.items += 1
+            issue_counted.rank_sum += d.severity_rank
+            if d.theme_base is not None:
+                issue_theme = out.issue_themes.setdefault((d.issue, d.theme_base), ThemeCount())
+                issue_theme.items += 1
+                issue_theme.newest = max(issue_theme.newest, f"{item.timestamp} {item.id}")
         if item.rule_advice:
             out.advised += 1
     out.alerts = sorted(out.alerts, key=Example.newest_key, reverse=True)[:limit]

@@ -44,6 +44,7 @@ class ItemFilter:
     to: str | None = None
     store: str | None = None
     category: str | None = None
+    issue: str | None = None
     severity: str | None = None
     type: str | None = None
     sentiment: str | None = None
@@ -75,6 +76,7 @@ def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
     for column, value in (
         (c.store, flt.store),
         (c.category, flt.category),
+        (c.issue, flt.issue),
         (c.severity, flt.severity),
         (c.type, flt.type),
         (c.sentiment, flt.sentiment),
@@ -112,6 +114,17 @@ class CountKey:
     needs_review: bool
     structure_failed: bool
     second_half: bool  # timestamp >= the window's midpoint
+
+
+@dataclass(frozen=True, slots=True)
+class IssueKey:
+    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none), which
+    department, and which half of the window."""
+
+    issue: str
+    store: str | None
+    category: str | None
+    second_half: bool
 
 
 @dataclass(slots=True)
@@ -165,6 +178,8 @@ class WindowAggregates:
     channel_counts: dict[str, int] = field(default_factory=dict)  # items per channel
     #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
     candidates: list[StoredFeedback] = field(default_factory=list)
+    issues: dict[IssueKey, Counted] = field(default_factory=dict)  # items with an issue, by problem and store
+    issue_themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (issue, theme_base)
     advised: int = 0  # items where a rule disagrees with the person's value (ADR 0045)
 
     def add(self, other: WindowAggregates, limit: int) -> None:
@@ -184,6 +199,14 @@ class WindowAggregates:
         for category, examples in other.newest.items():
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
+        for issue_key, issue_counted in other.issues.items():
+            mine = self.issues.setdefault(issue_key, Counted())
+            mine.items += issue_counted.items
+            mine.rank_sum += issue_counted.rank_sum
+        for pair, theme in other.issue_themes.items():
+            found = self.issue_themes.setdefault(pair, ThemeCount())
+            found.items += theme.items
+            found.newest = max(found.newest, theme.newest)
         self.channel_counts.update(other.channel_counts)
         self.advised += other.advised
         self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
@@ -244,6 +267,28 @@ def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None)
         .where(where_clause(flt), within if within is not None else true(), c.theme_base.is_not(None))
         .where(c.category.is_not(None))
         .group_by(c.category, c.theme_base)
+    )
+
+
+def _issue_statement(flt: ItemFilter, midpoint: str) -> Any:
+    """Items by issue, store, category and half: the issue view's counts (on the rows: the rollups carry
+    no issue, ADR 0055)."""
+    c = feedback.c
+    half = case((c.timestamp < midpoint, 0), else_=1).label("half")
+    keys = (c.issue, c.store, c.category)
+    return (
+        select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
+        .where(where_clause(flt), c.issue.is_not(None))
+        .group_by(*keys, half)
+    )
+
+
+def _issue_theme_statement(flt: ItemFilter) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, c.theme_base, func.count().label("items"), func.max(c.timestamp + " " + c.id).label("newest"))
+        .where(where_clause(flt), c.issue.is_not(None), c.theme_base.is_not(None))
+        .group_by(c.issue, c.theme_base)
     )
 
 
@@ -421,6 +466,15 @@ async def _one_store(
             theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
+        for row in (await conn.execute(_issue_statement(flt, midpoint))).all():
+            issue_key = IssueKey(row.issue, row.store or None, row.category or None, bool(row.half))
+            counted = out.issues.setdefault(issue_key, Counted())
+            counted.items += int(row.items)
+            counted.rank_sum += int(row.ranks)
+        for row in (await conn.execute(_issue_theme_statement(flt))).all():
+            theme = out.issue_themes.setdefault((row.issue, row.theme_base), ThemeCount())
+            theme.items += int(row.items)
+            theme.newest = max(theme.newest, row.newest)
         alert_rows = (await conn.execute(_alert_statement(flt, limit))).all()
         out.advised = int((await conn.execute(_advised_statement(flt))).scalar_one())
         by_severity = await _examples(conn, [_rank_part(flt, *part) for part in severity_parts(rank_counts, limit)])
@@ -460,6 +514,25 @@ async def window_aggregates(
         total.candidates.sort(key=lambda r: (r.timestamp, channel_of[id(r)], r.id), reverse=True)
         total.candidates = total.candidates[: screen.limit]
     return total
+
+
+async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
+    """Items per issue of ``flt`` over every store (on the rows): the previous period the issue groups
+    are held against (ADR 0055)."""
+    c = feedback.c
+    statement = (
+        select(c.issue, func.count().label("items")).where(where_clause(flt), c.issue.is_not(None)).group_by(c.issue)
+    )
+
+    async def one(store: FeedbackStore) -> list[Any]:
+        async with store.connection() as conn:
+            return list((await conn.execute(statement)).all())
+
+    totals: dict[str, int] = {}
+    for rows in await asyncio.gather(*(one(store) for store in stores)):
+        for row in rows:
+            totals[row.issue] = totals.get(row.issue, 0) + int(row.items)
+    return totals
 
 
 def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:

@@ -32,6 +32,7 @@ def derived_values(derived: Derived, rev: str) -> dict[str, Any]:
     pass always ends, even under a deriver whose records name another rev)."""
     return {
         "category": derived.category,
+        "issue": derived.issue,
         "severity": derived.severity,
         "type": derived.type,
         "sentiment": derived.sentiment,

@@ -34,6 +34,7 @@ class ListedItem:
     channel: str
     record: StoredFeedback
     sentiment: str | None  # the effective sentiment (derived column)
+    issue: str | None = None  # the problem it reports (derived column)
 
     def key(self) -> ItemKey:
         return ItemKey(self.record.timestamp, self.channel, self.record.id)
@@ -64,7 +65,7 @@ async def page_of(store: FeedbackStore, flt: ItemFilter, after: ItemKey | None, 
     )
     async with store.connection() as conn:
         rows = (await conn.execute(statement)).all()
-    return [ListedItem(store.name, row_to_record(row), row.sentiment) for row in rows]
+    return [ListedItem(store.name, row_to_record(row), row.sentiment, row.issue) for row in rows]
 
 
 async def count_of(store: FeedbackStore, flt: ItemFilter) -> int:

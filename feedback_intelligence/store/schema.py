@@ -63,6 +63,8 @@ feedback = Table(
     # Derived columns (0005): written by derivation.derive in the transaction of every write of the
     # record, never by hand; what the report groups and filters on (docs/adr/0024, sections 2–3).
     Column("category", String(64), nullable=True),
+    # The problem the item reports, across departments (0016; deterministic/issue.py, ADR 0055).
+    Column("issue", String(64), nullable=True),
     Column("severity", String(64), nullable=True),
     Column("type", String(64), nullable=True),
     Column("sentiment", String(64), nullable=True),
@@ -91,6 +93,7 @@ feedback = Table(
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
     Index("ix_feedback_structure_due", "structure_due", "created_at"),
     Index("ix_feedback_category_timestamp", "category", "timestamp"),
+    Index("ix_feedback_issue_timestamp", "issue", "timestamp"),
     Index("ix_feedback_category_rank_timestamp", "category", "severity_rank", "timestamp"),
     Index("ix_feedback_alert_timestamp", "alert", "timestamp"),
     Index("ix_feedback_author_timestamp", "author", "timestamp"),

@@ -188,6 +188,10 @@ FILTERS = [
     ({"alert": "injury_safety"}, {"corpus:c2", "live:d2"}),  # glass shards: a hazard
     ({"alert": "any"}, {"corpus:c2", "live:d2"}),
     ({"sentiment": "neutral"}, {"corpus:c4"}),
+    # the problem across departments: sour milk and an expired yogurt, whichever shelf (deterministic/issue.py)
+    ({"issue": "freshness_quality"}, {"corpus:c1", "live:d1"}),
+    ({"issue": "safety"}, {"corpus:c2", "live:d2"}),
+    ({"issue": "queue_waiting", "channel": "corpus"}, {"corpus:c4"}),
 ]
 
 
@@ -221,7 +225,7 @@ async def test_each_filter_narrows_the_list_the_report_and_the_csv_alike(
     assert exported.headers["x-items-total"] == str(len(expected))
 
 
-@pytest.mark.parametrize("field", ["category", "severity", "type", "sentiment", "source", "alert", "channel"])
+@pytest.mark.parametrize("field", ["category", "issue", "severity", "type", "sentiment", "source", "alert", "channel"])
 @READS
 async def test_an_unknown_filter_value_is_a_422_naming_the_field(read_inbox: httpx.AsyncClient, field: str) -> None:
     for path in ("/report", "/report/items", "/report/items.csv"):
@@ -230,6 +234,16 @@ async def test_an_unknown_filter_value_is_a_422_naming_the_field(read_inbox: htt
         problem = answer.json()["codes"][0]
         assert problem["code"] == "filter_unknown"
         assert field in answer.json()["errors"][0]
+
+
+@READS
+async def test_each_row_and_csv_line_carries_its_issue(read_inbox: httpx.AsyncClient) -> None:
+    rows = {row["ref"]: row for row in await listed(read_inbox)}
+    assert (rows["corpus:c1"]["issue"], rows["corpus:c1"]["issueLabel"]) == ("freshness_quality", "Tuoreus ja laatu")
+    assert (rows["live:d3"]["issue"], rows["corpus:c4"]["issue"]) == ("praise", "queue_waiting")
+    exported = await read_inbox.get("/report/items.csv", params=WINDOW)
+    table = {r["tunniste"]: r for r in csv.DictReader(io.StringIO(exported.content.decode("utf-8-sig")))}
+    assert (table["c2"]["ongelma"], table["c4"]["ongelma"]) == ("Turvallisuus", "Jonot ja odotus")
 
 
 @READS

@@ -97,7 +97,7 @@ def test_schema_json_is_camel_case_in_declaration_order() -> None:
     assert list(body) == [
         "language", "categoryField", "catchAllCategory", "demotedCategories", "categories", "severities", "types",
         "sources", "categoryLabels", "severityLabels", "typeLabels", "sentiments", "sentimentLabels", "typeSentiment",
-        "alertCategories", "caseRootCauses",
+        "alertCategories", "caseRootCauses", "issues", "issueLabels", "catchAllIssue",
     ]  # fmt: skip
     assert body["language"] == "fi"
     assert body["categoryField"] == "osasto"
@@ -190,6 +190,7 @@ def test_default_type_sentiment_is_intersected_with_declared_types(game_copy: Do
 
     game_copy.edit("domain.json", change)
     (game_copy.path / "prior-lexicon.json").unlink()  # its cues name the default types this test drops
+    (game_copy.path / "issue-keywords.json").unlink()  # so does its byType
     d = load(game_copy)
     assert d.type_sentiment == {"complaint": "negative", "praise": "positive"}
     assert d.sentiment_for("bug_report") is None
@@ -326,6 +327,7 @@ def test_alert_keywords_required(game_copy: DomainFolder) -> None:
 def test_alert_keywords_drop_blank_and_non_string_patterns(game_copy: DomainFolder) -> None:
     game_copy.write("alert-keywords.json", {"categories": {"data_loss": ["", "  ", 7, None, "lost my save"]}})
     (game_copy.path / "prior-lexicon.json").unlink()  # its severities name the alert categories dropped here
+    (game_copy.path / "issue-keywords.json").unlink()  # so does its byAlert
     assert load(game_copy).alert_keywords == {"data_loss": ("lost my save",)}
 
 
@@ -546,3 +548,38 @@ def test_category_keywords_unknown_top_level_key_fails(retail_copy: DomainFolder
 def test_co_occurrence_alert_pattern_with_an_empty_part_fails(retail_copy: DomainFolder, pattern: str) -> None:
     retail_copy.edit("alert-keywords.json", lambda d: d["categories"]["payment"].append(pattern))
     fails(retail_copy, "alert-keywords.json", "categories.payment", "empty part")
+
+
+# ------------------------------------------------------------ issues (domain.json) and issue-keywords.json
+
+
+def test_issues_load_with_their_labels_and_rules_in_file_order() -> None:
+    domain = load_domain("retail")
+    assert list(domain.issues)[:3] == ["price", "availability", "freshness_quality"]
+    assert domain.issue_labels()["availability"] == "Saatavuus"
+    assert domain.catch_all_issue == "other"
+    assert domain.issue_rules.by_alert["food_safety"] == "safety"
+    assert [r.category for r in domain.issue_rules.keywords][:2] == ["safety", "price"]
+
+
+@pytest.mark.parametrize(
+    ("data", "fragments"),
+    [
+        ({"issues": {"nope": {"terms": ["x"]}}}, ("issues.nope", "not a declared issue")),
+        ({"issues": {}, "byAlert": {"nope": "bug"}}, ("byAlert.nope", "not an alert category")),
+        ({"issues": {}, "byType": {"praise": "nope"}}, ("byType.praise", "'nope' is not a declared issue")),
+        ({"issues": {}, "byCategory": {"nope": "bug"}}, ("byCategory.nope", "not a declared category")),
+    ],
+)
+def test_issue_keywords_name_only_what_is_declared(
+    game_copy: DomainFolder, data: dict, fragments: tuple[str, ...]
+) -> None:
+    game_copy.write("issue-keywords.json", data)
+    fails(game_copy, "issue-keywords.json", *fragments)
+
+
+def test_issue_keywords_need_the_issue_list(game_copy: DomainFolder) -> None:
+    game_copy.edit("domain.json", lambda d: (d.pop("issues"), d.pop("catchAllIssue")))
+    fails(game_copy, "issue-keywords.json", "issues")
+    (game_copy.path / "issue-keywords.json").unlink()
+    assert load(game_copy).issues == {}

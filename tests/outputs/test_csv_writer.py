@@ -42,9 +42,10 @@ def test_an_item_row_carries_labels_not_codes() -> None:
         domain,
         "Europe/Helsinki",
         str.upper,
+        "payment_technology",  # the row's stored issue, shown by its label
     )
-    assert row[4:8] == ["Sähköposti", "Maito & kylmä", "Korkea", "Valitus"]
-    assert row[9] == "fi"  # the language, by its code
+    assert row[4:9] == ["Sähköposti", "Maito & kylmä", "Maksaminen ja laitteet", "Korkea", "Valitus"]
+    assert row[10] == "fi"  # the language, by its code
     assert items_csv([item("x1", 1.0, text="=1+1")], domain, "UTC", str.upper).splitlines()[1].endswith(",'=1+1")
 
 

@@ -15,12 +15,21 @@ from typing import Any
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import derive, effective_sentiment
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import AlertHit, StoredFeedback
+from feedback_intelligence.records import AlertHit, Derived, StoredFeedback
 from feedback_intelligence.report.deterministic_layer import representative_quotes
 from feedback_intelligence.report.display import group_title, leading_themes, matched_words, shown_theme
-from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
+from feedback_intelligence.report.model import (
+    AlertMatch,
+    AlertRow,
+    IssueFacet,
+    IssueGroup,
+    IssueStore,
+    ProseState,
+    SourceEntry,
+    Theme,
+)
 from feedback_intelligence.report.sources import example_of
-from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction
+from feedback_intelligence.report.trends import STABLE, direction_label, halves_direction, trend_direction
 from feedback_intelligence.report.window import Mode, Window
 from feedback_intelligence.store.aggregates import Example
 from feedback_intelligence.wording.sentences import SummaryFacts, wording_for
@@ -58,6 +67,7 @@ def alert_row(
         feedback_id=item.id,
         channel="corpus",  # the old path read the corpus alone
         source=item.source,
+        store=item.store,  # an alert card names its store
         timestamp=item.timestamp,
         text_excerpt=excerpt(item.text, options.excerpt_chars),
         text=item.text,
@@ -337,10 +347,16 @@ def overall_theme(
 
 
 def build_report(
-    items: list[StoredFeedback], window: Window, mode: Mode, domain: Domain, options: ReportSettings
+    items: list[StoredFeedback],
+    window: Window,
+    mode: Mode,
+    domain: Domain,
+    options: ReportSettings,
+    previous: Sequence[StoredFeedback] = (),
 ) -> dict[str, Any]:
     """The old ``ReportService._build`` over ``items`` (newest first), as its wire JSON without the
-    generation time and the model's counters."""
+    generation time and the model's counters; ``previous``: the items of the period of the same length
+    before the window (the standard report holds its issue groups against them)."""
     from feedback_intelligence.report.model import LlmSummary, Report
 
     themes: list[Theme] = []
@@ -387,6 +403,7 @@ def build_report(
         rejected={},
     )
     report = Report(
+        issues=issue_groups(items, window, domain, options, previous if mode == "standard" else None),
         window_from=window.from_norm,
         window_to=window.to_norm,
         generated_at="",
@@ -414,3 +431,86 @@ def warn_unknown_severities(items: Iterable[StoredFeedback], domain: Domain) -> 
     unknown = sorted({i.structure.severity for i in items if i.structure} - set(domain.severities))
     if unknown:
         log.warning("report: severities %s are not declared by domain %s; ranked as middle", unknown, domain.name)
+
+
+def issue_groups(
+    items: Sequence[StoredFeedback],
+    window: Window,
+    domain: Domain,
+    options: ReportSettings,
+    previous: Sequence[StoredFeedback] | None,
+) -> list[IssueGroup]:
+    """The issue groups (ADR 0055) over the items themselves: each item's derived issue, store, category,
+    theme and half, counted here rather than in the store."""
+    derived = [(item, derive(item, domain)) for item in items]
+    mine = [(item, d) for item, d in derived if d.issue is not None]
+    order = {key: n for n, key in enumerate(domain.issues)}
+
+    def direction(members: Sequence[tuple[StoredFeedback, Derived]]) -> str:
+        first = [d.severity_rank for item, d in members if item.timestamp < window.midpoint_norm]
+        second = [d.severity_rank for item, d in members if item.timestamp >= window.midpoint_norm]
+        mean = lambda ranks: sum(ranks) / len(ranks) if ranks else 0.0  # noqa: E731
+        return trend_direction(
+            len(first), len(second), mean(first), mean(second), options.min_items_for_trend, options.trend_z
+        )
+
+    def halves(members: Sequence[tuple[StoredFeedback, Derived]]) -> tuple[int, int]:
+        second = sum(1 for item, _d in members if item.timestamp >= window.midpoint_norm)
+        return len(members) - second, second
+
+    groups: list[IssueGroup] = []
+    keys = sorted(
+        {d.issue for _i, d in mine if d.issue},
+        key=lambda k: (-sum(1 for _i, d in mine if d.issue == k), order.get(k, len(order)), k),
+    )
+    for key in keys:
+        members = [(item, d) for item, d in mine if d.issue == key]
+        stores = sorted(
+            {item.store for item, _d in members}, key=lambda s: (-sum(1 for i, _d in members if i.store == s), s or "")
+        )
+        categories = Counter(d.category for _i, d in members if d.category is not None)
+        themes: dict[str, tuple[int, str]] = {}
+        for item, d in members:
+            if d.theme_base is not None:
+                n, newest = themes.get(d.theme_base, (0, ""))
+                themes[d.theme_base] = (n + 1, max(newest, f"{item.timestamp} {item.id}"))
+        # most mentioned first; of a tie, the theme whose newest item is newest
+        ranked = sorted(themes.items(), key=lambda kv: kv[1][1], reverse=True)
+        ranked.sort(key=lambda kv: kv[1][0], reverse=True)
+        group_direction = direction(members)
+        first, second = halves(members)
+        before = None if previous is None else sum(1 for item in previous if derive(item, domain).issue == key)
+        rising = (
+            before is not None
+            and trend_direction(before, len(members), 0.0, 0.0, options.min_items_for_trend, options.trend_z)
+            == "growing"
+        )
+        groups.append(
+            IssueGroup(
+                issue=key,
+                title=domain.issue_label(key),
+                count=len(members),
+                first_half=first,
+                second_half=second,
+                direction=group_direction,
+                direction_label=direction_label(group_direction, domain.language),
+                previous=before,
+                rising=rising,
+                stores=[
+                    IssueStore(
+                        store=store,
+                        count=len(at := [(i, d) for i, d in members if i.store == store]),
+                        first_half=halves(at)[0],
+                        second_half=halves(at)[1],
+                        direction=direction(at),
+                    )
+                    for store in stores
+                ],
+                categories=[
+                    IssueFacet(key=c, label=domain.category_label(c), count=n)
+                    for c, n in sorted(categories.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+                ],
+                themes=[IssueFacet(key=t, label=t, count=n) for t, (n, _newest) in ranked[:5]],
+            )
+        )
+    return groups

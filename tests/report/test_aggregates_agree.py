@@ -78,6 +78,7 @@ def dataset(n: int = 400, seed: int = 25) -> list[StoredFeedback]:
                 structure_failed=failed,
                 alerts=tuple(match_alerts(text, DOMAIN)),
                 needs_review=rng.random() < 0.2,
+                store=rng.choice(["s1", "s2", "s3", None]),  # the issue groups are by store
             )
         )
     return items
@@ -135,6 +136,13 @@ def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
     return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
 
 
+def before(items: list[StoredFeedback], window: Window) -> list[StoredFeedback]:
+    """The items of the period of the window's length just before it."""
+    length = window.to_ticks - window.from_ticks
+    lo, hi = format_instant(window.from_ticks - length), format_instant(window.from_ticks - 1)
+    return [i for i in items if lo <= i.timestamp <= hi]
+
+
 def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict[str, Any] | None:
     """The series over the items themselves, grouped by hour here and not in the store."""
     if mode != "standard":
@@ -170,7 +178,7 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
         window = build_window(from_raw, to_raw, NOW, options)
         inside = [i for i in ITEMS if window.from_norm <= i.timestamp <= window.to_norm]
         inside.sort(key=lambda i: (i.timestamp, i.id), reverse=True)  # the store's order: newest first
-        old = cut(build_report(inside, window, mode, DOMAIN, options), limit)
+        old = cut(build_report(inside, window, mode, DOMAIN, options, before(ITEMS, window)), limit)
         new = (await service._build(window, mode)).report.to_json()  # the deterministic layer alone
         assert new.pop("series") == expected_series(window, mode, options), (from_raw, to_raw)
         new.pop("timezone")
@@ -180,7 +188,12 @@ async def test_the_aggregates_answer_what_the_old_path_answered(store: FeedbackS
         for got, want in zip(new.pop("themes"), old.pop("themes"), strict=True):
             assert got == want, (from_raw, to_raw, {k: (got[k], want[k]) for k in got if got[k] != want[k]})
         assert new == old, (from_raw, to_raw)
+        # every item of the window is in exactly one issue group (the domain gives every item an issue)
+        assert sum(group["count"] for group in new["issues"]) == new["totalItems"], (from_raw, to_raw)
     assert len(ITEMS) > 300 and any(i.alerts for i in ITEMS)
+    whole = (await service._build(build_window(*WINDOWS[0], NOW, options), mode)).report.to_json()["issues"]
+    assert len(whole) >= 8 and all(len(group["stores"]) == 4 for group in whole[:3])
+    assert {facet["key"] for group in whole for facet in group["categories"]} >= set(list(DOMAIN.categories)[:6])
 
 
 async def test_the_inbox_over_two_stores_adds_their_rows(store: FeedbackStore, tmp_path: Path) -> None:
@@ -241,7 +254,7 @@ async def test_the_rollups_answer_as_the_old_path_after_a_correction_and_an_eras
         part = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
         assert part is not None, "the window holds whole days: the rollups answer them"
         inside = [i for i in held if window.from_norm <= i.timestamp <= window.to_norm]
-        old = cut(build_report(inside, window, "standard", DOMAIN, options), limit=7)
+        old = cut(build_report(inside, window, "standard", DOMAIN, options, before(held, window)), limit=7)
         new = (await service._build(window, "standard")).report.to_json()
         for report in (new, old):
             for key in ("series", "timezone"):

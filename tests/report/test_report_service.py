@@ -30,6 +30,7 @@ REPORT_KEYS = [
     "structureFailedCount",
     "alerts",
     "themes",
+    "issues",
     "droppedClaimCount",
     "llmFallbackCount",
     "language",
@@ -131,6 +132,7 @@ async def test_standard_report_has_the_exact_shape_and_every_deterministic_part(
     assert report["structureFailedCount"] == 1
     assert report["language"] == "fi"
     assert report["overall"] is None
+    assert report["issues"] == []  # a domain that declares no issues groups by none
     assert (report["truncated"], report["itemsInWindow"], report["needsReviewCount"]) == (False, 9, 1)
     # standard ordering: count desc, then key (demoted categories are not pushed last here)
     assert [t["category"] for t in report["themes"]] == ["maito_kylma", "hevi", "asiaton", "kassa_palvelu", "rasismi"]

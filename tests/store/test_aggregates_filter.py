@@ -113,6 +113,10 @@ CASES: list[tuple[ItemFilter, Callable[[StoredFeedback], bool]]] = [
     (ItemFilter(sentiment="positive"), lambda i: derive(i, DOMAIN).sentiment == "positive"),
     (ItemFilter(source="email"), lambda i: i.source == "email"),
     (ItemFilter(alert="any"), lambda i: derive(i, DOMAIN).alert),
+    # the stored issue: the sour milk is freshness, the fall safety, the thanks praise (deterministic/issue.py)
+    (ItemFilter(issue="freshness_quality"), lambda i: i.id == "a"),
+    (ItemFilter(issue="safety"), lambda i: i.id == "b"),
+    (ItemFilter(issue="praise"), lambda i: derive(i, DOMAIN).issue == "praise"),
     (ItemFilter(alert="rasismi"), lambda i: any(h.category == "rasismi" for h in i.alerts)),
     (ItemFilter(alert="injury_safety"), lambda i: any(h.category == "injury_safety" for h in i.alerts)),
     (ItemFilter(q="kassalla"), lambda i: "kassalla" in folded(i)),

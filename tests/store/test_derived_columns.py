@@ -70,9 +70,10 @@ async def assert_current(store: FeedbackStore, feedback_id: str) -> None:
     assert item is not None
     want = derive(item, DOMAIN)
     assert row["derived_rev"] == store.derive.rev  # type: ignore[union-attr]
-    got = {k: row[k] for k in ("category", "severity", "type", "language", "sentiment", "theme_base")}
+    got = {k: row[k] for k in ("category", "issue", "severity", "type", "language", "sentiment", "theme_base")}
     assert got == {
         "category": want.category,
+        "issue": want.issue,
         "severity": want.severity,
         "type": want.type,
         "language": want.language,
@@ -92,6 +93,7 @@ async def test_insert_writes_the_derived_columns_and_the_hits(store: FeedbackSto
     await assert_current(store, "a")
     row, hits = await stored(store, "a")
     assert row["alert"] and row["category"] == "maito_kylma" and json.loads(hits[0]["words_json"]) == ["liukastui"]
+    assert row["issue"] == "safety"  # the fall's alert decides before the sour milk's words
 
 
 async def test_a_batch_writes_what_single_inserts_write_and_never_brings_back_an_erased_item(
@@ -165,6 +167,7 @@ async def test_rows_written_without_a_deriver_are_rederived_in_batches(url: str,
         assert await store.read_counter() == version + 3
         for n in range(7):
             await assert_current(store, f"r{n}")
+        assert (await stored(store, "r0"))[0]["issue"] == "safety"  # filled by the re-derivation
     finally:
         await bare.aclose()
 

@@ -90,6 +90,7 @@ def test_a_desk_save_appears_in_the_management_view_within_its_refresh(pages, ap
 
 FILTERS = [  # (the control, the value chosen, the query it sends)
     ("#filter-category", "leipa", "category=leipa"),
+    ("#filter-issue", "freshness_quality", "issue=freshness_quality"),  # sour milk and stale bread
     ("#filter-severity", "high", "severity=high"),
     ("#filter-type", "praise", "type=praise"),
     ("#filter-sentiment", "positive", "sentiment=positive"),
@@ -130,6 +131,20 @@ def test_every_filter_narrows_the_counts_and_the_list(pages, app: ServerProcess,
     # the shared link opens the same narrowed view
     shared = open_view(pages, app, page.url.removeprefix(app.url))
     expect(shared.locator("#report")).to_have_attribute("data-items", str(expected))
+
+
+def test_an_issue_card_names_its_departments_and_a_store_opens_its_items(pages, app: ServerProcess) -> None:
+    page = open_view(pages, app)
+    card = page.locator('#issues-list .issue[data-issue="freshness_quality"]')
+    expect(card.locator(".issue-title")).to_have_text("Tuoreus ja laatu")
+    expect(card.locator(".issue-facets").first).to_contain_text("Maito & kylmä")
+    expect(card.locator(".issue-facets").first).to_contain_text("Leipä")
+    expected = total(app, issue="freshness_quality", store="s1")
+    assert 0 < expected < total(app, issue="freshness_quality")
+    card.locator('.issue-store[data-store="s1"] .issue-drill').click()
+    drill = page.locator("#drill-dialog")
+    expect(drill).to_have_attribute("data-total", str(expected), timeout=20000)
+    expect(drill.locator('.item [data-store="s1"]')).to_have_count(min(expected, 50))
 
 
 def test_search_finds_an_item(pages, app: ServerProcess) -> None:

@@ -497,6 +497,13 @@ class SchemaOut(ApiModel):
         description="Why a handled case happened: root cause key → label by page language (`fi`, `sv`, `en`), in "
         "the order the page lists them (the domain's `caseRootCauses`); `rootCause` of a case's `handle`."
     )
+    issues: list[str] = Field(
+        default_factory=list, description="Issue keys (the problem an item reports; the report's `?issue=`), in order."
+    )
+    issueLabels: dict[str, str] = Field(
+        default_factory=dict, description="Issue key → label, in the domain's language."
+    )
+    catchAllIssue: str | None = Field(default=None, description="The issue for what names no problem of the list.")
     textMaxChars: int = Field(
         description="The longest text the model reads and `POST /interpret` accepts (FI_INPUT_MAX_CHARS); the desk "
         "marks a longer one instead of cutting it."

@@ -26,3 +26,9 @@ test("the inbox's alert and channel filters travel in the URL like the others", 
   assert.deepEqual(filtersFromSearch("?alert=any&channel=live&store=s1"), { alert: "any", channel: "live", store: "s1" });
   assert.equal(searchWithFilters("", { channel: "corpus", alert: "food_safety" }), "?alert=food_safety&channel=corpus");
 });
+
+test("the issue filter is one of the contract's names, right after the category", () => {
+  assert.deepEqual(filtersFromSearch("?issue=freshness_quality&store=s1"), { issue: "freshness_quality", store: "s1" });
+  assert.deepEqual(Object.keys(filterParams({ store: "s1", issue: "price", category: "hevi" })),
+    ["category", "issue", "store"]);
+});

@@ -1,9 +1,9 @@
 // The management view's filters, in the URL so a view can be shared: pure, so node can test it.
-// Names are the report's contract (ADR 0034): category, severity, type, sentiment, source, alert, channel,
-// store, q. The page passes them to GET /report, the drill-in and the CSV as they are; the server narrows
+// Names are the report's contract (ADR 0034): category, issue (ADR 0055), severity, type, sentiment, source,
+// alert, channel, store, q. The page passes them to GET /report, the drill-in and the CSV as they are; the server narrows
 // by them and refuses (422) a value it does not know.
 
-export const FILTER_FIELDS = ["category", "severity", "type", "sentiment", "source", "alert", "channel", "store", "q"];
+export const FILTER_FIELDS = ["category", "issue", "severity", "type", "sentiment", "source", "alert", "channel", "store", "q"];
 const MAX_CHARS = 200; // a longer search is cut, never sent whole from a pasted page
 
 /** The filters a URL's query names (unknown names ignored, values trimmed, empty ones dropped). */

@@ -25,6 +25,7 @@ export function makeLabels(schema, t) {
   const field = typeof sc.categoryField === "string" && sc.categoryField.trim() ? sc.categoryField.trim() : null;
   return {
     category: (key) => (sc.categoryLabels && sc.categoryLabels[key]) || key,
+    issue: (key) => (sc.issueLabels && sc.issueLabels[key]) || key,
     severity: (key) => (sc.severityLabels && sc.severityLabels[key]) || fromBundle("severity", key),
     type: (key) => (sc.typeLabels && sc.typeLabels[key]) || key,
     sentiment: (key) => (sc.sentimentLabels && sc.sentimentLabels[key]) || fromBundle("sentiment", key),

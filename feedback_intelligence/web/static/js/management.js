@@ -14,6 +14,7 @@ import { applyStatic, formatDate, formatTime, initialLanguage, toDate, translato
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, alertsHeading, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
+import { issueCards } from "./issues-view.js";
 import { countButton, DrillIn } from "./drill-in.js";
 import { showSavedEntry } from "./saved-entry.js";
 import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
@@ -60,6 +61,9 @@ const el = {
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
   series: byId("report-series"),
+  issues: byId("report-issues"),
+  issuesHeading: byId("issues-heading"),
+  issuesList: byId("issues-list"),
   themes: byId("report-themes"),
   themesHeading: byId("themes-heading"),
   themesList: byId("themes-list"),
@@ -308,6 +312,10 @@ function render(report, mode) {
   const ignored = mode === "live" && asked.some((field) => !applied.includes(field));
   el.filterNote.textContent = ignored ? t("filters.notApplied") : "";
   show(el.filterNote, ignored);
+  const issues = report.issues || [];
+  el.issuesHeading.textContent = t("issues.heading", { n: issues.length });
+  el.issuesList.replaceChildren(...issueCards(issues, ctx));
+  show(el.issues, issues.length > 0);
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
   // said once for the whole view, not as a reason under every card
   const automatic = (report.llm || {}).prose === "automatic" && rated.length > 0;
@@ -338,6 +346,7 @@ function renderNothing() {
   el.series.replaceChildren();
   show(el.series, false);
   show(el.themes, false);
+  show(el.issues, false);
   el.report.dataset.mode = "none";
 }
 
@@ -547,6 +556,7 @@ function fillFilterOptions() {
   const labels = state.labels;
   const choices = {
     category: [sc.categories || [], labels.category],
+    issue: [sc.issues || [], labels.issue],
     severity: [sc.severities || [], labels.severity],
     type: [sc.types || [], labels.type],
     sentiment: [sc.sentiments || [], labels.sentiment],
