@@ -13,6 +13,7 @@ waits for or starts the language model.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from pydantic import Field
@@ -62,13 +63,23 @@ def _line(report: Report, key: str) -> SeriesLine | None:
     return next((line for line in lines if line.key == key), None)
 
 
+def _label(report: Report, line: SeriesLine) -> str:
+    """A line's label; the alert line's names the alert categories of the week's listed alerts, so a rise of
+    "alerts" in a store says what about ("Hälytykset (maksaminen)")."""
+    if line.key != ALERTS:
+        return line.label
+    found = Counter(hit.category_label for row in report.alerts for hit in row.deterministic_hits)
+    named = ", ".join(label for label, _ in found.most_common(2))
+    return f"{line.label} ({named})" if named else line.label
+
+
 def _counts(report: Report) -> WeekCounts:
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
     rises = (
         [
             Change(
                 key=line.key,
-                label=line.label,
+                label=_label(report, line),
                 current=line.current_total,
                 previous=line.previous_total,
                 change=line.change,

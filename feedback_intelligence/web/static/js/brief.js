@@ -33,7 +33,10 @@ function caseLine(item, names, t, topTier) {
     h("a", { href: `#case=${encodeURIComponent(item.ref).replace(/%3A/g, ":")}`, class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
-      " · ", h("span", { class: "muted" }, t("brief.opened", { time: formatShortTime(item.openedAt, t) }))),
+      // when it happened (an imported incident is days older than its case), and whether anyone has it
+      " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
+      " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
+        item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner"))),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
 }
 

@@ -1,0 +1,87 @@
+"""The manager's question of the first screen, asked of a chain's five weeks with planted stories.
+
+tests/support/planted_month.py plants, in the last week and each in one store, a freshness rise spread
+over three departments, a queue rise, payment trouble, a food-safety incident and an injury, amid steady
+feedback in three languages. Only what shows without scrolling at 1280×800 and at 390×844 is read: every
+planted story must be there with its store's name, and the food-safety case first."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from feedback_intelligence.devtools.processes import ServerProcess, app_server
+from tests.support.monday_data import STORES
+from tests.support.planted_month import (
+    FRESHNESS_STORE,
+    INJURY_ID,
+    INJURY_STORE,
+    PAYMENT_STORE,
+    QUEUE_STORE,
+    SAFETY_ID,
+    SAFETY_STORE,
+    planted_month,
+)
+from tests.web.test_monday_brief import SIZES, _within_first_screen
+
+pytestmark = [pytest.mark.browser, pytest.mark.process]
+
+NAMES = {store["id"]: store["name"] for store in STORES}
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[ServerProcess]:
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": "http://127.0.0.1:9",  # no model: the brief needs none
+        "FI_LLM_MODEL": "none",
+        "FI_STRUCTURE_WORKER": "false",
+        "FI_REPORT_LLM_BUDGET": "0",
+        "FI_STORES": json.dumps(STORES),
+    }
+    with app_server(env) as server:
+        items = planted_month(datetime.now(UTC)).items
+        for start in range(0, len(items), 1000):  # a batch takes at most FI_BATCH_MAX_ITEMS
+            chunk = items[start : start + 1000]
+            answer = httpx.post(server.url + "/feedback/batch", json={"items": chunk}, timeout=120)
+            assert answer.status_code == 200 and answer.json()["created"] == len(chunk), answer.text
+        yield server
+
+
+@pytest.mark.parametrize("size_name", list(SIZES))
+def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, app, size_name) -> None:
+    size = SIZES[size_name]
+    page = pages.open(app.url + "/", viewport=size)
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+
+    cases = page.locator("#brief-act li.brief-case")
+    expect(cases.first).to_have_attribute("data-ref", f"corpus:{SAFETY_ID}")  # food safety first
+    expect(cases.first).to_contain_text(NAMES[SAFETY_STORE])
+    expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
+    expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
+    _within_first_screen(page, cases.first, size)
+    injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
+    expect(injury).to_contain_text(NAMES[INJURY_STORE])
+    _within_first_screen(page, injury, size)
+
+    changed = page.locator("#brief-changed")
+    # a problem across departments, named as the problem: produce, dairy and meat each rose too little alone
+    freshness = changed.locator(f"li.brief-rise[data-store='{FRESHNESS_STORE}'][data-key='issue:freshness_quality']")
+    expect(freshness).to_contain_text(NAMES[FRESHNESS_STORE])
+    expect(freshness).to_contain_text("Tuoreus ja laatu")
+    _within_first_screen(page, freshness, size)
+    queue = changed.locator(f"li.brief-rise[data-store='{QUEUE_STORE}'][data-key='issue:queue_waiting']")
+    expect(queue).to_contain_text(NAMES[QUEUE_STORE])
+    _within_first_screen(page, queue, size)
+    payment = changed.locator(f"li.brief-rise[data-store='{PAYMENT_STORE}']").first  # alerts or the payment issue
+    expect(payment).to_contain_text(NAMES[PAYMENT_STORE])
+    expect(payment).to_contain_text(re.compile("maksaminen", re.IGNORECASE))  # what the alerts are about
+    _within_first_screen(page, payment, size)
+    # payment trouble waits for the day's digest: no case of its own on the first screen
+    expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)
