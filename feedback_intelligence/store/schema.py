@@ -230,6 +230,8 @@ cases = Table(
     Column("resolution", Text, nullable=True),
     Column("revision", Integer, nullable=False, server_default=text("1")),
     Column("updated_at", String(33), nullable=False),
+    # how many items report the case's incident: its own and those that joined it (0016, ADR 0060)
+    Column("reports", Integer, nullable=False, server_default=text("1")),
     Index("ix_cases_state_opened", "state", "opened_at"),
 )
 

@@ -1,0 +1,24 @@
+"""A case counts the reports of its incident (ADR 0060): ``reports``, its own item and the items of the same
+store and alert category that joined it within ``FI_CASE_INCIDENT_WINDOW_H``; 1 for every case before.
+
+Revision ID: 0016
+Revises: 0015
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0016"
+down_revision = "0015"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("cases") as batch:
+        batch.add_column(sa.Column("reports", sa.Integer(), nullable=False, server_default=sa.text("1")))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("cases") as batch:
+        batch.drop_column("reports")
