@@ -212,7 +212,8 @@ function caseRow(item) {
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
       item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
         ` · ${storeName(names, item.item.store)}`) : "",
-      item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null),
+      item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null,
+      item.reports > 1 ? h("span", { class: "case-reports" }, ` · ${t("cases.reports", { count: item.reports })}`) : null),
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, happened(item), " · ", h("span", { class: "case-owner" }, ownerWords(item.owner))),
     closureLines(item),
@@ -265,8 +266,20 @@ async function fillStory(item, body) {
         n.text))
       : h("li", { class: "muted" }, t("cases.noNotes"))),
     noteControls(detail),
+    reportList(detail),
     h("h3", { class: "case-story-head" }, t("cases.history")),
     h("ul", { class: "case-history" }, detail.audit.map(historyRow)));
+}
+
+// The further reports that joined the case (ADR 0060): their times and texts, oldest first.
+function reportList(detail) {
+  const reports = detail.reportItems || [];
+  if (!reports.length) return null;
+  return [
+    h("h3", { class: "case-story-head" }, t("cases.reportTexts")),
+    h("ul", { class: "case-reports-list" }, reports.map((r) => h("li", { class: "case-report", dataset: { ref: r.ref } },
+      h("span", { class: "muted" }, `${formatTime(r.timestamp, t)}: `), r.text))),
+  ];
 }
 
 function ownerControls(detail, people) {
