@@ -205,9 +205,10 @@ function caseRow(item) {
   const story = storyBox(item);
   return h(
     "li",
-    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", item.ref === linkedRef() && "case-target"],
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", (item.reportRefs || [item.ref]).includes(linkedRef()) && "case-target"],
       id: `case-${item.ref}`,
-      tabindex: "-1", dataset: { ref: item.ref, state: item.state } },
+      tabindex: "-1",
+      dataset: { ref: item.ref, state: item.state, reports: JSON.stringify(item.reportRefs || [item.ref]) } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
       item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
@@ -391,16 +392,21 @@ function linkedRef() {
   }
 }
 
+// The case a ref names: its own item's, or one of the reports that joined it (a reopening page links the report).
+function caseRowOf(ref) {
+  return [...el.list.querySelectorAll("li.case")].find((li) => JSON.parse(li.dataset.reports || "[]").includes(ref));
+}
+
 // The linked case: shown even past the first few, its story opened, brought into view and marked.
 async function land() {
   const ref = linkedRef();
   if (!ref) return;
-  let row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+  let row = caseRowOf(ref);
   if (row && row.hidden) {
     showAll = true;
-    opened.add(ref);
+    opened.add(row.dataset.ref);
     await load();
-    row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+    row = caseRowOf(ref);
   }
   if (!row) {
     say(t("cases.notFound", { ref }), "error");
