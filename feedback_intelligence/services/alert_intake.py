@@ -17,7 +17,8 @@ One incident, one case (ADR 0060): a paging item of a store that already has a c
 categories opened within ``incident_window_h`` hours joins that case as a further report (the case
 counts it, the audit log says ``case.report``) and pages nobody, since the case's routes were told; if
 that case was closed, the report reopens it (``case.reopen`` by the system) and pages again. A window of
-0 opens one case per item. A correction's alert opens the item's own case, as before.
+0 opens one case per item. A correction's new alert opens the item's own case, as before, unless the
+item joined a case as a report.
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ class AlertIntake:
         ``at``: when (a correction's instant); None = each item's saving (``created_at``)."""
         now = self.clock.now()
         alerting = [item for item in items if paging_categories(item, self.domain) and self.recent(item, now)]
+        if at is not None and alerting:  # a correction: a report that joined a case has its case already
+            reported = await audit.joined(conn, [item.id for item in alerting])
+            alerting = [item for item in alerting if item.id not in reported]
         if self.incident_window_h > 0 and at is None:
             # one item at a time, so an item of the batch joins the case an earlier one opened
             paged = [item for item in alerting if not await self._joined(conn, channel, item)]

@@ -85,6 +85,17 @@ async def reports_of(conn: AsyncConnection, case_ids: Sequence[str]) -> dict[str
     return found
 
 
+async def joined(conn: AsyncConnection, item_ids: Sequence[str]) -> set[str]:
+    """Those of these items that joined a case as a further report. A correction's question, human-paced:
+    no index serves it, and none is kept for it."""
+    if not item_ids:
+        return set()
+    statement = select(audit_log.c.new_value).where(
+        audit_log.c.action == REPORT, audit_log.c.new_value.in_(list(item_ids))
+    )
+    return {value for value in (await conn.execute(statement)).scalars().all() if value is not None}
+
+
 async def recent(conn: AsyncConnection, *, limit: int, before_at: str | None = None) -> list[AuditEntry]:
     """The newest ``limit`` rows, newest first; ``before_at`` pages on to rows strictly older."""
     statement = select(audit_log)

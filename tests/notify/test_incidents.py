@@ -113,6 +113,13 @@ async def test_three_reports_in_one_store_make_one_case_paged_once(tmp_path: Pat
         assert joined == [("case.report", "r2", "system"), ("case.report", "r3", "system")]
         assert [ref for ref, _ in await rig.cases.report_items(view)] == ["live:r2", "live:r3"]
 
+        # a correction of a report is a save (ADR 0041): the report has its case, so it opens none and pages nobody
+        assert await rig.channel.correct(
+            "r2", {"text": "Kylmäallas rikki, liha lämmintä."}, expected_revision=None, entries=[]
+        )
+        assert list(await rig.listed()) == ["live:r1"]
+        assert await rig.pages() == Counter({("r1", "duty"): 1, ("r1", "chat"): 1})
+
 
 @pytest.mark.parametrize("kind", DATABASE_KINDS)
 async def test_another_store_category_or_a_report_outside_the_window_opens_its_own_case(
