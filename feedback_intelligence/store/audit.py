@@ -86,8 +86,7 @@ async def reports_of(conn: AsyncConnection, case_ids: Sequence[str]) -> dict[str
 
 
 async def joined(conn: AsyncConnection, item_ids: Sequence[str]) -> set[str]:
-    """Those of these items that joined a case as a further report. A correction's question, human-paced:
-    no index serves it, and none is kept for it."""
+    """Those of these items that joined a case as a further report (``ix_audit_log_reports``)."""
     if not item_ids:
         return set()
     statement = select(audit_log.c.new_value).where(

@@ -18,8 +18,9 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from feedback_intelligence.store.audit import REPORT
 from feedback_intelligence.store.errors import CaseNotFound, CaseTransitionInvalid, StaleCaseRevision
-from feedback_intelligence.store.schema import case_notes, cases, feedback, feedback_alerts
+from feedback_intelligence.store.schema import audit_log, case_notes, cases, feedback, feedback_alerts
 
 OPEN, ACKNOWLEDGED, HANDLED, DISMISSED = "open", "acknowledged", "handled", "dismissed"
 STATES: tuple[str, ...] = (OPEN, ACKNOWLEDGED, HANDLED, DISMISSED)  # also the list's order: open first
@@ -146,9 +147,17 @@ async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict
     for start in range(0, len(wanted), 500):  # bounded IN lists
         chunk = wanted[start : start + 500]
         statement = select(cases.c.state, func.count()).where(cases.c.feedback_id.in_(chunk)).group_by(cases.c.state)
-        for state, n in (await conn.execute(statement)).all():
-            found[state] = found.get(state, 0) + int(n)
-            seen += int(n)
+        # a report that joined a case (ADR 0060) counts in its case's state, not as an item without one
+        joined = (
+            select(cases.c.state, func.count())
+            .join(audit_log, audit_log.c.feedback_id == cases.c.feedback_id)
+            .where(audit_log.c.action == REPORT, audit_log.c.new_value.in_(chunk))
+            .group_by(cases.c.state)
+        )
+        for part in (statement, joined):
+            for state, n in (await conn.execute(part)).all():
+                found[state] = found.get(state, 0) + int(n)
+                seen += int(n)
     return {**found, "none": len(wanted) - seen}
 
 

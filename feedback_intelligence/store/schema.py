@@ -187,6 +187,13 @@ audit_log = Table(
     Column("redacted", Boolean, nullable=False, server_default=false()),
     Index("ix_audit_log_feedback_at", "feedback_id", "at"),
     Index("ix_audit_log_at", "at"),
+    # which case a report joined (ADR 0060): its item's id is the case.report row's new value (0016)
+    Index(
+        "ix_audit_log_reports",
+        "new_value",
+        sqlite_where=text("action = 'case.report'"),
+        postgresql_where=text("action = 'case.report'"),
+    ),
 )
 
 # One row per (item, notify route, event), written in the item's save transaction (ADR 0024 section 4,

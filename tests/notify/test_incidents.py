@@ -112,6 +112,9 @@ async def test_three_reports_in_one_store_make_one_case_paged_once(tmp_path: Pat
         joined = [(e.action, e.new_value, e.actor_kind) for e in log if e.action == "case.report"]
         assert joined == [("case.report", "r2", "system"), ("case.report", "r3", "system")]
         assert [ref for ref, _ in await rig.cases.report_items(view)] == ["live:r2", "live:r3"]
+        # the report's alert section counts each report in its case's state, none as an item without a case
+        by_state = await rig.cases.counts_by_item([("live", "r1"), ("live", "r2"), ("live", "r3")])
+        assert (by_state["open"], by_state["none"]) == (3, 0)
 
         # a correction of a report is a save (ADR 0041): the report has its case, so it opens none and pages nobody
         assert await rig.channel.correct(
