@@ -270,7 +270,7 @@ def build_alerting(
         check_against(settings.channels, domain.alert_keywords, domain.severities)
     except ValueError as exc:
         raise ConfigurationError(f"invalid configuration: FI_NOTIFY_CHANNELS: {exc}") from exc
-    intake = AlertIntake(domain, settings.channels, settings.case_max_age_days, clock)
+    intake = AlertIntake(domain, settings.channels, settings.case_max_age_days, clock, settings.case_incident_window_h)
     for name, channel in channels.items():
         channel.on_save = intake.hook(name)
     notify = NotifyWorker(domain, [channels[LIVE], channels[CORPUS]], settings.channels, settings, metrics, clock=clock)

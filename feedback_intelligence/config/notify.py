@@ -22,6 +22,8 @@ class NotifySettings(Group):
     timeout_s: float = variable("FI_NOTIFY_TIMEOUT_S", 10, gt=0, le=300)
     # older items (a history import) open no case, page nobody
     case_max_age_days: float = variable("FI_CASE_MAX_AGE_DAYS", 7, ge=0, le=3650)
+    # a paging report joins its store's case of the same alert category opened this many hours before; 0 = off
+    case_incident_window_h: float = variable("FI_CASE_INCIDENT_WINDOW_H", 24, ge=0, le=8760)
     case_escalate_after_s: float = variable("FI_CASE_ESCALATE_AFTER_S", 1800, ge=1, le=2_592_000)
     # the shop's hour (FI_TIMEZONE) from which the day before's digest of non-paging alerts goes out
     digest_hour: int = variable("FI_NOTIFY_DIGEST_HOUR", 7, ge=0, le=23)

@@ -12,6 +12,13 @@ not at all; and into a correction's write (a correction is a save, ADR 0041), wi
 and the correction's instant: an alert it adds opens the case and notifies, and what the item had already
 started (its case, a route already told) is not started twice. An alert a correction removes closes
 nothing: a person closes the case.
+
+One incident, one case (ADR 0060): a paging item of a store that already has a case of one of its paging
+categories opened within ``incident_window_h`` hours joins that case as a further report (the case
+counts it, the audit log says ``case.report``) and pages nobody, since the case's routes were told; if
+that case was closed, the report reopens it (``case.reopen`` by the system) and pages again. A window of
+0 opens one case per item. A correction's new alert opens the item's own case, as before, unless the
+item joined a case as a report.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
-from feedback_intelligence.instants.timestamps import parse_normalized
+from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import audit, cases, outbox
 from feedback_intelligence.store.feedback_store import SaveHook
@@ -55,12 +62,40 @@ def severity_rank_of(item: StoredFeedback, domain: Domain) -> int:
     return max(ranks, default=domain.severity_rank(None))
 
 
+REOPEN_REASON = "a new report of the same incident"
+
+
+def _system_entry(
+    at: str,
+    action: str,
+    feedback_id: str,
+    *,
+    new: str,
+    old: str | None = None,
+    reason: str | None = None,
+    change: str | None = None,
+) -> audit.AuditEntry:
+    return audit.AuditEntry(
+        at=at,
+        change_id=change or uuid.uuid4().hex,
+        actor_kind="system",
+        actor_id="alert-intake",
+        actor_name=None,
+        action=action,
+        feedback_id=feedback_id,
+        old_value=old,
+        new_value=new,
+        reason=reason,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class AlertIntake:
     domain: Domain
     routes: Sequence[NotifyRoute]
     max_age_days: float
     clock: Clock = SYSTEM_CLOCK  # what "recent" is measured from, and when the notifications are due
+    incident_window_h: float = 0  # a report joins its store's case of its category this young; 0 = off
 
     def recent(self, item: StoredFeedback, now: datetime | None = None) -> bool:
         age = (now or self.clock.now()) - parse_normalized(item.timestamp)
@@ -96,36 +131,79 @@ class AlertIntake:
     async def started(
         self, conn: AsyncConnection, channel: str, items: Sequence[StoredFeedback], *, at: str | None = None
     ) -> None:
-        """The cases and the notifications new or newly alerting items start (inside ``conn``'s transaction):
-        the cases in one statement and their audit rows in another, however many items a batch brings.
+        """The cases and the notifications new or newly alerting items start (inside ``conn``'s transaction).
         ``at``: when (a correction's instant); None = each item's saving (``created_at``)."""
         now = self.clock.now()
         alerting = [item for item in items if paging_categories(item, self.domain) and self.recent(item, now)]
-        opened = await cases.open_cases(conn, [(item.id, at or item.created_at) for item in alerting])
+        if at is not None and alerting:  # a correction: a report that joined a case has its case already
+            reported = await audit.joined(conn, [item.id for item in alerting])
+            alerting = [item for item in alerting if item.id not in reported]
+        if self.incident_window_h > 0 and at is None:
+            # one item at a time, so an item of the batch joins the case an earlier one opened
+            paged = [item for item in alerting if not await self._joined(conn, channel, item)]
+            for item in paged:
+                await self._open(conn, item, item.created_at)
+        else:
+            paged = alerting
+            await self._open_all(conn, paged, at)
+        for item in paged:
+            await self._page(conn, channel, item, at or item.created_at)
+
+    async def _open(self, conn: AsyncConnection, item: StoredFeedback, at: str) -> None:
+        if await cases.open_case(conn, item.id, at):
+            await audit.append(conn, [_system_entry(at, "case.open", item.id, new=cases.OPEN)])
+
+    async def _open_all(self, conn: AsyncConnection, paged: Sequence[StoredFeedback], at: str | None) -> None:
+        """The cases in one statement and their audit rows in another, however many items a batch brings."""
+        opened = await cases.open_cases(conn, [(item.id, at or item.created_at) for item in paged])
         await audit.append(
             conn,
             [
-                audit.AuditEntry(
-                    at=at or item.created_at,
-                    change_id=uuid.uuid4().hex,
-                    actor_kind="system",
-                    actor_id="alert-intake",
-                    actor_name=None,
-                    action="case.open",
-                    feedback_id=item.id,
-                    new_value=cases.OPEN,
-                )
-                for item in alerting
+                _system_entry(at or item.created_at, "case.open", item.id, new=cases.OPEN)
+                for item in paged
                 if item.id in opened
             ],
         )
-        for item in alerting:
-            await outbox.enqueue(
-                conn,
-                channel=channel,
-                feedback_id=item.id,
-                routes=self.routes_for(item, escalation=False),
-                event=outbox.ALERT,
-                created_at=at or item.created_at,
-                due_ms=now_ms(self.clock),
-            )
+
+    async def _page(self, conn: AsyncConnection, channel: str, item: StoredFeedback, at: str) -> None:
+        await outbox.enqueue(
+            conn,
+            channel=channel,
+            feedback_id=item.id,
+            routes=self.routes_for(item, escalation=False),
+            event=outbox.ALERT,
+            created_at=at,
+            due_ms=now_ms(self.clock),
+        )
+
+    async def _joined(self, conn: AsyncConnection, channel: str, item: StoredFeedback) -> bool:
+        """Join ``item`` to its store's case of the same incident, if there is one (True); a closed case
+        is reopened and paged again with the report. One at a time, so a batch's own items join too."""
+        if item.store is None:
+            return False
+        at = item.created_at
+        since = format_instant(parse_normalized(at) - timedelta(hours=self.incident_window_h))
+        for category in paging_categories(item, self.domain):
+            case = await cases.incident_case(conn, store=item.store, category=category, opened_since=since)
+            if case is None or case.feedback_id == item.id:
+                continue
+            await cases.add_report(conn, case.feedback_id, at)
+            change = uuid.uuid4().hex
+            rows = [_system_entry(at, audit.REPORT, case.feedback_id, new=item.id, change=change)]
+            if case.state in (cases.HANDLED, cases.DISMISSED):
+                await cases.transition(conn, case.feedback_id, "reopen", at=at, reason=REOPEN_REASON)
+                rows.append(
+                    _system_entry(
+                        at,
+                        "case.reopen",
+                        case.feedback_id,
+                        old=case.state,
+                        new=cases.OPEN,
+                        reason=REOPEN_REASON,
+                        change=change,
+                    )
+                )
+                await self._page(conn, channel, item, at)  # the new report is what the routes read
+            await audit.append(conn, rows)
+            return True
+        return False

@@ -95,10 +95,16 @@ class CaseView:
     channel: str
     case: cases.Case
     item: StoredFeedback | None
+    reported_by: tuple[str, ...] = ()  # the ids of the items that joined the case as further reports (ADR 0060)
 
     @property
     def ref(self) -> str:
         return f"{self.channel}:{self.case.feedback_id}"
+
+    @property
+    def report_refs(self) -> list[str]:
+        """Every report of the case's incident: its own item first, then those that joined it."""
+        return [self.ref, *(f"{self.channel}:{i}" for i in self.reported_by)]
 
 
 def new_change_id() -> str:
@@ -138,8 +144,10 @@ class CaseService:
         for name, channel in self.channels.items():
             async with channel.store.connection() as conn:
                 found = await cases.listed(conn, states=states, limit=limit, store=store)
+                joined = await audit.reports_of(conn, [c.feedback_id for c in found if c.reports > 1])
             for case in found:
-                views.append(CaseView(name, case, await channel.store.get(case.feedback_id)))
+                by = tuple(joined.get(case.feedback_id, ()))
+                views.append(CaseView(name, case, await channel.store.get(case.feedback_id), by))
         rank = {state: n for n, state in enumerate(cases.STATES)}
         views.sort(key=lambda v: (rank.get(v.case.state, 9), -case_tier(v, self.domain), v.case.opened_at, v.ref))
         return views[:limit]
@@ -152,7 +160,14 @@ class CaseService:
                 raise UnknownRef(ref)
             notes = await cases.notes(conn, feedback_id)
             log = await audit.for_item(conn, feedback_id)
-        return CaseView(channel.name, case, await channel.store.get(feedback_id)), notes, log
+        by = tuple(e.new_value for e in log if e.action == audit.REPORT and e.new_value is not None)
+        return CaseView(channel.name, case, await channel.store.get(feedback_id), by), notes, log
+
+    async def report_items(self, view: CaseView) -> list[tuple[str, StoredFeedback]]:
+        """The items that joined ``view``'s case, with their refs, oldest first; an erased one is left out."""
+        store = self.channels[view.channel].store
+        found = [(f"{view.channel}:{i}", await store.get(i)) for i in view.reported_by]
+        return [(ref, item) for ref, item in found if item is not None]
 
     async def counts(self, store: str | None = None) -> dict[str, int]:
         total = dict.fromkeys(cases.STATES, 0)
@@ -391,6 +406,8 @@ def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
         "revision": case.revision,
         "updatedAt": case.updated_at,
         "tier": case_tier(view, domain),
+        "reports": case.reports,
+        "reportRefs": view.report_refs,
         "item": (
             {
                 "text": item.text,

@@ -17,6 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.store.schema import audit_log
 
+REPORT = "case.report"  # an item joined a case as a further report of its incident: new_value is the item's id
+
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
@@ -64,6 +66,33 @@ async def for_item(conn: AsyncConnection, feedback_id: str) -> list[AuditEntry]:
     """The item's rows, oldest first (append order breaks ties of one instant)."""
     statement = select(audit_log).where(audit_log.c.feedback_id == feedback_id).order_by(audit_log.c.at, audit_log.c.id)
     return [_entry(row) for row in (await conn.execute(statement)).all()]
+
+
+async def reports_of(conn: AsyncConnection, case_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The items that joined each of these cases as a further report (its ``case.report`` rows, ADR 0060),
+    oldest first."""
+    found: dict[str, list[str]] = {}
+    wanted = list(dict.fromkeys(case_ids))
+    for start in range(0, len(wanted), 500):  # bounded IN lists
+        statement = (
+            select(audit_log.c.feedback_id, audit_log.c.new_value)
+            .where(audit_log.c.action == REPORT, audit_log.c.feedback_id.in_(wanted[start : start + 500]))
+            .order_by(audit_log.c.at, audit_log.c.id)
+        )
+        for case_id, report_id in (await conn.execute(statement)).all():
+            if report_id is not None:  # None once redacted
+                found.setdefault(case_id, []).append(report_id)
+    return found
+
+
+async def joined(conn: AsyncConnection, item_ids: Sequence[str]) -> set[str]:
+    """Those of these items that joined a case as a further report (``ix_audit_log_reports``)."""
+    if not item_ids:
+        return set()
+    statement = select(audit_log.c.new_value).where(
+        audit_log.c.action == REPORT, audit_log.c.new_value.in_(list(item_ids))
+    )
+    return {value for value in (await conn.execute(statement)).scalars().all() if value is not None}
 
 
 async def recent(conn: AsyncConnection, *, limit: int, before_at: str | None = None) -> list[AuditEntry]:

@@ -18,8 +18,9 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from feedback_intelligence.store.audit import REPORT
 from feedback_intelligence.store.errors import CaseNotFound, CaseTransitionInvalid, StaleCaseRevision
-from feedback_intelligence.store.schema import case_notes, cases, feedback
+from feedback_intelligence.store.schema import audit_log, case_notes, cases, feedback, feedback_alerts
 
 OPEN, ACKNOWLEDGED, HANDLED, DISMISSED = "open", "acknowledged", "handled", "dismissed"
 STATES: tuple[str, ...] = (OPEN, ACKNOWLEDGED, HANDLED, DISMISSED)  # also the list's order: open first
@@ -52,6 +53,7 @@ class Case:
     root_cause: str | None = None
     root_cause_text: str | None = None
     resolution: str | None = None
+    reports: int = 1  # the items reporting its incident: its own and those that joined it (ADR 0060)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +147,44 @@ async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict
     for start in range(0, len(wanted), 500):  # bounded IN lists
         chunk = wanted[start : start + 500]
         statement = select(cases.c.state, func.count()).where(cases.c.feedback_id.in_(chunk)).group_by(cases.c.state)
-        for state, n in (await conn.execute(statement)).all():
-            found[state] = found.get(state, 0) + int(n)
-            seen += int(n)
+        # a report that joined a case (ADR 0060) counts in its case's state, not as an item without one
+        joined = (
+            select(cases.c.state, func.count())
+            .join(audit_log, audit_log.c.feedback_id == cases.c.feedback_id)
+            .where(audit_log.c.action == REPORT, audit_log.c.new_value.in_(chunk))
+            .group_by(cases.c.state)
+        )
+        for part in (statement, joined):
+            for state, n in (await conn.execute(part)).all():
+                found[state] = found.get(state, 0) + int(n)
+                seen += int(n)
     return {**found, "none": len(wanted) - seen}
+
+
+async def incident_case(conn: AsyncConnection, *, store: str, category: str, opened_since: str) -> Case | None:
+    """The newest case of ``store`` whose item alerts ``category`` and that was opened at or after
+    ``opened_since``, in any state: the incident a new report of that category joins (ADR 0060)."""
+    statement = (
+        select(cases)
+        .join(feedback, feedback.c.id == cases.c.feedback_id)
+        .where(
+            feedback.c.store == store,
+            cases.c.opened_at >= opened_since,
+            cases.c.feedback_id.in_(
+                select(feedback_alerts.c.feedback_id).where(feedback_alerts.c.category == category)
+            ),
+        )
+        .order_by(cases.c.opened_at.desc(), cases.c.feedback_id.desc())
+        .limit(1)
+    )
+    row = (await conn.execute(statement)).first()
+    return _case(row) if row is not None else None
+
+
+async def add_report(conn: AsyncConnection, feedback_id: str, at: str) -> Case:
+    """One more report of the case's incident: a change of the case, so its revision moves."""
+    current = await _current(conn, feedback_id)
+    return await _change(conn, current, None, reports=current.reports + 1, updated_at=at)
 
 
 async def _change(conn: AsyncConnection, current: Case, expected_revision: int | None, **values: Any) -> Case:

@@ -190,6 +190,13 @@ audit_log = Table(
     Column("redacted", Boolean, nullable=False, server_default=false()),
     Index("ix_audit_log_feedback_at", "feedback_id", "at"),
     Index("ix_audit_log_at", "at"),
+    # which case a report joined (ADR 0060): its item's id is the case.report row's new value (0017)
+    Index(
+        "ix_audit_log_reports",
+        "new_value",
+        sqlite_where=text("action = 'case.report'"),
+        postgresql_where=text("action = 'case.report'"),
+    ),
 )
 
 # One row per (item, notify route, event), written in the item's save transaction (ADR 0024 section 4,
@@ -233,6 +240,8 @@ cases = Table(
     Column("resolution", Text, nullable=True),
     Column("revision", Integer, nullable=False, server_default=text("1")),
     Column("updated_at", String(33), nullable=False),
+    # how many items report the case's incident: its own and those that joined it (0017, ADR 0060)
+    Column("reports", Integer, nullable=False, server_default=text("1")),
     Index("ix_cases_state_opened", "state", "opened_at"),
 )
 

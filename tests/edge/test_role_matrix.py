@@ -358,7 +358,11 @@ def _now() -> str:
 
 async def test_only_the_tables_pairs_write_and_no_refusal_carries_customer_text(tmp_path: Path) -> None:
     settings = people_settings(
-        tmp_path, rate_limit="100000/60seconds", audience_rate_limit="100000/60seconds", stores=STORES_S1_S2
+        tmp_path,
+        rate_limit="100000/60seconds",
+        audience_rate_limit="100000/60seconds",
+        stores=STORES_S1_S2,
+        case_incident_window_h=0,  # each row's item its own case, not one incident of the store (ADR 0060)
     )
     async with running_app(settings) as app:
         accounts = {name: await add_user(app, name, *grants) for name, grants in PEOPLE.items()}

@@ -45,6 +45,7 @@ def app() -> Iterator[ServerProcess]:
         "FI_AUTH": "local",
         "FI_SESSION_SECRET": "case-link-browser-test",
         "FI_STORES": json.dumps(STORES),
+        "FI_CASE_INCIDENT_WINDOW_H": "0",  # seven cases of one store and category, not one incident (ADR 0060)
     }
     with app_server(env) as server:
         # the operator routes from the host itself, as feedctl reaches them

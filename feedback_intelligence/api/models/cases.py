@@ -48,6 +48,11 @@ class CaseOut(ApiModel):
     revision: int = Field(description="Grows with every change; the case's ETag.")
     updatedAt: str = Field(description="When the case last changed.")
     tier: int = Field(description="How serious its most serious alert is (higher first in the list).")
+    reports: int = Field(
+        description="How many items report the case's incident: its own and the further reports of the same "
+        "store and alert category that joined it within `FI_CASE_INCIDENT_WINDOW_H`."
+    )
+    reportRefs: list[str] = Field(description="The reports' refs (`channel:id`), the case's own item first.")
     item: CaseItem | None = Field(description="The item; null once it is erased.")
 
 

@@ -161,7 +161,8 @@ _IN_REACH = [Depends(_in_reach)]
     operation_id="getCase",
     summary="One case with its notes and audit log",
     description="The case (its `ETag` is its revision), its item's excerpt, severity, store and alert "
-    "categories, its notes and every audit row about the item. A managers' route.",
+    "categories, its notes, every audit row about the item and the texts of the further reports that joined it "
+    "(`reportItems`). A managers' route.",
     responses={**errors(404, 429), **_FORBIDDEN},
     dependencies=_IN_REACH,
 )
@@ -176,6 +177,9 @@ async def get_case(ref: str, rt: RuntimeDep) -> JSONResponse:
         for n in notes
     ]
     body["audit"] = [_audit_entry(view.channel, e).model_dump() for e in log]
+    body["reportItems"] = [
+        {"ref": r, "text": item.text, "timestamp": item.timestamp} for r, item in await rt.cases.report_items(view)
+    ]
     return JSONResponse(body, headers={"ETag": f'"{view.case.revision}"'})
 
 

@@ -205,14 +205,16 @@ function caseRow(item) {
   const story = storyBox(item);
   return h(
     "li",
-    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", item.ref === linkedRef() && "case-target"],
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", (item.reportRefs || [item.ref]).includes(linkedRef()) && "case-target"],
       id: `case-${item.ref}`,
-      tabindex: "-1", dataset: { ref: item.ref, state: item.state } },
+      tabindex: "-1",
+      dataset: { ref: item.ref, state: item.state, reports: JSON.stringify(item.reportRefs || [item.ref]) } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
       item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
         ` · ${storeName(names, item.item.store)}`) : "",
-      item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null),
+      item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null,
+      item.reports > 1 ? h("span", { class: "case-reports" }, ` · ${t("cases.reports", { count: item.reports })}`) : null),
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, happened(item), " · ", h("span", { class: "case-owner" }, ownerWords(item.owner))),
     closureLines(item),
@@ -265,8 +267,20 @@ async function fillStory(item, body) {
         n.text))
       : h("li", { class: "muted" }, t("cases.noNotes"))),
     noteControls(detail),
+    reportList(detail),
     h("h3", { class: "case-story-head" }, t("cases.history")),
     h("ul", { class: "case-history" }, detail.audit.map(historyRow)));
+}
+
+// The further reports that joined the case (ADR 0060): their times and texts, oldest first.
+function reportList(detail) {
+  const reports = detail.reportItems || [];
+  if (!reports.length) return null;
+  return [
+    h("h3", { class: "case-story-head" }, t("cases.reportTexts")),
+    h("ul", { class: "case-reports-list" }, reports.map((r) => h("li", { class: "case-report", dataset: { ref: r.ref } },
+      h("span", { class: "muted" }, `${formatTime(r.timestamp, t)}: `), r.text))),
+  ];
 }
 
 function ownerControls(detail, people) {
@@ -378,16 +392,21 @@ function linkedRef() {
   }
 }
 
+// The case a ref names: its own item's, or one of the reports that joined it (a reopening page links the report).
+function caseRowOf(ref) {
+  return [...el.list.querySelectorAll("li.case")].find((li) => JSON.parse(li.dataset.reports || "[]").includes(ref));
+}
+
 // The linked case: shown even past the first few, its story opened, brought into view and marked.
 async function land() {
   const ref = linkedRef();
   if (!ref) return;
-  let row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+  let row = caseRowOf(ref);
   if (row && row.hidden) {
     showAll = true;
-    opened.add(ref);
+    opened.add(row.dataset.ref);
     await load();
-    row = [...el.list.querySelectorAll("li.case")].find((li) => li.dataset.ref === ref);
+    row = caseRowOf(ref);
   }
   if (!row) {
     say(t("cases.notFound", { ref }), "error");

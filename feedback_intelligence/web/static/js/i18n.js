@@ -996,6 +996,18 @@ Object.assign(fi, {
   "audit.actor.visitor": "vierailija",
 });
 
+// ---- one incident, N reports: reports of one store's alert category join one case (ADR 0060)
+Object.assign(en, {
+  "cases.reports": "{count} reports",
+  "cases.reportTexts": "Reports",
+  "audit.action.case.report": "a further report joined",
+});
+Object.assign(fi, {
+  "cases.reports": "{count} ilmoitusta",
+  "cases.reportTexts": "Ilmoitukset",
+  "audit.action.case.report": "uusi ilmoitus liitetty",
+});
+
 // ---- the cases carried to their end: owner, notes, root cause, the incident's time (kept apart to ease merging)
 Object.assign(en, {
   "cases.take": "Take it",
