@@ -22,7 +22,7 @@ from feedback_intelligence.records import AlertHit, StoredFeedback
 from feedback_intelligence.report.display import LEADING_THEMES, group_title, matched_words
 from feedback_intelligence.report.model import AlertMatch, AlertRow, ProseState, SourceEntry, Theme
 from feedback_intelligence.report.prose.guards import looks_action_bearing
-from feedback_intelligence.report.trends import STABLE, direction_label, trend_direction
+from feedback_intelligence.report.trends import STABLE, Halves, direction_label
 from feedback_intelligence.report.window import Mode
 from feedback_intelligence.store.aggregates import Example, WindowAggregates
 from feedback_intelligence.text.normalize import normalize_text
@@ -64,25 +64,6 @@ def alert_row(
 def ranked_counts(values: Iterable[str]) -> list[tuple[str, int]]:
     """Counts, most frequent first; ties keep first-encountered order (``most_common`` sorts stably)."""
     return Counter(values).most_common()
-
-
-@dataclass(slots=True)
-class Halves:
-    first: int = 0
-    second: int = 0
-    first_ranks: int = 0
-    second_ranks: int = 0
-
-    def direction(self, options: ReportSettings) -> str:
-        """Trend over the window's two halves (split at its midpoint, not at the items' own span)."""
-        return trend_direction(
-            self.first,
-            self.second,
-            self.first_ranks / self.first if self.first else 0.0,
-            self.second_ranks / self.second if self.second else 0.0,
-            options.min_items_for_trend,
-            options.trend_z,
-        )
 
 
 @dataclass(slots=True)
@@ -152,12 +133,7 @@ def fold_groups(agg: WindowAggregates, domain: Domain, mode: Mode, limit: int) -
         for target in targets:
             target.count += counted.items
             target.flagged += counted.items if key.needs_review else 0
-            if key.second_half:
-                target.halves.second += counted.items
-                target.halves.second_ranks += counted.rank_sum
-            else:
-                target.halves.first += counted.items
-                target.halves.first_ranks += counted.rank_sum
+            target.halves.add(key.second_half, counted.items, counted.rank_sum)
             if key.sentiment is not None:
                 target.sentiments[key.sentiment] += counted.items
             if key.severity is not None:

@@ -12,46 +12,16 @@ from dataclasses import dataclass, field
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.report.model import IssueFacet, IssueGroup, IssueStore
-from feedback_intelligence.report.trends import GROWING, STABLE, direction_label, trend_direction
+from feedback_intelligence.report.trends import GROWING, STABLE, Halves, direction_label, trend_direction
 from feedback_intelligence.store.aggregates import WindowAggregates
 
 FACETS = 5  # departments and themes shown under a group
 
 
 @dataclass(slots=True)
-class _Halves:
-    first: int = 0
-    second: int = 0
-    first_ranks: int = 0
-    second_ranks: int = 0
-
-    def add(self, second_half: bool, items: int, ranks: int) -> None:
-        if second_half:
-            self.second += items
-            self.second_ranks += ranks
-        else:
-            self.first += items
-            self.first_ranks += ranks
-
-    @property
-    def count(self) -> int:
-        return self.first + self.second
-
-    def direction(self, options: ReportSettings) -> str:
-        return trend_direction(
-            self.first,
-            self.second,
-            self.first_ranks / self.first if self.first else 0.0,
-            self.second_ranks / self.second if self.second else 0.0,
-            options.min_items_for_trend,
-            options.trend_z,
-        )
-
-
-@dataclass(slots=True)
 class _Issue:
-    halves: _Halves = field(default_factory=_Halves)
-    stores: dict[str | None, _Halves] = field(default_factory=dict)
+    halves: Halves = field(default_factory=Halves)
+    stores: dict[str | None, Halves] = field(default_factory=dict)
     categories: dict[str, int] = field(default_factory=dict)
     themes: dict[str, tuple[int, str]] = field(default_factory=dict)  # theme -> (items, newest "timestamp id")
 
@@ -65,7 +35,7 @@ def issue_groups(
     for key, counted in agg.issues.items():
         issue = found.setdefault(key.issue, _Issue())
         issue.halves.add(key.second_half, counted.items, counted.rank_sum)
-        issue.stores.setdefault(key.store, _Halves()).add(key.second_half, counted.items, counted.rank_sum)
+        issue.stores.setdefault(key.store, Halves()).add(key.second_half, counted.items, counted.rank_sum)
         if key.category is not None:
             issue.categories[key.category] = issue.categories.get(key.category, 0) + counted.items
     for (name, theme), counted_theme in agg.issue_themes.items():

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from feedback_intelligence.config import ReportSettings
 
 STABLE, GROWING, DECLINING, WORSENING = "stable", "growing", "declining", "worsening"
 DIRECTIONS: tuple[str, ...] = (STABLE, GROWING, DECLINING, WORSENING)
@@ -57,3 +60,36 @@ def halves_direction(
 
 def _mean(values: list[int]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+@dataclass(slots=True)
+class Halves:
+    """A group's items and severity ranks in the window's two halves (split at its midpoint, not at the
+    items' own span): what its trend is read from, for a department, an issue or one store's share."""
+
+    first: int = 0
+    second: int = 0
+    first_ranks: int = 0
+    second_ranks: int = 0
+
+    def add(self, second_half: bool, items: int, ranks: int) -> None:
+        if second_half:
+            self.second += items
+            self.second_ranks += ranks
+        else:
+            self.first += items
+            self.first_ranks += ranks
+
+    @property
+    def count(self) -> int:
+        return self.first + self.second
+
+    def direction(self, options: ReportSettings) -> str:
+        return trend_direction(
+            self.first,
+            self.second,
+            self.first_ranks / self.first if self.first else 0.0,
+            self.second_ranks / self.second if self.second else 0.0,
+            options.min_items_for_trend,
+            options.trend_z,
+        )
