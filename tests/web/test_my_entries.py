@@ -37,7 +37,13 @@ def _add(app: ServerProcess, username: str, role: str) -> None:
 
 @pytest.fixture(scope="module")
 def shop() -> Iterator[ServerProcess]:
-    env = {**DEAD_LLM, "FI_AUTH": "local", "FI_SESSION_SECRET": "my-entries-browser-test"}
+    # one case per alerting entry: the module's falls in one store would otherwise join one incident's case
+    env = {
+        **DEAD_LLM,
+        "FI_AUTH": "local",
+        "FI_SESSION_SECRET": "my-entries-browser-test",
+        "FI_CASE_INCIDENT_WINDOW_H": "0",
+    }
     with app_server(env) as app:
         _add(app, "kaisa", "clerk:s1")
         _add(app, "ville", "clerk:s1")

@@ -5,10 +5,11 @@ import { h } from "./dom.js";
 
 const RISING = new Set(["growing", "worsening"]);
 
+/** A count or name that opens the drill-in; on paper, where nothing is pressed, the same words as text. */
 function drillButton(text, title, narrowing, ctx, props = {}) {
   const button = h("button", { type: "button", class: "btn btn-link issue-drill", ...props }, text);
   if (ctx.drill) button.addEventListener("click", () => ctx.drill(ctx.t("drill.title", { title }), narrowing, button));
-  return button;
+  return h("span", { class: "issue-drill-wrap" }, button, h("span", { class: "print-inline" }, text));
 }
 
 function storeRow(group, store, ctx) {
