@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from enum import IntEnum
+from pathlib import Path
+from typing import Any
 
 import click
 import httpx
@@ -31,6 +33,19 @@ class ExitCode(IntEnum):
     # serve, migrate: a database is down, missing, refuses the role, or is newer than this
     # release (cli/databases.py); uvicorn's own startup-failure code
     CANNOT_START = 3
+
+
+def read_json_file(path: Path, what: str = "") -> Any:
+    """A JSON file a person named; each way it cannot be used is a CliError naming ``what`` and the path."""
+    where = f"{what}: {path}" if what else str(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise CliError(f"{where}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"{where}: cannot read ({exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{where}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
 
 
 class CliError(Exception):

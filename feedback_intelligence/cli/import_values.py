@@ -15,7 +15,6 @@ of the two (summer time); a time in the hour skipped when it begins never happen
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from feedback_intelligence.cli.failures import CliError
+from feedback_intelligence.cli.failures import CliError, read_json_file
 from feedback_intelligence.cli.jsonl import Line
 
 MAPPED_FIELDS = ("source", "store")
@@ -42,14 +41,7 @@ def read_value_map(path: Path | None) -> dict[str, dict[str, str]]:
     """``--values FILE``: field → {folded label → value}; raises CliError naming what is wrong."""
     if path is None:
         return {}
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise CliError(f"--values: {path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"--values: {path}: cannot read ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise CliError(f"--values: {path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    raw = read_json_file(path, "--values")
     example = '{"source": {"Verkkolomake": "web_form"}, "store": {"Keskusta": "hki-1"}}'
     if not isinstance(raw, dict):
         raise CliError(f"--values: {path}: expected an object such as {example}")

@@ -7,7 +7,6 @@ place (:func:`feedback_intelligence.cli.failures.run`); exit codes are those of 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 
-from feedback_intelligence.cli.failures import CliError, ExitCode
+from feedback_intelligence.cli.failures import CliError, ExitCode, read_json_file
 from feedback_intelligence.cli.http import base_url, body_of, client, send, server_errors
 from feedback_intelligence.cli.import_values import ValueMapper, read_value_map
 from feedback_intelligence.cli.jsonl import Line, read_items
@@ -699,7 +698,7 @@ def verify(
         truth = load_ground_truth(ground_truth)
     except CorpusError as exc:
         raise CliError(str(exc)) from exc
-    body = _read_report(report_file) if report_file is not None else _saved_snapshot()
+    body = read_json_file(report_file) if report_file is not None else _saved_snapshot()
     result = verify_report(body, truth)
     if json_output:
         from dataclasses import asdict
@@ -708,17 +707,6 @@ def verify(
     else:
         console.print(format_result(result), markup=False)
     raise typer.Exit(exit_code(result))
-
-
-def _read_report(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise CliError(f"{path}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"{path}: cannot read ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
 
 
 def _saved_snapshot() -> Any:

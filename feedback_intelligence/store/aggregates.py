@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -168,6 +168,25 @@ class Example:
         return (self.timestamp, self.channel, self.id)
 
 
+K = TypeVar("K")  # a grouped row's key: a CountKey, an issue, a (category, theme) pair
+
+
+def _add_counts(mine: dict[K, Counted], other: dict[K, Counted]) -> None:
+    """Another channel's counts added key by key (items and their severity ranks)."""
+    for key, counted in other.items():
+        found = mine.setdefault(key, Counted())
+        found.items += counted.items
+        found.rank_sum += counted.rank_sum
+
+
+def _add_themes(mine: dict[K, ThemeCount], other: dict[K, ThemeCount]) -> None:
+    """Another channel's themes added pair by pair (items, and the newest item's time)."""
+    for pair, theme in other.items():
+        found = mine.setdefault(pair, ThemeCount())
+        found.items += theme.items
+        found.newest = max(found.newest, theme.newest)
+
+
 @dataclass(slots=True)
 class WindowAggregates:
     counts: dict[CountKey, Counted] = field(default_factory=dict)
@@ -184,14 +203,8 @@ class WindowAggregates:
 
     def add(self, other: WindowAggregates, limit: int) -> None:
         """Add another channel's answer key by key; examples merged in their order and cut (exact)."""
-        for key, counted in other.counts.items():
-            mine = self.counts.setdefault(key, Counted())
-            mine.items += counted.items
-            mine.rank_sum += counted.rank_sum
-        for pair, theme in other.themes.items():
-            found = self.themes.setdefault(pair, ThemeCount())
-            found.items += theme.items
-            found.newest = max(found.newest, theme.newest)
+        _add_counts(self.counts, other.counts)
+        _add_themes(self.themes, other.themes)
         self.alerts = sorted([*self.alerts, *other.alerts], key=Example.newest_key, reverse=True)[:limit]
         for category, examples in other.sources.items():
             merged = [*self.sources.get(category, []), *examples]
@@ -199,14 +212,8 @@ class WindowAggregates:
         for category, examples in other.newest.items():
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
-        for issue_key, issue_counted in other.issues.items():
-            mine = self.issues.setdefault(issue_key, Counted())
-            mine.items += issue_counted.items
-            mine.rank_sum += issue_counted.rank_sum
-        for pair, theme in other.issue_themes.items():
-            found = self.issue_themes.setdefault(pair, ThemeCount())
-            found.items += theme.items
-            found.newest = max(found.newest, theme.newest)
+        _add_counts(self.issues, other.issues)
+        _add_themes(self.issue_themes, other.issue_themes)
         self.channel_counts.update(other.channel_counts)
         self.advised += other.advised
         self.candidates = [*self.candidates, *other.candidates]  # cut by window_aggregates (the screen's limit)
