@@ -28,9 +28,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def create_engine_for(url: str) -> AsyncEngine:
+def create_engine_for(url: str, *, command_timeout_s: float | None = COMMAND_TIMEOUT_S) -> AsyncEngine:
     """The engine of a store. ``hide_parameters``: a failed statement's exception (and so a logged
-    traceback) names the statement, never its values (a customer's text, a search's words)."""
+    traceback) names the statement, never its values (a customer's text, a search's words).
+    ``command_timeout_s=None`` (PostgreSQL): no limit on a statement, for migrations that build an index
+    over a chain's table for minutes."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -45,5 +47,13 @@ def create_engine_for(url: str) -> AsyncEngine:
         max_overflow=10,
         pool_pre_ping=True,
         pool_timeout=10,
-        connect_args={"timeout": CONNECT_TIMEOUT_S, "command_timeout": COMMAND_TIMEOUT_S},
+        connect_args={
+            "timeout": CONNECT_TIMEOUT_S,
+            "command_timeout": command_timeout_s,
+            # asyncpg prepares every statement; after five runs PostgreSQL may keep a generic plan made
+            # without the values, and our filters are skewed (a window of all time or of an hour, a word in
+            # a sixth of the rows or in a hundred): the search's generic plan joined the whole timestamp
+            # index to the trigram hits, 10-25x slower (bench/search_scale, ADR 0066). Plan each run.
+            "server_settings": {"plan_cache_mode": "force_custom_plan"},
+        },
     )

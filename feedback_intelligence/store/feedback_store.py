@@ -83,9 +83,17 @@ class FeedbackStore(StoreBase):
         self.storage_fault = None
 
     async def migrate(self) -> Revisions:
-        """Bring the database to the migrations' head (safe twice) and log the revision it is at."""
-        async with self.engine.begin() as conn:
-            done = await conn.run_sync(revisions.upgrade)
+        """Bring the database to the migrations' head (safe twice) and log the revision it is at.
+        On PostgreSQL through an engine of its own without the statement timeout: building an index over a
+        chain's table (the search's trigram index) takes minutes, not a request's 30 s."""
+        postgres = self.engine.dialect.name == "postgresql"
+        engine = create_engine_for(self.url, command_timeout_s=None) if postgres else self.engine
+        try:
+            async with engine.begin() as conn:
+                done = await conn.run_sync(revisions.upgrade)
+        finally:
+            if engine is not self.engine:
+                await engine.dispose()
         revisions.log_upgrade(self.name, done)
         return done
 

@@ -42,7 +42,7 @@ class Revisions:
         return self.before != self.after
 
 
-def _config() -> Config:
+def alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
@@ -51,7 +51,7 @@ def _config() -> Config:
 @cache
 def head() -> str:
     """The newest revision this code ships (one head: the migrations are a line)."""
-    found = ScriptDirectory.from_config(_config()).get_current_head()
+    found = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert found is not None, "no migrations"
     return found
 
@@ -67,7 +67,7 @@ def current(connection: Connection) -> str | None:
 
 @cache
 def _known() -> frozenset[str]:
-    return frozenset(script.revision for script in ScriptDirectory.from_config(_config()).walk_revisions())
+    return frozenset(script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions())
 
 
 def look(connection: Connection) -> Revisions:
@@ -78,7 +78,7 @@ def look(connection: Connection) -> Revisions:
 def upgrade(connection: Connection) -> Revisions:
     """Apply what is missing up to the head, in the connection's transaction."""
     before = current(connection)
-    config = _config()
+    config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
     return Revisions(before=before, after=current(connection), head=head())

@@ -104,6 +104,14 @@ feedback = Table(
         sqlite_where=text("rule_advice_json IS NOT NULL"),
         postgresql_where=text("rule_advice_json IS NOT NULL"),
     ),
+    # PostgreSQL: the manager's search (``q``, each word a substring of the folded text) read from a trigram
+    # index instead of the window's rows (0022, ADR 0066); SQLite has none and scans (docs/operations/reports.md)
+    Index(
+        "ix_feedback_text_folded_trgm",
+        "text_folded",
+        postgresql_using="gin",
+        postgresql_ops={"text_folded": "gin_trgm_ops"},
+    ).ddl_if(dialect="postgresql"),
 )
 
 # One row per alert hit of an item, with the words it matched (0005); rewritten with alerts_json.

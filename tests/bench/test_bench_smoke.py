@@ -37,6 +37,7 @@ BENCHES = [
     "bulk_import",
     "signin_burst",
     "batch_stall",
+    "search_scale",
 ]
 
 
@@ -89,6 +90,18 @@ async def test_chain_scale_on_300_items_counts_exactly(retail) -> None:
     for engine in ("postgresql", "sqlite"):
         result = await one_size(engine, 300, retail, args)
         assert result["exact"] and result["items"] == 300
+
+
+@pytest.mark.postgres
+async def test_search_scale_on_400_items_answers_the_same_with_and_without_the_index() -> None:
+    from bench.search_scale import measure
+    from feedback_intelligence.devtools.databases import postgres_database
+
+    async with postgres_database("fi_search_smoke") as url:
+        result = await measure(url, 400)
+    assert len(result["searches"]) == 6
+    assert all(row["same"] for row in result["searches"])
+    assert any(row["matching"] > 0 for row in result["searches"])
 
 
 async def test_report_layer_on_50_items(retail) -> None:

@@ -141,3 +141,28 @@ async def test_each_filter_selects_what_the_predicate_selects(store: FeedbackSto
 
 def test_query_words_are_folded_and_blank_ones_dropped() -> None:
     assert query_words("  Kassalla  ÄITI ") == ["kassalla", "äiti"]
+
+
+@pytest.mark.postgres
+async def test_search_on_postgresql_reads_the_trigram_index_and_answers_the_same() -> None:
+    """The ``LIKE … ESCAPE`` the search emits is one the trigram index can answer (migration 0022, ADR 0066):
+    with the table scan forbidden the plan names the index, and every search case selects what it did."""
+    async with postgres_database("fi_chain") as url:
+        s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))
+        await s.migrate()
+        try:
+            for item in ITEMS:
+                await s.insert(item)
+            async with s.engine.connect() as conn:
+                await conn.exec_driver_sql("SET enable_seqscan = off")
+                statement = select(feedback.c.id).where(where_clause(ItemFilter(q="kassalla 50%")))
+                compiled = statement.compile(conn.sync_engine, compile_kwargs={"literal_binds": True})
+                plan = "\n".join((await conn.exec_driver_sql(f"EXPLAIN {compiled}")).scalars().all())
+                assert "ix_feedback_text_folded_trgm" in plan, plan
+                for flt, wanted in CASES:
+                    if flt.q is None:
+                        continue
+                    got = set((await conn.scalars(select(feedback.c.id).where(where_clause(flt)))).all())
+                    assert got == {i.id for i in ITEMS if wanted(i)}, flt
+        finally:
+            await s.aclose()

@@ -1,0 +1,173 @@
+"""The manager's search (``q``) at a chain's scale: PostgreSQL's trigram index against the scan it replaced,
+side by side in one run on one database (ADR 0066).
+
+A fresh PostgreSQL database is filled with bench/chain_scale's synthetic 30-day window (1,000,000 items by
+default, texts from the demo corpus). For each search — a common word, a rare one, two words, each alone
+and with a store's filter — it times what ``GET /report/items`` does for a first page: the page
+(``report.items.page``) and the filter's exact ``count(*)``, p50 of several runs, first with the index the
+migrations build (``ix_feedback_text_folded_trgm``), then with it dropped (the scan every version before
+had). The answers are compared: the same ids on the page and the same count, index or not. The time to
+build the index on the filled table is printed too (what the migration costs a chain's database).
+
+Target (at 1,000,000 items): page + count ≤ 300 ms p50 for every search, with a filter and without.
+
+Run: .venv/bin/python -m bench.search_scale [--items 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import text
+
+from bench.chain_scale import NOW, STORES, WINDOW_DAYS, Tally, fill_postgres, templates
+from bench.common import print_table, write_result
+from feedback_intelligence.derivation import DomainDeriver
+from feedback_intelligence.devtools.databases import postgres_database
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.timestamps import format_instant
+from feedback_intelligence.report.items import page
+from feedback_intelligence.store.aggregates import ItemFilter, query_words
+from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.item_list import count_of
+
+PAGE = 50
+RUNS = 7
+TARGET_MS = 300.0
+INDEX = "ix_feedback_text_folded_trgm"
+
+
+def search_words(tpls: list[Any]) -> tuple[str, str, str]:
+    """A common word (in the most templates), a rare one (in one) and a two-word search, from the fill's texts:
+    the same three every run."""
+    seen: Counter[str] = Counter()
+    for t in tpls:
+        words = {w for w in query_words(t.record.text) if len(w) >= 5 and w.isalpha()}
+        seen.update(sorted(words))  # a set iterates in a different order each run
+    ranked = seen.most_common()
+    common = ranked[0][0]
+    rare = next(w for w, n in reversed(ranked) if n == 1)
+    pair_source = next(t.record.text for t in tpls if common in query_words(t.record.text))
+    second = next(w for w in query_words(pair_source) if len(w) >= 5 and w.isalpha() and w != common)
+    return common, rare, f"{common} {second}"
+
+
+def revision_before_index() -> str:
+    """The revision the search index's migration upgrades from (the one whose module builds ``INDEX``)."""
+    from alembic.script import ScriptDirectory
+
+    from feedback_intelligence.store.revisions import alembic_config
+
+    scripts = ScriptDirectory.from_config(alembic_config()).walk_revisions()
+    found = next(s for s in scripts if getattr(s.module, "INDEX", None) == INDEX)
+    assert isinstance(found.down_revision, str)
+    return found.down_revision
+
+
+async def ddl(url: str, *statements: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+async def answer(store: FeedbackStore, flt: ItemFilter) -> tuple[list[str], int]:
+    first = await page([store], flt, None, PAGE)
+    return [i.record.id for i in first.items], await count_of(store, flt)
+
+
+async def p50_ms(store: FeedbackStore, flt: ItemFilter) -> float:
+    await answer(store, flt)  # warm the statement cache and the pages
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        await answer(store, flt)
+        times.append((time.perf_counter() - started) * 1000)
+    return round(statistics.median(times), 1)
+
+
+async def measure(url: str, n: int) -> dict[str, Any]:
+    domain = load_domain("retail")
+    rng = random.Random(n)
+    derive_ = DomainDeriver(domain)
+    tpls = templates(domain, rng)
+    store = FeedbackStore(url, derive=derive_)
+    await store.migrate()
+    async with store.engine.begin() as conn:  # filled without the index, then built: what a migration costs
+        await conn.execute(text(f"DROP INDEX {INDEX}"))
+    started = time.perf_counter()
+    await fill_postgres(url, n, tpls, derive_.rev, rng, Tally())
+    fill_s = time.perf_counter() - started
+    # the migration that builds the index, run as an upgrade of the filled table would run it
+    await ddl(url, f"UPDATE alembic_version SET version_num = '{revision_before_index()}'")
+    started = time.perf_counter()
+    await store.migrate()
+    build_s = time.perf_counter() - started
+    await ddl(url, "ANALYZE feedback")
+    window = (format_instant(to_ticks(NOW) - WINDOW_DAYS * 86_400 * 10_000_000), format_instant(to_ticks(NOW)))
+    common, rare, pair = search_words(tpls)
+    searches = [
+        (f"q={q}" + (f", store={s}" if s else ""), ItemFilter(from_=window[0], to=window[1], q=q, store=s))
+        for q in (common, rare, pair)
+        for s in (None, STORES[0])
+    ]
+    rows: list[dict[str, Any]] = []
+    try:
+        for name, flt in searches:
+            ids, total = await answer(store, flt)
+            rows.append({"search": name, "matching": total, "ids": ids, "indexMs": await p50_ms(store, flt)})
+        async with store.engine.begin() as conn:
+            await conn.execute(text(f"DROP INDEX {INDEX}"))
+            await conn.execute(text("ANALYZE feedback"))
+        for row, (_, flt) in zip(rows, searches, strict=True):
+            ids, total = await answer(store, flt)
+            row["same"] = ids == row.pop("ids") and total == row["matching"]
+            row["scanMs"] = await p50_ms(store, flt)
+            row["scanOverIndex"] = round(row["scanMs"] / max(row["indexMs"], 0.1), 1)
+    finally:
+        await store.aclose()
+    return {"items": n, "fillSeconds": round(fill_s, 1), "indexBuildSeconds": round(build_s, 1), "searches": rows}
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    async with postgres_database("fi_search_bench") as url:
+        result = await measure(url, args.items)
+    ok = True
+    table = [("building the index", f"{result['indexBuildSeconds']} s on {args.items:,} items", "(printed)")]
+    for row in result["searches"]:
+        passed = row["same"] and row["indexMs"] <= TARGET_MS
+        ok = ok and passed
+        table.append(
+            (
+                f"{row['search']} ({row['matching']:,} items)",
+                f"index {row['indexMs']} ms · scan {row['scanMs']} ms · scan/index {row['scanOverIndex']}×"
+                f" · same answer {row['same']}",
+                f"≤ {TARGET_MS:.0f} ms: {'PASS' if passed else 'FAIL'}",
+            )
+        )
+    print_table(f"search (page of {PAGE} + exact count), PostgreSQL, {args.items:,} items", table)
+    path = write_result("search_scale", {"runs": RUNS, "page": PAGE, **result})
+    print(f"wrote {path}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=1_000_000)
+    return asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
