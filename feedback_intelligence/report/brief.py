@@ -6,7 +6,9 @@ show without scrolling. Each store's week is that store's own standard report ov
 store's report shows; "what changed" is that report's series against the seven days before, kept only
 where the report's one significance rule (``trends.trend_direction`` through ``report/series.py``) calls
 the change significant, and each issue group the report calls rising against the week before (the same
-rule, over the issue's count: a problem spread over departments shows as one rise). Deterministic: never
+rule, over the issue's count: a problem spread over departments shows as one rise). A department's rise
+that a rising problem makes at least half of is not listed beside it: the problem's line names the
+department ("Jonot ja odotus (Kassa & palvelu)"), so one change is read once. Deterministic: never
 waits for or starts the language model.
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import Field
 
-from feedback_intelligence.report.model import Report, SeriesLine, WireModel
+from feedback_intelligence.report.model import IssueGroup, Report, SeriesLine, WireModel
 from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window
@@ -73,10 +75,32 @@ def _label(report: Report, line: SeriesLine) -> str:
     return f"{line.label} ({named})" if named else line.label
 
 
+def _explains(group: IssueGroup, line: SeriesLine) -> bool:
+    """Whether the rising problem ``group`` makes at least half of department ``line``'s rise: the problem's
+    rise shared out over its departments by their items (the queue's +11, all at the checkout, is most of
+    the checkout's +18). Then the brief lists the problem once, naming the department, not both."""
+    facet = next((facet for facet in group.categories if facet.key == line.key), None)
+    if facet is None or group.previous is None or group.count == 0:
+        return False
+    return 2 * (group.count - group.previous) * facet.count >= line.change * group.count
+
+
 def _counts(report: Report) -> WeekCounts:
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
-    rises = (
-        [
+    rising_groups = [group for group in report.issues if group.rising and group.previous is not None]
+    lines = [
+        line
+        for line in (report.series.lines if report.series is not None else [])
+        if line.key != ALL and line.significant and line.change > 0
+    ]
+    departments_of: dict[str, list[str]] = {group.issue: [] for group in rising_groups}
+    rises: list[Change] = []
+    for line in lines:
+        group = next((group for group in rising_groups if line.key != ALERTS and _explains(group, line)), None)
+        if group is not None:
+            departments_of[group.issue].append(line.label)
+            continue
+        rises.append(
             Change(
                 key=line.key,
                 label=_label(report, line),
@@ -85,24 +109,20 @@ def _counts(report: Report) -> WeekCounts:
                 change=line.change,
                 z_score=line.z_score,
             )
-            for line in report.series.lines
-            if line.key != ALL and line.significant and line.change > 0
-        ]
-        if report.series is not None
-        else []
-    )
-    rises += [
-        Change(
-            key=f"{ISSUE_KEY}{group.issue}",
-            label=group.title,
-            current=group.count,
-            previous=group.previous,
-            change=group.count - group.previous,
-            z_score=(group.count - group.previous) / math.sqrt(group.count + group.previous),
         )
-        for group in report.issues
-        if group.rising and group.previous is not None
-    ]
+    for group in rising_groups:
+        named = ", ".join(departments_of[group.issue])
+        assert group.previous is not None
+        rises.append(
+            Change(
+                key=f"{ISSUE_KEY}{group.issue}",
+                label=f"{group.title} ({named})" if named else group.title,
+                current=group.count,
+                previous=group.previous,
+                change=group.count - group.previous,
+                z_score=(group.count - group.previous) / math.sqrt(group.count + group.previous),
+            )
+        )
     rises.sort(key=lambda change: (-change.z_score, change.key))
     return WeekCounts(
         items=report.total_items,
