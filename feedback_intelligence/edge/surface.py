@@ -180,6 +180,9 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("PUT", "/cases/{ref}/owner", PUBLIC, roles=MANAGERS),
     _rule("POST", "/cases/{ref}/notes", PUBLIC, roles=MANAGERS),
     _rule("GET", "/audit", PUBLIC, roles=MANAGERS),
+    # the management page's import (ADR 0063): a manager of the chain's, a batch's body cap
+    _rule("POST", "/imports/preview", PUBLIC, roles=MANAGERS, bulk=True),
+    _rule("POST", "/imports/run", PUBLIC, roles=MANAGERS, bulk=True),
     _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
     _rule("POST", "/admin/users/{username}/grants", OPERATOR),  # feedctl user grant
     _rule("DELETE", "/admin/users/{username}/grants/{role}/{store}", OPERATOR),  # feedctl user revoke

@@ -10,8 +10,9 @@ still holding the lease, so a row is written by exactly one worker even if a lea
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
@@ -39,10 +40,34 @@ class Claim:
     lease_until_ms: int
 
 
+#: How far back the worker's pace is measured: long enough to span a few slow model calls, short enough
+#: that the estimate follows a change of pace (a crowd at the desks, a second replica started).
+RATE_WINDOW_S = 600.0
+
+
 @dataclass(frozen=True, slots=True)
 class Backlog:
+    """Rows still due, the oldest one's save, and how many rows the workers (every replica's) finished in
+    the last ``window_s``: the measured pace that the estimate of the time left divides by."""
+
     items: int
     oldest_created_at: str | None
+    finished_recently: int = 0
+    window_s: float = RATE_WINDOW_S
+
+    @property
+    def rows_per_minute(self) -> float:
+        return self.finished_recently * 60.0 / self.window_s
+
+    @property
+    def minutes_left(self) -> int | None:
+        """Rows waiting / rows a minute, rounded up; 0 with nothing waiting, None while no pace is measured
+        (nothing finished in the window: the model is busy with clerks, down, or the backlog just began)."""
+        if self.items == 0:
+            return 0
+        if self.finished_recently == 0:
+            return None
+        return math.ceil(self.items / self.rows_per_minute)
 
     def oldest_age_s(self, now: datetime) -> float:
         if self.oldest_created_at is None:
@@ -136,11 +161,23 @@ class StructureQueue(StoreView):
         async with self.engine.begin() as conn:
             return bool((await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount)
 
-    async def backlog(self) -> Backlog:
+    async def backlog(self, window_s: float = RATE_WINDOW_S) -> Backlog:
+        """The rows due, and (only while some are: it reads the table) how many rows the workers finished
+        in the last ``window_s``: rows claimed at least once, no longer due, written since. A row a person
+        corrected in the window counts too; a slight overestimate of the pace, only while both happen."""
         statement = select(func.count(), func.min(feedback.c.created_at)).where(feedback.c.structure_due.is_(True))
         async with self.engine.connect() as conn:
             count, oldest = (await conn.execute(statement)).one()
-        return Backlog(int(count or 0), oldest)
+            finished = 0
+            if count:
+                since = format_instant(self.clock.now() - timedelta(seconds=window_s))
+                recent = select(func.count()).where(
+                    feedback.c.structure_due.is_(False),
+                    feedback.c.structure_attempts > 0,
+                    feedback.c.updated_at >= since,
+                )
+                finished = int((await conn.execute(recent)).scalar_one() or 0)
+        return Backlog(int(count or 0), oldest, finished, window_s)
 
     @staticmethod
     def _held(claim: Claim) -> ColumnElement[bool]:
