@@ -79,15 +79,14 @@ SourceQuery = Annotated[
 
 _RESPONSES = errors(
     400,
-    403,
     413,
     429,
     s400="`import_unreadable` (the file cannot be read: not text, no header, no column for the text), "
     "`import_options` (the mapping or values are not as described) or, on a run, `import_has_problems` "
     "(lines need fixing; the preview names them). Nothing was stored.",
-    s403="`store_forbidden`: an import is the chain's; a manager of some stores cannot run one.",
     s413="The file is over FI_BATCH_MAX_BODY_BYTES: nothing was read or stored.",
 )
+_RESPONSES[403] = {"description": "`store_forbidden`: an import is the chain's; a manager of some stores runs none."}
 
 
 async def _spooled(request: Request) -> IO[bytes]:
