@@ -11,6 +11,7 @@ still holding the lease, so a row is written by exactly one worker even if a lea
 from __future__ import annotations
 
 import math
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,14 +22,14 @@ from sqlalchemy.sql.elements import ColumnElement
 from feedback_intelligence.instants.clock import Clock, now_ms
 from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
 from feedback_intelligence.records import StoredFeedback, Structure
-from feedback_intelligence.store import counters, rollups
+from feedback_intelligence.store import audit, counters, rollups
 from feedback_intelligence.store.base import StoreView
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import write_derived
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.rows import compact_json, row_to_record, structure_to_json
-from feedback_intelligence.store.schema import feedback
+from feedback_intelligence.store.schema import audit_log, feedback
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,29 @@ class Backlog:
             return 0.0
         age = now - parse_normalized(self.oldest_created_at)
         return max(0.0, age.total_seconds())
+
+
+def _refined(item: StoredFeedback, structure: Structure | None, at: str) -> list[audit.AuditEntry]:
+    """The item's history line when the model's structure changed the theme a report may already have
+    shown (the rules' one): themes never change under a manager's eyes without a note (ADR 0063)."""
+    before = item.structure.theme if item.structure is not None else None
+    after = structure.theme if structure is not None else None
+    if before is None or after is None or before == after:
+        return []
+    return [
+        audit.AuditEntry(
+            at=at,
+            change_id=uuid.uuid4().hex,
+            actor_kind="system",
+            actor_id="structure-later",
+            actor_name=None,
+            action=audit.REFINED,
+            feedback_id=item.id,
+            field="theme",
+            old_value=before,
+            new_value=after,
+        )
+    ]
 
 
 def _claimable(at_ms: int) -> ColumnElement[bool]:
@@ -147,6 +171,7 @@ class StructureQueue(StoreView):
                 if (await conn.execute(update(feedback).where(self._held(claim)).values(**written))).rowcount == 0:
                     return None
                 await write_derived(conn, self.store.derive, [claim.item.id])
+            await audit.append(conn, _refined(claim.item, structure, written["updated_at"]))
             return await counters.bump(conn, VERSION_COUNTER)
 
     async def release(self, claim: Claim, *, retry_in_s: float, refund_attempt: bool, preempted: bool = False) -> bool:
@@ -160,6 +185,20 @@ class StructureQueue(StoreView):
             values["structure_preemptions"] = feedback.c.structure_preemptions + 1
         async with self.engine.begin() as conn:
             return bool((await conn.execute(update(feedback).where(self._held(claim)).values(**values))).rowcount)
+
+    async def refined_since(self, since: str, stores: frozenset[str] | None) -> int:
+        """How many items' themes the model changed since ``since`` (an instant), of ``stores`` (None: all;
+        an item without a store is the chain's, as every read's rule is)."""
+        statement = (
+            select(func.count())
+            .select_from(audit_log)
+            .where(audit_log.c.action == audit.REFINED, audit_log.c.at >= since)
+        )
+        if stores is not None:
+            mine = select(feedback.c.id).where(feedback.c.store.in_(sorted(stores)))
+            statement = statement.where(audit_log.c.feedback_id.in_(mine))
+        async with self.engine.connect() as conn:
+            return int((await conn.execute(statement)).scalar_one() or 0)
 
     async def backlog(self, window_s: float = RATE_WINDOW_S) -> Backlog:
         """The rows due, and (only while some are: it reads the table) how many rows the workers finished

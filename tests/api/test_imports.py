@@ -91,6 +91,9 @@ async def test_a_backfill_run_stores_every_row_with_the_rules_structure_and_page
         assert (count(tmp_path, "cases"), count(tmp_path, "outbox")) == (0, 0)
         backlog = (await http.get("/health")).json()["backlog"]["corpus"]  # the time left, where the backlog is
         assert (backlog["items"], backlog["rowsPerMinute"], backlog["minutesLeft"]) == (5, 0, None)
+        refined = await http.get("/report/refined", params={"since": "2026-01-01T00:00:00Z"})
+        assert refined.json() == {"refined": 0, "since": "2026-01-01T00:00:00.0000000+00:00"}  # no model here
+        assert (await http.get("/report/refined", params={"since": "eilen"})).status_code == 400
 
 
 async def test_bad_input_is_a_4xx_with_its_reason_and_nothing_is_stored(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """A backfill and the model (ADR 0063): without the model asked, its rows keep the rules' structures and
 nothing waits; asked, they wait for the structure-later worker, whose calls are background work a clerk's
-interpret is admitted ahead of. The time left is rows waiting over the pace measured in the window."""
+interpret is admitted ahead of. The time left is rows waiting over the pace measured in the window, and
+every theme the model changes is noted in the item's history and counted."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.slots import Grant, Priority
 from feedback_intelligence.instants.clock import ManualClock
+from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.llm.backend import CompletionRequest
 from feedback_intelligence.llm.testing import FakeBackend
 from feedback_intelligence.services.channels import CORPUS, LIVE, Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
+from feedback_intelligence.store import audit
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.structure_queue import RATE_WINDOW_S, Backlog, StructureQueue
 from feedback_intelligence.structuring.service import StructuringService
@@ -27,7 +30,7 @@ from feedback_intelligence.workers.structuring_worker import StructuringWorker
 from tests.structuring.fakes import make_runner
 from tests.support.calls import call
 from tests.support.databases import migrated_url
-from tests.support.later_rows import MODEL, later
+from tests.support.later_rows import MODEL, PROPOSAL, later
 
 TEXTS = ["Kassajono oli pitkä ja vain yksi kassa auki.", "Leipä oli homeessa.", "Henkilökunta oli ystävällistä."]
 
@@ -116,6 +119,7 @@ async def test_the_pace_is_measured_from_the_rows_the_workers_finished_in_the_wi
         for n in range(10):
             await store.insert(later(f"b{n}", n))
         queue = StructureQueue(store, clock)
+        began = format_instant(clock.now())
         for n in range(4):
             claim = await queue.claim(f"w{n}", lease_s=30)
             assert claim is not None
@@ -128,5 +132,14 @@ async def test_the_pace_is_measured_from_the_rows_the_workers_finished_in_the_wi
         clock.advance(RATE_WINDOW_S)  # the window passed with nothing finished: no pace to go by
         stale = await queue.backlog()
         assert (stale.items, stale.finished_recently, stale.minutes_left) == (6, 0, None)
+        # each theme the model changed is in the item's history, and counted from an instant
+        async with store.engine.connect() as conn:
+            history = await audit.for_item(conn, "b0")
+        assert [(e.action, e.field, e.old_value, e.new_value) for e in history] == [
+            (audit.REFINED, "theme", PROPOSAL.theme, MODEL.theme)
+        ]
+        assert await queue.refined_since(began, None) == 4
+        assert await queue.refined_since(format_instant(clock.now()), None) == 0
+        assert await queue.refined_since(began, frozenset({"hki-1"})) == 0  # rows without a store: the chain's
     finally:
         await store.aclose()

@@ -1113,6 +1113,8 @@ Object.assign(en, {
   "import.modelDone": "The model has refined every imported row.",
   "import.modelUnknown": plural("1 row waits for the model; the time left is known once it has refined some.", "{n} rows wait for the model; the time left is known once it has refined some."),
   "import.modelLeft": (p) => `${p.n} ${p.n === 1 ? "row waits" : "rows wait"} for the model: ${p.rate} rows a minute, about ${p.minutes} min left.`,
+  "refined.note": (p) => `${p.n === 1 ? "1 theme was" : `${p.n} themes were`} refined by the model since ${p.time} (each item's history says from what). Refresh to see them.`,
+  "audit.action.structure.refined": "theme refined by the model",
 });
 Object.assign(fi, {
   "import.heading": "Tuo palautehistoria (CSV)",
@@ -1154,6 +1156,8 @@ Object.assign(fi, {
   "import.modelDone": "Malli on tarkentanut kaikki tuodut rivit.",
   "import.modelUnknown": plural("1 rivi odottaa mallia; jäljellä oleva aika selviää, kun malli on tarkentanut muutaman.", "{n} riviä odottaa mallia; jäljellä oleva aika selviää, kun malli on tarkentanut muutaman."),
   "import.modelLeft": (p) => `${p.n} ${p.n === 1 ? "rivi odottaa" : "riviä odottaa"} mallia: ${p.rate} riviä minuutissa, noin ${p.minutes} min jäljellä.`,
+  "refined.note": (p) => `Malli on tarkentanut ${p.n === 1 ? "1 teeman" : `${p.n} teemaa`} ${p.time} jälkeen (kunkin palautteen historia kertoo, mistä). Päivitä nähdäksesi ne.`,
+  "audit.action.structure.refined": "malli tarkensi teeman",
 });
 
 const BUNDLES = { en, fi };
