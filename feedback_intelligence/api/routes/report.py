@@ -28,7 +28,7 @@ from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
 from feedback_intelligence.instants.ticks import from_ticks, local_time
-from feedback_intelligence.instants.timestamps import normalize_timestamp
+from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.brief import Brief, brief
@@ -405,10 +405,12 @@ class RefinedOut(m.ApiModel):
 async def refined_themes(
     rt: RuntimeDep,
     scope: ManagerScope,
-    since: str = Query(description="An ISO-8601 instant: count the themes refined from then on."),
+    since: str | None = Query(
+        None, description="An ISO-8601 instant: count the themes refined from then on (default: a day ago)."
+    ),
 ) -> RefinedOut:
     try:
-        normalised = normalize_timestamp(since)
+        normalised = normalize_timestamp(since) if since else format_instant(rt.clock.now() - timedelta(days=1))
     except ValueError as exc:
         raise InputError([Problem("since must be an ISO-8601 instant.", "timestamp_invalid", field="since")]) from exc
     stores = frozenset({scope.store}) if scope.store is not None else scope.stores
