@@ -13,7 +13,19 @@ from typing import Any
 import httpx
 
 from feedback_intelligence.api.app import create_app
-from tests.support.form_export import FIRST_LOCAL, FIRST_UTC, HELSINKI, STORES, VALUE_MAP, export_rows, write_export
+from tests.support.form_export import (
+    ALERTING,
+    CHANNELS,
+    FIRST_LOCAL,
+    FIRST_UTC,
+    HELSINKI,
+    STORES,
+    TEXTS,
+    VALUE_MAP,
+    ExportRow,
+    export_rows,
+    write_export,
+)
 from tests.support.people import LOOPBACK, add_user, client, csrf, people_settings, running_app, sign_in
 
 assert create_app  # the app under test is the real one (tests/support/people.py builds it)
@@ -67,30 +79,44 @@ async def test_the_form_export_previews_with_a_suggested_mapping_and_the_shop_s_
         assert count(tmp_path, "feedback") == 0  # a preview stores nothing
 
 
-async def test_a_backfill_run_stores_every_row_with_the_rules_structure_and_pages_nobody(tmp_path: Path) -> None:
-    now = datetime.now(HELSINKI).replace(tzinfo=None) - timedelta(minutes=5)  # inside the case window
-    rows = export_rows(40, start=now, alerting_every=10)
+def ninety_days(now: datetime) -> list[ExportRow]:
+    """Two rows a day for 90 days back from ``now``, every tenth alerting (the first within the case window)."""
+    return [
+        ExportRow(now - timedelta(hours=12 * n), True, list(CHANNELS)[n % 3], STORES[n % 2]["name"], text)
+        for n in range(180)
+        for text in [ALERTING if n % 10 == 0 else f"{TEXTS[n % len(TEXTS)]} ({n})"]
+    ]
+
+
+async def test_a_90_day_backfill_stores_every_row_with_the_rules_structure_and_pages_nobody(tmp_path: Path) -> None:
+    now = datetime.now(HELSINKI).replace(tzinfo=None, microsecond=0) - timedelta(minutes=5)
+    rows = ninety_days(now)
     export = write_export(tmp_path / "vienti.csv", rows).read_bytes()
     async with running_app(settings(tmp_path)) as app, client(app) as http:
         headers = await chain_manager(app, http)
         lines = progress(await http.post("/imports/run", params=query(), content=export, headers=headers))
         last = lines[-1]
         assert last["finished"] and last["failed"] is None
-        assert (last["total"], last["done"], last["created"], last["accepted"], last["invalid"]) == (40, 40, 40, 0, 0)
+        counts = (last["total"], last["done"], last["created"], last["accepted"], last["invalid"])
+        assert counts == (180, 180, 180, 0, 0)
         assert (count(tmp_path, "cases"), count(tmp_path, "outbox")) == (0, 0)
         with sqlite3.connect(tmp_path / "feedback.db") as db:
             waiting, alerting = db.execute(
                 "SELECT sum(structure_due), sum(CASE WHEN alerts_json != '[]' THEN 1 ELSE 0 END) FROM feedback"
             ).fetchone()
-        assert (waiting, alerting) == (0, 4)  # the rules' structures are the rows' last; alerts kept
+        assert (waiting, alerting) == (0, 18)  # the rules' structures are the rows' last; alerts kept
         again = progress(await http.post("/imports/run", params=query(), content=export, headers=headers))[-1]
-        assert (again["created"], again["duplicate"]) == (0, 40)  # a rerun stores nothing twice
+        assert (again["created"], again["duplicate"]) == (0, 180)  # a rerun stores nothing twice
         asked = write_export(tmp_path / "malli.csv", rows[:5], id_prefix="M").read_bytes()
         modelled = await http.post("/imports/run", params=query(byModel="true"), content=asked, headers=headers)
         assert progress(modelled)[-1]["accepted"] == 5  # the model asked: saved for it, in the background
         assert (count(tmp_path, "cases"), count(tmp_path, "outbox")) == (0, 0)
+        # the same recent alerting row, not as history, opens its case: what the backfill held back
+        today = write_export(tmp_path / "tanaan.csv", rows[:1], id_prefix="N").read_bytes()
+        ordinary = await http.post("/imports/run", params=query(history="false"), content=today, headers=headers)
+        assert progress(ordinary)[-1]["accepted"] == 1 and count(tmp_path, "cases") == 1
         backlog = (await http.get("/health")).json()["backlog"]["corpus"]  # the time left, where the backlog is
-        assert (backlog["items"], backlog["rowsPerMinute"], backlog["minutesLeft"]) == (5, 0, None)
+        assert (backlog["items"], backlog["rowsPerMinute"], backlog["minutesLeft"]) == (6, 0, None)
         refined = await http.get("/report/refined", params={"since": "2026-01-01T00:00:00Z"})
         assert refined.json() == {"refined": 0, "since": "2026-01-01T00:00:00.0000000+00:00"}  # no model here
         assert (await http.get("/report/refined", params={"since": "eilen"})).status_code == 400
