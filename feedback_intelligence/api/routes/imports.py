@@ -86,6 +86,14 @@ _RESPONSES = errors(
     "(lines need fixing; the preview names them). Nothing was stored.",
     s413="The file is over FI_BATCH_MAX_BODY_BYTES: nothing was read or stored.",
 )
+#: The body, as the OpenAPI document states it (the route reads the raw stream, so FastAPI cannot infer it).
+_CSV_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "The CSV file as exported (a header line naming the columns, then a row per item).",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
 _RESPONSES[403] = {"description": "`store_forbidden`: an import is the chain's; a manager of some stores runs none."}
 
 
@@ -127,6 +135,7 @@ async def _read(request: Request, rt: Runtime, where: str, options: UploadOption
     responses=_RESPONSES,
     tags=["report"],
     operation_id="previewImport",
+    openapi_extra=_CSV_BODY,
     summary="Preview a CSV import: the columns, the mapping, the first rows as stored and the first problems",
     description="The body is the CSV file (any delimiter of `,;|` or tab; UTF-8 or Windows-1252). It is read "
     "and mapped as `feedctl load --dry-run` reads a file; nothing is stored. A manager of the chain.",
@@ -168,6 +177,7 @@ async def preview_import(
     },
     tags=["report"],
     operation_id="runImport",
+    openapi_extra=_CSV_BODY,
     summary="Run a CSV import from the management page, streaming its progress",
     description="Read as the preview reads it; refused whole (400 `import_has_problems`) while a line needs "
     "fixing. A backfill by default (`history`): no case, nobody paged, the rules' structures kept, the "

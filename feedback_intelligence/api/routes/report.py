@@ -406,7 +406,9 @@ async def refined_themes(
     rt: RuntimeDep,
     scope: ManagerScope,
     since: str | None = Query(
-        None, description="An ISO-8601 instant: count the themes refined from then on (default: a day ago)."
+        None,
+        description="An ISO-8601 instant: count the themes refined from then on (default: a day ago).",
+        json_schema_extra={"format": "date-time"},
     ),
 ) -> RefinedOut:
     try:
