@@ -91,7 +91,7 @@ _CSV_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "The CSV file as exported (a header line naming the columns, then a row per item).",
-        "content": {"text/csv": {"schema": {"type": "string"}}},
+        "content": {"text/csv": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
 _RESPONSES[403] = {"description": "`store_forbidden`: an import is the chain's; a manager of some stores runs none."}
