@@ -23,6 +23,7 @@ from feedback_intelligence.api.routes import (
     desk,
     docs,
     health,
+    imports,
     password_changes,
     report,
 )
@@ -90,6 +91,7 @@ def create_app(
     app.include_router(desk.router)
     app.include_router(corrections.router)
     app.include_router(batch.router)
+    app.include_router(imports.router)
     app.include_router(report.router)
     include_pages(app)
     app.include_router(admin.router)

@@ -22,7 +22,8 @@ def nginx_config(
 ) -> None:
     """Print the nginx site for the public edge, written from this version's route table.
 
-    Its body cap and read timeout follow FI_MAX_BODY_BYTES and FI_LLM_CALL_TIMEOUT_S from the environment.
+    Its body caps and read timeout follow FI_MAX_BODY_BYTES, FI_BATCH_MAX_BODY_BYTES (the page's upload) and
+    FI_LLM_CALL_TIMEOUT_S from the environment.
     Regenerate it after every upgrade: a route the pages call that nginx does not forward is a 404.
     """
     from feedback_intelligence.config import load_settings
@@ -34,7 +35,9 @@ def nginx_config(
         host, _, port = server.rpartition(":")
         if not host or not port.isdigit():
             raise CliError(f"--upstream {server!r}: expected host:port", ExitCode.BAD_INPUT)
-    limits = Limits(settings.edge.max_body_bytes, int(settings.gate.call_timeout_s))
+    limits = Limits(
+        settings.edge.max_body_bytes, int(settings.gate.call_timeout_s), settings.chain.batch_max_body_bytes
+    )
     typer.echo(render_site(servers, listen=listen, server_name=server_name, limits=limits), nl=False)
 
 

@@ -4,25 +4,15 @@ is sent, and each bad one is reported with its line number."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from feedback_intelligence.cli.failures import CliError
+from feedback_intelligence.imports.rows import Line
+
+__all__ = ["Line", "read_items"]
 
 REQUIRED_FIELDS = ("source", "text")
-
-
-@dataclass(frozen=True)
-class Line:
-    number: int
-    item: dict[str, Any]
-
-    @property
-    def label(self) -> str:
-        """How a person finds this item again: its id, else its line number."""
-        item_id = self.item.get("id")
-        return f"line {self.number} ({item_id})" if isinstance(item_id, str) else f"line {self.number}"
 
 
 def read_items(path: Path, bad: list[str] | None = None) -> list[Line]:

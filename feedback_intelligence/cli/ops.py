@@ -6,7 +6,6 @@ place (:func:`feedback_intelligence.cli.failures.run`); exit codes are those of 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,10 +22,9 @@ from rich.table import Table
 
 from feedback_intelligence.cli.failures import CliError, ExitCode, read_json_file
 from feedback_intelligence.cli.http import base_url, body_of, client, send, server_errors
-from feedback_intelligence.cli.import_values import ValueMapper, read_value_map
+from feedback_intelligence.cli.import_file import as_cli_errors, read_csv_file, read_value_map
 from feedback_intelligence.cli.jsonl import Line, read_items
-from feedback_intelligence.cli.load_check import bad_lines
-from feedback_intelligence.cli.load_preview import label_hint, line_order, map_values, report_dry_run
+from feedback_intelligence.cli.load_preview import report_dry_run
 from feedback_intelligence.cli.output import (
     JsonFlag,
     PlainProgress,
@@ -40,6 +38,10 @@ from feedback_intelligence.cli.output import (
 )
 from feedback_intelligence.cli.report_wait import alert_words, wait_for_prose
 from feedback_intelligence.cli.report_words import Lang, direction, pick_lang, prose_origin, shop_time, word
+from feedback_intelligence.imports.checks import bad_lines
+from feedback_intelligence.imports.preview import label_hint, line_order, map_values
+from feedback_intelligence.imports.rows import with_id
+from feedback_intelligence.imports.values import ValueMapper
 
 __all__ = ["base_url", "client"]  # imported by other feedctl modules
 
@@ -244,6 +246,14 @@ def load(
             "anyone, however recent.",
         ),
     ] = False,
+    by_model: Annotated[
+        bool,
+        typer.Option(
+            "--by-model",
+            help="With --history: the model also structures the rows later, in the background (at background "
+            "priority; `feedctl status` shows the time left). Without it a backfill keeps the rules' structures.",
+        ),
+    ] = False,
     store: Annotated[str | None, typer.Option("--store", help="The store of every item that names none.")] = None,
     chunk_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Items per batch request (at most the service's FI_BATCH_MAX_ITEMS).")
@@ -277,11 +287,14 @@ def load(
     Finnish dates read, a time without an offset on the service's FI_TIMEZONE clock (--naive-utc: UTC).
     Every line is then checked against the service's own /schema (sources, taxonomy, text bounds):
     a file with bad lines is refused whole before anything is sent, each bad line named with its number;
-    --dry-run says what would be stored and sends nothing. --history: a backfill, no case, nobody paged.
+    --dry-run says what would be stored and sends nothing. --history: a backfill, no case, nobody paged,
+    the rules' structures kept (--by-model: the model structures them later, in the background).
     Exit 0 when every item is stored with a structure, 1 when some failed or were stored without one
     (`feedctl restructure` retries those of the live channel), 2 for a bad file or an unreachable service.
     """
     name = str(file) if file is not None else "demo corpus"
+    if by_model and not history:
+        raise CliError("--by-model is for --history (other imports are structured by the model anyway)")
     value_map = read_value_map(values)
     unread: list[str] | None = [] if dry_run else None  # a dry run reports the unreadable rows with the rest
     lines = _read_lines(file, file_format, mapping, delimiter, encoding, source, unread)
@@ -293,7 +306,9 @@ def load(
         schema = send(http, "GET", "/schema")
     _fail_on_refusal(schema, "schema")
     if file is not None:  # the packaged corpus's values are the service's own
-        lines, mapping_bad = map_values(lines, ValueMapper.of(value_map, body_of(schema), naive_utc), name)
+        with as_cli_errors():
+            mapper = ValueMapper.of(value_map, body_of(schema), naive_utc)
+        lines, mapping_bad = map_values(lines, mapper, name)
     else:
         mapping_bad = []
     if dry_run:
@@ -320,7 +335,7 @@ def load(
     batched = later or history or all(line.item.get("acceptedStructure") is not None for line in lines)
     with client(timeout=300) as http, progress:
         if batched:
-            batches = _Batches(path, name, chunk_size, writers, history)
+            batches = _Batches(path, name, chunk_size, writers, history, by_model)
             _load_in_batches(http, batches, lines, counts, failures, progress, json_output)
         else:
             _load_one_by_one(http, path, lines, counts, failures, progress, json_output)
@@ -337,6 +352,7 @@ def load(
                 "structureFailed": counts["stored without structure"],
                 "batched": batched,
                 "history": history,
+                "byModel": by_model if history else True,
                 "failures": failures,
             }
         )
@@ -363,29 +379,21 @@ def _read_lines(
         if mapping or delimiter or encoding or source:
             raise CliError("--map, --delimiter, --encoding and --source are for CSV files (--format csv)")
         return read_items(file, bad)
-    from feedback_intelligence.cli.csv_items import parse_mapping, read_csv_items
-
-    return read_csv_items(
-        file, mapping=parse_mapping(mapping), delimiter=delimiter, encoding=encoding, source=source, bad=bad
-    )
-
-
-def _line_id(name: str, line: Line) -> str:
-    """An id for an item that has none, the same each time the same file is loaded (so a rerun is no double)."""
-    digest = hashlib.sha256(f"{Path(name).name}\0{line.number}\0{line.item.get('text', '')}".encode()).hexdigest()
-    return f"imp-{digest[:24]}"
+    return read_csv_file(file, mapping=mapping, delimiter=delimiter, encoding=encoding, source=source, bad=bad)
 
 
 @dataclass(frozen=True)
 class _Batches:
     """How a file goes out in batches: where, named how, how many rows a batch, how many in flight, and
-    whether it is history (its rows open no case and page nobody, ADR 0059)."""
+    whether it is history (its rows open no case and page nobody, ADR 0059) structured by the model later
+    or by the rules alone (ADR 0063)."""
 
     path: str
     name: str
     chunk_size: int
     writers: int
     history: bool
+    by_model: bool = False
 
 
 def _load_in_batches(
@@ -402,10 +410,10 @@ def _load_in_batches(
     are counted in the file's order."""
     name, size = batches.name, batches.chunk_size
     chunks = [lines[start : start + size] for start in range(0, len(lines), size)]
-    extra = {"history": True} if batches.history else {}
+    extra: dict[str, bool] = {"history": True, "byModel": batches.by_model} if batches.history else {}
 
     def post(chunk: list[Line]) -> httpx.Response:
-        items = [line.item if "id" in line.item else {**line.item, "id": _line_id(name, line)} for line in chunk]
+        items = [with_id(name, line) for line in chunk]
         return _post_with_retry(http, f"{batches.path}/batch", {"items": items, **extra})
 
     done = 0

@@ -158,11 +158,21 @@ def _backlog_text(later: dict[str, Any] | None) -> str:
     if backlog is None:
         return "[red]unknown[/red] (a store is unreachable)"
     parts = [
-        f"{name} {b['items']} waiting" + (f", oldest {b['oldestAgeSeconds']:.0f} s" if b["items"] else "")
+        f"{name} {b['items']} waiting"
+        + (f", oldest {b['oldestAgeSeconds']:.0f} s{_time_left(b)}" if b["items"] else "")
         for name, b in backlog.items()
     ]
     worker = "" if later.get("worker", True) else " · [yellow]worker off on this replica[/yellow]"
     return " · ".join(parts) + worker
+
+
+def _time_left(backlog: dict[str, Any]) -> str:
+    """The estimate of the time left: rows waiting at the pace measured over the last ten minutes."""
+    if "minutesLeft" not in backlog:
+        return ""  # an older server
+    if backlog["minutesLeft"] is None:
+        return ", time left unknown (nothing structured in the last 10 min)"
+    return f", {backlog['rowsPerMinute']:g} rows/min, about {backlog['minutesLeft']} min left"
 
 
 def _outbox_text(notify: dict[str, Any] | None) -> str:

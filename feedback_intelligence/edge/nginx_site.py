@@ -42,6 +42,7 @@ class Location:
     # A prefix location proxied as ``/static/`` would answer ``/static`` with nginx's own 301 to it; the app
     # answers 404, and so does nginx for this path.
     bare_prefix: str | None = None
+    bulk: bool = False  # an upload (the page's import): the batch cap, streamed to the app unbuffered
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,15 @@ class Limits:
 
     body_bytes: int  # FI_MAX_BODY_BYTES
     call_timeout_s: int  # FI_LLM_CALL_TIMEOUT_S, whole seconds
+    bulk_body_bytes: int = 8_388_608  # FI_BATCH_MAX_BODY_BYTES: a public bulk route's (the page's import)
 
     @classmethod
     def defaults(cls) -> Limits:
-        from feedback_intelligence.config import EdgeSettings, GateSettings
+        from feedback_intelligence.config import ChainSettings, EdgeSettings, GateSettings
 
         body = EdgeSettings.model_fields["max_body_bytes"].default
-        return cls(int(body), int(GateSettings.model_fields["call_timeout_s"].default))
+        bulk = ChainSettings.model_fields["batch_max_body_bytes"].default
+        return cls(int(body), int(GateSettings.model_fields["call_timeout_s"].default), int(bulk))
 
 
 def _match(rule: RouteRule) -> str:
@@ -89,7 +92,9 @@ def public_locations(routes: Sequence[RouteRule] = ROUTES) -> list[Location]:
         methods.setdefault(rule.path, set()).update(rule.methods)
         queries[rule.path] = queries.get(rule.path) or rule.operator_query
     return [
-        Location(_match(rule), _methods(methods[path]), queries[path], path.rstrip("/") if rule.prefix else None)
+        Location(
+            _match(rule), _methods(methods[path]), queries[path], path.rstrip("/") if rule.prefix else None, rule.bulk
+        )
         for path, rule in first.items()
     ]
 
@@ -112,6 +117,7 @@ def render_site(
         listen=listen,
         server_name=server_name,
         body_bytes=limits.body_bytes,
+        bulk_body_bytes=limits.bulk_body_bytes,
         call_timeout_s=limits.call_timeout_s,
         read_timeout_s=limits.call_timeout_s + READ_TIMEOUT_MARGIN_S,
         locations=public_locations(routes),

@@ -141,6 +141,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/stores", PUBLIC, roles=MANAGERS),  # the chain view: counts only, as the report shows them
     _rule("GET", "/report/brief", PUBLIC, roles=MANAGERS),  # the week per store: counts only, as the report shows them
+    _rule("GET", "/report/refined", PUBLIC, roles=MANAGERS),  # how many themes the model refined: a count
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
     _rule("GET", "/index.html", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),
@@ -180,6 +181,9 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("PUT", "/cases/{ref}/owner", PUBLIC, roles=MANAGERS),
     _rule("POST", "/cases/{ref}/notes", PUBLIC, roles=MANAGERS),
     _rule("GET", "/audit", PUBLIC, roles=MANAGERS),
+    # the management page's import (ADR 0063): a manager of the chain's, a batch's body cap
+    _rule("POST", "/imports/preview", PUBLIC, roles=MANAGERS, bulk=True),
+    _rule("POST", "/imports/run", PUBLIC, roles=MANAGERS, bulk=True),
     _rule("POST", "/admin/users", OPERATOR),  # feedctl user add
     _rule("POST", "/admin/users/{username}/grants", OPERATOR),  # feedctl user grant
     _rule("DELETE", "/admin/users/{username}/grants/{role}/{store}", OPERATOR),  # feedctl user revoke

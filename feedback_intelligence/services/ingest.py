@@ -19,7 +19,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
@@ -132,7 +132,7 @@ class IngestService:
         return record
 
     async def ingest_batch(
-        self, channel: Channel, commands: Sequence[IngestCommand], *, history: bool = False
+        self, channel: Channel, commands: Sequence[IngestCommand], *, history: bool = False, by_model: bool = True
     ) -> list[BatchOutcome]:
         """Many validated items without the model, as one transaction; an outcome per command, in order.
 
@@ -142,11 +142,15 @@ class IngestService:
         version moves once. An id twice in one batch: the first is the item, the others are duplicates. An
         erased id (in any channel: ``services/tombstones.py``) is ``erased``, as the single save's 410.
         ``history``: a backfill; its rows open no case and page nobody, however recent (ADR 0059).
+        ``by_model=False``: the rules' proposal is a row's last structure, it waits for no model (a
+        backfill the operator did not ask the model for, ADR 0063).
         Raises only what the store raises (unavailable or full: nothing is written).
         """
         for command in commands:
             if command.accepted_structure is None and not command.structure_later:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
+        if not by_model:
+            commands = [replace(command, structure_later=False) for command in commands]
         # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
         # event loop keeps serving clerks meanwhile; one batch at a time per process (services/batch_slots.py),
         # as every further thread at work lengthens the loop's wait for its turn (docs/adr/0043).

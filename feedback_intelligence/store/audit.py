@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from feedback_intelligence.store.schema import audit_log
 
 REPORT = "case.report"  # an item joined a case as a further report of its incident: new_value is the item's id
+#: The model's later structure changed the theme the rules gave an item (ADR 0063): old and new theme.
+REFINED = "structure.refined"
 
 
 @dataclass(frozen=True, slots=True)

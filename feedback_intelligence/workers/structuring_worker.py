@@ -229,13 +229,16 @@ class StructuringWorker:
 
     # -- what the operator sees ----------------------------------------------------------------------
 
-    async def backlog(self) -> dict[str, dict[str, float | int]]:
-        """Per channel: rows still due and the oldest one's age in seconds."""
-        out: dict[str, dict[str, float | int]] = {}
+    async def backlog(self) -> dict[str, dict[str, float | int | None]]:
+        """Per channel: rows still due, the oldest one's age in seconds, the rows the workers finished a
+        minute over the last ten, and the minutes left at that pace (None: no pace measured yet)."""
+        out: dict[str, dict[str, float | int | None]] = {}
         for channel, queue in self.queues:
             backlog = await queue.backlog()
             out[channel.name] = {
                 "items": backlog.items,
                 "oldestAgeSeconds": round(backlog.oldest_age_s(self.clock.now()), 1),
+                "rowsPerMinute": round(backlog.rows_per_minute, 1),
+                "minutesLeft": backlog.minutes_left,
             }
         return out

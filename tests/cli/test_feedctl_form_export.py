@@ -178,9 +178,19 @@ def test_a_history_import_opens_no_case_and_pages_nobody_where_an_ordinary_impor
     args = ["load", "--json", "--map", COLUMNS, "--values", str(value_map)]
     result = feedctl(app, *args, "--history", str(history))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (json.loads(result.stdout)["savedForLater"], json.loads(result.stdout)["history"]) == (40, True)
+    answer = json.loads(result.stdout)
+    # the rules' structures at once, and their last: the model was not asked for (ADR 0063)
+    assert (answer["created"], answer["savedForLater"], answer["history"], answer["byModel"]) == (40, 0, True, False)
+    held = stored(app)
+    assert all(held[f"H{1000 + n}"]["structure"]["theme"] and not held[f"H{1000 + n}"]["pending"] for n in range(40))
     alerting = [f"H{1000 + n}" for n, row in enumerate(rows) if "vatsataudin" in row.text]
-    assert len(alerting) == 4 and all(stored(app)[i]["alerts"] for i in alerting)  # alerts kept, nothing started
+    assert len(alerting) == 4 and all(held[i]["alerts"] for i in alerting)  # alerts kept, nothing started
+    assert (count(data_dir, "cases"), count(data_dir, "outbox")) == (cases, outbox)
+    # asked for, the model structures a backfill later: its rows wait for the background worker
+    modelled = write_export(tmp_path / "mallilla.csv", rows[:5], id_prefix="M")
+    result = feedctl(app, *args, "--history", "--by-model", str(modelled))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["savedForLater"] == 5 and stored(app)["M1000"]["pending"]
     assert (count(data_dir, "cases"), count(data_dir, "outbox")) == (cases, outbox)
     # the same rows as an ordinary import (--later) open their cases and page: what --history holds back
     ordinary = write_export(tmp_path / "tanaan.csv", rows, id_prefix="N")

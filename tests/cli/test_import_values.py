@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.cli.failures import CliError
-from feedback_intelligence.cli.import_values import ValueMapper, read_value_map
-from feedback_intelligence.cli.jsonl import Line
+from feedback_intelligence.cli.import_file import read_value_map
+from feedback_intelligence.imports.rows import Line
+from feedback_intelligence.imports.values import ValueMapper
 
 SCHEMA = {"timezone": "Europe/Helsinki", "stores": [{"id": "hki-1", "name": "Helsinki Keskusta"}]}
 

@@ -13,6 +13,7 @@ import itertools
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, sim_ollama
 from tests.edge import nginx
 from tests.edge.test_real_app import rate_limited
+from tests.support.form_export import FIRST_LOCAL, export_rows, write_export
 from tests.support.waiting import wait_for
 
 pytestmark = [
@@ -192,6 +194,27 @@ def test_nginx_caps_the_body(stack: tuple[ServerProcess, ServerProcess, nginx.Ng
             edge.url + "/interpret", content=b"x" * 20_000, headers={"content-type": "application/json"}
         )
     assert response.status_code == 413 and "16384-byte cap" in response.json()["errors"][0]
+
+
+CSV = {"content-type": "text/csv"}
+
+
+def test_an_upload_to_the_pages_import_passes_nginx_up_to_the_batch_cap(
+    stack: tuple[ServerProcess, ServerProcess, nginx.Nginx], tmp_path: Path
+) -> None:
+    """The page's import (ADR 0063): its two paths take a batch's body (FI_BATCH_MAX_BODY_BYTES), streamed
+    to the app; every other path keeps the 16 KiB cap."""
+    _, _, edge = stack
+    rows = export_rows(12_000, start=FIRST_LOCAL)
+    export = write_export(tmp_path / "vienti.csv", rows).read_bytes()
+    assert 1_000_000 < len(export) < 8_388_608  # past the app's in-memory spool, under the cap
+    with visitor() as http:
+        answer = http.post(edge.url + "/imports/preview", content=export, headers=CSV)
+    assert answer.status_code == 200, answer.text[:300]
+    assert answer.json()["rows"] == len(rows) and answer.json()["mapping"]["text"] == "Palaute"
+    with visitor() as http:
+        too_big = http.post(edge.url + "/imports/preview", content=b"x" * 8_388_700, headers=CSV)
+    assert too_big.status_code == 413
 
 
 def test_nginx_holds_each_address_to_its_connection_share(

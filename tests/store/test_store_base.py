@@ -91,6 +91,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
     },
     StructureQueue: {
         "backlog": lambda s: s.backlog(),
+        "refined_since": lambda s: s.refined_since("2026-11-30T10:00:00.0000000+00:00", None),
         "claim": lambda s: s.claim("t", 30.0),
         "finish": lambda s: s.finish(
             CLAIM, MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]

@@ -246,6 +246,18 @@ class BatchIn(_Wire):
         "opens a case or notifies anyone, however recent it is. Absent or false: a recent alerting item "
         "opens its case and pages as a save does.",
     )
+    byModel: StrictBool | None = Field(
+        None,
+        description="Whether the model structures the items without `acceptedStructure` later, in the "
+        "background (they are `accepted`, saved for later), or the rules' structure they are stored with "
+        "is their last (`created`). Absent: true, but false with `history: true` (a backfill is read by "
+        "the rules unless the operator asks for the model).",
+    )
+
+    @property
+    def model_later(self) -> bool:
+        """Whether the items without a structure wait for the model (the default rule of ``byModel``)."""
+        return self.byModel if self.byModel is not None else not self.history
 
 
 class BatchItemResult(ApiModel):
@@ -254,7 +266,8 @@ class BatchItemResult(ApiModel):
     index: int = Field(description="The item's place in `items` (from 0).")
     id: str | None = Field(description="The stored id (the item's, or a new one); the item's own id when not stored.")
     status: Literal["created", "accepted", "duplicate", "erased", "invalid"] = Field(
-        description="`created` (stored with the clerk's structure), `accepted` (saved for later: the "
+        description="`created` (stored with its structure: the clerk's, or the rules' when the model is not "
+        "asked), `accepted` (saved for later: the "
         "background worker structures it), `duplicate` (an item with this id is stored already, or came "
         "earlier in this batch: nothing changed), `erased` (an item with this id was erased, in either "
         "channel: the id is never stored again), `invalid` (a rule was broken: not stored)."

@@ -91,7 +91,7 @@ def _own_id(raw: Any, max_length: int) -> str | None:
     return own if isinstance(own, str) and not v.id_errors(own, max_length) else None
 
 
-async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | None) -> m.BatchOut:
+async def store_batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | None) -> m.BatchOut:
     limit = rt.settings.chain.batch_max_items
     if len(body.items) > limit:
         raise InputError(
@@ -108,7 +108,10 @@ async def _batch(channel_name: str, body: m.BatchIn, rt: Runtime, author: str | 
         )
     results, valid = await asyncio.to_thread(_check_all, body.items, rt, author)
     outcomes = await rt.ingest.ingest_batch(
-        rt.channels[channel_name], [command for _, command in valid], history=bool(body.history)
+        rt.channels[channel_name],
+        [command for _, command in valid],
+        history=bool(body.history),
+        by_model=body.model_later,
     )
     counter = rt.metrics.feedback_ingested
     for (index, _), outcome in zip(valid, outcomes, strict=True):
@@ -155,7 +158,8 @@ _DESCRIPTION = (
     "stored whole or, when the database fails, not at all. One process stores FI_BATCH_SLOTS batches at "
     "once (1); a batch that finds none free within ~500 ms is answered `503` `busy` with `Retry-After`, "
     "before its body is read. With `history: true` (a backfill) no stored item opens a case or notifies "
-    "anyone, however recent it is."
+    "anyone, however recent it is, and (unless `byModel: true`) the rules' structure is the items' last: "
+    "the model is not asked for them."
 )
 
 
@@ -169,7 +173,7 @@ _DESCRIPTION = (
     description=_DESCRIPTION + " Operator route.",
 )
 async def post_feedback_batch(body: m.BatchIn, request: Request, rt: RuntimeDep) -> m.BatchOut:
-    return await _batch(CORPUS, body, rt, author_of(request.scope))
+    return await store_batch(CORPUS, body, rt, author_of(request.scope))
 
 
 @router.post(
@@ -182,4 +186,4 @@ async def post_feedback_batch(body: m.BatchIn, request: Request, rt: RuntimeDep)
     description=_DESCRIPTION + " Operator route.",
 )
 async def post_live_feedback_batch(body: m.BatchIn, request: Request, rt: RuntimeDep) -> m.BatchOut:
-    return await _batch(LIVE, body, rt, author_of(request.scope))
+    return await store_batch(LIVE, body, rt, author_of(request.scope))

@@ -67,10 +67,12 @@ class HealthBody(ApiModel):
     gate: dict[str, Any] = Field(description="The gate's occupancy when the probe ran.")
     detail: str | None = Field(None, description="What failed, for an operator.")
     probeLatencyMs: float | None = Field(None, description="How long the probe's completion took.")
-    backlog: dict[str, dict[str, float]] | None = Field(
+    backlog: dict[str, dict[str, float | None]] | None = Field(
         None,
-        description="Per channel: rows saved for later and not yet structured (`items`) and the oldest "
-        "one's age (`oldestAgeSeconds`); absent when a store cannot be read.",
+        description="Per channel: rows saved for later and not yet structured (`items`), the oldest "
+        "one's age (`oldestAgeSeconds`), the rows the workers finished a minute over the last ten "
+        "(`rowsPerMinute`) and the minutes left at that pace (`minutesLeft`: `items` / `rowsPerMinute` "
+        "rounded up; null while no pace is measured); absent when a store cannot be read.",
     )
     degraded: bool | None = Field(
         None,
@@ -108,15 +110,15 @@ async def health(rt: RuntimeDep) -> Response:
     return JSONResponse(body, status_code=report.http_status)
 
 
-async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int]] | None:
+async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int | None]] | None:
     """The structure-later backlog, also kept in the metrics; None when a store is down."""
     try:
         backlog = await rt.worker.backlog()
     except StoreUnavailable:
         return None
     for channel, figures in backlog.items():
-        rt.metrics.structure_backlog.labels(channel).set(figures["items"])
-        rt.metrics.structure_backlog_oldest.labels(channel).set(figures["oldestAgeSeconds"])
+        rt.metrics.structure_backlog.labels(channel).set(figures["items"] or 0)
+        rt.metrics.structure_backlog_oldest.labels(channel).set(figures["oldestAgeSeconds"] or 0)
     return backlog
 
 

@@ -14,8 +14,10 @@ from datetime import timedelta
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
+from pydantic import Field
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
+from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
 from feedback_intelligence.api.deps import RuntimeDep
 from feedback_intelligence.api.errors import InputError
@@ -26,6 +28,7 @@ from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
 from feedback_intelligence.instants.ticks import from_ticks, local_time
+from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.brief import Brief, brief
@@ -49,6 +52,7 @@ from feedback_intelligence.report.window import Window, WindowError, applied_fil
 from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE
 from feedback_intelligence.store.aggregates import ItemFilter
 from feedback_intelligence.store.feedback_store import FeedbackStore
+from feedback_intelligence.store.structure_queue import StructureQueue
 
 router = APIRouter(tags=["report"])
 # Every operation taking a report window documents this 400: its code is how the edge fuzz knows a request
@@ -378,3 +382,41 @@ async def corrections(
     fetched = [await s.query(window.from_norm, window.to_norm, limit + 1, source="desk", store=store) for s in stores]
     review = [await s.count(window.from_norm, window.to_norm, needs_review=True, store=store) for s in stores]
     return {**correction_telemetry(window, fetched, limit=limit, needs_review_counts=review), "store": store}
+
+
+class RefinedOut(m.ApiModel):
+    """How many themes the model changed since an instant (ADR 0063)."""
+
+    refined: int = Field(description="Items whose theme the model's later structure changed since `since`.")
+    since: str = Field(description="The instant counted from, as normalised.")
+
+
+@router.get(
+    "/report/refined",
+    response_model=RefinedOut,
+    responses=errors(400, 429),
+    operation_id="getRefinedThemes",
+    summary="How many themes the model refined since an instant",
+    description="A row saved with the rules' structure (an import, a desk's save for later) is structured by "
+    "the model later; where that changed the theme a report may already have shown, the item's history says "
+    "so (`structure.refined` in the audit log) and this counts them, over both channels, within the caller's "
+    "stores. The management page asks it with the moment it read its report, and says so beside it.",
+)
+async def refined_themes(
+    rt: RuntimeDep,
+    scope: ManagerScope,
+    since: str | None = Query(
+        None,
+        description="An ISO-8601 instant: count the themes refined from then on (default: a day ago).",
+        json_schema_extra={"format": "date-time"},
+    ),
+) -> RefinedOut:
+    try:
+        normalised = normalize_timestamp(since) if since else format_instant(rt.clock.now() - timedelta(days=1))
+    except ValueError as exc:
+        raise InputError([Problem("since must be an ISO-8601 instant.", "timestamp_invalid", field="since")]) from exc
+    stores = frozenset({scope.store}) if scope.store is not None else scope.stores
+    counted = [
+        await StructureQueue(rt.channels[name].store).refined_since(normalised, stores) for name in (CORPUS, LIVE)
+    ]
+    return RefinedOut(refined=sum(counted), since=normalised)

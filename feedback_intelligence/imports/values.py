@@ -1,10 +1,11 @@
 """The values of an import mapped to what the service takes (ADR 0059): a form tool's channel labels to
 the domain's sources, store names to store ids, and its dates and times to UTC instants.
 
-A value map is a small JSON file (``--values``): ``{"source": {"Verkkolomake": "web_form"}, "store":
-{"Keskusta": "hki-1"}}``; a label is matched trimmed and case-insensitively, and a value the map does not
-name is sent as it is. A store's *name* as in ``FI_STORES`` (the service's ``/schema``) needs no map: it
-is matched exactly, case-insensitively, and becomes the store's id.
+A value map is a small JSON object (``feedctl load --values FILE``, or the page's choices):
+``{"source": {"Verkkolomake": "web_form"}, "store": {"Keskusta": "hki-1"}}``; a label is matched
+trimmed and case-insensitively, and a value the map does not name is sent as it is. A store's *name* as
+in ``FI_STORES`` (the service's ``/schema``) needs no map: it is matched exactly, case-insensitively,
+and becomes the store's id.
 
 A time is ISO 8601 or Finnish, ``d.m.yyyy``, ``d.m.yyyy hh.mm``, ``d.m.yyyy hh.mm.ss`` (``.`` or ``:``
 between hours, minutes and seconds), found value by value. A time without an offset is the shop's
@@ -19,12 +20,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from feedback_intelligence.cli.failures import CliError, read_json_file
-from feedback_intelligence.cli.jsonl import Line
+from feedback_intelligence.imports.rows import ImportRefused, Line
 
 MAPPED_FIELDS = ("source", "store")
 _FINNISH = re.compile(
@@ -37,24 +36,22 @@ def _fold(label: str) -> str:
     return label.strip().casefold()
 
 
-def read_value_map(path: Path | None) -> dict[str, dict[str, str]]:
-    """``--values FILE``: field → {folded label → value}; raises CliError naming what is wrong."""
-    if path is None:
-        return {}
-    raw = read_json_file(path, "--values")
+def value_map_of(raw: Any, where: str) -> dict[str, dict[str, str]]:
+    """A value map read as JSON (``--values FILE``, the page's label choices): field → {folded label →
+    value}; raises ImportRefused naming what is wrong, ``where`` saying whose map it is."""
     example = '{"source": {"Verkkolomake": "web_form"}, "store": {"Keskusta": "hki-1"}}'
     if not isinstance(raw, dict):
-        raise CliError(f"--values: {path}: expected an object such as {example}")
+        raise ImportRefused(f"{where}: expected an object such as {example}")
     mapping: dict[str, dict[str, str]] = {}
     for field, labels in raw.items():
         if field not in MAPPED_FIELDS:
-            raise CliError(f"--values: {path}: '{field}' cannot be mapped (only {', '.join(MAPPED_FIELDS)})")
+            raise ImportRefused(f"{where}: '{field}' cannot be mapped (only {', '.join(MAPPED_FIELDS)})")
         if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
-            raise CliError(f"--values: {path}: '{field}' must map labels to values, as in {example}")
+            raise ImportRefused(f"{where}: '{field}' must map labels to values, as in {example}")
         folded: dict[str, str] = {}
         for label, value in labels.items():
             if _fold(label) in folded:
-                raise CliError(f"--values: {path}: '{field}' maps '{label}' twice (labels ignore case)")
+                raise ImportRefused(f"{where}: '{field}' maps '{label}' twice (labels ignore case)")
             folded[_fold(label)] = value
         mapping[field] = folded
     return mapping
@@ -77,7 +74,7 @@ class ValueMapper:
         try:
             zone = ZoneInfo(zone_name)
         except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise CliError(f"the service's timezone '{zone_name}' is not one this machine knows") from exc
+            raise ImportRefused(f"the service's timezone '{zone_name}' is not one this machine knows") from exc
         return cls(values, names, zone, naive_utc)
 
     def map_line(self, line: Line) -> tuple[Line, list[str]]:

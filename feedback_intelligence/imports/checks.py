@@ -1,12 +1,13 @@
-"""``feedctl load`` checks every line against the service's own ``GET /schema`` before it sends any:
-sources, the taxonomy of an ``acceptedStructure``, text bounds. A file with a bad line is refused
-whole (exit 2), each bad line named, so an import is never left half done by a fault in the file."""
+"""Every line of an import checked against the service's own schema (``GET /schema``'s body) before any is
+stored: sources, the taxonomy of an ``acceptedStructure``, text bounds. A file with a bad line is refused
+whole, each bad line named, so an import is never left half done by a fault in the file (``feedctl load``
+and the page's upload alike)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from feedback_intelligence.cli.jsonl import Line
+from feedback_intelligence.imports.rows import Line
 from feedback_intelligence.instants.timestamps import normalize_timestamp
 from feedback_intelligence.text.normalize import is_blank
 
