@@ -145,7 +145,7 @@ def test_query_words_are_folded_and_blank_ones_dropped() -> None:
 
 @pytest.mark.postgres
 async def test_search_on_postgresql_reads_the_trigram_index_and_answers_the_same() -> None:
-    """The ``LIKE … ESCAPE`` the search emits is one the trigram index can answer (migration 0022, ADR 0066):
+    """The ``LIKE … ESCAPE`` the search emits is one the trigram index can answer (migration 0018, ADR 0066):
     with the table scan forbidden the plan names the index, and every search case selects what it did."""
     async with postgres_database("fi_chain") as url:
         s = FeedbackStore(url, derive=DomainDeriver(DOMAIN))

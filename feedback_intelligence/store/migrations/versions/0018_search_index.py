@@ -7,7 +7,7 @@ change; only how they are found. SQLite gets nothing (a store's database is smal
 cannot be created (an older server, a role without the right), the migration says so in the log and goes
 on without the index: search stays exact, only slower (docs/operations/reports.md).
 
-Revision ID: 0022
+Revision ID: 0018
 Revises: 0017
 """
 
@@ -16,7 +16,7 @@ import logging
 from alembic import op
 from sqlalchemy.exc import DBAPIError
 
-revision = "0022"
+revision = "0018"
 down_revision = "0017"
 branch_labels = None
 depends_on = None
