@@ -343,7 +343,8 @@ async def overdue_candidates(conn: AsyncConnection, happened_before: str, limit:
 
 
 async def mark_overdue(conn: AsyncConnection, feedback_id: str, at: str) -> bool:
-    """Conditional: only one replica's check tells a case overdue, and only once."""
+    """Conditional: only one replica's check tells a case overdue, and only once. The revision stays: a
+    manager closing the case at that moment changes what they read, and must not be refused as stale."""
     statement = (
         update(cases)
         .where(
@@ -351,7 +352,7 @@ async def mark_overdue(conn: AsyncConnection, feedback_id: str, at: str) -> bool
             cases.c.overdue_at.is_(None),
             cases.c.state.in_([OPEN, ACKNOWLEDGED]),
         )
-        .values(overdue_at=at, revision=cases.c.revision + 1, updated_at=at)
+        .values(overdue_at=at)
     )
     return bool((await conn.execute(statement)).rowcount)
 

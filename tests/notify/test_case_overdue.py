@@ -102,6 +102,7 @@ async def test_an_overdue_case_is_mailed_once_to_its_stores_managers(tmp_path: P
         assert [await each.escalate_overdue() for each in replicas] == [0, 0]
         [listed] = await replicas[0].listed()
         assert replicas[0].as_json(listed)["overdue"] is False
+        revision = listed.case.revision
 
         clock.advance(1)  # due: both replicas check at once, one tells
         told = await asyncio.gather(*(each.escalate_overdue() for each in replicas))
@@ -128,6 +129,7 @@ async def test_an_overdue_case_is_mailed_once_to_its_stores_managers(tmp_path: P
         assert [(e.action, e.actor_kind, e.new_value) for e in log if e.action == "case.overdue"] == [
             ("case.overdue", "system", format_instant(HAPPENED + timedelta(hours=4)))
         ]
+        assert view.case.revision == revision  # a manager acting meanwhile is not refused as stale
         shown = replicas[0].as_json(view)
         assert shown["overdue"] is True and shown["overdueNotifiedAt"] == format_instant(HAPPENED + timedelta(hours=4))
 
