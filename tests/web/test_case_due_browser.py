@@ -20,7 +20,13 @@ START = datetime.now(UTC).replace(microsecond=0)
 SHOWN = START + timedelta(minutes=1)  # the page's clock, paused
 LAWYER = "Kassa kohteli minua törkeästi, otan yhteyttä lakimieheen."
 FALL = "Asiakas liukastui märällä lattialla ja löi päänsä, ambulanssi haettiin."
-STRUCTURE = {"category": "tilat_siisteys", "theme": "liukas lattia", "severity": "high", "type": "complaint", "language": "fi"}
+STRUCTURE = {
+    "category": "tilat_siisteys",
+    "theme": "liukas lattia",
+    "severity": "high",
+    "type": "complaint",
+    "language": "fi",
+}
 
 
 @pytest.fixture(scope="module")
