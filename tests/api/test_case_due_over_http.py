@@ -6,9 +6,21 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
+
 from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.instants.timestamps import format_instant
-from tests.support.people import add_user, client, csrf, desk_entry, people_settings, running_app, sign_in
+from tests.support.people import (
+    LOOPBACK,
+    PASSWORD,
+    add_user,
+    client,
+    csrf,
+    desk_entry,
+    people_settings,
+    running_app,
+    sign_in,
+)
 
 START = datetime(2027, 2, 1, 9, 30, tzinfo=UTC)
 FALL = "Asiakas liukastui märällä lattialla ja löi päänsä, ambulanssi haettiin."
@@ -63,3 +75,28 @@ async def test_due_at_and_overdue_follow_the_tier_and_the_clock(tmp_path: Path) 
             assert all(c["overdue"] for c in both.values())
             one = await manager.get("/cases/live:lawyer-1")
             assert one.status_code == 200 and one.json()["overdue"] is True
+
+
+async def test_a_managers_address_given_at_add_is_where_an_overdue_case_is_mailed(tmp_path: Path) -> None:
+    async with running_app(people_settings(tmp_path)) as app:
+        async with client(app, LOOPBACK) as operator:
+
+            async def add(username: str, grant: tuple[str, str], address: str | None) -> httpx.Response:
+                body = {
+                    "username": username,
+                    "password": PASSWORD,
+                    "email": address,
+                    "grants": [dict(zip(("role", "store"), grant, strict=True))],
+                }
+                return await operator.post("/admin/users", json=body)
+
+            assert (await add("pia", ("manager", "s1"), "pia@shop.example")).status_code == 201
+            assert (await add("olli", ("manager", "s2"), "olli@shop.example")).status_code == 201
+            assert (await add("kaisa", ("clerk", "s1"), "kaisa@shop.example")).status_code == 201
+            assert (await add("ville", ("manager", "s1"), None)).status_code == 201
+            refused = await add("eve", ("manager", "s1"), "not an address")
+            assert refused.status_code == 400, refused.text
+        managers = app.state.runtime.notify.managers
+        assert await managers("s1") == ("pia@shop.example",)
+        assert await managers("s2") == ("olli@shop.example",)
+        assert await managers(None) == ()  # a store-less item is the chain's: nobody here manages the chain
