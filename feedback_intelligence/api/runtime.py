@@ -27,12 +27,14 @@ from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.alert_intake import AlertIntake
 from feedback_intelligence.services.batch_slots import BatchSlots
+from feedback_intelligence.services.case_due import DueTerms
 from feedback_intelligence.services.cases import CaseService
 from feedback_intelligence.services.channels import CORPUS, INBOX, LIVE, Channel, ChannelEpochs, InboxEpochs
 from feedback_intelligence.services.health import HealthService
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.services.interpret import InterpretService
 from feedback_intelligence.services.restructure import RestructureService
+from feedback_intelligence.store.accounts import AccountStore
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text import morphology
@@ -274,10 +276,20 @@ def build_alerting(
     for name, channel in channels.items():
         channel.on_save = intake.hook(name)
     notify = NotifyWorker(domain, [channels[LIVE], channels[CORPUS]], settings.channels, settings, metrics, clock=clock)
-    case_service = CaseService(domain, channels, intake, settings.case_escalate_after_s, clock=clock)
+    case_service = CaseService(
+        domain,
+        channels,
+        intake,
+        settings.case_escalate_after_s,
+        clock=clock,
+        due_terms=DueTerms(settings.case_due_safety_h, settings.case_due_other_d),
+    )
+    # an overdue case's mail goes to its store's managers, read from the live database's accounts
+    notify.managers = AccountStore(channels[LIVE].store, clock).manager_addresses
 
     async def escalate() -> None:
         await case_service.escalate_due()
+        await case_service.escalate_overdue()
 
     notify.ticks.append(escalate)
     digest = AlertDigest(

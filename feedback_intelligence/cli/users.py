@@ -57,13 +57,16 @@ def add(
         ),
     ],
     name: Annotated[str | None, typer.Option(help="The name shown in the pages (default: the user name).")] = None,
+    email: Annotated[
+        str | None, typer.Option(help="Where a manager is mailed an overdue case of their stores (none: not mailed).")
+    ] = None,
     password_stdin: _PASSWORD_STDIN = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Add a local account with its role grants (the first operator: `feedctl user add admin --role operator`)."""
     password = _new_password(password_stdin)
     grants = [_grant(r) for r in role]
-    body = {"username": username, "displayName": name, "password": password, "grants": grants}
+    body = {"username": username, "displayName": name, "email": email, "password": password, "grants": grants}
     with client() as http:
         answer = send(http, "POST", "/admin/users", json=body)
     if answer.status_code == 409:

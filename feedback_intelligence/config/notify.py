@@ -25,6 +25,9 @@ class NotifySettings(Group):
     # a paging report joins its store's case of the same alert category opened this many hours before; 0 = off
     case_incident_window_h: float = variable("FI_CASE_INCIDENT_WINDOW_H", 24, ge=0, le=8760)
     case_escalate_after_s: float = variable("FI_CASE_ESCALATE_AFTER_S", 1800, ge=1, le=2_592_000)
+    # a case is due this long after its incident (ADR 0061): safety tiers in hours, the others in days
+    case_due_safety_h: float = variable("FI_CASE_DUE_SAFETY_H", 4, gt=0, le=8760)
+    case_due_other_d: float = variable("FI_CASE_DUE_OTHER_D", 3, gt=0, le=365)
     # the shop's hour (FI_TIMEZONE) from which the day before's digest of non-paging alerts goes out
     digest_hour: int = variable("FI_NOTIFY_DIGEST_HOUR", 7, ge=0, le=23)
 

@@ -38,7 +38,7 @@ LINK_LABEL = "Avaa tapaus"
 @dataclass(frozen=True, slots=True)
 class Message:
     delivery_id: str
-    event: str  # alert, escalation, test
+    event: str  # alert, escalation, overdue, test
     channel: str
     feedback_id: str
     categories: tuple[str, ...]
@@ -62,9 +62,9 @@ class Message:
     def title(self) -> str:
         if self.heading is not None:
             return self.heading
-        kind = "Eskaloitu hälytys" if self.event == "escalation" else "Hälytys"
-        if self.event == "test":
-            kind = "Testiviesti"
+        kind = {"escalation": "Eskaloitu hälytys", "overdue": "Myöhässä", "test": "Testiviesti"}.get(
+            self.event, "Hälytys"
+        )
         labels = ", ".join(self.category_labels) or "hälytys"
         where = f" – myymälä {one_line(self.store)}" if self.store else ""
         return f"{kind}: {labels}{where}"
@@ -85,6 +85,9 @@ class Message:
         lines = [self.title, f"Aika: {self.shown_time}", f"Palaute: ”{self.excerpt}”"]
         if self.event == "escalation":
             lines.append("Kukaan ei ole vielä kuitannut tätä kriittistä tapausta.")
+        if self.event == "overdue":
+            lines.append("Tapauksen määräaika on mennyt, eikä sitä ole vielä hoidettu.")
+            lines.append("Saat tämän viestin myymälän esihenkilönä.")
         return lines
 
     def to_json(self) -> dict[str, Any]:

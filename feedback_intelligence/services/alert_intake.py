@@ -101,6 +101,11 @@ class AlertIntake:
         age = (now or self.clock.now()) - parse_normalized(item.timestamp)
         return age <= timedelta(days=self.max_age_days)
 
+    def mail_route(self) -> str | None:
+        """The route whose mail transport tells a store's managers of an overdue case (ADR 0061): the first
+        ``smtp`` route of ``FI_NOTIFY_CHANNELS``, whatever it routes; None without one."""
+        return next((r.name for r in self.routes if r.kind == "smtp"), None)
+
     def routes_for(self, item: StoredFeedback, *, escalation: bool) -> list[str]:
         """The routes paged for ``item`` (its paging alerts)."""
         return self.routes_taking(item, paging_categories(item, self.domain), escalation=escalation)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +25,7 @@ from feedback_intelligence.services.alert_intake import (
     paging_categories,
     severity_rank_of,
 )
+from feedback_intelligence.services.case_due import Due, DueTerms, due_of
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store import audit, cases, counters, outbox
 from feedback_intelligence.store.audit import AuditEntry
@@ -120,8 +121,10 @@ class CaseService:
         escalate_after_s: float,
         *,
         clock: Clock = SYSTEM_CLOCK,
+        due_terms: DueTerms = DueTerms(),
     ):
         self.clock = clock  # when an action happened, and which open cases are due for escalation
+        self.due_terms = due_terms
         self.domain = domain
         self.channels = channels
         self.intake = intake
@@ -149,8 +152,23 @@ class CaseService:
                 by = tuple(joined.get(case.feedback_id, ()))
                 views.append(CaseView(name, case, await channel.store.get(case.feedback_id), by))
         rank = {state: n for n, state in enumerate(cases.STATES)}
-        views.sort(key=lambda v: (rank.get(v.case.state, 9), -case_tier(v, self.domain), v.case.opened_at, v.ref))
+        now = self.clock.now()
+
+        def order(v: CaseView) -> tuple[int, bool, int, str, str]:  # an overdue case first within its state
+            late = self.due(v).overdue(now)
+            return rank.get(v.case.state, 9), not late, -case_tier(v, self.domain), v.case.opened_at, v.ref
+
+        views.sort(key=order)
         return views[:limit]
+
+    def as_json(self, view: CaseView) -> dict[str, Any]:
+        """The API's case (:func:`case_json`), its due time by this service's terms and clock."""
+        return case_json(view, self.domain, self.due(view), self.clock.now())
+
+    def due(self, view: CaseView) -> Due:
+        """The case's due time by the one rule (services/case_due.py)."""
+        incident_at = view.item.timestamp if view.item is not None else None
+        return due_of(view.case, incident_at, case_tier(view, self.domain), self.domain, self.due_terms)
 
     async def detail(self, ref: str) -> tuple[CaseView, list[cases.Note], list[AuditEntry]]:
         channel, feedback_id = self._split(ref)
@@ -350,6 +368,42 @@ class CaseService:
                 escalated += 1
         return escalated
 
+    async def escalate_overdue(self, now: datetime | None = None) -> int:
+        """Tell the store's managers of every case past its due time, once (ADR 0061): ``overdue_at``, one
+        ``overdue`` outbox row on the mail route (its addressees are read when it is sent) and a
+        ``case.overdue`` audit row, in one transaction; a conditional update keeps it to one replica."""
+        moment = now or self.clock.now()
+        started_before = format_instant(moment - self.due_terms.shortest)
+        route = self.intake.mail_route()
+        told = 0
+        for name, channel in self.channels.items():
+            async with channel.store.connection() as conn:
+                candidates = await cases.overdue_candidates(conn, started_before)
+            for case, _ in candidates:
+                view = CaseView(name, case, await channel.store.get(case.feedback_id))
+                due = self.due(view)
+                if not due.overdue(moment):
+                    continue
+                at = format_instant(moment)
+                async with channel.store.transaction() as conn:
+                    if not await cases.mark_overdue(conn, case.feedback_id, at):
+                        continue  # another replica's check was first, or the case closed meanwhile
+                    await outbox.enqueue(
+                        conn,
+                        channel=name,
+                        feedback_id=case.feedback_id,
+                        routes=[route] if route else [],
+                        event=outbox.OVERDUE,
+                        created_at=at,
+                        due_ms=now_ms(self.clock),
+                    )
+                    why = None if route else "no smtp route in FI_NOTIFY_CHANNELS: nobody was mailed"
+                    entry = self._entry(at, SYSTEM, "case.overdue", case.feedback_id, new=format_instant(due.due_at))
+                    await audit.append(conn, [replace(entry, reason=why)])
+                    await counters.bump(conn, VERSION_COUNTER)
+                told += 1
+        return told
+
     @staticmethod
     def _entry(
         at: str,
@@ -387,7 +441,8 @@ def case_tier(view: CaseView, domain: Domain) -> int:
     return max((domain.severity_rank(s) for s in implied if s is not None), default=-1)
 
 
-def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
+def case_json(view: CaseView, domain: Domain, due: Due, now: datetime) -> dict[str, Any]:
+    """``due``: :meth:`CaseService.due` of the view; ``now``: the service's clock."""
     case, item = view.case, view.item
     return {
         "ref": view.ref,
@@ -402,6 +457,8 @@ def case_json(view: CaseView, domain: Domain) -> dict[str, Any]:
         "rootCauseText": case.root_cause_text,
         "resolution": case.resolution,
         "escalatedAt": case.escalated_at,
+        **due.as_json(now),
+        "overdueNotifiedAt": case.overdue_at,
         "owner": ({"kind": case.owner_kind, "id": case.owner_id, "name": case.owner_name} if case.owner_name else None),
         "revision": case.revision,
         "updatedAt": case.updated_at,

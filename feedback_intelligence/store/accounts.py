@@ -179,8 +179,16 @@ class AccountStore(StoreView):
             return int(await conn.scalar(select(func.count()).select_from(accounts)) or 0)
 
     async def add_local(
-        self, username: str, display_name: str, password_hash: str, grants: tuple[Grant, ...], *, by: By = OPERATOR
+        self,
+        username: str,
+        display_name: str,
+        password_hash: str,
+        grants: tuple[Grant, ...],
+        *,
+        by: By = OPERATOR,
+        email: str | None = None,
     ) -> str:
+        """``email``: where an overdue case of a store the account manages is mailed (ADR 0061)."""
         account_id = secrets.token_hex(16)
         now = format_instant(self.clock.now())
         try:
@@ -190,6 +198,7 @@ class AccountStore(StoreView):
                         id=account_id,
                         username=fold_username(username),
                         display_name=display_name or username,
+                        email=email[:254] if email else None,
                         password_hash=password_hash,
                         auth_source="local",
                         subject=None,
@@ -386,6 +395,25 @@ class AccountStore(StoreView):
                 grants = (*known.grants, Grant(row.role, row.store)) if known else (Grant(row.role, row.store),)
                 found[row.id] = Person(row.id, row.username, row.display_name, grants)
         return list(found.values())
+
+    async def manager_addresses(self, store: str | None) -> tuple[str, ...]:
+        """The e-mail addresses of the enabled accounts with a ``manager`` grant of ``store`` or of the chain
+        (an item without a store is the chain's alone), sorted, each once; an account without one is left out."""
+        stores = ["*"] if store is None else ["*", store]
+        statement = (
+            select(accounts.c.email)
+            .join(role_grants, role_grants.c.account_id == accounts.c.id)
+            .where(
+                accounts.c.disabled_at.is_(None),
+                accounts.c.email.is_not(None),
+                role_grants.c.role == "manager",
+                role_grants.c.store.in_(stores),
+            )
+            .distinct()
+        )
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(statement)).scalars().all()
+        return tuple(sorted({address for address in found if address and "@" in address}))
 
     async def person(self, account_id: str) -> Person | None:
         async with self.engine.connect() as conn:

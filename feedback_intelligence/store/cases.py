@@ -54,6 +54,7 @@ class Case:
     root_cause_text: str | None = None
     resolution: str | None = None
     reports: int = 1  # the items reporting its incident: its own and those that joined it (ADR 0060)
+    overdue_at: str | None = None  # when its overdue escalation was enqueued (ADR 0061)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +321,38 @@ async def mark_escalated(conn: AsyncConnection, feedback_id: str, at: str) -> bo
         update(cases)
         .where(cases.c.feedback_id == feedback_id, cases.c.escalated_at.is_(None), cases.c.state == OPEN)
         .values(escalated_at=at, revision=cases.c.revision + 1, updated_at=at)
+    )
+    return bool((await conn.execute(statement)).rowcount)
+
+
+async def overdue_candidates(conn: AsyncConnection, happened_before: str, limit: int = 500) -> list[tuple[Case, str]]:
+    """Not closed, never told overdue, whose item happened at or before ``happened_before`` (the shortest
+    due span ago): the overdue check's candidates with their items' times; the rule decides which are due."""
+    statement = (
+        select(cases, feedback.c.timestamp.label("incident_at"))
+        .join(feedback, feedback.c.id == cases.c.feedback_id)
+        .where(
+            cases.c.state.in_([OPEN, ACKNOWLEDGED]),
+            cases.c.overdue_at.is_(None),
+            feedback.c.timestamp <= happened_before,
+        )
+        .order_by(feedback.c.timestamp, cases.c.feedback_id)
+        .limit(limit)
+    )
+    return [(_case(row), row.incident_at) for row in (await conn.execute(statement)).all()]
+
+
+async def mark_overdue(conn: AsyncConnection, feedback_id: str, at: str) -> bool:
+    """Conditional: only one replica's check tells a case overdue, and only once. The revision stays: a
+    manager closing the case at that moment changes what they read, and must not be refused as stale."""
+    statement = (
+        update(cases)
+        .where(
+            cases.c.feedback_id == feedback_id,
+            cases.c.overdue_at.is_(None),
+            cases.c.state.in_([OPEN, ACKNOWLEDGED]),
+        )
+        .values(overdue_at=at)
     )
     return bool((await conn.execute(statement)).rowcount)
 

@@ -250,6 +250,8 @@ cases = Table(
     Column("updated_at", String(33), nullable=False),
     # how many items report the case's incident: its own and those that joined it (0017, ADR 0060)
     Column("reports", Integer, nullable=False, server_default=text("1")),
+    # when its overdue escalation to the store's managers was enqueued (0019, ADR 0061); once per case
+    Column("overdue_at", String(33), nullable=True),
     Index("ix_cases_state_opened", "state", "opened_at"),
 )
 

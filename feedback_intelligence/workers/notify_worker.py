@@ -11,6 +11,8 @@ needs no model, and a notification must not wait for one.
 
 The same loop runs the escalation check (services/cases.py) and enqueues the day's digest when its hour
 comes (workers/alert_digest.py); neither needs a model. A digest row is rendered from the day's items.
+An ``overdue`` row (ADR 0061) goes through its mail route's transport to the managers granted the
+case's store, read when it is sent, not to the route's own ``to``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def backoff_s(attempt: int, options: NotifySettings, rng: Callable[[], float] = 
 
 
 Tick = Callable[[], Awaitable[None]]
+Addresses = Callable[[str | None], Awaitable[tuple[str, ...]]]  # a store's managers' e-mail addresses
 
 
 class NotifyWorker:
@@ -74,6 +77,7 @@ class NotifyWorker:
         self.replica = replica_name()
         self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check, the digest's hour)
         self.digest: AlertDigest | None = None  # renders a digest row (workers/alert_digest.py)
+        self.managers: Addresses | None = None  # who an overdue case's mail goes to (store/accounts.py)
         self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log, clock=clock)
         self._http: httpx.AsyncClient | None = None
         self._last_tick = -STATS_EVERY_S  # the first turn runs the periodic work
@@ -129,6 +133,12 @@ class NotifyWorker:
         if route is None:
             await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error="route not configured"))
             return
+        if row.event == ob.OVERDUE:
+            addressed = await self._to_managers(channel, route, row)
+            if isinstance(addressed, str):
+                await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error=addressed))
+                return
+            route = addressed
         message = await self._message(channel, route, row)
         if message is None:
             gone = "nothing left to digest" if row.event == ob.DIGEST else "item gone"
@@ -164,6 +174,18 @@ class NotifyWorker:
             latency = (delivered_at - parse_normalized(row.created_at)).total_seconds()
             if self.metrics is not None:
                 self.metrics.notify_latency.labels(route.name).observe(max(0.0, latency))
+
+    async def _to_managers(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> NotifyRoute | str:
+        """The mail route addressed to the managers granted the case's store; or why nobody can be mailed."""
+        if route.kind != "smtp":
+            return "an overdue case is mailed: its route is not smtp"
+        item = await channel.store.get(row.feedback_id)
+        if item is None:
+            return "item gone"
+        addresses = await self.managers(item.store) if self.managers is not None else ()
+        if not addresses:
+            return "no manager of its store has an e-mail address"
+        return route.model_copy(update={"mail_to": addresses})
 
     async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | None:
         """The row's message, rendered now from what is stored; None when its subject is gone."""

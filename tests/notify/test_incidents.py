@@ -22,7 +22,7 @@ from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.services.alert_intake import AlertIntake
-from feedback_intelligence.services.cases import Actor, CaseService, case_json, closure_for
+from feedback_intelligence.services.cases import Actor, CaseService, closure_for
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import outbox
@@ -65,7 +65,7 @@ class Incidents:
         return Counter((r.feedback_id, r.route) for r in rows if r.event == "alert")
 
     async def listed(self) -> dict[str, dict]:
-        return {v.ref: case_json(v, self.cases.domain) for v in await self.cases.listed()}
+        return {v.ref: self.cases.as_json(v) for v in await self.cases.listed()}
 
 
 @asynccontextmanager

@@ -44,6 +44,16 @@ class CaseOut(ApiModel):
     rootCauseText: str | None = Field(description="The root cause in the manager's words; null without them.")
     resolution: str | None = Field(description="What was done, for a handled case; null otherwise.")
     escalatedAt: str | None = Field(description="When it was escalated; null if it was not.")
+    dueAt: str = Field(
+        description="When the case is due: its incident's time plus `FI_CASE_DUE_SAFETY_H` hours for a safety tier "
+        "(an alert of the domain's most severe level), `FI_CASE_DUE_OTHER_D` days for the others."
+    )
+    overdue: bool = Field(description="Neither handled nor dismissed, and its due time has come.")
+    ageSeconds: int = Field(description="Seconds since its incident happened, by the service's clock.")
+    safety: bool = Field(description="Of a safety tier: due in hours rather than days.")
+    overdueNotifiedAt: str | None = Field(
+        description="When its store's managers were told it is overdue (once per case); null until then."
+    )
     owner: Person | None = Field(description="Who owns the case; null when nobody does.")
     revision: int = Field(description="Grows with every change; the case's ETag.")
     updatedAt: str = Field(description="When the case last changed.")

@@ -72,6 +72,12 @@ class UserIn(ApiModel):
         "`ａｄｍｉｎ` is `admin`.",
     )
     displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
+    email: str | None = Field(
+        None,
+        max_length=254,
+        pattern=r"^[^@\s]+@[^@\s]+$",
+        description="Where a manager is mailed an overdue case of their stores; none: not mailed.",
+    )
     password: str = password_field("The password")
     grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
 

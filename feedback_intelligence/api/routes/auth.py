@@ -266,6 +266,7 @@ async def add_user(body: UserIn, request: Request, p: PeopleDep) -> Response:
         await p.hash_password(body.password),
         tuple(grants),
         by=changed_by(request),
+        email=body.email,
     )
     body_out = UserCreated(id=account_id, username=fold_username(body.username))
     return JSONResponse(body_out.model_dump(), status_code=201)

@@ -36,7 +36,7 @@ from feedback_intelligence.api.scope import (
 )
 from feedback_intelligence.auth.people import People
 from feedback_intelligence.auth.principal import principal_of
-from feedback_intelligence.services.cases import Actor, CaseView, ClosureRefused, UnknownRef, case_json, closure_for
+from feedback_intelligence.services.cases import Actor, CaseView, ClosureRefused, UnknownRef, closure_for
 from feedback_intelligence.store.accounts import Person as Account
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.text.normalize import is_blank
@@ -116,7 +116,7 @@ def _ref(ref: str) -> str:
 
 
 def _answer(view: CaseView, rt: Runtime, status: int = 200) -> JSONResponse:
-    return JSONResponse(case_json(view, rt.domain), status_code=status, headers={"ETag": f'"{view.case.revision}"'})
+    return JSONResponse(rt.cases.as_json(view), status_code=status, headers={"ETag": f'"{view.case.revision}"'})
 
 
 def _not_found(ref: str) -> JSONResponse:
@@ -139,7 +139,7 @@ async def list_cases(
     scope: ManagerScope,
 ) -> CaseListOut:
     views = await rt.cases.listed(tuple(state), limit, scope.store)
-    cases = [case_json(v, rt.domain) for v in views]
+    cases = [rt.cases.as_json(v) for v in views]
     return CaseListOut.model_validate({"cases": cases, "counts": await rt.cases.counts(scope.store)})
 
 
@@ -171,7 +171,7 @@ async def get_case(ref: str, rt: RuntimeDep) -> JSONResponse:
         view, notes, log = await rt.cases.detail(_ref(ref))
     except UnknownRef:
         return _not_found(ref)
-    body = case_json(view, rt.domain)
+    body = rt.cases.as_json(view)
     body["notes"] = [
         {"id": n.id, "at": n.at, "author": {"kind": n.author_kind, "name": n.author_name}, "text": n.text}
         for n in notes

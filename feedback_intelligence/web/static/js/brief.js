@@ -6,6 +6,7 @@
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
+import { dueOf, overdueFirst } from "./due.js";
 import { applyStatic, formatShortTime, initialLanguage, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -33,6 +34,7 @@ function caseLine(item, names, t, topTier) {
     h("a", { href: `#case=${encodeURIComponent(item.ref).replace(/%3A/g, ":")}`, class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
+      dueOf(item)?.overdue ? h("span", { class: "brief-overdue" }, ` · ${t("cases.overdue")}`) : "",
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
@@ -48,10 +50,13 @@ function riseLine(rise, where, t) {
 }
 
 function render(brief, cases, names, t) {
-  const active = cases.filter((c) => ACTIVE.has(c.state));
+  const active = overdueFirst(cases.filter((c) => ACTIVE.has(c.state)));
+  const overdue = active.filter((c) => dueOf(c)?.overdue).length;
   el.totals.textContent = t("brief.totals", {
     items: brief.totals.items, previous: brief.totals.previousItems, alerts: brief.totals.alertItems, open: active.length,
+    overdue,
   });
+  el.totals.dataset.overdue = String(overdue);
   el.totals.dataset.items = String(brief.totals.items);
   el.totals.dataset.alerts = String(brief.totals.alertItems);
   el.totals.dataset.open = String(active.length);

@@ -6,9 +6,12 @@
 // A case is carried to its end here: its owner (oneself, a manager granted its store, or a typed name
 // without accounts), its notes and history, and closing it as handled with a root cause of the domain's
 // list and what was done. A link to `#case=<ref>` (the alert mail's) opens that case and brings it into view.
+// An active case says its age and when it is due, or how long overdue (due.js); an overdue one is marked in
+// the warning colour and listed first within its state.
 
 import { getJson, request } from "./api.js";
 import { byId, clear, h, replace, show } from "./dom.js";
+import { dueOf, dueWords, overdueFirst } from "./due.js";
 import { applyStatic, formatTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -203,20 +206,24 @@ function caseRow(item) {
   const forms = controls.filter((c) => c.tagName === "FIELDSET");
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const story = storyBox(item);
+  const late = Boolean(dueOf(item)?.overdue);
+  const due = dueWords(item, t);
   return h(
     "li",
-    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", (item.reportRefs || [item.ref]).includes(linkedRef()) && "case-target"],
+    { class: ["case", ACTIVE.has(item.state) ? "case-active" : "case-closed", late && "case-overdue", (item.reportRefs || [item.ref]).includes(linkedRef()) && "case-target"],
       id: `case-${item.ref}`,
       tabindex: "-1",
-      dataset: { ref: item.ref, state: item.state, reports: JSON.stringify(item.reportRefs || [item.ref]) } },
+      dataset: { ref: item.ref, state: item.state, overdue: String(late), reports: JSON.stringify(item.reportRefs || [item.ref]) } },
     h("p", { class: "case-head" },
       h("strong", { class: "case-state" }, t(`cases.state.${item.state}`)), " · ", categories,
+      late ? h("span", { class: "case-overdue-mark" }, ` · ${t("cases.overdue")}`) : null,
       item.item?.store ? h("span", { class: "case-store", dataset: { store: item.item.store } },
         ` · ${storeName(names, item.item.store)}`) : "",
       item.escalatedAt ? h("span", { class: "case-escalated" }, ` · ${t("cases.escalated")}`) : null,
       item.reports > 1 ? h("span", { class: "case-reports" }, ` · ${t("cases.reports", { count: item.reports })}`) : null),
     h("p", { class: "case-text" }, excerpt(item.item?.text || "")),
     h("p", { class: "case-meta" }, happened(item), " · ", h("span", { class: "case-owner" }, ownerWords(item.owner))),
+    due ? h("p", { class: "case-due", title: formatTime(item.dueAt, t) }, due) : null,
     closureLines(item),
     h("div", { class: "case-actions" }, controls.filter((c) => !forms.includes(c))),
     forms,
@@ -434,7 +441,8 @@ async function load() {
   // what needs acting on first (open, then acknowledged, each the most serious then oldest first as the
   // server sends them),
   // then what is done; the list stops after a few active cases until the reader asks for all
-  const active = cases.cases.filter((c) => ACTIVE.has(c.state));
+  // an overdue case first within its state, by the page's clock (the words beside it read the same)
+  const active = overdueFirst(cases.cases.filter((c) => ACTIVE.has(c.state)));
   const closed = cases.cases.filter((c) => !ACTIVE.has(c.state));
   const open = active.filter((c) => c.state === "open").length;
   el.summary.textContent = t("cases.summary", { open, acknowledged: active.length - open, closed: closed.length });

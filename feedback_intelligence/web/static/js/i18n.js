@@ -929,8 +929,8 @@ const fi = {
 // ---- the management view's brief, store names and audit words (kept apart to ease merging)
 Object.assign(en, {
   "brief.heading": "This week",
-  "brief.totals": ({ items, previous, alerts, open }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert · ${open} open ${open === 1 ? "case" : "cases"}`,
+  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: the urgent ones open a case, the others wait for the daily digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -963,8 +963,8 @@ Object.assign(en, {
 });
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
-  "brief.totals": ({ items, previous, alerts, open }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä · ${open} avointa tapausta`,
+  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: kiireelliset avaavat tapauksen, muut odottavat päivän koostetta · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
@@ -1006,6 +1006,28 @@ Object.assign(fi, {
   "cases.reports": "{count} ilmoitusta",
   "cases.reportTexts": "Ilmoitukset",
   "audit.action.case.report": "uusi ilmoitus liitetty",
+});
+
+// ---- a case's due time and age (kept apart to ease merging)
+Object.assign(en, {
+  "cases.dueIn": "due in {span}",
+  "cases.overdueBy": "overdue by {span}",
+  "cases.age": "age {span}",
+  "cases.overdue": "Overdue",
+  "span.days": "{d} d {h} h",
+  "span.hours": "{h} h {m} min",
+  "span.minutes": "{m} min",
+  "audit.action.case.overdue": "overdue: told to the store's managers",
+});
+Object.assign(fi, {
+  "cases.dueIn": "erääntyy {span} kuluttua",
+  "cases.overdueBy": "myöhässä {span}",
+  "cases.age": "ikä {span}",
+  "cases.overdue": "Myöhässä",
+  "span.days": "{d} vrk {h} t",
+  "span.hours": "{h} t {m} min",
+  "span.minutes": "{m} min",
+  "audit.action.case.overdue": "myöhässä: ilmoitettu myymälän esihenkilöille",
 });
 
 // ---- the cases carried to their end: owner, notes, root cause, the incident's time (kept apart to ease merging)

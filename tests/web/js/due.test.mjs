@@ -1,0 +1,49 @@
+// Unit tests of a case's due time in words (node --test).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { dueOf, dueWords, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
+import { translator } from "../../../feedback_intelligence/web/static/js/i18n.js";
+
+const fi = translator("fi");
+const en = translator("en");
+const HAPPENED = Date.parse("2026-12-03T08:00:00Z");
+const H = 3_600_000;
+
+function item(state = "open", dueAfterH = 4) {
+  return {
+    ref: `live:${state}-${dueAfterH}`,
+    state,
+    openedAt: "2026-12-03T08:00:00.0000000Z",
+    dueAt: new Date(HAPPENED + dueAfterH * H).toISOString(),
+    item: { timestamp: "2026-12-03T08:00:00.0000000Z" },
+  };
+}
+
+test("spans in words, whole minutes down", () => {
+  assert.equal(spanWords(3 * H + 59 * 60_000 + 59_000, fi), "3 t 59 min");
+  assert.equal(spanWords(51 * H, fi), "2 vrk 3 t");
+  assert.equal(spanWords(5 * 60_000, en), "5 min");
+  assert.equal(spanWords(26 * H, en), "1 d 2 h");
+});
+
+test("due in, then overdue by, from the due instant on", () => {
+  assert.equal(dueWords(item(), fi, HAPPENED + H), "ikä 1 t 0 min · erääntyy 3 t 0 min kuluttua");
+  assert.equal(dueOf(item(), HAPPENED + 4 * H - 1).overdue, false);
+  assert.equal(dueOf(item(), HAPPENED + 4 * H).overdue, true);
+  assert.equal(dueWords(item(), en, HAPPENED + 5 * H + 5 * 60_000), "age 5 h 5 min · overdue by 1 h 5 min");
+});
+
+test("a closed case has no due words and is never overdue", () => {
+  assert.equal(dueWords(item("handled"), fi, HAPPENED + 9 * H), null);
+  assert.equal(dueOf(item("dismissed"), HAPPENED + 9 * H).overdue, false);
+});
+
+test("overdue first within a state, the server's order kept otherwise", () => {
+  const serious = item("open", 4);
+  const late = item("open", 2);
+  const acknowledged = item("acknowledged", 1);
+  const order = overdueFirst([serious, late, acknowledged], HAPPENED + 3 * H).map((c) => c.ref);
+  assert.deepEqual(order, [late.ref, serious.ref, acknowledged.ref]);
+  assert.deepEqual(overdueFirst([serious, late], HAPPENED).map((c) => c.ref), [serious.ref, late.ref]);
+});
