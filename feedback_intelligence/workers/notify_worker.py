@@ -218,14 +218,17 @@ class NotifyWorker:
                 self.metrics.notify_outbox_oldest.labels(channel.name).set(max(0.0, age))
         return out
 
-    async def send_test(self) -> list[dict[str, object]]:
-        """One test message down every configured route, now, outside the outbox (``feedctl notify test``)."""
+    async def send_test(self, route_name: str | None = None) -> list[dict[str, object]]:
+        """One test message down the named route (None: every configured route), now, outside the outbox
+        (``feedctl notify test [ROUTE]``): the answer is the send's own, not a queued row's. KeyError: no such route."""
+        chosen = list(self.routes.values()) if route_name is None else [self.routes[route_name]]
         results: list[dict[str, object]] = []
-        for route in self.routes.values():
+        for route in chosen:
             message = trial_message(route.name, self.options.public_url, format_instant(self.clock.now()))
             try:
                 await send(route, message, self.http, timeout_s=self.options.timeout_s)
             except SendFailed as failure:
+                log.warning("notify: test message to %s failed: %s", route.name, failure.detail)
                 results.append({"name": route.name, "kind": route.kind, "ok": False, "detail": failure.detail})
             else:
                 results.append({"name": route.name, "kind": route.kind, "ok": True, "detail": None})
