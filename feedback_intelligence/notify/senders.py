@@ -19,6 +19,7 @@ import contextlib
 import ssl
 import time
 from datetime import UTC, datetime
+from email.message import EmailMessage
 from urllib.parse import urlparse
 
 import aiosmtplib
@@ -58,7 +59,7 @@ def _body(route: NotifyRoute, message: Message) -> bytes:
 
 async def send(route: NotifyRoute, message: Message, http: httpx.AsyncClient, *, timeout_s: float) -> None:
     if route.kind == "smtp":
-        await _send_mail(route, message, timeout_s)
+        await send_mail(route, email_message(message, route.mail_from or "", route.mail_to), timeout_s)
     else:
         await _post(route, message, http, timeout_s)
 
@@ -81,12 +82,12 @@ async def _post(route: NotifyRoute, message: Message, http: httpx.AsyncClient, t
     raise SendFailed(f"HTTP {status} {response.reason_phrase}", retryable=retryable)
 
 
-async def _send_mail(route: NotifyRoute, message: Message, timeout_s: float) -> None:
-    """One SMTP conversation, step by step, so a refusal says which step refused (docs/adr/0062)."""
+async def send_mail(route: NotifyRoute, mail: EmailMessage, timeout_s: float) -> None:
+    """``mail`` to its ``To`` through the route's relay: one SMTP conversation, step by step, so a refusal
+    says which step refused (docs/adr/0062)."""
     parsed = urlparse(route.url)
     implicit_tls = parsed.scheme == "smtps"
     context = ssl.create_default_context(cafile=route.ca_file) if route.ca_file else ssl.create_default_context()
-    mail = email_message(message, route.mail_from or "", route.mail_to)
     port = parsed.port or (465 if implicit_tls else 587)
     where = f"{parsed.hostname}:{port}"
     smtp = aiosmtplib.SMTP(
@@ -148,7 +149,9 @@ def smtp_failure(exc: BaseException, step: str, where: str) -> SendFailed:
     if isinstance(exc, aiosmtplib.SMTPResponseException):
         code = exc.code
         if code == 530 and step == "send":  # RFC 3207: "Must issue a STARTTLS command first"
-            return SendFailed(f'SMTP TLS required by {where}: {code} {_said(exc.message)} (set "starttls": true)', retryable=False)
+            return SendFailed(
+                f'SMTP TLS required by {where}: {code} {_said(exc.message)} (set "starttls": true)', retryable=False
+            )
         what = {"login": "login refused", "send": "message refused"}.get(step, "refused")
         if isinstance(exc, aiosmtplib.SMTPSenderRefused):
             what = "sender refused"

@@ -27,7 +27,7 @@ from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.schema import outbox
 
 PENDING, DELIVERED, FAILED, CANCELLED = "pending", "delivered", "failed", "cancelled"
-ALERT, ESCALATION, DIGEST = "alert", "escalation", "digest"
+ALERT, ESCALATION, DIGEST, BRIEF = "alert", "escalation", "digest", "brief"
 ERROR_MAX_CHARS = 300
 
 

@@ -9,8 +9,9 @@ while a send runs, so a slow receiver keeps its row; a replica that dies stops r
 one resends the row with the same delivery id. The worker never touches the LLM gate: a message
 needs no model, and a notification must not wait for one.
 
-The same loop runs the escalation check (services/cases.py) and enqueues the day's digest when its hour
-comes (workers/alert_digest.py); neither needs a model. A digest row is rendered from the day's items.
+The same loop runs the escalation check (services/cases.py), enqueues the day's digest when its hour
+comes (workers/alert_digest.py) and the people's briefs when theirs comes (workers/brief_mail.py); none
+needs a model. A digest row is rendered from the day's items, a brief row from the person's stores.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import logging
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from email.message import EmailMessage
 
 import httpx
 
@@ -31,17 +33,19 @@ from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify.message import Message, render, trial_message
-from feedback_intelligence.notify.senders import SendFailed, send
+from feedback_intelligence.notify.senders import SendFailed, send, send_mail
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store import outbox as ob
 from feedback_intelligence.store.errors import StoreUnavailable
 from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.brief_mail import BriefMailer
 from feedback_intelligence.workers.poll_loop import PollLoop
 from feedback_intelligence.workers.structuring_worker import replica_name
 
 log = logging.getLogger(__name__)
 
 STATS_EVERY_S = 5.0
+GONE = {ob.DIGEST: "nothing left to digest", ob.BRIEF: "the person no longer takes the brief"}  # else: the item
 
 
 def backoff_s(attempt: int, options: NotifySettings, rng: Callable[[], float] = random.random) -> float:
@@ -74,6 +78,7 @@ class NotifyWorker:
         self.replica = replica_name()
         self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check, the digest's hour)
         self.digest: AlertDigest | None = None  # renders a digest row (workers/alert_digest.py)
+        self.briefs: BriefMailer | None = None  # renders a brief-by-mail row (workers/brief_mail.py)
         self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log, clock=clock)
         self._http: httpx.AsyncClient | None = None
         self._last_tick = -STATS_EVERY_S  # the first turn runs the periodic work
@@ -131,12 +136,15 @@ class NotifyWorker:
             return
         message = await self._message(channel, route, row)
         if message is None:
-            gone = "nothing left to digest" if row.event == ob.DIGEST else "item gone"
+            gone = GONE.get(row.event, "item gone")
             await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error=gone))
             return
         renewer = asyncio.create_task(self._renew(outbox, row))
         try:
-            await send(route, message, self.http, timeout_s=self.options.timeout_s)
+            if isinstance(message, EmailMessage):
+                await send_mail(route, message, self.options.timeout_s)
+            else:
+                await send(route, message, self.http, timeout_s=self.options.timeout_s)
         except SendFailed as failure:
             if not failure.retryable or row.attempts >= self.options.max_attempts:
                 log.warning("notify: %s to %s failed for good: %s", row.dedupe_key, route.name, failure.detail)
@@ -165,8 +173,12 @@ class NotifyWorker:
             if self.metrics is not None:
                 self.metrics.notify_latency.labels(route.name).observe(max(0.0, latency))
 
-    async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | None:
+    async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | EmailMessage | None:
         """The row's message, rendered now from what is stored; None when its subject is gone."""
+        if row.event == ob.BRIEF:
+            if self.briefs is None or route.kind != "smtp":
+                return None
+            return await self.briefs.message(route, row.feedback_id, row.dedupe_key)
         if row.event == ob.DIGEST:
             if self.digest is None:
                 return None

@@ -130,5 +130,3 @@ async def test_the_reason_is_the_outbox_rows_last_error_and_the_logs_line(
     reason = f"SMTP recipient refused: {REFUSED_RECIPIENT} 550 5.1.1 No such mailbox here"
     assert (row.state, row.attempts, row.last_error) == (ob.FAILED, 1, reason)
     assert any(reason in record.getMessage() for record in caplog.records)
-
-
