@@ -193,7 +193,7 @@ class BriefMail:
         mail["Subject"] = mail_header(self.subject)
         mail["Message-ID"] = f"<{self.delivery_id.replace(':', '.')}@feedback-intelligence>"
         mail["X-FI-Delivery"] = self.delivery_id
-        mail["Content-Language"] = "en" if self.language == "en" else "fi"
         mail.set_content(self.text())
         mail.add_alternative(self.html(), subtype="html")
+        mail["Content-Language"] = "en" if self.language == "en" else "fi"  # after: set_content drops Content-*
         return mail
