@@ -156,7 +156,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("POST", "/auth/signout", PUBLIC, roles=ANYONE),
     _rule("GET", "/auth/me", PUBLIC, roles=ANYONE),
     _rule("POST", "/auth/password", PUBLIC, roles=ANYONE),  # one's own password; the route needs a session
-    _rule("GET PATCH", "/auth/me/mail", PUBLIC, roles=ANYONE),  # one's own address and brief by mail; needs a session
+    _rule("GET PATCH", "/auth/me/mail", PUBLIC, roles=MANAGERS),  # a manager's own address and brief by mail
     _rule("GET", "/account", PUBLIC, kind=Kind.PAGE, roles=ANYONE),  # one's own account: name, roles, password
     _rule("GET", "/auth/oidc/login", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
     _rule("GET", "/auth/oidc/callback", PUBLIC, kind=Kind.PAGE, roles=ANYONE),

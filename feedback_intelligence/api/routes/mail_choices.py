@@ -57,7 +57,7 @@ def _out(username: str, choice: MailChoice) -> Response:
     "/auth/me/mail",
     response_model=MailChoiceOut,
     operation_id="getOwnMailChoice",
-    summary="The signed-in person's address, language and brief-by-mail choice",
+    summary="The signed-in manager's address, language and brief-by-mail choice",
     responses={**errors(429), 401: {"description": "`signin_required`: nobody is signed in."}},
 )
 async def own_mail_choice(request: Request, p: PeopleDep) -> Response:

@@ -1,6 +1,6 @@
 """The brief by mail (ADR 0062): a person's language (null: the domain's) and their opt-in to the brief
 by mail (``brief_mail``: null = none, ``weekly`` on Mondays, ``daily``). The address is ``email``, there
-since the people tables (an SSO sign-in fills it; a local account's is set by its person or an operator).
+since the people tables (the first SSO sign-in fills it; a local account's is set by its person or an operator).
 
 Revision ID: 0019
 Revises: 0017 (0018 is another change's; the revision it revises is set when both are merged)
