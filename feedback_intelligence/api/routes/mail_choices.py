@@ -58,6 +58,8 @@ def _out(username: str, choice: MailChoice) -> Response:
     response_model=MailChoiceOut,
     operation_id="getOwnMailChoice",
     summary="The signed-in manager's address, language and brief-by-mail choice",
+    description="What the account page shows: `email`, `language` (null: the domain's) and `briefMail` "
+    "(`weekly`, `daily`, or null: none, the default). A managers' route.",
     responses={**errors(429), 401: {"description": "`signin_required`: nobody is signed in."}},
 )
 async def own_mail_choice(request: Request, p: PeopleDep) -> Response:
