@@ -24,6 +24,7 @@ from feedback_intelligence.api.routes import (
     docs,
     health,
     imports,
+    mail_choices,
     password_changes,
     report,
 )
@@ -98,6 +99,7 @@ def create_app(
     app.include_router(cases.router)
     app.include_router(auth.router)
     app.include_router(password_changes.router)
+    app.include_router(mail_choices.router)
     app.include_router(docs.router)
     install_openapi(app, domain, settings)
     # The edge (identity, headers, CORS, visitor key, rate limit, route surface, body cap, in-flight

@@ -40,6 +40,7 @@ from feedback_intelligence.structuring.service import StructuringService
 from feedback_intelligence.text import morphology
 from feedback_intelligence.text.language import warm as warm_language_detection
 from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.brief_mail import BriefMailer
 from feedback_intelligence.workers.notify_worker import NotifyWorker
 from feedback_intelligence.workers.rederive import RederivePass
 from feedback_intelligence.workers.structuring_worker import StructuringWorker
@@ -208,6 +209,28 @@ async def build_runtime(
         call_rate=call_rate,
         clock=clock,
     )
+    if settings.notify.brief_route is not None:
+        briefs = BriefMailer(
+            domain,
+            AccountStore(channels[LIVE].store, clock),
+            reports[INBOX],
+            case_service,
+            channels,
+            report_options,
+            settings.notify.brief_route,
+            ZoneInfo(report_options.timezone),
+            settings.notify.brief_hour,
+            configured_stores=settings.chain.stores.ids(),
+            store_name=settings.chain.stores.name,
+            public_url=settings.notify.public_url,
+            clock=clock,
+        )
+        notify.briefs = briefs
+
+        async def enqueue_briefs() -> None:
+            await briefs.enqueue_due()
+
+        notify.ticks.append(enqueue_briefs)
     for each in backends.values():
         await each.start()
     await _announce_parallelism(settings, backends)

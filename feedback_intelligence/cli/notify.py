@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from feedback_intelligence.cli.failures import CliError, ExitCode
-from feedback_intelligence.cli.http import body_of, client, send
+from feedback_intelligence.cli.http import body_of, client, send, server_errors
 from feedback_intelligence.cli.output import JsonFlag, console, emit_json, key_value_table
 
 notify_app = typer.Typer(no_args_is_help=True, help="Notification routes (FI_NOTIFY_CHANNELS).")
 
 
 @notify_app.command("test")
-def test(json_output: JsonFlag = False) -> None:
-    """Send a test message down every configured route now.
+def test(
+    route: Annotated[str | None, typer.Argument(help="One route's name; none: every route.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Send a test message down one route (or every configured route) now, not through the outbox.
 
-    Exit 0 when every route took it, 1 when one did not, 2 when the service cannot be reached.
+    Prints each route's outcome: delivered, or the one-line reason it failed (the step and the
+    receiver's words). Exit 0 when every route took it, 1 when one did not or ROUTE is unknown,
+    2 when the service cannot be reached.
     """
     with client(timeout=120) as http:
-        response = send(http, "POST", "/admin/notify/test")
+        response = send(http, "POST", "/admin/notify/test", params={"route": route} if route else None)
     body = body_of(response)
+    if response.status_code == 400:
+        raise CliError(f"notify test: {server_errors(response)}", ExitCode.DEGRADED)
     if response.status_code != 200 or not isinstance(body, dict):
         raise CliError(f"notify test: unexpected answer {response.status_code}", ExitCode.DEGRADED)
     results = body.get("results", [])
@@ -29,7 +38,10 @@ def test(json_output: JsonFlag = False) -> None:
         console.print("[yellow]No notify routes are configured (FI_NOTIFY_CHANNELS).[/yellow]")
     else:
         rows = [
-            (f"{r['name']} ({r['kind']})", "[green]sent[/green]" if r["ok"] else f"[red]failed[/red] {r['detail']}")
+            (
+                f"{r['name']} ({r['kind']})",
+                "[green]delivered[/green]" if r["ok"] else f"[red]failed[/red] {r['detail']}",
+            )
             for r in results
         ]
         console.print(key_value_table(rows))

@@ -1,6 +1,6 @@
-"""``feedctl user add | grant | revoke | disable | enable | password``: local accounts, role grants, who may
+"""``feedctl user add | grant | revoke | disable | enable | password | mail``: local accounts, role grants, who may
 sign in and their passwords, through the operator routes ``/admin/users``, ``/admin/users/{name}/grants``,
-``/admin/users/{name}/disabled`` and ``/admin/users/{name}/password``.
+``/admin/users/{name}/disabled``, ``/admin/users/{name}/password`` and ``/admin/users/{name}/mail``.
 
 The same path as every feedctl command (loopback or FI_OPERATOR_TOKEN), so the first operator is made
 from the host the service runs on. A password is read from a prompt (hidden, asked twice), from the
@@ -165,3 +165,35 @@ def set_password(
         emit_json(after)
     else:
         typer.echo(f"{after['username']}: password set ({after['sessionsEnded']} sessions ended)")
+
+
+@users.command("mail")
+def mail(
+    username: Annotated[str, typer.Argument(help="The sign-in name.")],
+    email: Annotated[str | None, typer.Option("--email", help="The person's address ('' clears it).")] = None,
+    language: Annotated[str | None, typer.Option("--language", help="fi or en ('' : the domain's).")] = None,
+    brief: Annotated[
+        str | None, typer.Option("--brief", help="weekly (Mondays), daily, or off: the brief of their stores by mail.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Set a person's address, language and brief by mail (opt-in; audit row `account.mail`). Options left
+    out keep their value."""
+    body: dict[str, Any] = {}
+    if email is not None:
+        body["email"] = email or None
+    if language is not None:
+        body["language"] = language or None
+    if brief is not None:
+        body["briefMail"] = None if brief in ("", "off") else brief
+    with client() as http:
+        answer = send(http, "PATCH", f"/admin/users/{quote(username, safe='')}/mail", json=body)
+    after = _answered("mail", answer, 200, username)
+    if json_output:
+        emit_json(after)
+    else:
+        shown = after["briefMail"] or "off"
+        typer.echo(
+            f"{after['username']}: brief by mail {shown}, address {after['email'] or '-'}, "
+            f"language {after['language'] or 'the domain’s'}"
+        )

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from pydantic import field_validator
+from typing import Self
+
+from pydantic import field_validator, model_validator
 
 from feedback_intelligence.config.fields import Group, absolute_url, variable
 from feedback_intelligence.config.notify_routes import NotifyRoutes
@@ -30,6 +32,21 @@ class NotifySettings(Group):
     case_due_other_d: float = variable("FI_CASE_DUE_OTHER_D", 3, gt=0, le=365)
     # the shop's hour (FI_TIMEZONE) from which the day before's digest of non-paging alerts goes out
     digest_hour: int = variable("FI_NOTIFY_DIGEST_HOUR", 7, ge=0, le=23)
+    # the brief by mail (ADR 0062): the smtp route whose relay, sender and login carry it (its `to` is not
+    # used: each person's own address is); unset = no brief by mail
+    brief_route: str | None = variable("FI_NOTIFY_BRIEF_ROUTE", None)
+    # the shop's hour from which the brief goes out: Mondays to the weekly, every day to the daily
+    brief_hour: int = variable("FI_NOTIFY_BRIEF_HOUR", 7, ge=0, le=23)
+
+    @model_validator(mode="after")
+    def _brief_route_is_mail(self) -> Self:
+        if self.brief_route is not None:
+            kinds = {route.name: route.kind for route in self.channels}
+            if kinds.get(self.brief_route) != "smtp":
+                raise ValueError(
+                    f"FI_NOTIFY_BRIEF_ROUTE: {self.brief_route!r} is not an smtp route of FI_NOTIFY_CHANNELS"
+                )
+        return self
 
     @field_validator("public_url")
     @classmethod

@@ -91,6 +91,10 @@ class StoreDirectory:
     def listed(self) -> bool:
         return self.entries is not None
 
+    def ids(self) -> list[str] | None:
+        """The listed stores' ids in FI_STORES' order; None when the deployment lists none."""
+        return [entry.id for entry in self.entries] if self.entries is not None else None
+
     def accepts(self, store_id: str) -> bool:
         if not store_id or len(store_id) > STORE_MAX_CHARS:
             return False

@@ -157,6 +157,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("POST", "/auth/signout", PUBLIC, roles=ANYONE),
     _rule("GET", "/auth/me", PUBLIC, roles=ANYONE),
     _rule("POST", "/auth/password", PUBLIC, roles=ANYONE),  # one's own password; the route needs a session
+    _rule("GET PATCH", "/auth/me/mail", PUBLIC, roles=MANAGERS),  # a manager's own address and brief by mail
     _rule("GET", "/account", PUBLIC, kind=Kind.PAGE, roles=ANYONE),  # one's own account: name, roles, password
     _rule("GET", "/auth/oidc/login", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
     _rule("GET", "/auth/oidc/callback", PUBLIC, kind=Kind.PAGE, roles=ANYONE),
@@ -189,6 +190,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("DELETE", "/admin/users/{username}/grants/{role}/{store}", OPERATOR),  # feedctl user revoke
     _rule("PUT", "/admin/users/{username}/disabled", OPERATOR),  # feedctl user disable | enable
     _rule("PUT", "/admin/users/{username}/password", OPERATOR),  # feedctl user password
+    _rule("PATCH", "/admin/users/{username}/mail", OPERATOR),  # feedctl user mail
     _rule("GET", "/openapi.json", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs", OPERATOR, kind=Kind.DOCS),
     _rule("GET", "/docs/assets/{name}", OPERATOR, kind=Kind.DOCS),

@@ -9,6 +9,8 @@ text goes through its format's function below, there and nowhere else (invariant
 
 from __future__ import annotations
 
+import html
+
 # C0 and C1 controls become spaces; the bidirectional-formatting characters go, since they reorder
 # what a reader sees (a link or a name shown backwards) without showing themselves.
 _BIDI_FORMATTING = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -41,3 +43,8 @@ def teams_text(text: str) -> str:
 def mail_header(text: str) -> str:
     """A header's value: one line, so no CR or LF can begin a header of its own (a ``Bcc:``)."""
     return one_line(text)
+
+
+def mail_html(text: str) -> str:
+    """Text in an HTML mail part (the brief by mail): one line, every ``&``, ``<``, ``>`` and quote escaped."""
+    return html.escape(one_line(text), quote=True)

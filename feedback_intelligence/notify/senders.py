@@ -15,9 +15,11 @@ before Standard Webhooks dedupe on (docs/adr/0038).
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import time
 from datetime import UTC, datetime
+from email.message import EmailMessage
 from urllib.parse import urlparse
 
 import aiosmtplib
@@ -57,7 +59,7 @@ def _body(route: NotifyRoute, message: Message) -> bytes:
 
 async def send(route: NotifyRoute, message: Message, http: httpx.AsyncClient, *, timeout_s: float) -> None:
     if route.kind == "smtp":
-        await _send_mail(route, message, timeout_s)
+        await send_mail(route, email_message(message, route.mail_from or "", route.mail_to), timeout_s)
     else:
         await _post(route, message, http, timeout_s)
 
@@ -80,28 +82,82 @@ async def _post(route: NotifyRoute, message: Message, http: httpx.AsyncClient, t
     raise SendFailed(f"HTTP {status} {response.reason_phrase}", retryable=retryable)
 
 
-async def _send_mail(route: NotifyRoute, message: Message, timeout_s: float) -> None:
+async def send_mail(route: NotifyRoute, mail: EmailMessage, timeout_s: float) -> None:
+    """``mail`` to its ``To`` through the route's relay: one SMTP conversation, step by step, so a refusal
+    says which step refused (docs/adr/0062)."""
     parsed = urlparse(route.url)
     implicit_tls = parsed.scheme == "smtps"
     context = ssl.create_default_context(cafile=route.ca_file) if route.ca_file else ssl.create_default_context()
-    mail = email_message(message, route.mail_from or "", route.mail_to)
+    port = parsed.port or (465 if implicit_tls else 587)
+    where = f"{parsed.hostname}:{port}"
+    smtp = aiosmtplib.SMTP(
+        hostname=parsed.hostname,
+        port=port,
+        use_tls=implicit_tls,
+        start_tls=False,  # asked for below, where its refusal can be named
+        tls_context=context,
+        timeout=timeout_s,
+    )
+    step = "connect"
     try:
-        await aiosmtplib.send(
-            mail,
-            hostname=parsed.hostname,
-            port=parsed.port or (465 if implicit_tls else 587),
-            username=route.username,
-            password=route.password,
-            use_tls=implicit_tls,
-            start_tls=route.starttls and not implicit_tls,
-            tls_context=context,
-            timeout=timeout_s,
+        await smtp.connect()
+        if route.starttls and not implicit_tls:
+            await smtp.ehlo()
+            if not smtp.supports_extension("starttls"):
+                raise SendFailed(f"SMTP TLS not offered by {where}: {NO_STARTTLS_HINT}", retryable=False)
+            step = "tls"
+            await smtp.starttls()
+        if route.username is not None:
+            step = "login"
+            await smtp.login(route.username, route.password or "")
+        step = "send"
+        await smtp.send_message(mail)
+        with contextlib.suppress(aiosmtplib.SMTPException, OSError):  # taken: a rude goodbye is no failure
+            await smtp.quit()
+    except aiosmtplib.SMTPException as exc:
+        raise smtp_failure(exc, step, where) from exc
+    except OSError as exc:  # a TLS handshake's ssl.SSLError among them
+        raise smtp_failure(exc, step, where) from exc
+    finally:
+        smtp.close()
+
+
+NO_STARTTLS_HINT = '"starttls": false sends without TLS (a relay on the same host), smtps:// is TLS from the first byte'
+NO_AUTH_HINT = "the server offers no login here (most offer one only over TLS)"
+
+
+def _said(text: object) -> str:
+    """A server's words on one line (they end the one-line reason; a reply can span lines)."""
+    return " ".join(str(text).split())[:160]
+
+
+def smtp_failure(exc: BaseException, step: str, where: str) -> SendFailed:
+    """The one-line reason of a failed SMTP step, and whether a later attempt can help."""
+    if isinstance(exc, aiosmtplib.SMTPRecipientsRefused):
+        refused = "; ".join(f"{r.recipient} {r.code} {_said(r.message)}" for r in exc.recipients)
+        return SendFailed(
+            f"SMTP recipient refused: {refused}", retryable=all(400 <= r.code < 500 for r in exc.recipients)
         )
-    except aiosmtplib.SMTPAuthenticationError as exc:
-        raise SendFailed(f"SMTP login refused: {exc.code}", retryable=False) from exc
-    except aiosmtplib.SMTPRecipientsRefused as exc:
-        raise SendFailed("SMTP recipients refused", retryable=False) from exc
-    except aiosmtplib.SMTPResponseException as exc:
-        raise SendFailed(f"SMTP {exc.code}", retryable=400 <= exc.code < 500) from exc
-    except (aiosmtplib.SMTPException, OSError) as exc:
-        raise SendFailed(f"SMTP unreachable: {type(exc).__name__}", retryable=True) from exc
+    if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
+        return SendFailed(f"SMTP login refused: {exc.code} {_said(exc.message)}", retryable=False)
+    if isinstance(exc, aiosmtplib.SMTPTimeoutError):
+        return SendFailed(f"SMTP timeout at {step} with {where}", retryable=True)
+    if isinstance(exc, aiosmtplib.SMTPConnectError | ConnectionRefusedError) and step == "connect":
+        return SendFailed(f"SMTP connection refused: {where}: {_said(exc)}", retryable=True)
+    if step == "tls" or isinstance(exc, ssl.SSLError):
+        return SendFailed(f"SMTP TLS failed with {where}: {_said(exc)}", retryable=False)
+    if isinstance(exc, aiosmtplib.SMTPResponseException):
+        code = exc.code
+        if code == 530 and step == "send":  # RFC 3207: "Must issue a STARTTLS command first"
+            return SendFailed(
+                f'SMTP TLS required by {where}: {code} {_said(exc.message)} (set "starttls": true)', retryable=False
+            )
+        what = {"login": "login refused", "send": "message refused"}.get(step, "refused")
+        if isinstance(exc, aiosmtplib.SMTPSenderRefused):
+            what = "sender refused"
+        return SendFailed(f"SMTP {what}: {code} {_said(exc.message)}", retryable=400 <= code < 500)
+    if step == "login":  # aiosmtplib's own refusal: the server lists no AUTH
+        return SendFailed(f"SMTP login impossible at {where}: {NO_AUTH_HINT}", retryable=False)
+    if isinstance(exc, aiosmtplib.SMTPServerDisconnected):
+        return SendFailed(f"SMTP connection lost at {step} with {where}: {_said(exc)}", retryable=True)
+    return SendFailed(f"SMTP {step} failed with {where}: {type(exc).__name__}: {_said(exc)}", retryable=True)

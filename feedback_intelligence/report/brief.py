@@ -16,15 +16,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime, timedelta
 
 from pydantic import Field
 
+from feedback_intelligence.config import ReportSettings
+from feedback_intelligence.instants.ticks import from_ticks
 from feedback_intelligence.report.model import IssueGroup, Report, SeriesLine, WireModel
 from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
-from feedback_intelligence.report.window import Window
+from feedback_intelligence.report.window import Window, build_window
+from feedback_intelligence.store.aggregates import ItemFilter
 
+BRIEF_DAYS = 7
 ISSUE_KEY = "issue:"  # a rise of an issue group: its key after this prefix
 
 
@@ -153,3 +158,21 @@ async def brief(
             rises=[],
         )
     return Brief(window_from=week.from_norm, window_to=week.to_norm, totals=totals, stores=rows)
+
+
+def brief_week(to: str | None, now: datetime, options: ReportSettings, filters: ItemFilter | None = None) -> Window:
+    """The brief's seven days up to ``to`` (default ``now``); raises ``WindowError`` as ``build_window``."""
+    end = build_window(None, to, now, options, filters=filters)
+    start = from_ticks(end.to_ticks) - timedelta(days=BRIEF_DAYS)
+    return build_window(start.isoformat(), end.to_norm, now, options, filters=filters)
+
+
+def stores_in_reach(
+    configured: Sequence[str] | None, found: Collection[str], reach: frozenset[str] | None
+) -> list[str]:
+    """The brief's stores: FI_STORES in its order (else the ids ``found`` in the week); a manager of some
+    stores (``reach``): their own, a store without items still shown."""
+    ids = list(configured) if configured is not None else sorted(set(found))
+    if reach is not None:
+        ids = [i for i in ids if i in reach] + sorted(reach - set(ids))
+    return ids

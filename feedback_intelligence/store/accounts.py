@@ -7,7 +7,8 @@ becomes a signed-in one. Grants from SSO claims are replaced at each sign-in; ma
 Every change here, and every sign-in (made or refused) and sign-out, appends its ``audit_log`` row in
 the same transaction (store/audit.py): ``account.add``, ``account.grant``, ``account.revoke``,
 ``account.disable``, ``account.enable``, ``account.password_change``, ``account.password_reset``,
-``session.signin``, ``session.refused``, ``session.signout``. A
+``session.signin``, ``session.refused``, ``session.signout``, ``account.mail`` (an address, language or
+brief-by-mail choice; its ``reason`` names which). A
 row names the account and the actor, never a password, a token or its hash, nor a refused name as typed
 (it may be a password typed in the wrong field): a refusal of an unknown name is a row without a name.
 """
@@ -56,6 +57,28 @@ class Account:
     password_hash: str | None
     auth_source: str
     disabled: bool
+
+
+@dataclass(frozen=True)
+class MailChoice:
+    """Where and how a person gets the brief by mail (ADR 0062); None: not set."""
+
+    email: str | None
+    language: str | None  # fi, en; None: the domain's
+    brief: str | None  # weekly, daily; None: no brief by mail (the default: it is opt-in)
+
+
+@dataclass(frozen=True)
+class BriefReader:
+    """An enabled account that asked for the brief by mail and has an address."""
+
+    account_id: str
+    username: str
+    display_name: str
+    email: str
+    language: str | None
+    brief: str  # weekly | daily
+    grants: tuple[Grant, ...]
 
 
 @dataclass(frozen=True)
@@ -414,6 +437,49 @@ class AccountStore(StoreView):
         async with self.engine.connect() as conn:
             found = (await conn.execute(statement)).scalars().all()
         return tuple(sorted({address for address in found if address and "@" in address}))
+
+    async def mail_choice(self, username: str) -> MailChoice | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(accounts).where(accounts.c.username == fold_username(username)))).first()
+        return None if row is None else MailChoice(row.email, row.language, row.brief_mail)
+
+    async def set_mail_choice(self, username: str, choice: MailChoice, *, by: By = OPERATOR) -> MailChoice | None:
+        """Set the account's address, language and brief-by-mail choice (validated by the caller); one
+        ``account.mail`` audit row per value that changed (its ``reason`` names the field). None: no such account."""
+        at = format_instant(self.clock.now())
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(select(accounts).where(accounts.c.username == fold_username(username)))).first()
+            if row is None:
+                return None
+            before = {"email": row.email, "language": row.language, "brief_mail": row.brief_mail}
+            after = {"email": choice.email, "language": choice.language, "brief_mail": choice.brief}
+            changed = [key for key in before if before[key] != after[key]]
+            if changed:
+                await conn.execute(update(accounts).where(accounts.c.id == row.id).values(updated_at=at, **after))
+                shown = {**before, "email": "set" if row.email else None}  # the log keeps no address
+                then = {**after, "email": "set" if choice.email else None}
+                rows = [
+                    _row(at, by, "account.mail", field=row.id, old_value=shown[k], new_value=then[k], reason=k)
+                    for k in changed
+                ]
+                await audit.append(conn, rows)
+        return choice
+
+    async def brief_readers(self) -> list[BriefReader]:
+        """Enabled accounts that asked for the brief by mail and have an address, each with all its grants."""
+        statement = (
+            select(accounts)
+            .where(accounts.c.disabled_at.is_(None), accounts.c.brief_mail.is_not(None), accounts.c.email.is_not(None))
+            .order_by(accounts.c.username)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(statement)).all()
+            return [
+                BriefReader(
+                    r.id, r.username, r.display_name, r.email, r.language, r.brief_mail, await _grants(conn, r.id)
+                )
+                for r in rows
+            ]
 
     async def person(self, account_id: str) -> Person | None:
         async with self.engine.connect() as conn:

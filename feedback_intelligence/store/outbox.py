@@ -27,7 +27,7 @@ from feedback_intelligence.store.leases import claim_oldest
 from feedback_intelligence.store.schema import outbox
 
 PENDING, DELIVERED, FAILED, CANCELLED = "pending", "delivered", "failed", "cancelled"
-ALERT, ESCALATION, DIGEST, OVERDUE = "alert", "escalation", "digest", "overdue"
+ALERT, ESCALATION, DIGEST, OVERDUE, BRIEF = "alert", "escalation", "digest", "overdue", "brief"
 ERROR_MAX_CHARS = 300
 
 

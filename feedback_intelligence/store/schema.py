@@ -293,6 +293,8 @@ accounts = Table(
     Column("updated_at", String(33), nullable=False),
     Column("last_signin_at", String(33), nullable=True),
     Column("disabled_at", String(33), nullable=True),
+    Column("language", String(8), nullable=True),  # the person's language (fi, en); null: the domain's
+    Column("brief_mail", String(8), nullable=True),  # the brief by mail: null = none, weekly, daily (ADR 0062)
     UniqueConstraint("auth_source", "subject", name="uq_accounts_source_subject"),
 )
 

@@ -9,8 +9,9 @@ while a send runs, so a slow receiver keeps its row; a replica that dies stops r
 one resends the row with the same delivery id. The worker never touches the LLM gate: a message
 needs no model, and a notification must not wait for one.
 
-The same loop runs the escalation check (services/cases.py) and enqueues the day's digest when its hour
-comes (workers/alert_digest.py); neither needs a model. A digest row is rendered from the day's items.
+The same loop runs the escalation check (services/cases.py), enqueues the day's digest when its hour
+comes (workers/alert_digest.py) and the people's briefs when theirs comes (workers/brief_mail.py); none
+needs a model. A digest row is rendered from the day's items, a brief row from the person's stores.
 An ``overdue`` row (ADR 0061) goes through its mail route's transport to the managers granted the
 case's store, read when it is sent, not to the route's own ``to``.
 """
@@ -23,6 +24,7 @@ import logging
 import random
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from email.message import EmailMessage
 
 import httpx
 
@@ -33,17 +35,19 @@ from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.notify.message import Message, render, trial_message
-from feedback_intelligence.notify.senders import SendFailed, send
+from feedback_intelligence.notify.senders import SendFailed, send, send_mail
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store import outbox as ob
 from feedback_intelligence.store.errors import StoreUnavailable
 from feedback_intelligence.workers.alert_digest import AlertDigest
+from feedback_intelligence.workers.brief_mail import BriefMailer
 from feedback_intelligence.workers.poll_loop import PollLoop
 from feedback_intelligence.workers.structuring_worker import replica_name
 
 log = logging.getLogger(__name__)
 
 STATS_EVERY_S = 5.0
+GONE = {ob.DIGEST: "nothing left to digest", ob.BRIEF: "the person no longer takes the brief"}  # else: the item
 
 
 def backoff_s(attempt: int, options: NotifySettings, rng: Callable[[], float] = random.random) -> float:
@@ -78,6 +82,7 @@ class NotifyWorker:
         self.ticks: list[Tick] = []  # periodic work of the same loop (the escalation check, the digest's hour)
         self.digest: AlertDigest | None = None  # renders a digest row (workers/alert_digest.py)
         self.managers: Addresses | None = None  # who an overdue case's mail goes to (store/accounts.py)
+        self.briefs: BriefMailer | None = None  # renders a brief-by-mail row (workers/brief_mail.py)
         self._poll = PollLoop("notify", self._step, tasks=options.tasks, poll_s=options.poll_s, log=log, clock=clock)
         self._http: httpx.AsyncClient | None = None
         self._last_tick = -STATS_EVERY_S  # the first turn runs the periodic work
@@ -141,12 +146,15 @@ class NotifyWorker:
             route = addressed
         message = await self._message(channel, route, row)
         if message is None:
-            gone = "nothing left to digest" if row.event == ob.DIGEST else "item gone"
+            gone = GONE.get(row.event, "item gone")
             await self._settled(row, "cancelled", outbox.give_up(row, state=ob.CANCELLED, error=gone))
             return
         renewer = asyncio.create_task(self._renew(outbox, row))
         try:
-            await send(route, message, self.http, timeout_s=self.options.timeout_s)
+            if isinstance(message, EmailMessage):
+                await send_mail(route, message, self.options.timeout_s)
+            else:
+                await send(route, message, self.http, timeout_s=self.options.timeout_s)
         except SendFailed as failure:
             if not failure.retryable or row.attempts >= self.options.max_attempts:
                 log.warning("notify: %s to %s failed for good: %s", row.dedupe_key, route.name, failure.detail)
@@ -187,8 +195,12 @@ class NotifyWorker:
             return "no manager of its store has an e-mail address"
         return route.model_copy(update={"mail_to": addresses})
 
-    async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | None:
+    async def _message(self, channel: Channel, route: NotifyRoute, row: ob.OutboxRow) -> Message | EmailMessage | None:
         """The row's message, rendered now from what is stored; None when its subject is gone."""
+        if row.event == ob.BRIEF:
+            if self.briefs is None or route.kind != "smtp":
+                return None
+            return await self.briefs.message(route, row.feedback_id, row.dedupe_key)
         if row.event == ob.DIGEST:
             if self.digest is None:
                 return None
@@ -240,14 +252,17 @@ class NotifyWorker:
                 self.metrics.notify_outbox_oldest.labels(channel.name).set(max(0.0, age))
         return out
 
-    async def send_test(self) -> list[dict[str, object]]:
-        """One test message down every configured route, now, outside the outbox (``feedctl notify test``)."""
+    async def send_test(self, route_name: str | None = None) -> list[dict[str, object]]:
+        """One test message down the named route (None: every configured route), now, outside the outbox
+        (``feedctl notify test [ROUTE]``): the answer is the send's own, not a queued row's. KeyError: no such route."""
+        chosen = list(self.routes.values()) if route_name is None else [self.routes[route_name]]
         results: list[dict[str, object]] = []
-        for route in self.routes.values():
+        for route in chosen:
             message = trial_message(route.name, self.options.public_url, format_instant(self.clock.now()))
             try:
                 await send(route, message, self.http, timeout_s=self.options.timeout_s)
             except SendFailed as failure:
+                log.warning("notify: test message to %s failed: %s", route.name, failure.detail)
                 results.append({"name": route.name, "kind": route.kind, "ok": False, "detail": failure.detail})
             else:
                 results.append({"name": route.name, "kind": route.kind, "ok": True, "detail": None})

@@ -163,6 +163,7 @@ SCOPES = {manager_scope, desk_reach, manager_reach}
 UNSCOPED = {
     "/live/version": "a change counter, no customer text",
     "/live/desk-store": "the desk's configured store and its name",
+    "/auth/me/mail": "the signed-in manager's own address and brief-by-mail choice, no store's data",
 }
 
 

@@ -3,91 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import email
-import ipaddress
-import ssl
-import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from email import policy
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult, LoginPassword
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
-from feedback_intelligence.devtools.processes import free_port
+from tests.notify.smtp_servers import Inbox, self_signed
+from tests.notify.smtp_servers import smtp_server as running
 from tests.notify.support import HOSTILE_TEXT, alert_item, rig, routes
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list[EmailMessage] = []
-        self.recipients: list[list[str]] = []  # each message's envelope (RCPT TO)
-        self.arrived = threading.Event()  # set from the server's own thread
-
-    async def handle_DATA(self, server, session, envelope) -> str:
-        self.messages.append(email.message_from_bytes(envelope.content, _class=EmailMessage, policy=policy.default))
-        self.recipients.append(list(envelope.rcpt_tos))
-        self.arrived.set()
-        return "250 OK"
-
-
-def authenticator(server, session, envelope, mechanism, auth_data) -> AuthResult:
-    ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) == (b"fi", b"s3cret")
-    return AuthResult(success=ok)
 
 
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1; the route trusts it through ``caFile``."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return cert_path, key_path
+    return self_signed(tmp_path)
 
 
 @pytest.fixture
 def smtp_server(certificate: tuple[Path, Path]) -> Iterator[tuple[Controller, Inbox]]:
-    cert, key = certificate
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    inbox = Inbox()
-    controller = Controller(
-        inbox,
-        hostname="127.0.0.1",
-        port=free_port(),
-        tls_context=context,
-        require_starttls=True,
-        auth_required=True,
-        authenticator=authenticator,
-    )
-    controller.start()
-    yield controller, inbox
-    controller.stop()
+    with running(certificate, require_starttls=True, login=True) as server:
+        yield server
 
 
 def mail_route(controller: Controller, certificate: tuple[Path, Path]) -> list[NotifyRoute]:

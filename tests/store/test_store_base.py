@@ -24,7 +24,7 @@ import feedback_intelligence.store
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit
-from feedback_intelligence.store.accounts import AccountStore, Grant
+from feedback_intelligence.store.accounts import AccountStore, Grant, MailChoice
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.base import StoreBase, StoreView
 from feedback_intelligence.store.errors import DuplicateId, StoreFull, StoreUnavailable
@@ -101,11 +101,13 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
     },
     AccountStore: {
         "add_local": lambda s: s.add_local("kaisa", "Kaisa", "hash", (Grant("clerk", "*"),)),
+        "brief_readers": lambda s: s.brief_readers(),
         "by_username": lambda s: s.by_username("kaisa"),
         "change_grant": lambda s: s.change_grant("kaisa", Grant("clerk", "*"), add=True),
         "change_password": lambda s: s.change_password("a1", "hash", keeps="h"),
         "count": lambda s: s.count(),
         "granted": lambda s: s.granted(("manager",), "s1"),
+        "mail_choice": lambda s: s.mail_choice("kaisa"),
         "open_session": lambda s: s.open_session("a1", "h", 60),
         "person": lambda s: s.person("a1"),
         "record_refused": lambda s: s.record_refused("kaisa", "wrong"),
@@ -113,6 +115,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "revoke_session": lambda s: s.revoke_session("h"),
         "session_person": lambda s: s.session_person("h"),
         "set_disabled": lambda s: s.set_disabled("kaisa", True),
+        "set_mail_choice": lambda s: s.set_mail_choice("kaisa", MailChoice("k@shop.example", "fi", "weekly")),
         "upsert_external": lambda s: s.upsert_external("oidc", "sub", "kaisa", "Kaisa", None, ()),
     },
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from feedback_intelligence.api.account_rules import password_field
@@ -116,3 +118,17 @@ class PasswordResetIn(ApiModel):
 class PasswordChanged(ApiModel):
     username: str = Field(description="The sign-in name (NFKC, case-folded).")
     sessionsEnded: int = Field(ge=0, description="Live sessions of the account the change ended.")
+
+
+class MailChoiceIn(ApiModel):
+    """Where and how a person gets the brief by mail: a field left out keeps its value, null clears it."""
+
+    email: str | None = Field(None, max_length=254, description="The person's address; null: none.")
+    language: Literal["fi", "en"] | None = Field(None, description="The mail's language; null: the domain's.")
+    briefMail: Literal["weekly", "daily"] | None = Field(
+        None, description="`weekly` (Mondays), `daily`, or null: no brief by mail (the default: it is opt-in)."
+    )
+
+
+class MailChoiceOut(MailChoiceIn):
+    username: str = Field(description="The sign-in name (case-folded).")

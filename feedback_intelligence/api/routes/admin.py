@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from feedback_intelligence.api.deps import RuntimeDep
+from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models.operator import BackendWarmth, NotifyTestOut, WarmOut
+from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
@@ -94,13 +96,20 @@ async def status(rt: RuntimeDep) -> dict[str, Any]:
 @router.post(
     "/notify/test",
     operation_id="testNotifyChannels",
-    summary="Send a test message down every notify route now (no outbox row, no LLM call)",
-    description="What `feedctl notify test` calls: one test message per `FI_NOTIFY_CHANNELS` entry, each "
-    "sent at once; `results` lists each route by name and kind with `ok` and, on a failure, `detail` "
-    "(a status and a short reason). Operator route.",
+    summary="Send a test message down one or every notify route now (no outbox row, no LLM call)",
+    description="What `feedctl notify test [ROUTE]` calls: one test message per `FI_NOTIFY_CHANNELS` entry "
+    "(or only to the route named by `route`), each sent at once and answered when the receiver has answered; "
+    "`results` lists each route by name and kind with `ok` and, on a failure, `detail` (one line: the step "
+    "that failed and the receiver's reason). An unknown `route` is a 400. Operator route.",
+    responses=errors(400),
 )
-async def notify_test(rt: RuntimeDep) -> NotifyTestOut:
-    return NotifyTestOut.model_validate({"results": await rt.notify.send_test()})
+async def notify_test(
+    rt: RuntimeDep,
+    route: str | None = Query(None, max_length=64, description="One route's name; absent: every route."),
+) -> NotifyTestOut:
+    if route is not None and route not in {r.name for r in rt.settings.notify.channels}:
+        raise InputError([f"route: no notify route named {route!r} in FI_NOTIFY_CHANNELS"])
+    return NotifyTestOut.model_validate({"results": await rt.notify.send_test(route)})
 
 
 @router.post(

@@ -26,12 +26,12 @@ from feedback_intelligence.api.masking import masked_report
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
-from feedback_intelligence.api.scope import ManagerReach, ManagerScope, StoreScope
-from feedback_intelligence.instants.ticks import from_ticks, local_time
+from feedback_intelligence.api.scope import ManagerReach, ManagerScope
+from feedback_intelligence.instants.ticks import local_time
 from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
-from feedback_intelligence.report.brief import Brief, brief
+from feedback_intelligence.report.brief import Brief, brief, brief_week, stores_in_reach
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
@@ -274,20 +274,8 @@ async def chain(
 ) -> ChainView:
     window = _window(rt, from_, to, filters=flt)
     found = [await rt.channels[name].store.stores_in(window.from_norm, window.to_norm) for name in (CORPUS, LIVE)]
-    ids = _store_ids(rt, [store for each in found for store in each], scope)
+    ids = stores_in_reach(rt.settings.chain.stores.ids(), [store for each in found for store in each], scope.stores)
     return await chain_view(rt.reports[INBOX], window, ids, rt.settings.chain.stores.name)
-
-
-def _store_ids(rt: Runtime, found: list[str], scope: StoreScope) -> list[str]:
-    """FI_STORES in its order (else the ids ``found`` in the window); a store's manager: their own."""
-    stores = rt.settings.chain.stores
-    ids = [entry.id for entry in stores.entries] if stores.entries is not None else sorted(set(found))
-    if scope.stores is not None:  # a store's manager sees their own rows; a store without items still shows
-        ids = [i for i in ids if i in scope.stores] + sorted(scope.stores - set(ids))
-    return ids
-
-
-BRIEF_DAYS = 7
 
 
 @router.get(
@@ -308,13 +296,14 @@ async def week_brief(
     scope: ManagerReach,
     flt: ScopedFilter,
 ) -> Brief:
-    end = _window(rt, None, to, filters=flt)
-    start = from_ticks(end.to_ticks) - timedelta(days=BRIEF_DAYS)
-    week = _window(rt, start.isoformat(), end.to_norm, filters=flt)
+    try:
+        week = brief_week(to, rt.clock.now(), rt.report_options, flt)
+    except WindowError as exc:
+        raise InputError([Problem(str(exc), "window_invalid")]) from exc
     if flt.store is not None:
         return await brief(rt.reports[INBOX], week, [flt.store], rt.settings.chain.stores.name, chain=False)
     found = [await rt.channels[name].store.stores_in(week.from_norm, week.to_norm) for name in (CORPUS, LIVE)]
-    ids = _store_ids(rt, [store for each in found for store in each], scope)
+    ids = stores_in_reach(rt.settings.chain.stores.ids(), [store for each in found for store in each], scope.stores)
     return await brief(rt.reports[INBOX], week, ids, rt.settings.chain.stores.name, chain=scope.chain)
 
 

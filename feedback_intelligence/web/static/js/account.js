@@ -1,6 +1,7 @@
 // The signed-in person's own page (/account, linked from their name in the top bar): who they are, their
 // roles, and under FI_AUTH=local a form to change their password. The password rule is the server's
-// (auth/password_policy.py): this page checks only that the new password was typed the same twice.
+// (auth/password_policy.py): this page checks only that the new password was typed the same twice. The brief by
+// mail (an address, weekly / daily / never, the mail's language) is the person's own choice: /auth/me/mail.
 import { getJson, request } from "./api.js";
 import { applyStatic, initialLanguage, translator } from "./i18n.js";
 import { refusalText } from "./problems.js";
@@ -89,6 +90,53 @@ async function changePassword(event) {
   }
 }
 
+function sayBrief(text, kind) {
+  const box = byId("brief-message");
+  box.textContent = text;
+  box.dataset.kind = kind;
+}
+
+function showBrief(choice) {
+  byId("brief-email").value = choice.email || "";
+  byId("brief-when").value = choice.briefMail || "";
+  byId("brief-language").value = choice.language || "";
+  byId("brief-box").hidden = false;
+}
+
+async function saveBrief(event) {
+  event.preventDefault();
+  const t = state.t;
+  const button = byId("brief-btn");
+  button.disabled = true;
+  sayBrief("", "");
+  try {
+    const response = await request("/auth/me/mail", {
+      method: "PATCH",
+      body: {
+        email: byId("brief-email").value.trim() || null,
+        briefMail: byId("brief-when").value || null,
+        language: byId("brief-language").value || null,
+      },
+    });
+    if (response.ok) {
+      const choice = await response.json();
+      showBrief(choice);
+      sayBrief(t(choice.briefMail ? `briefMail.saved.${choice.briefMail}` : "briefMail.saved.off"), "ok");
+    } else if (response.status === 401) {
+      location.assign("/signin?next=/account");
+    } else if (response.status === 400) {
+      sayBrief(await refusalText(response, t), "error");
+      byId("brief-email").focus();
+    } else {
+      sayBrief(t("briefMail.failed", { status: response.status }), "error");
+    }
+  } catch {
+    sayBrief(t("briefMail.network"), "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
 async function start() {
   setLanguage(state.t.lang);
   // The language follows the domain (/schema), as on the desk and the report; the browser's until it answers.
@@ -105,7 +153,10 @@ async function start() {
   }
   state.me = me.value;
   showAccount(state.me);
+  const choice = await getJson("/auth/me/mail").catch(() => null);
+  if (choice) showBrief(choice);
 }
 
 byId("password-form").addEventListener("submit", changePassword);
+byId("brief-form").addEventListener("submit", saveBrief);
 start();
