@@ -18,7 +18,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.store import audit, copy_rows, counters, revisions, rollups, tombstones, values_rows
+from feedback_intelligence.store import (
+    audit,
+    copy_rows,
+    counters,
+    field_quality,
+    revisions,
+    rollups,
+    tombstones,
+    values_rows,
+)
 from feedback_intelligence.store.base import StoreBase
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import Deriver, alert_rows, derived_values, rows_of, write_derived
@@ -312,6 +321,21 @@ class FeedbackStore(StoreBase):
         async with self.engine.connect() as conn:
             return int(await conn.scalar(statement) or 0)
 
+    async def correction_tallies(
+        self,
+        first_day: str | None = None,
+        last_day: str | None = None,
+        *,
+        stores: Sequence[str] | None = None,
+        by_day: bool = True,
+    ) -> list[field_quality.Tally]:
+        """Saved proposals and corrected fields per day, store, backend and model (ADR 0065): the rollup's
+        rows of the UTC days ``[first_day, last_day]``, of ``stores`` (None: every row); summed over the
+        days (``day`` '') unless ``by_day``."""
+        statement = field_quality.tallies_statement(first_day, last_day, stores, by_day=by_day)
+        async with self.engine.connect() as conn:
+            return [field_quality.tally_of(row) for row in (await conn.execute(statement)).all()]
+
     async def stores_in(self, from_: str | None = None, to: str | None = None) -> list[str]:
         """The distinct store ids of the items in the window, in id order (the ``(store, timestamp)`` index)."""
         statement = select(feedback.c.store).where(feedback.c.store.is_not(None)).distinct().order_by(feedback.c.store)
@@ -342,6 +366,8 @@ class FeedbackStore(StoreBase):
                 model_failed=False,
                 salvage_notes_json=compact_json(list(salvage_notes)),
                 corrections_json=None,
+                proposal_backend=None,  # no person's save of a proposal any longer (ADR 0065)
+                proposal_model=None,
                 rule_advice_json=None,  # nobody's structure for a rule to disagree with
                 needs_review=needs_review,
                 review_flags_json=compact_json(list(review_flags)),
