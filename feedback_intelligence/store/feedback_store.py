@@ -321,6 +321,24 @@ class FeedbackStore(StoreBase):
         async with self.engine.connect() as conn:
             return int(await conn.scalar(statement) or 0)
 
+    async def corrected(
+        self, *, since: str | None = None, store: str | None = None, limit: int | None = None
+    ) -> list[StoredFeedback]:
+        """The entries a person saved from a model's proposal with a field corrected (``corrections`` set, the
+        model not failed), oldest first; from ``since`` (a normalised instant) on, of ``store`` only. Erased
+        entries are gone from the table: they never appear (ADR 0039, ADR 0065)."""
+        f = feedback.c
+        statement = select(feedback).where(
+            f.corrections_json.is_not(None), f.structure_json.is_not(None), f.model_failed.is_(False)
+        )
+        if since is not None:
+            statement = statement.where(f.timestamp >= since)
+        if store is not None:
+            statement = statement.where(f.store == store)
+        statement = statement.order_by(f.timestamp, f.id).limit(limit)
+        async with self.engine.connect() as conn:
+            return [row_to_record(r) for r in (await conn.execute(statement)).all()]
+
     async def correction_tallies(
         self,
         first_day: str | None = None,

@@ -75,6 +75,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "stale_count": lambda s: s.stale_count(),
         "stores_in": lambda s: s.stores_in(),
         "correction_tallies": lambda s: s.correction_tallies(),
+        "corrected": lambda s: s.corrected(),
         "update_alerts": lambda s: s.update_alerts("item-1", [AlertHit("food_safety", "home")]),
         "update_structure": lambda s: s.update_structure(
             "item-1", MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]
