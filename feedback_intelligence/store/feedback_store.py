@@ -21,6 +21,7 @@ from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.store import (
     audit,
     copy_rows,
+    correction_evidence,
     counters,
     field_quality,
     revisions,
@@ -338,6 +339,16 @@ class FeedbackStore(StoreBase):
         statement = statement.order_by(f.timestamp, f.id).limit(limit)
         async with self.engine.connect() as conn:
             return [row_to_record(r) for r in (await conn.execute(statement)).all()]
+
+    async def rule_evidence(
+        self, since: str | None = None
+    ) -> tuple[list[correction_evidence.SavedChoice], list[correction_evidence.AlertJudgement]]:
+        """The saved proposals' categories and the judged alerts from ``since`` on (``feedctl rules suggest``)."""
+        async with self.engine.connect() as conn:
+            choices = (await conn.execute(correction_evidence.choices_statement(since))).all()
+            judged = (await conn.execute(correction_evidence.judgements_statement(since))).all()
+        evidence = correction_evidence
+        return [evidence.choice_of(r) for r in choices], [evidence.judgement_of(r) for r in judged]
 
     async def correction_tallies(
         self,
