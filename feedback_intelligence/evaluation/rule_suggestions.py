@@ -31,7 +31,9 @@ from feedback_intelligence.evaluation.dataset import EvalItem, load_set
 from feedback_intelligence.evaluation.offline import deterministic_result
 from feedback_intelligence.store.correction_evidence import AlertJudgement, SavedChoice
 from feedback_intelligence.text.matching import fold
+from feedback_intelligence.text.morphology import base_form
 
+MIN_TERM = 4
 WORD = re.compile(r"[^\W\d_]{4,}")  # words of four letters or more: shorter ones name nothing on their own
 CATEGORY, NOT_ALERT = "category", "not_alert"
 
@@ -73,35 +75,48 @@ def _id(kind: str, target: str, term: str) -> str:
     return hashlib.sha256(f"{kind}|{target}|{term}".encode()).hexdigest()[:8]
 
 
-def _words(text: str) -> list[str]:
-    return WORD.findall(fold(text))
+def _words(text: str) -> dict[str, str]:
+    """The text's words by base form (Voikko; the word itself where it knows none): base → form seen."""
+    return {base_form(word): word for word in WORD.findall(fold(text))}
+
+
+def _stem(forms: set[str]) -> str:
+    """The term that matches every form seen (lexicon terms are substrings): their longest common prefix,
+    else the shortest form when the prefix is too short to name anything."""
+    first, last = min(forms), max(forms)  # the common prefix of all is that of the first and last in order
+    size = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last)))
+    prefix = first[:size]
+    return prefix if len(prefix) >= MIN_TERM else min(forms, key=lambda f: (len(f), f))
 
 
 def category_suggestions(
     choices: Sequence[SavedChoice], domain: Domain, *, min_evidence: int = 3, min_share: float = 0.8
 ) -> list[Suggestion]:
     evidence: dict[tuple[str, str], int] = {}
+    forms: dict[str, set[str]] = {}
     for choice in choices:
         if choice.corrected_from is None or choice.corrected_from == choice.category:
             continue
         if match_category_keywords(choice.text, domain.category_keywords, domain.incident_places) == choice.category:
             continue  # the rules already choose it: nothing to learn
-        for word in set(_words(choice.text)):
-            evidence[(word, choice.category)] = evidence.get((word, choice.category), 0) + 1
+        for base, form in _words(choice.text).items():
+            evidence[(base, choice.category)] = evidence.get((base, choice.category), 0) + 1
+            forms.setdefault(base, set()).add(form)
     holding: dict[str, list[str]] = {}
-    candidates = {word for (word, _), n in evidence.items() if n >= min_evidence}
+    candidates = {base for (base, _), n in evidence.items() if n >= min_evidence}
     for choice in choices:
-        for word in set(_words(choice.text)) & candidates:
-            holding.setdefault(word, []).append(choice.category)
+        for base in set(_words(choice.text)) & candidates:
+            holding.setdefault(base, []).append(choice.category)
     found = []
-    for (word, category), n in evidence.items():
+    for (base, category), n in evidence.items():
         if n < min_evidence or category not in domain.categories:
             continue
-        saved = holding.get(word, [])
+        saved = holding.get(base, [])
         agree = saved.count(category)
         if not saved or agree / len(saved) < min_share:
             continue
-        support = f"{agree} of the {len(saved)} saved entries holding it were saved as {category}"
+        word = _stem(forms[base])
+        support = f"{agree} of the {len(saved)} saved entries holding '{base}' were saved as {category}"
         found.append(
             Suggestion(
                 _id(CATEGORY, category, word), CATEGORY, word, category, n, support, category_term(category, word)
