@@ -364,7 +364,10 @@ CORRECTION_WEEKS_MAX = 26
 
 @router.get(
     "/report/corrections",
-    responses=_WINDOW_ERRORS,
+    responses={
+        **errors(400, 429, 503, s400="`store_unknown`: not a store of this deployment; `weeks` outside 1–26."),
+        403: {"description": "`store_forbidden`: `store` names a store the caller's roles do not reach."},
+    },
     response_model=CorrectionRates,
     operation_id="getCorrectionRates",
     summary="How often people corrected the model's proposals, per field: this week, per week, backend and store",
