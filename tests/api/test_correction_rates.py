@@ -75,6 +75,9 @@ async def test_the_rates_count_what_the_clerk_corrected_per_field_backend_and_st
             backends = {(b["backend"], b["model"]): b["saved"] for b in rates.json()["byBackend"]}
             assert backends == {("ollama", "held"): 3, ("unknown", "unknown"): 1}
             assert (await manager.get("/report/corrections?store=s2")).status_code == 403
+            assert (await manager.get("/report/corrections?weeks=0")).status_code == 400
+            weekly = (await manager.get("/report/corrections?weeks=4")).json()
+            assert len(weekly["weekly"]) == 1 and weekly["weekly"][0]["saved"] == 4  # only this week has entries
 
         async with client(app) as other:
             await sign_in(other, "pekka")
