@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 
 class Rejected(Protocol):
@@ -24,6 +26,40 @@ def _seconds_buckets(ceiling_s: float) -> tuple[float, ...]:
     base = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 90, 120, 180, 300, 600, 1800]
     buckets = [b for b in base if b < ceiling_s] + [ceiling_s]
     return tuple(sorted(set(buckets)))
+
+
+class StoredTotals(Collector):
+    """Quality from the field (ADR 0065) as counters whose values are the database's totals, set before each
+    scrape: every replica reports the same figures, a restart loses none, and Prometheus rates them per week.
+    Labels are store × backend × model (× field); the week is left to ``increase(…[1w])``. A total that
+    falls (an erasure, a model restructure of a saved entry) reads to Prometheus as a counter reset."""
+
+    def __init__(self) -> None:
+        self.saved: dict[tuple[str, str, str], int] = {}
+        self.corrected: dict[tuple[str, str, str, str], int] = {}
+
+    def update(
+        self, saved: Mapping[tuple[str, str, str], int], corrected: Mapping[tuple[str, str, str, str], int]
+    ) -> None:
+        self.saved, self.corrected = dict(saved), dict(corrected)
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        saved = CounterMetricFamily(
+            "fi_field_proposals_saved",
+            "Entries saved from a model's proposal (stored total), by store, backend and model",
+            labels=["store", "backend", "model"],
+        )
+        for key, n in sorted(self.saved.items()):
+            saved.add_metric(list(key), n)
+        corrected = CounterMetricFamily(
+            "fi_field_corrections",
+            "Saved proposals in which a person corrected the field (stored total), by store, backend, model and field",
+            labels=["store", "backend", "model", "field"],
+        )
+        for ckey, n in sorted(self.corrected.items()):
+            corrected.add_metric(list(ckey), n)
+        yield saved
+        yield corrected
 
 
 class Metrics:
@@ -216,6 +252,8 @@ class Metrics:
         self.guard_rejections = Counter(
             "fi_guard_rejections_total", "Model values a guard rejected and replaced", ["field", "reason"], registry=r
         )
+        self.field_quality = StoredTotals()
+        r.register(self.field_quality)
 
     def count_rejections(self, rejections: Iterable[Rejected]) -> None:
         for rejection in rejections:

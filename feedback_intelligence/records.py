@@ -71,6 +71,15 @@ class RuleAdvice:
 
 
 @dataclass(frozen=True, slots=True)
+class Proposer:
+    """The backend (by its public name) and model whose proposal a person saved; ``unknown`` for both
+    where the row predates the record (ADR 0065)."""
+
+    backend: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
 class StoredFeedback:
     id: str
     source: str
@@ -95,6 +104,8 @@ class StoredFeedback:
     author: str | None = None
     # Where a rule disagrees with the person's structure (kept as they gave it; ADR 0045).
     rule_advice: tuple[RuleAdvice, ...] = ()
+    # Which backend and model proposed the structure a person saved (ADR 0065); None: no proposal saved.
+    proposal: Proposer | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

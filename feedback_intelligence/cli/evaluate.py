@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.domain.loader import DomainError
 from feedback_intelligence.evaluation.client import RunOptions
-from feedback_intelligence.evaluation.dataset import SCORED_FIELDS, EvalSetError, load_set
+from feedback_intelligence.evaluation.dataset import CORRECTIONS_SPLIT, SCORED_FIELDS, EvalItem, EvalSetError, load_set
 
 console = Console()
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -57,13 +57,16 @@ def run_eval(
     backend_url: str | None,
     concurrency: int | None,
     limit: int | None,
+    items: list[EvalItem] | None = None,
 ) -> dict[str, Any]:
+    """The set's ``split`` (or ``items``, already chosen) through the service, scored."""
     from feedback_intelligence.domain.loader import load_domain
     from feedback_intelligence.evaluation.dataset import select
     from feedback_intelligence.evaluation.run import evaluate
 
     domain = load_domain(domain_name)
-    items = select(load_set(domain), split)
+    if items is None:
+        items = select(load_set(domain), split)
     if limit is not None:
         items = items[:limit]
     options = RunOptions(concurrency=concurrency, token=os.environ.get("FI_OPERATOR_TOKEN"))
@@ -105,6 +108,16 @@ def eval_command(
         "--prior-only",
         help="Only the deterministic layer (alerts, the prior, keyword rules): no model, no service.",
     ),
+    from_corrections: bool = typer.Option(
+        False,
+        "--from-corrections",
+        help="Score against the chain's own corrected entries (their saved structure the gold) instead of the "
+        "shipped set: read from this machine's databases, erased entries never; needs FI_EVAL_FROM_CORRECTIONS=true.",
+    ),
+    store: str | None = typer.Option(None, "--store", help="With --from-corrections: one store's entries only."),
+    since: str | None = typer.Option(
+        None, "--since", help="With --from-corrections: entries from this date or instant on (ISO-8601)."
+    ),
     misses: str | None = typer.Option(
         None,
         "--misses",
@@ -120,11 +133,16 @@ def eval_command(
         raise typer.BadParameter("must be dev, holdout or all", param_hint="--split")
     if misses is not None and not prior_only:
         raise typer.BadParameter("needs --prior-only", param_hint="--misses")
+    if (store is not None or since is not None) and not from_corrections:
+        raise typer.BadParameter("needs --from-corrections", param_hint="--store/--since")
+    chosen = corrected_items(domain, store, since) if from_corrections else None
+    if chosen is not None:
+        split = CORRECTIONS_SPLIT
     if prior_only:
-        deterministic_eval(domain, split, limit, json_out, markdown_out, misses)
+        deterministic_eval(domain, split, limit, json_out, markdown_out, misses, chosen)
         return
     try:
-        result = run_eval(domain, split, url, backend, model, backend_url, concurrency, limit)
+        result = run_eval(domain, split, url, backend, model, backend_url, concurrency, limit, chosen)
     except (EvalSetError, DomainError, LookupError, TimeoutError) as exc:
         raise CliError(str(exc)) from exc
     console.print(render(result))
@@ -138,6 +156,47 @@ def eval_command(
             f"{result['splits'][split]['errors']} item(s) got no answer; the figures count them wrong",
             ExitCode.DEGRADED,
         )
+
+
+def corrected_items(domain_name: str, store: str | None, since: str | None) -> list[EvalItem]:
+    """The chain's corrected entries as items, from this machine's databases (evaluation/corrections.py)."""
+    from feedback_intelligence.config import ConfigurationError, load_settings
+    from feedback_intelligence.domain.loader import load_domain
+    from feedback_intelligence.evaluation.corrections import corrected_set
+    from feedback_intelligence.instants.timestamps import normalize_bound
+    from feedback_intelligence.store.errors import StoreUnavailable
+
+    try:
+        settings = load_settings()
+    except ConfigurationError as exc:
+        raise CliError(str(exc), ExitCode.BAD_INPUT) from exc
+    if not settings.chain.eval_from_corrections:
+        raise CliError(
+            "the chain's corrected entries are not an evaluation set until the operator opts in: "
+            "FI_EVAL_FROM_CORRECTIONS=true (their texts go to the backend measured)",
+            ExitCode.BAD_INPUT,
+        )
+    from_ = None
+    if since is not None:
+        try:  # a date is its first instant, UTC
+            from_ = normalize_bound(since + "T00:00:00Z" if len(since.strip()) == 10 else since)
+        except ValueError as exc:
+            raise typer.BadParameter("not an ISO-8601 date or instant", param_hint="--since") from exc
+    urls = {"live": settings.storage.live_database_url, "corpus": settings.storage.database_url}
+    try:
+        found = asyncio.run(corrected_set(urls, load_domain(domain_name), store=store, since=from_))
+    except StoreUnavailable as exc:
+        raise CliError(
+            f"eval: the {exc.store} database cannot be reached ({exc.detail})", ExitCode.UNREACHABLE
+        ) from exc
+    except DomainError as exc:
+        raise CliError(str(exc)) from exc
+    if found.skipped:
+        console.print(f"{found.skipped} corrected entries left out: the domain no longer declares a value of theirs")
+    if not found.items:
+        raise CliError("no corrected entries to score" + (f" in store {store}" if store else ""), ExitCode.BAD_INPUT)
+    console.print(f"{len(found.items)} corrected entries" + (f" of store {store}" if store else ""))
+    return found.items
 
 
 def _print_prior_advice(result: dict[str, Any]) -> None:
@@ -163,8 +222,10 @@ def deterministic_eval(
     json_out: Path | None,
     markdown_out: Path | None,
     misses: str | None,
+    chosen: list[EvalItem] | None = None,
 ) -> None:
-    """``feedctl eval --prior-only``: the alert and prior figures per split, computed in-process."""
+    """``feedctl eval --prior-only``: the alert and prior figures per split, computed in-process (on
+    ``chosen`` when given: the corrected entries)."""
     from feedback_intelligence.domain.loader import load_domain
     from feedback_intelligence.evaluation.dataset import select
     from feedback_intelligence.evaluation.offline import MISS_FIELDS, deterministic_result, dev_misses
@@ -172,7 +233,7 @@ def deterministic_eval(
 
     try:
         domain = load_domain(domain_name)
-        items = select(load_set(domain), split)[:limit]
+        items = (chosen if chosen is not None else select(load_set(domain), split))[:limit]
         fields = [f.strip() for f in (misses or "").split(",") if f.strip() and f.strip() != "alerts"]
         unknown = [f for f in fields if f not in MISS_FIELDS]
         if unknown:

@@ -22,6 +22,7 @@ from feedback_intelligence.cli.notify import notify_app
 from feedback_intelligence.cli.output import JsonFlag
 from feedback_intelligence.cli.rederive import rederive
 from feedback_intelligence.cli.rollups import rollups_app
+from feedback_intelligence.cli.rules import rules_app
 from feedback_intelligence.cli.status import status
 from feedback_intelligence.cli.users import users
 from feedback_intelligence.config import load_settings
@@ -46,6 +47,7 @@ app.command("probe")(deploy.probe)
 app.add_typer(migrate_app, name="migrate")
 app.add_typer(notify_app, name="notify")
 app.add_typer(rollups_app, name="rollups")
+app.add_typer(rules_app, name="rules")
 app.add_typer(users, name="user")
 
 

@@ -19,6 +19,7 @@ from rich.panel import Panel
 from feedback_intelligence.cli.failures import CliError, ExitCode
 from feedback_intelligence.cli.http import base_url, body_of, client, send
 from feedback_intelligence.cli.output import JsonFlag, console, emit_json, key_value_table
+from feedback_intelligence.report.field_quality import percent
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Snapshot:
     status: dict[str, Any]
     health_code: int
     health: Any
+    corrections: dict[str, Any] | None = None  # GET /report/corrections (ADR 0065); None: not answered
 
     @property
     def exit_code(self) -> ExitCode:
@@ -39,6 +41,7 @@ class Snapshot:
             "url": base_url(),
             "status": self.status,
             "health": {"httpStatus": self.health_code, "body": self.health},
+            "corrections": self.corrections,
         }
 
 
@@ -46,12 +49,15 @@ def take() -> Snapshot:
     with client(timeout=15) as http:
         status_response = send(http, "GET", "/admin/status")
         health_response = send(http, "GET", "/health")
+        rates_response = send(http, "GET", "/report/corrections")
     status = body_of(status_response)
+    rates = body_of(rates_response)
     if status_response.status_code != 200 or not isinstance(status, dict):
         raise CliError(
             f"/admin/status answered {status_response.status_code}: {str(status)[:200]}", ExitCode.UNREACHABLE
         )
-    return Snapshot(status, health_response.status_code, body_of(health_response))
+    corrections = rates if rates_response.status_code == 200 and isinstance(rates, dict) else None
+    return Snapshot(status, health_response.status_code, body_of(health_response), corrections)
 
 
 def _health_text(snap: Snapshot) -> tuple[str, str]:
@@ -125,6 +131,8 @@ def board(snap: Snapshot) -> Panel:
             rows.append((f"Rows: {name}", f"[red]store unreachable[/red] {channel.get('detail', '')}"))
     rows.append(("Structure later", _backlog_text(status.get("structureLater"))))
     rows.append(("Notifications", _outbox_text(status.get("notify"))))
+    rows.append(("Corrected (week)", _corrections_text(snap.corrections)))
+    rows.extend((f"Corrected: {name}", text) for name, text in _backend_corrections(snap.corrections))
     return Panel(key_value_table(rows), title="feedctl status", subtitle=datetime.now().strftime("%H:%M:%S"))
 
 
@@ -193,6 +201,40 @@ def _outbox_text(notify: dict[str, Any] | None) -> str:
     return " · ".join(parts) + worker
 
 
+def _rates(quality: dict[str, Any]) -> str:
+    """``category 12 %, theme 31 %`` of one figure of the correction rates (fields with a saved proposal)."""
+    return ", ".join(f"{f['field']} {percent(f['rate'])} %" for f in quality["fields"])
+
+
+def _corrections_text(rates: dict[str, Any] | None) -> str:
+    """This week's share of saved proposals whose field a person corrected, per field."""
+    if rates is None:
+        return "not reported by this server"
+    week = rates["thisWeek"]
+    if not week["saved"]:
+        return "no entry saved from a proposal this week"
+    return f"{week['saved']} saved from a proposal · " + _rates(week)
+
+
+def _backend_corrections(rates: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The same per backend and model (over the span read: this week)."""
+    if rates is None:
+        return []
+    return [
+        (f"{row['backend']} {row['model']}", f"{row['saved']} saved · " + _rates(row))
+        for row in rates["byBackend"]
+        if row["saved"]
+    ]
+
+
+def _corrections_line(rates: dict[str, Any] | None) -> str:
+    if rates is None or not rates["thisWeek"]["saved"]:
+        return ""
+    week = rates["thisWeek"]
+    fields = " ".join(f"{f['field']}={percent(f['rate'])}%" for f in week["fields"])
+    return f" corrected[saved={week['saved']} {fields}]"
+
+
 def _backlog_line(later: dict[str, Any] | None) -> str:
     backlog = (later or {}).get("backlog") or {}
     return " ".join(f"{name}={b['items']}/{b['oldestAgeSeconds']:.0f}s" for name, b in backlog.items())
@@ -217,7 +259,7 @@ def line(snap: Snapshot) -> str:
         f"gate={gate.get('inUse', '?')}/{gate['slots']} waiting={gate.get('waitingInteractive', 0)}"
         f"+{gate.get('waitingBackground', 0)} sheds1m={gate.get('shedsLastMinute', 0)} "
         f"health={snap.health_code}:{state}{gate_state} rows[{rows}] "
-        f"later[{_backlog_line(status.get('structureLater'))}]"
+        f"later[{_backlog_line(status.get('structureLater'))}]{_corrections_line(snap.corrections)}"
     )
 
 

@@ -23,6 +23,9 @@ class ChainSettings(Group):
     batch_max_body_bytes: int = variable("FI_BATCH_MAX_BODY_BYTES", 8_388_608, ge=1024, le=268_435_456)
     # batches one process stores at once; one that finds none free within 0.5 s is shed 503 (docs/adr/0043)
     batch_slots: int = variable("FI_BATCH_SLOTS", 1, ge=1, le=16)
+    # the chain's corrected entries may be read as an evaluation set (``feedctl eval --from-corrections``):
+    # customer texts sent to whichever backend is measured, so off until the operator opts in (docs/adr/0065)
+    eval_from_corrections: bool = variable("FI_EVAL_FROM_CORRECTIONS", False)
 
     @field_validator("store_pattern")
     @classmethod

@@ -141,6 +141,7 @@ ROUTES: tuple[RouteRule, ...] = (
     _rule("GET", "/report/items.csv", PUBLIC, roles=MANAGERS),
     _rule("GET", "/report/stores", PUBLIC, roles=MANAGERS),  # the chain view: counts only, as the report shows them
     _rule("GET", "/report/brief", PUBLIC, roles=MANAGERS),  # the week per store: counts only, as the report shows them
+    _rule("GET", "/report/corrections", PUBLIC, roles=MANAGERS),  # correction rates per field: counts only
     _rule("GET", "/report/refined", PUBLIC, roles=MANAGERS),  # how many themes the model refined: a count
     _rule("GET", "/report/snapshot.html", PUBLIC, kind=Kind.SNAPSHOT_HTML, roles=MANAGERS),
     _rule("GET", "/", PUBLIC, kind=Kind.PAGE, visitor=True, roles=MANAGERS),

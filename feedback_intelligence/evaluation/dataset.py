@@ -15,6 +15,8 @@ from feedback_intelligence.domain.model import Domain
 
 SCORED_FIELDS: tuple[str, ...] = ("category", "severity", "type", "sentiment", "language")
 SPLITS: tuple[str, ...] = ("dev", "holdout")
+#: The items of ``feedctl eval --from-corrections``: the chain's corrected entries (evaluation/corrections.py).
+CORRECTIONS_SPLIT = "corrections"
 SET_FILE = Path("eval") / "set.jsonl"
 
 
@@ -123,6 +125,8 @@ def select(items: list[EvalItem], split: str) -> list[EvalItem]:
     """``dev``, ``holdout`` or ``all``."""
     if split == "all":
         return list(items)
+    if split == CORRECTIONS_SPLIT:
+        return [item for item in items if item.split == split]
     if split not in SPLITS:
         raise EvalSetError(f"split must be dev, holdout or all, not '{split}'")
     return [item for item in items if item.split == split]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from feedback_intelligence.gate.context import CallContext
@@ -10,6 +11,10 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.slots import Grant
 from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest, LlmBackend
 from feedback_intelligence.metrics import Metrics
+
+#: The backends that served the calls made under it, in order: a caller that wants to know who answered (the
+#: desk's interpretation, ADR 0065) sets a list; the list object is shared with any task the gate starts.
+SERVED_BY: ContextVar[list[str] | None] = ContextVar("served_by", default=None)
 
 
 class PromptRunner:
@@ -67,7 +72,11 @@ class PromptRunner:
         )
 
         async def call(grant: Grant) -> Completion:
-            return await self.granted(grant).complete(request)
+            completion = await self.granted(grant).complete(request)
+            served = SERVED_BY.get()
+            if served is not None:
+                served.append(grant.backend)
+            return completion
 
         completion = await self.gate.run(call, context, deadline_s=deadline_s)
         self.metrics.llm_tokens.labels("prompt").inc(completion.prompt_tokens)

@@ -30,7 +30,7 @@ from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.llm.errors import LlmBusy, LlmFailure
-from feedback_intelligence.records import Correction, RuleAdvice, StoredFeedback, Structure
+from feedback_intelligence.records import Correction, Proposer, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.errors import DuplicateId, Erased
 from feedback_intelligence.structuring.service import StructuringService
@@ -63,6 +63,7 @@ class IngestCommand:
     structure_later: bool = False
     store: str | None = None  # validated against the deployment's stores (feedback_intelligence/config/stores.py)
     author: str | None = None  # who saves it, from the request's credentials (api/authorship.py), never the body
+    proposal: Proposer | None = None  # whose proposal the person saved (api/proposers.py, ADR 0065)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +235,7 @@ class IngestService:
             store=command.store,
             author=command.author,
             rule_advice=advice,
+            proposal=command.proposal if command.accepted_structure is not None else None,
         )
 
     async def _structure(self, channel: Channel, command: IngestCommand, visitor: str) -> ModelOutcome:

@@ -14,6 +14,7 @@ from feedback_intelligence.deterministic.category_override import advice_by_cate
 from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
+from feedback_intelligence.prompting.runner import SERVED_BY
 from feedback_intelligence.records import RuleAdvice, Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
 from feedback_intelligence.structuring.service import StructuringService
@@ -30,6 +31,7 @@ class Interpretation:
     # per category the clerk might choose, the rule that would choose another (said before the save)
     category_advice: dict[str, RuleAdvice] = field(default_factory=dict)
     personal_data: list[dict[str, str]] = field(default_factory=list)  # personal_data.Finding.to_json
+    backend: str | None = None  # the pool's backend whose answer this is (the last call's), by its public name
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,7 +60,12 @@ class InterpretService:
     async def interpret(self, text: str, *, visitor: str) -> Interpretation:
         """``visitor``: whose fair share the call counts against, as the edge named it. Raises LlmBusy
         (shed) or LlmFailure (backend down); the route answers 503 for both."""
-        result = await self.structuring.structure(text, CallContext.interactive(visitor, "interpret"))
+        served: list[str] = []
+        token = SERVED_BY.set(served)
+        try:
+            result = await self.structuring.structure(text, CallContext.interactive(visitor, "interpret"))
+        finally:
+            SERVED_BY.reset(token)
         alerts = match_alerts(text, self.domain)
         structure = finish_structure(text, result.structure, alerts, self.domain)
         return Interpretation(
@@ -70,4 +77,5 @@ class InterpretService:
             guards=list(result.rejections),
             category_advice=advice_by_category(text, structure, alerts, self.domain) if structure else {},
             personal_data=personal_data_json(text, self.domain),
+            backend=served[-1] if served else None,
         )

@@ -18,7 +18,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.store import audit, copy_rows, counters, revisions, rollups, tombstones, values_rows
+from feedback_intelligence.store import (
+    audit,
+    copy_rows,
+    correction_evidence,
+    counters,
+    field_quality,
+    revisions,
+    rollups,
+    tombstones,
+    values_rows,
+)
 from feedback_intelligence.store.base import StoreBase
 from feedback_intelligence.store.counters import VERSION_COUNTER
 from feedback_intelligence.store.derived_rows import Deriver, alert_rows, derived_values, rows_of, write_derived
@@ -320,6 +330,49 @@ class FeedbackStore(StoreBase):
         async with self.engine.connect() as conn:
             return int(await conn.scalar(statement) or 0)
 
+    async def corrected(
+        self, *, since: str | None = None, store: str | None = None, limit: int | None = None
+    ) -> list[StoredFeedback]:
+        """The entries a person saved from a model's proposal with a field corrected (``corrections`` set, the
+        model not failed), oldest first; from ``since`` (a normalised instant) on, of ``store`` only. Erased
+        entries are gone from the table: they never appear (ADR 0039, ADR 0065)."""
+        f = feedback.c
+        statement = select(feedback).where(
+            f.corrections_json.is_not(None), f.structure_json.is_not(None), f.model_failed.is_(False)
+        )
+        if since is not None:
+            statement = statement.where(f.timestamp >= since)
+        if store is not None:
+            statement = statement.where(f.store == store)
+        statement = statement.order_by(f.timestamp, f.id).limit(limit)
+        async with self.engine.connect() as conn:
+            return [row_to_record(r) for r in (await conn.execute(statement)).all()]
+
+    async def rule_evidence(
+        self, since: str | None = None
+    ) -> tuple[list[correction_evidence.SavedChoice], list[correction_evidence.AlertJudgement]]:
+        """The saved proposals' categories and the judged alerts from ``since`` on (``feedctl rules suggest``)."""
+        async with self.engine.connect() as conn:
+            choices = (await conn.execute(correction_evidence.choices_statement(since))).all()
+            judged = (await conn.execute(correction_evidence.judgements_statement(since))).all()
+        evidence = correction_evidence
+        return [evidence.choice_of(r) for r in choices], [evidence.judgement_of(r) for r in judged]
+
+    async def correction_tallies(
+        self,
+        first_day: str | None = None,
+        last_day: str | None = None,
+        *,
+        stores: Sequence[str] | None = None,
+        by_day: bool = True,
+    ) -> list[field_quality.Tally]:
+        """Saved proposals and corrected fields per day, store, backend and model (ADR 0065): the rollup's
+        rows of the UTC days ``[first_day, last_day]``, of ``stores`` (None: every row); summed over the
+        days (``day`` '') unless ``by_day``."""
+        statement = field_quality.tallies_statement(first_day, last_day, stores, by_day=by_day)
+        async with self.engine.connect() as conn:
+            return [field_quality.tally_of(row) for row in (await conn.execute(statement)).all()]
+
     async def stores_in(self, from_: str | None = None, to: str | None = None) -> list[str]:
         """The distinct store ids of the items in the window, in id order (the ``(store, timestamp)`` index)."""
         statement = select(feedback.c.store).where(feedback.c.store.is_not(None)).distinct().order_by(feedback.c.store)
@@ -350,6 +403,8 @@ class FeedbackStore(StoreBase):
                 model_failed=False,
                 salvage_notes_json=compact_json(list(salvage_notes)),
                 corrections_json=None,
+                proposal_backend=None,  # no person's save of a proposal any longer (ADR 0065)
+                proposal_model=None,
                 rule_advice_json=None,  # nobody's structure for a rule to disagree with
                 needs_review=needs_review,
                 review_flags_json=compact_json(list(review_flags)),

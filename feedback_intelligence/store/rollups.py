@@ -3,7 +3,9 @@ transaction of every write of ``feedback``.
 
 - ``feedback_daily``: day × the count statement's key → items (the report's counts and trend halves);
 - ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
-- ``feedback_hourly``: hour × category × operational alert → items (the series).
+- ``feedback_hourly``: hour × category × operational alert → items (the series);
+- ``correction_daily``: day × store × proposing backend × model × field → saved proposals (field '') and
+  those in which a person corrected that field (ADR 0065: quality from the field).
 
 How a write keeps them (one way for all):
 
@@ -41,7 +43,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from feedback_intelligence.store.schema import feedback, feedback_daily, feedback_hourly, theme_daily
+from feedback_intelligence.store.schema import correction_daily, feedback, feedback_daily, feedback_hourly, theme_daily
 
 COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
 #: What a row contributes: read before and after a change (the columns the rollups group by).
@@ -57,7 +59,14 @@ KEY_COLUMNS = (
     feedback.c.needs_review,
     feedback.c.structure_failed,
     feedback.c.theme_base,
+    feedback.c.store,
+    feedback.c.proposal_backend,
+    feedback.c.proposal_model,
+    feedback.c.corrected_fields,
 )
+#: The fields whose corrections ``correction_daily`` counts (the structure's, as the desk corrects them).
+CORRECTABLE = ("category", "theme", "severity", "type", "language", "sentiment")
+CORRECTION_KEY = ("day", "store", "backend", "model", "field")
 IN_CHUNK = 5_000
 DAILY_KEY = ("day", *COUNT_KEY)
 HOURLY_KEY = ("hour", "category", "alert")
@@ -75,6 +84,7 @@ class Contribution:
     hourly: tuple[str, str, bool]
     theme: ThemeKey | None
     newest: str
+    corrections: tuple[tuple[str, str, str, str, str], ...] = ()  # its ``correction_daily`` keys
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Contribution:
@@ -94,7 +104,17 @@ class Contribution:
         )
         theme_base = row.get("theme_base")
         theme = (stamp[:10], category, theme_base) if category is not None and theme_base is not None else None
-        return cls(daily, (stamp[:13], category or "", alert), theme, f"{stamp} {row['id']}")
+        return cls(daily, (stamp[:13], category or "", alert), theme, f"{stamp} {row['id']}", _correction_keys(row))
+
+
+def _correction_keys(row: Mapping[str, Any]) -> tuple[tuple[str, str, str, str, str], ...]:
+    """A saved proposal's ``correction_daily`` keys: its own (field '') and one per corrected field."""
+    backend = row.get("proposal_backend")
+    if backend is None:
+        return ()
+    corrected = str(row.get("corrected_fields") or "")
+    head = (str(row["timestamp"])[:10], row.get("store") or "", backend, row.get("proposal_model") or "")
+    return tuple((*head, name) for name in ("", *CORRECTABLE) if not name or f",{name}," in corrected)
 
 
 def _upsert(conn: AsyncConnection, table: Any, keys: Sequence[str], rows: list[dict[str, Any]], **also: Any) -> Any:
@@ -126,12 +146,16 @@ async def _drop_emptied(conn: AsyncConnection, table: Any, keys: Sequence[str], 
 async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
     daily: dict[tuple[Any, ...], int] = {}
     hourly: dict[tuple[Any, ...], int] = {}
+    corrections: dict[tuple[Any, ...], int] = {}
     for sign, rows in ((-1, before), (1, after)):
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
             hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
+            for key in row.corrections:
+                corrections[key] = corrections.get(key, 0) + sign
     await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
     await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
+    await _add_counts(conn, correction_daily, CORRECTION_KEY, corrections)
     await _apply_themes(conn, before, after)
 
 
@@ -265,10 +289,30 @@ def _fills() -> list[Any]:
             .where(f.category.is_not(None), f.theme_base.is_not(None))
             .group_by(*theme_keys),
         ),
+        *_correction_fills(),
     ]
 
 
-ROLLUPS = (feedback_daily, feedback_hourly, theme_daily)
+def _correction_fills() -> list[Any]:
+    """``correction_daily`` from the rows: the saved proposals, then each field's corrected ones."""
+    f = feedback.c
+    keys = (func.substr(f.timestamp, 1, 10), func.coalesce(f.store, ""), f.proposal_backend)
+    model = func.coalesce(f.proposal_model, "")
+    fills = []
+    for name in ("", *CORRECTABLE):
+        where = [f.proposal_backend.is_not(None)]
+        if name:
+            where.append(f.corrected_fields.like(f"%,{name},%"))
+        fills.append(
+            insert(correction_daily).from_select(
+                [*CORRECTION_KEY, "items"],
+                select(*keys, model, literal(name), func.count()).where(*where).group_by(*keys, model),
+            )
+        )
+    return fills
+
+
+ROLLUPS = (feedback_daily, feedback_hourly, theme_daily, correction_daily)
 
 
 async def rebuild(conn: AsyncConnection) -> dict[str, int]:
@@ -278,7 +322,9 @@ async def rebuild(conn: AsyncConnection) -> dict[str, int]:
     adjusted them commits before the refill reads the rows and a write that has not waits for it:
     nothing is counted twice or lost. SQLite's single writer serialises it already."""
     if conn.dialect.name == "postgresql":
-        await conn.execute(text("LOCK TABLE feedback_daily, feedback_hourly, theme_daily IN EXCLUSIVE MODE"))
+        await conn.execute(
+            text("LOCK TABLE feedback_daily, feedback_hourly, theme_daily, correction_daily IN EXCLUSIVE MODE")
+        )
     for table in ROLLUPS:
         await conn.execute(delete(table))
     for fill in _fills():

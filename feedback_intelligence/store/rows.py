@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from feedback_intelligence.records import AlertHit, Correction, RuleAdvice, StoredFeedback, Structure
+from feedback_intelligence.records import AlertHit, Correction, Proposer, RuleAdvice, StoredFeedback, Structure
 
 
 def compact_json(value: Any) -> str:
@@ -67,6 +67,7 @@ def row_to_record(row: Any) -> StoredFeedback:
         store=row.store,
         author=row.author,
         rule_advice=tuple(RuleAdvice.from_json(a) for a in json.loads(row.rule_advice_json or "[]")),
+        proposal=Proposer(row.proposal_backend, row.proposal_model or "") if row.proposal_backend else None,
     )
 
 
@@ -94,4 +95,6 @@ def record_to_row(record: StoredFeedback) -> dict[str, Any]:
         "store": record.store,
         "author": record.author,
         "rule_advice_json": rule_advice_json(record.rule_advice),
+        "proposal_backend": record.proposal.backend if record.proposal else None,
+        "proposal_model": record.proposal.model if record.proposal else None,
     }

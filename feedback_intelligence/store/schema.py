@@ -88,6 +88,11 @@ feedback = Table(
     # Where a rule disagrees with a person's structure (0012; records.RuleAdvice, ADR 0045): a JSON list,
     # null when none does.
     Column("rule_advice_json", Text, nullable=True),
+    # Which backend and model proposed the structure a person saved (0021, ADR 0065): set by a save that
+    # carries a proposal (the desk's after an interpretation), "unknown" for such rows before 0021; null
+    # for rows no person saved from a proposal. A model-made structure clears them.
+    Column("proposal_backend", String(64), nullable=True),
+    Column("proposal_model", String(100), nullable=True),
     # PostgreSQL: covering (0010), so the report's counts over a window's edges are index-only scans
     Index("ix_feedback_timestamp", "timestamp", postgresql_include=list(COVERED)),
     Index("ix_feedback_store_timestamp", "store", "timestamp"),
@@ -168,6 +173,21 @@ feedback_hourly = Table(
     Column("alert", Boolean, nullable=False),
     Column("items", BigInteger, nullable=False),
     PrimaryKeyConstraint("hour", "category", "alert", name="pk_feedback_hourly"),
+)
+
+# Saved proposals and the fields people corrected in them per UTC day, store, backend and model (0021,
+# store/rollups.py, ADR 0065): ``field`` '' counts the saved proposals, a field's name those in which that
+# field was corrected. Kept with the report's rollups in the transaction of every write of ``feedback``.
+correction_daily = Table(
+    "correction_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("store", String(32), nullable=False),  # '' for none
+    Column("backend", String(64), nullable=False),
+    Column("model", String(100), nullable=False),
+    Column("field", String(16), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("day", "store", "backend", "model", "field", name="pk_correction_daily"),
 )
 
 # Small named counters that must survive a restart, e.g. the channel's change version.

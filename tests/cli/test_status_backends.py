@@ -78,3 +78,23 @@ def test_a_served_model_keeps_its_address_and_name() -> None:
     console.print(board(snap))
     text = console.export_text()
     assert "ollama · http://gpu-box:11434" in text and "qwen2.5:7b-instruct · ready" in text
+
+
+def test_the_board_shows_this_weeks_correction_rates_per_field_and_backend() -> None:
+    fields = [
+        {"field": "category", "corrected": 1, "rate": 0.125},
+        {"field": "theme", "corrected": 3, "rate": 0.375},
+    ]
+    week = {"saved": 8, "fields": fields}
+    rates = {"thisWeek": week, "byBackend": [{"backend": "gpu1", "model": "qwen2.5:7b", **week}]}
+    snap = snapshot()
+    snap = Snapshot(snap.status, snap.health_code, snap.health, rates)
+    console = Console(width=200, record=True)
+    console.print(board(snap))
+    text = console.export_text()
+    assert "8 saved from a proposal · category 13 %, theme 38 %" in text
+    assert "Corrected: gpu1 qwen2.5:7b" in text
+    assert " corrected[saved=8 category=13% theme=38%]" in line(snap)
+    console = Console(width=200, record=True)
+    console.print(board(snapshot()))
+    assert "Corrected (week)  not reported by this server" in console.export_text()

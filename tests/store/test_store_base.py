@@ -74,6 +74,9 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "revision": lambda s: s.revision("item-1"),
         "stale_count": lambda s: s.stale_count(),
         "stores_in": lambda s: s.stores_in(),
+        "correction_tallies": lambda s: s.correction_tallies(),
+        "corrected": lambda s: s.corrected(),
+        "rule_evidence": lambda s: s.rule_evidence(),
         "update_alerts": lambda s: s.update_alerts("item-1", [AlertHit("food_safety", "home")]),
         "update_structure": lambda s: s.update_structure(
             "item-1", MODEL, structure_failed=False, salvage_notes=[], needs_review=False, review_flags=[]

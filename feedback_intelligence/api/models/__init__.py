@@ -191,6 +191,20 @@ class CorrectionIn(_Wire):
     humanValue: FieldValue | None = Field(None, description="What the clerk chose instead.")
 
 
+class ProposerIn(_Wire):
+    """Whose proposal the clerk saved: the `proposedBy` of the interpretation, echoed."""
+
+    backend: Key = Field(description="The backend's public name; one the service does not run is recorded as unknown.")
+    model: Key | None = Field(None, description="Ignored: the service records the model it runs on that backend.")
+
+
+class ProposerOut(ApiModel):
+    """The backend (by its public name) and model that proposed a structure."""
+
+    backend: str = Field(description="The backend's public name (FI_LLM_BACKENDS), or `unknown`.")
+    model: str = Field(description="The model it runs, or `unknown`.")
+
+
 class FeedbackIn(_Wire):
     """One feedback item to store."""
 
@@ -222,6 +236,12 @@ class FeedbackIn(_Wire):
         None,
         description="The store (shop) the feedback was given in: one of FI_STORES, or an id of "
         "FI_STORE_PATTERN; anything else is refused 400 `store_unknown`. Absent: no store.",
+    )
+    proposedBy: ProposerIn | None = Field(
+        None,
+        description="Whose proposal the accepted structure started from (the interpretation's `proposedBy`): "
+        "with `acceptedStructure`, the save counts in the correction rates per backend and model. A save "
+        "with `corrections` and without it counts under `unknown`.",
     )
 
 
@@ -430,6 +450,9 @@ class InterpretOut(ApiModel):
         default_factory=list,
         description="Personal data found in the text: the desk warns before the save and offers to replace it "
         "with its placeholder; other desks and the live report see it masked.",
+    )
+    proposedBy: ProposerOut | None = Field(
+        None, description="The backend and model that answered; send it back with the save (`proposedBy`)."
     )
 
 

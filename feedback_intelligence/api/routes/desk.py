@@ -28,10 +28,11 @@ from feedback_intelligence.api.scope import (
 from feedback_intelligence.deterministic.personal_data import masked_text, personal_data_json
 from feedback_intelligence.domain.loader import schema_json
 from feedback_intelligence.instants.timestamps import normalize_bound
-from feedback_intelligence.records import Correction, StoredFeedback, Structure
+from feedback_intelligence.records import Correction, Proposer, StoredFeedback, Structure
 from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.services.ingest import IngestCommand
 from feedback_intelligence.services.proposal import propose
+from feedback_intelligence.services.proposers import UNKNOWN, proposer_of, proposers
 from feedback_intelligence.services.restructure import RestructureInterrupted
 
 router = APIRouter()
@@ -106,7 +107,18 @@ def ingest_command(body: m.FeedbackIn, rt: Runtime) -> IngestCommand | list[str]
         model_interpretation_failed=bool(body.modelInterpretationFailed),
         structure_later=bool(body.structureLater),
         store=body.store,
+        proposal=_proposal(body, rt),
     )
+
+
+def _proposal(body: m.FeedbackIn, rt: Runtime) -> Proposer | None:
+    """Whose proposal a person's save started from (ADR 0065): the backend the interpretation named, when
+    the pool has it; a save with corrections and no name is ``unknown``; other saves none."""
+    if body.acceptedStructure is None or body.modelInterpretationFailed:
+        return None
+    if body.proposedBy is not None:
+        return proposer_of(proposers(rt.settings.backends), body.proposedBy.backend)
+    return UNKNOWN if body.corrections is not None else None
 
 
 async def _ingest(
@@ -208,7 +220,11 @@ async def interpret(body: m.InterpretIn, request: Request, rt: RuntimeDep) -> m.
     if errors:
         raise InputError(errors)
     result = await cancel_on_disconnect(request, rt.interpret.interpret(body.text, visitor=visitor(request)))
-    return m.InterpretOut.model_validate(result.to_json())
+    out = m.InterpretOut.model_validate(result.to_json())
+    if result.backend is not None:
+        proposer = proposer_of(proposers(rt.settings.backends), result.backend)
+        out.proposedBy = m.ProposerOut(backend=proposer.backend, model=proposer.model)
+    return out
 
 
 @router.post(

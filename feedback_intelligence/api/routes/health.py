@@ -16,6 +16,7 @@ from feedback_intelligence.api.models.operator import LivenessOut
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.gate.slots import PoolUnavailable
+from feedback_intelligence.services.channels import CORPUS, LIVE
 from feedback_intelligence.store.errors import StoreUnavailable
 
 router = APIRouter(tags=["health"])
@@ -122,6 +123,24 @@ async def structure_backlog(rt: Runtime) -> dict[str, dict[str, float | int | No
     return backlog
 
 
+async def field_quality(rt: Runtime) -> None:
+    """The correction totals of both channels into the metrics (ADR 0065); the last figures stay when a
+    store is down."""
+    saved: dict[tuple[str, str, str], int] = {}
+    corrected: dict[tuple[str, str, str, str], int] = {}
+    try:
+        tallies = [t for name in (CORPUS, LIVE) for t in await rt.channels[name].store.correction_tallies(by_day=False)]
+    except StoreUnavailable:
+        return
+    for t in tallies:
+        key = (t.store or "", t.backend, t.model)
+        if t.field:
+            corrected[(*key, t.field)] = corrected.get((*key, t.field), 0) + t.items
+        else:
+            saved[key] = saved.get(key, 0) + t.items
+    rt.metrics.field_quality.update(saved, corrected)
+
+
 async def notify_outbox(rt: Runtime) -> dict[str, dict[str, object]] | None:
     """Outbox rows by state per channel database (the worker also keeps them in the metrics); None when
     a store is down."""
@@ -174,4 +193,5 @@ async def metrics(rt: RuntimeDep) -> Response:
             await rt.gate.backends()  # and fi_backend_up / fi_backend_stalled per backend
     await structure_backlog(rt)
     await notify_outbox(rt)
+    await field_quality(rt)
     return Response(generate_latest(rt.metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -33,6 +33,7 @@ from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
 from feedback_intelligence.report.brief import Brief, brief, brief_week, stores_in_reach
 from feedback_intelligence.report.chain_view import ChainView, chain_view
+from feedback_intelligence.report.field_quality import CorrectionRates, correction_rates, span
 from feedback_intelligence.report.items import (
     PAGE_DEFAULT,
     PAGE_MAX,
@@ -349,6 +350,44 @@ async def snapshot_html(rt: RuntimeDep, scope: ManagerReach) -> Response:
     if text is None:
         return JSONResponse({"error": "no snapshot"}, status_code=404)
     return HTMLResponse(text)
+
+
+CORRECTION_WEEKS_MAX = 26
+
+
+@router.get(
+    "/report/corrections",
+    responses={
+        **errors(400, 429, 503, s400="`store_unknown`: not a store of this deployment; `weeks` outside 1–26."),
+        403: {"description": "`store_forbidden`: `store` names a store the caller's roles do not reach."},
+    },
+    response_model=CorrectionRates,
+    operation_id="getCorrectionRates",
+    summary="How often people corrected the model's proposals, per field: this week, per week, backend and store",
+    description="Entries saved from a model's proposal, and per field those in which the person changed the "
+    "field, over the `weeks` ISO weeks up to today (UTC days; the current week from its Monday), for every "
+    "store in the caller's reach, or `store` alone. Read from the correction rollup: counts only, no text.",
+)
+async def correction_rates_route(
+    rt: RuntimeDep,
+    scope: ManagerReach,
+    weeks: int = Query(1, ge=1, le=CORRECTION_WEEKS_MAX, description="How many weeks, the current one last."),
+    store: str | None = _STORE,
+) -> CorrectionRates:
+    unknown = v.store_errors(store, rt.settings.chain.stores)
+    if unknown:
+        raise InputError(unknown)
+    if store is not None:
+        scope.check(store)
+    stores = [store] if store is not None else (sorted(scope.stores) if scope.stores is not None else None)
+    today = rt.clock.now().date()
+    first, last = span(today, weeks)
+    tallies = [
+        tally
+        for name in (CORPUS, LIVE)
+        for tally in await rt.channels[name].store.correction_tallies(first, last, stores=stores)
+    ]
+    return correction_rates(tallies, today, weeks, store)
 
 
 @router.get(

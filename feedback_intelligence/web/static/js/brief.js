@@ -2,7 +2,8 @@
 // open cases, the most serious alert first, then the oldest: the server's order), what rose against the
 // week before (GET /report/brief: only rises its significance rule keeps, per store by name), and the
 // week's totals. Everything else of the page (the full case list, alerts, charts, the store table) lies
-// below it. Counts are the server's totals, never a count of listed examples.
+// below it. Counts are the server's totals, never a count of listed examples. One line says how often
+// people corrected the model's proposals this week, per field (GET /report/corrections, ADR 0065).
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
@@ -14,10 +15,12 @@ const ACT_SHOWN = 3; // the open cases the brief lists; the full list is the nex
 const RISES_SHOWN = 4;
 const ACTIVE = new Set(["open", "acknowledged"]);
 const EXCERPT_CHARS = 90;
+const QUALITY_ALWAYS = new Set(["category", "theme"]); // other fields are named when someone corrected them
 
 const el = {
   section: byId("brief"),
   totals: byId("brief-totals"),
+  quality: byId("brief-quality"),
   act: byId("brief-act"),
   changed: byId("brief-changed"),
   stores: byId("brief-stores"),
@@ -47,6 +50,25 @@ function riseLine(rise, where, t) {
     h("strong", { class: "brief-store" }, where.name), " · ",
     t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
     h("span", { class: "brief-up" }, ` +${rise.change}`));
+}
+
+/** A rate as the whole per cent the status board shows too (half up). */
+function percent(rate) {
+  return Math.floor(rate * 100 + 0.5);
+}
+
+function renderQuality(rates, t) {
+  if (!rates) return; // not answered: the line stays hidden
+  const week = rates.thisWeek;
+  el.quality.dataset.saved = String(week.saved);
+  if (!week.saved) {
+    el.quality.textContent = t("quality.none");
+  } else {
+    const parts = week.fields.filter((f) => QUALITY_ALWAYS.has(f.field) || f.corrected)
+      .map((f) => t(`quality.field.${f.field}`, { pct: percent(f.rate) }));
+    el.quality.textContent = `${t("quality.line", { parts: parts.join(", ") })} ${t("quality.saved", { n: week.saved })}`;
+  }
+  show(el.quality, true);
 }
 
 function render(brief, cases, names, t) {
@@ -99,15 +121,18 @@ async function start() {
   const params = store ? { store } : {};
   let brief;
   let cases;
+  let rates;
   try {
-    [brief, cases] = await Promise.all([
+    [brief, cases, rates] = await Promise.all([
       getJson("/report/brief", { params }),
       getJson("/cases", { params: { ...params, limit: 1000 } }).then((body) => body.cases).catch(() => []),
+      getJson("/report/corrections", { params }).catch(() => null),
     ]);
   } catch {
     return; // refused or absent: the report below says why (one place for that wording)
   }
   render(brief, cases, await storeNames(), t);
+  renderQuality(rates, t);
   el.section.dataset.ready = "true";
 }
 

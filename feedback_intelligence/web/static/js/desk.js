@@ -601,6 +601,8 @@ function startEntry(text, interpretation, proposal = null) {
     manual: !structure,
     proposal: structure ? null : proposal,
     guards: (structure && interpretation.guards) || [],
+    // which backend and model answered: sent back with the save, so the correction rates name them
+    proposedBy: (structure && interpretation.proposedBy) || null,
     sentimentTouched: false,
     alertCategories: (interpretation && interpretation.alertCategories) || (proposal && proposal.alertCategories) || [],
     // per category the clerk might choose, the rule that would choose another (said before the save)
@@ -862,6 +864,7 @@ async function onSave(event) {
     acceptedStructure: accepted,
     corrections,
     modelInterpretationFailed: !entry.model,
+    proposedBy: entry.model ? entry.proposedBy : null,
   };
   state.saving = true;
   el.save.disabled = true;

@@ -1243,6 +1243,30 @@ export function useTimeZone(t, zone) {
  * A translator for one language: t(key, params) → string (unknown keys fall back to English, then the key).
  * ``zone``: the service's FI_TIMEZONE (from /schema), for every time and day the page shows.
  */
+// ---- quality from the field: how often people corrected the model's proposals this week (ADR 0065)
+Object.assign(en, {
+  "quality.line": "This week clerks corrected {parts}",
+  "quality.saved": plural("(of {n} entry saved from the model's proposal)", "(of {n} entries saved from the model's proposal)"),
+  "quality.none": "No entry was saved from the model's proposal this week.",
+  "quality.field.category": "{pct} % of categories",
+  "quality.field.theme": "{pct} % of themes",
+  "quality.field.severity": "{pct} % of severities",
+  "quality.field.type": "{pct} % of types",
+  "quality.field.sentiment": "{pct} % of tones",
+  "quality.field.language": "{pct} % of languages",
+});
+Object.assign(fi, {
+  "quality.line": "Tällä viikolla myyjät korjasivat {parts}",
+  "quality.saved": plural("({n} mallin ehdotuksesta tallennetusta merkinnästä)", "({n} mallin ehdotuksesta tallennetusta merkinnästä)"),
+  "quality.none": "Tällä viikolla yhtään merkintää ei tallennettu mallin ehdotuksesta.",
+  "quality.field.category": "{pct} % luokista",
+  "quality.field.theme": "{pct} % teemoista",
+  "quality.field.severity": "{pct} % vakavuuksista",
+  "quality.field.type": "{pct} % tyypeistä",
+  "quality.field.sentiment": "{pct} % sävyistä",
+  "quality.field.language": "{pct} % kielistä",
+});
+
 export function translator(language, zone = undefined) {
   const lang = pickLanguage(language);
   const bundle = BUNDLES[lang];
