@@ -33,7 +33,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts, pattern_nee
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
-from feedback_intelligence.deterministic.sentiment import rule_sentiment
+from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text import english
@@ -253,8 +253,8 @@ def propose_structure(text: str, domain: Domain, evidence: TextEvidence | None =
     the text's :func:`text_evidence`, when the caller has it."""
     evidence = text_evidence(text, domain) if evidence is None else evidence
     category = prior_category(text, evidence, domain)
-    type_ = evidence.types.type
     language = evidence.language.code if evidence.language else domain.language
+    type_ = type_for_tone(evidence.types.type, text, language, domain)
     return Structure(
         category=category,
         # a word can be as long as the text; the theme keeps the bound every theme has (text/bounds.py)

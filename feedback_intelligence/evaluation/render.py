@@ -134,6 +134,7 @@ def render_deterministic(result: Mapping[str, Any]) -> Group:
             f = card["fields"][field]
             prior.add_row(field, fmt(f["prior"]), f"{fmt(f['majority'])} ({f['majorityLabel']})")
         prior.add_row("themes the guard refuses", str(card["priorThemesRejected"]), "")
+        prior.add_row("sentiment against its type", str(card.get("sentimentContradictsType", "–")), "")
         themes = card["priorThemes"]
         prior.add_row("themes naming a gold topic", fmt(themes["namesTopic"]), "")
         prior.add_row(f"Finnish themes in base form ({themes['finnish']})", fmt(themes["baseForm"]), "")
