@@ -203,9 +203,7 @@ _MARKER_REACH = 40  # characters after an opening that can hold a marker ("[jär
 
 def opens_with_role_marker(text: str) -> bool:
     """Whether a sentence or a line of ``text`` opens with a chat role and a colon."""
-    return any(
-        _ROLE_MARKER.match(skeleton(text[m.end() : m.end() + _MARKER_REACH])) for m in _OPENINGS.finditer(text)
-    )
+    return any(_ROLE_MARKER.match(skeleton(text[m.end() : m.end() + _MARKER_REACH])) for m in _OPENINGS.finditer(text))
 
 
 def detect_injection_signals(text: str | None) -> list[str]:

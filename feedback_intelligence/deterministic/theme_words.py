@@ -154,7 +154,9 @@ def topic_phrase(text: str, language: str, domain: Domain) -> str | None:
         phrases = english.noun_phrases(text, _english_function_words(domain))
         return " ".join(phrases[0][:ENGLISH_PHRASE_WORDS]) if phrases else None
     if language == SWEDISH:
-        placed = [w for w in swedish.placed_nouns(text, _english_function_words(domain)) if not is_generic(w, SWEDISH, domain)]
+        placed = [
+            w for w in swedish.placed_nouns(text, _english_function_words(domain)) if not is_generic(w, SWEDISH, domain)
+        ]
         nouns = placed or swedish_nouns(text, domain)
     else:
         nouns = topic_nouns(text, language, domain)

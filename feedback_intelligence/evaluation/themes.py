@@ -78,7 +78,7 @@ def theme_check_of(domain: Domain) -> ThemeCheck:
 
 
 def _share(values: Sequence[bool | str | None]) -> float | None:
-    counted = [v for v in values if v is not None]
+    counted = [v is True for v in values if v is not None]
     return sum(counted) / len(counted) if counted else None
 
 

@@ -17,7 +17,7 @@ LANGUAGES = frozenset({"sv", "en"})
 
 def _lemmatize(word: str, language: str) -> str:
     try:
-        import simplemma
+        import simplemma  # type: ignore[import-not-found,unused-ignore]  # typed; the ignore is for a venv without it
     except ImportError:  # the fallback: the word as written, as without Voikko
         return word
     return str(simplemma.lemmatize(word, lang=language))
@@ -34,4 +34,3 @@ def lemma(word: str, language: str) -> str:
     if language == "sv" and found != folded and folded.rstrip("n").endswith("a") and found == folded.rstrip("n")[:-1]:
         return folded.rstrip("n")  # the table cuts "kassa(n)" (the till) to "kass" (bad): keep an -a noun's -a
     return found
-

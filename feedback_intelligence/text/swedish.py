@@ -19,17 +19,24 @@ import re
 
 SWEDISH = "sv"
 
-_PREPOSITIONS = frozenset(
-    "på vid i av till med från för om under över efter mot hos ur utan bakom framför bredvid genom".split()
-)
-_ARTICLES = frozenset("en ett den det de denna detta dessa min mitt mina din ditt dina er ert era vår vårt".split())
-_FUNCTION = frozenset(
-    """och att som var är inte men eller så när då nu här där jag du han hon vi ni dom de sig sin sitt sina
-    hela helt alla allt mycket lite bara också redan ännu igen aldrig alltid väldigt jätte mer mest
-    efter innan eftersom fast trots tack hej ja nej ingen inget inga någon något några vad vem varför hur
-    kunde skulle måste ville vill kan ska har hade blev blir fick får gick går kom kommer sa sade
-    bröt ätit åt köpte köpt hittade hittat hett varmt kallt vass vasst""".split()
-)
+_PREPOSITIONS = frozenset((
+    "på", "vid", "i", "av", "till", "med", "från", "för", "om", "under", "över", "efter", "mot", "hos", "ur",
+    "utan", "bakom", "framför", "bredvid", "genom",
+))  # fmt: skip
+_ARTICLES = frozenset((
+    "en", "ett", "den", "det", "de", "denna", "detta", "dessa", "min", "mitt", "mina", "din", "ditt", "dina",
+    "er", "ert", "era", "vår", "vårt",
+))  # fmt: skip
+_FUNCTION = frozenset((
+    "och", "att", "som", "var", "är", "inte", "men", "eller", "så", "när", "då", "nu", "här", "där", "jag",
+    "du", "han", "hon", "vi", "ni", "dom", "de", "sig", "sin", "sitt", "sina", "hela", "helt", "alla", "allt",
+    "mycket", "lite", "bara", "också", "redan", "ännu", "igen", "aldrig", "alltid", "väldigt", "jätte", "mer",
+    "mest", "efter", "innan", "eftersom", "fast", "trots", "tack", "hej", "ja", "nej", "ingen", "inget",
+    "inga", "någon", "något", "några", "vad", "vem", "varför", "hur", "kunde", "skulle", "måste", "ville",
+    "vill", "kan", "ska", "har", "hade", "blev", "blir", "fick", "får", "gick", "går", "kom", "kommer", "sa",
+    "sade", "bröt", "ätit", "åt", "köpte", "köpt", "hittade", "hittat", "hett", "varmt", "kallt", "vass",
+    "vasst",
+))  # fmt: skip
 _ADJECTIVE_ENDINGS = ("ig", "igt", "iga", "lig", "ligt", "liga", "isk", "iskt", "iska", "sam", "samt")
 _DEFINITE_ENDINGS = ("en", "et", "na", "an", "n")
 _VERB_ENDINGS = ("ade", "ades", "de", "te", "des", "tes", "erade")

@@ -11,7 +11,8 @@ not a name: more than three words, or a verb: "Asiakas valitti että suklaalevyt
 ``other_language`` (a word of another language than the text's: "charged" for a Finnish text — a
 Finnish word Voikko does not know and the text does not spell; for a text in another language than the
 domain's, a word the text does not contain), ``generic`` (a generic noun alone: "Asia", "ok",
-"asiakas"; the domain's ``genericNouns``; or one opening a longer theme: "asiakas tuli", "kunden"), ``not_grounded`` (no word shared with the text or the
+"asiakas"; the domain's ``genericNouns``; or one opening a longer theme: "asiakas tuli", "kunden"),
+``not_grounded`` (no word shared with the text or the
 domain's vocabulary; a shared stem or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
 
 ``mixed_case``, ``other_language`` and ``not_grounded`` depend on the text; the other verdicts hold for

@@ -90,8 +90,8 @@ def test_descriptive_prose_passes(text: str | None) -> None:
     ],
 )
 def test_a_personnel_word_without_a_person_to_do_it_to_is_not_a_directive(text: str) -> None:
-    """"Irtisanoa" a subscription and "erota" (to differ) are descriptions; only a person as the object
-    makes the word an order about people."""
+    """To "irtisanoa" a subscription and "erota" (to differ) are descriptions; only a person as the
+    object makes the word an order about people."""
     assert directive_kind(text) is None
 
 
