@@ -15,8 +15,9 @@ from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 from feedback_intelligence.text.matching import fold
 
 #: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
-# d2: the sentiment read from the text where the language measured it better (ADR 0028); d3: the issue (ADR 0055)
-DERIVATION_VERSION = "d3"
+# d2: the sentiment read from the text where the language measured it better (ADR 0028); d3: the issue (ADR 0055);
+# d4: sentiment that agrees with type, Swedish and English themes in base form (ADR 0064)
+DERIVATION_VERSION = "d4"
 CORRECTED_FIELDS_MAX_CHARS = 200
 
 _revs: dict[int, tuple[object, str]] = {}

@@ -33,7 +33,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts, pattern_nee
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
-from feedback_intelligence.deterministic.sentiment import rule_sentiment
+from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text import english
@@ -196,13 +196,17 @@ def _word_with(text: str, term: str) -> str | None:
 def _topic_words(found: str, text: str, language: str, domain: Domain) -> str | None:
     """What of a found word (or phrase: an alert needle may span two words) may name a topic, in base form:
     nouns, or words the morphology does not know (a brand), never a generic noun; None when nothing is left
-    (an alert stem such as "kaatu" finds "kaatui", which says what happened, not what with). English has
-    no morphology: a word is kept where the text uses it as a noun ("nerf it", "was hacked" are not)."""
+    (an alert stem such as "kaatu" finds "kaatui", which says what happened, not what with). English and
+    Swedish have no morphology: a word is kept where the text uses it as a noun ("nerf it", "was hacked",
+    "brände sig" are not)."""
     found_words = theme_words.theme_words(found)
     if language == theme_words.ENGLISH:
         nouns = theme_words.english_nouns(text, domain)
         named = any(w.lower() in nouns for w in found_words)  # "black screen" keeps its adjective
         kept = [w for w in found_words if w.lower() in nouns or english.is_adjective(w)] if named else []
+    elif language == theme_words.SWEDISH:
+        swedish_nouns = set(theme_words.swedish_nouns(text, domain))  # "brände sig", "blev yr" say what happened
+        kept = [w for w in found_words if w.lower() in swedish_nouns]
     else:
         kept = [
             w
@@ -241,8 +245,8 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
     specific = [w for w in content if _topic_words(w, text, language, domain)]
-    if language == theme_words.ENGLISH:
-        content = every = []  # never an English adjective or adverb alone ("sometimes", "horrible")
+    if language in (theme_words.ENGLISH, theme_words.SWEDISH):
+        content = every = []  # never an adjective, adverb or verb alone ("sometimes", "horrible", "halkade")
     if specific or content or every:
         return theme_words.normalise_theme(max(specific or content or every, key=len), language)
     return domain.category_label(category).lower()
@@ -253,12 +257,14 @@ def propose_structure(text: str, domain: Domain, evidence: TextEvidence | None =
     the text's :func:`text_evidence`, when the caller has it."""
     evidence = text_evidence(text, domain) if evidence is None else evidence
     category = prior_category(text, evidence, domain)
-    type_ = evidence.types.type
     language = evidence.language.code if evidence.language else domain.language
+    type_ = type_for_tone(evidence.types.type, text, language, domain)
     return Structure(
         category=category,
         # a word can be as long as the text; the theme keeps the bound every theme has (text/bounds.py)
-        theme=prior_theme(text, category, evidence, domain)[:THEME_MAX_CHARS].strip(),
+        theme=theme_words.normalise_theme(prior_theme(text, category, evidence, domain), language)[
+            :THEME_MAX_CHARS
+        ].strip(),
         severity=prior_severity(type_, evidence.alerts, domain),
         type=type_,
         language=language,

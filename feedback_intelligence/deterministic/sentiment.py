@@ -10,6 +10,14 @@ eval set, docs/benchmarks.md, "Sentiment from the text"; ADR 0028):
   must lead by a whole cue (by two in a wish or a question, which otherwise reads neutral); a text with
   no cue keeps its type's sentiment.
 
+Sentiment and type agree, by one rule (:func:`agreed_sentiment`, :func:`type_for_tone`): a reading
+opposite to its type's tone stands only where the text also has cues of the type's side — then the
+tone is mixed (the domain's ``mixed`` sentiment, else ``neutral``); otherwise the type's sentiment
+stands, so a complaint is never positive unless something in it is praised too. The prior, whose type
+is only a guess from cues, lets an unmixed polar reading choose the type instead (a complaint by
+default that only thanks someone is praise). Quoted words (the clerk quoting someone: "kaikki hyvin")
+do not decide the tone while the rest of the text has any.
+
 :func:`effective_sentiment` is the one function the report and the derivation call: the structure's
 own sentiment when it says more than its type does (a model's or a clerk's reading, past the guard),
 else the language's rule. A stored sentiment equal to its type's carries nothing the type does not
@@ -36,6 +44,8 @@ _TOKENS = re.compile(r"[\w'’-]+|[^\w\s]", re.UNICODE)
 _KINDS_KEPT = 100_000  # distinct (word, base form) verdicts kept per side of a lexicon
 PHRASE = -1  # a word a phrase cue may start with
 UNKNOWN = -2  # not worked out yet
+MIXED = "mixed"
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|”[^”\n]{1,200}”|„[^“”\n]{1,200}[“”]|«[^»\n]{1,200}»')
 _CLAUSE_BREAKS = frozenset({",", ".", "!", "?", ";", ":", "mutta", "but", "men", "vaikka", "although", "fast"})
 
 
@@ -233,9 +243,20 @@ def _read(text: str, cues: _Compiled, language: str) -> Reading:
     return Reading(totals[POSITIVE], totals[NEGATIVE], neutral)
 
 
-def text_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:
-    """The text's sentiment by its cues; its type's where the words say nothing."""
-    reading = read_text(text, domain.sentiment_lexicon, language or domain.language)
+def tone_reading(text: str, language: str | None, domain: Domain) -> Reading:
+    """The cue totals that decide the tone: the text's own words, quoted ones left out ('kassa sanoi
+    "kaikki hyvin" mutta veloitti kahdesti'); the whole text where nothing outside the quotes has a tone."""
+    language = language or domain.language
+    unquoted = _QUOTED.sub(" ", text)
+    if unquoted != text:
+        outside = read_text(unquoted, domain.sentiment_lexicon, language)
+        if outside.polar:
+            return outside
+    return read_text(text, domain.sentiment_lexicon, language)
+
+
+def _reading_sentiment(reading: Reading, domain: Domain) -> str | None:
+    """The polar or neutral sentiment the cues alone say, or None where they say nothing."""
     # a wish or a question carries a word of tone ("ois kiva saada", "liian isoja"); it stays a wish
     # unless the tone leads by two
     lead = WISH_LEAD if reading.neutral else 1
@@ -245,7 +266,53 @@ def text_sentiment(text: str, type_: str | None, language: str | None, domain: D
         return NEGATIVE
     if reading.neutral and NEUTRAL in domain.sentiments:
         return NEUTRAL
-    return domain.sentiment_for(type_)
+    return None
+
+
+def _opposite(sentiment: str | None, expected: str | None) -> bool:
+    polar = (POSITIVE, NEGATIVE)
+    return sentiment in polar and expected in polar and sentiment != expected
+
+
+def agreed_sentiment(read: str | None, reading: Reading, type_: str | None, domain: Domain) -> str | None:
+    """The one rule that makes sentiment agree with type: a reading opposite to the type's tone stands as
+    mixed where the text has cues of the type's side too, else yields to the type's sentiment."""
+    expected = domain.sentiment_for(type_)
+    if read is None:
+        return expected
+    if not _opposite(read, expected):
+        return read
+    own_side = reading.positive if expected == POSITIVE else reading.negative
+    if own_side:
+        return MIXED if MIXED in domain.sentiments else NEUTRAL if NEUTRAL in domain.sentiments else expected
+    return expected
+
+
+def type_for_tone(type_: str, text: str, language: str | None, domain: Domain) -> str:
+    """The prior's type, or the first type of the text's tone where an unmixed polar reading opposes it:
+    the type is a guess from cues (a complaint by default, "parasta ennen" a praise cue), the reading
+    knows negation and phrases, so "pyysi kiittämään" is praise and "ei ollut tyytyväinen" a complaint."""
+    if domain.sentiment_lexicon.empty or domain.sentiment_lexicon.rule_for(language) != TEXT:
+        return type_
+    reading = tone_reading(without_label_words(text, domain), language, domain)
+    read = _reading_sentiment(reading, domain)
+    other_side = reading.negative if read == POSITIVE else reading.positive
+    if not _opposite(read, domain.sentiment_for(type_)) or other_side:
+        return type_
+    return next((t for t in domain.types if domain.type_sentiment.get(t) == read), type_)
+
+
+def reading_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:
+    """What the cues alone say, its type's where they say nothing: the reading the domain's ``rules`` are
+    chosen by (evaluation/sentiment.py), before it is made to agree with a type."""
+    return _reading_sentiment(tone_reading(text, language, domain), domain) or domain.sentiment_for(type_)
+
+
+def text_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:
+    """The text's sentiment by its cues, agreeing with its type (:func:`agreed_sentiment`); its type's
+    where the words say nothing."""
+    reading = tone_reading(text, language, domain)
+    return agreed_sentiment(_reading_sentiment(reading, domain), reading, type_, domain)
 
 
 def rule_sentiment(text: str, type_: str | None, language: str | None, domain: Domain) -> str | None:

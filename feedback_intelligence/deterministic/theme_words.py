@@ -4,11 +4,14 @@ One place for the word-level rules the prior, the theme guard and the report's g
 (docs/rules.md, "Themes"; ADR 0022):
 
 * :func:`normalise_theme` — the form a theme is shown, stored and grouped in: each word in its base
-  form, lower case ("Kuitin veloitusta" → "kuitti veloitus"); Finnish through Voikko, other languages
-  (and Finnish without Voikko) as written, in lower case; a brand keeps its spelling ("MobilePay");
+  form, lower case ("Kuitin veloitusta" → "kuitti veloitus"); Finnish through Voikko (a hyphenated
+  word it does not know by its last part: "hevi-osaston" → "hevi-osasto"), Swedish and English by the
+  head word through simplemma ("toaletterna" → "toalett", "crashing servers" → "crashing server";
+  text/lemmas.py), other languages as written, in lower case; a brand keeps its spelling ("MobilePay");
 * :func:`is_finite_verb` — a word Voikko reads only as a finite verb ("valitti", "olivat"): a theme with
   one is a sentence, not a name;
 * :func:`only_generic` — every word a generic noun of the domain (``genericNouns``: "asiakas", "asia", "ok");
+  :func:`opens_with_generic` — a theme that starts with one ("asiakas tuli");
 * :func:`topic_nouns` — the text's nouns in base form, generic ones left out, for the prior's theme;
 * :func:`opening_subject` — an English text's opening subject, which beats a keyword outside it (ADR 0036);
 * :func:`topic_phrase` — the prior's theme where no keyword names the topic: the longest such noun
@@ -20,12 +23,13 @@ from __future__ import annotations
 import itertools
 
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.text import english, morphology
+from feedback_intelligence.text import english, lemmas, morphology, swedish
 from feedback_intelligence.text.matching import fold
 
 MAX_THEME_WORDS = 3
 FINNISH = morphology.FINNISH
 ENGLISH = english.ENGLISH
+SWEDISH = swedish.SWEDISH
 ENGLISH_PHRASE_WORDS = 2  # "sniper rifle", "crafting bench": a modifier and its noun
 
 
@@ -39,13 +43,28 @@ def _is_brand(word: str) -> bool:
     return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
 
 
+def _finnish_base(word: str) -> str:
+    """Voikko's base form; a hyphenated word it does not know by its last part ("hevi-osaston")."""
+    if "-" in word and not morphology.analyse(word, FINNISH):
+        head, _, last = word.rpartition("-")
+        return f"{head.lower()}-{morphology.base_form(last, FINNISH)}" if last else word.lower()
+    return morphology.base_form(word, FINNISH)
+
+
+def _base(word: str, language: str, head: bool) -> str:
+    if _is_brand(word) and not morphology.analyse(word, language):
+        return word
+    if language == FINNISH:
+        return _finnish_base(word)
+    # no word classes outside Finnish: only the head is a noun for sure ("loading screen")
+    return lemmas.lemma(word, language) if head else word.lower()
+
+
 def normalise_theme(theme: str, language: str) -> str:
     """Each word of ``theme`` in its base form, lower case, single spaces (what groups and counts); a brand
     the morphology does not know keeps its spelling ("MobilePay")."""
-    return " ".join(
-        w if _is_brand(w) and not morphology.analyse(w, language) else morphology.base_form(w, language)
-        for w in theme_words(theme)
-    )
+    found = theme_words(theme)
+    return " ".join(_base(w, language, at == len(found) - 1) for at, w in enumerate(found))
 
 
 def is_finite_verb(word: str, language: str) -> bool:
@@ -80,9 +99,17 @@ def _stop_set(domain: Domain) -> frozenset[str]:
 
 
 def is_generic(word: str, language: str, domain: Domain) -> bool:
-    """A generic noun of the domain, in any inflection ("asiakkaalle" is "asiakas")."""
+    """A generic noun of the domain, in any inflection ("asiakkaalle" is "asiakas", "kunden" "kund")."""
     generic = _generic_set(domain)
-    return fold(word) in generic or fold(morphology.base_form(word, language)) in generic
+    base = morphology.base_form(word, language) if language == FINNISH else lemmas.lemma(word, language)
+    return fold(word) in generic or fold(base) in generic
+
+
+def opens_with_generic(theme: str, language: str, domain: Domain) -> bool:
+    """A theme of several words whose first is a generic noun: "asiakas kysyysi", "kunden", "customer
+    service" name who spoke, not what about."""
+    found = theme_words(theme)
+    return len(found) > 1 and is_generic(found[0], language, domain)
 
 
 def only_generic(theme: str, language: str, domain: Domain) -> bool:
@@ -103,6 +130,12 @@ def english_nouns(text: str, domain: Domain) -> frozenset[str]:
     return english.nouns(text, _english_function_words(domain))
 
 
+def swedish_nouns(text: str, domain: Domain) -> list[str]:
+    """The words a Swedish text uses as nouns (lower case, text order; text/swedish.py), generic ones
+    ("kunden", "butiken") left out."""
+    return [w for w in swedish.nouns(text, _english_function_words(domain)) if not is_generic(w, SWEDISH, domain)]
+
+
 def opening_subject(text: str, language: str, domain: Domain) -> str | None:
     """An English text's opening subject, its first nouns ("Dragon Slayer greatsword is …" → "dragon
     slayer"), or None (no subject found, or another language)."""
@@ -115,12 +148,18 @@ def opening_subject(text: str, language: str, domain: Domain) -> str | None:
 def topic_phrase(text: str, language: str, domain: Domain) -> str | None:
     """The prior's theme where no keyword names the topic, or None: for Finnish the text's longest topic
     noun (the product or place it names), for English the first noun phrase's first nouns ("the new
-    sniper rifle one-shots everyone" → "sniper rifle"; never an adjective or adverb alone); no other
-    language has a word-class reading."""
+    sniper rifle one-shots everyone" → "sniper rifle"; never an adjective or adverb alone), for Swedish
+    its longest noun (text/swedish.py); no other language has a word-class reading."""
     if language == ENGLISH:
         phrases = english.noun_phrases(text, _english_function_words(domain))
         return " ".join(phrases[0][:ENGLISH_PHRASE_WORDS]) if phrases else None
-    nouns = topic_nouns(text, language, domain)
+    if language == SWEDISH:
+        placed = [
+            w for w in swedish.placed_nouns(text, _english_function_words(domain)) if not is_generic(w, SWEDISH, domain)
+        ]
+        nouns = placed or swedish_nouns(text, domain)
+    else:
+        nouns = topic_nouns(text, language, domain)
     return max(nouns, key=len) if nouns else None
 
 

@@ -27,6 +27,7 @@ from feedback_intelligence.evaluation.issues import issue_figures, issue_reading
 from feedback_intelligence.evaluation.scoring import (
     accuracy,
     alert_scores,
+    contradicts,
     keyword_precision,
     majority,
     pooled,
@@ -75,6 +76,10 @@ def deterministic_card(items: Sequence[EvalItem], readings: Readings, domain: Do
         "fields": fields,
         "alerts": {"byCategory": scores, "watched": watched, "watchedPooled": pooled(scores, watched)},
         "priorThemesRejected": sum(r is not None for r in rejected),
+        "sentimentContradictsType": sum(
+            contradicts(readings.proposals[i.id].get("type"), readings.proposals[i.id].get("sentiment"), domain)
+            for i in items
+        ),
         "priorThemes": theme_figures(
             items, {i.id: readings.proposals[i.id].get("theme") for i in items}, theme_check_of(domain)
         ),

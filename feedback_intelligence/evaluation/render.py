@@ -134,9 +134,13 @@ def render_deterministic(result: Mapping[str, Any]) -> Group:
             f = card["fields"][field]
             prior.add_row(field, fmt(f["prior"]), f"{fmt(f['majority'])} ({f['majorityLabel']})")
         prior.add_row("themes the guard refuses", str(card["priorThemesRejected"]), "")
+        prior.add_row("sentiment against its type", str(card.get("sentimentContradictsType", "–")), "")
         themes = card["priorThemes"]
         prior.add_row("themes naming a gold topic", fmt(themes["namesTopic"]), "")
         prior.add_row(f"Finnish themes in base form ({themes['finnish']})", fmt(themes["baseForm"]), "")
+        for language, figure in (themes.get("baseFormByLanguage") or {}).items():
+            if language != "fi":
+                prior.add_row(f"{language} themes' head in base form ({figure['n']})", fmt(figure["share"]), "")
         parts += [alerts, prior, sentiment_table(card), issue_table(card)]
     return Group(*parts)
 

@@ -12,7 +12,11 @@ class          what it is (Finnish base forms; English stems)
 personnel      a verb or noun of dismissing, laying off or disciplining someone, in any form:
                erottaa, irtisanoa, lomauttaa, rangaista, nuhdella, kurittaa, their necessive
                and past participles (erotettava, irtisanottu …), potkut, kurinpito, rangaistus;
-               dismiss, fire(d) someone, sack, lay off, discipline, punish, reprimand, suspend
+               dismiss, fire(d) someone, sack, lay off, discipline, punish, reprimand, suspend —
+               only in a sentence that names a person it could be done to: a staff role (the
+               role nouns below, "henkilökunta"), a proper name, "hänet"/"heidät"; him, her,
+               them, a staff word. "Asiakkaat irtisanoivat lehtitilauksensa" (cancelled their
+               subscriptions) and "erota toisistaan" (to differ) describe, they do not order
 naming         a staff role next to a proper name: myymäläpäällikkö Virtanen, Virtasen esimies
                (role nouns by their last compound part: päällikkö, myyjä, hoitaja, esimies,
                työntekijä, johtaja …; manager, clerk, cashier, employee … before a capitalised
@@ -79,6 +83,7 @@ ROLE_PARTS = frozenset(
         "vartija",
         "kassahenkilö",
         "henkilö",
+        "henkilökunta",
         "apulainen",
     }
 )
@@ -97,6 +102,12 @@ _EN_PERSONNEL = re.compile(
 _EN_ADVICE = re.compile(
     r"\b(?:should|must|ought to|need to|needs to|(?:we|i) (?:recommend|suggest|propose|advise)|recommended)\b"
 )
+# who a personnel word can be about: without one in its sentence the word has another sense
+_EN_PERSON = re.compile(
+    r"\b(?i:manager|clerk|cashier|employee|staff|worker|supervisor|assistant|him|her|them)s?\b|(?<=\w )[A-Z][a-z]+"
+)
+_FI_PERSON_FORMS = frozenset({"hänet", "heidät", "häntä", "heitä", "hänelle", "heille", "hänen", "heidän"})
+_SENTENCE = re.compile(r"[^.!?\n]+")
 _EN_ROLE_NAME = re.compile(
     r"\b(?i:manager|clerk|cashier|employee|staff member|worker|supervisor|assistant)\s+[A-Z][a-z]+"
 )
@@ -118,14 +129,12 @@ def directive_kind(text: str | None) -> DirectiveKind | None:
         return None
     text = unicodedata.normalize("NFC", text)
     folded = text.casefold()
-    if _EN_PERSONNEL.search(folded):
+    if any(_is_personnel(sentence.group(0)) for sentence in _SENTENCE.finditer(text)):
         return "personnel"
     if _EN_ROLE_NAME.search(text):
         return "naming"
     tokens = _WORD.findall(text)
     readings = [_readings(token) for token in tokens]
-    if any(r.base in PERSONNEL_BASES for word in readings for r in word):
-        return "personnel"
     for index, word in enumerate(readings):
         if _is_role(word) and _has_name_beside(tokens, readings, index):
             return "naming"
@@ -148,6 +157,22 @@ def directive_kind(text: str | None) -> DirectiveKind | None:
 
 def gives_directive(text: str | None) -> bool:
     return directive_kind(text) is not None
+
+
+def _is_personnel(sentence: str) -> bool:
+    """A word of dismissing or disciplining in a sentence that names a person it could be done to."""
+    if _EN_PERSONNEL.search(sentence.casefold()) and _EN_PERSON.search(sentence):
+        return True
+    tokens = _WORD.findall(sentence)
+    readings = [_readings(token) for token in tokens]
+    if not any(r.base in PERSONNEL_BASES for word in readings for r in word):
+        return False
+    return any(
+        token.lower() in _FI_PERSON_FORMS
+        or _is_role(word)
+        or (token[:1].isupper() and any(r.word_class == PROPER_NOUN for r in word))
+        for token, word in zip(tokens, readings, strict=True)
+    )
 
 
 def _is_role(word: tuple[Analysis, ...]) -> bool:

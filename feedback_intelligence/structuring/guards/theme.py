@@ -7,11 +7,12 @@ or two: "AsiaKaspalAte" for ASIAKASPALAUTE), ``mixed_case`` (a capital inside a 
 letter, "AsiaKaspalAte": a small model garbling a token, not a word anyone writes; a brand the text
 itself spells that way, "MobilePay", passes), ``repeated_word`` (a word three times: "kielen kielen
 kielen"), ``slug`` (words joined by underscores or many hyphens: "asiakas_makalen_mai_kylma"), ``fragment`` (a sentence,
-not a name: more than three words, or a finite verb: "Asiakas valitti että suklaalevyt olivat…"),
+not a name: more than three words, or a verb: "Asiakas valitti että suklaalevyt olivat…", "kompastua"),
 ``other_language`` (a word of another language than the text's: "charged" for a Finnish text — a
 Finnish word Voikko does not know and the text does not spell; for a text in another language than the
 domain's, a word the text does not contain), ``generic`` (a generic noun alone: "Asia", "ok",
-"asiakas"; the domain's ``genericNouns``), ``not_grounded`` (no word shared with the text or the
+"asiakas"; the domain's ``genericNouns``; or one opening a longer theme: "asiakas tuli", "kunden"),
+``not_grounded`` (no word shared with the text or the
 domain's vocabulary; a shared stem or prefix counts, so Finnish inflection passes: "maito" ~ "maidon").
 
 ``mixed_case``, ``other_language`` and ``not_grounded`` depend on the text; the other verdicts hold for
@@ -163,9 +164,13 @@ def is_slug(theme: str) -> bool:
 
 
 def is_fragment(theme: str, language: str) -> bool:
-    """More than three words, or a finite verb among them (Finnish, where Voikko reads the words)."""
+    """More than three words, or a verb among them (Finnish, where Voikko reads the words: a finite verb,
+    or a word whose preferred reading is a verb of any form: "kompastua", "kaatunut" as a participle is an
+    adjective and passes)."""
     found = theme_words.theme_words(theme)
-    return len(found) > theme_words.MAX_THEME_WORDS or any(theme_words.is_finite_verb(w, language) for w in found)
+    return len(found) > theme_words.MAX_THEME_WORDS or any(
+        theme_words.is_finite_verb(w, language) or theme_words.is_verb(w, language) for w in found
+    )
 
 
 _INFLECTION_MAX = 5  # letters an inflection adds to a word the text spells ("mobilepay" → "mobilepaylla")
@@ -209,7 +214,7 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
         return FRAGMENT
     if in_other_language(theme, text, language, domain):
         return OTHER_LANGUAGE
-    if theme_words.only_generic(theme, language, domain):
+    if theme_words.only_generic(theme, language, domain) or theme_words.opens_with_generic(theme, language, domain):
         return GENERIC
     if not is_grounded(theme, text, domain):
         return NOT_GROUNDED

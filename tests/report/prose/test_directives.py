@@ -77,3 +77,27 @@ def test_recommendations_of_any_action_are_directives(text: str, kind: str) -> N
 )
 def test_descriptive_prose_passes(text: str | None) -> None:
     assert directive_kind(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asiakkaat irtisanoivat lehtitilauksensa, koska jakelu myöhästeli.",
+        "Kaksi asiakasta irtisanoi kanta-asiakassopimuksensa.",
+        "Tuotteet on vaikea erota toisistaan hyllyssä.",
+        "Several customers said their accounts were suspended after the update.",
+        "The complaint about the refund was dismissed by the bank.",
+    ],
+)
+def test_a_personnel_word_without_a_person_to_do_it_to_is_not_a_directive(text: str) -> None:
+    """To "irtisanoa" a subscription and "erota" (to differ) are descriptions; only a person as the
+    object makes the word an order about people."""
+    assert directive_kind(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hänet pitää irtisanoa.", "Henkilökuntaa pitää rangaista.", "Suspend the clerk who shouted."],
+)
+def test_a_personnel_word_with_a_person_stays_a_personnel_directive(text: str) -> None:
+    assert directive_kind(text) == "personnel"
