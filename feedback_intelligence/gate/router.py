@@ -340,6 +340,8 @@ class BackendRouter:
                     "inUse": found.in_use,
                     "newestHoldSeconds": None if held is None else round(held, 1),
                     "failuresInARow": state.failures,
+                    "adaptiveLimit": found.adaptive,
+                    "limitReason": found.limit_reason,
                 }
             )
         return rows

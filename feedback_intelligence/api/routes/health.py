@@ -30,12 +30,17 @@ class BackendRow(ApiModel):
         "failed `FI_BREAKER_FAILURES` times in a row: out of the pool for `FI_BREAKER_COOLDOWN_S`) or `down` "
         "(the same, because it could not be reached)."
     )
-    slots: int = Field(description="Its own slots; it is never sent more calls than these.")
+    slots: int = Field(
+        description="Its own slots now; it is never sent more calls than these. With an adaptive limit "
+        "(`adaptiveLimit`), the limit's current value, between `FI_LLM_ADAPTIVE_FLOOR` and its declared slots."
+    )
     inUse: int = Field(description="Its slots held now.")
     newestHoldSeconds: float | None = Field(
         None, description="How long ago its most recently admitted call still running was admitted."
     )
     failuresInARow: int = Field(0, description="Its calls that failed since its last success.")
+    adaptiveLimit: bool = Field(False, description="Its slots follow the latency it measures (a batching backend).")
+    limitReason: str = Field("", description="The adaptive limit's last move and the latencies it was judged on.")
 
 
 class EngineRow(ApiModel):
