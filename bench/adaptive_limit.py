@@ -9,10 +9,11 @@ calls that arrive in the measurement count.
 
 Rows: fixed 2 slots (the seed's Ollama setting), fixed at each value of a small sweep, fixed 64 (a guess
 that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token,
-floor 2, ceiling 64, its defaults in ADR 0067). Per row: goodput (calls answered within the clerk's
-``--target`` seconds, per minute), admitted p99 (arrival to answer, of the calls the gate admitted),
-busy answers (shed in the bounded wait) and, for the adaptive row, where its limit ended and its range
-over the measurement.
+floor 2, ceiling 64, its defaults in ADR 0067), once with no latency target and once with the target
+an operator would set from the clerk's (``per_token_target_s``; the targets judge that row). Per row:
+goodput (calls answered within the clerk's ``--target`` seconds, per minute), admitted p99 (arrival to
+answer, of the calls the gate admitted), busy answers (shed in the bounded wait) and, for the adaptive
+rows, the limit's range over the measurement.
 
 Targets: adaptive goodput >= 0.9x the best fixed value of the sweep, its admitted p99 within the target,
 and >= 3x fixed 2's goodput.
@@ -143,8 +144,15 @@ async def run_row(
     return row, measure_at
 
 
-def adaptive_limit() -> Gradient2Limit:
-    return Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=CEILING))
+def adaptive_limit(target_s_per_token: float = 0.0) -> Gradient2Limit:
+    """ADR 0067's defaults (floor 2, tolerance 1.5), the declared parallelism as ceiling."""
+    return Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=CEILING, target_s_per_token=target_s_per_token))
+
+
+def per_token_target_s(clerk_target_s: float) -> float:
+    """What an operator sets FI_LLM_ADAPTIVE_TARGET_MS_PER_TOKEN to: the clerk's target over the longest
+    reply's tokens, 30 % of it left for prefill and the bounded wait."""
+    return clerk_target_s * 0.7 / OUTPUT_TOKENS[1]
 
 
 @dataclass
@@ -181,13 +189,14 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
         ("fixed 2", lambda: FixedLimit(2)),
         *[(f"fixed {n}", lambda n=n: FixedLimit(n)) for n in SWEEP],
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
-        ("adaptive", adaptive_limit),
+        ("adaptive, no target", adaptive_limit),
+        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
     ]
     for name, make in kinds:
         row, start = await run_row(
             name, make(), rate=args.rate, warmup_s=args.warmup, duration_s=args.duration, seed=args.seed
         )
-        rows[name] = figures(row, start, start + args.duration, args.target, name == "adaptive")
+        rows[name] = figures(row, start, start + args.duration, args.target, name.startswith("adaptive"))
         print(f"{name}: {rows[name].cells()}", flush=True)
     best = max((f"fixed {n}" for n in SWEEP), key=lambda name: rows[name].goodput)
     adaptive, fixed2 = rows["adaptive"], rows["fixed 2"]
@@ -243,7 +252,7 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
     for name, make in [
         (f"fixed {best}", lambda: FixedLimit(best)),
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
-        ("adaptive", adaptive_limit),
+        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
     ]:
         half = args.duration / 2
         loop = asyncio.get_running_loop()
@@ -274,6 +283,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.neighbour:
         best = int(result["side_by_side"]["best_fixed"].split()[-1])
         result["neighbour"] = await with_neighbour(args, best)
+    result["per_token_target_ms"] = round(per_token_target_s(args.target) * 1000, 1)
     write_result("adaptive_limit", result)
     return 0 if all(result["side_by_side"]["checks"].values()) else 1
 
