@@ -129,3 +129,29 @@ def test_an_ollama_backend_marked_batching_opts_in(monkeypatch: pytest.MonkeyPat
     assert isinstance(a, LocalSlotPool) and isinstance(b, LocalSlotPool)
     assert a.limit.adaptive and not b.limit.adaptive
     assert (a.slots, b.slots) == (2, 2)
+
+
+async def test_the_gate_feeds_a_completed_calls_tokens_to_its_limit_and_the_metrics_follow() -> None:
+    from feedback_intelligence.gate.context import CallContext
+    from feedback_intelligence.gate.gate import LlmGate
+    from feedback_intelligence.gate.pooled import PooledSlotPool
+    from feedback_intelligence.gate.slots import Grant
+    from feedback_intelligence.llm.backend import Completion
+
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=1, ceiling=8))
+    gate = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(8, background_reserve=0, limit=limit), "gpu"),
+        acquire_timeout_s=0.5,
+        call_timeout_s=10,
+    )
+
+    async def work(grant: Grant) -> Completion:
+        return Completion("ok", 10, 20)
+
+    for _ in range(50):  # one call at a time: the limit grows only while half of it is in flight
+        await gate.run(work, CallContext(visitor="desk"))
+    assert limit.current == 2
+    assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == 2
+    assert gate.metrics.registry.get_sample_value("fi_gate_slots") == 2
+    rows = await gate.backends()
+    assert rows[0]["adaptiveLimit"] is True and rows[0]["slots"] == 2 and "1 -> 2" in rows[0]["limitReason"]
