@@ -81,7 +81,9 @@ class HealthBody(ApiModel):
         None,
         description="With several backends: true while one is `down`, `failing` or `stalled` and the others serve.",
     )
-    backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
+    backends: list[BackendRow] | None = Field(
+        None, description="With several backends, or one with an adaptive limit: each one's state and slots."
+    )
     auth: str | None = Field(
         None,
         description="FI_AUTH: `none` (no sign-in: anyone who reaches the service reads and writes), `local`, "
