@@ -127,8 +127,15 @@ def sim_ollama(
         help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} '
         "(served in order); anything else gets the usual synthetic reply.",
     ),
+    batching: bool = typer.Option(False, help="A GPU that batches (--parallel is its max_num_seqs)."),
+    step_ms: float = typer.Option(15.0, min=0, help="Batching: one decode step alone."),
+    per_seq_ms: float = typer.Option(0.6, min=0, help="Batching: added to a step per running sequence."),
+    knee_seqs: int = typer.Option(24, min=1, help="Batching: sequences the memory holds."),
+    past_knee_ms: float = typer.Option(8.0, min=0, help="Batching: added per sequence past the knee."),
+    prefill_ms_per_1k: float = typer.Option(100.0, min=0, help="Batching: per 1000 prompt tokens joining."),
 ) -> None:
     """A simulated Ollama server (test and benchmark fixture, never the product's default)."""
+    from feedback_intelligence.sim.batching import BatchingConfig
     from feedback_intelligence.sim.ollama_sim import SimConfig, serve_sim
     from feedback_intelligence.sim.script import ScriptError, read_script
 
@@ -139,7 +146,14 @@ def sim_ollama(
         raise typer.Exit(2) from exc
     serve_sim(
         SimConfig(
-            parallel=parallel, max_queue=max_queue, service_ms=service_ms, load_ms=load_ms, keep_alive_s=keep_alive_s
+            parallel=parallel,
+            max_queue=max_queue,
+            service_ms=service_ms,
+            load_ms=load_ms,
+            keep_alive_s=keep_alive_s,
+            batching=BatchingConfig(step_ms, per_seq_ms, knee_seqs, past_knee_ms, prefill_ms_per_1k, parallel)
+            if batching
+            else None,
         ),
         host=host,
         port=port,

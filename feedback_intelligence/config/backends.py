@@ -38,6 +38,13 @@ class BackendSpec(BaseModel):
     url: str | None = None
     model: str | None = None
     slots: StrictInt = Field(2, ge=1, le=64)
+    # Whether the server batches sequences (vLLM, SGLang, llama-server): then, with FI_LLM_ADAPTIVE_LIMIT,
+    # its slots are an adaptive limit up to ``slots`` (ADR 0067). Unset: the openai kind does.
+    batching: bool | None = None
+
+    @property
+    def batches(self) -> bool:
+        return self.batching if self.batching is not None else self.kind == "openai"
 
     @field_validator("name")
     @classmethod

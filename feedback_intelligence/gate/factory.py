@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from feedback_intelligence.config import GateSettings, Settings
+from feedback_intelligence.config.backends import BackendSpec
 from feedback_intelligence.gate.fairness import GateOrder, ServiceLedger
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.limit import FixedLimit, Gradient2Limit, Gradient2Settings, Limit
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool, spread_reserve
 from feedback_intelligence.gate.router import BackendRouter
@@ -16,11 +19,32 @@ from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
 
+log = logging.getLogger(__name__)
 
-def build_member(gate: GateSettings, name: str, slots: int, reserve: int, ledger: ServiceLedger) -> SlotPool[Any]:
+
+def build_limit(gate: GateSettings, spec: BackendSpec) -> Limit:
+    """A backend's limit: adaptive for one that batches when the operator turned it on (ADR 0067), its
+    declared slots otherwise."""
+    if not (gate.adaptive_limit and spec.batches) or gate.redis_url:
+        return FixedLimit(spec.slots)
+    settings = Gradient2Settings(
+        floor=min(gate.adaptive_floor, spec.slots),
+        ceiling=spec.slots,
+        tolerance=gate.adaptive_tolerance,
+        target_s_per_token=gate.adaptive_target_ms_per_token / 1000,
+    )
+    return Gradient2Limit(spec.name, settings)
+
+
+def build_member(
+    gate: GateSettings, name: str, slots: int, reserve: int, ledger: ServiceLedger, limit: Limit | None = None
+) -> SlotPool[Any]:
     """One backend's pool. Every member of a gate orders its waiters by one ledger of attained service:
-    ``ledger`` in-process, the gate name's hash on Redis."""
+    ``ledger`` in-process, the gate name's hash on Redis. On Redis the slots stay fixed: a limit shared
+    by replicas is not built yet."""
     if gate.redis_url:
+        if gate.adaptive_limit:
+            log.warning("FI_LLM_ADAPTIVE_LIMIT is not shared through Redis yet: backend %s keeps %d slots", name, slots)
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
@@ -33,7 +57,7 @@ def build_member(gate: GateSettings, name: str, slots: int, reserve: int, ledger
             half_life_s=gate.fair_half_life_s,
             order=GateOrder(gate.order),
         )
-    return LocalSlotPool(slots, reserve, ledger)
+    return LocalSlotPool(slots, reserve, ledger, limit)
 
 
 def build_pool(
@@ -50,7 +74,7 @@ def build_pool(
     keys = [gate.name] if not backends.pool else [f"{gate.name}:{s.name}" for s in specs]
     ledger = ServiceLedger(gate.fair_half_life_s, GateOrder(gate.order), clock=clock)
     members = {
-        spec.name: build_member(gate, key, spec.slots, reserve, ledger)
+        spec.name: build_member(gate, key, spec.slots, reserve, ledger, build_limit(gate, spec))
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
     router = BackendRouter(

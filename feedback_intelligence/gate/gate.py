@@ -27,6 +27,7 @@ from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.router import BackendRouter, HoldTimeEstimator, Outcome, stalled
 from feedback_intelligence.gate.slots import Grant, Occupancy, PoolUnavailable, Priority
+from feedback_intelligence.llm.backend import Completion
 from feedback_intelligence.llm.errors import (
     LlmBusy,
     LlmDeadlineExceeded,
@@ -240,6 +241,7 @@ class LlmGate:
             async with asyncio.timeout(deadline_s) as deadline:
                 result = await work(grant)
             outcome = Outcome.OK
+            await self._observe(grant, time.perf_counter() - started, result)
             return result
         except (LlmUnavailable, LlmTransportFailure) as exc:
             # The backend could not be reached, or went away mid-call.
@@ -284,6 +286,15 @@ class LlmGate:
                 # An error that is not an LLM failure (a bug in the work) says nothing about the backend.
                 self.router.on_outcome(backend, outcome, held_s=held, detail=detail)
             await self._release(grant)
+
+    async def _observe(self, grant: Grant, held_s: float, result: object) -> None:
+        """Feed a completed call's latency per output token to its backend's limit (gate/limit.py); a
+        change shows in ``fi_backend_slots`` and ``fi_gate_slots``."""
+        tokens = result.completion_tokens if isinstance(result, Completion) else 0
+        change = await self.pool.observe(grant, held_s, tokens)
+        if change is not None:
+            self.metrics.backend_slots.labels(grant.backend).set(change.after)
+            self.metrics.gate_slots.set(self.pool.slots)
 
     async def _release(self, grant: Grant) -> None:
         # Shielded so a second cancellation during release cannot strand the slot.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from feedback_intelligence.gate import policy
 from feedback_intelligence.gate.fairness import ANONYMOUS, ServiceLedger
+from feedback_intelligence.gate.limit import FixedLimit, Limit, LimitChange
 from feedback_intelligence.gate.slots import Occupancy, Priority
 
 
@@ -43,12 +44,20 @@ class LocalSlotPool:
     equals, visitors before background work. ``acquire`` returns ``None`` when no slot
     came free within the timeout, and a waiter that is cancelled or times out leaves the queue without
     holding anything. Each lease must be released exactly once; a second release is ignored.
+
+    Its slots are its :class:`~.limit.Limit`'s current value: ``slots`` fixed, unless an adaptive
+    ``limit`` is given (fed through :meth:`observe`).
     """
 
-    def __init__(self, slots: int, background_reserve: int = 1, ledger: ServiceLedger | None = None) -> None:
-        if slots < 1:
-            raise ValueError("a gate needs at least one slot")
-        self.slots = slots
+    def __init__(
+        self,
+        slots: int,
+        background_reserve: int = 1,
+        ledger: ServiceLedger | None = None,
+        limit: Limit | None = None,
+    ) -> None:
+        self.limit: Limit = limit if limit is not None else FixedLimit(slots)
+        self._limit_reason = ""
         self.background_reserve = background_reserve
         self.ledger = ledger if ledger is not None else ServiceLedger()
         self._in_use = 0
@@ -57,6 +66,19 @@ class LocalSlotPool:
         self._arrivals = itertools.count()
         # Held leases a waiting visitor may preempt: when offered, and whom to tell (docs/adr/0017).
         self._offers: dict[LocalLease, tuple[float, Callable[[], None]]] = {}
+
+    @property
+    def slots(self) -> int:
+        return self.limit.current
+
+    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
+        """A call on this backend completed: let the limit judge it; a raised limit serves waiters now."""
+        change = self.limit.sample(latency_s, tokens, self._in_use)
+        if change is not None:
+            self._limit_reason = f"{change.before} -> {change.after}: {change.reason}"
+            if change.after > change.before:
+                self._dispatch()
+        return change
 
     def _may_take(self, priority: Priority, rank: int) -> bool:
         return policy.may_take(
@@ -179,6 +201,8 @@ class LocalSlotPool:
             waiting_interactive=len(self._queues[Priority.INTERACTIVE]),
             waiting_background=len(self._queues[Priority.BACKGROUND]),
             newest_hold_s=self.ledger.now() - max(lease.since for lease in self._held) if self._held else None,
+            adaptive=self.limit.adaptive,
+            limit_reason=self._limit_reason,
         )
 
     async def attained(self) -> dict[str, float]:

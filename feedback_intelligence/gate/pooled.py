@@ -24,6 +24,7 @@ from typing import Any
 
 from feedback_intelligence.gate import policy
 from feedback_intelligence.gate.fairness import ANONYMOUS
+from feedback_intelligence.gate.limit import LimitChange
 from feedback_intelligence.gate.router import BackendRouter
 from feedback_intelligence.gate.slots import Grant, Occupancy, PoolUnavailable, Priority, SlotPool
 
@@ -60,8 +61,12 @@ class PooledSlotPool:
         self.router = router or BackendRouter(list(self.members))
         if set(self.router.names) != set(self.members):
             raise ValueError("the router and the pool name different backends")
-        self.slots = sum(pool.slots for pool in self.members.values())
         self._in_use = dict.fromkeys(self.members, 0)  # this process's holders, for least-loaded ordering
+
+    @property
+    def slots(self) -> int:
+        """Every backend's slots now (an adaptive backend's move with its limit)."""
+        return sum(pool.slots for pool in self.members.values())
 
     @classmethod
     def single(cls, pool: SlotPool[Any], name: str = "llm") -> PooledSlotPool:
@@ -155,6 +160,10 @@ class PooledSlotPool:
                 inner = await task
                 if inner is not None and (winner is None or inner is not winner.lease):
                     await self.members[name].release(inner)
+
+    async def observe(self, grant: Grant, latency_s: float, tokens: int) -> LimitChange | None:
+        """A call on ``grant``'s backend completed: feed that backend's limit."""
+        return await self.members[grant.backend].observe(latency_s, tokens)
 
     async def release(self, grant: Grant) -> None:
         if grant.released:

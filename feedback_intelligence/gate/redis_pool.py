@@ -40,6 +40,7 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.fairness import ANONYMOUS, FORGET_HALF_LIVES, RECENT_S, GateOrder
+from feedback_intelligence.gate.limit import LimitChange
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
 from feedback_intelligence.redis_leases import GiveBacks, LeaseKeeper, connect, lua_script
 
@@ -385,6 +386,10 @@ class RedisSlotPool:
             except RedisError:
                 if not self._closed:
                     await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
+
+    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
+        """Its slots are fixed: an adaptive limit shared by replicas is not built yet (ADR 0067)."""
+        return None
 
     async def occupancy(self) -> Occupancy:
         try:

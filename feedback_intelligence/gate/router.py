@@ -124,6 +124,12 @@ class BackendState:
 StateHook = Callable[[BackendState], None]
 
 
+def rows_shown(rows: list[dict[str, Any]]) -> bool:
+    """Whether /health and the status board list the backends: several of them, or one whose slots are an
+    adaptive limit (its current value and last move are worth seeing)."""
+    return len(rows) > 1 or any(row.get("adaptiveLimit") for row in rows)
+
+
 class BackendRouter:
     """Breaker, stall, readiness and choice for the backends of one gate (see the module docstring).
 
@@ -340,6 +346,8 @@ class BackendRouter:
                     "inUse": found.in_use,
                     "newestHoldSeconds": None if held is None else round(held, 1),
                     "failuresInARow": state.failures,
+                    "adaptiveLimit": found.adaptive,
+                    "limitReason": found.limit_reason,
                 }
             )
         return rows

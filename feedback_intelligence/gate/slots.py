@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from feedback_intelligence.gate.fairness import ANONYMOUS
+from feedback_intelligence.gate.limit import LimitChange
 
 
 class Priority(StrEnum):
@@ -30,6 +31,9 @@ class Occupancy:
     # How long ago the most recently admitted call that still holds a slot was admitted; None when
     # no slot is held. With every slot held, it is how long the gate has made no room for anyone.
     newest_hold_s: float | None = None
+    # Whether ``slots`` is an adaptive limit (gate/limit.py) and why it last moved.
+    adaptive: bool = False
+    limit_reason: str = ""
 
     @property
     def waiting(self) -> int:
@@ -66,8 +70,16 @@ class SlotPool(Protocol[LeaseT]):
     """Where a gate's slots live. A lease comes from ``acquire`` or ``try_acquire`` and goes back through
     ``release`` exactly once; nothing else may end it (except expiry, for a pool shared by replicas)."""
 
-    slots: int
     background_reserve: int
+
+    @property
+    def slots(self) -> int:
+        """How many calls the backend runs at once now (its limit: fixed, or adaptive)."""
+        ...
+
+    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
+        """A call held ``latency_s`` produced ``tokens`` output tokens: feed the pool's limit."""
+        ...
 
     async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> LeaseT | None:
         """Wait at most ``timeout_s`` for a slot; ``None`` when none came free in time. Waiters of one

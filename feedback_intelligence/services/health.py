@@ -22,6 +22,7 @@ from typing import Any
 
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.router import rows_shown
 from feedback_intelligence.gate.slots import Grant, PoolUnavailable
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import (
@@ -65,6 +66,7 @@ class HealthReport:
         if len(self.backends) > 1:
             # a backend out of the pool (down) or no longer finishing calls (stalled): the rest serve
             body["degraded"] = any(row["state"] in ("down", "failing", "stalled") for row in self.backends)
+        if rows_shown(self.backends):
             body["backends"] = self.backends
         if self.engines:
             body["engines"] = self.engines

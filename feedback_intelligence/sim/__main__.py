@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from feedback_intelligence.sim.batching import BatchingConfig
 from feedback_intelligence.sim.config import SimConfig
 from feedback_intelligence.sim.ollama_sim import serve_sim
 from feedback_intelligence.sim.script import read_script
@@ -26,6 +27,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=d.model)
     p.add_argument("--tokens-per-reply", type=int, default=d.tokens_per_reply)
     p.add_argument("--strict-models", action="store_true", help="404 for any model name but --model")
+    b = BatchingConfig()
+    p.add_argument("--batching", action="store_true", help="a GPU that batches (sim/batching.py) instead of slots")
+    p.add_argument("--step-ms", type=float, default=b.step_ms, help="batching: one decode step alone")
+    p.add_argument("--per-seq-ms", type=float, default=b.per_seq_ms, help="batching: added per running sequence")
+    p.add_argument("--knee-seqs", type=int, default=b.knee_seqs, help="batching: sequences the memory holds")
+    p.add_argument("--past-knee-ms", type=float, default=b.past_knee_ms, help="batching: added per sequence past it")
+    p.add_argument(
+        "--prefill-ms-per-1k", type=float, default=b.prefill_ms_per_1k, help="batching: per 1000 prompt tokens"
+    )
     p.add_argument(
         "--replies", default=None, metavar="FILE",
         help='JSONL of scripted replies: {"match": "substring", "reply": "..."} or {"reply": "..."} (in order)',
@@ -45,6 +55,16 @@ def main(argv: list[str] | None = None) -> None:
         model=args.model,
         tokens_per_reply=args.tokens_per_reply,
         accept_any_model=not args.strict_models,
+        batching=BatchingConfig(
+            step_ms=args.step_ms,
+            per_seq_ms=args.per_seq_ms,
+            knee_seqs=args.knee_seqs,
+            past_knee_ms=args.past_knee_ms,
+            prefill_ms_per_1k=args.prefill_ms_per_1k,
+            max_seqs=args.parallel,
+        )
+        if args.batching
+        else None,
     )
     try:
         config.validate()

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from feedback_intelligence.sim.asgi import Receive, Send, cancel_on_disconnect, ndjson_line, read_body, send_json
+from feedback_intelligence.sim.batching import BatchingGpu
 from feedback_intelligence.sim.config import SimConfig
 from feedback_intelligence.sim.protocol import (
     BadRequest,
@@ -37,6 +38,7 @@ class Completions:
         self.scheduler = scheduler
         self.script = script
         self.names_seen = names_seen
+        self.gpu = BatchingGpu(config.batching) if config.batching is not None else None
 
     async def handle(self, endpoint: str, receive: Receive, send: Send) -> None:
         raw = await read_body(receive)
@@ -96,6 +98,9 @@ class Completions:
     async def _serve(self, request: CompletionRequest, trace: Trace, send: Send) -> None:
         """Hold a slot for the service time: the whole reply at the end, or token by token when streaming."""
         load_s = time.monotonic() - trace.arrival  # Ollama's load_duration: time spent getting the runner
+        if self.gpu is not None:
+            await self._serve_batched(self.gpu, request, trace, send, load_s)
+            return
         slots = self.scheduler.slots
         await slots.acquire()
         try:
@@ -109,6 +114,20 @@ class Completions:
             await asyncio.sleep(service_s)
         finally:
             slots.release()
+        self.stats.finished(trace, "completed")
+        stats = _done_stats(request, trace, reason, load_s, service_s, tokens)
+        await send_json(send, 200, {**_head(request, "".join(tokens)), **stats})
+
+    async def _serve_batched(
+        self, gpu: BatchingGpu, request: CompletionRequest, trace: Trace, send: Send, load_s: float
+    ) -> None:
+        """On the batching GPU: one step per reply token, at the pace of everything running on it. A
+        streamed reply comes whole at the end (its pacing is the plain mode's)."""
+        tokens, reason = self._reply(request)
+        self.stats.started(trace, gpu.running + 1)
+        started = time.monotonic()
+        await gpu.generate(request.prompt_tokens, len(tokens))
+        service_s = time.monotonic() - started
         self.stats.finished(trace, "completed")
         stats = _done_stats(request, trace, reason, load_s, service_s, tokens)
         await send_json(send, 200, {**_head(request, "".join(tokens)), **stats})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from feedback_intelligence.sim.batching import BatchingConfig
+
 
 @dataclass
 class SimConfig:
@@ -31,6 +33,9 @@ class SimConfig:
     accept_any_model: bool = True
     #: What ``GET /api/version`` claims; clients only check that it answers.
     version: str = "0.12.0"
+    #: A GPU that batches (sim/batching.py) instead of ``parallel`` slots of ``service_ms`` each: a
+    #: completion then takes as many steps as its reply has tokens, at the batch's pace. ``None``: slots.
+    batching: BatchingConfig | None = None
 
     def validate(self) -> None:
         """Reject settings that would make the simulation meaningless (raises ``ValueError``)."""
@@ -47,3 +52,5 @@ class SimConfig:
             raise ValueError("tokens_per_reply must be at least 1")
         if not self.model:
             raise ValueError("model must not be empty")
+        if self.batching is not None:
+            self.batching.validate()

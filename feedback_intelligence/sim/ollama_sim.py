@@ -42,6 +42,7 @@ class OllamaSim:
         names_seen: list[str] = []
         models = ModelRoutes(config, self.scheduler, names_seen)
         completions = Completions(config, self.stats, self.scheduler, self.script, names_seen)
+        self.gpu = completions.gpu  # the batching GPU, when there is one (a neighbour may share it)
         self.control = SimControl(config, self.stats, self.scheduler, self.script)
 
         async def chat(scope: Scope, receive: Receive, send: Send) -> None:
@@ -88,6 +89,8 @@ class OllamaSim:
     async def aclose(self) -> None:
         """Stop the scheduler's timers and loads (tests call this; uvicorn does via lifespan)."""
         await self.scheduler.aclose()
+        if self.gpu is not None:
+            await self.gpu.aclose()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -166,3 +166,34 @@ def test_calls_in_flight_on_a_backend_that_dies_fail_as_llm_failures() -> None:
         assert len(failed) == 2, [r.text for r in responses]
         body = health(app).json()
         assert body["degraded"] is True and body["status"] == "ok"
+
+
+def test_a_batching_backend_with_the_adaptive_limit_raises_its_slots_and_shows_them() -> None:
+    """A sim GPU that batches, marked ``batching``: from its floor of 2 the limit rises under load, never
+    above the declared 16, and /health, /metrics and the sim agree on it."""
+    batching = ["--batching", "--step-ms", "5", "--per-seq-ms", "0.2", "--knee-seqs", "12"]
+    with sim_ollama(parallel=16, extra=batching) as sim:
+        backends = [
+            {"name": "vllm", "kind": "ollama", "url": sim.url, "model": "sim-model", "slots": 16, "batching": True}
+        ]
+        env = {
+            "FI_LLM_BACKENDS": json.dumps(backends),
+            "FI_LLM_ADAPTIVE_LIMIT": "true",
+            "FI_LLM_ACQUIRE_TIMEOUT_MS": "500",
+            "FI_HEALTH_CACHE_S": "0",
+        }
+        with app_server(env) as app:
+            first = health(app).json()["backends"][0]
+            assert first["adaptiveLimit"] is True and first["slots"] == 2
+
+            def risen() -> bool:
+                answers = asyncio.run(interprets(app, 6))
+                assert {r.status_code for r in answers} <= {200, 503}
+                return health(app).json()["backends"][0]["slots"] > 2
+
+            wait_for_sync(risen, 60, "the adaptive limit rises under load")
+            row = health(app).json()["backends"][0]
+            assert 2 < row["slots"] <= 16 and "ms/token" in row["limitReason"]
+            metrics = httpx.get(app.url + "/metrics", timeout=10).text
+            assert f'fi_backend_slots{{backend="vllm"}} {float(row["slots"])}' in metrics
+            assert stats(sim)["maxConcurrency"] <= 16

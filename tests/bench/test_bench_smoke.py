@@ -38,6 +38,7 @@ BENCHES = [
     "signin_burst",
     "batch_stall",
     "search_scale",
+    "adaptive_limit",
 ]
 
 
@@ -324,3 +325,12 @@ def test_quality_runs_one_part_or_both_never_neither(capsys: pytest.CaptureFixtu
         main(["--skip-openai", "--only-openai"])
     assert refused.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+async def test_adaptive_limit_answers_or_sheds_every_arrival_and_keeps_its_limit_in_bounds() -> None:
+    from bench.adaptive_limit import CEILING, adaptive_limit, run_row
+
+    row, _ = await run_row("adaptive", adaptive_limit(), rate=40, warmup_s=0, duration_s=1.0, seed=1)
+    assert len(row.answered) + len(row.shed) > 10
+    assert all(latency > 0 for _, latency in row.answered)
+    assert all(2 <= limit <= CEILING for _, limit in row.limits)

@@ -11,6 +11,14 @@ def snapshot() -> Snapshot:
     rows = [
         {"name": "gpu1", "state": "ok", "slots": 2, "inUse": 1, "newestHoldSeconds": 0.4},
         {"name": "gpu2", "state": "stalled", "slots": 2, "inUse": 2, "newestHoldSeconds": 41.7},
+        {
+            "name": "vllm",
+            "state": "ok",
+            "slots": 14,
+            "inUse": 9,
+            "adaptiveLimit": True,
+            "limitReason": "12 -> 14: 21.3 ms/token against 19.8 ms/token long-run",
+        },
     ]
     status = {
         "backend": {"kind": "ollama", "model": "m", "baseUrl": None, "readiness": "ready"},
@@ -98,3 +106,11 @@ def test_the_board_shows_this_weeks_correction_rates_per_field_and_backend() -> 
     console = Console(width=200, record=True)
     console.print(board(snapshot()))
     assert "Corrected (week)  not reported by this server" in console.export_text()
+
+
+def test_the_board_shows_an_adaptive_limit_and_its_last_move() -> None:
+    console = Console(width=240, record=True)
+    console.print(board(snapshot()))
+    text = console.export_text()
+    assert "9/14 slots in use · adaptive limit 14 (last 12 -> 14: 21.3 ms/token" in text
+    assert "Backend gpu1" in text and "adaptive limit 2" not in text

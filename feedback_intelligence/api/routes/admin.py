@@ -12,6 +12,7 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models.operator import BackendWarmth, NotifyTestOut, WarmOut
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
+from feedback_intelligence.gate.router import rows_shown
 from feedback_intelligence.gate.slots import PoolUnavailable
 from feedback_intelligence.llm.backend import LlmBackend, Readiness
 from feedback_intelligence.store.errors import StoreUnavailable
@@ -62,7 +63,7 @@ async def status(rt: RuntimeDep) -> dict[str, Any]:
         backends = await rt.gate.backends()
     except PoolUnavailable:
         backends = []
-    if len(backends) > 1:
+    if rows_shown(backends):
         gate["backends"] = backends  # per backend of the pool, by name
     channels: dict[str, dict[str, Any]] = {}
     for name, channel in rt.channels.items():

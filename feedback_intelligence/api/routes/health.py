@@ -31,12 +31,17 @@ class BackendRow(ApiModel):
         "failed `FI_BREAKER_FAILURES` times in a row: out of the pool for `FI_BREAKER_COOLDOWN_S`) or `down` "
         "(the same, because it could not be reached)."
     )
-    slots: int = Field(description="Its own slots; it is never sent more calls than these.")
+    slots: int = Field(
+        description="Its own slots now; it is never sent more calls than these. With an adaptive limit "
+        "(`adaptiveLimit`), the limit's current value, between `FI_LLM_ADAPTIVE_FLOOR` and its declared slots."
+    )
     inUse: int = Field(description="Its slots held now.")
     newestHoldSeconds: float | None = Field(
         None, description="How long ago its most recently admitted call still running was admitted."
     )
     failuresInARow: int = Field(0, description="Its calls that failed since its last success.")
+    adaptiveLimit: bool = Field(False, description="Its slots follow the latency it measures (a batching backend).")
+    limitReason: str = Field("", description="The adaptive limit's last move and the latencies it was judged on.")
 
 
 class EngineRow(ApiModel):
@@ -79,7 +84,9 @@ class HealthBody(ApiModel):
         None,
         description="With several backends: true while one is `down`, `failing` or `stalled` and the others serve.",
     )
-    backends: list[BackendRow] | None = Field(None, description="With several backends: each one's state.")
+    backends: list[BackendRow] | None = Field(
+        None, description="With several backends, or one with an adaptive limit: each one's state and slots."
+    )
     auth: str | None = Field(
         None,
         description="FI_AUTH: `none` (no sign-in: anyone who reaches the service reads and writes), `local`, "
