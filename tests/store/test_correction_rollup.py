@@ -116,7 +116,7 @@ async def test_migration_0021_counts_the_desks_earlier_saves_as_unknown(tmp_path
     store = FeedbackStore(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(_upgrade_to, "0017")
+            await conn.run_sync(_upgrade_to, "0020")
             insert = (
                 "INSERT INTO feedback (id, source, text, timestamp, created_at, structure_json, model_failed, "
                 "structure_due, store, corrected_fields) VALUES (:id, :source, 'x', :ts, :ts, :s, :failed, false, "
