@@ -21,6 +21,7 @@ One place for the word-level rules the prior, the theme guard and the report's g
 from __future__ import annotations
 
 import itertools
+import re
 
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text import english, lemmas, morphology, swedish
@@ -73,8 +74,16 @@ def is_finite_verb(word: str, language: str) -> bool:
     return reading is not None and reading.finite
 
 
+#: Finnish action nouns made of a verb ("kaatuminen", "liukastumisen", "odottamista"): Voikko reads them as
+#: the verb's fourth infinitive, but they name an event, the best kind of theme ("the fall").
+_ACTION_NOUN = re.compile(r"mi(?:nen|s[a-zåäö]*)$")
+
+
 def is_verb(word: str, language: str) -> bool:
-    """Whether the word's preferred reading is a verb of any form ("kaatui", "kompastua")."""
+    """Whether the word's preferred reading is a verb of any form ("kaatui", "kompastua"); an action noun
+    ("kaatuminen") is not."""
+    if language == "fi" and _ACTION_NOUN.search(word.lower()):
+        return False
     reading = morphology.preferred(morphology.analyse(word, language), word.lower())
     return reading is not None and reading.word_class == morphology.VERB
 

@@ -122,3 +122,15 @@ def test_a_rejected_theme_is_replaced_by_the_base_form_prior(retail: Domain) -> 
 )
 def test_garbled_and_hyphen_joined_model_themes_are_refused(theme: str, text: str, reason: str, retail: Domain) -> None:
     assert theme_rejection(theme, text, retail) == reason
+
+
+def test_a_finnish_action_noun_is_a_theme_not_a_verb() -> None:
+    """Voikko reads "kaatuminen" (a fall) as the verb's fourth infinitive; as a theme it names the event, so the
+    fragment guard keeps a clerk's "Vörskälän kaatuminen" while it still refuses a finite verb."""
+    from feedback_intelligence.deterministic.theme_words import is_verb
+    from feedback_intelligence.structuring.guards.theme import is_fragment
+
+    for noun in ("kaatuminen", "liukastumisen", "odottamista"):
+        assert not is_verb(noun, "fi"), noun
+    assert not is_fragment("Vörskälän kaatuminen", "fi")
+    assert is_verb("kaatui", "fi") and is_fragment("asiakas kaatui", "fi")

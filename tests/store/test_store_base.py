@@ -110,6 +110,7 @@ CALLS: dict[type[StoreBase], dict[str, Call]] = {
         "change_password": lambda s: s.change_password("a1", "hash", keeps="h"),
         "count": lambda s: s.count(),
         "granted": lambda s: s.granted(("manager",), "s1"),
+        "manager_addresses": lambda s: s.manager_addresses("s1"),
         "mail_choice": lambda s: s.mail_choice("kaisa"),
         "open_session": lambda s: s.open_session("a1", "h", 60),
         "person": lambda s: s.person("a1"),
