@@ -60,6 +60,8 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     page = pages.open(app.url + "/", viewport=size)
     expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
 
+    # an imported month with no desk save: no line about the model's proposals on the first screen
+    expect(page.locator("#brief-quality")).to_be_hidden()
     cases = page.locator("#brief-act li.brief-case")
     expect(cases.first).to_have_attribute("data-ref", f"corpus:{SAFETY_ID}")  # food safety first
     expect(cases.first).to_contain_text(NAMES[SAFETY_STORE])

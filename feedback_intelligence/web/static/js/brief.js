@@ -61,13 +61,11 @@ function renderQuality(rates, t) {
   if (!rates) return; // not answered: the line stays hidden
   const week = rates.thisWeek;
   el.quality.dataset.saved = String(week.saved);
-  if (!week.saved) {
-    el.quality.textContent = t("quality.none");
-  } else {
-    const parts = week.fields.filter((f) => QUALITY_ALWAYS.has(f.field) || f.corrected)
-      .map((f) => t(`quality.field.${f.field}`, { pct: percent(f.rate) }));
-    el.quality.textContent = `${t("quality.line", { parts: parts.join(", ") })} ${t("quality.saved", { n: week.saved })}`;
-  }
+  // a week without a saved proposal (history imported, no desk yet) has nothing to say on the first screen
+  if (!week.saved) return show(el.quality, false);
+  const parts = week.fields.filter((f) => QUALITY_ALWAYS.has(f.field) || f.corrected)
+    .map((f) => t(`quality.field.${f.field}`, { pct: percent(f.rate) }));
+  el.quality.textContent = `${t("quality.line", { parts: parts.join(", ") })} ${t("quality.saved", { n: week.saved })}`;
   show(el.quality, true);
 }
 

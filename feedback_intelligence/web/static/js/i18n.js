@@ -1247,7 +1247,6 @@ export function useTimeZone(t, zone) {
 Object.assign(en, {
   "quality.line": "This week clerks corrected {parts}",
   "quality.saved": plural("(of {n} entry saved from the model's proposal)", "(of {n} entries saved from the model's proposal)"),
-  "quality.none": "No entry was saved from the model's proposal this week.",
   "quality.field.category": "{pct} % of categories",
   "quality.field.theme": "{pct} % of themes",
   "quality.field.severity": "{pct} % of severities",
@@ -1258,7 +1257,6 @@ Object.assign(en, {
 Object.assign(fi, {
   "quality.line": "Tällä viikolla myyjät korjasivat {parts}",
   "quality.saved": plural("({n} mallin ehdotuksesta tallennetusta merkinnästä)", "({n} mallin ehdotuksesta tallennetusta merkinnästä)"),
-  "quality.none": "Tällä viikolla yhtään merkintää ei tallennettu mallin ehdotuksesta.",
   "quality.field.category": "{pct} % luokista",
   "quality.field.theme": "{pct} % teemoista",
   "quality.field.severity": "{pct} % vakavuuksista",
