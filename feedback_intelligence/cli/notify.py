@@ -27,6 +27,8 @@ def test(
     with client(timeout=120) as http:
         response = send(http, "POST", "/admin/notify/test", params={"route": route} if route else None)
     body = body_of(response)
+    if response.status_code == 404:
+        raise CliError(f"notify test: no notify route named {route!r} in FI_NOTIFY_CHANNELS", ExitCode.DEGRADED)
     if response.status_code == 400:
         raise CliError(f"notify test: {server_errors(response)}", ExitCode.DEGRADED)
     if response.status_code != 200 or not isinstance(body, dict):

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 
 from feedback_intelligence.api.deps import RuntimeDep
-from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.models.operator import BackendWarmth, NotifyTestOut, WarmOut
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.routes.health import notify_outbox, structure_backlog
@@ -97,19 +97,20 @@ async def status(rt: RuntimeDep) -> dict[str, Any]:
 @router.post(
     "/notify/test",
     operation_id="testNotifyChannels",
+    response_model=NotifyTestOut,
     summary="Send a test message down one or every notify route now (no outbox row, no LLM call)",
     description="What `feedctl notify test [ROUTE]` calls: one test message per `FI_NOTIFY_CHANNELS` entry "
     "(or only to the route named by `route`), each sent at once and answered when the receiver has answered; "
     "`results` lists each route by name and kind with `ok` and, on a failure, `detail` (one line: the step "
-    "that failed and the receiver's reason). An unknown `route` is a 400. Operator route.",
-    responses=errors(400),
+    "that failed and the receiver's reason). A `route` no entry is named is a 404. Operator route.",
+    responses=errors(404),
 )
 async def notify_test(
     rt: RuntimeDep,
-    route: str | None = Query(None, max_length=64, description="One route's name; absent: every route."),
-) -> NotifyTestOut:
+    route: str | None = Query(None, min_length=1, max_length=64, description="One route's name; absent: every route."),
+) -> NotifyTestOut | JSONResponse:
     if route is not None and route not in {r.name for r in rt.settings.notify.channels}:
-        raise InputError([f"route: no notify route named {route!r} in FI_NOTIFY_CHANNELS"])
+        return JSONResponse({"error": "not found", "id": route}, status_code=404)
     return NotifyTestOut.model_validate({"results": await rt.notify.send_test(route)})
 
 
