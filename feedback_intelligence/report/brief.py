@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pydantic import Field
 
 from feedback_intelligence.config import ReportSettings
+from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.ticks import from_ticks
 from feedback_intelligence.report.model import IssueGroup, Report, SeriesLine, WireModel
 from feedback_intelligence.report.series import ALERTS, ALL
@@ -90,13 +91,19 @@ def _explains(group: IssueGroup, line: SeriesLine) -> bool:
     return 2 * (group.count - group.previous) * facet.count >= line.change * group.count
 
 
-def _counts(report: Report) -> WeekCounts:
+def _counts(report: Report, domain: Domain) -> WeekCounts:
+    """The week's counts and rises. The domain's catch-all department and problem ("Muu") never rise on the
+    brief: a manager cannot act on "other things grew"; they stay in the charts and the groups below."""
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
-    rising_groups = [group for group in report.issues if group.rising and group.previous is not None]
+    rising_groups = [
+        group
+        for group in report.issues
+        if group.rising and group.previous is not None and group.issue != domain.catch_all_issue
+    ]
     lines = [
         line
         for line in (report.series.lines if report.series is not None else [])
-        if line.key != ALL and line.significant and line.change > 0
+        if line.key not in (ALL, domain.catch_all_category) and line.significant and line.change > 0
     ]
     departments_of: dict[str, list[str]] = {group.issue: [] for group in rising_groups}
     rises: list[Change] = []
@@ -145,10 +152,10 @@ async def brief(
     caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own)."""
     rows: list[StoreWeek] = []
     for store in store_ids:
-        counts = _counts(await service.deterministic(week.narrowed(store=store), mode="standard"))
+        counts = _counts(await service.deterministic(week.narrowed(store=store), mode="standard"), service.domain)
         rows.append(StoreWeek(store=store, name=name_of(store), **counts.model_dump()))
     if chain:
-        totals = _counts(await service.deterministic(week.narrowed(store=None), mode="standard"))
+        totals = _counts(await service.deterministic(week.narrowed(store=None), mode="standard"), service.domain)
     else:
         totals = WeekCounts(
             items=sum(row.items for row in rows),

@@ -5,7 +5,7 @@ table's trend the window against the one before — on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.api.test_hardening import client
@@ -51,3 +51,38 @@ async def test_the_brief_counts_each_stores_week_and_lists_only_the_planted_rise
             directions = {row["store"]: row["direction"] for row in chain["stores"]}
             assert directions[RISE_STORE] == "growing"  # against the week before, not the window's halves
             assert {directions[store["id"]] for store in STORES if store["id"] != RISE_STORE} == {"stable"}
+
+
+async def test_the_catch_all_department_and_problem_never_rise_on_the_brief(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """'Muu' growing says nothing a manager can act on: the brief lists no rise for it (the charts still
+    count it), even when it grows as sharply as the planted rise."""
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES)):
+        now = datetime.now(UTC)
+        data = fortnight(now)
+        quiet = STORES[-1]["id"]
+        unnamed = {"category": "muu", "theme": "muu", "severity": "low", "type": "other", "language": "fi"}
+        extra = [
+            {
+                "id": f"other-{week}-{n}",
+                "source": "email",
+                "text": f"Asiakas kertoi jotakin sekalaista ({week}-{n}).",
+                "timestamp": (now - timedelta(days=0.5 + 7 * week + n * 0.2)).isoformat(),
+                "store": quiet,
+                "acceptedStructure": unnamed,
+            }
+            for week, count in ((0, 24), (1, 3))
+            for n in range(count)
+        ]
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            row = next(row for row in brief["stores"] if row["store"] == quiet)
+            assert row["items"] == data.this_week[quiet] + 24  # counted
+            assert row["rises"] == []  # but not listed as a rise
+            week = {"from": brief["windowFrom"], "to": brief["windowTo"], "store": quiet}
+            own = (await visitor.get("/report", params=week)).json()
+            other = next(line for line in own["series"]["lines"] if line["key"] == "muu")
+            assert other["currentTotal"] == 24 and other["significant"]  # the chart shows it rising
