@@ -1006,7 +1006,7 @@ Object.assign(fi, {
   "brief.changedNone": "Ei merkittävää kasvua edelliseen viikkoon.",
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
   "brief.stores": "Myymälät",
-  "brief.storeLine": ({ items, previous, open }) => `${items} merk. (ed. vk ${previous}) · ${open} avoinna`,
+  "brief.storeLine": ({ items, previous, open }) => `${items} merkintää (edellinen viikko ${previous}) · ${open} avoinna`,
   "brief.whole": "Koko ketju",
   "brief.more": "Hälytykset, kaaviot ja myymälävertailu ↓",
   "brief.opened": "avattu {time}",
