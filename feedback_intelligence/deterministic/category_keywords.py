@@ -1,7 +1,9 @@
 """Category keyword rules (docs/rules.md, "Category override", step 4): which department the words of a text
 point to.
 
-A rule is skipped when any of its ``excludeIfContains`` terms occurs in the text. Otherwise its
+A term occurs in a text where the text holds it as written or where its words' base forms do (Voikko:
+"makaronilaatikossa" holds "laatikko", "suklaita" "suklaa"; text/base_forms.py), so one stem serves every
+inflection. A rule is skipped when any of its ``excludeIfContains`` terms occurs in the text. Otherwise its
 ``terms`` (department and product nouns) are strong evidence and its ``weakTerms`` (a clerk,
 "service": words that take part in feedback about anything) are weak evidence. Phrases in a
 rule's ``notEvidence`` are blanked out first, for that rule only: "ilmoitin henkilökunnalle"
@@ -26,6 +28,7 @@ from functools import lru_cache
 
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlaces
+from feedback_intelligence.text.base_forms import BaseForms
 from feedback_intelligence.text.matching import FoldedText, fold
 from feedback_intelligence.text.needles import Needles, pieces
 
@@ -38,6 +41,7 @@ class KeywordEvidence:
     category: str
     strength: int  # STRONG or WEAK
     term: str  # the first term of that strength that occurs, as written in the lexicon
+    word: str = ""  # the text's word (or words) it occurs in, as the text writes it
 
 
 def _search_space(folded: FoldedText, rule: CategoryKeywordRule) -> str:
@@ -105,17 +109,38 @@ def rule_evidence(
     possible: set[str] | None = None,
 ) -> KeywordEvidence | None:
     """The strongest evidence for ``rule``'s category in ``text``, or None (also when an exclusion occurs).
-    ``folded_rule``: the rule folded already; ``possible``: the terms that can occur (the index's
-    candidates), so the others are not searched."""
+    A term occurs where the written text holds it or where its words' base forms do ("suklaita" holds
+    "suklaa"; text/base_forms.py). ``folded_rule``: the rule folded already; ``possible``: the terms that
+    can occur (the index's candidates), so the others are not searched."""
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
     compiled = folded_rule or _FoldedRule.of(rule)
-    if any(term in folded.folded for term in compiled.excludes):
+    bases = BaseForms.of(folded)
+    if any(term in folded.folded or term in bases.folded for term in compiled.excludes):
         return None
     space = _search_space(folded, rule)
-    for strength, term, needle in compiled.terms:
-        if (possible is None or needle in possible) and needle in space:
-            return KeywordEvidence(rule.category, strength, term)
+    for level in (STRONG, WEAK):
+        searched = [t for t in compiled.terms if t[0] == level and (possible is None or t[2] in possible)]
+        # the written text first, so a text a stem found as written keeps the evidence it had
+        for strength, term, needle in searched:
+            if (at := space.find(needle)) >= 0:
+                return KeywordEvidence(rule.category, strength, term, _written(folded, at, at + len(needle)))
+        for strength, term, needle in searched:
+            for start, end in bases.written_spans(needle):
+                # a word the rule blanked, even in part (notEvidence), is set aside in its base form too
+                if space[start:end] == folded.folded[start:end]:
+                    return KeywordEvidence(rule.category, strength, term, _written(folded, start, end))
     return None
+
+
+def _written(folded: FoldedText, start: int, end: int) -> str:
+    """The whole words of the original text around the folded span ``[start, end)``."""
+    text = folded.folded
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "-"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "-"):
+        end += 1
+    low, high = folded.original_span(start, end)
+    return folded.original[low:high]
 
 
 def rule_fires(text: str | FoldedText, rule: CategoryKeywordRule) -> bool:
@@ -162,7 +187,8 @@ def keyword_evidence(
     if index is None:
         found = (rule_evidence(folded, rule) for rule in rules)
     else:
-        possible = index.needles.candidates(folded.folded)
+        # one pass over both readings: a candidate only narrows, rule_evidence still tests each one
+        possible = index.needles.candidates(f"{folded.folded} {BaseForms.of(folded).folded}")
         found = (
             rule_evidence(folded, rule, folded_rule, possible)
             for rule, terms, folded_rule in zip(index.rules, index.terms, index.folded, strict=True)

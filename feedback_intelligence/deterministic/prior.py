@@ -223,7 +223,7 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
     else an alert's word, else its longest content word (English: a noun, else the category's label)."""
     language = evidence.language.code if evidence.language else domain.language
     best = strongest(e for e in evidence.keywords if e.category == category)
-    for term in [best.term] if best else []:
+    for term in [best.word or best.term] if best else []:  # the word it occurs in (a base form's too)
         word = _word_with(text, term)
         topic = _topic_words(word, text, language, domain) if word else None
         if topic:
