@@ -10,6 +10,7 @@ from feedback_intelligence.deterministic.category_keywords import (
     keyword_evidence,
     match_category_keywords,
     rule_fires,
+    strongest,
 )
 from feedback_intelligence.domain.model import CategoryKeywordRule, Domain
 
@@ -202,3 +203,74 @@ def test_not_evidence_masks_only_its_own_rule() -> None:
     assert match_category_keywords("The staff was rude", rules) == "other"  # strong beats weak
     assert match_category_keywords("The staff was rude", rules[:1]) == "service"
     assert match_category_keywords("I told the staff", rules[:1]) is None
+
+
+@pytest.mark.voikko
+@pytest.mark.parametrize(
+    ("text", "expected", "word"),
+    [
+        # an inflection that changes the stem: consonant gradation and vowel changes
+        ("makaronilaatikossa oli muovinpala", "einekset", "makaronilaatikossa"),
+        ("asiakas kysyi onko teillä pähkinättömiä suklaita", "makeiset", "suklaita"),
+        ("asiakas kysyi onko keitoissa gluteenia", "einekset", "keitoissa"),
+        ("ehdotti että ruuhka-aikaan avattais enemmän kassoja", "kassa_palvelu", "kassoja"),
+    ],
+)
+def test_a_stem_finds_the_words_base_form(text: str, expected: str, word: str, retail: Domain) -> None:
+    best = strongest(keyword_evidence(text, retail.category_keywords))
+    assert best is not None
+    assert (best.category, best.word) == (expected, word)
+
+
+@pytest.mark.voikko
+def test_a_word_found_as_written_keeps_its_evidence(retail: Domain) -> None:
+    # "terassilaudoille" is "terassilauta" in base form ('lauta' comes first in the lexicon), but "ruuvit"
+    # holds 'ruuvi' as written: the written text is read first, so the answer is the one it always was
+    text = "kiitti että rautaosaston myyjä osasi neuvoa oikeat ruuvit terassilaudoille"
+    found = {e.category: (e.term, e.word) for e in keyword_evidence(text, retail.category_keywords)}
+    assert found["rakennustarvike"] == ("ruuvi", "ruuvit")
+
+
+@pytest.mark.voikko
+@pytest.mark.parametrize(
+    ("text", "not_expected"),
+    [
+        ("Ulko-ovien edessä on ihan peilijäätä", "sisustus_maalit"),  # notEvidence blanks the word as written
+        ("asiakas kehu et sukset on tosi liukkaat kun voitelee tällä vahalla", "hygienia_kauneus"),  # a verb
+        ("lavalta putosi laatikoita käytävälle", "einekset"),  # a box is not a casserole
+    ],
+)
+def test_a_base_form_is_no_evidence_the_rule_set_aside(text: str, not_expected: str, retail: Domain) -> None:
+    assert not_expected not in {e.category for e in keyword_evidence(text, retail.category_keywords)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The strawberries were mouldy the day after I bought them", "hevi"),
+        ("Kunden hittade inga laktosfria mjölkpaket i kyldisken", "maito_kylma"),
+        ("Could you stock more gluten-free bread on weekends?", "leipa"),
+        ("Glassen i frysdisken hade smält och frusit igen", "pakasteet"),
+        ("The self-checkout took my card payment twice", "kassa_palvelu"),
+        ("Kunden fick två kvitton men betalningen drogs tre gånger", "kassa_palvelu"),
+        ("The paint I had tinted last week is a different shade", "sisustus_maalit"),
+        ("Stegen gick sönder första gången kunden använde den", "rakennustarvike"),
+        ("My online order was left at the wrong parcel locker", "verkkokauppa_toimitus"),
+        ("The toilets by the entrance have been out of paper all day", "tilat_siisteys"),
+    ],
+)
+def test_english_and_swedish_texts_name_their_department(text: str, expected: str, retail: Domain) -> None:
+    assert route(text, retail) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "not_expected"),
+    [
+        ("Asiakas kehui kalastusosaston palvelua", "liha_kala"),  # "kalastus" holds "kala" and "lastu"
+        ("Asiakas kehui kalastusosaston palvelua", "makeiset"),
+        ("The chicken wrap was past its date", "liha_kala"),  # a wrap is a ready meal
+        ("kysyi onko äidinmaidonkorviketta laktoosittomana", "maito_kylma"),  # infant formula, not dairy
+    ],
+)
+def test_a_compound_belongs_to_the_department_it_names(text: str, not_expected: str, retail: Domain) -> None:
+    assert route(text, retail) != not_expected

@@ -24,6 +24,7 @@ _WORD = re.compile(r"\w+")
 _MARKER_PUNCTUATION = re.compile(r"[<>]{2,}")
 _NEAR_ECHO_MIN = 8  # shorter words have too many honest neighbours within an edit
 _LETTERS_PER_EDIT = 6  # one edit allowed per six letters of the marker word
+_PHRASE_WORD_MAX_SHORT = 3  # a keyword phrase's words this short are not domain vocabulary
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -123,8 +124,10 @@ def _domain_vocabulary(domain: Domain) -> DomainVocabulary:
     sources.extend(domain.categories.values())
     sources.extend(domain.category_hints.values())
     for rule in domain.category_keywords:
-        sources.extend(rule.terms)
-        sources.extend(rule.weak_terms)
+        for term in (*rule.terms, *rule.weak_terms):
+            parts = words(term)
+            # a phrase's short words ("vid kassan", "frying pan", "dog food") name nothing alone
+            sources.extend(parts if len(parts) == 1 else [w for w in parts if len(w) > _PHRASE_WORD_MAX_SHORT])
     for patterns in domain.alert_keywords.values():
         # a co-occurrence pattern's parts ("kuum", "auki") name a subject only together: not vocabulary alone
         sources.extend(p for p in patterns if "&" not in p)
