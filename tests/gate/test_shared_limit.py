@@ -12,7 +12,9 @@ import redis.asyncio as aioredis
 
 from feedback_intelligence.config import load_settings
 from feedback_intelligence.gate.factory import build_pool
-from feedback_intelligence.gate.limit import Gradient2Limit, Gradient2Settings
+from feedback_intelligence.gate.gate import LlmGate
+from feedback_intelligence.gate.limit import Gradient2Limit, Gradient2Settings, Gradient2State
+from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisLease, RedisSlotPool
 from feedback_intelligence.gate.slots import Priority
 from tests.support.waiting import wait_for
@@ -118,7 +120,7 @@ async def test_the_shared_state_follows_the_in_process_arithmetic_sample_for_sam
     in_flight = len(held)
     local = Gradient2Limit("gpu", SETTINGS)
     stored = await redis_client.hgetall(limit_key(replicas[0]))
-    local.state = type(local.state)(float(stored["estimate"]), float(stored["long"]), int(stored["samples"]))
+    local.state = Gradient2State(float(stored["estimate"]), float(stored["long"]), int(stored["samples"]))
     latencies = [FAST_S, FAST_S * 4, FAST_S * 1.1, FAST_S * 6, FAST_S, FAST_S * 0.5, FAST_S * 3] * 12
     for i, latency in enumerate(latencies):
         pool = replicas[i % 3]
@@ -266,3 +268,18 @@ def test_with_redis_an_adaptive_backend_gets_the_shared_limit(monkeypatch: pytes
     member = next(iter(build_pool(load_settings()).members.values()))
     assert isinstance(member, RedisSlotPool) and member.limit is not None
     assert (member.declared, member.slots, member.limit.settings.floor) == (16, 2, 2)
+
+
+async def test_a_replica_that_fed_nothing_shows_the_shared_limit_in_its_views_and_metrics(
+    replicas: list[RedisSlotPool],
+) -> None:
+    a, b, c = replicas
+    held = await raise_limit(a, [b], at_least=4)
+    gate = LlmGate(PooledSlotPool.single(c, "gpu"), acquire_timeout_s=0.5, call_timeout_s=10)
+    assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == SETTINGS.floor
+    rows = await gate.backends()  # what /health, /admin/status, feedctl status and /metrics read
+    assert rows[0]["adaptiveLimit"] is True and rows[0]["slots"] == a.slots == len(held)
+    assert f"-> {a.slots}: " in rows[0]["limitReason"]
+    assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == a.slots
+    assert gate.metrics.registry.get_sample_value("fi_gate_slots") == a.slots
+    await release(held)
