@@ -90,7 +90,8 @@ class SharedGradient2:
     async def sample(self, latency_s: float, tokens: int) -> LimitChange | None:
         """One completed call on this replica: its latency per token goes into the shared state. The
         change it caused (with the samples it was sent with), if any; logged here, by the replica that
-        wrote it. Never raises for Redis: the samples wait for the next call."""
+        wrote it. Never fails the call it measures: on a Redis error, or a hash no replica wrote (edited by
+        hand), the samples wait for the next call."""
         short = latency_s / max(1, tokens)
         if short <= 0:
             return None
@@ -108,7 +109,14 @@ class SharedGradient2:
                     len(self._pending),
                     exc,
                 )
-                return None
+            except ValueError as exc:
+                log.warning(
+                    "backend %s: the shared limit %s cannot be read (delete it to reset): %s",
+                    self.backend,
+                    self.key,
+                    exc,
+                )
+            return None
 
     async def _flush(self) -> LimitChange | None:
         for _ in range(ATTEMPTS):

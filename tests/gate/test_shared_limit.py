@@ -283,3 +283,15 @@ async def test_a_replica_that_fed_nothing_shows_the_shared_limit_in_its_views_an
     assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == a.slots
     assert gate.metrics.registry.get_sample_value("fi_gate_slots") == a.slots
     await release(held)
+
+
+async def test_a_hash_no_replica_could_have_written_never_fails_the_call_that_feeds_it(
+    replicas: list[RedisSlotPool], redis_client: aioredis.Redis
+) -> None:
+    a = replicas[0]
+    await redis_client.hset(limit_key(a), mapping={"estimate": "many", "long": "1", "samples": "1", "version": "3"})
+    assert await a.observe(FAST_S, TOKENS) is None
+    assert a.limit is not None and a.limit._pending, "the sample waits for a state it can read"
+    await redis_client.delete(limit_key(a))  # the operator's reset
+    await a.observe(FAST_S, TOKENS)
+    assert int(await redis_client.hget(limit_key(a), "samples") or 0) == 2 and not a.limit._pending
