@@ -23,7 +23,17 @@ row (``NEIGHBOUR_SEQS`` sequences kept running, long ones); shown for fixed-best
 our goodput and p99 before and after, and the neighbour's latency per token (from 5 s after it arrived)
 against its solo value.
 
-.venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour]
+Prompt length (``--prompts``): desk texts of ``PROMPT_TOKENS`` until halfway, then report prose of
+``LONG_PROMPT_TOKENS`` (the GPU's prefill grows with the prompt, ``sim/batching.py``); adaptive beside
+fixed-best, the limit, p99 and answered/busy in tenths of the measurement.
+
+Replicas (``--replicas``, Redis): three replicas, each its own gate, clerks shared among them in turn,
+over the one GPU; once with the adaptive limit shared on Redis (ADR 0068), once with an in-process
+limit each. The GPU counts the sequences it runs at once; target: never more than the shared limit's
+highest value.
+
+.venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour] [--prompts] [--replicas]
+    [--no-sweep [--fixed 24]]
 """
 
 from __future__ import annotations
@@ -33,7 +43,8 @@ import asyncio
 import random
 import statistics
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,12 +54,14 @@ from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.limit import FixedLimit, Gradient2Limit, Gradient2Settings, Limit
 from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
-from feedback_intelligence.gate.slots import Grant, Priority
+from feedback_intelligence.gate.redis_pool import RedisSlotPool
+from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
 from feedback_intelligence.llm.backend import Completion
 from feedback_intelligence.llm.errors import LlmBusy
 from feedback_intelligence.sim.batching import BatchingConfig, BatchingGpu
 
 PROMPT_TOKENS = 300
+LONG_PROMPT_TOKENS = 2000  # report prose: a window's entries in the prompt
 OUTPUT_TOKENS = (40, 80)
 CEILING = 64  # the server's declared parallelism (max_num_seqs)
 SWEEP = (8, 16, 24, 32)
@@ -63,6 +76,8 @@ class Row:
     shed: list[float] = field(default_factory=list)  # arrivals
     limits: list[tuple[float, int]] = field(default_factory=list)  # (time, limit) over the run
     neighbour_per_token: list[tuple[float, float]] = field(default_factory=list)  # (start, s/token)
+    running: list[tuple[float, int]] = field(default_factory=list)  # (time, sequences the GPU runs)
+    peak_running: int = 0  # the most sequences the GPU ran at once (its own count, every step)
 
     def window(self, start: float, end: float) -> tuple[list[float], int]:
         latencies = [lat for at, lat in self.answered if start <= at < end]
@@ -77,23 +92,24 @@ def p99(latencies: list[float]) -> float | None:
     return pct(latencies, 0.99) if latencies else None
 
 
-async def run_row(
-    name: str,
-    limit: Limit,
+async def drive(
+    row: Row,
+    gates: list[LlmGate],
+    gpu: BatchingGpu,
+    limit_now: Callable[[], Awaitable[int]],
     *,
     rate: float,
     warmup_s: float,
     duration_s: float,
     seed: int,
     neighbour_at: float | None = None,
-) -> tuple[Row, float]:
-    """One row: a fresh GPU and gate, Poisson clerks for warm-up + duration; returns the row and the
-    loop time the measurement started."""
-    gpu = BatchingGpu(BatchingConfig(max_seqs=256))
-    pool = LocalSlotPool(limit.current, background_reserve=0, limit=limit)
-    gate = LlmGate(PooledSlotPool.single(pool, "gpu"), acquire_timeout_s=0.5, call_timeout_s=120)
+    long_prompts_at: float | None = None,
+) -> float:
+    """Poisson clerks for warm-up + duration, each call to the next of ``gates`` in turn (replicas behind a
+    balancer), every gate over the one ``gpu``; the limit read every 0.25 s. Prompts are ``PROMPT_TOKENS``
+    long, ``LONG_PROMPT_TOKENS`` from ``long_prompts_at`` (loop time) on. Returns when the measurement
+    started (loop time)."""
     rng = random.Random(seed)
-    row = Row(name)
     loop = asyncio.get_running_loop()
     begin = loop.time()
     measure_at = begin + warmup_s
@@ -101,10 +117,12 @@ async def run_row(
     context = CallContext(priority=Priority.INTERACTIVE, route="interpret", visitor="desk")
     calls: set[asyncio.Task[None]] = set()
 
-    async def call(arrival: float, output: int) -> None:
+    async def call(gate: LlmGate, arrival: float, output: int) -> None:
+        prompt = PROMPT_TOKENS if long_prompts_at is None or arrival < long_prompts_at else LONG_PROMPT_TOKENS
+
         async def work(grant: Grant) -> Completion:
-            await gpu.generate(PROMPT_TOKENS, output)
-            return Completion("", PROMPT_TOKENS, output)
+            await gpu.generate(prompt, output)
+            return Completion("", prompt, output)
 
         try:
             await gate.run(work, context)
@@ -127,21 +145,66 @@ async def run_row(
 
     async def watch() -> None:
         while loop.time() < end_at:
-            row.limits.append((loop.time(), pool.slots))
+            row.limits.append((loop.time(), await limit_now()))
+            row.running.append((loop.time(), gpu.running))
             await asyncio.sleep(0.25)
 
     helpers = [asyncio.ensure_future(watch())]
     if neighbour_at is not None:
         helpers.append(asyncio.ensure_future(neighbour()))
     now = begin
+    turn = 0
     while (now := now + rng.expovariate(rate)) < end_at:
         await asyncio.sleep(max(0.0, now - loop.time()))
-        task = asyncio.ensure_future(call(loop.time(), rng.randint(*OUTPUT_TOKENS)))
+        task = asyncio.ensure_future(call(gates[turn % len(gates)], loop.time(), rng.randint(*OUTPUT_TOKENS)))
+        turn += 1
         calls.add(task)
         task.add_done_callback(calls.discard)
     await asyncio.gather(*calls, *helpers)
-    await gpu.aclose()
-    await gate.aclose()
+    row.peak_running = gpu.peak_running
+    return measure_at
+
+
+def gate_over(pool: SlotPool[Any]) -> LlmGate:
+    return LlmGate(PooledSlotPool.single(pool, "gpu"), acquire_timeout_s=0.5, call_timeout_s=120)
+
+
+async def run_row(
+    name: str,
+    limit: Limit,
+    *,
+    rate: float,
+    warmup_s: float,
+    duration_s: float,
+    seed: int,
+    neighbour_at: float | None = None,
+    long_prompts_at: float | None = None,
+) -> tuple[Row, float]:
+    """One row: a fresh GPU and one gate; returns the row and the loop time the measurement started."""
+    gpu = BatchingGpu(BatchingConfig(max_seqs=256))
+    pool = LocalSlotPool(limit.current, background_reserve=0, limit=limit)
+    gate = gate_over(pool)
+    row = Row(name)
+
+    async def limit_now() -> int:
+        return pool.slots
+
+    try:
+        measure_at = await drive(
+            row,
+            [gate],
+            gpu,
+            limit_now,
+            rate=rate,
+            warmup_s=warmup_s,
+            duration_s=duration_s,
+            seed=seed,
+            neighbour_at=neighbour_at,
+            long_prompts_at=long_prompts_at,
+        )
+    finally:
+        await gpu.aclose()
+        await gate.aclose()
     return row, measure_at
 
 
@@ -279,15 +342,145 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
     return results
 
 
+def _window_cells(row: Row, start: float, end: float, target_s: float) -> str:
+    latencies, shed = row.window(start, end)
+    limits = [value for at, value in row.limits if start <= at < end]
+    limit = "–" if not limits else (f"{min(limits)}" if min(limits) == max(limits) else f"{min(limits)}-{max(limits)}")
+    worst = p99(latencies)
+    return f"limit {limit} · p99 {'–' if worst is None else f'{worst:.1f} s'} · {len(latencies)}/{shed}"
+
+
+async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
+    """Short desk texts, then long report prose from halfway: the limit over time, adaptive beside fixed."""
+    runs: dict[str, tuple[Row, float]] = {}
+    for name, make in [
+        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
+        (f"fixed {fixed}", lambda: FixedLimit(fixed)),
+    ]:
+        loop = asyncio.get_running_loop()
+        runs[name] = await run_row(
+            name,
+            make(),
+            rate=args.rate,
+            warmup_s=args.warmup,
+            duration_s=args.duration,
+            seed=args.seed,
+            long_prompts_at=loop.time() + args.warmup + args.duration / 2,
+        )
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("seconds", "prompts", *(f"{name}: limit · p99 · answered/busy" for name in runs))
+    table.title = f"Prompts of {PROMPT_TOKENS} tokens, then {LONG_PROMPT_TOKENS} from halfway ({args.rate:g} calls/s)"
+    step = args.duration / 10
+    for i in range(10):
+        at = i * step
+        cells = [_window_cells(row, start + at, start + at + step, args.target) for row, start in runs.values()]
+        table.add_row(f"{at:.0f}-{at + step:.0f}", "short" if at < args.duration / 2 else "long", *cells)
+    Console(width=140).print(table)
+    result: dict[str, Any] = {}
+    half = args.duration / 2
+    for name, (row, start) in runs.items():
+        adaptive = name == "adaptive"
+        # "Short" ends a target's time before the switch, so no call of it ran beside a long prompt.
+        short = figures(row, start, start + half - args.target, args.target, adaptive)
+        long = figures(row, start + half + args.target, start + args.duration, args.target, adaptive)
+        result[name] = {"short": vars(short), "long": vars(long)}
+        print(f"{name}: short prompts {short.cells()}; long prompts (from {args.target:g} s after) {long.cells()}")
+    return result
+
+
+def three_replicas(
+    settings: Gradient2Settings, redis: str | None
+) -> tuple[list[SlotPool[Any]], Callable[[], Awaitable[int]]]:
+    """Three replicas' pools of one backend: on ``redis``, one limit they share; without, one each. And
+    what the GPU may be sent at once: the shared limit as Redis admits against it, or the three summed."""
+    if redis is not None:
+        name = f"bench-limit-{uuid.uuid4().hex[:8]}"
+        shared = [
+            RedisSlotPool(redis, slots=CEILING, background_reserve=0, name=name, adaptive=settings, backend="gpu")
+            for _ in range(3)
+        ]
+
+        async def shared_limit() -> int:
+            return (await shared[0].occupancy()).slots
+
+        return list(shared), shared_limit
+    local = [LocalSlotPool(2, background_reserve=0, limit=Gradient2Limit("gpu", settings)) for _ in range(3)]
+
+    async def limits_summed() -> int:
+        return sum(pool.slots for pool in local)
+
+    return list(local), limits_summed
+
+
+async def shared_replicas(args: argparse.Namespace) -> dict[str, Any]:
+    """Three replicas, each its own gate, over the one GPU: the adaptive limit shared on Redis against three
+    in-process limits of their own. The GPU's own count of sequences it runs at once against the limit."""
+    settings = Gradient2Settings(floor=2, ceiling=CEILING, target_s_per_token=per_token_target_s(args.target))
+    result: dict[str, Any] = {}
+    table = []
+    for name in ("shared on Redis", "each replica its own"):
+        gpu = BatchingGpu(BatchingConfig(max_seqs=256))
+        pools, limit_now = three_replicas(settings, args.redis if name == "shared on Redis" else None)
+        gates = [gate_over(pool) for pool in pools]
+        row = Row(name)
+        try:
+            start = await drive(
+                row,
+                gates,
+                gpu,
+                limit_now,
+                rate=args.rate,
+                warmup_s=args.warmup,
+                duration_s=args.duration,
+                seed=args.seed,
+            )
+        finally:
+            await gpu.aclose()
+            for gate in gates:
+                await gate.aclose()
+        measured = figures(row, start, start + args.duration, args.target, adaptive=True)
+        limit_max = max(value for _, value in row.limits)
+        above = sum(1 for (_, running), (_, limit) in zip(row.running, row.limits, strict=True) if running > limit)
+        result[name] = {
+            **vars(measured),
+            "gpu_peak_running": row.peak_running,
+            "limit_max": limit_max,
+            "ticks_gpu_above_limit": above,
+            "ticks": len(row.running),
+        }
+        table.append((name, measured.cells(), ""))
+        table.append(
+            (
+                f"{name}: GPU's most at once / limit's most",
+                f"{row.peak_running} / {limit_max} (above the limit at {above} of {len(row.running)} reads)",
+                f"<= limit {pf(row.peak_running <= limit_max)}" if name == "shared on Redis" else "",
+            )
+        )
+    result["check"] = result["shared on Redis"]["gpu_peak_running"] <= result["shared on Redis"]["limit_max"]
+    print_table(f"Three replicas over one batching GPU at {args.rate:g} calls/s", table)
+    return result
+
+
 async def main_async(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"settings": vars(args)}
-    result["side_by_side"] = await side_by_side(args)
-    if args.neighbour:
+    checks: list[bool] = []
+    best = args.fixed
+    if not args.no_sweep:
+        result["side_by_side"] = await side_by_side(args)
+        checks += result["side_by_side"]["checks"].values()
         best = int(result["side_by_side"]["best_fixed"].split()[-1])
+    if args.neighbour:
         result["neighbour"] = await with_neighbour(args, best)
+    if args.prompts:
+        result["prompt_length"] = await prompt_length(args, best)
+    if args.replicas:
+        result["replicas"] = await shared_replicas(args)
+        checks.append(result["replicas"]["check"])
     result["per_token_target_ms"] = round(per_token_target_s(args.target) * 1000, 1)
     write_result("adaptive_limit", result)
-    return 0 if all(result["side_by_side"]["checks"].values()) else 1
+    return 0 if all(checks) else 1
 
 
 def main() -> None:
@@ -298,6 +491,11 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=4.0, help="the clerk's latency target, seconds")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--neighbour", action="store_true", help="also the neighbour arriving halfway")
+    parser.add_argument("--prompts", action="store_true", help="also prompts turning long halfway")
+    parser.add_argument("--replicas", action="store_true", help="also three replicas sharing the limit on Redis")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the side-by-side sweep (then --fixed is best)")
+    parser.add_argument("--fixed", type=int, default=24, help="the fixed value to compare with when not swept")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis of --replicas")
     raise SystemExit(asyncio.run(main_async(parser.parse_args())))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -19,45 +18,48 @@ from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.backend import Readiness
 from feedback_intelligence.metrics import Metrics
 
-log = logging.getLogger(__name__)
 
-
-def build_limit(gate: GateSettings, spec: BackendSpec) -> Limit:
-    """A backend's limit: adaptive for one that batches when the operator turned it on (ADR 0067), its
-    declared slots otherwise."""
-    if not (gate.adaptive_limit and spec.batches) or gate.redis_url:
-        return FixedLimit(spec.slots)
-    settings = Gradient2Settings(
+def adaptive_settings(gate: GateSettings, spec: BackendSpec) -> Gradient2Settings | None:
+    """A backend's adaptive limit, for one that batches when the operator turned it on (ADR 0067);
+    ``None``: its declared slots."""
+    if not (gate.adaptive_limit and spec.batches):
+        return None
+    return Gradient2Settings(
         floor=min(gate.adaptive_floor, spec.slots),
         ceiling=spec.slots,
         tolerance=gate.adaptive_tolerance,
         target_s_per_token=gate.adaptive_target_ms_per_token / 1000,
     )
-    return Gradient2Limit(spec.name, settings)
+
+
+def build_limit(gate: GateSettings, spec: BackendSpec) -> Limit:
+    """A backend's limit in this process: adaptive or its declared slots."""
+    settings = adaptive_settings(gate, spec)
+    return FixedLimit(spec.slots) if settings is None else Gradient2Limit(spec.name, settings)
 
 
 def build_member(
-    gate: GateSettings, name: str, slots: int, reserve: int, ledger: ServiceLedger, limit: Limit | None = None
+    gate: GateSettings, name: str, spec: BackendSpec, reserve: int, ledger: ServiceLedger
 ) -> SlotPool[Any]:
-    """One backend's pool. Every member of a gate orders its waiters by one ledger of attained service:
-    ``ledger`` in-process, the gate name's hash on Redis. On Redis the slots stay fixed: a limit shared
-    by replicas is not built yet."""
+    """One backend's pool, its Redis keys under ``name``. Every member of a gate orders its waiters by
+    one ledger of attained service: ``ledger`` in-process, the gate name's hash on Redis. On Redis an
+    adaptive limit is shared by the replicas (ADR 0068)."""
     if gate.redis_url:
-        if gate.adaptive_limit:
-            log.warning("FI_LLM_ADAPTIVE_LIMIT is not shared through Redis yet: backend %s keeps %d slots", name, slots)
         from feedback_intelligence.gate.redis_pool import RedisSlotPool
 
         return RedisSlotPool(
             gate.redis_url,
-            slots=slots,
+            slots=spec.slots,
             background_reserve=reserve,
             name=name,
             lease_s=gate.lease_s,
             ledger=gate.name,
             half_life_s=gate.fair_half_life_s,
             order=GateOrder(gate.order),
+            adaptive=adaptive_settings(gate, spec),
+            backend=spec.name,
         )
-    return LocalSlotPool(slots, reserve, ledger, limit)
+    return LocalSlotPool(spec.slots, reserve, ledger, build_limit(gate, spec))
 
 
 def build_pool(
@@ -74,7 +76,7 @@ def build_pool(
     keys = [gate.name] if not backends.pool else [f"{gate.name}:{s.name}" for s in specs]
     ledger = ServiceLedger(gate.fair_half_life_s, GateOrder(gate.order), clock=clock)
     members = {
-        spec.name: build_member(gate, key, spec.slots, reserve, ledger, build_limit(gate, spec))
+        spec.name: build_member(gate, key, spec, reserve, ledger)
         for spec, key, reserve in zip(specs, keys, reserves, strict=True)
     }
     router = BackendRouter(

@@ -5,6 +5,8 @@ backend unless the operator opts in). A :class:`Gradient2Limit` is for servers t
 ``llama-server`` with continuous batching): it moves between a floor and the backend's declared
 parallelism from the latency per output token of each completed call, as Netflix concurrency-limits'
 ``Gradient2Limit`` does with round-trip times (docs/adr/0067-adaptive-limit-for-batching-backends.md).
+Its arithmetic is :func:`gradient2_step`, on a :class:`Gradient2State` that lives here in one process or
+in Redis for replicas that share one limit (gate/shared_limit.py, docs/adr/0068-a-limit-shared-by-replicas.md).
 
 A limit only decides the number; who takes a slot under it stays gate/policy.py's.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -62,27 +64,6 @@ class FixedLimit:
         return None
 
 
-class ExpAvg:
-    """An exponential average over about ``window`` samples, a plain mean over the first ``warmup``
-    (concurrency-limits' ``ExpAvgMeasurement``)."""
-
-    def __init__(self, window: int, warmup: int = 10) -> None:
-        self.factor = 2.0 / (window + 1)
-        self.warmup = warmup
-        self.value = 0.0
-        self._count = 0
-        self._sum = 0.0
-
-    def add(self, sample: float) -> float:
-        if self._count < self.warmup:
-            self._count += 1
-            self._sum += sample
-            self.value = self._sum / self._count
-        else:
-            self.value = self.value * (1 - self.factor) + sample * self.factor
-        return self.value
-
-
 @dataclass(frozen=True, slots=True)
 class Gradient2Settings:
     floor: int = 2
@@ -100,60 +81,112 @@ class Gradient2Settings:
     target_s_per_token: float = 0.0
 
 
-class Gradient2Limit:
-    """Gradient2 on the latency per output token.
+WARMUP = 10  # samples over which the long-run average is their plain mean (concurrency-limits' ExpAvgMeasurement)
 
-    Each sample compares this call's latency per token (short) with the long-run average (long):
-    ``gradient = clamp(tolerance * long / short, 0.5, 1)``, and with a target, also at most
-    ``target / short``; the new limit is ``limit * gradient + growth``, smoothed, within the floor and
-    the ceiling. It settles where ``limit * (1 - gradient) = growth``: a token somewhat slower than the
-    long-run average (or the target), which is what keeps the batch full. While fewer than half the
-    limit's calls are in flight the backend is not the bottleneck and the limit holds (it does not grow
-    on load it never saw).
+
+@dataclass(frozen=True, slots=True)
+class Gradient2State:
+    """What a Gradient2 limit remembers between samples: held by :class:`Gradient2Limit` in-process, or
+    in Redis for a limit the replicas share (gate/shared_limit.py). Either way :func:`gradient2_step`
+    is the one place it changes."""
+
+    estimate: float  # the limit before it is rounded down to whole slots
+    long: float = 0.0  # the long-run average latency per output token, seconds
+    samples: int = 0  # samples taken so far
+
+    @property
+    def limit(self) -> int:
+        return int(self.estimate)
+
+    def within(self, s: Gradient2Settings) -> Gradient2State:
+        """The same state inside the bounds of ``s`` (a state kept in Redis may predate a new floor or
+        ceiling)."""
+        return replace(self, estimate=max(float(s.floor), min(float(s.ceiling), self.estimate)))
+
+
+def initial_state(s: Gradient2Settings) -> Gradient2State:
+    return Gradient2State(float(s.floor if s.initial is None else s.initial)).within(s)
+
+
+def gradient2_step(
+    s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int
+) -> tuple[Gradient2State, str]:
+    """One completed call, ``short`` seconds per output token while ``in_flight`` calls ran: the next
+    state, and why the whole limit moved ("" when it did not).
+
+    ``gradient = clamp(tolerance * long / short, 0.5, 1)`` (with a target, also at most
+    ``target / short``); the new limit is ``limit * gradient + growth``, smoothed, within the floor and
+    the ceiling. While fewer than half the limit's calls are in flight only the average learns.
+    """
+    state = state.within(s)
+    if state.samples < WARMUP:
+        long = (state.long * state.samples + short) / (state.samples + 1)
+    else:
+        factor = 2.0 / (s.long_window + 1)
+        long = state.long * (1 - factor) + short * factor
+    # Latency is back to normal after a long spell of overload: the average forgets the spell faster.
+    kept = long * 0.95 if long / short > 2 else long
+    learned = replace(state, long=kept, samples=state.samples + 1)
+    if in_flight < state.estimate / 2:
+        return learned, ""
+    gradient = max(0.5, min(1.0, s.tolerance * long / short))
+    if s.target_s_per_token > 0:
+        gradient = max(0.5, min(gradient, s.target_s_per_token / short))
+    growth = math.sqrt(state.estimate) if s.growth is None else s.growth
+    proposed = state.estimate * gradient + growth
+    proposed = state.estimate * (1 - s.smoothing) + proposed * s.smoothing
+    moved = replace(learned, estimate=proposed).within(s)
+    if moved.limit == state.limit:
+        return moved, ""
+    target = f", target {s.target_s_per_token * 1000:.1f}" if s.target_s_per_token > 0 else ""
+    reason = (
+        f"{short * 1000:.1f} ms/token against {long * 1000:.1f} ms/token long-run{target}"
+        f" (gradient {gradient:.2f}, {in_flight} in flight)"
+    )
+    return moved, reason
+
+
+def announce(backend: str, before: int, after: int, reason: str) -> LimitChange:
+    """A limit moved: logged with why, as the operator reads it."""
+    log.info("backend %s limit %d -> %d: %s", backend, before, after, reason)
+    return LimitChange(backend, before, after, reason)
+
+
+class Gradient2Limit:
+    """Gradient2 on the latency per output token, in this process (:func:`gradient2_step`).
+
+    Each sample compares this call's latency per token (short) with the long-run average (long). It
+    settles where ``limit * (1 - gradient) = growth``: a token somewhat slower than the long-run
+    average (or the target), which is what keeps the batch full. While fewer than half the limit's
+    calls are in flight the backend is not the bottleneck and the limit holds (it does not grow on load
+    it never saw).
     """
 
     adaptive = True
 
     def __init__(self, backend: str, settings: Gradient2Settings) -> None:
-        if not 1 <= settings.floor <= settings.ceiling:
-            raise ValueError("an adaptive limit needs 1 <= floor <= ceiling")
+        check(settings)
         self.backend = backend
         self.settings = settings
-        start = settings.floor if settings.initial is None else settings.initial
-        self.estimate = float(max(settings.floor, min(settings.ceiling, start)))
-        self.long = ExpAvg(settings.long_window)
+        self.state = initial_state(settings)
         self.last_change: LimitChange | None = None
 
     @property
     def current(self) -> int:
-        return int(self.estimate)
+        return self.state.limit
 
     def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
-        s = self.settings
         short = latency_s / max(1, tokens)
         if short <= 0:
             return None
-        long = self.long.add(short)
-        if long / short > 2:
-            # Latency is back to normal after a long spell of overload: forget the spell faster.
-            self.long.value *= 0.95
-        if in_flight < self.estimate / 2:
-            return None
-        gradient = max(0.5, min(1.0, s.tolerance * long / short))
-        if s.target_s_per_token > 0:
-            gradient = max(0.5, min(gradient, s.target_s_per_token / short))
-        growth = math.sqrt(self.estimate) if s.growth is None else s.growth
-        proposed = self.estimate * gradient + growth
-        proposed = self.estimate * (1 - s.smoothing) + proposed * s.smoothing
         before = self.current
-        self.estimate = max(float(s.floor), min(float(s.ceiling), proposed))
-        if self.current == before:
+        self.state, reason = gradient2_step(self.settings, self.state, short, in_flight)
+        if not reason:
             return None
-        reason = (
-            f"{short * 1000:.1f} ms/token against {long * 1000:.1f} ms/token long-run"
-            f"{f', target {s.target_s_per_token * 1000:.1f}' if s.target_s_per_token > 0 else ''}"
-            f" (gradient {gradient:.2f}, {in_flight} in flight)"
-        )
-        self.last_change = LimitChange(self.backend, before, self.current, reason)
-        log.info("backend %s limit %d -> %d: %s", self.backend, before, self.current, reason)
+        self.last_change = announce(self.backend, before, self.current, reason)
         return self.last_change
+
+
+def check(settings: Gradient2Settings) -> None:
+    if not 1 <= settings.floor <= settings.ceiling:
+        raise ValueError("an adaptive limit needs 1 <= floor <= ceiling")

@@ -24,6 +24,11 @@ Preemption (docs/adr/0017-background-yields-to-a-waiting-clerk.md): a holder off
 lease (``lua/offer.lua``); a visitor that must wait, on any replica, marks the most recently offered
 one (``lua/preempt.lua``); the holder's replica polls for marks every ``preempt_poll_s`` while it
 holds offers (``lua/preempted.lua``) and cancels that work, which releases the slot.
+
+The slots are fixed (``slots``), or with ``adaptive`` settings a Gradient2 limit every replica shares
+(:mod:`.shared_limit`, docs/adr/0068-a-limit-shared-by-replicas.md): each admission script reads it from
+the pool's ``:limit`` hash (``lua/limit.lua``), so the backend never admits more than the one limit
+across replicas, and ``slots`` is what this replica last saw of it.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 from feedback_intelligence.gate.fairness import ANONYMOUS, FORGET_HALF_LIVES, RECENT_S, GateOrder
-from feedback_intelligence.gate.limit import LimitChange
+from feedback_intelligence.gate.limit import Gradient2Settings, LimitChange
+from feedback_intelligence.gate.shared_limit import SharedGradient2
 from feedback_intelligence.gate.slots import Occupancy, PoolUnavailable, Priority
 from feedback_intelligence.redis_leases import GiveBacks, LeaseKeeper, connect, lua_script
 
@@ -48,13 +54,13 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # The admission rules (lua/policy.lua, the Lua twins of ``gate.policy``) and the scripts that use them.
-_QUEUED = ("policy.lua", "fair.lua", "queues.lua")
+_QUEUED = ("policy.lua", "fair.lua", "queues.lua", "limit.lua")
 _ACQUIRE = lua_script("feedback_intelligence.gate", *_QUEUED, "acquire.lua")
 _REGISTER_WAITER = lua_script("feedback_intelligence.gate", *_QUEUED, "register_waiter.lua")
 _LEAVE = lua_script("feedback_intelligence.gate", *_QUEUED, "leave.lua")
 _RELEASE = lua_script("feedback_intelligence.gate", *_QUEUED, "release.lua")
 _ATTAINED = lua_script("feedback_intelligence.gate", "fair.lua", "attained.lua")
-_OCCUPANCY = lua_script("feedback_intelligence.gate", "occupancy.lua")
+_OCCUPANCY = lua_script("feedback_intelligence.gate", "limit.lua", "occupancy.lua")
 _OFFER = lua_script("feedback_intelligence.gate", "offer.lua")
 _PREEMPT = lua_script("feedback_intelligence.gate", "preempt.lua")
 _PREEMPTED = lua_script("feedback_intelligence.gate", "preempted.lua")
@@ -100,8 +106,9 @@ async def _finish_despite_cancel(call: Awaitable[T], undo: Callable[[T], Awaitab
 class RedisSlotPool:
     """The slots of a gate shared by every replica that uses the same Redis and gate ``name``.
 
-    Same contract as :class:`~feedback_intelligence.gate.local.LocalSlotPool`, across processes: at most
-    ``slots`` unexpired leases exist at any moment, admitted by the Lua twin of ``admits``; a held lease
+    Same contract as :class:`~feedback_intelligence.gate.local.LocalSlotPool`, across processes: no lease
+    is admitted while ``slots`` unexpired leases exist (the declared slots, or the limit the replicas
+    share), admitted by the Lua twin of ``admits``; a held lease
     is renewed by ``keeper`` and lapses ``lease_s`` after its holder stops renewing (a dead replica).
     Waiting visitors are announced in Redis, so background work on any replica defers to them. Every
     Redis failure while acquiring or reading occupancy raises
@@ -122,8 +129,10 @@ class RedisSlotPool:
         half_life_s: float = 60.0,
         order: GateOrder = GateOrder.FAIR,
         preempt_poll_s: float = 0.05,
+        adaptive: Gradient2Settings | None = None,
+        backend: str | None = None,  # the backend's name in logs and views (default: ``name``)
     ) -> None:
-        self.slots = slots
+        self.declared = slots  # the most it admits; with ``adaptive``, the shared limit's ceiling
         self.background_reserve = background_reserve
         self.lease_ms = int(lease_s * 1000)
         self.recheck_s = recheck_s
@@ -149,8 +158,16 @@ class RedisSlotPool:
             self._seen,
             self._channel,
             f"{fair_prefix}:active",
+            f"{prefix}:limit",
         ]
         self._redis = connect(url, 1.0)  # a dead pooled connection is retried on a fresh one (ADR 0023)
+        self.limit = (
+            None
+            if adaptive is None
+            else SharedGradient2(self._redis, backend or name, self._gate_keys, adaptive, background_reserve)
+        )
+        # lua/limit.lua's switch: 0 admits against the declared slots, a floor against the shared limit
+        self._floor = 0 if adaptive is None else adaptive.floor
         self._acquire = self._redis.register_script(_ACQUIRE)
         self._release = self._redis.register_script(_RELEASE)
         self._leave = self._redis.register_script(_LEAVE)
@@ -172,8 +189,10 @@ class RedisSlotPool:
         self._offered: dict[str, Callable[[], None]] = {}
         self._watcher: asyncio.Task[None] | None = None
 
-    def _keys(self) -> list[str]:
-        return self._gate_keys[:3]  # leases and both waiter announcements (lua/occupancy.lua)
+    @property
+    def slots(self) -> int:
+        """The declared slots, or the shared limit as this replica last read or wrote it."""
+        return self.declared if self.limit is None else self.limit.current
 
     @property
     def _fair(self) -> str:
@@ -187,7 +206,7 @@ class RedisSlotPool:
                 uuid.uuid4().hex,
                 self.lease_ms,
                 priority.value,
-                self.slots,
+                self.declared,
                 self.background_reserve,
                 member,
                 visitor,
@@ -195,6 +214,7 @@ class RedisSlotPool:
                 int(RECENT_S * 1000),
                 FORGET_HALF_LIVES * self.half_life_ms,
                 self._fair,
+                self._floor,
             ],
         )
 
@@ -269,7 +289,9 @@ class RedisSlotPool:
         Redis that kept the queue across a restart would otherwise have a ghost waiter at its head)."""
 
         def leave() -> Awaitable[object]:
-            return self._leave(keys=self._gate_keys, args=[priority.value, member, self.slots, self.background_reserve])
+            return self._leave(
+                keys=self._gate_keys, args=[priority.value, member, self.declared, self.background_reserve, self._floor]
+            )
 
         try:
             await leave()
@@ -305,8 +327,9 @@ class RedisSlotPool:
                     self.half_life_ms,
                     FORGET_HALF_LIVES * self.half_life_ms,
                     self._fair,
-                    self.slots,
+                    self.declared,
                     self.background_reserve,
+                    self._floor,
                 ],
             )
 
@@ -388,16 +411,29 @@ class RedisSlotPool:
                     await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
 
     async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
-        """Its slots are fixed: an adaptive limit shared by replicas is not built yet (ADR 0067)."""
-        return None
+        """A call on this backend completed: with an adaptive limit, its sample goes into the limit the
+        replicas share (a raised limit wakes a waiter on any replica, lua/limit_write.lua)."""
+        return None if self.limit is None else await self.limit.sample(latency_s, tokens)
 
     async def occupancy(self) -> Occupancy:
         try:
-            in_use, interactive, background, newest_ms = await self._occupancy(keys=self._keys())
+            in_use, interactive, background, newest_ms, limit, reason = await self._occupancy(
+                keys=self._gate_keys, args=[self.declared, self._floor]
+            )
         except RedisError as exc:
             raise PoolUnavailable(f"Redis unreachable: {exc}") from exc
         newest = int(newest_ms) / 1000 if int(newest_ms) >= 0 else None
-        return Occupancy(self.slots, int(in_use), int(interactive), int(background), newest_hold_s=newest)
+        if self.limit is not None:
+            self.limit.seen(int(limit), _text(reason))
+        return Occupancy(
+            int(limit),
+            int(in_use),
+            int(interactive),
+            int(background),
+            newest_hold_s=newest,
+            adaptive=self.limit is not None,
+            limit_reason=_text(reason),
+        )
 
     async def attained(self) -> dict[str, float]:
         """Each remembered visitor's decayed attained service in slot-seconds, shared by every replica."""

@@ -334,3 +334,32 @@ async def test_adaptive_limit_answers_or_sheds_every_arrival_and_keeps_its_limit
     assert len(row.answered) + len(row.shed) > 10
     assert all(latency > 0 for _, latency in row.answered)
     assert all(2 <= limit <= CEILING for _, limit in row.limits)
+
+
+async def test_adaptive_limit_switches_to_long_prompts_at_the_time_it_is_given() -> None:
+    from bench.adaptive_limit import adaptive_limit, run_row
+
+    switch = asyncio.get_running_loop().time() + 0.5
+    row, _ = await run_row(
+        "adaptive", adaptive_limit(), rate=40, warmup_s=0, duration_s=1.0, seed=1, long_prompts_at=switch
+    )
+    arrivals = [at for at, _ in row.answered] + row.shed
+    assert any(at < switch for at in arrivals) and any(at >= switch for at in arrivals)
+
+
+@pytest.mark.redis
+async def test_adaptive_limit_three_replicas_on_redis_never_run_the_gpu_past_the_shared_limit() -> None:
+    from bench.adaptive_limit import CEILING, Row, drive, gate_over, three_replicas
+    from feedback_intelligence.gate.limit import Gradient2Settings
+    from feedback_intelligence.sim.batching import BatchingGpu
+
+    pools, limit_now = three_replicas(Gradient2Settings(floor=2, ceiling=CEILING), "redis://127.0.0.1:6379/0")
+    gates, gpu, row = [gate_over(pool) for pool in pools], BatchingGpu(), Row("shared")
+    try:
+        await drive(row, gates, gpu, limit_now, rate=60, warmup_s=0, duration_s=1.0, seed=1)
+    finally:
+        await gpu.aclose()
+        for gate in gates:
+            await gate.aclose()
+    assert len(row.answered) + len(row.shed) > 20 and row.shed, "more arrive than the limit admits"
+    assert 0 < row.peak_running <= max(limit for _, limit in row.limits)

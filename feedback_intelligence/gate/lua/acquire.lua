@@ -1,9 +1,10 @@
 -- Take a gate slot when gate/policy.py `may_take` says this call's rank allows it; a waiter that gets
 -- its slot stops waiting, and if room is left the next head is woken. O(log W): no queue is read whole.
 -- KEYS: as in queues.lua.
--- ARGV[1] lease id, ARGV[2] lease ms, ARGV[3] priority, ARGV[4] slots, ARGV[5] reserve,
+-- ARGV[1] lease id, ARGV[2] lease ms, ARGV[3] priority, ARGV[4] declared slots, ARGV[5] reserve,
 -- ARGV[6] own queue member (or "" on arrival), ARGV[7] visitor, ARGV[8] half-life ms, ARGV[9] recent ms,
--- ARGV[10] forget ms, ARGV[11] "1" for least attained service first, "0" for first come.
+-- ARGV[10] forget ms, ARGV[11] "1" for least attained service first, "0" for first come,
+-- ARGV[12] the adaptive limit's floor (0: the slots are fixed; lua/limit.lua).
 -- Returns the lease's member, "<admitted ms>:<lease id>" (the admission time travels with the lease,
 -- on Redis's clock), when granted; otherwise -1 - rank (how many waiters come first).
 gate_sweep()
@@ -29,7 +30,7 @@ else
   end
   ahead = redis.call('ZRANK', queue, mine) or redis.call('ZCARD', queue)
 end
-local slots = tonumber(ARGV[4])
+local slots = gate_slots(tonumber(ARGV[4]), tonumber(ARGV[12]))
 local reserve = tonumber(ARGV[5])
 local in_use = redis.call('ZCARD', KEYS[1])
 if not may_take(priority, ahead, slots, in_use, reserve, redis.call('ZCARD', KEYS[2])) then

@@ -1,6 +1,9 @@
--- Count what has not expired, and how long ago the newest live lease was admitted.
--- KEYS[1] leases, KEYS[2] interactive waiters, KEYS[3] background waiters.
--- Returns {leases, interactive waiters, background waiters, age in ms of the newest lease or -1}.
+-- Count what has not expired, how long ago the newest live lease was admitted, and the limit admitted
+-- against now (lua/limit.lua) with why it last moved.
+-- KEYS: as in queues.lua (KEYS[1] leases, KEYS[2], KEYS[3] waiters, KEYS[12] the shared limit).
+-- ARGV[1] declared slots, ARGV[2] the adaptive limit's floor (0: fixed).
+-- Returns {leases, interactive waiters, background waiters, age in ms of the newest lease or -1, limit,
+-- its last move or ""}.
 local newest = -1
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do
   local admitted = tonumber(string.match(member, '^(%d+):'))
@@ -8,9 +11,16 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
     newest = now - admitted
   end
 end
+local floor = tonumber(ARGV[2])
+local reason = ''
+if floor > 0 then
+  reason = redis.call('HGET', KEYS[12], 'reason') or ''
+end
 return {
   redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'),
   redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'),
   redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf'),
   newest,
+  gate_slots(tonumber(ARGV[1]), floor),
+  reason,
 }

@@ -5,7 +5,7 @@
 -- KEYS[4], KEYS[5] interactive / background queues (queue member -> score: who comes first),
 -- KEYS[6], KEYS[7] interactive / background members by visitor (visitor -> members, "\n"-joined),
 -- KEYS[8] ledger scores, KEYS[9] ledger seen, KEYS[10] the wake-up channel, KEYS[11] ledger active
--- (lua/fair.lua).
+-- (lua/fair.lua), KEYS[12] the limit the replicas share (lua/limit.lua).
 -- A queue member is "<32-char waiter id>:<visitor>"; the id starts with its arrival on Redis's clock
 -- (16 digits of microseconds), so members of equal score are in arrival order.
 local SWEEP_LIMIT = 16

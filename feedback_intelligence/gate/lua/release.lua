@@ -2,7 +2,8 @@
 -- the new score (found through its members, not by reading the queues), and wake the one waiter the
 -- freed slot goes to. KEYS: as in queues.lua.
 -- ARGV[1] lease member "<admitted ms>:<id>", ARGV[2] visitor, ARGV[3] half-life ms, ARGV[4] forget ms,
--- ARGV[5] "1" fair, ARGV[6] slots, ARGV[7] reserve.  Returns 1 if the lease was held.
+-- ARGV[5] "1" fair, ARGV[6] declared slots, ARGV[7] reserve, ARGV[8] the adaptive limit's floor (0: fixed).
+-- Returns 1 if the lease was held.
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 if redis.call('ZCARD', KEYS[1]) == 0 then
   redis.call('DEL', KEYS[1])
@@ -24,5 +25,5 @@ if removed == 1 and ARGV[5] == '1' then
     end
   end
 end
-gate_wake(tonumber(ARGV[6]), tonumber(ARGV[7]))
+gate_wake(gate_slots(tonumber(ARGV[6]), tonumber(ARGV[8])), tonumber(ARGV[7]))
 return removed
