@@ -91,6 +91,16 @@ def _explains(group: IssueGroup, line: SeriesLine) -> bool:
     return 2 * (group.count - group.previous) * facet.count >= line.change * group.count
 
 
+def _alerts_issue(report: Report) -> str | None:
+    """The problem at least half of the week's listed alerts report (a payment alert is a payment problem),
+    or None: then a rise of alerts is its own line."""
+    found = Counter(row.issue for row in report.alerts if row.issue)
+    if not found:
+        return None
+    issue, count = found.most_common(1)[0]
+    return issue if 2 * count >= len(report.alerts) else None
+
+
 def _counts(report: Report, domain: Domain) -> WeekCounts:
     """The week's counts and rises. The domain's catch-all department and problem ("Muu") never rise on the
     brief: a manager cannot act on "other things grew"; they stay in the charts and the groups below."""
@@ -106,8 +116,16 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
         if line.key not in (ALL, domain.catch_all_category) and line.significant and line.change > 0
     ]
     departments_of: dict[str, list[str]] = {group.issue: [] for group in rising_groups}
+    alerts_issue = _alerts_issue(report)
+    alerts_note = ""  # "Hälytykset: 7", named last by the problem the alerts report
     rises: list[Change] = []
     for line in lines:
+        if line.key == ALERTS:
+            # the alerts' own problem rising tells the story once, with how many alerts it raised
+            group = next((group for group in rising_groups if group.issue == alerts_issue), None)
+            if group is not None:
+                alerts_note = f"{line.label}: {line.current_total}"
+                continue
         group = next((group for group in rising_groups if line.key != ALERTS and _explains(group, line)), None)
         if group is not None:
             departments_of[group.issue].append(line.label)
@@ -123,7 +141,8 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
             )
         )
     for group in rising_groups:
-        named = ", ".join(departments_of[group.issue])
+        notes = departments_of[group.issue] + ([alerts_note] if alerts_note and group.issue == alerts_issue else [])
+        named = ", ".join(notes)
         assert group.previous is not None
         rises.append(
             Change(

@@ -58,6 +58,7 @@ def alert_row(
         text=item.text,
         deterministic_hits=[alert_match(item, hit, domain) for hit in hits],
         llm_reason=reason,
+        issue=item.issue,
     )
 
 
@@ -204,6 +205,7 @@ def deterministic_alerts(agg: WindowAggregates, domain: Domain, options: ReportS
                 for h in e.hits
             ],
             llm_reason=None,
+            issue=e.issue,
         )
         for e in agg.alerts
     ]

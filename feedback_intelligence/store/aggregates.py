@@ -163,6 +163,7 @@ class Example:
     hits: tuple[AlertHitRow, ...] = ()
     theme: str | None = None  # the shown theme in base form (theme_base), for the automatic summary's quotes
     store: str | None = None  # the item's store id: an alert card names its store
+    issue: str | None = None  # the item's problem (ADR 0055): the brief folds an alert rise into it
 
     def newest_key(self) -> tuple[str, str, str]:
         return (self.timestamp, self.channel, self.id)
@@ -311,6 +312,7 @@ EXAMPLE_COLUMNS = (
     feedback.c.category,
     feedback.c.theme_base,
     feedback.c.store,
+    feedback.c.issue,
 )
 
 
@@ -404,6 +406,7 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
         hits=hits,
         theme=getattr(row, "theme_base", None),
         store=getattr(row, "store", None),
+        issue=getattr(row, "issue", None),
     )
 
 

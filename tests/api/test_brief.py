@@ -86,3 +86,45 @@ async def test_the_catch_all_department_and_problem_never_rise_on_the_brief(
             own = (await visitor.get("/report", params=week)).json()
             other = next(line for line in own["series"]["lines"] if line["key"] == "muu")
             assert other["currentTotal"] == 24 and other["significant"]  # the chart shows it rising
+
+
+async def test_a_rise_of_alerts_that_is_one_problem_rising_is_told_once(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """Payment alerts rising in a store are its payment problem rising: the brief lists that problem once and
+    says how many alerts it raised, not a second line "Alerts" beside it."""
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES)):
+        now = datetime.now(UTC)
+        data = fortnight(now, rise_now=3)  # no bread rise: the payment story is the only one
+        store = STORES[3]["id"]
+        payment = {
+            "category": "kassa_palvelu",
+            "theme": "kortti",
+            "severity": "high",
+            "type": "complaint",
+            "language": "fi",
+        }
+        extra = [
+            {
+                "id": f"pay-{n}",
+                "source": "email",
+                "text": f"Korttimaksu ei mennyt läpi ja kortilta veloitettiin kahdesti ({n}).",
+                "timestamp": (now - timedelta(days=0.4 + n * 0.3)).isoformat(),
+                "store": store,
+                "acceptedStructure": payment,
+            }
+            for n in range(16)
+        ]
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            row = next(row for row in brief["stores"] if row["store"] == store)
+            assert [rise["key"] for rise in row["rises"]] == ["issue:payment_technology"], row["rises"]
+            week = {"from": brief["windowFrom"], "to": brief["windowTo"], "store": store}
+            own = (await visitor.get("/report", params=week)).json()
+            alerts = next(line for line in own["series"]["lines"] if line["key"] == "alert")
+            assert alerts["significant"] and alerts["change"] > 0  # the alert line did rise: it is told inside
+            assert row["rises"][0]["label"].endswith(f"{alerts['label']}: {alerts['currentTotal']})"), row["rises"][0]
+            issues = [alert["issue"] for alert in own["alerts"]]
+            assert issues.count("payment_technology") > len(issues) / 2, issues
