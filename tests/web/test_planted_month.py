@@ -67,6 +67,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first).to_contain_text(NAMES[SAFETY_STORE])
     expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
+    expect(cases.first.locator(".brief-go")).to_have_text("ota hoitoon →")  # the line is the way to act
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
     expect(injury).to_contain_text(NAMES[INJURY_STORE])
@@ -81,9 +82,12 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     queue = changed.locator(f"li.brief-rise[data-store='{QUEUE_STORE}'][data-key='issue:queue_waiting']")
     expect(queue).to_contain_text(NAMES[QUEUE_STORE])
     _within_first_screen(page, queue, size)
-    payment = changed.locator(f"li.brief-rise[data-store='{PAYMENT_STORE}']").first  # alerts or the payment issue
+    # the payment alerts and the payment problem are one story, told once, with the alerts in it
+    payment = changed.locator(f"li.brief-rise[data-store='{PAYMENT_STORE}']")
+    expect(payment).to_have_count(1)
+    expect(payment).to_have_attribute("data-key", "issue:payment_technology")
     expect(payment).to_contain_text(NAMES[PAYMENT_STORE])
-    expect(payment).to_contain_text(re.compile("maksaminen", re.IGNORECASE))  # what the alerts are about
+    expect(payment).to_contain_text(re.compile(r"Maksaminen ja laitteet \(.*Hälytykset: \d+\)"))
     _within_first_screen(page, payment, size)
     # payment trouble waits for the day's digest: no case of its own on the first screen
     expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)

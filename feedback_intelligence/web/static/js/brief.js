@@ -41,7 +41,9 @@ function caseLine(item, names, t, topTier) {
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
-        item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner"))),
+        item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
+      // the line is the way to act: it opens the case below, where it is taken and closed
+      " ", h("span", { class: "brief-go" }, item.owner ? t("brief.open") : t("brief.take"))),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
 }
 

@@ -295,7 +295,8 @@ function render(report, mode) {
   renderAdvice(report, mode);
   // the whole alert list is one click away: the brief above says what needs acting on
   el.alerts.replaceChildren(h("details", { class: "alerts-box", id: "alerts-box" },
-    h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t)),
+    h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t,
+      { from: formatDate(report.windowFrom, t), to: formatDate(report.windowTo, t) })),
     alertsBlock(report.alerts, ctx)));
 
   const themes = (report.themes || []).filter((th) => th.category !== "overall");

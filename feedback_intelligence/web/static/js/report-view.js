@@ -225,9 +225,15 @@ function alertOrigin(alert, ctx) {
     alert.llmReason ? ` ${alert.llmReason}` : null);
 }
 
-/** The alert heading: the window's true count (``total``, when the caller knows it), and how many are listed. */
-export function alertsHeading(total, shown, t) {
-  return total > shown ? t("alerts.headingShown", { n: total, shown }) : t("alerts.heading", { n: Math.max(total, shown) });
+/** The alert heading: the window's true count (``total``, when the caller knows it), and how many are listed;
+ * with ``period`` ({from, to}, dates as a person reads them) the heading names its window, so it is not read
+ * as the week's count the brief above gives. */
+export function alertsHeading(total, shown, t, period = null) {
+  const n = Math.max(total, shown);
+  if (period) {
+    return total > shown ? t("alerts.periodShown", { n: total, shown, ...period }) : t("alerts.period", { n, ...period });
+  }
+  return total > shown ? t("alerts.headingShown", { n: total, shown }) : t("alerts.heading", { n });
 }
 
 export function alertsBlock(alerts, ctx) {
