@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from feedback_intelligence.config import ReportSettings
+from feedback_intelligence.derivation import derive
 from feedback_intelligence.deterministic.injection import detect_injection_signals
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
@@ -58,7 +59,7 @@ def alert_row(
         text=item.text,
         deterministic_hits=[alert_match(item, hit, domain) for hit in hits],
         llm_reason=reason,
-        issue=item.issue,
+        issue=derive(item, domain).issue,
     )
 
 

@@ -58,11 +58,11 @@ class AlertRow(WireModel):
     deterministic_hits: list[AlertMatch] = Field(
         description="Lexicon hits; empty for an alert the language model's screen added."
     )
-    issue: str | None = Field(
-        None, description="The item's problem (an issue key, `/schema` `issues`); null where the domain has none."
-    )
     llm_reason: str | None = Field(
         description="The language model's reason, for an alert its screen added; null otherwise."
+    )
+    issue: str | None = Field(
+        None, description="The item's problem (an issue key, `/schema` `issues`); null where the domain has none."
     )
 
 

@@ -73,6 +73,7 @@ def alert_row(
         text=item.text,
         deterministic_hits=[alert_match(item, hit, domain) for hit in hits],
         llm_reason=reason,
+        issue=derive(item, domain).issue,  # the problem the item reports, as the store derived it
     )
 
 

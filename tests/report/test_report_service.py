@@ -88,6 +88,7 @@ ALERT_KEYS = [
     "text",
     "deterministicHits",
     "llmReason",
+    "issue",
 ]
 
 RATED = ["maito_kylma", "hevi", "kassa_palvelu"]
