@@ -209,3 +209,33 @@ def test_the_new_rules_refuse_no_word_of_the_evaluation_texts(domain_name: str, 
             if vocabulary.near_echoes(candidate) or mixed_case(candidate, item.text):
                 refused.append(candidate)
     assert refused == []
+
+
+@pytest.mark.parametrize(
+    ("theme", "text"),
+    [
+        # the packaged model's mangled fence word: "the" begins it, but a function word is no stem
+        ("theiakaspalaute", "the inventory menu is a mess, takes six clicks to equip a ring"),
+        # a word the text begins but no inflection makes so long
+        ("ringasiakaspalaute", "the inventory menu is a mess, takes six clicks to equip a ring"),
+    ],
+)
+def test_a_theme_a_function_word_or_a_mere_prefix_grounds_is_rejected(theme: str, text: str, game: Domain) -> None:
+    assert theme_rejection(theme, text, game) == NOT_GROUNDED
+
+
+@pytest.mark.parametrize("theme", ["2 0", "4.99", "1080"])
+def test_a_theme_without_a_letter_is_empty(theme: str, game: Domain) -> None:
+    assert theme_rejection(theme, "After the 2.0 update my frame rate is 4.99 fps on a GTX 1080", game) == EMPTY
+
+
+@pytest.mark.parametrize(
+    ("theme", "text"),
+    [
+        ("inventory menu", "the inventory menu is a mess, takes six clicks to equip a ring"),
+        ("keybindings", "where do I find the keybinding settings?"),  # an inflection the text does not spell
+        ("frame rate", "After the 2.0 update my frame rate is cut in half"),
+    ],
+)
+def test_a_theme_the_text_spells_in_some_form_is_grounded(theme: str, text: str, game: Domain) -> None:
+    assert theme_rejection(theme, text, game) is None

@@ -130,12 +130,16 @@ def _text_bases(text: str, language: str) -> set[str]:
 
 
 def is_grounded(theme: str, text: str, domain: Domain) -> bool:
-    """At least one word of the theme is a form of a word of the text (as written, or its base form and
-    compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä") or of the domain's vocabulary."""
-    text_words = set(words(text)) | _text_bases(text, text_language(text, domain))
+    """At least one word of the theme is a form of a word of the text (as written, within what an
+    inflection adds, or its base form and compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä")
+    or of the domain's vocabulary. A function word of the text grounds nothing ("the" is no stem of
+    "theiakaspalaute")."""
+    stop = {fold(s) for s in domain.prior.stopwords}
+    written = {w for w in words(text) if w not in stop}
+    bases = _text_bases(text, text_language(text, domain))
     vocabulary = domain_vocabulary(domain)
     for word in _content_words(theme, domain):
-        if any(related(word, t) for t in text_words):
+        if _spelled_in(word, written) or any(related(word, t) for t in bases):
             return True
         # related words share their first three letters, so only that bucket can match
         if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
@@ -203,6 +207,8 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
     vocabulary = prompt_vocabulary(domain)
     if vocabulary.echoes(theme) or vocabulary.near_echoes(theme):
         return PROMPT_ECHO
+    if not any(ch.isalpha() for ch in theme):  # "2 0", "4.99": nothing a reader takes for a name
+        return EMPTY
     if mixed_case(theme, text):
         return MIXED_CASE
     if is_slug(theme):
