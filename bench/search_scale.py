@@ -35,9 +35,10 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.instants.ticks import to_ticks
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.report.items import page
-from feedback_intelligence.store.aggregates import ItemFilter, query_words
+from feedback_intelligence.store.aggregates import ItemFilter
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.item_list import count_of
+from feedback_intelligence.store.search import query_words
 
 PAGE = 50
 RUNS = 7
