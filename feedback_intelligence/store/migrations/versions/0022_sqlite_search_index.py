@@ -27,8 +27,7 @@ depends_on = None
 #: Frozen here as of this revision; store/search.py names the same tables for the queries.
 CREATE = (
     "CREATE TABLE feedback_search_ids (docid INTEGER PRIMARY KEY, feedback_id VARCHAR(100) NOT NULL UNIQUE)",
-    "CREATE VIRTUAL TABLE feedback_search USING fts5("
-    "text_folded, content='', detail='none', tokenize='trigram')",
+    "CREATE VIRTUAL TABLE feedback_search USING fts5(text_folded, content='', detail='none', tokenize='trigram')",
     """CREATE TRIGGER feedback_search_insert AFTER INSERT ON feedback BEGIN
         INSERT INTO feedback_search_ids (feedback_id) VALUES (new.id);
         INSERT INTO feedback_search (rowid, text_folded)
