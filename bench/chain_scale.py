@@ -133,7 +133,7 @@ class Tally:
 
 
 def rows(
-    n: int, tpls: list[Template], rev: str, rng: random.Random, tally: Tally
+    n: int, tpls: list[Template], rev: str, rng: random.Random, tally: Tally, prefix: str = "c"
 ) -> Iterator[tuple[tuple[Any, ...], list[tuple[Any, ...]]]]:
     start = to_ticks(NOW - timedelta(days=WINDOW_DAYS))
     span = to_ticks(NOW) - start
@@ -149,13 +149,13 @@ def rows(
             assert tally.categories is not None
             tally.categories[d.category] += 1
         row = (
-            f"c{k:07d}", r.source, r.text, stamp, stamp,
+            f"{prefix}{k:07d}", r.source, r.text, stamp, stamp,
             _dumps(r.structure.to_json()) if r.structure else None, r.structure_failed, False, "[]",
             _dumps([a.to_json() for a in r.alerts]), None, review, "[]", False, 0, 0, rng.choice(STORES),
             d.category, d.severity, d.type, d.sentiment, d.language, d.severity_rank, d.rated, d.theme_base,
             d.alert, d.text_folded, d.corrected_fields, rev,
         )  # fmt: skip
-        alerts = [(f"c{k:07d}", seq, a.category, a.pattern, _dumps(list(a.words))) for seq, a in enumerate(d.alerts)]
+        alerts = [(row[0], seq, a.category, a.pattern, _dumps(list(a.words))) for seq, a in enumerate(d.alerts)]
         yield row, alerts
 
 

@@ -24,7 +24,8 @@ from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.scope import ManagerReach, narrow
 from feedback_intelligence.services.channels import CORPUS, LIVE
-from feedback_intelligence.store.aggregates import ANY_ALERT, ItemFilter, query_words
+from feedback_intelligence.store.aggregates import ANY_ALERT, ItemFilter
+from feedback_intelligence.store.search import query_words
 
 Q_MAX_CHARS = 200  # a search is a few words; the page cuts what it sends at the same length
 CHANNELS = (CORPUS, LIVE)

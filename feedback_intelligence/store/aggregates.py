@@ -20,14 +20,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.records import StoredFeedback
-from feedback_intelligence.store import rollups
+from feedback_intelligence.store import rollups, search
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.rows import row_to_record
 from feedback_intelligence.store.schema import feedback, feedback_alerts
-from feedback_intelligence.text.matching import fold
 
 ANY_ALERT = "any"
-LIKE_ESCAPE = "\\"
 IN_CHUNK = 5_000
 
 
@@ -55,18 +53,9 @@ class ItemFilter:
     advice: bool | None = None
 
 
-def _like_pattern(word: str) -> str:
-    escaped = word.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
-    return f"%{escaped}%"
-
-
-def query_words(q: str) -> list[str]:
-    """The folded words of ``q`` (blank words dropped): each must occur in the item's folded text."""
-    return [w for w in fold(q).split() if w]
-
-
-def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
-    """The WHERE of every statement: one condition per set field of ``flt`` (AND)."""
+def where_clause(flt: ItemFilter, *, use_index: bool = True) -> ColumnElement[bool]:
+    """The WHERE of every statement: one condition per set field of ``flt`` (AND); ``q``'s are
+    store/search.py's (``use_index=False``: without SQLite's search index, for what compares the two)."""
     c = feedback.c
     conditions: list[ColumnElement[bool]] = []
     if flt.from_ is not None:
@@ -94,8 +83,7 @@ def where_clause(flt: ItemFilter) -> ColumnElement[bool]:
         advised = c.rule_advice_json.is_not(None)
         conditions.append(advised if flt.advice else ~advised)
     if flt.q is not None:
-        for word in query_words(flt.q):
-            conditions.append(c.text_folded.like(_like_pattern(word), escape=LIKE_ESCAPE))
+        conditions.extend(search.conditions(flt.q, use_index=use_index))
     return and_(*conditions) if conditions else true()
 
 

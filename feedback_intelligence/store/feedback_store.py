@@ -26,6 +26,7 @@ from feedback_intelligence.store import (
     field_quality,
     revisions,
     rollups,
+    search,
     tombstones,
     values_rows,
 )
@@ -258,8 +259,9 @@ class FeedbackStore(StoreBase):
 
     async def erase(self, feedback_id: str, entry: audit.AuditEntry, *, expected_revision: int | None) -> bool:
         """Delete the item's rows (children first), leave its tombstone, redact its audit rows, append the
-        fact, tick the version: one transaction. Then, on SQLite, truncate the WAL, so the deleted bytes
-        (overwritten by ``secure_delete``) do not live on in the log. False when there is no such row."""
+        fact, tick the version: one transaction. Then, on SQLite, merge the search index (its trigrams of the
+        text leave it) and truncate the WAL, so the deleted bytes (overwritten by ``secure_delete``) do not
+        live on in the log. False when there is no such row."""
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(select(feedback.c.store, feedback.c.revision).where(feedback.c.id == feedback_id))
@@ -277,6 +279,8 @@ class FeedbackStore(StoreBase):
             await audit.append(conn, [entry])
             await counters.bump(conn, VERSION_COUNTER)
         if self.engine.dialect.name == "sqlite":
+            async with self.engine.begin() as conn:
+                await conn.exec_driver_sql(search.OPTIMIZE)
             async with self.engine.connect() as conn:
                 await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         return True

@@ -110,7 +110,8 @@ feedback = Table(
         postgresql_where=text("rule_advice_json IS NOT NULL"),
     ),
     # PostgreSQL: the manager's search (``q``, each word a substring of the folded text) read from a trigram
-    # index instead of the window's rows (0018, ADR 0066); SQLite has none and scans (docs/operations/reports.md)
+    # index instead of the window's rows (0018, ADR 0066); SQLite's is an FTS5 table beside this one, made by
+    # migration 0022 and not declared here (store/search.py, ADR 0070)
     Index(
         "ix_feedback_text_folded_trgm",
         "text_folded",

@@ -105,6 +105,16 @@ async def test_search_scale_on_400_items_answers_the_same_with_and_without_the_i
     assert any(row["matching"] > 0 for row in result["searches"])
 
 
+async def test_search_scale_on_sqlite_answers_the_same_through_the_index_and_by_the_scan() -> None:
+    from bench.search_sqlite import measure_sqlite
+
+    result = await measure_sqlite(400, runs=1)
+    assert len(result["searches"]) == 6
+    assert all(row["same"] for row in result["searches"])
+    assert any(row["matching"] > 0 for row in result["searches"])
+    assert result["indexBytes"] > 0 and result["writesPerSecond"]["withIndex"] > 0
+
+
 async def test_report_layer_on_50_items(retail) -> None:
     from bench.report import deterministic_layer, report_window, synthetic_items
 

@@ -13,9 +13,10 @@ from feedback_intelligence.derivation import DomainDeriver, derive
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
-from feedback_intelligence.store.aggregates import ItemFilter, query_words, where_clause
+from feedback_intelligence.store.aggregates import ItemFilter, where_clause
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import feedback
+from feedback_intelligence.store.search import query_words
 from tests.support.databases import migrated_url
 from tests.support.kinds import DATABASE_KINDS
 
