@@ -44,6 +44,14 @@ class Change(WireModel):
     previous: int = Field(description="Items the week before.")
     change: int = Field(description="current − previous.")
     z_score: float = Field(description="The change in standard deviations (the report's series rule).")
+    alerts: int | None = Field(
+        None,
+        description="A problem's rise that the week's alerts mostly report: the store's alert items this week, "
+        "told with it instead of a rise of `alert` of its own; null otherwise.",
+    )
+    good: bool = Field(
+        False, description="Good news: a rise of a problem only a positive type reports (praise), listed apart."
+    )
 
 
 class WeekCounts(WireModel):
@@ -91,6 +99,12 @@ def _explains(group: IssueGroup, line: SeriesLine) -> bool:
     return 2 * (group.count - group.previous) * facet.count >= line.change * group.count
 
 
+def _good_issues(domain: Domain) -> frozenset[str]:
+    """The problems only a positive type reports (retail: praise): their rise is good news."""
+    rules = domain.issue_rules
+    return frozenset(issue for type_, issue in rules.by_type.items() if domain.type_sentiment.get(type_) == "positive")
+
+
 def _alerts_issue(report: Report) -> str | None:
     """The problem at least half of the week's listed alerts report (a payment alert is a payment problem),
     or None: then a rise of alerts is its own line."""
@@ -117,14 +131,14 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
     ]
     departments_of: dict[str, list[str]] = {group.issue: [] for group in rising_groups}
     alerts_issue = _alerts_issue(report)
-    alerts_note = ""  # "Hälytykset: 7", named last by the problem the alerts report
+    alerts_told: int | None = None  # the alert items a rising problem tells (alerts_issue's)
     rises: list[Change] = []
     for line in lines:
         if line.key == ALERTS:
             # the alerts' own problem rising tells the story once, with how many alerts it raised
             group = next((group for group in rising_groups if group.issue == alerts_issue), None)
             if group is not None:
-                alerts_note = f"{line.label}: {line.current_total}"
+                alerts_told = line.current_total
                 continue
         group = next((group for group in rising_groups if line.key != ALERTS and _explains(group, line)), None)
         if group is not None:
@@ -140,9 +154,9 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
                 z_score=line.z_score,
             )
         )
+    good = _good_issues(domain)
     for group in rising_groups:
-        notes = departments_of[group.issue] + ([alerts_note] if alerts_note and group.issue == alerts_issue else [])
-        named = ", ".join(notes)
+        named = ", ".join(departments_of[group.issue])
         assert group.previous is not None
         rises.append(
             Change(
@@ -152,6 +166,8 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
                 previous=group.previous,
                 change=group.count - group.previous,
                 z_score=(group.count - group.previous) / math.sqrt(group.count + group.previous),
+                alerts=alerts_told if group.issue == alerts_issue else None,
+                good=group.issue in good,
             )
         )
     rises.sort(key=lambda change: (-change.z_score, change.key))

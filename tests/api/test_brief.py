@@ -125,6 +125,36 @@ async def test_a_rise_of_alerts_that_is_one_problem_rising_is_told_once(
             own = (await visitor.get("/report", params=week)).json()
             alerts = next(line for line in own["series"]["lines"] if line["key"] == "alert")
             assert alerts["significant"] and alerts["change"] > 0  # the alert line did rise: it is told inside
-            assert row["rises"][0]["label"].endswith(f"{alerts['label']}: {alerts['currentTotal']})"), row["rises"][0]
+            assert row["rises"][0]["alerts"] == alerts["currentTotal"], row["rises"][0]  # told with the problem
+            assert not row["rises"][0]["good"]
             issues = [alert["issue"] for alert in own["alerts"]]
             assert issues.count("payment_technology") > len(issues) / 2, issues
+
+
+async def test_a_rise_of_praise_is_good_news(tmp_path: Path, databases: dict[str, str]) -> None:
+    """More thanks than the week before is a rise too, but not a problem: the brief marks it good news."""
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES)):
+        now = datetime.now(UTC)
+        data = fortnight(now, rise_now=3)
+        store = STORES[4]["id"]
+        praise = {"category": "leipa", "theme": "leipä", "severity": "low", "type": "praise", "language": "fi"}
+        extra = [
+            {
+                "id": f"thanks-{week}-{n}",
+                "source": "email",
+                "text": f"Kiitos, tuore leipä oli tosi hyvää ({week}-{n}).",
+                "timestamp": (now - timedelta(days=0.5 + 7 * week + n * 0.2)).isoformat(),
+                "store": store,
+                "acceptedStructure": praise,
+            }
+            for week, count in ((0, 14), (1, 2))
+            for n in range(count)
+        ]
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            row = next(row for row in brief["stores"] if row["store"] == store)
+            good = [rise for rise in row["rises"] if rise["good"]]
+            assert [rise["key"] for rise in good] == ["issue:praise"], row["rises"]
+            assert all(not rise["good"] for rise in row["rises"] if rise["key"] != "issue:praise")
