@@ -68,6 +68,12 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
     expect(cases.first.locator(".brief-go")).to_have_text("ota hoitoon →")  # the line is the way to act
+    # late against a deadline the line names; the week's dates stand in the heading
+    expect(cases.first.locator(".brief-overdue")).to_have_text(re.compile(r"Myöhässä \(määräaika \d+\.\d+\. klo "))
+    expect(page.locator("#brief-heading")).to_have_text(re.compile(r"^Tämä viikko \d+\.\d+\.\d{4}–\d+\.\d+\.\d{4}$"))
+    # the store with the most alerts says so on its line, though payment opens no case
+    turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
+    expect(turku).to_contain_text(re.compile(r"· \d+ hälytystä · 0 avoinna"))
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
     expect(injury).to_contain_text(NAMES[INJURY_STORE])
@@ -87,7 +93,8 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(payment).to_have_count(1)
     expect(payment).to_have_attribute("data-key", "issue:payment_technology")
     expect(payment).to_contain_text(NAMES[PAYMENT_STORE])
-    expect(payment).to_contain_text(re.compile(r"Maksaminen ja laitteet \(.*Hälytykset: \d+\)"))
+    expect(payment).to_contain_text("Maksaminen ja laitteet")
+    expect(payment.locator(".brief-rise-alerts")).to_have_text(re.compile(r"^ · \d+ hälytystä$"))
     _within_first_screen(page, payment, size)
     # payment trouble waits for the day's digest: no case of its own on the first screen
     expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)

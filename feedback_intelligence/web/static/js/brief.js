@@ -8,17 +8,19 @@
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
 import { dueOf, overdueFirst } from "./due.js";
-import { applyStatic, formatShortTime, initialLanguage, translator } from "./i18n.js";
+import { applyStatic, formatDate, formatShortTime, initialLanguage, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACT_SHOWN = 3; // the open cases the brief lists; the full list is the next section
-const RISES_SHOWN = 4;
+const RISES_SHOWN = 4; // problems; good news (a rise of praise) is listed after them, at most GOOD_SHOWN
+const GOOD_SHOWN = 1;
 const ACTIVE = new Set(["open", "acknowledged"]);
 const EXCERPT_CHARS = 90;
 const QUALITY_ALWAYS = new Set(["category", "theme"]); // other fields are named when someone corrected them
 
 const el = {
   section: byId("brief"),
+  heading: byId("brief-heading"),
   totals: byId("brief-totals"),
   quality: byId("brief-quality"),
   act: byId("brief-act"),
@@ -37,7 +39,9 @@ function caseLine(item, names, t, topTier) {
     h("a", { href: `#case=${encodeURIComponent(item.ref).replace(/%3A/g, ":")}`, class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
-      dueOf(item)?.overdue ? h("span", { class: "brief-overdue" }, ` · ${t("cases.overdue")}`) : "",
+      // late against the case's own deadline, which the line names (ADR 0061: by the alert's tier)
+      dueOf(item)?.overdue
+        ? h("span", { class: "brief-overdue" }, ` · ${t("brief.overdue", { time: formatShortTime(item.dueAt, t) })}`) : "",
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
@@ -48,10 +52,13 @@ function caseLine(item, names, t, topTier) {
 }
 
 function riseLine(rise, where, t) {
-  return h("li", { class: "brief-rise", dataset: { store: where.store || "", key: rise.key } },
+  return h("li", { class: ["brief-rise", rise.good && "brief-good"], dataset: { store: where.store || "", key: rise.key } },
+    rise.good ? h("span", { class: "brief-good-word" }, `${t("brief.good")} `) : "",
     h("strong", { class: "brief-store" }, where.name), " · ",
     t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
-    h("span", { class: "brief-up" }, ` +${rise.change}`));
+    h("span", { class: rise.good ? "brief-up-good" : "brief-up" }, ` +${rise.change}`),
+    // the store's alerts this week, when they are this problem's: told here, not as a rise of their own
+    rise.alerts ? h("span", { class: "brief-rise-alerts" }, ` · ${t("brief.riseAlerts", { n: rise.alerts })}`) : "");
 }
 
 /** A rate as the whole per cent the status board shows too (half up). */
@@ -95,15 +102,19 @@ function render(brief, cases, names, t) {
     for (const rise of brief.totals.rises) rises.push({ rise, where: { store: "", name: t("brief.whole") } });
   }
   rises.sort((a, b) => b.rise.zScore - a.rise.zScore);
-  el.changed.replaceChildren(...(rises.length
-    ? rises.slice(0, RISES_SHOWN).map(({ rise, where }) => riseLine(rise, where, t))
+  const listed = [...rises.filter((r) => !r.rise.good).slice(0, RISES_SHOWN), ...rises.filter((r) => r.rise.good).slice(0, GOOD_SHOWN)];
+  el.changed.replaceChildren(...(listed.length
+    ? listed.map(({ rise, where }) => riseLine(rise, where, t))
     : [h("li", { class: "muted" }, t("brief.changedNone"))]));
+  el.heading.textContent = t("brief.headingDates", { from: formatDate(brief.windowFrom, t), to: formatDate(brief.windowTo, t) });
 
   const openBy = {};
   for (const c of active) openBy[c.item?.store || ""] = (openBy[c.item?.store || ""] || 0) + 1;
   el.stores.replaceChildren(...brief.stores.map((row) => h("li", { class: "brief-store-row", dataset: { store: row.store } },
     h("a", { href: `/?store=${encodeURIComponent(row.store)}` }, row.name), " ",
-    h("span", { class: "muted" }, t("brief.storeLine", { items: row.items, previous: row.previousItems, open: openBy[row.store] || 0 })))));
+    h("span", { class: "muted" }, t("brief.storeLine", {
+      items: row.items, previous: row.previousItems, alerts: row.alertItems, open: openBy[row.store] || 0,
+    })))));
   show(el.stores.parentElement, brief.stores.length > 1);
   show(el.section, true);
 }
