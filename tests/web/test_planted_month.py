@@ -67,10 +67,12 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first).to_contain_text(NAMES[SAFETY_STORE])
     expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
-    expect(cases.first.locator(".brief-go")).to_have_text("ota hoitoon →")  # the line is the way to act
+    expect(cases.first.locator(".brief-go")).to_have_text("ota itselleni →")  # the line is the way to act
     # late against a deadline the line names; the week's dates stand in the heading
-    expect(cases.first.locator(".brief-overdue")).to_have_text(re.compile(r"Myöhässä \(määräaika \d+\.\d+\. klo "))
-    expect(page.locator("#brief-heading")).to_have_text(re.compile(r"^Tämä viikko \d+\.\d+\.\d{4}–\d+\.\d+\.\d{4}$"))
+    expect(cases.first.locator(".brief-overdue")).to_have_text(
+        re.compile(r"Myöhässä \(määräaika 4 t 0 min tapahtumasta: \d+\.\d+\. klo ")  # food safety: 4 h
+    )
+    expect(page.locator("#brief-heading")).to_have_text(re.compile(r"^Viimeiset 7 päivää \(\d+\.\d+\. klo [\d.]+ alkaen\)$"))
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
     expect(turku).to_contain_text(re.compile(r"· \d+ hälytystä · 0 avoinna"))
@@ -98,3 +100,14 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     _within_first_screen(page, payment, size)
     # payment trouble waits for the day's digest: no case of its own on the first screen
     expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)
+
+
+def test_the_alerts_a_rise_tells_are_one_click_away(pages, app) -> None:
+    """ "7 hälytystä" on the payment rise opens that store's view with its alert list open."""
+    page = pages.open(app.url + "/", viewport=SIZES["desktop"])
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    link = page.locator(f"#brief-changed li[data-store='{PAYMENT_STORE}'] .brief-rise-alerts a")
+    link.click()
+    expect(page).to_have_url(re.compile(rf"/\?store={PAYMENT_STORE}#alerts-box$"))
+    expect(page.locator("#alerts-box")).to_have_attribute("open", "", timeout=15000)
+    expect(page.locator("#alerts-box .alert-origin").first).to_contain_text("maksaminen")

@@ -7,8 +7,8 @@
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
-import { dueOf, overdueFirst } from "./due.js";
-import { applyStatic, formatDate, formatShortTime, initialLanguage, translator } from "./i18n.js";
+import { dueOf, overdueFirst, spanWords } from "./due.js";
+import { applyStatic, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACT_SHOWN = 3; // the open cases the brief lists; the full list is the next section
@@ -39,9 +39,9 @@ function caseLine(item, names, t, topTier) {
     h("a", { href: `#case=${encodeURIComponent(item.ref).replace(/%3A/g, ":")}`, class: "brief-case-link" },
       h("strong", { class: "brief-store" }, store), " · ", h("span", { class: "brief-alert" }, categories),
       item.escalatedAt ? ` · ${t("cases.escalated")}` : "",
-      // late against the case's own deadline, which the line names (ADR 0061: by the alert's tier)
-      dueOf(item)?.overdue
-        ? h("span", { class: "brief-overdue" }, ` · ${t("brief.overdue", { time: formatShortTime(item.dueAt, t) })}`) : "",
+      // late against the case's own deadline, which the line names with its rule: so long after the
+      // incident (ADR 0061: by the alert's tier), which an imported case can be past when it opens
+      dueOf(item)?.overdue ? h("span", { class: "brief-overdue" }, ` · ${overdueWords(item, t)}`) : "",
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
@@ -51,6 +51,19 @@ function caseLine(item, names, t, topTier) {
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
 }
 
+function overdueWords(item, t) {
+  const incident = toDate(item.item?.timestamp || item.openedAt).getTime();
+  const after = spanWords(toDate(item.dueAt).getTime() - incident, t);
+  return t("brief.overdue", { time: formatShortTime(item.dueAt, t), after });
+}
+
+/** The store's alerts, one click from the brief: its own view with the alert list open. */
+function alertsLink(rise, where, t) {
+  if (!rise.alerts) return "";
+  const href = where.store ? `/?store=${encodeURIComponent(where.store)}#alerts-box` : "#alerts-box";
+  return h("span", { class: "brief-rise-alerts" }, " · ", h("a", { href }, t("brief.riseAlerts", { n: rise.alerts })));
+}
+
 function riseLine(rise, where, t) {
   return h("li", { class: ["brief-rise", rise.good && "brief-good"], dataset: { store: where.store || "", key: rise.key } },
     rise.good ? h("span", { class: "brief-good-word" }, `${t("brief.good")} `) : "",
@@ -58,7 +71,7 @@ function riseLine(rise, where, t) {
     t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
     h("span", { class: rise.good ? "brief-up-good" : "brief-up" }, ` +${rise.change}`),
     // the store's alerts this week, when they are this problem's: told here, not as a rise of their own
-    rise.alerts ? h("span", { class: "brief-rise-alerts" }, ` · ${t("brief.riseAlerts", { n: rise.alerts })}`) : "");
+    alertsLink(rise, where, t));
 }
 
 /** A rate as the whole per cent the status board shows too (half up). */
@@ -106,7 +119,8 @@ function render(brief, cases, names, t) {
   el.changed.replaceChildren(...(listed.length
     ? listed.map(({ rise, where }) => riseLine(rise, where, t))
     : [h("li", { class: "muted" }, t("brief.changedNone"))]));
-  el.heading.textContent = t("brief.headingDates", { from: formatDate(brief.windowFrom, t), to: formatDate(brief.windowTo, t) });
+  // seven days up to now, from the minute they start: two dates alone read as eight days
+  el.heading.textContent = t("brief.headingDates", { from: formatShortTime(brief.windowFrom, t) });
 
   const openBy = {};
   for (const c of active) openBy[c.item?.store || ""] = (openBy[c.item?.store || ""] || 0) + 1;

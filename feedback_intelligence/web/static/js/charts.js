@@ -76,7 +76,8 @@ function stackedChart(title, keys, counts, labelOf, palette, cssPrefix) {
     legend.append(h("li", null,
       s("svg", { class: "swatch", viewBox: "0 0 10 10", "aria-hidden": "true", focusable: "false" },
         s("rect", { width: 10, height: 10, rx: 2, fill: colour })),
-      h("span", null, `${labelOf(key)} ${counts[key]} (${Math.round(share)} %)`)));
+      // one item of a thousand is not "0 %": a share that rounds to nothing says it is under one per cent
+      h("span", null, `${labelOf(key)} ${counts[key]} (${counts[key] && share < 0.5 ? "< 1" : Math.round(share)} %)`)));
   });
   return h("figure", { class: "chart chart-stack" }, h("figcaption", null, title), svg, legend);
 }

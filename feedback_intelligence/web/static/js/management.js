@@ -298,6 +298,13 @@ function render(report, mode) {
     h("summary", { "data-alerts": String(alertTotal) }, alertsHeading(alertTotal, (report.alerts || []).length, t,
       { from: formatDate(report.windowFrom, t), to: formatDate(report.windowTo, t) })),
     alertsBlock(report.alerts, ctx)));
+  if (window.location.hash === "#alerts-box" && !state.alertsOpened) {
+    // the brief's "7 hälytystä" links here: the list opens, once, where the reader lands
+    state.alertsOpened = true;
+    const box = document.getElementById("alerts-box");
+    box.open = true;
+    box.scrollIntoView();
+  }
 
   const themes = (report.themes || []).filter((th) => th.category !== "overall");
   const rated = themes.filter((th) => !th.unrated);
