@@ -72,7 +72,9 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first.locator(".brief-overdue")).to_have_text(
         re.compile(r"Myöhässä \(määräaika 4 t 0 min tapahtumasta: \d+\.\d+\. klo ")  # food safety: 4 h
     )
-    expect(page.locator("#brief-heading")).to_have_text(re.compile(r"^Viimeiset 7 päivää \(\d+\.\d+\. klo [\d.]+ alkaen\)$"))
+    expect(page.locator("#brief-heading")).to_have_text(
+        re.compile(r"^Viimeiset 7 päivää \(\d+\.\d+\. klo [\d.]+ alkaen\)$")
+    )
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
     expect(turku).to_contain_text(re.compile(r"· \d+ hälytystä · 0 avoinna"))
