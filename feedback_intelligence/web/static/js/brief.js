@@ -44,11 +44,20 @@ function caseLine(item, names, t, topTier) {
       dueOf(item)?.overdue ? h("span", { class: "brief-overdue" }, ` · ${overdueWords(item, t)}`) : "",
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
+      // an imported incident's case opens days later, past a deadline counted from the incident: say so
+      openedLater(item) ? h("span", { class: "muted brief-opened" }, ` · ${t("brief.openedLater", { time: formatShortTime(item.openedAt, t) })}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
       // the line is the way to act: it opens the case below, where it is taken and closed
       " ", h("span", { class: "brief-go" }, item.owner ? t("brief.open") : t("brief.take"))),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
+}
+
+const LATER_MS = 60 * 60 * 1000;
+
+function openedLater(item) {
+  const at = item.item?.timestamp;
+  return Boolean(at) && toDate(item.openedAt).getTime() - toDate(at).getTime() >= LATER_MS;
 }
 
 function overdueWords(item, t) {
