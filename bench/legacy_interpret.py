@@ -15,11 +15,19 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from feedback_intelligence.deterministic.alerts import match_alerts
-from feedback_intelligence.deterministic.category_keywords import keyword_evidence
-from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
+from feedback_intelligence.deterministic.alerts import match_alerts, matched_words
+from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence
+from feedback_intelligence.deterministic.category_override import (
+    ALERT_REASON,
+    KEYWORD_REASON,
+    VULGARITY_REASON,
+    ForcedCategory,
+    apply_override,
+    keyword_replacement,
+)
 from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.deterministic.prior import propose_structure, text_evidence
+from feedback_intelligence.deterministic.vulgarity import assess_vulgarity
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.prompting.runner import SERVED_BY
@@ -142,15 +150,54 @@ def _result(parsed: ParseResult, raw: str, *, retried: bool, notes: list[str]) -
     )
 
 
+def forced_category_decision(
+    text: str | None,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+) -> ForcedCategory | None:
+    """The category rules as they were written: every rule read again on every call."""
+    text = text or ""
+    for hit in alerts:
+        if hit.category in domain.categories:
+            return ForcedCategory(hit.category, ALERT_REASON, tuple(matched_words(text, hit.pattern)))
+    if structure is None or domain.is_demoted(structure.category):
+        return None
+    target = domain.vulgarity.demote_to_category
+    if target:
+        vulgarity = assess_vulgarity(text, domain.vulgarity)
+        if vulgarity.demote:
+            words = dict.fromkeys(w for stem in vulgarity.matched_stems for w in matched_words(text, stem))
+            return ForcedCategory(target, VULGARITY_REASON, tuple(words))
+    evidence = (
+        keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
+    )
+    keyword = keyword_replacement(text, structure.category, domain, keywords=evidence)
+    if keyword is None:
+        return None
+    term = next(e.term for e in evidence if e.category == keyword)
+    return ForcedCategory(keyword, KEYWORD_REASON, tuple(matched_words(text, term)) or (term,))
+
+
+def finish_structure(
+    text: str | None, structure: Structure | None, alerts: Iterable[AlertHit], domain: Domain
+) -> Structure | None:
+    decision = forced_category_decision(text, structure, list(alerts), domain)
+    return apply_override(structure, decision.category if decision else None)
+
+
 def advice_by_category(text: str, base: Structure, alerts: Iterable[AlertHit], domain: Domain) -> dict[str, RuleAdvice]:
     """Every rule asked once per category, the keyword evidence read once more."""
     hits = list(alerts)
     keywords = keyword_evidence(text, domain.category_keywords, domain.incident_places)
     found: dict[str, RuleAdvice] = {}
     for category in domain.categories:
-        advice = category_advice(text, base.with_category(category), hits, domain, keywords=keywords)
-        if advice is not None:
-            found[category] = advice
+        structure = base.with_category(category)
+        decision = forced_category_decision(text, structure, hits, domain, keywords=keywords)
+        if decision is not None and decision.category != structure.category:
+            found[category] = RuleAdvice("category", decision.category, decision.reason, decision.words)
     return found
 
 
