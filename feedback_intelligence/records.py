@@ -147,7 +147,7 @@ class Derived:
     type: str | None
     language: str | None
     sentiment: str | None  # the effective one; None without a structure or in a demoted category
-    severity_rank: int  # unknown severity or no structure: the middle rank
+    severity_rank: int  # unknown severity: the middle; no structure: its operational alerts' (deterministic/alerts.py)
     rated: bool  # structured and not in a demoted category
     alert: bool  # a hit outside the demoted categories (an operational alert)
     theme_base: str | None  # the shown theme in base form; None = the category label stands

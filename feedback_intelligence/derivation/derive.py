@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from feedback_intelligence.derivation.themes import matched_words, shown_theme
+from feedback_intelligence.deterministic.alerts import item_severity_rank, operational_categories
 from feedback_intelligence.deterministic.issue import issue_of
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.deterministic.sentiment import effective_sentiment as text_sentiment
@@ -16,8 +17,9 @@ from feedback_intelligence.text.matching import fold
 
 #: Bump when what ``derive`` computes changes: every row then reads stale and is re-derived.
 # d2: the sentiment read from the text where the language measured it better (ADR 0028); d3: the issue (ADR 0055);
-# d4: sentiment that agrees with type, Swedish and English themes in base form (ADR 0064)
-DERIVATION_VERSION = "d4"
+# d4: sentiment that agrees with type, Swedish and English themes in base form (ADR 0064); d5: an item without a
+# structure ranks as severe as its operational alerts imply, as the cases and notifications rank it (ADR 0073)
+DERIVATION_VERSION = "d5"
 CORRECTED_FIELDS_MAX_CHARS = 200
 
 _revs: dict[int, tuple[object, str]] = {}
@@ -66,9 +68,9 @@ def derive(record: StoredFeedback, domain: Domain) -> Derived:
         type=structure.type if structure else None,
         language=structure.language if structure else None,
         sentiment=effective_sentiment(record, domain),
-        severity_rank=domain.severity_rank(structure.severity if structure else None),
+        severity_rank=item_severity_rank(structure, record.alerts, domain),
         rated=structure is not None and not demoted,
-        alert=any(not domain.is_demoted(hit.category) for hit in record.alerts),
+        alert=bool(operational_categories(record.alerts, domain)),
         theme_base=theme[:THEME_MAX_CHARS] if theme else None,
         text_folded=fold(record.text),
         corrected_fields=_corrected_fields(record),

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import Domain
-from feedback_intelligence.records import AlertHit
+from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text.matching import FoldedText, find_all, fold
 from feedback_intelligence.text.needles import Needles, pieces
 
@@ -141,6 +141,33 @@ def _masked(folded: str, exceptions: Iterable[str]) -> str:
 def alert_categories(hits: Iterable[AlertHit]) -> list[str]:
     """Distinct hit categories in first-hit order (the /interpret ``alertCategories`` list)."""
     return list(dict.fromkeys(hit.category for hit in hits))
+
+
+def operational_categories(hits: Iterable[AlertHit], domain: Domain) -> list[str]:
+    """The one rule for "does this item carry an operational alert": its hits' categories outside the
+    domain's demoted ones, distinct, in first-hit order (a demoted category, racism or abuse, says what the
+    text is, not that something happened in a store). The derived ``alert`` column, the cases and the
+    notifications all ask this."""
+    return list(dict.fromkeys(hit.category for hit in hits if not domain.is_demoted(hit.category)))
+
+
+def implied_severity_rank(categories: Iterable[str], domain: Domain) -> int | None:
+    """The highest severity rank the domain's ``severityByAlert`` gives these alert categories; None when
+    it gives none of them a severity."""
+    implied = [domain.prior.severity_by_alert.get(c) for c in categories]
+    return max((domain.severity_rank(s) for s in implied if s is not None), default=None)
+
+
+def item_severity_rank(structure: Structure | None, hits: Iterable[AlertHit], domain: Domain) -> int:
+    """An item's severity rank, for the report's counts and examples and for the cases and notifications
+    alike: a structured item's is its severity's (one the domain does not declare ranks as the middle, as the
+    report warns); before the model has structured it, or when structuring failed, the strongest its
+    operational alerts imply (the floor the prior and the severity guard give it once structured); else the
+    middle rank."""
+    if structure is not None:
+        return domain.severity_rank(structure.severity)
+    implied = implied_severity_rank(operational_categories(hits, domain), domain)
+    return domain.severity_rank(None) if implied is None else implied
 
 
 def matched_words(text: str, pattern: str) -> list[str]:

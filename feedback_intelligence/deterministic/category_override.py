@@ -74,26 +74,76 @@ def forced_category_decision(
     keywords: list[KeywordEvidence] | None = None,
 ) -> ForcedCategory | None:
     """The category the deterministic layer imposes on ``structure``, with its rule and words; None to keep it."""
-    text = text or ""
-    for hit in alerts:
-        if hit.category in domain.categories:
-            return ForcedCategory(hit.category, ALERT_REASON, tuple(matched_words(text, hit.pattern)))
-    if structure is None or domain.is_demoted(structure.category):
+    current = structure.category if structure is not None else None
+    return _decision(current, domain, _TextRules(text or "", list(alerts), domain, keywords))
+
+
+class _TextRules:
+    """What the rules above read from one text whatever the structure (rules 1 and 3, the keyword evidence),
+    each read at most once and only when asked: the desk's advice asks for every category in turn."""
+
+    def __init__(
+        self, text: str, alerts: list[AlertHit], domain: Domain, keywords: list[KeywordEvidence] | None
+    ) -> None:
+        self.text, self.alerts, self.domain = text, alerts, domain
+        self._keywords = keywords
+        self._read: dict[str, ForcedCategory | None] = {}  # rules 1 and 3 ("alert", "vulgarity")
+        self._by_keywords: dict[str, ForcedCategory] = {}  # rule 4, by the category it chooses
+
+    def by_alert(self) -> ForcedCategory | None:
+        if "alert" not in self._read:
+            self._read["alert"] = next(
+                (
+                    ForcedCategory(hit.category, ALERT_REASON, tuple(matched_words(self.text, hit.pattern)))
+                    for hit in self.alerts
+                    if hit.category in self.domain.categories
+                ),
+                None,
+            )
+        return self._read["alert"]
+
+    def by_vulgarity(self) -> ForcedCategory | None:
+        if "vulgarity" not in self._read:
+            self._read["vulgarity"] = self._vulgarity()
+        return self._read["vulgarity"]
+
+    def _vulgarity(self) -> ForcedCategory | None:
+        target = self.domain.vulgarity.demote_to_category
+        if not target:
+            return None
+        vulgarity = assess_vulgarity(self.text, self.domain.vulgarity)
+        if not vulgarity.demote:
+            return None
+        words = dict.fromkeys(w for stem in vulgarity.matched_stems for w in matched_words(self.text, stem))
+        return ForcedCategory(target, VULGARITY_REASON, tuple(words))
+
+    def by_keywords(self, category: str) -> ForcedCategory:
+        """Rule 4 choosing ``category``, with the words of its term."""
+        if category not in self._by_keywords:
+            term = next(e.term for e in self.keywords() if e.category == category)
+            words = tuple(matched_words(self.text, term)) or (term,)
+            self._by_keywords[category] = ForcedCategory(category, KEYWORD_REASON, words)
+        return self._by_keywords[category]
+
+    def keywords(self) -> list[KeywordEvidence]:
+        if self._keywords is None:
+            self._keywords = keyword_evidence(self.text, self.domain.category_keywords, self.domain.incident_places)
+        return self._keywords
+
+
+def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedCategory | None:
+    """The precedence of the module doc for a structure of category ``current`` (None: no structure), over
+    what ``rules`` read from the text."""
+    by_alert = rules.by_alert()
+    if by_alert is not None:
+        return by_alert
+    if current is None or domain.is_demoted(current):
         return None
-    target = domain.vulgarity.demote_to_category
-    if target:
-        vulgarity = assess_vulgarity(text, domain.vulgarity)
-        if vulgarity.demote:
-            words = dict.fromkeys(w for stem in vulgarity.matched_stems for w in matched_words(text, stem))
-            return ForcedCategory(target, VULGARITY_REASON, tuple(words))
-    evidence = (
-        keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
-    )
-    keyword = keyword_replacement(text, structure.category, domain, keywords=evidence)
-    if keyword is None:
-        return None
-    term = next(e.term for e in evidence if e.category == keyword)
-    return ForcedCategory(keyword, KEYWORD_REASON, tuple(matched_words(text, term)) or (term,))
+    by_vulgarity = rules.by_vulgarity()
+    if by_vulgarity is not None:
+        return by_vulgarity
+    keyword = keyword_replacement(rules.text, current, domain, keywords=rules.keywords())
+    return None if keyword is None else rules.by_keywords(keyword)
 
 
 def forced_category_reason(
@@ -125,16 +175,24 @@ def category_advice(
     return RuleAdvice("category", decision.category, decision.reason, decision.words)
 
 
-def advice_by_category(text: str, base: Structure, alerts: Iterable[AlertHit], domain: Domain) -> dict[str, RuleAdvice]:
+def advice_by_category(
+    text: str,
+    base: Structure,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+) -> dict[str, RuleAdvice]:
     """For the desk, before the save: each category a person might choose for ``text`` against which a rule
-    would choose another, with that advice (``base`` gives the other fields; its category is tried in turn)."""
-    hits = list(alerts)
-    keywords = keyword_evidence(text, domain.category_keywords, domain.incident_places)
+    would choose another, with that advice (``base`` gives the other fields; its category is tried in turn,
+    and only the category decides). :func:`category_advice` of each, the text read once for all of them;
+    ``keywords``: the text's keyword evidence, when the caller has read it already."""
+    rules = _TextRules(text, list(alerts), domain, keywords)
     found: dict[str, RuleAdvice] = {}
-    for category in domain.categories:
-        advice = category_advice(text, base.with_category(category), hits, domain, keywords=keywords)
-        if advice is not None:
-            found[category] = advice
+    for category in domain.categories:  # ``base`` with this category: only its category decides
+        decision = _decision(category, domain, rules)
+        if decision is not None and decision.category != category:
+            found[category] = RuleAdvice("category", decision.category, decision.reason, decision.words)
     return found
 
 

@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from feedback_intelligence.config.notify_routes import NotifyRoute
+from feedback_intelligence.deterministic import alerts
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
 from feedback_intelligence.instants.timestamps import format_instant, parse_normalized
@@ -40,7 +41,8 @@ from feedback_intelligence.store.feedback_store import SaveHook
 
 
 def operational_categories(item: StoredFeedback, domain: Domain) -> list[str]:
-    return list(dict.fromkeys(h.category for h in item.alerts if not domain.is_demoted(h.category)))
+    """The item's operational alert categories (deterministic/alerts.py holds the rule)."""
+    return alerts.operational_categories(item.alerts, domain)
 
 
 def paging_categories(item: StoredFeedback, domain: Domain) -> list[str]:
@@ -54,12 +56,9 @@ def digest_categories(item: StoredFeedback, domain: Domain) -> list[str]:
 
 
 def severity_rank_of(item: StoredFeedback, domain: Domain) -> int:
-    """The item's severity; before the model has structured it, the strongest its alerts imply."""
-    if item.structure is not None and item.structure.severity in domain.severities:
-        return domain.severity_rank(item.structure.severity)
-    implied = [domain.prior.severity_by_alert.get(c) for c in operational_categories(item, domain)]
-    ranks = [domain.severity_rank(s) for s in implied if s is not None]
-    return max(ranks, default=domain.severity_rank(None))
+    """The item's severity; before the model has structured it, the strongest its alerts imply (the rule is
+    deterministic/alerts.py's; the derived ``severity_rank`` column is the same)."""
+    return alerts.item_severity_rank(item.structure, item.alerts, domain)
 
 
 REOPEN_REASON = "a new report of the same incident"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from feedback_intelligence.deterministic.alerts import implied_severity_rank
 from feedback_intelligence.domain.model import OTHER_ROOT_CAUSE, Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock, now_ms
 from feedback_intelligence.instants.timestamps import format_instant
@@ -437,8 +438,8 @@ def case_tier(view: CaseView, domain: Domain) -> int:
     ``severityByAlert``: injury and food safety are critical, payment high); -1 without a known alert."""
     if view.item is None:
         return -1
-    implied = [domain.prior.severity_by_alert.get(c) for c in operational_categories(view.item, domain)]
-    return max((domain.severity_rank(s) for s in implied if s is not None), default=-1)
+    implied = implied_severity_rank(operational_categories(view.item, domain), domain)
+    return -1 if implied is None else implied
 
 
 def case_json(view: CaseView, domain: Domain, due: Due, now: datetime) -> dict[str, Any]:

@@ -1,7 +1,10 @@
 """Interpret: a desk preview of the structure, through the gate at interactive priority. Stores nothing.
 
 The preview applies the same deterministic alerts and category override that ingest will, so
-what the clerk accepts is what would be stored.
+what the clerk accepts is what would be stored. The rules read the text once
+(:class:`~feedback_intelligence.deterministic.reading.Reading`): the structuring service's reading gives the
+alerts, the override's keyword evidence and the advice too (a long text, of which the model reads the first
+part, has its whole text's evidence read once more).
 """
 
 from __future__ import annotations
@@ -9,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import advice_by_category, finish_structure
 from feedback_intelligence.deterministic.personal_data import personal_data_json
+from feedback_intelligence.deterministic.prior import TextEvidence, text_evidence
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.prompting.runner import SERVED_BY
 from feedback_intelligence.records import RuleAdvice, Structure
 from feedback_intelligence.structuring.guards.rejection import Rejection
-from feedback_intelligence.structuring.service import StructuringService
+from feedback_intelligence.structuring.service import StructuringResult, StructuringService
 
 
 @dataclass(slots=True)
@@ -66,8 +69,9 @@ class InterpretService:
             result = await self.structuring.structure(text, CallContext.interactive(visitor, "interpret"))
         finally:
             SERVED_BY.reset(token)
-        alerts = match_alerts(text, self.domain)
-        structure = finish_structure(text, result.structure, alerts, self.domain)
+        evidence = self._evidence(text, result)
+        alerts, keywords = evidence.alerts, evidence.keywords
+        structure = finish_structure(text, result.structure, alerts, self.domain, keywords=keywords)
         return Interpretation(
             structure=structure,
             failed=structure is None,
@@ -75,7 +79,15 @@ class InterpretService:
             notes=list(result.notes),
             alert_categories=list(dict.fromkeys(a.category for a in alerts)),
             guards=list(result.rejections),
-            category_advice=advice_by_category(text, structure, alerts, self.domain) if structure else {},
+            category_advice=(
+                advice_by_category(text, structure, alerts, self.domain, keywords=keywords) if structure else {}
+            ),
             personal_data=personal_data_json(text, self.domain),
             backend=served[-1] if served else None,
         )
+
+    def _evidence(self, text: str, result: StructuringResult) -> TextEvidence:
+        """The whole text's evidence: the structuring's reading when the model read the whole text."""
+        if result.reading is not None and result.reading.text == text:
+            return result.reading.evidence
+        return text_evidence(text, self.domain)

@@ -6,14 +6,18 @@ the reasons as notes and the last raw reply. A usable reply passes the guards
 the rejection kept as a note and counted. Transport outcomes do raise, because each caller
 degrades its own way: :class:`~feedback_intelligence.llm.errors.LlmBusy` (shed: 503, store
 nothing) and :class:`~feedback_intelligence.llm.errors.LlmFailure` (down/broken: structure_failed).
+
+The rules read the text once (:class:`~feedback_intelligence.deterministic.reading.Reading`), when the
+model's first reply arrives: the parser, the guards and the caller (``StructuringResult.reading``) all use
+that one reading.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.deterministic.reading import Reading, reading_of
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.metrics import Metrics
@@ -43,6 +47,9 @@ class StructuringResult:
     retried: bool
     notes: tuple[str, ...] = ()
     rejections: tuple[Rejection, ...] = ()  # model values the guards replaced (their notes are in ``notes``)
+    # the rules' reading of the text the model read (its first part for a long text), once a reply came;
+    # a caller asking about the same text takes it from here instead of reading the text again
+    reading: Reading | None = field(default=None, compare=False, repr=False)
 
     @property
     def failed(self) -> bool:
@@ -97,9 +104,9 @@ class StructuringService:
             self.prompt = prompt or StructuringPrompt.for_domain(domain)
             self.json_schema = structure_json_schema(domain) if use_schema else None
 
-    def _parse(self, raw: str, text: str) -> ParseResult:
+    def _parse(self, raw: str, reading: Reading) -> ParseResult:
         if self.theme_only:
-            return parse_theme(raw, propose_structure(text, self.domain))
+            return parse_theme(raw, reading.prior)
         return parse_structure(raw, self.domain)
 
     def background(self, route: str, preemptions: int) -> CallContext:
@@ -132,23 +139,25 @@ class StructuringService:
     async def _structure(self, text: str, context: CallContext) -> StructuringResult:
         prompt = self.prompt.render(text)
         raw = await self._ask(prompt, context)
-        first = self._parse(raw, text)
+        # read once the model answered: a call shed or failed costs the rules nothing
+        reading = reading_of(text, self.domain)
+        first = self._parse(raw, reading)
         if first.valid:
-            return self._guarded(text, _result(first, raw, retried=False, notes=first.notes))
+            return self._guarded(reading, _result(first, raw, reading, retried=False, notes=first.notes))
 
         log.info("structuring reply rejected, re-prompting once: %s", "; ".join(first.violations))
         raw = await self._ask(correction_prompt(prompt, first.violations), context)
-        second = self._parse(raw, text)
+        second = self._parse(raw, reading)
         notes = [f"first attempt: {v}" for v in first.violations]
         if second.valid:
-            return self._guarded(text, _result(second, raw, retried=True, notes=notes + second.notes))
+            return self._guarded(reading, _result(second, raw, reading, retried=True, notes=notes + second.notes))
         log.warning("structuring failed after a re-prompt: %s", "; ".join(second.violations))
         notes += [f"retry: {v}" for v in second.violations]
-        return _result(second, raw, retried=True, notes=notes + second.notes)
+        return _result(second, raw, reading, retried=True, notes=notes + second.notes)
 
-    def _guarded(self, text: str, result: StructuringResult) -> StructuringResult:
+    def _guarded(self, reading: Reading, result: StructuringResult) -> StructuringResult:
         assert result.structure is not None
-        guarded = guard_structure(result.structure, text, self.domain, propose_structure(text, self.domain))
+        guarded = guard_structure(result.structure, reading, self.domain)
         notes = list(result.notes)
         before, after = result.structure.theme, guarded.structure.theme
         if after != before and not any(r.field == "theme" for r in guarded.rejections):
@@ -170,7 +179,7 @@ class StructuringService:
         )
 
 
-def _result(parsed: ParseResult, raw: str, *, retried: bool, notes: list[str]) -> StructuringResult:
+def _result(parsed: ParseResult, raw: str, reading: Reading, *, retried: bool, notes: list[str]) -> StructuringResult:
     return StructuringResult(
         structure=parsed.structure,
         raw_response=raw,
@@ -178,4 +187,5 @@ def _result(parsed: ParseResult, raw: str, *, retried: bool, notes: list[str]) -
         normalized=parsed.normalized,
         retried=retried,
         notes=tuple(notes),
+        reading=reading,
     )

@@ -39,6 +39,7 @@ BENCHES = [
     "batch_stall",
     "search_scale",
     "adaptive_limit",
+    "interpret_cpu",
 ]
 
 
@@ -69,6 +70,18 @@ async def test_bulk_import_splits_a_batch_and_inserts_both_ways() -> None:
     for key in ("insertBatch", "rows/values", "rows/copy"):
         assert split[key]["wallUs"] > 0 and split[key]["pythonUs"] > 0
     assert split["loopHold"]["ticks"] > 0
+
+
+async def test_interpret_cpu_measures_both_paths_and_the_floor_on_a_few_texts() -> None:
+    from bench import interpret_cpu
+
+    result = await interpret_cpu.measure(rounds=1, limit=3)
+    assert set(result["domains"]) == set(interpret_cpu.DOMAINS)
+    for entry in result["domains"].values():
+        assert entry["texts"] == 3
+        assert entry["old"]["n"] == entry["new"]["n"] == entry["floor"]["n"] == 3
+        assert entry["old"]["mean"] > 0 and entry["new"]["mean"] > 0 and entry["floor"]["mean"] > 0
+    assert result["ratio"] > 0
 
 
 def test_procfs_reads_this_process_s_cpu_and_finds_postgres_by_name() -> None:

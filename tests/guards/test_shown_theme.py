@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.deterministic.reading import reading_of
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards import guard_structure
@@ -23,7 +24,7 @@ def test_a_prompt_echo_is_replaced_by_a_theme_the_guard_accepts(name: str, text:
     model = Structure(
         prior.category, "2-4 word lowercase noun phrase", prior.severity, prior.type, prior.language, prior.sentiment
     )
-    guarded = guard_structure(model, text, domain, prior)
+    guarded = guard_structure(model, reading_of(text, domain), domain)
     assert theme_rejection(guarded.structure.theme, text, domain) is None
     assert guarded.structure.theme in text.casefold()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.deterministic.reading import reading_of
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards import PRIOR_FIELD, Rejection, guard_structure
@@ -14,7 +15,7 @@ QUEUE = "Kassajono oli taas puoli tuntia pitkä, vain yksi kassa auki."
 
 
 def guard(model: Structure, text: str, domain: Domain):  # type: ignore[no-untyped-def]
-    return guard_structure(model, text, domain, propose_structure(text, domain))
+    return guard_structure(model, reading_of(text, domain), domain)
 
 
 def reasons(guarded) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -77,7 +78,7 @@ def test_an_incident_is_never_low(retail: Domain) -> None:
 def test_a_rejected_theme_takes_the_priors(retail: Domain) -> None:
     model = Structure("kassa_palvelu", "kielen kielen kielen", "medium", "complaint", "fi", "negative")
     prior = propose_structure(QUEUE, retail)
-    guarded = guard_structure(model, QUEUE, retail, prior)
+    guarded = guard_structure(model, reading_of(QUEUE, retail), retail)
     assert guarded.structure.theme == prior.theme
     assert guarded.rejections == (Rejection("theme", "repeated_word", "kielen kielen kielen", prior.theme),)
     assert "kielen kielen kielen" in guarded.notes[0] and "repeated_word" in guarded.notes[0]
@@ -94,7 +95,7 @@ def test_prior_fields_are_decided_by_the_prior(retail: Domain) -> None:
     domain = replace(retail, prior_fields=("severity", "type"))
     model = Structure("kassa_palvelu", "ystävällinen myyjä", "critical", "question", "fi", "neutral")
     prior = propose_structure(PRAISE, domain)
-    guarded = guard_structure(model, PRAISE, domain, prior)
+    guarded = guard_structure(model, reading_of(PRAISE, domain), domain)
     assert guarded.structure.severity == prior.severity and guarded.structure.type == prior.type
     assert [(r.field, r.reason, r.model_value) for r in guarded.rejections][:2] == [
         ("severity", PRIOR_FIELD, "critical"),

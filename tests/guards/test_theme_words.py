@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from feedback_intelligence.deterministic.prior import propose_structure
+from feedback_intelligence.deterministic.reading import reading_of
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Structure
@@ -95,7 +96,7 @@ def test_an_accepted_model_theme_is_shown_in_base_form(retail: Domain) -> None:
     text = "Maitohyllyssä oli rikkinäisiä kananmunia."
     prior = propose_structure(text, retail)
     model = Structure(prior.category, "Rikkinäisiä kananmunia", prior.severity, prior.type, "fi", prior.sentiment)
-    guarded = guard_structure(model, text, retail, prior)
+    guarded = guard_structure(model, reading_of(text, retail), retail)
     assert guarded.structure.theme == "rikkinäinen kananmuna"
     assert guarded.rejections == ()  # normalised, not rejected
 
@@ -105,7 +106,7 @@ def test_a_rejected_theme_is_replaced_by_the_base_form_prior(retail: Domain) -> 
     prior = propose_structure(text, retail)
     fragment = "Asiakas valitti että suklaalevyt olivat kaikki valkoisen häm"
     model = Structure(prior.category, fragment, prior.severity, prior.type, "fi", prior.sentiment)
-    guarded = guard_structure(model, text, retail, prior)
+    guarded = guard_structure(model, reading_of(text, retail), retail)
     (rejection,) = guarded.rejections
     assert rejection.reason == "fragment" and rejection.model_value == fragment
     assert guarded.structure.theme == "suklaalevy"

@@ -7,7 +7,7 @@ domain does not expect, e.g. "as", that the text does not clearly support).
 
 from __future__ import annotations
 
-from feedback_intelligence.deterministic.prior import text_evidence
+from feedback_intelligence.deterministic.prior import TextEvidence, text_evidence
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text.language import LanguageGuess, clearly_in
 
@@ -31,31 +31,35 @@ def is_iso639_1(code: str | None) -> bool:
     return code is not None and code in ISO_639_1
 
 
-def detect(text: str, domain: Domain) -> LanguageGuess | None:
-    """The detected language among the domain's expected languages (None: the text is too short)."""
-    return text_evidence(text, domain).language
+def detect(text: str, domain: Domain, evidence: TextEvidence | None = None) -> LanguageGuess | None:
+    """The detected language among the domain's expected languages (None: the text is too short);
+    ``evidence``: the text's :func:`text_evidence`, when the caller has it."""
+    return (text_evidence(text, domain) if evidence is None else evidence).language
 
 
-def fallback_language(text: str, domain: Domain) -> str:
+def fallback_language(text: str, domain: Domain, evidence: TextEvidence | None = None) -> str:
     """The detection, else the domain's own language."""
-    guess = detect(text, domain)
+    guess = detect(text, domain, evidence)
     return guess.code if guess else domain.language
 
 
-def language_rejection(code: str | None, text: str, domain: Domain) -> tuple[str, str] | None:
-    """(reason, replacement) when ``code`` must not stand for ``text``; None when it may."""
+def language_rejection(
+    code: str | None, text: str, domain: Domain, evidence: TextEvidence | None = None
+) -> tuple[str, str] | None:
+    """(reason, replacement) when ``code`` must not stand for ``text``; None when it may. ``evidence``: the
+    text's :func:`text_evidence`, when the caller has it."""
     if not is_iso639_1(code):
-        return NOT_ISO, fallback_language(text, domain)
+        return NOT_ISO, fallback_language(text, domain, evidence)
     assert code is not None
     expected = domain.detection_languages
     if code in expected:
-        guess = detect(text, domain)
+        guess = detect(text, domain, evidence)
         if guess is not None and guess.clear and guess.code != code:
             return CONTRADICTS_TEXT, guess.code
         return None
     if clearly_in(text, code, expected):
         return None  # a tourist's German note may be labelled "de"
-    guess = detect(text, domain)
+    guess = detect(text, domain, evidence)
     if guess is not None and guess.clear:
         return CONTRADICTS_TEXT, guess.code
     return UNEXPECTED, guess.code if guess else domain.language

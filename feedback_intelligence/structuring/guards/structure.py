@@ -5,6 +5,9 @@ severity and sentiment (severity and sentiment are judged against the final type
 An accepted theme is put in base form (not a rejection: the model's words, normalised).
 A rejected value is replaced by the prior's value for that field (category, type, severity and
 sentiment by the value the evidence names, which the prior would also choose).
+
+Every guard reads the text through one :class:`~feedback_intelligence.deterministic.reading.Reading` (its
+evidence, the prior's structure, its language), read once by the caller.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from feedback_intelligence.deterministic.prior import text_evidence
+from feedback_intelligence.deterministic.reading import Reading
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Structure
 from feedback_intelligence.structuring.guards.fields import (
@@ -26,8 +29,10 @@ from feedback_intelligence.structuring.guards.rejection import PRIOR_FIELD, Guar
 from feedback_intelligence.structuring.guards.theme import shown_form, shown_theme, theme_rejection
 
 
-def guard_structure(model: Structure, text: str, domain: Domain, prior: Structure) -> GuardedStructure:
-    """``model`` with every value a guard rejects replaced; ``prior`` is :func:`propose_structure`'s answer."""
+def guard_structure(model: Structure, reading: Reading, domain: Domain) -> GuardedStructure:
+    """``model`` with every value a guard rejects replaced; ``reading`` is the rules' reading of the text
+    (its ``prior``, :func:`propose_structure`'s answer, is the fallback)."""
+    text, prior, evidence, language = reading.text, reading.prior, reading.evidence, reading.language
     rejections: list[Rejection] = []
     current = model
 
@@ -41,7 +46,6 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
         if getattr(current, field) != getattr(prior, field):
             swap(field, PRIOR_FIELD, getattr(prior, field))
     decided = set(domain.prior_fields)
-    evidence = text_evidence(text, domain)
 
     if "category" not in decided and (verdict := category_verdict(current, text, evidence, domain)):
         swap("category", *verdict)
@@ -53,11 +57,11 @@ def guard_structure(model: Structure, text: str, domain: Domain, prior: Structur
         swap("severity", *verdict)
     if "sentiment" not in decided and (verdict := sentiment_verdict(current.sentiment, current.type, domain)):
         swap("sentiment", *verdict)
-    if "language" not in decided and (verdict := language_rejection(current.language, text, domain)):
+    if "language" not in decided and (verdict := language_rejection(current.language, text, domain, evidence)):
         swap("language", *verdict)
-    if "theme" not in decided and (reason := theme_rejection(current.theme, text, domain)):
-        swap("theme", reason, shown_theme(prior.theme, text, domain))
+    if "theme" not in decided and (reason := theme_rejection(current.theme, text, domain, language)):
+        swap("theme", reason, shown_theme(prior.theme, text, domain, language))
     elif "theme" not in decided:
         # an accepted theme is shown in base form, so one topic never splits over its inflections
-        current = replace(current, theme=shown_form(current.theme, text, domain))
+        current = replace(current, theme=shown_form(current.theme, text, domain, language))
     return GuardedStructure(current, tuple(rejections))

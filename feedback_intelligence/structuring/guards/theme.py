@@ -129,14 +129,14 @@ def _text_bases(text: str, language: str) -> set[str]:
     return found
 
 
-def is_grounded(theme: str, text: str, domain: Domain) -> bool:
+def is_grounded(theme: str, text: str, domain: Domain, language: str | None = None) -> bool:
     """At least one word of the theme is a form of a word of the text (as written, within what an
     inflection adds, or its base form and compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä")
     or of the domain's vocabulary. A function word of the text grounds nothing ("the" is no stem of
-    "theiakaspalaute")."""
+    "theiakaspalaute"). ``language``: the text's :func:`text_language`, when the caller has it."""
     stop = {fold(s) for s in domain.prior.stopwords}
     written = {w for w in words(text) if w not in stop}
-    bases = _text_bases(text, text_language(text, domain))
+    bases = _text_bases(text, text_language(text, domain) if language is None else language)
     vocabulary = domain_vocabulary(domain)
     for word in _content_words(theme, domain):
         if _spelled_in(word, written) or any(related(word, t) for t in bases):
@@ -198,8 +198,9 @@ def in_other_language(theme: str, text: str, language: str, domain: Domain) -> b
     return False
 
 
-def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
-    """The reason ``theme`` must not be shown for ``text``, or None when it may."""
+def theme_rejection(theme: str, text: str, domain: Domain, language: str | None = None) -> str | None:
+    """The reason ``theme`` must not be shown for ``text``, or None when it may. ``language``: the text's
+    :func:`text_language`, when the caller has it (a reading of the text)."""
     if has_forbidden_characters(theme):
         return CONTROL_CHARACTERS
     if not words(theme):
@@ -215,30 +216,30 @@ def theme_rejection(theme: str, text: str, domain: Domain) -> str | None:
         return SLUG
     if max(Counter(words(theme)).values()) >= _REPEAT_LIMIT:
         return REPEATED_WORD
-    language = text_language(text, domain)
+    language = text_language(text, domain) if language is None else language
     if is_fragment(theme, language):
         return FRAGMENT
     if in_other_language(theme, text, language, domain):
         return OTHER_LANGUAGE
     if theme_words.only_generic(theme, language, domain) or theme_words.opens_with_generic(theme, language, domain):
         return GENERIC
-    if not is_grounded(theme, text, domain):
+    if not is_grounded(theme, text, domain, language):
         return NOT_GROUNDED
     return None
 
 
-def shown_form(theme: str, text: str, domain: Domain) -> str:
+def shown_form(theme: str, text: str, domain: Domain, language: str | None = None) -> str:
     """How an accepted theme is shown, stored and grouped: each word in its base form, lower case."""
-    return theme_words.normalise_theme(theme, text_language(text, domain)) or theme
+    return theme_words.normalise_theme(theme, text_language(text, domain) if language is None else language) or theme
 
 
-def shown_theme(preferred: str, text: str, domain: Domain) -> str:
+def shown_theme(preferred: str, text: str, domain: Domain, language: str | None = None) -> str:
     """A replacement theme the guard itself accepts: ``preferred`` (the prior's) when it passes, else the
     text's longest word that does ("customer" and a category key such as "matchmaking" echo the prompt,
     so a prior built on the text's words can still be refused). ``preferred`` when nothing passes."""
-    if theme_rejection(preferred, text, domain) is None:
+    if theme_rejection(preferred, text, domain, language) is None:
         return preferred
     for word in sorted(dict.fromkeys(_content_words(text, domain)), key=len, reverse=True):
-        if theme_rejection(word, text, domain) is None:
-            return shown_form(word, text, domain)
+        if theme_rejection(word, text, domain, language) is None:
+            return shown_form(word, text, domain, language)
     return preferred
