@@ -22,6 +22,11 @@ PASSWORD_PATHS = ("/admin/users", "/admin/users/{username}/password", "/auth/pas
 # A case note's bound is FI_INPUT_MAX_CHARS, a setting the static schema cannot carry (it states the
 # hard ceiling), and a note blank once trimmed is refused: 400 to schema-valid data, about one run in three.
 SETTING_BOUND_PATHS = ("/cases/{ref}/notes",)
+# Closing a case binds its fields together (services/cases.py): a root cause "other" needs its words, a
+# handled case its resolution. The schema states which fields each action requires (if/then), not that
+# their words are more than blanks once trimmed: 400 `root_cause_text_required` and its kind to
+# schema-valid data such as `"rootCauseText": ""`.
+CLOSURE_PATHS = ("/cases/{ref}/actions",)
 # The page's import takes a CSV file as its body: any text is a valid body, but one without a header or a
 # column for the text is the documented 400 `import_unreadable` (its rules are the import's, not a
 # schema's). And an instant of `/report/refined` near year 1 with an offset is a date-time the service's
@@ -42,4 +47,10 @@ def window_bound_paths(schema: dict[str, Any]) -> set[str]:
 
 def unsure_paths(schema: dict[str, Any]) -> set[str]:
     """Every path where a schema-valid request may still be a documented 400."""
-    return window_bound_paths(schema) | set(PASSWORD_PATHS) | set(SETTING_BOUND_PATHS) | set(CONTENT_PATHS)
+    return (
+        window_bound_paths(schema)
+        | set(PASSWORD_PATHS)
+        | set(SETTING_BOUND_PATHS)
+        | set(CLOSURE_PATHS)
+        | set(CONTENT_PATHS)
+    )
