@@ -14,6 +14,25 @@ from tests.edge.test_real_app import LOOPBACK
 from tests.support.monday_data import RISE_CATEGORY, RISE_STORE, SAFETY_ID, STORES, fortnight
 
 
+def _planted(
+    prefix: str, store: str, text: str, structure: dict[str, str], counts: dict[int, int], now: datetime
+) -> list[dict[str, object]]:
+    """``counts[week]`` items of one story in ``store`` (week 0 this week, 1 the week before), spread over
+    each week's days, every one with a person's structure."""
+    return [
+        {
+            "id": f"{prefix}-{week}-{n}",
+            "source": "email",
+            "text": text.format(n=f"{week}-{n}"),
+            "timestamp": (now - timedelta(days=0.4 + 7 * week + n * 0.2)).isoformat(),
+            "store": store,
+            "acceptedStructure": structure,
+        }
+        for week, count in counts.items()
+        for n in range(count)
+    ]
+
+
 async def test_the_brief_counts_each_stores_week_and_lists_only_the_planted_rise(
     tmp_path: Path, databases: dict[str, str]
 ) -> None:
@@ -63,18 +82,7 @@ async def test_the_catch_all_department_and_problem_never_rise_on_the_brief(
         data = fortnight(now)
         quiet = STORES[-1]["id"]
         unnamed = {"category": "muu", "theme": "muu", "severity": "low", "type": "other", "language": "fi"}
-        extra = [
-            {
-                "id": f"other-{week}-{n}",
-                "source": "email",
-                "text": f"Asiakas kertoi jotakin sekalaista ({week}-{n}).",
-                "timestamp": (now - timedelta(days=0.5 + 7 * week + n * 0.2)).isoformat(),
-                "store": quiet,
-                "acceptedStructure": unnamed,
-            }
-            for week, count in ((0, 24), (1, 3))
-            for n in range(count)
-        ]
+        extra = _planted("other", quiet, "Asiakas kertoi jotakin sekalaista ({n}).", unnamed, {0: 24, 1: 3}, now)
         async with client(app, LOOPBACK) as operator, client(app) as visitor:
             imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
             assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
@@ -104,17 +112,8 @@ async def test_a_rise_of_alerts_that_is_one_problem_rising_is_told_once(
             "type": "complaint",
             "language": "fi",
         }
-        extra = [
-            {
-                "id": f"pay-{n}",
-                "source": "email",
-                "text": f"Korttimaksu ei mennyt läpi ja kortilta veloitettiin kahdesti ({n}).",
-                "timestamp": (now - timedelta(days=0.4 + n * 0.3)).isoformat(),
-                "store": store,
-                "acceptedStructure": payment,
-            }
-            for n in range(16)
-        ]
+        text = "Korttimaksu ei mennyt läpi ja kortilta veloitettiin kahdesti ({n})."
+        extra = _planted("pay", store, text, payment, {0: 16}, now)
         async with client(app, LOOPBACK) as operator, client(app) as visitor:
             imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
             assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
@@ -138,18 +137,8 @@ async def test_a_rise_of_praise_is_good_news(tmp_path: Path, databases: dict[str
         data = fortnight(now, rise_now=3)
         store = STORES[4]["id"]
         praise = {"category": "leipa", "theme": "leipä", "severity": "low", "type": "praise", "language": "fi"}
-        extra = [
-            {
-                "id": f"thanks-{week}-{n}",
-                "source": "email",
-                "text": f"Kiitos, tuore leipä oli tosi hyvää ({week}-{n}).",
-                "timestamp": (now - timedelta(days=0.5 + 7 * week + n * 0.2)).isoformat(),
-                "store": store,
-                "acceptedStructure": praise,
-            }
-            for week, count in ((0, 14), (1, 2))
-            for n in range(count)
-        ]
+        text = "Kiitos, tuore leipä oli tosi hyvää ({n})."
+        extra = _planted("thanks", store, text, praise, {0: 14, 1: 2}, now)
         async with client(app, LOOPBACK) as operator, client(app) as visitor:
             imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
             assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
