@@ -1,22 +1,60 @@
-"""The rules of an account's name and a new password as the API states and reports them: one place for
-the add, change and reset routes (a 400's ``codes`` name each rule for the pages to translate)."""
+"""The rules of an account's name, its e-mail address and a new password as the API states and reports them:
+one place for the add, change and reset routes (a 400's ``codes`` name each rule for the pages to translate)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.auth.password_policy import MIN_LENGTH, RECOMMENDED_LENGTH, password_problem
 from feedback_intelligence.auth.passwords import MAX_LENGTH
 from feedback_intelligence.store.accounts import fold_characters
 from feedback_intelligence.text.invisible import FILLERS, is_not_text
+from feedback_intelligence.text.normalize import TextRuleError
 
 USERNAME_MAX_CHARS = 100
 #: A new password is not one character repeated (the schema's half of password_repeated; the app's own
 #: check also folds case and width). ``[\s\S]``: any character, line breaks included.
 NOT_ONE_CHARACTER_REPEATED = r"^(?!([\s\S])\1*$)"
+
+
+# One address, as a relay takes it in RCPT TO: local part, @, a dotted domain; nothing that could end a header.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_ADDRESS = rf"[A-Za-z0-9.!#$%&'*+/=?^_`{{|}}~-]{{1,64}}@{_LABEL}(?:\.{_LABEL})+"
+ADDRESS = re.compile(_ADDRESS)
+EMAIL_MAX_CHARS = 254
+
+
+ADDRESS_RULE = "email must be one e-mail address (name@example.fi)."
+
+
+def _address(value: str) -> str:
+    if not ADDRESS.fullmatch(value):
+        raise TextRuleError(ADDRESS_RULE, "email_invalid")
+    return value
+
+
+def _address_or_blank(value: str) -> str:
+    if value.strip(" \t"):
+        _address(value.strip(" \t"))
+    return value
+
+
+#: An address (400 ``email_invalid`` otherwise); and one where spaces alone clear it.
+EmailAddress = Annotated[str, AfterValidator(_address)]
+EmailOrBlank = Annotated[str, AfterValidator(_address_or_blank)]
+
+
+def email_field(description: str, *, blank_clears: bool = False) -> Any:
+    """An e-mail address in a request body: the schema states the rule as a pattern (so a schema-valid
+    address is one the routes take), the field's type (:data:`EmailAddress`, :data:`EmailOrBlank`) checks
+    it with its own code."""
+    # spaces and tabs by name: every regex engine that reads the schema agrees on them, not on ``\s``
+    pattern = rf"^[ \t]*(?:{_ADDRESS})?[ \t]*$" if blank_clears else rf"^{_ADDRESS}$"
+    return Field(None, max_length=EMAIL_MAX_CHARS, description=description, json_schema_extra={"pattern": pattern})
 
 
 def password_field(what: str) -> Any:

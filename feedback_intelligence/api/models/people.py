@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from feedback_intelligence.api.account_rules import password_field
+from feedback_intelligence.api.account_rules import EmailAddress, EmailOrBlank, email_field, password_field
 from feedback_intelligence.api.models import ApiModel
 from feedback_intelligence.auth.next_path import MAX_CHARS as NEXT_MAX_CHARS
 from feedback_intelligence.auth.passwords import MAX_LENGTH
@@ -74,11 +74,8 @@ class UserIn(ApiModel):
         "`ａｄｍｉｎ` is `admin`.",
     )
     displayName: str | None = Field(None, max_length=200, description="The name the pages show (default: username).")
-    email: str | None = Field(
-        None,
-        max_length=254,
-        pattern=r"^[^@\s]+@[^@\s]+$",
-        description="Where a manager is mailed an overdue case of their stores; none: not mailed.",
+    email: EmailAddress | None = email_field(
+        "Where a manager is mailed an overdue case of their stores; none: not mailed."
     )
     password: str = password_field("The password")
     grants: list[GrantIn] = Field(min_length=1, max_length=100, description="The account's roles.")
@@ -123,7 +120,7 @@ class PasswordChanged(ApiModel):
 class MailChoiceIn(ApiModel):
     """Where and how a person gets the brief by mail: a field left out keeps its value, null clears it."""
 
-    email: str | None = Field(None, max_length=254, description="The person's address; null: none.")
+    email: EmailOrBlank | None = email_field("The person's address (blank or null: none).", blank_clears=True)
     language: Literal["fi", "en"] | None = Field(None, description="The mail's language; null: the domain's.")
     briefMail: Literal["weekly", "daily"] | None = Field(
         None, description="`weekly` (Mondays), `daily`, or null: no brief by mail (the default: it is opt-in)."
