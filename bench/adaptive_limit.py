@@ -274,8 +274,8 @@ async def run_row(
     return row, measure_at
 
 
-def adaptive_limit(target_s_per_token: float = 0.0, tolerance: float = 1.5) -> Gradient2Limit:
-    """The defaults (floor 2, tolerance 1.5, no target; ADR 0067, ADR 0071), the declared parallelism as
+def adaptive_limit(target_s_per_token: float = 0.0, tolerance: float = 1.6) -> Gradient2Limit:
+    """The defaults (floor 2, tolerance 1.6, no target; ADR 0067, ADR 0071), the declared parallelism as
     ceiling."""
     settings = Gradient2Settings(floor=2, ceiling=CEILING, tolerance=tolerance, target_s_per_token=target_s_per_token)
     return Gradient2Limit("gpu", settings)

@@ -69,7 +69,7 @@ class Gradient2Settings:
     floor: int = 2
     ceiling: int = 64  # the backend's declared parallelism; the limit never exceeds it
     initial: int | None = None  # None: the floor
-    tolerance: float = 1.5  # how much slower than its no-load latency a token may get before the limit falls
+    tolerance: float = 1.6  # how much slower than its no-load latency a token may get before the limit falls
     smoothing: float = 0.2
     # Gradient2's "queue size", what the limit adds per sample when latency holds: None is the square
     # root of the limit (concurrency-limits' SquareRootFunction), so that a limit of 2 can fall to 4 or

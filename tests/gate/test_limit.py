@@ -92,7 +92,7 @@ def test_latency_that_others_cause_leaves_the_no_load_latency_alone_and_the_limi
         limit.sample((0.02 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
     alone, no_load = limit.current, limit.state.long
     for _ in range(2000):
-        limit.sample((0.032 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
+        limit.sample((0.04 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
     assert limit.state.long == no_load
     assert limit.current <= alone - 5
 
