@@ -8,9 +8,10 @@ output tokens. A row runs ``--warmup`` seconds before its ``--duration`` seconds
 calls that arrive in the measurement count.
 
 Rows: fixed 2 slots (the seed's Ollama setting), fixed at each value of a small sweep, fixed 64 (a guess
-that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token,
-floor 2, ceiling 64, its defaults in ADR 0067), once with no latency target and once with the target
-an operator would set from the clerk's (``per_token_target_s``; the targets judge that row). Per row:
+that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token
+against the no-load latency, floor 2, ceiling 64, its defaults: ADR 0067, ADR 0071; the targets judge
+that row), and beside it with the per-token target an operator would set from the clerk's
+(``per_token_target_s``). Per row:
 goodput (calls answered within the clerk's ``--target`` seconds, per minute), admitted p99 (arrival to
 answer, of the calls the gate admitted), busy answers (shed in the bounded wait) and, for the adaptive
 rows, the limit's range over the measurement.
@@ -19,9 +20,11 @@ Targets: adaptive goodput >= 0.9x the best fixed value of the sweep, its admitte
 and >= 3x fixed 2's goodput.
 
 Then the neighbour (``--neighbour``): another application starts loading the same GPU halfway through a
-row (``NEIGHBOUR_SEQS`` sequences kept running, long ones); shown for fixed-best, fixed 64 and adaptive:
-our goodput and p99 before and after, and the neighbour's latency per token (from 5 s after it arrived)
-against its solo value.
+row (``NEIGHBOUR_SEQS`` sequences kept running, long ones); shown for fixed-best, fixed 64, adaptive (its
+defaults, and with the target) and, for the trade-off, adaptive at lower tolerances (``--tolerances``)
+and further fixed limits (``--neighbour-fixed``): our goodput and p99 before and after, and the
+neighbour's latency per token (from 5 s after it arrived) against its solo value (target for adaptive:
+<= 1.2x).
 
 Prompt length (``--prompts``): desk texts of ``PROMPT_TOKENS`` until halfway, then report prose of
 ``LONG_PROMPT_TOKENS`` (the GPU's prefill grows with the prompt, ``sim/batching.py``); adaptive beside
@@ -32,23 +35,30 @@ over the one GPU; once with the adaptive limit shared on Redis (ADR 0068), once 
 limit each. The GPU counts the sequences it runs at once; target: never more than the shared limit's
 highest value.
 
+Through the OpenAI API (``--openai``): every call of ours goes as the ``openai`` backend kind sends it, the
+app's own client (llm/openai_compat.py) over real HTTP to the simulated server's ``/v1/chat/completions``
+(sim/openai_api.py, served in this process over the same batching GPU), the limit fed the reply's
+``usage.completion_tokens``; the neighbour keeps using the GPU directly.
+
 .venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour] [--prompts] [--replicas]
-    [--no-sweep [--fixed 24]]
+    [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-fixed 4,6,9,12] [--openai]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench.common import pct, pf, print_table, write_result
+from feedback_intelligence.devtools.processes import free_port
 from feedback_intelligence.gate.context import CallContext
 from feedback_intelligence.gate.gate import LlmGate
 from feedback_intelligence.gate.limit import FixedLimit, Gradient2Limit, Gradient2Settings, Limit
@@ -56,8 +66,10 @@ from feedback_intelligence.gate.local import LocalSlotPool
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisSlotPool
 from feedback_intelligence.gate.slots import Grant, Priority, SlotPool
-from feedback_intelligence.llm.backend import Completion
+from feedback_intelligence.llm.backend import ChatMessage, Completion, CompletionRequest
 from feedback_intelligence.llm.errors import LlmBusy
+from feedback_intelligence.llm.openai_compat import OpenAICompatibleBackend
+from feedback_intelligence.sim import SimConfig, create_sim_app
 from feedback_intelligence.sim.batching import BatchingConfig, BatchingGpu
 
 PROMPT_TOKENS = 300
@@ -67,6 +79,57 @@ CEILING = 64  # the server's declared parallelism (max_num_seqs)
 SWEEP = (8, 16, 24, 32)
 NEIGHBOUR_SEQS = 12
 NEIGHBOUR_TOKENS = 60
+
+
+Complete = Callable[[int, int], Awaitable[Completion]]  # (prompt tokens, output tokens) -> the answer
+
+
+def direct(gpu: BatchingGpu) -> Complete:
+    """A call straight on the GPU, its tokens as counted."""
+
+    async def complete(prompt: int, output: int) -> Completion:
+        await gpu.generate(prompt, output)
+        return Completion("", prompt, output)
+
+    return complete
+
+
+@contextlib.asynccontextmanager
+async def gpu_for(openai: bool) -> AsyncIterator[tuple[BatchingGpu, Complete]]:
+    """A fresh GPU and how a call of ours reaches it: directly, or (``openai``) through the app's OpenAI
+    client over HTTP to the simulated server on that GPU, the tokens read from the reply's ``usage``."""
+    config = BatchingConfig(max_seqs=256)
+    if not openai:
+        gpu = BatchingGpu(config)
+        try:
+            yield gpu, direct(gpu)
+        finally:
+            await gpu.aclose()
+        return
+    import uvicorn
+
+    sim = create_sim_app(SimConfig(parallel=256, batching=config, tokens_per_reply=OUTPUT_TOKENS[1]))
+    assert sim.gpu is not None
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(sim, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    serving = asyncio.ensure_future(server.serve())
+    backend = OpenAICompatibleBackend(f"http://127.0.0.1:{port}/v1", "sim-model", slots=CEILING)
+    try:
+        while not server.started:
+            if serving.done():
+                serving.result()  # it could not start: say why
+            await asyncio.sleep(0.01)
+
+        async def complete(prompt: int, output: int) -> Completion:
+            words = " ".join(["word"] * prompt)  # the sim counts a word a token
+            return await backend.complete(CompletionRequest([ChatMessage("user", words)], max_tokens=output))
+
+        yield sim.gpu, complete
+    finally:
+        await backend.aclose()
+        server.should_exit = True
+        await serving
+        await sim.aclose()
 
 
 @dataclass
@@ -104,11 +167,13 @@ async def drive(
     seed: int,
     neighbour_at: float | None = None,
     long_prompts_at: float | None = None,
+    complete: Complete | None = None,
 ) -> float:
     """Poisson clerks for warm-up + duration, each call to the next of ``gates`` in turn (replicas behind a
     balancer), every gate over the one ``gpu``; the limit read every 0.25 s. Prompts are ``PROMPT_TOKENS``
     long, ``LONG_PROMPT_TOKENS`` from ``long_prompts_at`` (loop time) on. Returns when the measurement
-    started (loop time)."""
+    started (loop time). A call of ours goes through ``complete`` (default: straight on the GPU)."""
+    reach = complete or direct(gpu)
     rng = random.Random(seed)
     loop = asyncio.get_running_loop()
     begin = loop.time()
@@ -121,8 +186,7 @@ async def drive(
         prompt = PROMPT_TOKENS if long_prompts_at is None or arrival < long_prompts_at else LONG_PROMPT_TOKENS
 
         async def work(grant: Grant) -> Completion:
-            await gpu.generate(prompt, output)
-            return Completion("", prompt, output)
+            return await reach(prompt, output)
 
         try:
             await gate.run(work, context)
@@ -179,9 +243,10 @@ async def run_row(
     seed: int,
     neighbour_at: float | None = None,
     long_prompts_at: float | None = None,
+    openai: bool = False,
 ) -> tuple[Row, float]:
-    """One row: a fresh GPU and one gate; returns the row and the loop time the measurement started."""
-    gpu = BatchingGpu(BatchingConfig(max_seqs=256))
+    """One row: a fresh GPU and one gate (``openai``: calls through the OpenAI API, :func:`gpu_for`);
+    returns the row and the loop time the measurement started."""
     pool = LocalSlotPool(limit.current, background_reserve=0, limit=limit)
     gate = gate_over(pool)
     row = Row(name)
@@ -190,27 +255,34 @@ async def run_row(
         return pool.slots
 
     try:
-        measure_at = await drive(
-            row,
-            [gate],
-            gpu,
-            limit_now,
-            rate=rate,
-            warmup_s=warmup_s,
-            duration_s=duration_s,
-            seed=seed,
-            neighbour_at=neighbour_at,
-            long_prompts_at=long_prompts_at,
-        )
+        async with gpu_for(openai) as (gpu, complete):
+            measure_at = await drive(
+                row,
+                [gate],
+                gpu,
+                limit_now,
+                rate=rate,
+                warmup_s=warmup_s,
+                duration_s=duration_s,
+                seed=seed,
+                neighbour_at=neighbour_at,
+                long_prompts_at=long_prompts_at,
+                complete=complete,
+            )
     finally:
-        await gpu.aclose()
         await gate.aclose()
     return row, measure_at
 
 
-def adaptive_limit(target_s_per_token: float = 0.0) -> Gradient2Limit:
-    """ADR 0067's defaults (floor 2, tolerance 1.5), the declared parallelism as ceiling."""
-    return Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=CEILING, target_s_per_token=target_s_per_token))
+def adaptive_limit(target_s_per_token: float = 0.0, tolerance: float = 1.6) -> Gradient2Limit:
+    """The defaults (floor 2, tolerance 1.6, no target; ADR 0067, ADR 0071), the declared parallelism as
+    ceiling."""
+    settings = Gradient2Settings(floor=2, ceiling=CEILING, tolerance=tolerance, target_s_per_token=target_s_per_token)
+    return Gradient2Limit("gpu", settings)
+
+
+def target_name(args: argparse.Namespace) -> str:
+    return f"adaptive, {per_token_target_s(args.target) * 1000:.0f} ms/token target"
 
 
 def per_token_target_s(clerk_target_s: float) -> float:
@@ -253,12 +325,18 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
         ("fixed 2", lambda: FixedLimit(2)),
         *[(f"fixed {n}", lambda n=n: FixedLimit(n)) for n in SWEEP],
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
-        ("adaptive, no target", adaptive_limit),
-        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
+        ("adaptive", adaptive_limit),
+        (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
     ]
     for name, make in kinds:
         row, start = await run_row(
-            name, make(), rate=args.rate, warmup_s=args.warmup, duration_s=args.duration, seed=args.seed
+            name,
+            make(),
+            rate=args.rate,
+            warmup_s=args.warmup,
+            duration_s=args.duration,
+            seed=args.seed,
+            openai=args.openai,
         )
         rows[name] = figures(row, start, start + args.duration, args.target, name.startswith("adaptive"))
         print(f"{name}: {rows[name].cells()}", flush=True)
@@ -313,11 +391,16 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
     solo = statistics.median(per_token)
     results: dict[str, Any] = {"neighbour_solo_ms_per_token": round(solo * 1000, 2)}
     table = [("neighbour alone", f"{solo * 1000:.1f} ms/token", "")]
-    for name, make in [
+    kinds: list[tuple[str, Callable[[], Limit]]] = [
+        *[(f"fixed {n}", lambda n=n: FixedLimit(n)) for n in args.neighbour_fixed],
         (f"fixed {best}", lambda: FixedLimit(best)),
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
-        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
-    ]:
+        ("adaptive", adaptive_limit),
+        (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
+        *[(f"adaptive, tolerance {t:g}", lambda t=t: adaptive_limit(tolerance=t)) for t in args.tolerances],
+    ]
+    for name, make in kinds:
+        adaptive = name.startswith("adaptive")
         half = args.duration / 2
         loop = asyncio.get_running_loop()
         row, start = await run_row(
@@ -328,10 +411,11 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
             duration_s=args.duration,
             seed=args.seed,
             neighbour_at=loop.time() + args.warmup + half,
+            openai=args.openai,
         )
         # "Before" ends a target's time before the neighbour, so no call of it ran beside the neighbour.
-        before = figures(row, start, start + half - args.target, args.target, name == "adaptive")
-        after = figures(row, start + half, start + args.duration, args.target, name == "adaptive")
+        before = figures(row, start, start + half - args.target, args.target, adaptive)
+        after = figures(row, start + half, start + args.duration, args.target, adaptive)
         theirs = [s for at, s in row.neighbour_per_token if at >= start + half + 5]  # once the limit had 5 s
         ratio = statistics.median(theirs) / solo if theirs else None
         results[name] = {"before": vars(before), "after": vars(after), "neighbour_vs_solo": ratio}
@@ -354,7 +438,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
     """Short desk texts, then long report prose from halfway: the limit over time, adaptive beside fixed."""
     runs: dict[str, tuple[Row, float]] = {}
     for name, make in [
-        ("adaptive", lambda: adaptive_limit(per_token_target_s(args.target))),
+        ("adaptive", adaptive_limit),
         (f"fixed {fixed}", lambda: FixedLimit(fixed)),
     ]:
         loop = asyncio.get_running_loop()
@@ -366,6 +450,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
             duration_s=args.duration,
             seed=args.seed,
             long_prompts_at=loop.time() + args.warmup + args.duration / 2,
+            openai=args.openai,
         )
     from rich.console import Console
     from rich.table import Table
@@ -417,27 +502,27 @@ def three_replicas(
 async def shared_replicas(args: argparse.Namespace) -> dict[str, Any]:
     """Three replicas, each its own gate, over the one GPU: the adaptive limit shared on Redis against three
     in-process limits of their own. The GPU's own count of sequences it runs at once against the limit."""
-    settings = Gradient2Settings(floor=2, ceiling=CEILING, target_s_per_token=per_token_target_s(args.target))
+    settings = Gradient2Settings(floor=2, ceiling=CEILING)  # the defaults
     result: dict[str, Any] = {}
     table = []
     for name in ("shared on Redis", "each replica its own"):
-        gpu = BatchingGpu(BatchingConfig(max_seqs=256))
         pools, limit_now = three_replicas(settings, args.redis if name == "shared on Redis" else None)
         gates = [gate_over(pool) for pool in pools]
         row = Row(name)
         try:
-            start = await drive(
-                row,
-                gates,
-                gpu,
-                limit_now,
-                rate=args.rate,
-                warmup_s=args.warmup,
-                duration_s=args.duration,
-                seed=args.seed,
-            )
+            async with gpu_for(args.openai) as (gpu, complete):
+                start = await drive(
+                    row,
+                    gates,
+                    gpu,
+                    limit_now,
+                    rate=args.rate,
+                    warmup_s=args.warmup,
+                    duration_s=args.duration,
+                    seed=args.seed,
+                    complete=complete,
+                )
         finally:
-            await gpu.aclose()
             for gate in gates:
                 await gate.aclose()
         measured = figures(row, start, start + args.duration, args.target, adaptive=True)
@@ -483,6 +568,14 @@ async def main_async(args: argparse.Namespace) -> int:
     return 0 if all(checks) else 1
 
 
+def _floats(text: str) -> list[float]:
+    return [float(part) for part in text.split(",") if part]
+
+
+def _ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.adaptive_limit", description=__doc__)
     parser.add_argument("--rate", type=float, default=20.0, help="clerks' calls a second (Poisson)")
@@ -496,6 +589,15 @@ def main() -> None:
     parser.add_argument("--no-sweep", action="store_true", help="skip the side-by-side sweep (then --fixed is best)")
     parser.add_argument("--fixed", type=int, default=24, help="the fixed value to compare with when not swept")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis of --replicas")
+    parser.add_argument(
+        "--tolerances", type=_floats, default=[1.2, 1.3], help="neighbour: adaptive also at these tolerances (a,b)"
+    )
+    parser.add_argument(
+        "--neighbour-fixed", type=_ints, default=[], help="neighbour: also these fixed limits (a,b): the trade-off"
+    )
+    parser.add_argument(
+        "--openai", action="store_true", help="our calls through the OpenAI API (the app's client, real HTTP)"
+    )
     raise SystemExit(asyncio.run(main_async(parser.parse_args())))
 
 

@@ -116,7 +116,9 @@ def serve(
 @app.command("sim-ollama")
 def sim_ollama(
     parallel: int = typer.Option(1, min=1, help="Requests a loaded model runs at once (OLLAMA_NUM_PARALLEL)."),
-    max_queue: int = typer.Option(512, min=0, help="Pending queue for a cold/loading model (OLLAMA_MAX_QUEUE)."),
+    max_queue: int = typer.Option(
+        512, min=0, help="Pending queue for a cold/loading model (OLLAMA_MAX_QUEUE); batching: OpenAI calls waiting."
+    ),
     service_ms: int = typer.Option(1500, min=0, help="Time one request holds a parallel slot."),
     load_ms: int = typer.Option(0, min=0, help="Cold-load delay of the model."),
     keep_alive_s: float = typer.Option(300.0, help="How long the model stays loaded after its last request."),

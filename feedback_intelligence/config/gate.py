@@ -33,9 +33,10 @@ class GateSettings(Group):
     # declared slots from the latency per output token (Gradient2). Off: every backend's slots are fixed.
     adaptive_limit: bool = variable("FI_LLM_ADAPTIVE_LIMIT", False)
     adaptive_floor: int = variable("FI_LLM_ADAPTIVE_FLOOR", 2, ge=1, le=64)
-    # How much slower than its long-run average a token may get before the limit falls...
-    adaptive_tolerance: float = variable("FI_LLM_ADAPTIVE_TOLERANCE", 1.5, ge=1, le=10)
-    # ...and, when set, the latency per output token above which it falls whatever the average (0: none).
+    # How much slower than its no-load latency (what a token takes with almost none of ours in flight) a
+    # token may get before the limit falls...
+    adaptive_tolerance: float = variable("FI_LLM_ADAPTIVE_TOLERANCE", 1.6, ge=1, le=10)
+    # ...and, when set, the latency per output token above which it falls whatever the no-load one (0: none).
     adaptive_target_ms_per_token: float = variable("FI_LLM_ADAPTIVE_TARGET_MS_PER_TOKEN", 0, ge=0, le=10_000)
 
     @field_validator("background_reserve", mode="wrap")

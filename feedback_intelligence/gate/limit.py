@@ -69,19 +69,19 @@ class Gradient2Settings:
     floor: int = 2
     ceiling: int = 64  # the backend's declared parallelism; the limit never exceeds it
     initial: int | None = None  # None: the floor
-    tolerance: float = 1.5  # how much slower than its long-run average a token may get before the limit falls
+    tolerance: float = 1.6  # how much slower than its no-load latency a token may get before the limit falls
     smoothing: float = 0.2
     # Gradient2's "queue size", what the limit adds per sample when latency holds: None is the square
     # root of the limit (concurrency-limits' SquareRootFunction), so that a limit of 2 can fall to 4 or
     # below under overload, where a constant 4 would hold it at 8 or more.
     growth: float | None = None
-    long_window: int = 600  # samples in the long-run average
-    # An absolute latency per output token above which the limit falls whatever the long-run average
-    # says (0: none, pure Gradient2): a neighbour that loads the GPU for long raises the average too.
+    long_window: int = 600  # samples over which the no-load latency learns a slower token (at the lowest load)
+    # An absolute latency per output token above which the limit falls whatever the no-load latency
+    # says (0: none): a cap an operator derives from the clerk's latency target.
     target_s_per_token: float = 0.0
 
 
-WARMUP = 10  # samples over which the long-run average is their plain mean (concurrency-limits' ExpAvgMeasurement)
+WARMUP = 10  # the first samples, whose plain mean is the no-load latency to start from (they run at the floor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class Gradient2State:
     is the one place it changes."""
 
     estimate: float  # the limit before it is rounded down to whole slots
-    long: float = 0.0  # the long-run average latency per output token, seconds
+    long: float = 0.0  # the long-run (no-load) latency per output token, seconds: :func:`no_load`
     samples: int = 0  # samples taken so far
 
     @property
@@ -108,6 +108,31 @@ def initial_state(s: Gradient2Settings) -> Gradient2State:
     return Gradient2State(float(s.floor if s.initial is None else s.initial)).within(s)
 
 
+def lowest(s: Gradient2Settings) -> int:
+    """The lowest the limit falls to however slow its tokens: the floor, or where the smallest gradient
+    (0.5) and the growth balance, ``limit = limit / 2 + growth`` (4 with the square root)."""
+    balance = 4.0 if s.growth is None else 2 * s.growth
+    return min(s.ceiling, max(s.floor, math.ceil(balance)))
+
+
+def no_load(s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int) -> float:
+    """The long-run latency per output token, held at what a token takes with (almost) nothing of ours in
+    flight, as Vegas holds its no-load round trip: the first ``WARMUP`` samples' plain mean; then a faster
+    token pulls it down at once (a window of ``WARMUP`` samples), a slower one pulls it up only if it ran
+    with no more in flight than the limit falls to (:func:`lowest`; the long window). An average of every
+    call would follow the latency the limit itself causes, and let the limit climb with it past the knee.
+    """
+    if state.samples < WARMUP:
+        return (state.long * state.samples + short) / (state.samples + 1)
+    if short < state.long:
+        factor = 2.0 / (WARMUP + 1)
+    elif in_flight <= lowest(s):
+        factor = 2.0 / (s.long_window + 1)
+    else:
+        return state.long
+    return state.long * (1 - factor) + short * factor
+
+
 def gradient2_step(
     s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int
 ) -> tuple[Gradient2State, str]:
@@ -116,17 +141,12 @@ def gradient2_step(
 
     ``gradient = clamp(tolerance * long / short, 0.5, 1)`` (with a target, also at most
     ``target / short``); the new limit is ``limit * gradient + growth``, smoothed, within the floor and
-    the ceiling. While fewer than half the limit's calls are in flight only the average learns.
+    the ceiling; ``long`` is the no-load latency per token (:func:`no_load`). While fewer than half the
+    limit's calls are in flight only ``long`` learns.
     """
     state = state.within(s)
-    if state.samples < WARMUP:
-        long = (state.long * state.samples + short) / (state.samples + 1)
-    else:
-        factor = 2.0 / (s.long_window + 1)
-        long = state.long * (1 - factor) + short * factor
-    # Latency is back to normal after a long spell of overload: the average forgets the spell faster.
-    kept = long * 0.95 if long / short > 2 else long
-    learned = replace(state, long=kept, samples=state.samples + 1)
+    long = no_load(s, state, short, in_flight)
+    learned = replace(state, long=long, samples=state.samples + 1)
     if in_flight < state.estimate / 2:
         return learned, ""
     gradient = max(0.5, min(1.0, s.tolerance * long / short))
@@ -140,7 +160,7 @@ def gradient2_step(
         return moved, ""
     target = f", target {s.target_s_per_token * 1000:.1f}" if s.target_s_per_token > 0 else ""
     reason = (
-        f"{short * 1000:.1f} ms/token against {long * 1000:.1f} ms/token long-run{target}"
+        f"{short * 1000:.1f} ms/token against {long * 1000:.1f} ms/token no-load{target}"
         f" (gradient {gradient:.2f}, {in_flight} in flight)"
     )
     return moved, reason
@@ -155,11 +175,11 @@ def announce(backend: str, before: int, after: int, reason: str) -> LimitChange:
 class Gradient2Limit:
     """Gradient2 on the latency per output token, in this process (:func:`gradient2_step`).
 
-    Each sample compares this call's latency per token (short) with the long-run average (long). It
-    settles where ``limit * (1 - gradient) = growth``: a token somewhat slower than the long-run
-    average (or the target), which is what keeps the batch full. While fewer than half the limit's
-    calls are in flight the backend is not the bottleneck and the limit holds (it does not grow on load
-    it never saw).
+    Each sample compares this call's latency per token (short) with the no-load latency per token
+    (long). It settles where ``limit * (1 - gradient) = growth``: a token somewhat slower than
+    ``tolerance`` times the no-load one (or the target), which is what keeps the batch full. While
+    fewer than half the limit's calls are in flight the backend is not the bottleneck and the limit
+    holds (it does not grow on load it never saw).
     """
 
     adaptive = True

@@ -18,7 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parallel", type=int, default=d.parallel, help="OLLAMA_NUM_PARALLEL (default %(default)s)")
     p.add_argument(
         "--max-queue", type=int, default=d.max_queue,
-        help="OLLAMA_MAX_QUEUE: pending requests for a cold or loading model (default %(default)s)",
+        help="OLLAMA_MAX_QUEUE: pending requests for a cold or loading model; batching: OpenAI calls waiting"
+        " (default %(default)s)",
     )  # fmt: skip
     p.add_argument("--service-ms", type=int, default=d.service_ms, help="slot hold time per completion")
     p.add_argument("--probe-ms", type=int, default=None, help="slot hold time when num_predict is 1")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from feedback_intelligence.sim.asgi import Receive, Send, cancel_on_disconnect, ndjson_line, read_body, send_json
@@ -27,6 +28,16 @@ from feedback_intelligence.sim.replies import json_reply, json_tokens, prose_tok
 from feedback_intelligence.sim.scheduler import SimBusy, SimScheduler
 from feedback_intelligence.sim.script import ReplyScript
 from feedback_intelligence.sim.stats import SimStats, Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """A whole reply, as another API than Ollama's words it (sim/openai_api.py)."""
+
+    tokens: list[str]
+    reason: str  # "stop" | "length"
+    load_s: float  # waiting for the model
+    service_s: float  # in a slot or on the batching GPU
 
 
 class Completions:
@@ -94,6 +105,40 @@ class Completions:
         except asyncio.CancelledError:
             self.stats.finished(trace, "cancelled")  # Ollama logs these as 499
             raise
+
+    async def generate(self, request: CompletionRequest) -> Generated:
+        """The whole reply to ``request``, scheduled as Ollama's completions are (the model, then a slot or
+        the batching GPU), counted in the stats; raises :class:`SimBusy` as they answer 503."""
+        trace = self.stats.arrive(request.endpoint, request.stream)
+        try:
+            try:
+                runner = await self.scheduler.get_runner(request.model, request.keep_alive_s)
+            except SimBusy:
+                self.stats.finished(trace, "rejected_busy")
+                raise
+            try:
+                load_s = time.monotonic() - trace.arrival
+                tokens, reason = self._reply(request)
+                if self.gpu is not None:
+                    self.stats.started(trace, self.gpu.running + 1)
+                    started = time.monotonic()
+                    await self.gpu.generate(request.prompt_tokens, len(tokens))
+                    service_s = time.monotonic() - started
+                else:
+                    await self.scheduler.slots.acquire()
+                    try:
+                        self.stats.started(trace, self.scheduler.slots.in_use)
+                        service_s = self._service_s(request)
+                        await asyncio.sleep(service_s)
+                    finally:
+                        self.scheduler.slots.release()
+            finally:
+                self.scheduler.finished(runner)
+        except asyncio.CancelledError:
+            self.stats.finished(trace, "cancelled")
+            raise
+        self.stats.finished(trace, "completed")
+        return Generated(tokens, reason, load_s, service_s)
 
     async def _serve(self, request: CompletionRequest, trace: Trace, send: Send) -> None:
         """Hold a slot for the service time: the whole reply at the end, or token by token when streaming."""

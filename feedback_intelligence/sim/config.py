@@ -12,7 +12,8 @@ class SimConfig:
     """What the simulated GPU behaves like.
 
     The names mirror Ollama's own knobs: ``parallel`` is ``OLLAMA_NUM_PARALLEL`` (Ollama's default is 1),
-    ``max_queue`` is ``OLLAMA_MAX_QUEUE`` (default 512; it bounds only requests for a cold or loading model),
+    ``max_queue`` is ``OLLAMA_MAX_QUEUE`` (default 512; it bounds only requests for a cold or loading model, and
+    on the batching GPU the sequences an OpenAI-compatible request finds waiting, sim/openai_api.py),
     ``keep_alive_s`` is ``OLLAMA_KEEP_ALIVE`` (default 5 minutes; negative = forever).
     """
 

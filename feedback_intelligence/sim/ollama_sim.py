@@ -1,7 +1,8 @@
 """A simulated Ollama server: Ollama's HTTP API and scheduling, with a GPU that only sleeps.
 
 A test and benchmark fixture, never a product backend. It answers ``/api/chat``, ``/api/generate``,
-``/api/tags``, ``/api/ps``, ``/api/version`` and ``/`` closely enough for a real Ollama client, and
+``/api/tags``, ``/api/ps``, ``/api/version`` and ``/`` closely enough for a real Ollama client (and, as
+Ollama does, the OpenAI chat-completions API: :mod:`~feedback_intelligence.sim.openai_api`), and
 schedules like Ollama (see :mod:`feedback_intelligence.sim.scheduler`): ``parallel`` requests run at once,
 further ones wait without bound on a loaded model, and only a cold or loading model turns requests away
 (503, Ollama's "maximum pending requests exceeded") once ``max_queue`` are pending.
@@ -23,6 +24,7 @@ from feedback_intelligence.sim.completions import Completions
 from feedback_intelligence.sim.config import SimConfig
 from feedback_intelligence.sim.control import SimControl
 from feedback_intelligence.sim.model_routes import ModelRoutes
+from feedback_intelligence.sim.openai_api import OpenAIRoutes
 from feedback_intelligence.sim.scheduler import SimScheduler
 from feedback_intelligence.sim.script import ReplyScript, ScriptedReply
 from feedback_intelligence.sim.stats import SimStats
@@ -44,6 +46,7 @@ class OllamaSim:
         completions = Completions(config, self.stats, self.scheduler, self.script, names_seen)
         self.gpu = completions.gpu  # the batching GPU, when there is one (a neighbour may share it)
         self.control = SimControl(config, self.stats, self.scheduler, self.script)
+        openai = OpenAIRoutes(config, completions)
 
         async def chat(scope: Scope, receive: Receive, send: Send) -> None:
             await completions.handle("chat", receive, send)
@@ -62,6 +65,8 @@ class OllamaSim:
             ("GET", "/api/ps"): models.ps,
             ("POST", "/api/chat"): chat,
             ("POST", "/api/generate"): generate,
+            ("POST", "/v1/chat/completions"): openai.chat,
+            ("GET", "/v1/models"): openai.models,
             ("GET", "/sim/stats"): control.stats_route,
             ("GET", "/sim/requests"): control.requests,
             ("POST", "/sim/reset"): control.reset,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.gate.limit import LimitChange
 
 BENCHES = [
     "gate_overhead",
@@ -357,6 +358,24 @@ async def test_adaptive_limit_answers_or_sheds_every_arrival_and_keeps_its_limit
     assert len(row.answered) + len(row.shed) > 10
     assert all(latency > 0 for _, latency in row.answered)
     assert all(2 <= limit <= CEILING for _, limit in row.limits)
+
+
+async def test_adaptive_limit_through_the_openai_api_feeds_the_limit_the_tokens_the_sim_counted() -> None:
+    from bench.adaptive_limit import OUTPUT_TOKENS, adaptive_limit, run_row
+
+    limit = adaptive_limit()
+    fed: list[int] = []
+    sample = limit.sample
+
+    def counted(latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
+        fed.append(tokens)
+        return sample(latency_s, tokens, in_flight)
+
+    limit.sample = counted  # type: ignore[method-assign]
+    row, _ = await run_row("adaptive", limit, rate=40, warmup_s=0, duration_s=1.0, seed=1, openai=True)
+    assert row.answered and len(row.answered) + len(row.shed) > 10
+    assert len(fed) == len(row.answered), "every answer fed the limit"
+    assert all(OUTPUT_TOKENS[0] <= tokens <= OUTPUT_TOKENS[1] for tokens in fed), "its usage.completion_tokens"
 
 
 async def test_adaptive_limit_switches_to_long_prompts_at_the_time_it_is_given() -> None:

@@ -17,7 +17,7 @@ def snapshot() -> Snapshot:
             "slots": 14,
             "inUse": 9,
             "adaptiveLimit": True,
-            "limitReason": "12 -> 14: 21.3 ms/token against 19.8 ms/token long-run",
+            "limitReason": "12 -> 14: 21.3 ms/token against 19.8 ms/token no-load",
         },
     ]
     status = {

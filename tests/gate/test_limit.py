@@ -42,7 +42,7 @@ def test_gradient2_rises_from_its_floor_while_latency_per_token_holds() -> None:
 
 def test_gradient2_falls_when_latency_per_token_grows_and_not_below_its_floor() -> None:
     limit = Gradient2Limit("gpu", Gradient2Settings(floor=6, ceiling=32, initial=32))
-    feed(limit, FLOOR_S, 50)  # a long-run average at the floor
+    feed(limit, FLOOR_S, 50)  # a no-load latency at the floor
     first = limit.sample(FLOOR_S * 4, TOKENS, in_flight=32)
     assert first is not None and first.after < first.before == 32
     assert "80.0 ms/token against 20." in first.reason, "the change says why"
@@ -60,17 +60,63 @@ def test_gradient2_does_not_grow_on_load_it_never_saw() -> None:
     assert limit.current == 8
 
 
+def test_the_long_run_latency_stays_at_no_load_so_the_limit_settles_instead_of_drifting() -> None:
+    """Latency that grows slowly with the limit (a batching GPU): an average of every call would follow it
+    up, and the limit with it to the ceiling. The no-load latency stays where the first calls found it,
+    and the limit settles where a token takes about ``tolerance`` times as long."""
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
+    seen = []
+    for _ in range(3000):
+        per_token = 0.02 + 0.002 * limit.current  # 40 ms a token at 10 in flight
+        limit.sample(per_token * TOKENS, TOKENS, in_flight=limit.current)
+        seen.append(limit.current)
+    assert 0.02 < limit.state.long < 0.03, "the long-run latency is the first calls' (no load)"
+    assert min(seen[-1000:]) >= 10 and max(seen[-1000:]) <= 20, "and the limit settles well below its ceiling"
+
+
 def test_a_latency_target_holds_the_limit_where_tokens_get_too_slow() -> None:
-    """Latency that grows slowly with the limit (a batching GPU) would drift up with the average; the
-    target stops it where a token takes longer than the target."""
     free = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
-    held = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64, target_s_per_token=0.04))
+    held = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64, target_s_per_token=0.03))
     for _ in range(2000):
         for limit in (free, held):
-            per_token = 0.02 + 0.002 * limit.current  # 40 ms a token at 10 in flight
+            per_token = 0.02 + 0.002 * limit.current  # 30 ms a token at 5 in flight
             limit.sample(per_token * TOKENS, TOKENS, in_flight=limit.current)
-    assert free.current == 64, "without a target it drifts to its ceiling"
-    assert 8 <= held.current <= 16, "with one it settles near where a token takes the target"
+    assert 6 <= held.current <= 13 < free.current, "with a target it settles near where a token takes it"
+
+
+def test_latency_that_others_cause_leaves_the_no_load_latency_alone_and_the_limit_falls() -> None:
+    """A neighbour loads the GPU: every token of ours gets slower at any limit. The no-load latency does not
+    learn from calls that ran beside many of ours, so the limit falls and stays down while they last."""
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
+    for _ in range(1000):
+        limit.sample((0.02 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
+    alone, no_load = limit.current, limit.state.long
+    for _ in range(2000):
+        limit.sample((0.04 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
+    assert limit.state.long == no_load
+    assert limit.current <= alone - 5
+
+
+def test_a_backend_slower_for_good_holds_the_limit_low_until_it_is_reset() -> None:
+    """The no-load latency learns a slower token only from calls that ran with no more in flight than the
+    limit falls to (4: half of 4 plus its square root). A backend that turned slower for good (a larger
+    model behind the same address) looks like a neighbour that never leaves: the limit falls to 4 and
+    stays low, learning only there; a reset (a new state) finds its level again."""
+    settings = Gradient2Settings(floor=2, ceiling=64)
+    limit = Gradient2Limit("gpu", settings)
+    for _ in range(1000):
+        limit.sample((0.02 + 0.002 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
+    before, no_load = limit.current, limit.state.long
+    seen = []
+    for _ in range(4000):
+        limit.sample((0.06 + 0.006 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
+        seen.append(limit.current)
+    assert min(seen) == 4 and max(seen[-1000:]) < before / 2, "down as far as it falls, and held low"
+    assert limit.state.long > no_load, "learning the slower token only there"
+    reset = Gradient2Limit("gpu", settings)
+    for _ in range(1000):
+        reset.sample((0.06 + 0.006 * reset.current) * TOKENS, TOKENS, in_flight=reset.current)
+    assert reset.current >= before - 3, "a new state finds the same level as before"
 
 
 def test_the_limit_stays_within_its_bounds_whatever_it_is_fed() -> None:
