@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { dueOf, dueWords, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
+import { dueOf, dueWords, openedLater, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
 import { translator } from "../../../feedback_intelligence/web/static/js/i18n.js";
 
 const fi = translator("fi");
@@ -46,4 +46,10 @@ test("overdue first within a state, the server's order kept otherwise", () => {
   const order = overdueFirst([serious, late, acknowledged], HAPPENED + 3 * H).map((c) => c.ref);
   assert.deepEqual(order, [late.ref, serious.ref, acknowledged.ref]);
   assert.deepEqual(overdueFirst([serious, late], HAPPENED).map((c) => c.ref), [serious.ref, late.ref]);
+});
+
+test("a case opened apart from its incident says so; one opened with it does not", () => {
+  assert.equal(openedLater(item()), false);
+  assert.equal(openedLater({ ...item(), openedAt: "2026-12-05T09:30:00Z" }), true); // imported two days later
+  assert.equal(openedLater({ ...item(), item: undefined }), false); // no incident time: nothing to compare
 });

@@ -11,8 +11,8 @@
 
 import { getJson, request } from "./api.js";
 import { byId, clear, h, replace, show } from "./dom.js";
-import { dueOf, dueWords, overdueFirst } from "./due.js";
-import { applyStatic, formatTime, initialLanguage, toDate, translator } from "./i18n.js";
+import { dueOf, dueWords, openedLater, overdueFirst } from "./due.js";
+import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACTIONS = {
@@ -165,9 +165,8 @@ function takeButton(item) {
 function happened(item) {
   const at = item.item?.timestamp;
   if (!at) return t("cases.opened", { time: formatTime(item.openedAt, t) });
-  const apart = Math.abs(toDate(item.openedAt).getTime() - toDate(at).getTime()) >= 60_000;
   const when = t("cases.happened", { time: formatTime(at, t) });
-  return apart ? `${when} · ${t("cases.openedLater", { time: formatTime(item.openedAt, t) })}` : when;
+  return openedLater(item) ? `${when} · ${t("cases.openedLater", { time: formatTime(item.openedAt, t) })}` : when;
 }
 
 function ownerWords(owner) {

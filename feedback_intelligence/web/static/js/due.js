@@ -20,6 +20,13 @@ export function spanWords(ms, t) {
   return t("span.minutes", { m });
 }
 
+/** Whether the case opened apart from its incident (an import opens it days later): the one rule the case
+ * list and the brief both say "case opened …" by. */
+export function openedLater(item) {
+  const at = item.item?.timestamp;
+  return Boolean(at) && Math.abs(toDate(item.openedAt).getTime() - toDate(at).getTime()) >= MINUTE;
+}
+
 /** Is the case overdue at ``now`` (a closed case never is), and how far from its due time. */
 export function dueOf(item, now = Date.now()) {
   const due = toDate(item.dueAt).getTime();
