@@ -67,7 +67,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first).to_contain_text(NAMES[SAFETY_STORE])
     expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
-    expect(cases.first.locator(".brief-go")).to_have_text("ota itselleni →")  # the line is the way to act
+    expect(cases.first.locator(".brief-go")).to_have_text("Ota itselleni →")  # the line is the way to act
     # imported days after the incident: the line says when its case opened, past its deadline already
     expect(cases.first.locator(".brief-opened")).to_have_text(re.compile(r"^ · tapaus avattu "))
     # late against a deadline the line names; the week's dates stand in the heading

@@ -49,7 +49,7 @@ function caseLine(item, names, t, topTier) {
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
       // the line is the way to act: it opens the case below, where it is taken and closed
-      " ", h("span", { class: "brief-go" }, item.owner ? t("brief.open") : t("brief.take"))),
+      " ", h("span", { class: "brief-go" }, `${item.owner ? t("brief.open") : t("cases.take")} →`)),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
 }
 
