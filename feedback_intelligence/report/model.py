@@ -225,6 +225,12 @@ class Series(WireModel):
     threshold_z: float = Field(description="The direction rule's z (FI_REPORT_TREND_Z).")
     min_items: int = Field(description="Items both periods need before a change can be significant.")
     lines: list[SeriesLine] = Field(description="All items, alerts, then each category (largest first).")
+    history_from: str | None = Field(
+        None,
+        description="When the history covers less than three quarters of the previous period (an import of a few "
+        "weeks, a new store): the first item's local day (yyyy-MM-dd). The periods are then not compared: no line "
+        "is significant and none has a per cent, as a period only partly recorded is not a quiet one.",
+    )
 
 
 class Report(WireModel):

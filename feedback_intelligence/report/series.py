@@ -23,8 +23,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from feedback_intelligence.instants.ticks import from_ticks
+from feedback_intelligence.instants.timestamps import ticks_of
 from feedback_intelligence.report.model import Series, SeriesLine
-from feedback_intelligence.report.trends import trend_direction
+from feedback_intelligence.report.trends import STABLE, trend_direction
 
 ALL, ALERTS = "all", "alert"
 MAX_DAY_BUCKETS = 31
@@ -174,6 +175,32 @@ def significance(line: Line, min_items: int, z: float) -> tuple[str, bool]:
     """The direction of ``previous → current`` by the report's rule, and whether it is significant."""
     direction = trend_direction(line.previous_total, line.current_total, 0.0, 0.0, min_items, z)
     return direction, direction != "stable"
+
+
+#: The share of the previous period the history must cover for the periods to be compared: a history's first
+#: item rarely falls on the period's first hour, and a day or so unrecorded of a week is within the noise.
+RECORDED_ENOUGH = 0.75
+
+
+def partly_recorded(history_start: str | None, previous_from: str, previous_to: str) -> bool:
+    """Whether the history (its first item's normalised timestamp) covers less than
+    :data:`RECORDED_ENOUGH` of the previous period: its count is then no baseline (an import of a few weeks
+    held against a month)."""
+    if history_start is None or history_start <= previous_from:
+        return False
+    start, end = ticks_of(previous_from), ticks_of(previous_to)
+    return end <= start or (end - ticks_of(history_start)) < RECORDED_ENOUGH * (end - start)
+
+
+def without_comparison(series: Series, history_start: str) -> Series:
+    """``series`` with its periods not compared: the history begins at ``history_start``, too late in the
+    previous period or after it (:func:`partly_recorded`). The counts stay; no line is significant and none
+    has a per cent or a direction."""
+    day = from_ticks(ticks_of(history_start)).astimezone(ZoneInfo(series.timezone)).date().isoformat()
+    lines = [
+        line.model_copy(update={"change_pct": None, "direction": STABLE, "significant": False}) for line in series.lines
+    ]
+    return series.model_copy(update={"lines": lines, "history_from": day})
 
 
 def series_of(

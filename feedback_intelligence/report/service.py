@@ -50,7 +50,7 @@ from feedback_intelligence.report.prose.layer import (
 )
 from feedback_intelligence.report.prose.llm_layer import LlmLedger, ReportLlm
 from feedback_intelligence.report.prose.store import MemoryProseStore, ProseStore
-from feedback_intelligence.report.series import HourRow, bucket_bounds, series_of
+from feedback_intelligence.report.series import HourRow, bucket_bounds, partly_recorded, series_of, without_comparison
 from feedback_intelligence.report.sources import Fetch, FetchSource, ReportSource
 from feedback_intelligence.report.window import Mode, Window, applied_filters, cache_key
 from feedback_intelligence.store.aggregates import ItemFilter, Screen, WindowAggregates
@@ -272,6 +272,7 @@ class ReportService:
             ),
             self._series(window) if mode == "standard" else _nothing(),
             self.source.issue_counts(self._previous(window)) if mode == "standard" else _nothing(),
+            self.source.history_start(self._filter(window)) if mode == "standard" else _nothing(),
             return_exceptions=True,
         )
         for answer in answers:
@@ -279,6 +280,11 @@ class ReportService:
                 raise answer
         aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
         previous_issues = cast(dict[str, int] | None, answers[2])
+        history = cast(str | None, answers[3])
+        before = self._previous(window)
+        if series is not None and history is not None and partly_recorded(history, before.from_ or "", before.to or ""):
+            # the period before the window was only partly recorded: no rise or fall is read against it
+            series, previous_issues = without_comparison(series, history), None
         folded = fold_groups(aggregates, domain, mode, options.max_items)
         warn_unknown_severities(folded.severities, domain)
 

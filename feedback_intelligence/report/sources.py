@@ -22,6 +22,7 @@ from feedback_intelligence.store.aggregates import (
     Screen,
     ThemeCount,
     WindowAggregates,
+    history_start,
     window_aggregates,
     window_hours,
     window_issue_counts,
@@ -46,6 +47,11 @@ class ReportSource(Protocol):
 
     async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
         """Items per issue (the previous period the issue groups are held against)."""
+        ...
+
+    async def history_start(self, flt: ItemFilter) -> str | None:
+        """The earliest item's timestamp of the filter's channel and store, whatever its window (None: no
+        item, or not known): a previous period that begins before it was only partly recorded."""
         ...
 
 
@@ -73,6 +79,9 @@ class StoreSource:
 
     async def issue_counts(self, flt: ItemFilter) -> dict[str, int]:
         return await window_issue_counts(self.answering(flt), flt)
+
+    async def history_start(self, flt: ItemFilter) -> str | None:
+        return await history_start(self.answering(flt), flt.store)
 
 
 class FetchSource:
@@ -115,6 +124,10 @@ class FetchSource:
             if issue is not None:
                 counts[issue] = counts.get(issue, 0) + 1
         return counts
+
+    async def history_start(self, flt: ItemFilter) -> str | None:
+        """Not known: a fetch reads one window; its periods are compared as they come."""
+        return None
 
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         """By hour whatever ``bounds`` say: a list of items in memory is small."""

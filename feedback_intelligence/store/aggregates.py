@@ -533,6 +533,24 @@ async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) 
     return totals
 
 
+async def history_start(stores: Sequence[FeedbackStore], store: str | None) -> str | None:
+    """The earliest item's timestamp in ``stores`` (one shop's, with ``store``), or None when there is none:
+    where the history begins, so that a period before it is not read as a quiet one. One index read each
+    (``ix_feedback_timestamp``, ``ix_feedback_store_timestamp``)."""
+    c = feedback.c
+    statement = select(func.min(c.timestamp))
+    if store is not None:
+        statement = statement.where(c.store == store)
+
+    async def one(feedback_store: FeedbackStore) -> str | None:
+        async with feedback_store.connection() as conn:
+            found = await conn.scalar(statement)
+        return str(found) if found is not None else None
+
+    starts = [found for found in await asyncio.gather(*(one(s) for s in stores)) if found is not None]
+    return min(starts) if starts else None
+
+
 def _candidate_statement(flt: ItemFilter, screen: Screen) -> Any:
     c = feedback.c
     statement = select(feedback).where(where_clause(flt), c.alerts_json == "[]")

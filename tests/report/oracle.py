@@ -353,11 +353,12 @@ def build_report(
     mode: Mode,
     domain: Domain,
     options: ReportSettings,
-    previous: Sequence[StoredFeedback] = (),
+    previous: Sequence[StoredFeedback] | None = (),
 ) -> dict[str, Any]:
     """The old ``ReportService._build`` over ``items`` (newest first), as its wire JSON without the
     generation time and the model's counters; ``previous``: the items of the period of the same length
-    before the window (the standard report holds its issue groups against them)."""
+    before the window (the standard report holds its issue groups against them); None: that period was only
+    partly recorded (the history begins within it), and nothing is held against it."""
     from feedback_intelligence.report.model import LlmSummary, Report
 
     themes: list[Theme] = []

@@ -27,7 +27,7 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.records import StoredFeedback, Structure
-from feedback_intelligence.report.series import HourRow, hour_rows, series_of
+from feedback_intelligence.report.series import HourRow, hour_rows, partly_recorded, series_of, without_comparison
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import Mode, Window, build_window
@@ -136,10 +136,13 @@ def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
     return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
 
 
-def before(items: list[StoredFeedback], window: Window) -> list[StoredFeedback]:
-    """The items of the period of the window's length just before it."""
+def before(items: list[StoredFeedback], window: Window) -> list[StoredFeedback] | None:
+    """The items of the period of the window's length just before it; None when the history (the first
+    item) begins after that period began: it was only partly recorded, and nothing is compared with it."""
     length = window.to_ticks - window.from_ticks
     lo, hi = format_instant(window.from_ticks - length), format_instant(window.from_ticks - 1)
+    if partly_recorded(min(i.timestamp for i in items), lo, hi):
+        return None
     return [i for i in items if lo <= i.timestamp <= hi]
 
 
@@ -157,7 +160,7 @@ def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict
         return hour_rows(stamped)
 
     labels = wording_for(DOMAIN.language).series_labels
-    return series_of(
+    series = series_of(
         rows(window.from_norm, window.to_norm),
         rows(*before),
         window.from_ticks,
@@ -166,7 +169,11 @@ def expected_series(window: Window, mode: Mode, options: ReportSettings) -> dict
         label=lambda key: labels.get(key) or DOMAIN.category_label(key),
         min_items=options.min_items_for_trend,
         z=options.trend_z,
-    ).model_dump(by_alias=True)
+    )
+    first = min(i.timestamp for i in ITEMS)
+    if partly_recorded(first, *before):
+        series = without_comparison(series, first)
+    return series.model_dump(by_alias=True)
 
 
 @pytest.mark.parametrize("mode", ["standard", "summary"])

@@ -9,7 +9,17 @@ from datetime import timedelta
 import pytest
 
 from feedback_intelligence.instants.ticks import TICKS_PER_SECOND, from_ticks, parse_instant
-from feedback_intelligence.report.series import ALERTS, ALL, HourRow, bucket_bounds, fold, hour_rows, series_of
+from feedback_intelligence.report.series import (
+    ALERTS,
+    ALL,
+    HourRow,
+    bucket_bounds,
+    fold,
+    hour_rows,
+    partly_recorded,
+    series_of,
+    without_comparison,
+)
 from tests.support.examples import examples
 
 HELSINKI = "Europe/Helsinki"
@@ -86,6 +96,35 @@ def test_the_change_and_its_significance_are_the_direction_rule_in_numbers():
         z=1.6,
     )
     assert not next(x for x in small.lines if x.key == "hevi").significant  # too few items to tell
+
+
+def test_a_previous_period_the_history_only_partly_covers_is_not_compared():
+    """An import of a few weeks: the month before holds a week of items. Read as a quiet month, it made the
+    month's own count a rise of hundreds of per cent; the counts stay, the comparison goes."""
+    series = series_of(
+        [HourRow("2026-06-03T09", "hevi", False, 60)],
+        [HourRow("2026-05-29T09", "hevi", False, 8)],
+        ticks("2026-05-31T21:00:00Z"),
+        ticks("2026-06-07T21:00:00Z"),
+        zone=HELSINKI,
+        label=str,
+        min_items=6,
+        z=1.6,
+    )
+    assert next(x for x in series.lines if x.key == "hevi").significant  # read as a quiet week, a big rise
+    previous_from, previous_to = "2026-05-24T21:00:00.0000000+00:00", "2026-05-31T20:59:59.9999999+00:00"
+    history = "2026-05-28T22:30:00.0000000+00:00"  # 01:30 on 29 May in Helsinki: 2.9 days of 7 recorded
+    assert partly_recorded(history, previous_from, previous_to)
+    assert not partly_recorded(previous_from, previous_from, previous_to)  # the period is whole
+    assert not partly_recorded("2026-05-25T21:00:00.0000000+00:00", previous_from, previous_to)  # six days of seven
+    assert partly_recorded("2026-06-01T09:00:00.0000000+00:00", previous_from, previous_to)  # begins in the window
+    assert not partly_recorded(None, previous_from, previous_to)  # no item at all
+    kept = without_comparison(series, history)
+    assert kept.history_from == "2026-05-29"
+    hevi = next(x for x in kept.lines if x.key == "hevi")
+    assert (hevi.current_total, hevi.previous_total, hevi.change) == (60, 8, 52)
+    assert (hevi.change_pct, hevi.significant, hevi.direction) == (None, False, "stable")
+    assert not any(line.significant for line in kept.lines)
 
 
 def test_hour_rows_group_items_by_utc_hour():

@@ -115,3 +115,18 @@ def test_the_alerts_a_rise_tells_are_one_click_away(pages, app) -> None:
     expect(page).to_have_url(re.compile(rf"/\?store={PAYMENT_STORE}#alerts-box$"))
     expect(page.locator("#alerts-box")).to_have_attribute("open", "", timeout=15000)
     expect(page.locator("#alerts-box .alert-origin").first).to_contain_text("maksaminen")
+
+
+def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, app) -> None:
+    """Five weeks of history under a 30-day report: the 30 days before it hold five days of items. Held
+    against them, every line read as a rise of hundreds of per cent; the page says where the history begins
+    and compares nothing."""
+    page = pages.open(app.url + "/", viewport=SIZES["desktop"])
+    series = page.locator("#report-series")
+    expect(series.locator(".series-partial")).to_have_text(re.compile(r"^Tiedot alkavat \d+\.\d+\.: "), timeout=15000)
+    expect(series.locator("figure.series").first).to_be_visible()
+    expect(series.locator("figure.series-significant")).to_have_count(0)
+    changes = series.locator(".series-change")
+    assert changes.count() > 0
+    for text in changes.all_inner_texts():
+        assert "%" not in text and "ei verrata" in text, text

@@ -168,10 +168,12 @@ function seriesFigure(line, series, t) {
     sparkline(line),
     h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
       h("span", null, formatDay(series.starts[series.starts.length - 1], t))),
-    h("p", { class: "series-change" },
-      t("series.change", { change: formatNumber(line.change, t, 0), pct,
-        z: formatNumber(line.zScore, t, 2).replace(/^\+/, ""), threshold: formatNumber(series.thresholdZ, t, 2).replace(/^\+/, "") }),
-      " ", h("strong", null, verdict)));
+    series.historyFrom
+      ? h("p", { class: "series-change" }, t("series.notCompared", { change: formatNumber(line.change, t, 0) }))
+      : h("p", { class: "series-change" },
+        t("series.change", { change: formatNumber(line.change, t, 0), pct,
+          z: formatNumber(line.zScore, t, 2).replace(/^\+/, ""), threshold: formatNumber(series.thresholdZ, t, 2).replace(/^\+/, "") }),
+        " ", h("strong", null, verdict)));
 }
 
 /** Paint the series into `container`: a caption saying the buckets and the zone, then one figure per line. */
@@ -188,6 +190,7 @@ export function renderSeries(container, series, t) {
     h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
     h("p", { class: "chart-note" }, t("series.note", {
       from: formatDay(series.previousStarts[0], t), zone: series.timezone, min: series.minItems })),
+    series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",
     h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
   // the DOM's own append writes a null as the text "null": the note only when lines were left out
   if (lines.length > shown.length) container.append(h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })));

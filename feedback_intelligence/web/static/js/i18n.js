@@ -307,6 +307,9 @@ const en = {
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
   "series.notSignificant": "not significant",
+  "series.partial": "The history begins on {day}: the previous period was only partly recorded, so the periods are "
+    + "not compared.",
+  "series.notCompared": "Change {change}: not compared, the previous period was only partly recorded",
   "export.print": "Print",
   "export.csv": "Download CSV",
   "export.csvAll": plural("Download CSV: the 1 entry", "Download CSV: all {n} entries"),
@@ -787,6 +790,8 @@ const fi = {
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
   "series.notSignificant": "ei merkitsevä",
+  "series.partial": "Tiedot alkavat {day}: edellinen jakso on tallessa vain osittain, joten jaksoja ei verrata.",
+  "series.notCompared": "Muutos {change}: ei verrata, edellinen jakso on tallessa vain osittain",
   "export.print": "Tulosta",
   "export.csv": "Lataa CSV",
   "export.csvAll": plural("Lataa CSV: 1 merkintä", "Lataa CSV: kaikki {n} merkintää"),
