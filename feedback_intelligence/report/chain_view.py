@@ -31,7 +31,7 @@ class StoreRow(WireModel):
     needs_review: int = Field(description="Items a person should check.")
     direction: str | None = Field(
         description="The window against the period of the same length before it (stable, growing or declining, "
-        "by the report's significance rule); null without a series."
+        "by the report's significance rule); null without a series or when that period was barely recorded."
     )
 
 
@@ -71,5 +71,8 @@ def _row(store: str, name: str, report: Report) -> StoreRow:
 
 
 def _against_before(report: Report) -> str | None:
-    lines = report.series.lines if report.series is not None else []
-    return next((line.direction for line in lines if line.key == ALL), None)
+    """The store's direction against the period before; none when that period was barely recorded (ADR 0078):
+    a store with five weeks of history is not "stable" against a month it has five days of."""
+    if report.series is None or report.series.history_from is not None:
+        return None
+    return next((line.direction for line in report.series.lines if line.key == ALL), None)

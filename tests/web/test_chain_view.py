@@ -54,7 +54,7 @@ def test_the_management_view_compares_the_stores_and_links_into_each_report(page
     helsinki = page.locator("#chain-rows tr[data-store='hki-1']")
     expect(helsinki.locator("th")).to_have_text("Helsinki Keskusta")
     expect(helsinki.locator("td").nth(0)).to_have_text("3")
-    expect(helsinki.locator("td").nth(1)).to_have_text("33.3 % (1)")  # the fall is an alert
+    expect(helsinki.locator("td").nth(1)).to_have_text("33,3 % (1)")  # the fall is an alert; a Finnish decimal comma
     expect(page.locator("#chain-rows tr[data-store='tre-1'] td").nth(0)).to_have_text("1")
     screenshot(page, "chain-view")
 

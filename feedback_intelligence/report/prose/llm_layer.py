@@ -402,7 +402,9 @@ class ReportLlm:
             if template is None:
                 log.warning("report: domain %s has no %s prompt", self.domain.name, SYNTHESIS_ROLE)
             ledger.fallbacks += 1
-            return ThemeProse.automatic(ledger.stopped or ("no_model" if self.runner is None else "budget"))
+            # a report budget of 0 is the operator's "no model for reports", not a share used up
+            unused = self.runner is None or ledger.budget <= 0
+            return ThemeProse.automatic(ledger.stopped or ("no_model" if unused else "budget"))
         shown = list(group.newest[: min(MAX_EXCERPTS_PER_THEME, self.options.max_items_per_llm_call)])
         ledger.calls += 1
         try:

@@ -50,6 +50,16 @@ async def test_automatic_prose_shows_at_once_and_the_model_only_screens():
     assert later["llmFallbackCount"] == 0  # automatic by design is not a fallback
 
 
+async def test_a_report_budget_of_none_says_no_model_not_a_share_used_up():
+    """FI_REPORT_LLM_BUDGET=0 is the operator's "no model for reports": the page said "the model's share
+    was used up" under "the model is not in use", which contradicted it."""
+    svc, _ = service(corpus(), ScriptedBackend(), options=ReportSettings(llm_budget=0, alert_nomination=False))
+    report = (await svc.view(window())).to_json()
+    assert report["llm"]["status"] == "off"
+    reasons = {t["prose"]["reason"] for t in report["themes"] if t["category"] in RATED}
+    assert reasons == {"no_model"}
+
+
 async def test_parts_beyond_the_budget_are_automatic_at_once_not_pending():
     backend = ScriptedBackend()
     backend.hold = asyncio.Event()

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { dueOf, dueWords, openedLater, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
+import { dueOf, dueWords, openedLater, openedNote, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
 import { translator } from "../../../feedback_intelligence/web/static/js/i18n.js";
 
 const fi = translator("fi");
@@ -52,4 +52,12 @@ test("a case opened apart from its incident says so; one opened with it does not
   assert.equal(openedLater(item()), false);
   assert.equal(openedLater({ ...item(), openedAt: "2026-12-05T09:30:00Z" }), true); // imported two days later
   assert.equal(openedLater({ ...item(), item: undefined }), false); // no incident time: nothing to compare
+});
+
+test("a case an import opened past its deadline says it was late before it opened", () => {
+  assert.equal(openedNote(item()), null); // opened with its incident
+  const dueIn4h = item("open", 4);
+  assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-03T09:00:00Z" }), "cases.openedLater"); // within its 4 h
+  assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-05T09:30:00Z" }), "cases.openedPastDue"); // two days on
+  assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-05T09:30:00Z", dueAt: undefined }), "cases.openedLater");
 });

@@ -67,7 +67,7 @@ test("carrying a case to its end speaks Finnish and English, each its own words"
   const fi = translator("fi");
   const params = { time: "3.12.2026 klo 10.27", name: "Pia", ref: "live:desk-1" };
   const keys = [
-    "cases.take", "cases.nameNeeded", "cases.happened", "cases.openedLater", "cases.noOwner", "cases.ownerIs",
+    "cases.take", "cases.nameNeeded", "cases.happened", "cases.openedLater", "cases.openedPastDue", "cases.noOwner", "cases.ownerIs",
     "cases.ownerTyped", "cases.ownerLabel", "cases.setOwner", "cases.story", "cases.notes", "cases.noNotes",
     "cases.note", "cases.addNote", "cases.noteNeeded", "cases.noteSaved", "cases.history", "cases.closure",
     "cases.rootCause", "cases.rootCause.pick", "cases.rootCauseText", "cases.resolution", "cases.confirmHandle",

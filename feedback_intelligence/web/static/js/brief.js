@@ -7,7 +7,7 @@
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
-import { dueOf, openedLater, overdueFirst, spanWords } from "./due.js";
+import { dueOf, openedNote, overdueFirst, spanWords } from "./due.js";
 import { applyStatic, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -45,7 +45,7 @@ function caseLine(item, names, t, topTier) {
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       // an imported incident's case opens days later, past a deadline counted from the incident: say so
-      openedLater(item) ? h("span", { class: "muted brief-opened" }, ` · ${t("cases.openedLater", { time: formatShortTime(item.openedAt, t) })}`) : "",
+      openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${t(openedNote(item), { time: formatShortTime(item.openedAt, t) })}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
       // the line is the way to act: it opens the case below, where it is taken and closed

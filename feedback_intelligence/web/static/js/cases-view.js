@@ -11,7 +11,7 @@
 
 import { getJson, request } from "./api.js";
 import { byId, clear, h, replace, show } from "./dom.js";
-import { dueOf, dueWords, openedLater, overdueFirst } from "./due.js";
+import { dueOf, dueWords, openedNote, overdueFirst } from "./due.js";
 import { applyStatic, formatTime, initialLanguage, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -166,7 +166,8 @@ function happened(item) {
   const at = item.item?.timestamp;
   if (!at) return t("cases.opened", { time: formatTime(item.openedAt, t) });
   const when = t("cases.happened", { time: formatTime(at, t) });
-  return openedLater(item) ? `${when} · ${t("cases.openedLater", { time: formatTime(item.openedAt, t) })}` : when;
+  const opened = openedNote(item);
+  return opened ? `${when} · ${t(opened, { time: formatTime(item.openedAt, t) })}` : when;
 }
 
 function ownerWords(owner) {

@@ -169,7 +169,7 @@ function seriesFigure(line, series, t) {
     h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
       h("span", null, formatDay(series.starts[series.starts.length - 1], t))),
     series.historyFrom
-      ? h("p", { class: "series-change" }, t("series.notCompared", { change: formatNumber(line.change, t, 0) }))
+      ? h("p", { class: "series-change" }, t("series.notCompared"))
       : h("p", { class: "series-change" },
         t("series.change", { change: formatNumber(line.change, t, 0), pct,
           z: formatNumber(line.zScore, t, 2).replace(/^\+/, ""), threshold: formatNumber(series.thresholdZ, t, 2).replace(/^\+/, "") }),

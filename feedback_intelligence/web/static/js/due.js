@@ -27,6 +27,14 @@ export function openedLater(item) {
   return Boolean(at) && Math.abs(toDate(item.openedAt).getTime() - toDate(at).getTime()) >= MINUTE;
 }
 
+/** What the line says of when the case opened, as an i18n key (null: it opened with its incident): a case an
+ * import opened after its deadline was late before anyone could act, and says so rather than look ignored. */
+export function openedNote(item) {
+  if (!openedLater(item)) return null;
+  const due = toDate(item.dueAt).getTime();
+  return !Number.isNaN(due) && toDate(item.openedAt).getTime() >= due ? "cases.openedPastDue" : "cases.openedLater";
+}
+
 /** Is the case overdue at ``now`` (a closed case never is), and how far from its due time. */
 export function dueOf(item, now = Date.now()) {
   const due = toDate(item.dueAt).getTime();

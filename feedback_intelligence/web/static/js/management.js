@@ -463,7 +463,9 @@ function severityMix(counts) {
 function chainRow(row) {
   const t = state.t;
   const link = h("a", { href: `/?store=${encodeURIComponent(row.store)}`, "data-store": row.store }, row.name);
-  const rate = row.items ? `${Math.round(row.alertRate * 1000) / 10} % (${row.alertItems})` : "–";
+  // in the reader's own way of writing a decimal (1,1 % in Finnish)
+  const share = new Intl.NumberFormat(t.locale, { maximumFractionDigits: 1 }).format(row.alertRate * 100);
+  const rate = row.items ? `${share} % (${row.alertItems})` : "–";
   const trend = row.direction && t.has(`trend.${row.direction}`) ? t(`trend.${row.direction}`) : row.direction || "–";
   return h("tr", { "data-store": row.store },
     h("th", { scope: "row" }, link), h("td", {}, String(row.items)), h("td", {}, rate),
