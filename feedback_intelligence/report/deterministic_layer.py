@@ -311,7 +311,7 @@ def rated_theme(group: Group, direction: str, domain: Domain, min_items_for_tren
     return _theme(
         group,
         domain,
-        title=group_title(domain.category_label(group.category), leading),
+        title=group_title(domain.category_label(group.category), group.themes),
         narrative=automatic_narrative(
             domain.category_label(group.category), group, direction, domain, min_items_for_trend
         ),
@@ -330,7 +330,7 @@ def overall_theme(
     return _theme(
         rated,
         domain,
-        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), rated.themes),
         narrative=automatic_narrative(
             wording_for(domain.language).overall_scope.capitalize(), rated, direction, domain, min_items_for_trend
         ),

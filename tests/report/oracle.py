@@ -288,7 +288,7 @@ def rated_theme(
         group.category,
         group.items,
         domain,
-        title=group_title(domain.category_label(group.category), leading),
+        title=group_title(domain.category_label(group.category), theme_counts(group.items, domain)),
         narrative=automatic_narrative(
             domain.category_label(group.category),
             group.items,
@@ -327,7 +327,7 @@ def overall_theme(
         OVERALL_CATEGORY,
         rated,
         domain,
-        title=group_title(wording_for(domain.language).overall_scope.capitalize(), leading),
+        title=group_title(wording_for(domain.language).overall_scope.capitalize(), theme_counts(rated, domain)),
         narrative=automatic_narrative(
             wording_for(domain.language).overall_scope.capitalize(),
             rated,

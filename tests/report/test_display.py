@@ -58,14 +58,23 @@ async def test_group_titles_use_the_category_label_and_only_guarded_themes():
         item("m1", 1.0, category="hevi", theme="2-4", text="Banaanit olivat mustia."),
         item("m2", 2.0, category="hevi", theme="PALAUTE_LOPPU", text="Banaanit mustia taas."),
         item("m3", 3.0, category="maito_kylma", theme="hapan maito", text="Maito oli hapan."),
+        item("m4", 3.5, category="maito_kylma", theme="hapan maito", text="Hapan maito taas."),
+        item("m5", 3.6, category="maito_kylma", theme="vanha jogurtti", text="Jogurtti oli vanha."),
+        item("k1", 4.0, category="kassa_palvelu", theme="ruokamyrkytys", text="Sain ruokamyrkytyksen."),
+        item("k2", 4.1, category="kassa_palvelu", theme="kallis kahvi", text="Kahvi oli kallis."),
     ]
     store = StoreFake(items)
     svc = ReportService(make_domain(), ReportSettings(), None, store.fetch)
     report = (await svc.view(window())).to_json()
     titles = {t["category"]: t["title"] for t in report["themes"]}
-    assert titles == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä: hapan maito"}
+    # a theme heads its group when two items or more mention it; one item's theme does not speak for a group
+    assert titles == {
+        "hevi": "Hevi",
+        "maito_kylma": "Maito & kylmä: hapan maito",
+        "kassa_palvelu": "Kassa & palvelu",
+    }
     labels = {t["category"]: t["categoryLabel"] for t in report["themes"]}
-    assert labels == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä"}
+    assert labels == {"hevi": "Hevi", "maito_kylma": "Maito & kylmä", "kassa_palvelu": "Kassa & palvelu"}
     hevi = next(t for t in report["themes"] if t["category"] == "hevi")
     assert hevi["leadingThemes"] == []
     assert "2-4" not in hevi["narrative"] and "PALAUTE" not in hevi["narrative"]
