@@ -23,16 +23,19 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text.matching import FoldedText, find_all, fold
 from feedback_intelligence.text.needles import Needles, pieces
+from feedback_intelligence.text.scan import Scan
 
 
-def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
-    """Every (category, pattern) hit, category by category and pattern by pattern in file order."""
+def match_alerts(text: str | None, domain: Domain, scan: Scan | None = None) -> list[AlertHit]:
+    """Every (category, pattern) hit, category by category and pattern by pattern in file order. ``scan``:
+    the text read by the domain's lexicons at once (text/scan.py), when the caller has it."""
     if not text:
         return []
-    folded = FoldedText.of(text).folded
+    scan = scan if scan is not None and scan.is_of(text) else None
+    folded = scan.folded.folded if scan is not None else FoldedText.of(text).folded
     lexicon = _lexicon(domain)
     # the stems that can occur at all, in one pass (text/needles.py); each is then tested exactly
-    possible = lexicon.needles.candidates(folded) if lexicon.needles is not None else None
+    possible = _possible(lexicon.needles, folded, scan)
     hits: list[AlertHit] = []
     for category, compiled in lexicon.categories.items():
         needles = compiled.needles
@@ -74,6 +77,18 @@ class _Lexicon:
 
 
 _lexicons: dict[int, tuple[object, _Lexicon]] = {}
+
+
+def _possible(needles: Needles | None, folded: str, scan: Scan | None) -> set[str] | None:
+    if needles is None:
+        return None
+    found = scan.written_candidates(needles) if scan is not None else None
+    return needles.candidates(folded) if found is None else found
+
+
+def alert_needles(domain: Domain) -> Needles | None:
+    """Every alert stem of ``domain`` (None where one is blanks alone): what a domain's scanner reads for."""
+    return _lexicon(domain).needles
 
 
 def _lexicon(domain: Domain) -> _Lexicon:

@@ -25,7 +25,7 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from feedback_intelligence.deterministic import theme_words
@@ -33,6 +33,7 @@ from feedback_intelligence.deterministic.alerts import match_alerts, pattern_nee
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
+from feedback_intelligence.deterministic.lexicon_scan import SCANS_KEPT, scan_of
 from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
@@ -40,6 +41,7 @@ from feedback_intelligence.text import english
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 from feedback_intelligence.text.language import LanguageGuess, detect_language, detect_languages
 from feedback_intelligence.text.matching import FoldedText, fold
+from feedback_intelligence.text.scan import Scan
 
 _WORD_CHARS = re.compile(r"[\w'’-]")
 _WORDS = re.compile(r"\w+")
@@ -96,12 +98,14 @@ def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = Non
 
 @dataclass(frozen=True, slots=True)
 class TextEvidence:
-    """Everything deterministic the prior and the guards read from one text, computed once."""
+    """Everything deterministic the prior and the guards read from one text, computed once; ``scan``: the
+    text as the domain's lexicons read it (text/scan.py), for the rules that read it after the evidence."""
 
     alerts: list[AlertHit]
     keywords: list[KeywordEvidence]
     types: TypeEvidence
     language: LanguageGuess | None
+    scan: Scan | None = field(default=None, compare=False, repr=False)
 
 
 class _EvidenceCache:
@@ -128,16 +132,46 @@ class _EvidenceCache:
 
 
 def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> TextEvidence:
-    alerts = match_alerts(text, domain)
-    return TextEvidence(
+    scan = scan_of(text, domain)
+    alerts = match_alerts(text, domain, scan)
+    evidence = TextEvidence(
         alerts=alerts,
-        keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places),
+        keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places, scan),
         types=type_evidence(text, domain, alerts),
         language=language,
+        scan=scan,
     )
+    _lately.put(text, domain, evidence)
+    return evidence
 
 
 _evidence = _EvidenceCache()
+
+
+class _ReadLately:
+    """The evidence of the texts read last per domain object, as many as a batch has rows: the derivation
+    of a row takes its rules' reading (the detected language, the scan) instead of reading the text again.
+    Only looked up, never computed: a text not read lately is read by whoever asks."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[int, str], tuple[Domain, TextEvidence]] = OrderedDict()
+
+    def put(self, text: str, domain: Domain, evidence: TextEvidence) -> None:
+        with self._lock:
+            self._items[(id(domain), text)] = (domain, evidence)
+            self._items.move_to_end((id(domain), text))
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def get(self, text: str, domain: Domain) -> TextEvidence | None:
+        with self._lock:
+            hit = self._items.get((id(domain), text))
+        return hit[1] if hit is not None and hit[0] is domain else None
+
+
+_lately = _ReadLately(SCANS_KEPT)
 
 
 def text_evidence(text: str, domain: Domain) -> TextEvidence:
@@ -148,6 +182,11 @@ def texts_evidence(texts: Sequence[str], domain: Domain) -> list[TextEvidence]:
     """:func:`text_evidence` of many texts (a batch), their languages detected in one parallel call."""
     languages = detect_languages(texts, domain.detection_languages)
     return [_evidence_of(text, domain, language) for text, language in zip(texts, languages, strict=True)]
+
+
+def evidence_read_lately(text: str, domain: Domain) -> TextEvidence | None:
+    """The evidence the rules read of ``text`` lately in this process (a row's, for its derivation), or None."""
+    return _lately.get(text, domain)
 
 
 def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
@@ -164,7 +203,9 @@ def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
 def prior_category(text: str, evidence: TextEvidence, domain: Domain) -> str:
     catch_all = domain.catch_all_category or next(iter(domain.categories))
     placeholder = Structure(catch_all, "", "", "", "")
-    decision = forced_category_reason(text, placeholder, evidence.alerts, domain, keywords=evidence.keywords)
+    decision = forced_category_reason(
+        text, placeholder, evidence.alerts, domain, keywords=evidence.keywords, scan=evidence.scan
+    )
     return decision[0] if decision else catch_all
 
 

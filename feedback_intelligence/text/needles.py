@@ -40,24 +40,76 @@ class Needles:
         for piece, having in self._by_piece.items():
             self._alone[piece] = tuple(n for n in having if len(set(pieces(n))) == 1)
             self._with_others[piece] = tuple((n, frozenset(pieces(n))) for n in having if len(set(pieces(n))) > 1)
-        self._automaton = ahocorasick.Automaton()
-        for piece in self._by_piece:
-            self._automaton.add_word(piece, piece)
-        if self._by_piece:
-            self._automaton.make_automaton()
+        self._automaton: object | None = None  # built when first asked: a domain's Scanner reads for it
+
+    @property
+    def pieces(self) -> frozenset[str]:
+        return frozenset(self._by_piece)
 
     def pieces_in(self, folded_text: str) -> set[str]:
         """Every indexed piece that occurs in ``folded_text`` (overlapping occurrences included)."""
         if not self._by_piece or not folded_text:
             return set()
-        return {piece for _end, piece in self._automaton.iter(folded_text)}
+        if self._automaton is None:
+            self._automaton = _automaton(self._by_piece)
+        return {piece for _end, piece in self._automaton.iter(folded_text)}  # type: ignore[attr-defined]
 
     def candidates(self, folded_text: str) -> set[str]:
         """The needles whose every piece occurs in ``folded_text``: the only ones that can match it, or any
         text made from it by blanking characters."""
-        found = self.pieces_in(folded_text)
+        return self.candidates_among(self.pieces_in(folded_text))
+
+    def candidates_among(self, found: Iterable[str]) -> set[str]:
+        """:meth:`candidates` of a text in which the pieces ``found`` occur (pieces of other lexicons too:
+        one :class:`Scanner` read the text for many)."""
+        found = found if isinstance(found, (set, frozenset)) else set(found)
         made: set[str] = set()
         for piece in found:
-            made.update(self._alone[piece])
+            alone = self._alone.get(piece)
+            if alone is None:
+                continue  # another lexicon's piece
+            made.update(alone)
             made.update(needle for needle, needed in self._with_others[piece] if needed <= found)
         return made
+
+
+def _automaton(words: Iterable[str]) -> object:
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, word)
+    automaton.make_automaton()
+    return automaton
+
+
+class Scanner:
+    """One automaton over the pieces of several lexicons: one pass over a text says which pieces of every
+    lexicon occur in it, and where (the callers read several texts joined: the written text, its base
+    forms). Each lexicon then narrows its own candidates with :meth:`Needles.candidates_among`."""
+
+    def __init__(self, lexicons: Iterable[Needles]) -> None:
+        self.lexicons = tuple(lexicons)
+        self._covered = frozenset(map(id, self.lexicons))
+        every = frozenset().union(*(lexicon.pieces for lexicon in self.lexicons))
+        self._automaton = _automaton(every) if every else None
+
+    def covers(self, needles: Needles) -> bool:
+        """Whether ``needles``' pieces are all this automaton's (it was built over them)."""
+        return id(needles) in self._covered and any(lexicon is needles for lexicon in self.lexicons)
+
+    def pieces_in(self, *texts: str) -> list[set[str]]:
+        """Per text, the pieces that occur in it, in one pass over the texts joined by a space (no piece
+        holds one, so none spans two texts)."""
+        found: list[set[str]] = [set() for _ in texts]
+        if self._automaton is None:
+            return found
+        bounds: list[int] = []
+        end = -1
+        for text in texts:
+            end += len(text) + 1
+            bounds.append(end)  # the index of the space after each text
+        at = 0
+        for last, piece in self._automaton.iter(" ".join(texts)):  # type: ignore[attr-defined]
+            while last >= bounds[at]:
+                at += 1
+            found[at].add(piece)
+        return found

@@ -1,0 +1,149 @@
+"""The CPU of a batch row's rules and derivation outside the store: the text read once by every lexicon and
+handed from the rules to the derivation (ADR 0075), against the old path that read it once per lexicon and
+again in the derivation (``bench/legacy_rules.py``), side by side in one run.
+
+Rows are made as a batch makes them (``IngestService.record_many``, then the derivation of each row, as
+``insert_batch`` derives them), for two kinds: saved for later (the rules' proposal, its language detected
+in parallel) and with a person's structure. Texts are the demo corpus's and the eval sets' (retail), each
+made unique (a number appended), so no cache keyed by the text answers for a row; the per-word caches
+(morphology, lemmas) are warmed first by one unmeasured pass, as in a running service. The two paths
+alternate per chunk of rows; CPU is this process's (``time.process_time``: lingua's threads included).
+
+Target: the new path's CPU per row (rules + derivation) at most ×0.4 of the old path's.
+
+Run: .venv/bin/python -m bench.rules_cpu [--rows 2000] [--chunk 250]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench.common import pf, print_table, write_result
+from bench.interpret_cpu import eval_texts
+from bench.legacy_rules import LegacyIngestService, legacy_derive
+from feedback_intelligence.demo.corpus import load_corpus
+from feedback_intelligence.derivation import derive
+from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.instants.clock import ManualClock
+from feedback_intelligence.records import Derived, StoredFeedback, Structure
+from feedback_intelligence.services.ingest import IngestCommand, IngestService
+from feedback_intelligence.text import morphology
+
+TARGET_RATIO = 0.4
+KINDS = ("later", "accepted")
+STRUCTURE = Structure("maito_kylma", "maito", "medium", "complaint", "fi")
+TIMESTAMP = "2026-12-01T10:00:00+02:00"
+
+
+def texts() -> list[str]:
+    return [entry["text"] for entry in load_corpus()] + eval_texts("retail")
+
+
+def commands(base: list[str], kind: str, tag: str) -> list[IngestCommand]:
+    return [
+        IngestCommand(
+            "email",
+            f"{text} (#{tag}{n})",
+            TIMESTAMP,
+            id=f"{tag}-{n}",
+            structure_later=kind == "later",
+            accepted_structure=STRUCTURE if kind == "accepted" else None,
+        )
+        for n, text in enumerate(base)
+    ]
+
+
+@dataclass
+class Path:
+    service: IngestService
+    derive: Callable[[StoredFeedback, Domain], Derived]
+
+
+def run(path: Path, batch: list[IngestCommand]) -> tuple[float, float, list[str]]:
+    """CPU seconds of the rules and of the derivation over ``batch``, and each row as JSON."""
+    start = time.process_time()
+    records = path.service.record_many(batch)
+    ruled = time.process_time()
+    derived = [path.derive(record, path.service.domain) for record in records]
+    done = time.process_time()
+    rows = [json.dumps([r.to_json(), repr(d)], ensure_ascii=False) for r, d in zip(records, derived, strict=True)]
+    return ruled - start, done - ruled, rows
+
+
+def measure(rows: int = 2000, chunk: int = 250) -> dict[str, Any]:
+    domain = load_domain("retail")
+    morphology.warm()
+    paths = {
+        # no model; a clock that stands still, so the rows compare
+        "old": Path(LegacyIngestService(domain, None, clock=ManualClock()), legacy_derive),  # type: ignore[arg-type]
+        "new": Path(IngestService(domain, None, clock=ManualClock()), derive),  # type: ignore[arg-type]
+    }
+    base = texts()
+    out: dict[str, Any] = {"rows": rows, "chunk": chunk}
+    differing = 0
+    for kind in KINDS:
+        for name, path in paths.items():  # warm the per-word caches and the lexicons, unmeasured
+            run(path, commands(base, kind, f"warm-{name}"))
+        cpu = {name: [0.0, 0.0] for name in paths}
+        made = 0
+        for at in range(0, rows, chunk):
+            pool = [base[(at + i) % len(base)] for i in range(min(chunk, rows - at))]
+            order = list(paths) if (at // chunk) % 2 == 0 else list(reversed(paths))
+            answers = {}
+            for name in order:
+                # the same texts for both, made unique per path: neither finds the other's reading
+                rules, derivation, answers[name] = run(paths[name], commands(pool, kind, f"{name}{at}"))
+                cpu[name][0] += rules
+                cpu[name][1] += derivation
+            made += len(pool)
+            old_rows = [a.replace(f"old{at}", "*") for a in answers["old"]]
+            new_rows = [a.replace(f"new{at}", "*") for a in answers["new"]]
+            differing += sum(o != n for o, n in zip(old_rows, new_rows, strict=True))
+        per_row = {name: [round(s * 1e6 / made, 1) for s in parts] for name, parts in cpu.items()}
+        old_total, new_total = sum(per_row["old"]), sum(per_row["new"])
+        out[kind] = {
+            "old": {"rules": per_row["old"][0], "derive": per_row["old"][1], "total": round(old_total, 1)},
+            "new": {"rules": per_row["new"][0], "derive": per_row["new"][1], "total": round(new_total, 1)},
+            "ratio": round(new_total / old_total, 3),
+        }
+    out["differingRows"] = differing
+    old_all = sum(out[k]["old"]["total"] for k in KINDS)
+    out["ratio"] = round(sum(out[k]["new"]["total"] for k in KINDS) / old_all, 3)
+    out["targetRatio"] = TARGET_RATIO
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.rules_cpu", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=2000, help="measured rows of each kind, per path")
+    parser.add_argument("--chunk", type=int, default=250, help="rows a batch, the paths alternating per batch")
+    args = parser.parse_args(argv)
+    result = measure(args.rows, args.chunk)
+    table = []
+    for kind in KINDS:
+        o, n = result[kind]["old"], result[kind]["new"]
+        table.append(
+            (
+                f"{kind}: CPU per row, old → new: rules + derivation = total",
+                f"{o['rules']} → {n['rules']} + {o['derive']} → {n['derive']} = {o['total']} → {n['total']} µs",
+                f"×{result[kind]['ratio']}",
+            )
+        )
+    ok = result["ratio"] <= TARGET_RATIO and result["differingRows"] == 0
+    table.append(("rows answered otherwise than the old path", str(result["differingRows"]), "0"))
+    table.append(("new ÷ old, CPU of both kinds' rows", f"×{result['ratio']}", f"≤ ×{TARGET_RATIO}  {pf(ok)}"))
+    result["targetPass"] = ok
+    print_table("A batch row's rules and derivation: the text read once vs the old path", table)
+    print(f"wrote {write_result('rules_cpu', result)}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
