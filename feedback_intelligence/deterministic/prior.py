@@ -282,7 +282,7 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
         topic = _topic_words(word, text, language, domain) if word else None
         if topic:
             return topic
-    stop = {fold(s) for s in domain.prior.stopwords}
+    stop = theme_words.stop_words(domain)
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
     specific = [w for w in content if _topic_words(w, text, language, domain)]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text import english, lemmas, morphology, swedish
 from feedback_intelligence.text.matching import fold
@@ -99,12 +100,22 @@ def is_known_word(word: str, language: str) -> bool:
     return bool(morphology.analyse(word, language))
 
 
+_generic: dict[int, tuple[object, frozenset[str]]] = {}
+_stop: dict[int, tuple[object, frozenset[str]]] = {}
+_function: dict[int, tuple[object, frozenset[str]]] = {}
+
+
 def _generic_set(domain: Domain) -> frozenset[str]:
-    return frozenset(fold(w) for w in domain.prior.generic_nouns)
+    """The domain's generic nouns folded (once per domain: every theme and text asks)."""
+    return kept_for(_generic, domain, lambda: frozenset(fold(w) for w in domain.prior.generic_nouns))
 
 
-def _stop_set(domain: Domain) -> frozenset[str]:
-    return frozenset(fold(w) for w in domain.prior.stopwords)
+def stop_words(domain: Domain) -> frozenset[str]:
+    """The domain's function words folded (``stopwords``; once per domain: every theme and text asks)."""
+    return kept_for(_stop, domain, lambda: frozenset(fold(w) for w in domain.prior.stopwords))
+
+
+_stop_set = stop_words
 
 
 def is_generic(word: str, language: str, domain: Domain) -> bool:
@@ -131,7 +142,7 @@ def only_generic(theme: str, language: str, domain: Domain) -> bool:
 def _english_function_words(domain: Domain) -> frozenset[str]:
     """What the English reading treats as function words besides its own: the domain's stopwords and
     generic nouns ("customer", "game"), which never name a topic."""
-    return _stop_set(domain) | _generic_set(domain)
+    return kept_for(_function, domain, lambda: _stop_set(domain) | _generic_set(domain))
 
 
 def english_nouns(text: str, domain: Domain) -> frozenset[str]:

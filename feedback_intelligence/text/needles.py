@@ -40,11 +40,12 @@ class Needles:
         for piece, having in self._by_piece.items():
             self._alone[piece] = tuple(n for n in having if len(set(pieces(n))) == 1)
             self._with_others[piece] = tuple((n, frozenset(pieces(n))) for n in having if len(set(pieces(n))) > 1)
+        self._pieces = frozenset(self._by_piece)
         self._automaton: object | None = None  # built when first asked: a domain's Scanner reads for it
 
     @property
     def pieces(self) -> frozenset[str]:
-        return frozenset(self._by_piece)
+        return self._pieces
 
     def pieces_in(self, folded_text: str) -> set[str]:
         """Every indexed piece that occurs in ``folded_text`` (overlapping occurrences included)."""
@@ -64,11 +65,8 @@ class Needles:
         one :class:`Scanner` read the text for many)."""
         found = found if isinstance(found, (set, frozenset)) else set(found)
         made: set[str] = set()
-        for piece in found:
-            alone = self._alone.get(piece)
-            if alone is None:
-                continue  # another lexicon's piece
-            made.update(alone)
+        for piece in self._pieces.intersection(found):  # in C: the other lexicons' pieces are never looked at
+            made.update(self._alone[piece])
             made.update(needle for needle, needed in self._with_others[piece] if needed <= found)
         return made
 
@@ -83,8 +81,8 @@ def _automaton(words: Iterable[str]) -> object:
 
 class Scanner:
     """One automaton over the pieces of several lexicons: one pass over a text says which pieces of every
-    lexicon occur in it, and where (the callers read several texts joined: the written text, its base
-    forms). Each lexicon then narrows its own candidates with :meth:`Needles.candidates_among`."""
+    lexicon occur in it (the callers read a text as written and in base form). Each lexicon then narrows
+    its own candidates with :meth:`Needles.candidates_among`."""
 
     def __init__(self, lexicons: Iterable[Needles]) -> None:
         self.lexicons = tuple(lexicons)
@@ -97,19 +95,8 @@ class Scanner:
         return id(needles) in self._covered and any(lexicon is needles for lexicon in self.lexicons)
 
     def pieces_in(self, *texts: str) -> list[set[str]]:
-        """Per text, the pieces that occur in it, in one pass over the texts joined by a space (no piece
-        holds one, so none spans two texts)."""
-        found: list[set[str]] = [set() for _ in texts]
-        if self._automaton is None:
-            return found
-        bounds: list[int] = []
-        end = -1
-        for text in texts:
-            end += len(text) + 1
-            bounds.append(end)  # the index of the space after each text
-        at = 0
-        for last, piece in self._automaton.iter(" ".join(texts)):  # type: ignore[attr-defined]
-            while last >= bounds[at]:
-                at += 1
-            found[at].add(piece)
-        return found
+        """Per text, the pieces that occur in it: one pass of the one automaton over each."""
+        automaton = self._automaton
+        if automaton is None:
+            return [set() for _ in texts]
+        return [{piece for _end, piece in automaton.iter(text)} if text else set() for text in texts]  # type: ignore[attr-defined]

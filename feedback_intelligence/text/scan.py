@@ -10,7 +10,7 @@ The callers still test each candidate exactly as before: a scan only says what c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from feedback_intelligence.text.base_forms import BaseForms
 from feedback_intelligence.text.matching import FoldedText
@@ -32,6 +32,8 @@ class Scan:
     scanner: Scanner
     written: frozenset[str]
     read: frozenset[str]
+    # per lexicon (by id; the scanner holds it) and reading: its candidates, narrowed once for the row
+    _candidates: dict[tuple[int, bool], set[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, folded: FoldedText, placed: FoldedText, places: object | None, scanner: Scanner) -> Scan:
@@ -46,11 +48,20 @@ class Scan:
 
     def written_candidates(self, needles: Needles) -> set[str] | None:
         """``needles``' candidates in the written text; None when the scanner does not read for them."""
-        return needles.candidates_among(self.written) if self.scanner.covers(needles) else None
+        return self._narrowed(needles, False)
 
     def read_candidates(self, needles: Needles) -> set[str] | None:
         """``needles``' candidates in the keyword rules' readings; None when the scanner does not read for them."""
-        return needles.candidates_among(self.read) if self.scanner.covers(needles) else None
+        return self._narrowed(needles, True)
+
+    def _narrowed(self, needles: Needles, read: bool) -> set[str] | None:
+        key = (id(needles), read)
+        found = self._candidates.get(key)
+        if found is None:
+            if not self.scanner.covers(needles):
+                return None
+            found = self._candidates[key] = needles.candidates_among(self.read if read else self.written)
+        return found
 
     def is_of(self, text: str | FoldedText) -> bool:
         """Whether this is the scan of ``text`` (a string equal to it, or its folded form)."""
