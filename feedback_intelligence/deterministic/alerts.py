@@ -41,7 +41,7 @@ def match_alerts(text: str | None, domain: Domain, scan: Scan | None = None) -> 
         needles = compiled.needles
         if possible is not None and needles.isdisjoint(possible):
             continue  # most texts: no stem of the category, so none of its patterns can hit
-        searched = _masked(folded, domain.alert_exceptions.get(category, ()))
+        searched = _masked(folded, lexicon.exceptions.get(category, ()))
         # which of the category's stems occur, once; then each pattern is set logic over them
         present = {needle for needle in (needles if possible is None else needles & possible) if needle in searched}
         if not present:
@@ -74,6 +74,7 @@ class _Lexicon:
 
     categories: dict[str, _Patterns]
     needles: Needles | None
+    exceptions: dict[str, tuple[str, ...]]  # per category, its exception phrases folded (blank ones dropped)
 
 
 _lexicons: dict[int, tuple[object, _Lexicon]] = {}
@@ -98,7 +99,11 @@ def _lexicon(domain: Domain) -> _Lexicon:
 def _lexicon_of(domain: Domain) -> _Lexicon:
     categories = {category: _compiled(tuple(patterns)) for category, patterns in domain.alert_keywords.items()}
     stems = {needle for compiled in categories.values() for needle in compiled.needles}
-    return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
+    exceptions = {
+        category: tuple(needle for phrase in phrases if (needle := fold(phrase)))
+        for category, phrases in domain.alert_exceptions.items()
+    }
+    return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems), exceptions)
 
 
 @lru_cache(maxsize=256)
@@ -144,11 +149,11 @@ def _folded_groups(pattern: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(needle for alt in group if (needle := fold(alt))) for group in pattern_groups(pattern))
 
 
-def _masked(folded: str, exceptions: Iterable[str]) -> str:
-    """``folded`` with every exception phrase blanked (same length, so nothing new can join up)."""
-    for phrase in exceptions:
-        needle = fold(phrase)
-        if needle:
+def _masked(folded: str, exceptions: tuple[str, ...]) -> str:
+    """``folded`` with every exception phrase (folded already) blanked (same length, so nothing new can join
+    up)."""
+    for needle in exceptions:
+        if needle in folded:
             folded = folded.replace(needle, " " * len(needle))
     return folded
 

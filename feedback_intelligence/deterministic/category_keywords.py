@@ -71,18 +71,31 @@ class _FoldedRule:
 
     excludes: tuple[str, ...]
     terms: tuple[tuple[int, str, str], ...]  # (strength, the term as written, folded): strong first, file order
+    at: dict[str, tuple[int, ...]]  # a folded term -> its places in ``terms``
 
     @classmethod
     def of(cls, rule: CategoryKeywordRule) -> _FoldedRule:
+        terms = tuple(
+            (strength, term, needle)
+            for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms))
+            for term in terms
+            if (needle := fold(term))
+        )
+        at: dict[str, list[int]] = {}
+        for index, (_, _, needle) in enumerate(terms):
+            at.setdefault(needle, []).append(index)
         return cls(
             tuple(f for term in rule.exclude_if_contains if (f := fold(term))),
-            tuple(
-                (strength, term, needle)
-                for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms))
-                for term in terms
-                if (needle := fold(term))
-            ),
+            terms,
+            {needle: tuple(indexes) for needle, indexes in at.items()},
         )
+
+    def among(self, possible: set[str] | None) -> tuple[tuple[int, str, str], ...] | list[tuple[int, str, str]]:
+        """The terms that can occur (all of them without ``possible``), in order: found from the few
+        candidates, not by asking every term of the rule."""
+        if possible is None:
+            return self.terms
+        return [self.terms[i] for i in sorted(i for needle in possible for i in self.at.get(needle, ()))]
 
 
 _indexes: dict[int, tuple[object, _RuleIndex | None]] = {}
@@ -120,8 +133,9 @@ def rule_evidence(
     if any(term in folded.folded or term in bases.folded for term in compiled.excludes):
         return None
     space = _search_space(folded, rule)
+    candidates = compiled.among(possible)
     for level in (STRONG, WEAK):
-        searched = [t for t in compiled.terms if t[0] == level and (possible is None or t[2] in possible)]
+        searched = [t for t in candidates if t[0] == level]
         # the written text first, so a text a stem found as written keeps the evidence it had
         for strength, term, needle in searched:
             if (at := space.find(needle)) >= 0:

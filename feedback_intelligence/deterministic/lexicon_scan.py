@@ -1,5 +1,5 @@
 """A text read once by every lexicon of its domain (text/scan.py): the alert stems, the category and issue
-keyword rules, the swear words, in one pass of one automaton built once per domain.
+keyword rules, the swear words, the prior's type cues, in one pass of one automaton built once per domain.
 
 A row's rules (the alerts, the prior's keyword evidence, the override's swearing) and its derivation (the
 issue's keyword rules) read the same text: :func:`scan_of` remembers the last texts' scans per domain, as
@@ -15,6 +15,7 @@ from collections import OrderedDict
 from feedback_intelligence.deterministic.alerts import alert_needles
 from feedback_intelligence.deterministic.category_keywords import keyword_needles, without_incident_places
 from feedback_intelligence.deterministic.per_object import kept_for
+from feedback_intelligence.deterministic.type_cues import type_cue_needles
 from feedback_intelligence.deterministic.vulgarity import vulgarity_needles
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text.matching import FoldedText
@@ -38,6 +39,7 @@ def _scanner_of(domain: Domain) -> Scanner:
         keyword_needles(domain.category_keywords),
         keyword_needles(domain.issue_rules.keywords),
         None if domain.vulgarity.empty else vulgarity_needles(domain.vulgarity),
+        type_cue_needles(domain),
     ]
     return Scanner(n for n in lexicons if n is not None)
 

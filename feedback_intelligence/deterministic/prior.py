@@ -26,7 +26,6 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
@@ -35,6 +34,7 @@ from feedback_intelligence.deterministic.category_override import forced_categor
 from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.lexicon_scan import SCANS_KEPT, scan_of
 from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
+from feedback_intelligence.deterministic.type_cues import cue_count, type_cue_needles
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text import english
@@ -57,34 +57,21 @@ class TypeEvidence:
         return self.scores.get(type_, 0)
 
 
-@lru_cache(maxsize=64)
-def _folded_cues(cues: tuple[str, ...]) -> tuple[str, ...]:
-    """A type's cues folded, distinct, longest first (the order the pattern tries them in)."""
-    return tuple(sorted({fold(c) for c in cues if fold(c)}, key=len, reverse=True))
-
-
-@lru_cache(maxsize=4096)
-def _cue_regex(folded: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for folded cues: letters start at a word start, other cues match anywhere."""
-    parts = [re.escape(c) if not any(ch.isalpha() for ch in c) else r"(?<!\w)" + re.escape(c) for c in folded]
-    return re.compile("|".join(parts))
-
-
-def _cue_count(folded_text: str, cues: tuple[str, ...]) -> int:
-    """Distinct cues found. The pattern is made of the cues that occur in the text at all: one that does
-    not can match nowhere, so leaving it out changes no match, and most texts hold none or one or two (an
-    alternation of every cue tried at every position cost a bulk import ~0.1 ms a type)."""
-    present = tuple(c for c in _folded_cues(cues) if c in folded_text)
-    if not present:
-        return 0
-    return len({m.group(0) for m in _cue_regex(present).finditer(folded_text)})
-
-
-def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = None) -> TypeEvidence:
-    """The prior's type for ``text`` and the cue score of every type (a quoted label word is no cue)."""
-    folded = fold(without_label_words(text, domain))
+def type_evidence(
+    text: str, domain: Domain, alerts: list[AlertHit] | None = None, scan: Scan | None = None
+) -> TypeEvidence:
+    """The prior's type for ``text`` and the cue score of every type (a quoted label word is no cue).
+    ``scan``: the text read by the domain's lexicons (text/scan.py), when the caller has it."""
+    label_free = without_label_words(text, domain)
+    possible: set[str] | None = None
+    if scan is not None and label_free == text and scan.is_of(text):
+        folded = scan.folded.folded  # no label word blanked: the scanned text is the one searched
+        needles = type_cue_needles(domain)
+        possible = scan.written_candidates(needles) if needles is not None else None
+    else:
+        folded = fold(label_free)
     cues = domain.prior.type_cues
-    scores = {t: _cue_count(folded, terms) for t, terms in cues.items()}
+    scores = {t: cue_count(folded, terms, possible) for t, terms in cues.items()}
     alerts = match_alerts(text, domain) if alerts is None else alerts
     if cues and any(a.category in domain.prior.severity_by_alert for a in alerts):
         first = next(iter(cues))
@@ -137,7 +124,7 @@ def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> T
     evidence = TextEvidence(
         alerts=alerts,
         keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places, scan),
-        types=type_evidence(text, domain, alerts),
+        types=type_evidence(text, domain, alerts, scan),
         language=language,
         scan=scan,
     )

@@ -34,12 +34,16 @@ class Needles:
             for piece in set(pieces(needle)):
                 self._by_piece.setdefault(piece, []).append(needle)
         # per piece: the needles that are that piece alone (a candidate as soon as it occurs), and the
-        # needles of several pieces with all of their pieces (a candidate when every one occurs)
+        # needles of several pieces with all of their pieces (a candidate when every one occurs), each kept
+        # under its longest piece only: a short one ("i", "en") is in most texts and in many phrases, and
+        # a phrase is a candidate when all of its pieces occur, whichever is looked at first
         self._alone: dict[str, tuple[str, ...]] = {}
         self._with_others: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {}
         for piece, having in self._by_piece.items():
             self._alone[piece] = tuple(n for n in having if len(set(pieces(n))) == 1)
-            self._with_others[piece] = tuple((n, frozenset(pieces(n))) for n in having if len(set(pieces(n))) > 1)
+            self._with_others[piece] = tuple(
+                (n, frozenset(pieces(n))) for n in having if len(set(pieces(n))) > 1 and _keeper(n) == piece
+            )
         self._pieces = frozenset(self._by_piece)
         self._automaton: object | None = None  # built when first asked: a domain's Scanner reads for it
 
@@ -69,6 +73,11 @@ class Needles:
             made.update(self._alone[piece])
             made.update(needle for needle, needed in self._with_others[piece] if needed <= found)
         return made
+
+
+def _keeper(needle: str) -> str:
+    """The piece a needle of several pieces is looked up by: its longest (the first of those)."""
+    return max(pieces(needle), key=len)
 
 
 def _automaton(words: Iterable[str]) -> object:
