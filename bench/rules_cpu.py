@@ -13,7 +13,7 @@ machine's load: it is done before the rows are timed, measured apart, and added 
 
 Target: the new path's CPU per row (rules + derivation) at most ×0.4 of the old path's.
 
-Run: .venv/bin/python -m bench.rules_cpu [--rows 2000] [--chunk 250]
+Run: .venv/bin/python -m bench.rules_cpu [--rows 1000] [--chunk 250]
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def run(path: Path, batch: list[IngestCommand]) -> tuple[float, float, list[str]
     return ruled - start, done - ruled, rows
 
 
-def measure(rows: int = 2000, chunk: int = 250) -> dict[str, Any]:
+def measure(rows: int = 1000, chunk: int = 250) -> dict[str, Any]:
     domain = load_domain("retail")
     morphology.warm()
     paths = {
@@ -161,7 +161,7 @@ def measure(rows: int = 2000, chunk: int = 250) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rules_cpu", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=2000, help="measured rows of each kind, per path")
+    parser.add_argument("--rows", type=int, default=1000, help="measured rows of each kind, per path")
     parser.add_argument("--chunk", type=int, default=250, help="rows a batch, the paths alternating per batch")
     args = parser.parse_args(argv)
     result = measure(args.rows, args.chunk)
