@@ -115,9 +115,6 @@ def stop_words(domain: Domain) -> frozenset[str]:
     return kept_for(_stop, domain, lambda: frozenset(fold(w) for w in domain.prior.stopwords))
 
 
-_stop_set = stop_words
-
-
 def is_generic(word: str, language: str, domain: Domain) -> bool:
     """A generic noun of the domain, in any inflection ("asiakkaalle" is "asiakas", "kunden" "kund")."""
     generic = _generic_set(domain)
@@ -134,7 +131,7 @@ def opens_with_generic(theme: str, language: str, domain: Domain) -> bool:
 
 def only_generic(theme: str, language: str, domain: Domain) -> bool:
     """Every word of ``theme`` that is not a function word is a generic noun ("Asia", "ok", "asiakas")."""
-    stop = _stop_set(domain)
+    stop = stop_words(domain)
     content = [w for w in theme_words(theme) if fold(w) not in stop] or theme_words(theme)
     return bool(content) and all(is_generic(w, language, domain) for w in content)
 
@@ -142,7 +139,7 @@ def only_generic(theme: str, language: str, domain: Domain) -> bool:
 def _english_function_words(domain: Domain) -> frozenset[str]:
     """What the English reading treats as function words besides its own: the domain's stopwords and
     generic nouns ("customer", "game"), which never name a topic."""
-    return kept_for(_function, domain, lambda: _stop_set(domain) | _generic_set(domain))
+    return kept_for(_function, domain, lambda: stop_words(domain) | _generic_set(domain))
 
 
 def english_nouns(text: str, domain: Domain) -> frozenset[str]:
@@ -186,7 +183,7 @@ def topic_phrase(text: str, language: str, domain: Domain) -> str | None:
 def topic_nouns(text: str, language: str, domain: Domain) -> list[str]:
     """The text's nouns that may name its topic, in base form and text order: Voikko's nouns (common or
     proper), neither generic nor function words. Empty without a morphology for ``language``."""
-    stop = _stop_set(domain)
+    stop = stop_words(domain)
     found: list[str] = []
     for word in theme_words(text):
         if fold(word) in stop:
