@@ -1,5 +1,5 @@
 # The two commands of the README. Everything else is a convenience.
-BENCHES := gate_overhead ingest bulk_import report crowd crowd_later crowd_background crowd_gpus crowd_fair gate_redis quality language_detection chain chain_sweep engine slowloris backlog_bound chain_scale signin_burst batch_stall search_scale adaptive_limit interpret_cpu
+BENCHES := gate_overhead ingest bulk_import report crowd crowd_later crowd_background crowd_gpus crowd_fair gate_redis quality language_detection chain chain_sweep engine slowloris backlog_bound chain_scale signin_burst batch_stall search_scale adaptive_limit interpret_cpu rules_cpu
 .PHONY: run test test-fast lint bench $(BENCHES)
 
 run:  ## set up and run the service on its embedded defaults (SQLite, llama.cpp, one process)

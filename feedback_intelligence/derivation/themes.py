@@ -30,12 +30,16 @@ class _ThemeVerdicts:
         self._alone: dict[tuple[int, str], tuple[Domain, str | None]] = {}
         self._with_text: dict[tuple[int, str, str], tuple[Domain, str | None]] = {}
 
-    def rejection(self, theme: str, text: str, domain: Domain) -> str | None:
+    def rejection(self, theme: str, text: str, domain: Domain, language: str | None = None) -> str | None:
+        """``language``: the text's as the rules detected it (the guard's :func:`text_language`), when known."""
         alone = self._remember(self._alone, (id(domain), theme), domain, lambda: theme_rejection(theme, "", domain))
         if alone not in TEXT_DEPENDENT_REASONS:
             return alone
         return self._remember(
-            self._with_text, (id(domain), theme, text), domain, lambda: theme_rejection(theme, text, domain)
+            self._with_text,
+            (id(domain), theme, text),
+            domain,
+            lambda: theme_rejection(theme, text, domain, language),
         )
 
     @staticmethod
@@ -53,14 +57,15 @@ class _ThemeVerdicts:
 _verdicts = _ThemeVerdicts()
 
 
-def shown_theme(item: StoredFeedback, domain: Domain) -> str | None:
+def shown_theme(item: StoredFeedback, domain: Domain, text_language: str | None = None) -> str | None:
     """The item's theme if it passes the theme guard, else the first noun its alerts matched, else None;
-    in base form, in the item's stored language (what groups and counts)."""
+    in base form, in the item's stored language (what groups and counts). ``text_language``: the text's
+    language as the rules detected it, when the caller has it (the guard need not detect it again)."""
     if item.structure is None:
         return None
     language = item.structure.language or domain.language
     theme = item.structure.theme.strip()
-    if theme and _verdicts.rejection(theme, item.text, domain) is None:
+    if theme and _verdicts.rejection(theme, item.text, domain, text_language) is None:
         return normalise_theme(theme, language) or theme
     for hit in item.alerts:
         # a word that says what happened ("veloitettiin", a verb) names no topic: only nouns and unknown words

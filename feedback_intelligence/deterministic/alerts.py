@@ -23,22 +23,25 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text.matching import FoldedText, find_all, fold
 from feedback_intelligence.text.needles import Needles, pieces
+from feedback_intelligence.text.scan import Scan
 
 
-def match_alerts(text: str | None, domain: Domain) -> list[AlertHit]:
-    """Every (category, pattern) hit, category by category and pattern by pattern in file order."""
+def match_alerts(text: str | None, domain: Domain, scan: Scan | None = None) -> list[AlertHit]:
+    """Every (category, pattern) hit, category by category and pattern by pattern in file order. ``scan``:
+    the text read by the domain's lexicons at once (text/scan.py), when the caller has it."""
     if not text:
         return []
-    folded = FoldedText.of(text).folded
+    scan = scan if scan is not None and scan.is_of(text) else None
+    folded = scan.folded.folded if scan is not None else FoldedText.of(text).folded
     lexicon = _lexicon(domain)
     # the stems that can occur at all, in one pass (text/needles.py); each is then tested exactly
-    possible = lexicon.needles.candidates(folded) if lexicon.needles is not None else None
+    possible = _possible(lexicon.needles, folded, scan)
     hits: list[AlertHit] = []
     for category, compiled in lexicon.categories.items():
         needles = compiled.needles
         if possible is not None and needles.isdisjoint(possible):
             continue  # most texts: no stem of the category, so none of its patterns can hit
-        searched = _masked(folded, domain.alert_exceptions.get(category, ()))
+        searched = _masked(folded, lexicon.exceptions.get(category, ()))
         # which of the category's stems occur, once; then each pattern is set logic over them
         present = {needle for needle in (needles if possible is None else needles & possible) if needle in searched}
         if not present:
@@ -71,9 +74,22 @@ class _Lexicon:
 
     categories: dict[str, _Patterns]
     needles: Needles | None
+    exceptions: dict[str, tuple[str, ...]]  # per category, its exception phrases folded (blank ones dropped)
 
 
 _lexicons: dict[int, tuple[object, _Lexicon]] = {}
+
+
+def _possible(needles: Needles | None, folded: str, scan: Scan | None) -> set[str] | None:
+    if needles is None:
+        return None
+    found = scan.written_candidates(needles) if scan is not None else None
+    return needles.candidates(folded) if found is None else found
+
+
+def alert_needles(domain: Domain) -> Needles | None:
+    """Every alert stem of ``domain`` (None where one is blanks alone): what a domain's scanner reads for."""
+    return _lexicon(domain).needles
 
 
 def _lexicon(domain: Domain) -> _Lexicon:
@@ -83,7 +99,11 @@ def _lexicon(domain: Domain) -> _Lexicon:
 def _lexicon_of(domain: Domain) -> _Lexicon:
     categories = {category: _compiled(tuple(patterns)) for category, patterns in domain.alert_keywords.items()}
     stems = {needle for compiled in categories.values() for needle in compiled.needles}
-    return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems))
+    exceptions = {
+        category: tuple(needle for phrase in phrases if (needle := fold(phrase)))
+        for category, phrases in domain.alert_exceptions.items()
+    }
+    return _Lexicon(categories, None if any(not pieces(s) for s in stems) else Needles(stems), exceptions)
 
 
 @lru_cache(maxsize=256)
@@ -129,11 +149,11 @@ def _folded_groups(pattern: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(needle for alt in group if (needle := fold(alt))) for group in pattern_groups(pattern))
 
 
-def _masked(folded: str, exceptions: Iterable[str]) -> str:
-    """``folded`` with every exception phrase blanked (same length, so nothing new can join up)."""
-    for phrase in exceptions:
-        needle = fold(phrase)
-        if needle:
+def _masked(folded: str, exceptions: tuple[str, ...]) -> str:
+    """``folded`` with every exception phrase (folded already) blanked (same length, so nothing new can join
+    up)."""
+    for needle in exceptions:
+        if needle in folded:
             folded = folded.replace(needle, " " * len(needle))
     return folded
 

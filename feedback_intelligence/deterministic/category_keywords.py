@@ -31,6 +31,7 @@ from feedback_intelligence.domain.model import CategoryKeywordRule, IncidentPlac
 from feedback_intelligence.text.base_forms import BaseForms
 from feedback_intelligence.text.matching import FoldedText, fold
 from feedback_intelligence.text.needles import Needles, pieces
+from feedback_intelligence.text.scan import Scan
 
 STRONG = 2
 WEAK = 1
@@ -70,18 +71,31 @@ class _FoldedRule:
 
     excludes: tuple[str, ...]
     terms: tuple[tuple[int, str, str], ...]  # (strength, the term as written, folded): strong first, file order
+    at: dict[str, tuple[int, ...]]  # a folded term -> its places in ``terms``
 
     @classmethod
     def of(cls, rule: CategoryKeywordRule) -> _FoldedRule:
+        terms = tuple(
+            (strength, term, needle)
+            for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms))
+            for term in terms
+            if (needle := fold(term))
+        )
+        at: dict[str, list[int]] = {}
+        for index, (_, _, needle) in enumerate(terms):
+            at.setdefault(needle, []).append(index)
         return cls(
             tuple(f for term in rule.exclude_if_contains if (f := fold(term))),
-            tuple(
-                (strength, term, needle)
-                for strength, terms in ((STRONG, rule.terms), (WEAK, rule.weak_terms))
-                for term in terms
-                if (needle := fold(term))
-            ),
+            terms,
+            {needle: tuple(indexes) for needle, indexes in at.items()},
         )
+
+    def among(self, possible: set[str] | None) -> tuple[tuple[int, str, str], ...] | list[tuple[int, str, str]]:
+        """The terms that can occur (all of them without ``possible``), in order: found from the few
+        candidates, not by asking every term of the rule."""
+        if possible is None:
+            return self.terms
+        return [self.terms[i] for i in sorted(i for needle in possible for i in self.at.get(needle, ()))]
 
 
 _indexes: dict[int, tuple[object, _RuleIndex | None]] = {}
@@ -107,19 +121,21 @@ def rule_evidence(
     rule: CategoryKeywordRule,
     folded_rule: _FoldedRule | None = None,
     possible: set[str] | None = None,
+    bases: BaseForms | None = None,
 ) -> KeywordEvidence | None:
     """The strongest evidence for ``rule``'s category in ``text``, or None (also when an exclusion occurs).
     A term occurs where the written text holds it or where its words' base forms do ("suklaita" holds
     "suklaa"; text/base_forms.py). ``folded_rule``: the rule folded already; ``possible``: the terms that
-    can occur (the index's candidates), so the others are not searched."""
+    can occur (the index's candidates), so the others are not searched; ``bases``: the text's base forms."""
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
     compiled = folded_rule or _FoldedRule.of(rule)
-    bases = BaseForms.of(folded)
+    bases = BaseForms.of(folded) if bases is None else bases
     if any(term in folded.folded or term in bases.folded for term in compiled.excludes):
         return None
     space = _search_space(folded, rule)
+    candidates = compiled.among(possible)
     for level in (STRONG, WEAK):
-        searched = [t for t in compiled.terms if t[0] == level and (possible is None or t[2] in possible)]
+        searched = [t for t in candidates if t[0] == level]
         # the written text first, so a text a stem found as written keeps the evidence it had
         for strength, term, needle in searched:
             if (at := space.find(needle)) >= 0:
@@ -173,24 +189,40 @@ def without_incident_places(folded: FoldedText, places: IncidentPlaces | None) -
     return folded if text == folded.folded else FoldedText.of(text)
 
 
+def keyword_needles(rules: Iterable[CategoryKeywordRule]) -> Needles | None:
+    """Every term of a domain's rules (None for a one-off iterable, or where a term is blanks alone): what a
+    domain's scanner reads for."""
+    index = _index(rules)
+    return index.needles if index is not None else None
+
+
 def keyword_evidence(
-    text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule], places: IncidentPlaces | None = None
+    text: str | FoldedText | None,
+    rules: Iterable[CategoryKeywordRule],
+    places: IncidentPlaces | None = None,
+    scan: Scan | None = None,
 ) -> list[KeywordEvidence]:
-    """Evidence per firing rule, in file order (one entry per category); ``places`` see the module doc."""
+    """Evidence per firing rule, in file order (one entry per category); ``places`` see the module doc.
+    ``scan``: the text read by the domain's lexicons at once (text/scan.py), when the caller has it."""
     if text is None:
         return []
     folded = text if isinstance(text, FoldedText) else FoldedText.of(text)
     if not folded.folded.strip():
         return []
-    folded = without_incident_places(folded, places)
+    if scan is not None and not (scan.is_of(text) and scan.places is places):
+        scan = None
+    folded = without_incident_places(folded, places) if scan is None else scan.placed
+    bases = BaseForms.of(folded) if scan is None else scan.bases
     index = _index(rules)
     if index is None:
-        found = (rule_evidence(folded, rule) for rule in rules)
+        found = (rule_evidence(folded, rule, bases=bases) for rule in rules)
     else:
         # one pass over both readings: a candidate only narrows, rule_evidence still tests each one
-        possible = index.needles.candidates(f"{folded.folded} {BaseForms.of(folded).folded}")
+        possible = scan.read_candidates(index.needles) if scan is not None else None
+        if possible is None:
+            possible = index.needles.candidates(f"{folded.folded} {bases.folded}")
         found = (
-            rule_evidence(folded, rule, folded_rule, possible)
+            rule_evidence(folded, rule, folded_rule, possible, bases)
             for rule, terms, folded_rule in zip(index.rules, index.terms, index.folded, strict=True)
             if not terms.isdisjoint(possible)
         )
@@ -207,8 +239,11 @@ def strongest(evidence: Iterable[KeywordEvidence]) -> KeywordEvidence | None:
 
 
 def match_category_keywords(
-    text: str | FoldedText | None, rules: Iterable[CategoryKeywordRule], places: IncidentPlaces | None = None
+    text: str | FoldedText | None,
+    rules: Iterable[CategoryKeywordRule],
+    places: IncidentPlaces | None = None,
+    scan: Scan | None = None,
 ) -> str | None:
     """The category the keywords point to most strongly, or None."""
-    best = strongest(keyword_evidence(text, rules, places))
+    best = strongest(keyword_evidence(text, rules, places, scan))
     return best.category if best else None

@@ -28,6 +28,7 @@ from feedback_intelligence.deterministic.category_keywords import KeywordEvidenc
 from feedback_intelligence.deterministic.vulgarity import assess_vulgarity
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, RuleAdvice, Structure
+from feedback_intelligence.text.scan import Scan
 
 # Why a category was forced (the guards report it as the rejection reason).
 ALERT_REASON = "alert_category"
@@ -72,10 +73,11 @@ def forced_category_decision(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> ForcedCategory | None:
     """The category the deterministic layer imposes on ``structure``, with its rule and words; None to keep it."""
     current = structure.category if structure is not None else None
-    return _decision(current, domain, _TextRules(text or "", list(alerts), domain, keywords))
+    return _decision(current, domain, _TextRules(text or "", list(alerts), domain, keywords, scan))
 
 
 class _TextRules:
@@ -83,9 +85,14 @@ class _TextRules:
     each read at most once and only when asked: the desk's advice asks for every category in turn."""
 
     def __init__(
-        self, text: str, alerts: list[AlertHit], domain: Domain, keywords: list[KeywordEvidence] | None
+        self,
+        text: str,
+        alerts: list[AlertHit],
+        domain: Domain,
+        keywords: list[KeywordEvidence] | None,
+        scan: Scan | None = None,
     ) -> None:
-        self.text, self.alerts, self.domain = text, alerts, domain
+        self.text, self.alerts, self.domain, self.scan = text, alerts, domain, scan
         self._keywords = keywords
         self._read: dict[str, ForcedCategory | None] = {}  # rules 1 and 3 ("alert", "vulgarity")
         self._by_keywords: dict[str, ForcedCategory] = {}  # rule 4, by the category it chooses
@@ -111,7 +118,7 @@ class _TextRules:
         target = self.domain.vulgarity.demote_to_category
         if not target:
             return None
-        vulgarity = assess_vulgarity(self.text, self.domain.vulgarity)
+        vulgarity = assess_vulgarity(self.text, self.domain.vulgarity, self.scan)
         if not vulgarity.demote:
             return None
         words = dict.fromkeys(w for stem in vulgarity.matched_stems for w in matched_words(self.text, stem))
@@ -127,7 +134,9 @@ class _TextRules:
 
     def keywords(self) -> list[KeywordEvidence]:
         if self._keywords is None:
-            self._keywords = keyword_evidence(self.text, self.domain.category_keywords, self.domain.incident_places)
+            self._keywords = keyword_evidence(
+                self.text, self.domain.category_keywords, self.domain.incident_places, self.scan
+            )
         return self._keywords
 
 
@@ -153,9 +162,10 @@ def forced_category_reason(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> tuple[str, str] | None:
     """(category, reason) the deterministic layer imposes, or None to keep the structure's own."""
-    decision = forced_category_decision(text, structure, alerts, domain, keywords=keywords)
+    decision = forced_category_decision(text, structure, alerts, domain, keywords=keywords, scan=scan)
     return (decision.category, decision.reason) if decision else None
 
 
@@ -166,10 +176,11 @@ def category_advice(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> RuleAdvice | None:
     """A person's structure is kept as they gave it: what the rules would have chosen instead, or None
     when they agree (docs/rules.md, "A person decides")."""
-    decision = forced_category_decision(text, structure, list(alerts), domain, keywords=keywords)
+    decision = forced_category_decision(text, structure, list(alerts), domain, keywords=keywords, scan=scan)
     if decision is None or structure is None or decision.category == structure.category:
         return None
     return RuleAdvice("category", decision.category, decision.reason, decision.words)
@@ -182,12 +193,13 @@ def advice_by_category(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> dict[str, RuleAdvice]:
     """For the desk, before the save: each category a person might choose for ``text`` against which a rule
     would choose another, with that advice (``base`` gives the other fields; its category is tried in turn,
     and only the category decides). :func:`category_advice` of each, the text read once for all of them;
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
-    rules = _TextRules(text, list(alerts), domain, keywords)
+    rules = _TextRules(text, list(alerts), domain, keywords, scan)
     found: dict[str, RuleAdvice] = {}
     for category in domain.categories:  # ``base`` with this category: only its category decides
         decision = _decision(category, domain, rules)
@@ -203,9 +215,10 @@ def forced_category(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> str | None:
     """The category the deterministic layer imposes, or None to keep the structure's own."""
-    decision = forced_category_reason(text, structure, alerts, domain, keywords=keywords)
+    decision = forced_category_reason(text, structure, alerts, domain, keywords=keywords, scan=scan)
     return decision[0] if decision else None
 
 
@@ -223,9 +236,11 @@ def finish_structure(
     domain: Domain,
     *,
     keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
 ) -> Structure | None:
     """The structure as it is shown or stored: the deterministic override applied to what the model
     (or the clerk, or the prior) proposed. The one call every path makes: ingest, /interpret,
     restructure and the structure-later worker. ``keywords``: the text's keyword evidence, when the
-    caller has read it already (the prior has)."""
-    return apply_override(structure, forced_category(text, structure, list(alerts), domain, keywords=keywords))
+    caller has read it already (the prior has); ``scan``: the text read by the domain's lexicons (text/scan.py)."""
+    forced = forced_category(text, structure, list(alerts), domain, keywords=keywords, scan=scan)
+    return apply_override(structure, forced)

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from feedback_intelligence.deterministic.category_keywords import match_category_keywords
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text.matching import FoldedText
+from feedback_intelligence.text.scan import Scan
 
 
 def issue_of(
@@ -30,8 +31,10 @@ def issue_of(
     type_: str | None,
     category: str | None,
     alert_categories: Iterable[str] = (),
+    scan: Scan | None = None,
 ) -> str | None:
-    """The item's issue key; None when the domain declares no issues."""
+    """The item's issue key; None when the domain declares no issues. ``scan``: the text read by the domain's
+    lexicons at once (text/scan.py), when the caller has it."""
     if not domain.issues:
         return None
     rules = domain.issue_rules
@@ -42,7 +45,7 @@ def issue_of(
             return rules.by_alert[alert]
     if type_ is not None and type_ in rules.by_type:
         return rules.by_type[type_]
-    found = match_category_keywords(text, rules.keywords, domain.incident_places)
+    found = match_category_keywords(text, rules.keywords, domain.incident_places, scan)
     if found is not None:
         return found
     if category is not None and category in rules.by_category:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import Domain
 
 _QUOTES = "\"'“”„«»‘’"
@@ -27,13 +28,21 @@ def _pattern(labels: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(rf"{quoted}|{colon}", re.IGNORECASE)
 
 
-def without_label_words(text: str, domain: Domain) -> str:
-    """``text`` with the domain's tone labels blanked where they are used as labels: the sentiments', and
-    those of the types that carry a tone ("Kehu", "Valitus"; "Kysymys:" still says a question is asked)."""
+_patterns: dict[int, tuple[object, re.Pattern[str] | None]] = {}
+
+
+def _labels_pattern(domain: Domain) -> re.Pattern[str] | None:
+    """The pattern of the domain's tone labels: the sentiments', and those of the types that carry a tone
+    ("Kehu", "Valitus"; "Kysymys:" still says a question is asked). Once per domain: a row asks four times."""
     toned = tuple(
         label for key, label in domain.types.items() if domain.type_sentiment.get(key) not in (None, "neutral")
     )
-    pattern = _pattern(toned + tuple(domain.sentiments.values()))
+    return _pattern(toned + tuple(domain.sentiments.values()))
+
+
+def without_label_words(text: str, domain: Domain) -> str:
+    """``text`` with the domain's tone labels blanked where they are used as labels (see _labels_pattern)."""
+    pattern = kept_for(_patterns, domain, lambda: _labels_pattern(domain))
     if pattern is None:
         return text
     return pattern.sub(lambda m: " " * len(m.group(0)), text)

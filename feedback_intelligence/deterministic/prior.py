@@ -25,21 +25,23 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
+from feedback_intelligence.deterministic.lexicon_scan import SCANS_KEPT, scan_of
 from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
+from feedback_intelligence.deterministic.type_cues import cue_count, type_cue_needles
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Structure
 from feedback_intelligence.text import english
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 from feedback_intelligence.text.language import LanguageGuess, detect_language, detect_languages
 from feedback_intelligence.text.matching import FoldedText, fold
+from feedback_intelligence.text.scan import Scan
 
 _WORD_CHARS = re.compile(r"[\w'’-]")
 _WORDS = re.compile(r"\w+")
@@ -55,34 +57,21 @@ class TypeEvidence:
         return self.scores.get(type_, 0)
 
 
-@lru_cache(maxsize=64)
-def _folded_cues(cues: tuple[str, ...]) -> tuple[str, ...]:
-    """A type's cues folded, distinct, longest first (the order the pattern tries them in)."""
-    return tuple(sorted({fold(c) for c in cues if fold(c)}, key=len, reverse=True))
-
-
-@lru_cache(maxsize=4096)
-def _cue_regex(folded: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for folded cues: letters start at a word start, other cues match anywhere."""
-    parts = [re.escape(c) if not any(ch.isalpha() for ch in c) else r"(?<!\w)" + re.escape(c) for c in folded]
-    return re.compile("|".join(parts))
-
-
-def _cue_count(folded_text: str, cues: tuple[str, ...]) -> int:
-    """Distinct cues found. The pattern is made of the cues that occur in the text at all: one that does
-    not can match nowhere, so leaving it out changes no match, and most texts hold none or one or two (an
-    alternation of every cue tried at every position cost a bulk import ~0.1 ms a type)."""
-    present = tuple(c for c in _folded_cues(cues) if c in folded_text)
-    if not present:
-        return 0
-    return len({m.group(0) for m in _cue_regex(present).finditer(folded_text)})
-
-
-def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = None) -> TypeEvidence:
-    """The prior's type for ``text`` and the cue score of every type (a quoted label word is no cue)."""
-    folded = fold(without_label_words(text, domain))
+def type_evidence(
+    text: str, domain: Domain, alerts: list[AlertHit] | None = None, scan: Scan | None = None
+) -> TypeEvidence:
+    """The prior's type for ``text`` and the cue score of every type (a quoted label word is no cue).
+    ``scan``: the text read by the domain's lexicons (text/scan.py), when the caller has it."""
+    label_free = without_label_words(text, domain)
+    possible: set[str] | None = None
+    if scan is not None and label_free == text and scan.is_of(text):
+        folded = scan.folded.folded  # no label word blanked: the scanned text is the one searched
+        needles = type_cue_needles(domain)
+        possible = scan.written_candidates(needles) if needles is not None else None
+    else:
+        folded = fold(label_free)
     cues = domain.prior.type_cues
-    scores = {t: _cue_count(folded, terms) for t, terms in cues.items()}
+    scores = {t: cue_count(folded, terms, possible) for t, terms in cues.items()}
     alerts = match_alerts(text, domain) if alerts is None else alerts
     if cues and any(a.category in domain.prior.severity_by_alert for a in alerts):
         first = next(iter(cues))
@@ -96,12 +85,14 @@ def type_evidence(text: str, domain: Domain, alerts: list[AlertHit] | None = Non
 
 @dataclass(frozen=True, slots=True)
 class TextEvidence:
-    """Everything deterministic the prior and the guards read from one text, computed once."""
+    """Everything deterministic the prior and the guards read from one text, computed once; ``scan``: the
+    text as the domain's lexicons read it (text/scan.py), for the rules that read it after the evidence."""
 
     alerts: list[AlertHit]
     keywords: list[KeywordEvidence]
     types: TypeEvidence
     language: LanguageGuess | None
+    scan: Scan | None = field(default=None, compare=False, repr=False)
 
 
 class _EvidenceCache:
@@ -128,16 +119,46 @@ class _EvidenceCache:
 
 
 def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> TextEvidence:
-    alerts = match_alerts(text, domain)
-    return TextEvidence(
+    scan = scan_of(text, domain)
+    alerts = match_alerts(text, domain, scan)
+    evidence = TextEvidence(
         alerts=alerts,
-        keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places),
-        types=type_evidence(text, domain, alerts),
+        keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places, scan),
+        types=type_evidence(text, domain, alerts, scan),
         language=language,
+        scan=scan,
     )
+    _lately.put(text, domain, evidence)
+    return evidence
 
 
 _evidence = _EvidenceCache()
+
+
+class _ReadLately:
+    """The evidence of the texts read last per domain object, as many as a batch has rows: the derivation
+    of a row takes its rules' reading (the detected language, the scan) instead of reading the text again.
+    Only looked up, never computed: a text not read lately is read by whoever asks."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[int, str], tuple[Domain, TextEvidence]] = OrderedDict()
+
+    def put(self, text: str, domain: Domain, evidence: TextEvidence) -> None:
+        with self._lock:
+            self._items[(id(domain), text)] = (domain, evidence)
+            self._items.move_to_end((id(domain), text))
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def get(self, text: str, domain: Domain) -> TextEvidence | None:
+        with self._lock:
+            hit = self._items.get((id(domain), text))
+        return hit[1] if hit is not None and hit[0] is domain else None
+
+
+_lately = _ReadLately(SCANS_KEPT)
 
 
 def text_evidence(text: str, domain: Domain) -> TextEvidence:
@@ -148,6 +169,11 @@ def texts_evidence(texts: Sequence[str], domain: Domain) -> list[TextEvidence]:
     """:func:`text_evidence` of many texts (a batch), their languages detected in one parallel call."""
     languages = detect_languages(texts, domain.detection_languages)
     return [_evidence_of(text, domain, language) for text, language in zip(texts, languages, strict=True)]
+
+
+def evidence_read_lately(text: str, domain: Domain) -> TextEvidence | None:
+    """The evidence the rules read of ``text`` lately in this process (a row's, for its derivation), or None."""
+    return _lately.get(text, domain)
 
 
 def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
@@ -164,7 +190,9 @@ def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
 def prior_category(text: str, evidence: TextEvidence, domain: Domain) -> str:
     catch_all = domain.catch_all_category or next(iter(domain.categories))
     placeholder = Structure(catch_all, "", "", "", "")
-    decision = forced_category_reason(text, placeholder, evidence.alerts, domain, keywords=evidence.keywords)
+    decision = forced_category_reason(
+        text, placeholder, evidence.alerts, domain, keywords=evidence.keywords, scan=evidence.scan
+    )
     return decision[0] if decision else catch_all
 
 
@@ -241,7 +269,7 @@ def prior_theme(text: str, category: str, evidence: TextEvidence, domain: Domain
         topic = _topic_words(word, text, language, domain) if word else None
         if topic:
             return topic
-    stop = {fold(s) for s in domain.prior.stopwords}
+    stop = theme_words.stop_words(domain)
     every = [w for w in (_clean(w) for w in _WORDS.findall(text)) if w]
     content = [w for w in every if len(w) >= _MIN_THEME_WORD and fold(w) not in stop]
     specific = [w for w in content if _topic_words(w, text, language, domain)]

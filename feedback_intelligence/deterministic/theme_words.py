@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.text import english, lemmas, morphology, swedish
 from feedback_intelligence.text.matching import fold
@@ -99,12 +100,19 @@ def is_known_word(word: str, language: str) -> bool:
     return bool(morphology.analyse(word, language))
 
 
+_generic: dict[int, tuple[object, frozenset[str]]] = {}
+_stop: dict[int, tuple[object, frozenset[str]]] = {}
+_function: dict[int, tuple[object, frozenset[str]]] = {}
+
+
 def _generic_set(domain: Domain) -> frozenset[str]:
-    return frozenset(fold(w) for w in domain.prior.generic_nouns)
+    """The domain's generic nouns folded (once per domain: every theme and text asks)."""
+    return kept_for(_generic, domain, lambda: frozenset(fold(w) for w in domain.prior.generic_nouns))
 
 
-def _stop_set(domain: Domain) -> frozenset[str]:
-    return frozenset(fold(w) for w in domain.prior.stopwords)
+def stop_words(domain: Domain) -> frozenset[str]:
+    """The domain's function words folded (``stopwords``; once per domain: every theme and text asks)."""
+    return kept_for(_stop, domain, lambda: frozenset(fold(w) for w in domain.prior.stopwords))
 
 
 def is_generic(word: str, language: str, domain: Domain) -> bool:
@@ -123,7 +131,7 @@ def opens_with_generic(theme: str, language: str, domain: Domain) -> bool:
 
 def only_generic(theme: str, language: str, domain: Domain) -> bool:
     """Every word of ``theme`` that is not a function word is a generic noun ("Asia", "ok", "asiakas")."""
-    stop = _stop_set(domain)
+    stop = stop_words(domain)
     content = [w for w in theme_words(theme) if fold(w) not in stop] or theme_words(theme)
     return bool(content) and all(is_generic(w, language, domain) for w in content)
 
@@ -131,7 +139,7 @@ def only_generic(theme: str, language: str, domain: Domain) -> bool:
 def _english_function_words(domain: Domain) -> frozenset[str]:
     """What the English reading treats as function words besides its own: the domain's stopwords and
     generic nouns ("customer", "game"), which never name a topic."""
-    return _stop_set(domain) | _generic_set(domain)
+    return kept_for(_function, domain, lambda: stop_words(domain) | _generic_set(domain))
 
 
 def english_nouns(text: str, domain: Domain) -> frozenset[str]:
@@ -175,7 +183,7 @@ def topic_phrase(text: str, language: str, domain: Domain) -> str | None:
 def topic_nouns(text: str, language: str, domain: Domain) -> list[str]:
     """The text's nouns that may name its topic, in base form and text order: Voikko's nouns (common or
     proper), neither generic nor function words. Empty without a morphology for ``language``."""
-    stop = _stop_set(domain)
+    stop = stop_words(domain)
     found: list[str] = []
     for word in theme_words(text):
         if fold(word) in stop:

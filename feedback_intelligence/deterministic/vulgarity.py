@@ -19,6 +19,7 @@ from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import VulgarityLexicon
 from feedback_intelligence.text.matching import FoldedText, fold
 from feedback_intelligence.text.needles import Needles
+from feedback_intelligence.text.scan import Scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +59,20 @@ def _stems_of(lexicon: VulgarityLexicon) -> _Stems:
     return _Stems(tuple(ordered), Needles(key for _, key, _ in ordered))
 
 
-def assess_vulgarity(text: str | None, lexicon: VulgarityLexicon) -> VulgarityAssessment:
+def vulgarity_needles(lexicon: VulgarityLexicon) -> Needles:
+    """The lexicon's folded stems: what a domain's scanner reads for."""
+    return kept_for(_stems, lexicon, lambda: _stems_of(lexicon)).needles
+
+
+def assess_vulgarity(text: str | None, lexicon: VulgarityLexicon, scan: Scan | None = None) -> VulgarityAssessment:
+    """``scan``: the text read by the domain's lexicons at once (text/scan.py), when the caller has it."""
     if lexicon.empty or not text or not text.strip():
         return NONE
-    folded = FoldedText.of(text)
+    scan = scan if scan is not None and scan.is_of(text) else None
+    folded = scan.folded if scan is not None else FoldedText.of(text)
     stems = kept_for(_stems, lexicon, lambda: _stems_of(lexicon))
-    possible = stems.needles.candidates(folded.folded)
+    found = scan.written_candidates(stems.needles) if scan is not None else None
+    possible = stems.needles.candidates(folded.folded) if found is None else found
     if not possible:
         return NONE
     letters = sum(1 for ch in folded.folded if not ch.isspace())

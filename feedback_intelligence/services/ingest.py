@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
 from feedback_intelligence.deterministic.injection import detect_injection_signals, review_flags
+from feedback_intelligence.deterministic.lexicon_scan import scan_of
 from feedback_intelligence.deterministic.prior import TextEvidence, propose_structure, text_evidence, texts_evidence
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.gate.context import CallContext
@@ -191,7 +192,11 @@ class IngestService:
         # the prior reads the alerts and keyword evidence anyway: read once, for it and for the override
         if proposing and evidence is None:
             evidence = text_evidence(command.text, self.domain)
-        alerts = evidence.alerts if evidence is not None else match_alerts(command.text, self.domain)
+        # every lexicon reads the text in one pass, once for the row (its derivation takes the same scan)
+        scan = (
+            evidence.scan if evidence is not None and evidence.scan is not None else scan_of(command.text, self.domain)
+        )
+        alerts = evidence.alerts if evidence is not None else match_alerts(command.text, self.domain, scan)
 
         corrections = command.corrections
         notes: tuple[str, ...] = ()
@@ -208,10 +213,10 @@ class IngestService:
         if command.accepted_structure is not None:
             # A person decides, the rules advise (ADR 0045): their structure and corrections are stored as
             # given, and where a rule would choose another category the row says which, and by which words.
-            found = category_advice(command.text, structure, alerts, self.domain, keywords=keywords)
+            found = category_advice(command.text, structure, alerts, self.domain, keywords=keywords, scan=scan)
             advice = (found,) if found else ()
         else:
-            structure = finish_structure(command.text, structure, alerts, self.domain, keywords=keywords)
+            structure = finish_structure(command.text, structure, alerts, self.domain, keywords=keywords, scan=scan)
 
         flags: list[str] = []
         if command.accepted_structure is None:

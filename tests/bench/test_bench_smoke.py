@@ -41,6 +41,7 @@ BENCHES = [
     "search_scale",
     "adaptive_limit",
     "interpret_cpu",
+    "rules_cpu",
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feedback_intelligence.text.needles import Needles
+from feedback_intelligence.text.needles import Needles, Scanner
 from tests.support.examples import examples
 
 _ALPHABET = "abä ö"
@@ -30,3 +30,26 @@ def test_overlapping_and_nested_stems_are_all_found() -> None:
     assert index.candidates("maitohyllyllä oli") == {"maito", "maitohylly", "hylly", "ohyl"}
     assert index.candidates("kassa, jono") == {"kassa jono"}  # pieces apart: a candidate, tested exactly later
     assert index.candidates("") == set() and Needles([]).candidates("maito") == set()
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(texts=st.lists(st.text(alphabet=_ALPHABET, max_size=20), min_size=1, max_size=3), first=_NEEDLES, other=_NEEDLES)
+def test_one_scanner_answers_each_lexicon_as_its_own_automaton(
+    texts: list[str], first: list[str], other: list[str]
+) -> None:
+    lexicons = Needles(first), Needles(other)
+    scanner = Scanner(lexicons)
+    found = scanner.pieces_in(*texts)
+    for text, pieces in zip(texts, found, strict=True):
+        for lexicon in lexicons:
+            assert scanner.covers(lexicon)
+            assert lexicon.candidates_among(pieces) == lexicon.candidates(text)
+
+
+def test_a_scanner_says_which_text_a_piece_is_in() -> None:
+    stems, words = Needles(["maito", "hylly"]), Needles(["kassa jono"])
+    scanner = Scanner([stems, words])
+    written, bases = scanner.pieces_in("maitohyllyssä", "kassa jono")
+    assert written == {"maito", "hylly"} and bases == {"kassa", "jono"}
+    assert words.candidates_among(written) == set() and words.candidates_among(written | bases) == {"kassa jono"}
+    assert not scanner.covers(Needles(["maito"]))  # another lexicon's pieces were never indexed

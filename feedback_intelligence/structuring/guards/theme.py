@@ -113,7 +113,7 @@ def mixed_case(theme: str, text: str) -> bool:
 
 
 def _content_words(theme: str, domain: Domain) -> list[str]:
-    stop = {fold(s) for s in domain.prior.stopwords}
+    stop = theme_words.stop_words(domain)
     all_words = words(theme)
     content = [w for w in all_words if len(w) >= _MIN_STEM and w not in stop]
     return content or all_words
@@ -134,7 +134,7 @@ def is_grounded(theme: str, text: str, domain: Domain, language: str | None = No
     inflection adds, or its base form and compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä")
     or of the domain's vocabulary. A function word of the text grounds nothing ("the" is no stem of
     "theiakaspalaute"). ``language``: the text's :func:`text_language`, when the caller has it."""
-    stop = {fold(s) for s in domain.prior.stopwords}
+    stop = theme_words.stop_words(domain)
     written = {w for w in words(text) if w not in stop}
     bases = _text_bases(text, text_language(text, domain) if language is None else language)
     vocabulary = domain_vocabulary(domain)
