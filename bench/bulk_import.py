@@ -16,9 +16,16 @@ path, side by side in one run against real ``feedctl serve`` processes; then whe
    (what SQLite takes) and COPY into a temporary table followed by ``INSERT … SELECT`` (PostgreSQL's,
    ADR 0037), with wall time and the CPU of Python and of PostgreSQL.
 
-Target: the batch path ≥ 10,000 rows/s over HTTP (ADR 0027).
+3. ``--pool``: the batch pool off (``FI_BATCH_PROCESSES=0``, a thread of the service) and on (a worker
+   per usable core), side by side in one run: two service processes on the same two fresh PostgreSQL
+   databases, one writer, the kinds and the two services taking turns for ``--rounds`` rounds; rows a
+   second, the CPU split per row (the service's workers counted with it), what the cores allow at that
+   cost, and each process's resident memory after the run. Only this, with ``--pool-only``.
 
-Run: .venv/bin/python -m bench.bulk_import [--single-rows 600] [--batch-rows 5000]
+Target: the batch path ≥ 10,000 rows/s over HTTP (ADR 0027); with the pool, ≥ 5,000 rows/s accepted from
+one service process (ADR 0074).
+
+Run: .venv/bin/python -m bench.bulk_import [--single-rows 600] [--batch-rows 5000] [--pool | --pool-only]
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from typing import Any
 import httpx
 
 from bench.common import pf, print_table, write_result
-from bench.procfs import children_of, cpu_seconds, pids_named
+from bench.procfs import children_of, cpu_seconds, pids_named, rss_bytes
 from feedback_intelligence.api.models import FeedbackIn
 from feedback_intelligence.cli import loop_pauses
 from feedback_intelligence.demo.corpus import load_corpus
@@ -52,6 +59,7 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.text import morphology
 
 TARGET_ROWS_PER_S = 10_000
+POOL_TARGET_ROWS_PER_S = 5_000  # accepted rows, one service process with its pool (ADR 0074)
 CORES = os.cpu_count() or 1
 CHUNK = 1000
 SINGLE_WRITERS = 8
@@ -157,6 +165,83 @@ def over_http(single_rows: int, batch_rows: int) -> dict[str, Any]:
                         key = f"{kind}/batch/{processes}x{writers}"
                         results[key] = {**entry, "processes": processes, "cpuUsPerRow": cpu.per_row_us}
     return results
+
+
+#: The services of ``--pool``: their settings and writers. "on, 2 slots": two batches at once, so one
+#: batch's transaction overlaps the next one's rules in the workers.
+POOL_MODES: tuple[tuple[str, dict[str, str], int], ...] = (
+    ("off", {"FI_BATCH_PROCESSES": "0"}, 1),
+    ("on", {}, 1),  # FI_BATCH_PROCESSES unset: the usable cores
+    ("on, 2 slots", {"FI_BATCH_SLOTS": "2"}, 2),
+)
+
+
+def pool_side_by_side(batch_rows: int, rounds: int) -> dict[str, Any]:
+    """The pool off and on, one service process each on the same databases, taking turns."""
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": "http://127.0.0.1:9",
+        "FI_LLM_MODEL": "none",
+        "FI_STRUCTURE_WORKER": "false",
+    }
+    runs: dict[str, list[dict[str, Any]]] = {}
+    memory: dict[str, dict[str, float]] = {}
+    counter = itertools.count()
+    with postgres_pair("fi_bench_pool") as (corpus, live), ExitStack() as stack:
+        env = {**env, "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live}
+        apps = {}
+        for mode, settings, writers in POOL_MODES:
+            apps[mode] = stack.enter_context(app_server({**env, **settings}))
+            # connections, the lexicons' caches, the pool's workers
+            asyncio.run(batched([apps[mode].url], items(f"warm-{next(counter)}", 1000 * writers, "later"), writers))
+        for _ in range(rounds):
+            for kind in KINDS:
+                for mode, _settings, writers in POOL_MODES:
+                    rows = items(f"p{next(counter)}", batch_rows, kind)
+                    with CpuSplit([apps[mode].proc.pid], len(rows)) as cpu:
+                        wall = asyncio.run(batched([apps[mode].url], rows, writers))
+                    entry = {**_rate(kind, f"pool {mode}", writers, len(rows), wall), "cpuUsPerRow": cpu.per_row_us}
+                    runs.setdefault(f"{kind}/{mode}", []).append(entry)
+        for mode, app in apps.items():
+            workers = [pid for pid in children_of(app.proc.pid) if rss_bytes(pid) > 100e6]  # not the tracker
+            memory[mode] = {
+                "serviceMb": round(rss_bytes(app.proc.pid) / 1e6),
+                "workersMb": [round(rss_bytes(pid) / 1e6) for pid in workers],
+            }
+    return {"runs": runs, "memory": memory, "rounds": rounds, "rows": batch_rows}
+
+
+def pool_rows(pool: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    for kind in KINDS:
+        target = POOL_TARGET_ROWS_PER_S if kind == "accepted" else None
+        off = pool["runs"][f"{kind}/off"]
+        for mode, _settings, writers in POOL_MODES:
+            for n, (entry, before) in enumerate(zip(pool["runs"][f"{kind}/{mode}"], off, strict=True), start=1):
+                cpu = entry["cpuUsPerRow"]
+                rows.append(
+                    (
+                        f"{kind}, round {n}: pool {mode}, 1 service process, {writers} writer(s)",
+                        f"{entry['rowsPerS']} rows/s (×{entry['rowsPerS'] / before['rowsPerS']:.2f} of off)",
+                        f"≥ {target}: {pf(entry['rowsPerS'] >= target)}" if target and mode != "off" else "",
+                    )
+                )
+                rows.append(
+                    (
+                        "  CPU per row: service with its workers / PostgreSQL / client",
+                        f"{cpu['service']} / {cpu['postgres']} / {cpu['client']} µs",
+                        f"{CORES} cores allow {cpu['ceilingRowsPerS']} rows/s",
+                    )
+                )
+    for mode, found in pool["memory"].items():
+        rows.append(
+            (
+                f"resident memory, pool {mode}: the service; each worker",
+                f"{found['serviceMb']} MB",
+                f"{found['workersMb']} MB",
+            )
+        )
+    return rows
 
 
 class CpuSplit:
@@ -306,12 +391,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-rows", type=int, default=600, help="items per kind on the item-by-item path")
     parser.add_argument("--batch-rows", type=int, default=5000, help="items per kind and writer count, batched")
     parser.add_argument("--process-rows", type=int, default=2000, help="rows of the in-process split")
+    parser.add_argument("--pool", action="store_true", help="also the batch pool off and on, side by side")
+    parser.add_argument("--pool-only", action="store_true", help="only the batch pool off and on")
+    parser.add_argument("--pool-rows", type=int, default=5000, help="items per kind, pool mode and round")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the pool's side by side")
     args = parser.parse_args(argv)
+
+    pool = pool_side_by_side(args.pool_rows, args.rounds) if args.pool or args.pool_only else None
+    if args.pool_only:
+        assert pool is not None
+        path = write_result("bulk_import_pool", pool)
+        print_table(
+            f"bulk import on PostgreSQL, the batch pool off and on: {args.pool_rows} items a run", pool_rows(pool)
+        )
+        print(f"written: {path}")
+        accepted = max(
+            entry["rowsPerS"] for key, runs in pool["runs"].items() if key.startswith("accepted/on") for entry in runs
+        )
+        return 0 if accepted >= POOL_TARGET_ROWS_PER_S else 1
 
     http = over_http(args.single_rows, args.batch_rows)
     split = asyncio.run(in_process(args.process_rows))
     best = max(entry["rowsPerS"] for key, entry in http.items() if "/batch/" in key)
     result = {"http": http, "inProcess": split, "targetRowsPerS": TARGET_ROWS_PER_S, "bestBatchRowsPerS": best}
+    if pool is not None:
+        result["pool"] = pool
     path = write_result("bulk_import", result)
 
     rows: list[tuple[str, str, str]] = []
@@ -353,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     hold = split["loopHold"]
     rows.append(("event loop's longest wait during a 1,000-row batch", f"{hold['maxLagMs']} ms", f"{hold['batchS']} s"))
+    if pool is not None:
+        rows.extend(pool_rows(pool))
     print_table(
         f"bulk import on PostgreSQL: {args.single_rows} items item by item, {args.batch_rows} batched, per kind",
         rows,
