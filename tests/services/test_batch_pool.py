@@ -19,6 +19,7 @@ from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.services.batch_pool import BatchPool
+from feedback_intelligence.services.batch_work import WORKER_NICENESS
 from feedback_intelligence.services.channels import CORPUS, Channel
 from feedback_intelligence.services.ingest import IngestService
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -66,6 +67,8 @@ async def test_the_pool_stores_every_byte_the_service_thread_stores(
 
     (thread_outcomes, thread_rows), (pool_outcomes, pool_rows) = results["thread.db"], results["pool.db"]
     assert len(pool.worker_pids()) == 2  # the batch was split over both
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert {os.getpriority(os.PRIO_PROCESS, pid) for pid in pool.worker_pids()} == {min(19, own + WORKER_NICENESS)}
     assert pool_outcomes == thread_outcomes
     assert [result for _, result in pool_outcomes[: len(batch)]].count("duplicate") == 2
     for table in TABLES:
