@@ -168,7 +168,7 @@ class IngestService:
         if not by_model:
             commands = [replace(command, structure_later=False) for command in commands]
         ready = None
-        if self.pool is not None and self.pool.enabled:
+        if self.pool is not None and self.pool.enabled and commands:
             # the rules and the rows in worker processes, on every core, one instant for the batch (docs/adr/0074)
             prepared = await self.pool.prepare(commands, self.clock.now())
             records, ready = prepared.records, prepared.ready
