@@ -51,6 +51,7 @@ from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, postgres_pair
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.services.batch_pool import BatchPool
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
 from feedback_intelligence.store import copy_rows, values_rows
@@ -351,6 +352,33 @@ async def _loop_hold(service: IngestService, store: FeedbackStore, raw: list[dic
     return {"maxLagMs": round(max(lags) * 1000, 1), "batchS": round(wall, 2), "ticks": len(lags)}
 
 
+async def loop_hold_side_by_side(rounds: int) -> dict[str, list[dict[str, float]]]:
+    """The event loop's longest wait while one 1,000-row batch saved for later is stored, the pool off (the
+    rules in a thread) and on (2 workers), taking turns, as ``feedctl serve`` sets the interpreter."""
+    domain = load_domain("retail")
+    morphology.warm()
+    pool = BatchPool(domain, 2)
+    services = {"off": IngestService(domain, None), "on": IngestService(domain, None, pool=pool)}  # type: ignore[arg-type]
+    found: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+    async with postgres_database("fi_bench_hold") as url:
+        store = FeedbackStore(url, derive=DomainDeriver(domain))
+        await store.migrate()
+        try:
+            loop_pauses.shorten_lock_turns()
+            for mode, service in services.items():  # the workers' start, the lexicons' caches
+                await service.ingest_batch(
+                    Channel("corpus", store), [_command(i) for i in items(f"w{mode}", 300, "later")]
+                )
+            loop_pauses.freeze_what_start_up_made()
+            for n in range(rounds):
+                for mode, service in services.items():
+                    found[mode].append(await _loop_hold(service, store, items(f"h{mode}{n}", CHUNK, "later")))
+        finally:
+            await store.aclose()
+            await pool.aclose()
+    return found
+
+
 def _fields(record: Any) -> dict[str, Any]:
     return {name: getattr(record, name) for name in record.__dataclass_fields__}
 
@@ -401,7 +429,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool-only", action="store_true", help="only the batch pool off and on")
     parser.add_argument("--pool-rows", type=int, default=5000, help="items per kind, pool mode and round")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the pool's side by side")
+    parser.add_argument("--loop-hold-only", action="store_true", help="only the loop's wait, pool off and on")
     args = parser.parse_args(argv)
+
+    if args.loop_hold_only:
+        holds = asyncio.run(loop_hold_side_by_side(args.rounds))
+        path = write_result("bulk_import_loop_hold", holds)
+        print_table(
+            "the event loop's longest wait while one 1,000-row batch saved for later is stored",
+            [
+                (
+                    f"round {n + 1}: pool off / on",
+                    f"{off['maxLagMs']} / {on['maxLagMs']} ms",
+                    f"{off['batchS']} / {on['batchS']} s",
+                )
+                for n, (off, on) in enumerate(zip(holds["off"], holds["on"], strict=True))
+            ],
+        )
+        print(f"written: {path}")
+        return 0
 
     pool = pool_side_by_side(args.pool_rows, args.rounds) if args.pool or args.pool_only else None
     if args.pool_only:
