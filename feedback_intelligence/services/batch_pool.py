@@ -1,6 +1,6 @@
 """The batch pool (docs/adr/0074): worker processes that make a bulk import's rows, so the rules and the
-derivation of a batch run beside the service's interpreter lock, on every core, and the event loop never
-waits behind them.
+derivation of a batch run outside the service's interpreter lock, on every core, and the event loop no
+longer takes turns at that lock with them.
 
 ``FI_BATCH_PROCESSES`` workers (default: the usable cores; 0 or 1: no pool, a thread of the service as
 before), started with ``spawn`` (the service has threads: a forked copy of a held lock would never be
@@ -127,7 +127,7 @@ class BatchPool:
         pool.shutdown(wait=False, cancel_futures=True)
 
     def worker_pids(self) -> list[int]:
-        """The pool's live worker processes (the benchmarks read their memory and CPU)."""
+        """The pool's live worker processes (tests kill them and read their priority)."""
         # the executor keeps its processes by pid, not publicly
         processes = getattr(self._executor, "_processes", None) or {}
         return sorted(pid for pid, process in processes.items() if process.is_alive())
