@@ -20,9 +20,11 @@ Target: while the batches are stored, the longest ``/livez`` answer ≤ 0.2 s, o
 kinds, every item stored once.
 
 ``--against PATH`` runs every phase also against the service code of another checkout (e.g. a worktree
-of ``main``), alternating with this one's: a before/after in one run on the same machine.
+of ``main``), alternating with this one's: a before/after in one run on the same machine. ``--pool`` runs
+every phase with the batch pool off (``FI_BATCH_PROCESSES=0``: the rules in a thread of the service) and
+on (a worker process per usable core, docs/adr/0074), side by side.
 
-Run: .venv/bin/python -m bench.batch_stall [--rounds 2] [--kinds short,long] [--engines sqlite,postgresql]
+Run: .venv/bin/python -m bench.batch_stall [--rounds 2] [--kinds short,long] [--engines sqlite,postgresql] [--pool]
 """
 
 from __future__ import annotations
@@ -165,9 +167,20 @@ def _encoded(items: list[dict[str, Any]]) -> bytes:
     return json.dumps({"items": items}, ensure_ascii=False).encode()
 
 
-def phase(engine: str, kind: str, writers: int, rounds: int, batch: int, code: Path | None = None) -> dict[str, Any]:
-    """One server (``code``: another checkout's service), quiet probes, then the writers with probes."""
+def phase(
+    engine: str,
+    kind: str,
+    writers: int,
+    rounds: int,
+    batch: int,
+    code: Path | None = None,
+    pool: str | None = None,
+) -> dict[str, Any]:
+    """One server (``code``: another checkout's service; ``pool``: off or on), quiet probes, then the
+    writers with probes."""
     env = dict(ENV) if code is None else {**ENV, "PYTHONPATH": str(code)}
+    if pool == "off":
+        env["FI_BATCH_PROCESSES"] = "0"  # on: unset, a worker per usable core
     with _databases(engine, env) as env, app_server(env) as app:
         warm = _encoded(batch_items(f"warm-{kind}", WARM_ITEMS, kind))
         httpx.post(app.url + "/feedback/batch", content=warm, headers={"content-type": "application/json"}, timeout=600)
@@ -187,6 +200,7 @@ def phase(engine: str, kind: str, writers: int, rounds: int, batch: int, code: P
         "engine": engine,
         "kind": kind,
         "code": str(code) if code else "this checkout",
+        "pool": pool,
         "quietMs": _summary(quiet["samples"]),
         "duringMs": _summary(during),
         "probeFailures": quiet["failures"] + loaded["failures"],
@@ -222,20 +236,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--against", type=Path, help="another checkout whose service runs each phase too")
+    parser.add_argument("--pool", action="store_true", help="each phase with the batch pool off and on")
     args = parser.parse_args(argv)
 
     runs: list[dict[str, Any]] = []
+    pools: list[str | None] = ["off", "on"] if args.pool else [None]
     for engine in args.engines.split(","):
         for kind in args.kinds.split(","):
             for code in ([args.against] if args.against else []) + [None]:
-                runs.append(phase(engine, kind, args.writers, args.rounds, args.batch, code))
-    ours = [run for run in runs if run["code"] == "this checkout"]
+                for pool in pools:
+                    runs.append(phase(engine, kind, args.writers, args.rounds, args.batch, code, pool))
+    ours = [run for run in runs if run["code"] == "this checkout" and run["pool"] != "off"]
     ok = all(verdict(run) for run in ours)
     path = write_result("batch_stall", {"runs": runs, "targetStallMs": TARGET_STALL_MS, "pass": ok})
 
     rows: list[tuple[str, str, str]] = []
     for run in runs:
         label = f"{run['engine']}, {run['kind']}" + (f" ({run['code']})" if args.against else "")
+        label += f", pool {run['pool']}" if run["pool"] else ""
         during = run["duringMs"]
         rows.append(
             (

@@ -16,9 +16,16 @@ path, side by side in one run against real ``feedctl serve`` processes; then whe
    (what SQLite takes) and COPY into a temporary table followed by ``INSERT … SELECT`` (PostgreSQL's,
    ADR 0037), with wall time and the CPU of Python and of PostgreSQL.
 
-Target: the batch path ≥ 10,000 rows/s over HTTP (ADR 0027).
+3. ``--pool``: the batch pool off (``FI_BATCH_PROCESSES=0``, a thread of the service) and on (a worker
+   per usable core), side by side in one run: two service processes on the same two fresh PostgreSQL
+   databases, one writer, the kinds and the two services taking turns for ``--rounds`` rounds; rows a
+   second, the CPU split per row (the service's workers counted with it), what the cores allow at that
+   cost, and each process's resident memory after the run. Only this, with ``--pool-only``.
 
-Run: .venv/bin/python -m bench.bulk_import [--single-rows 600] [--batch-rows 5000]
+Target: the batch path ≥ 10,000 rows/s over HTTP (ADR 0027); with the pool, ≥ 5,000 rows/s accepted from
+one service process (ADR 0074).
+
+Run: .venv/bin/python -m bench.bulk_import [--single-rows 600] [--batch-rows 5000] [--pool | --pool-only]
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from typing import Any
 import httpx
 
 from bench.common import pf, print_table, write_result
-from bench.procfs import children_of, cpu_seconds, pids_named
+from bench.procfs import children_of, cpu_seconds, pids_named, rss_bytes
 from feedback_intelligence.api.models import FeedbackIn
 from feedback_intelligence.cli import loop_pauses
 from feedback_intelligence.demo.corpus import load_corpus
@@ -44,6 +51,7 @@ from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database, postgres_pair
 from feedback_intelligence.devtools.processes import app_server
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.services.batch_pool import BatchPool
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
 from feedback_intelligence.store import copy_rows, values_rows
@@ -52,6 +60,7 @@ from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.text import morphology
 
 TARGET_ROWS_PER_S = 10_000
+POOL_TARGET_ROWS_PER_S = 5_000  # accepted rows, one service process with its pool (ADR 0074)
 CORES = os.cpu_count() or 1
 CHUNK = 1000
 SINGLE_WRITERS = 8
@@ -159,6 +168,83 @@ def over_http(single_rows: int, batch_rows: int) -> dict[str, Any]:
     return results
 
 
+#: The services of ``--pool``: their settings and writers. "on, 2 slots": two batches at once, so one
+#: batch's transaction overlaps the next one's rules in the workers.
+POOL_MODES: tuple[tuple[str, dict[str, str], int], ...] = (
+    ("off", {"FI_BATCH_PROCESSES": "0"}, 1),
+    ("on", {}, 1),  # FI_BATCH_PROCESSES unset: the usable cores
+    ("on, 2 slots", {"FI_BATCH_SLOTS": "2"}, 2),
+)
+
+
+def pool_side_by_side(batch_rows: int, rounds: int) -> dict[str, Any]:
+    """The pool off and on, one service process each on the same databases, taking turns."""
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": "http://127.0.0.1:9",
+        "FI_LLM_MODEL": "none",
+        "FI_STRUCTURE_WORKER": "false",
+    }
+    runs: dict[str, list[dict[str, Any]]] = {}
+    memory: dict[str, dict[str, float]] = {}
+    counter = itertools.count()
+    with postgres_pair("fi_bench_pool") as (corpus, live), ExitStack() as stack:
+        env = {**env, "FI_DATABASE_URL": corpus, "FI_LIVE_DATABASE_URL": live}
+        apps = {}
+        for mode, settings, writers in POOL_MODES:
+            apps[mode] = stack.enter_context(app_server({**env, **settings}))
+            # connections, the lexicons' caches, the pool's workers
+            asyncio.run(batched([apps[mode].url], items(f"warm-{next(counter)}", 1000 * writers, "later"), writers))
+        for _ in range(rounds):
+            for kind in KINDS:
+                for mode, _settings, writers in POOL_MODES:
+                    rows = items(f"p{next(counter)}", batch_rows, kind)
+                    with CpuSplit([apps[mode].proc.pid], len(rows)) as cpu:
+                        wall = asyncio.run(batched([apps[mode].url], rows, writers))
+                    entry = {**_rate(kind, f"pool {mode}", writers, len(rows), wall), "cpuUsPerRow": cpu.per_row_us}
+                    runs.setdefault(f"{kind}/{mode}", []).append(entry)
+        for mode, app in apps.items():
+            workers = [pid for pid in children_of(app.proc.pid) if rss_bytes(pid) > 100e6]  # not the tracker
+            memory[mode] = {
+                "serviceMb": round(rss_bytes(app.proc.pid) / 1e6),
+                "workersMb": [round(rss_bytes(pid) / 1e6) for pid in workers],
+            }
+    return {"runs": runs, "memory": memory, "rounds": rounds, "rows": batch_rows}
+
+
+def pool_rows(pool: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    for kind in KINDS:
+        target = POOL_TARGET_ROWS_PER_S if kind == "accepted" else None
+        off = pool["runs"][f"{kind}/off"]
+        for mode, _settings, writers in POOL_MODES:
+            for n, (entry, before) in enumerate(zip(pool["runs"][f"{kind}/{mode}"], off, strict=True), start=1):
+                cpu = entry["cpuUsPerRow"]
+                rows.append(
+                    (
+                        f"{kind}, round {n}: pool {mode}, 1 service process, {writers} writer(s)",
+                        f"{entry['rowsPerS']} rows/s (×{entry['rowsPerS'] / before['rowsPerS']:.2f} of off)",
+                        f"≥ {target}: {pf(entry['rowsPerS'] >= target)}" if target and mode != "off" else "",
+                    )
+                )
+                rows.append(
+                    (
+                        "  CPU per row: service with its workers (its process alone) / PostgreSQL / client",
+                        f"{cpu['service']} ({cpu['serviceProcess']}) / {cpu['postgres']} / {cpu['client']} µs",
+                        f"{CORES} cores allow {cpu['ceilingRowsPerS']} rows/s",
+                    )
+                )
+    for mode, found in pool["memory"].items():
+        rows.append(
+            (
+                f"resident memory, pool {mode}: the service; each worker",
+                f"{found['serviceMb']} MB",
+                f"{found['workersMb']} MB",
+            )
+        )
+    return rows
+
+
 class CpuSplit:
     """CPU per row while a block runs: the service (and its children), PostgreSQL (every ``postgres``
     process: backends, WAL writer, checkpointer) and this process (the client). Their sum over the
@@ -173,14 +259,20 @@ class CpuSplit:
         postgres = cpu_seconds(pids_named("postgres"))
         return {"service": cpu_seconds(service), "postgres": postgres, "client": time.process_time()}
 
+    def _own(self) -> float:
+        """The service processes alone, without their children (the batch pool's workers)."""
+        return cpu_seconds(self.service_pids)
+
     def __enter__(self) -> CpuSplit:
-        self.before = self._now()
+        self.before, self.own_before = self._now(), self._own()
         return self
 
     def __exit__(self, *exc: object) -> None:
         after = self._now()
         self.per_row_us = {k: round((after[k] - self.before[k]) * 1e6 / self.rows, 1) for k in after}
         self.per_row_us["total"] = round(sum(self.per_row_us.values()), 1)
+        # what the service process itself spent (the event loop's process): its own ceiling is 10⁶ / this
+        self.per_row_us["serviceProcess"] = round((self._own() - self.own_before) * 1e6 / self.rows, 1)
         self.per_row_us["ceilingRowsPerS"] = round(CORES * 1e6 / self.per_row_us["total"])
 
 
@@ -260,6 +352,33 @@ async def _loop_hold(service: IngestService, store: FeedbackStore, raw: list[dic
     return {"maxLagMs": round(max(lags) * 1000, 1), "batchS": round(wall, 2), "ticks": len(lags)}
 
 
+async def loop_hold_side_by_side(rounds: int) -> dict[str, list[dict[str, float]]]:
+    """The event loop's longest wait while one 1,000-row batch saved for later is stored, the pool off (the
+    rules in a thread) and on (2 workers), taking turns, as ``feedctl serve`` sets the interpreter."""
+    domain = load_domain("retail")
+    morphology.warm()
+    pool = BatchPool(domain, 2)
+    services = {"off": IngestService(domain, None), "on": IngestService(domain, None, pool=pool)}  # type: ignore[arg-type]
+    found: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+    async with postgres_database("fi_bench_hold") as url:
+        store = FeedbackStore(url, derive=DomainDeriver(domain))
+        await store.migrate()
+        try:
+            loop_pauses.shorten_lock_turns()
+            for mode, service in services.items():  # the workers' start, the lexicons' caches
+                await service.ingest_batch(
+                    Channel("corpus", store), [_command(i) for i in items(f"w{mode}", 300, "later")]
+                )
+            loop_pauses.freeze_what_start_up_made()
+            for n in range(rounds):
+                for mode, service in services.items():
+                    found[mode].append(await _loop_hold(service, store, items(f"h{mode}{n}", CHUNK, "later")))
+        finally:
+            await store.aclose()
+            await pool.aclose()
+    return found
+
+
 def _fields(record: Any) -> dict[str, Any]:
     return {name: getattr(record, name) for name in record.__dataclass_fields__}
 
@@ -306,12 +425,49 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-rows", type=int, default=600, help="items per kind on the item-by-item path")
     parser.add_argument("--batch-rows", type=int, default=5000, help="items per kind and writer count, batched")
     parser.add_argument("--process-rows", type=int, default=2000, help="rows of the in-process split")
+    parser.add_argument("--pool", action="store_true", help="also the batch pool off and on, side by side")
+    parser.add_argument("--pool-only", action="store_true", help="only the batch pool off and on")
+    parser.add_argument("--pool-rows", type=int, default=5000, help="items per kind, pool mode and round")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the pool's side by side")
+    parser.add_argument("--loop-hold-only", action="store_true", help="only the loop's wait, pool off and on")
     args = parser.parse_args(argv)
+
+    if args.loop_hold_only:
+        holds = asyncio.run(loop_hold_side_by_side(args.rounds))
+        path = write_result("bulk_import_loop_hold", holds)
+        print_table(
+            "the event loop's longest wait while one 1,000-row batch saved for later is stored",
+            [
+                (
+                    f"round {n + 1}: pool off / on",
+                    f"{off['maxLagMs']} / {on['maxLagMs']} ms",
+                    f"{off['batchS']} / {on['batchS']} s",
+                )
+                for n, (off, on) in enumerate(zip(holds["off"], holds["on"], strict=True))
+            ],
+        )
+        print(f"written: {path}")
+        return 0
+
+    pool = pool_side_by_side(args.pool_rows, args.rounds) if args.pool or args.pool_only else None
+    if args.pool_only:
+        assert pool is not None
+        path = write_result("bulk_import_pool", pool)
+        print_table(
+            f"bulk import on PostgreSQL, the batch pool off and on: {args.pool_rows} items a run", pool_rows(pool)
+        )
+        print(f"written: {path}")
+        accepted = max(
+            entry["rowsPerS"] for key, runs in pool["runs"].items() if key.startswith("accepted/on") for entry in runs
+        )
+        return 0 if accepted >= POOL_TARGET_ROWS_PER_S else 1
 
     http = over_http(args.single_rows, args.batch_rows)
     split = asyncio.run(in_process(args.process_rows))
     best = max(entry["rowsPerS"] for key, entry in http.items() if "/batch/" in key)
     result = {"http": http, "inProcess": split, "targetRowsPerS": TARGET_ROWS_PER_S, "bestBatchRowsPerS": best}
+    if pool is not None:
+        result["pool"] = pool
     path = write_result("bulk_import", result)
 
     rows: list[tuple[str, str, str]] = []
@@ -353,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     hold = split["loopHold"]
     rows.append(("event loop's longest wait during a 1,000-row batch", f"{hold['maxLagMs']} ms", f"{hold['batchS']} s"))
+    if pool is not None:
+        rows.extend(pool_rows(pool))
     print_table(
         f"bulk import on PostgreSQL: {args.single_rows} items item by item, {args.batch_rows} batched, per kind",
         rows,

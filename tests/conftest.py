@@ -30,6 +30,10 @@ from tests.support.redis import REDIS_URL
 # test's own count (tests/support/examples.py). The full run keeps hypothesis' default profile.
 settings.register_profile("fast", max_examples=20)
 
+# A test app stores a batch in a thread of its own process unless the test asks for the batch pool: a pool
+# of worker processes per app would start processes in every test that imports a batch (docs/adr/0074).
+os.environ.setdefault("FI_BATCH_PROCESSES", "0")
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     if in_ci():

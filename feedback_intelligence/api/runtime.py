@@ -26,6 +26,7 @@ from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.services import tombstones
 from feedback_intelligence.services.alert_intake import AlertIntake
+from feedback_intelligence.services.batch_pool import BatchPool
 from feedback_intelligence.services.batch_slots import BatchSlots
 from feedback_intelligence.services.case_due import DueTerms
 from feedback_intelligence.services.cases import CaseService
@@ -62,6 +63,7 @@ class Runtime:
     interpret: InterpretService
     ingest: IngestService
     batch_slots: BatchSlots  # bulk import: batches stored at once in this process (docs/adr/0043)
+    batch_pool: BatchPool  # bulk import: the worker processes that make a batch's rows (docs/adr/0074)
     restructure: RestructureService
     report_options: ReportSettings
     reports: dict[str, ReportService]
@@ -76,6 +78,7 @@ class Runtime:
         await self.rederive.stop()
         await self.notify.stop()
         await self.worker.stop()
+        await self.batch_pool.aclose()
         for report in self.reports.values():
             await report.aclose()
         await self.report_prose.aclose()
@@ -246,6 +249,7 @@ async def build_runtime(
         worker.start()
     rederive = RederivePass([channels[LIVE], channels[CORPUS]], clock=clock)
     rederive.start()
+    batch_pool = BatchPool(domain, settings.chain.batch_workers)  # its workers start with the first batch
     return Runtime(
         settings=settings,
         metrics=metrics,
@@ -265,8 +269,9 @@ async def build_runtime(
         domain=domain,
         channels=channels,
         interpret=InterpretService(domain, structuring),
-        ingest=IngestService(domain, structuring, on_later=worker.wake, clock=clock),
+        ingest=IngestService(domain, structuring, on_later=worker.wake, clock=clock, pool=batch_pool),
         batch_slots=BatchSlots(settings.chain.batch_slots, metrics),
+        batch_pool=batch_pool,
         restructure=RestructureService(domain, structuring, settings.domain.restructure_limit),
         report_options=report_options,
         reports=reports,

@@ -3,6 +3,7 @@ import (``POST /feedback/batch``; docs/adr/0027, docs/adr/0043)."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cached_property
 from typing import Self
@@ -23,6 +24,9 @@ class ChainSettings(Group):
     batch_max_body_bytes: int = variable("FI_BATCH_MAX_BODY_BYTES", 8_388_608, ge=1024, le=268_435_456)
     # batches one process stores at once; one that finds none free within 0.5 s is shed 503 (docs/adr/0043)
     batch_slots: int = variable("FI_BATCH_SLOTS", 1, ge=1, le=16)
+    # worker processes for a batch's rules and derivation (docs/adr/0074); unset: the usable cores; 0 or 1:
+    # in the service process, in a thread
+    batch_processes: int | None = variable("FI_BATCH_PROCESSES", None, ge=0, le=64)
     # the chain's corrected entries may be read as an evaluation set (``feedctl eval --from-corrections``):
     # customer texts sent to whichever backend is measured, so off until the operator opts in (docs/adr/0065)
     eval_from_corrections: bool = variable("FI_EVAL_FROM_CORRECTIONS", False)
@@ -45,6 +49,14 @@ class ChainSettings(Group):
     def stores(self) -> StoreDirectory:
         """The stores a save, a filter or a grant may name: FI_STORES, else ids of FI_STORE_PATTERN."""
         return StoreDirectory(self.listed_stores, self.store_pattern)
+
+    @property
+    def batch_workers(self) -> int:
+        """The batch pool's worker processes: FI_BATCH_PROCESSES, else the cores this process may run on;
+        fewer than 2 means no pool (one worker beside an idle service would add no core)."""
+        if self.batch_processes is not None:
+            return self.batch_processes
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     @model_validator(mode="after")
     def _desk_store_is_a_store(self) -> Self:

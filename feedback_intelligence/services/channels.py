@@ -14,6 +14,7 @@ from typing import Any
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store.audit import AuditEntry
 from feedback_intelligence.store.counters import VERSION_COUNTER
+from feedback_intelligence.store.derived_rows import ReadyRows
 from feedback_intelligence.store.feedback_store import FeedbackStore, SaveHook
 
 CORPUS = "corpus"
@@ -39,12 +40,15 @@ class Channel:
             self.after_save()
         return version
 
-    async def insert_batch(self, records: list[StoredFeedback], *, history: bool = False) -> set[str]:
+    async def insert_batch(
+        self, records: list[StoredFeedback], *, history: bool = False, ready: ReadyRows | None = None
+    ) -> set[str]:
         """Store new rows in one transaction, skipping taken ids, each stored row with what commits with it
         (``on_save``, as a single insert); the version moves once when any landed. Returns the ids stored.
-        ``history``: a backfill, whose rows start nothing (no case, no notification; ADR 0059)."""
+        ``history``: a backfill, whose rows start nothing (no case, no notification; ADR 0059). ``ready``:
+        the records' rows made in a worker process (``FeedbackStore.insert_batch``)."""
         also = None if history else self.on_save
-        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=also)
+        inserted = await self.store.insert_batch(records, bump=VERSION_COUNTER, also=also, ready=ready)
         if inserted and self.after_save is not None:
             self.after_save()
         return inserted

@@ -20,6 +20,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from feedback_intelligence.deterministic.alerts import match_alerts
 from feedback_intelligence.deterministic.category_override import category_advice, finish_structure
@@ -35,6 +36,9 @@ from feedback_intelligence.records import Correction, Proposer, RuleAdvice, Stor
 from feedback_intelligence.services.channels import Channel
 from feedback_intelligence.store.errors import DuplicateId, Erased
 from feedback_intelligence.structuring.service import StructuringService
+
+if TYPE_CHECKING:  # the pool runs this module's rules in its workers
+    from feedback_intelligence.services.batch_pool import BatchPool
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +93,15 @@ class BatchOutcome:
         return self.result == "stored"
 
 
+def first_of_each(records: Sequence[StoredFeedback]) -> tuple[dict[str, int], list[StoredFeedback]]:
+    """Each id's first place in a batch, and the records at those places in order: the first of an id is
+    the item, a later one of the same id a duplicate."""
+    first: dict[str, int] = {}
+    for index, record in enumerate(records):
+        first.setdefault(record.id, index)
+    return first, [record for index, record in enumerate(records) if first[record.id] == index]
+
+
 def _batch_result(erased: bool, first: bool, inserted: bool) -> str:
     if erased:
         return "erased"
@@ -112,11 +125,13 @@ class IngestService:
         *,
         on_later: Callable[[], None] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        pool: BatchPool | None = None,
     ) -> None:
         self.clock = clock  # a row's created_at, and the timestamp of an item that names none
         self.domain = domain
         self.structuring = structuring
         self.on_later = on_later  # tells this replica's worker a row is due
+        self.pool = pool  # worker processes for a batch's rows (docs/adr/0074); None or off: a thread
 
     async def ingest(self, channel: Channel, command: IngestCommand, *, visitor: str) -> StoredFeedback:
         """``visitor``: whose fair share a structuring call counts against, as the edge named it."""
@@ -153,15 +168,18 @@ class IngestService:
                 raise ValueError("a batch item needs acceptedStructure or structure_later")
         if not by_model:
             commands = [replace(command, structure_later=False) for command in commands]
-        # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
-        # event loop keeps serving clerks meanwhile; one batch at a time per process (services/batch_slots.py),
-        # as every further thread at work lengthens the loop's wait for its turn (docs/adr/0043).
-        records = await asyncio.to_thread(self.record_many, commands)
-        first: dict[str, int] = {}
-        for index, record in enumerate(records):
-            first.setdefault(record.id, index)
-        unique = [record for index, record in enumerate(records) if first[record.id] == index]
-        inserted = await channel.insert_batch(unique, history=history)
+        ready = None
+        if self.pool is not None and self.pool.enabled and commands:
+            # the rules and the rows in worker processes, on every core, one instant for the batch (docs/adr/0074)
+            prepared = await self.pool.prepare(commands, self.clock.now())
+            records, ready = prepared.records, prepared.ready
+        else:
+            # Seconds of CPU for 1,000 rows (docs/benchmarks.md, "Bulk import"): in a worker thread, so the
+            # event loop keeps serving clerks meanwhile; one batch at a time per process (services/batch_slots.py),
+            # as every further thread at work lengthens the loop's wait for its turn (docs/adr/0043).
+            records = await asyncio.to_thread(self.record_many, commands)
+        first, unique = first_of_each(records)
+        inserted = await channel.insert_batch(unique, history=history, ready=ready)
         # what was not inserted is taken or erased; a tombstone stays for good, so asking after the commit
         # names every id the insert skipped for one
         erased = await channel.store.erased_among([r.id for r in unique if r.id not in inserted])

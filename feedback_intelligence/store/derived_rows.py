@@ -8,6 +8,7 @@ derivation in the same transaction: the insert through :func:`rows_of`, every la
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy import bindparam, delete, insert, select, update
@@ -25,6 +26,16 @@ class Deriver(Protocol):
     rev: str
 
     def __call__(self, record: StoredFeedback, /) -> Derived: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyRows:
+    """What :func:`rows_of` made of a batch's records elsewhere (a worker process, docs/adr/0074): the
+    derivations by id, the rows in the records' order, and the ``rev`` of the deriver that made them."""
+
+    derived: dict[str, Derived]
+    rows: list[dict[str, Any]]
+    rev: str
 
 
 def derived_values(derived: Derived, rev: str) -> dict[str, Any]:

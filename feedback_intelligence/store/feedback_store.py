@@ -32,7 +32,14 @@ from feedback_intelligence.store import (
 )
 from feedback_intelligence.store.base import StoreBase
 from feedback_intelligence.store.counters import VERSION_COUNTER
-from feedback_intelligence.store.derived_rows import Deriver, alert_rows, derived_values, rows_of, write_derived
+from feedback_intelligence.store.derived_rows import (
+    Deriver,
+    ReadyRows,
+    alert_rows,
+    derived_values,
+    rows_of,
+    write_derived,
+)
 from feedback_intelligence.store.engine import create_engine_for
 from feedback_intelligence.store.errors import DuplicateId, Erased, StaleRevision
 from feedback_intelligence.store.revisions import Revisions
@@ -147,7 +154,12 @@ class FeedbackStore(StoreBase):
             raise DuplicateId(record.id) from exc
 
     async def insert_batch(
-        self, records: list[StoredFeedback], *, bump: str | None = None, also: SaveHook | None = None
+        self,
+        records: list[StoredFeedback],
+        *,
+        bump: str | None = None,
+        also: SaveHook | None = None,
+        ready: ReadyRows | None = None,
     ) -> set[str]:
         """Insert many rows in one transaction; an id already stored is skipped (``ON CONFLICT DO NOTHING``),
         not an error. With ``bump``, that counter moves once, in the same transaction, when any row landed;
@@ -158,12 +170,20 @@ class FeedbackStore(StoreBase):
         On PostgreSQL the rows and their alert rows go by COPY (``store/copy_rows.py``, ADR 0037); on
         SQLite by one ``INSERT … ON CONFLICT DO NOTHING RETURNING id`` executed for many parameter sets
         (SQLAlchemy's multi-row VALUES pages).
+
+        ``ready``: the records' rows as ``rows_of`` made them in a worker process (docs/adr/0074), taken as
+        they are when this store's deriver has the same ``rev``; else the rows are made here.
         """
         if not records:
             return set()
-        # CPU per row (base forms, folding, the rows' JSON): off the event loop, as the batch's deterministic
-        # layers are (a 1,000-row batch held the loop ~80 ms when only the derivation was in the thread)
-        derived, rows = await asyncio.to_thread(rows_of, records, self.derive)
+        if ready is not None and self.derive is not None and ready.rev == self.derive.rev:
+            if [row["id"] for row in ready.rows] != [record.id for record in records]:
+                raise ValueError("the ready rows are not the records' rows")
+            derived, rows = ready.derived, ready.rows
+        else:
+            # CPU per row (base forms, folding, the rows' JSON): off the event loop, as the batch's deterministic
+            # layers are (a 1,000-row batch held the loop ~80 ms when only the derivation was in the thread)
+            derived, rows = await asyncio.to_thread(rows_of, records, self.derive)
         if self.engine.dialect.name == "postgresql":
             insert_rows, insert_alerts = copy_rows.insert_new, copy_rows.insert_alert_rows
         else:

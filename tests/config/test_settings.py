@@ -189,3 +189,17 @@ def test_settings_read_grouped_by_concern_keep_their_flat_names() -> None:
     assert settings.edge.rate_limit == "5/60seconds"
     assert settings.gate.background_reserve == 1 and load_settings(llm_slots=1).gate.background_reserve == 0
     assert settings.edge.max_inflight_llm_per_address == 1  # half the gate's slots, at least one
+
+
+def test_the_batch_pool_has_a_worker_per_usable_core_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FI_BATCH_PROCESSES (docs/adr/0074): unset, the cores this process may run on; 0 or 1, no pool."""
+    import os
+
+    assert load_settings().chain.batch_workers == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("FI_BATCH_PROCESSES", "0")
+    assert load_settings().chain.batch_workers == 0
+    monkeypatch.setenv("FI_BATCH_PROCESSES", "3")
+    assert load_settings().chain.batch_workers == 3
+    monkeypatch.setenv("FI_BATCH_PROCESSES", "-1")
+    with pytest.raises(ConfigurationError, match="FI_BATCH_PROCESSES"):
+        load_settings()
