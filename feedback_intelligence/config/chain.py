@@ -24,8 +24,8 @@ class ChainSettings(Group):
     batch_max_body_bytes: int = variable("FI_BATCH_MAX_BODY_BYTES", 8_388_608, ge=1024, le=268_435_456)
     # batches one process stores at once; one that finds none free within 0.5 s is shed 503 (docs/adr/0043)
     batch_slots: int = variable("FI_BATCH_SLOTS", 1, ge=1, le=16)
-    # worker processes for a batch's rules and derivation (docs/adr/0074); unset: the usable cores; 0 or 1:
-    # in the service process, in a thread
+    # worker processes for a batch's rules and derivation (docs/adr/0074); unset: a core's fewer than the usable
+    # cores from four cores up, none below; 0 or 1: in the service process, in a thread
     batch_processes: int | None = variable("FI_BATCH_PROCESSES", None, ge=0, le=64)
     # the chain's corrected entries may be read as an evaluation set (``feedctl eval --from-corrections``):
     # customer texts sent to whichever backend is measured, so off until the operator opts in (docs/adr/0065)
@@ -52,14 +52,28 @@ class ChainSettings(Group):
 
     @property
     def batch_workers(self) -> int:
-        """The batch pool's worker processes: FI_BATCH_PROCESSES, else the cores this process may run on;
-        fewer than 2 means no pool (one worker beside an idle service would add no core)."""
+        """The batch pool's worker processes: FI_BATCH_PROCESSES, else :func:`default_batch_workers` of the
+        cores this process may run on; fewer than 2 means no pool."""
         if self.batch_processes is not None:
             return self.batch_processes
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return default_batch_workers(usable)
 
     @model_validator(mode="after")
     def _desk_store_is_a_store(self) -> Self:
         if self.desk_store is not None and not self.stores.accepts(self.desk_store):
             raise ValueError(f"FI_DESK_STORE: '{self.desk_store}' is not {self.stores.rule()}")
         return self
+
+
+#: The fewest usable cores from which a batch pool is started unless FI_BATCH_PROCESSES says otherwise.
+POOL_FROM_CORES = 4
+
+
+def default_batch_workers(cores: int) -> int:
+    """The pool a service starts on ``cores`` usable cores: one core stays the service's own (its loop, the
+    COPY, the rollups: ~300 µs of an accepted row), the rest take the rules. Below four cores, none: on two,
+    a pool of two measured ×0.97–1.33 of the thread at 6–15 % more CPU and ~250–330 MB a worker
+    (docs/benchmarks.md, "The batch pool, off and on"), the workers taking turns with the service for the
+    same cores."""
+    return cores - 1 if cores >= POOL_FROM_CORES else 0

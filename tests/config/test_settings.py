@@ -191,11 +191,18 @@ def test_settings_read_grouped_by_concern_keep_their_flat_names() -> None:
     assert settings.edge.max_inflight_llm_per_address == 1  # half the gate's slots, at least one
 
 
-def test_the_batch_pool_has_a_worker_per_usable_core_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
-    """FI_BATCH_PROCESSES (docs/adr/0074): unset, the cores this process may run on; 0 or 1, no pool."""
+def test_the_batch_pool_leaves_the_service_a_core_from_four_cores_unless_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FI_BATCH_PROCESSES (docs/adr/0074): unset, a worker per usable core but the service's own from four
+    cores up, none below; 0 or 1, no pool."""
     import os
 
-    assert load_settings().chain.batch_workers == len(os.sched_getaffinity(0))
+    from feedback_intelligence.config.chain import default_batch_workers
+
+    assert [default_batch_workers(cores) for cores in (1, 2, 3, 4, 8)] == [0, 0, 0, 3, 7]
+    monkeypatch.delenv("FI_BATCH_PROCESSES", raising=False)
+    assert load_settings().chain.batch_workers == default_batch_workers(len(os.sched_getaffinity(0)))
     monkeypatch.setenv("FI_BATCH_PROCESSES", "0")
     assert load_settings().chain.batch_workers == 0
     monkeypatch.setenv("FI_BATCH_PROCESSES", "3")
