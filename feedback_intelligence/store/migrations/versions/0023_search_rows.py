@@ -73,6 +73,7 @@ def upgrade() -> None:
         op.execute(statement)
     if bind.exec_driver_sql("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'").first() is not None:
         op.execute(TRIGRAM_INDEX)
+    op.execute("ANALYZE feedback_search_rows")  # planned well from the first search, not after autovacuum's turn
 
 
 def downgrade() -> None:
