@@ -1,4 +1,6 @@
-"""The manager's search counts on a narrow copy (ADR 0076): on PostgreSQL, ``feedback_search_rows`` holds each
+"""The manager's search counts on a narrow copy, and the issue view reads the timestamp index alone (ADR 0076).
+
+The copy: on PostgreSQL, ``feedback_search_rows`` holds each
 item's id, instant, store and folded text, and nothing else, kept in step with ``feedback`` by a trigger in
 the writing transaction, with its own trigram index. The exact count of a search that filters only by window,
 store and words reads this table (about a third of ``feedback``'s pages) instead of the wide rows; the
@@ -6,6 +8,11 @@ store and words reads this table (about a third of ``feedback``'s pages) instead
 
 Where ``pg_trgm`` is missing (0018 logged ``search index skipped``), the table and its trigger are still
 made, only its trigram index is not: the count then scans the narrow table, still exact.
+
+The issue view (ADR 0055) counts on the rows, by issue, store, category and theme: the covering
+``ix_feedback_timestamp`` (0010) now carries ``issue`` and ``store`` too, so those counts over a window are
+index-only scans of the window's entries instead of a fetch of each row (built again here: PostgreSQL
+cannot add columns to an index).
 
 Revision ID: 0023
 Revises: 0022
@@ -56,6 +63,12 @@ CREATE = (
     'CREATE INDEX ix_feedback_search_rows_store_timestamp ON feedback_search_rows (store, "timestamp")',
 )
 TRIGRAM_INDEX = "CREATE INDEX ix_feedback_search_rows_trgm ON feedback_search_rows USING gin (text_folded gin_trgm_ops)"
+#: 0010's covered columns, and what this revision adds (frozen here, as 0010 froze its own).
+COVERED_BEFORE = [
+    "category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed",
+    "theme_base", "id",
+]  # fmt: skip
+COVERED = [*COVERED_BEFORE, "issue", "store"]
 DROP = (
     "DROP TRIGGER IF EXISTS feedback_search_rows_delete ON feedback",
     "DROP TRIGGER IF EXISTS feedback_search_rows_update ON feedback",
@@ -74,6 +87,8 @@ def upgrade() -> None:
     if bind.exec_driver_sql("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'").first() is not None:
         op.execute(TRIGRAM_INDEX)
     op.execute("ANALYZE feedback_search_rows")  # planned well from the first search, not after autovacuum's turn
+    op.drop_index("ix_feedback_timestamp", table_name="feedback")
+    op.create_index("ix_feedback_timestamp", "feedback", ["timestamp"], postgresql_include=COVERED)
 
 
 def downgrade() -> None:
@@ -81,3 +96,5 @@ def downgrade() -> None:
         return
     for statement in DROP:
         op.execute(statement)
+    op.drop_index("ix_feedback_timestamp", table_name="feedback")
+    op.create_index("ix_feedback_timestamp", "feedback", ["timestamp"], postgresql_include=COVERED_BEFORE)
