@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, true
+from sqlalchemy import and_, func, or_, select, text, true
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.records import StoredFeedback
@@ -78,4 +78,6 @@ async def count_of(store: FeedbackStore, flt: ItemFilter, *, use_copy: bool = Tr
     if use_copy and search_rows.answers(flt, store.engine.dialect.name):
         statement = search_rows.count_statement(flt)
     async with store.connection() as conn:
+        if flt.q is not None and conn.dialect.name == "postgresql":  # this count's transaction only
+            await conn.execute(text(f"SET LOCAL work_mem = '{search_rows.COUNT_WORK_MEM}'"))
         return int((await conn.execute(statement)).scalar_one())

@@ -156,6 +156,11 @@ async def test_the_count_reads_the_copy_and_other_filters_the_rows(store: Feedba
     assert not search_rows.answers(ItemFilter(q="kassa", alert="any"), "postgresql")
     assert not search_rows.answers(ItemFilter(q="   "), "postgresql")
     assert not search_rows.answers(ItemFilter(q="kassa"), "sqlite")
+    async with store.engine.connect() as conn:
+        before = await conn.scalar(text("SHOW work_mem"))
+    await count_of(store, ItemFilter(q="kassa"))
+    async with store.engine.connect() as conn:  # the pool's connection again: the count's setting went with it
+        assert await conn.scalar(text("SHOW work_mem")) == before != search_rows.COUNT_WORK_MEM
     assert await count_of(store, ItemFilter(q="kassa", category="muu")) == await count_of(
         store, ItemFilter(q="kassa", category="muu"), use_copy=False
     )

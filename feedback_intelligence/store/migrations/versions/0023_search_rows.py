@@ -59,7 +59,9 @@ CREATE = (
     FOR EACH ROW EXECUTE FUNCTION feedback_search_rows_sync()""",
     """INSERT INTO feedback_search_rows (id, "timestamp", store, text_folded)
     SELECT id, "timestamp", store, text_folded FROM feedback""",
-    # a store's search: its rows by index, ANDed with the word's hits
+    # a window's or a store's search: its rows by index, ANDed with the word's hits (a chain's word is in
+    # items of every year: without the first, a 30-day count read all of them to keep the window's)
+    'CREATE INDEX ix_feedback_search_rows_timestamp ON feedback_search_rows ("timestamp")',
     'CREATE INDEX ix_feedback_search_rows_store_timestamp ON feedback_search_rows (store, "timestamp")',
 )
 TRIGRAM_INDEX = "CREATE INDEX ix_feedback_search_rows_trgm ON feedback_search_rows USING gin (text_folded gin_trgm_ops)"
