@@ -53,26 +53,28 @@ class ItemFilter:
     advice: bool | None = None
 
 
-def where_clause(flt: ItemFilter, *, use_index: bool = True) -> ColumnElement[bool]:
+def where_clause(flt: ItemFilter, *, use_index: bool = True, table: Any = feedback) -> ColumnElement[bool]:
     """The WHERE of every statement: one condition per set field of ``flt`` (AND); ``q``'s are
-    store/search.py's (``use_index=False``: without SQLite's search index, for what compares the two)."""
-    c = feedback.c
+    store/search.py's (``use_index=False``: without SQLite's search index, for what compares the two).
+    ``table``: another table with ``feedback``'s columns of the fields set (the search's narrow copy,
+    store/search_rows.py)."""
+    c = table.c
     conditions: list[ColumnElement[bool]] = []
     if flt.from_ is not None:
         conditions.append(c.timestamp >= flt.from_)
     if flt.to is not None:
         conditions.append(c.timestamp <= flt.to)
-    for column, value in (
-        (c.store, flt.store),
-        (c.category, flt.category),
-        (c.issue, flt.issue),
-        (c.severity, flt.severity),
-        (c.type, flt.type),
-        (c.sentiment, flt.sentiment),
-        (c.source, flt.source),
+    for name, value in (
+        ("store", flt.store),
+        ("category", flt.category),
+        ("issue", flt.issue),
+        ("severity", flt.severity),
+        ("type", flt.type),
+        ("sentiment", flt.sentiment),
+        ("source", flt.source),
     ):
-        if value is not None:
-            conditions.append(column == value)
+        if value is not None:  # looked up only when set: the narrow copy has a few of the columns
+            conditions.append(c[name] == value)
     if flt.alert == ANY_ALERT:
         conditions.append(c.alert.is_(True))
     elif flt.alert is not None:
@@ -83,7 +85,7 @@ def where_clause(flt: ItemFilter, *, use_index: bool = True) -> ColumnElement[bo
         advised = c.rule_advice_json.is_not(None)
         conditions.append(advised if flt.advice else ~advised)
     if flt.q is not None:
-        conditions.extend(search.conditions(flt.q, use_index=use_index))
+        conditions.extend(search.conditions(flt.q, use_index=use_index, text_folded=c.text_folded))
     return and_(*conditions) if conditions else true()
 
 

@@ -9,11 +9,13 @@ moves every offset, never a key. The merge of several databases is the caller's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, func, or_, select, true
+from sqlalchemy import and_, func, or_, select, text, true
 from sqlalchemy.sql.elements import ColumnElement
 
 from feedback_intelligence.records import StoredFeedback
+from feedback_intelligence.store import search_rows
 from feedback_intelligence.store.aggregates import ItemFilter, where_clause
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.rows import row_to_record
@@ -68,9 +70,14 @@ async def page_of(store: FeedbackStore, flt: ItemFilter, after: ItemKey | None, 
     return [ListedItem(store.name, row_to_record(row), row.sentiment, row.issue) for row in rows]
 
 
-async def count_of(store: FeedbackStore, flt: ItemFilter) -> int:
-    """How many rows of ``store`` match ``flt``."""
+async def count_of(store: FeedbackStore, flt: ItemFilter, *, use_copy: bool = True) -> int:
+    """How many rows of ``store`` match ``flt``: a search on PostgreSQL from the narrow copy when it can
+    answer (store/search_rows.py), else on ``feedback``. ``use_copy=False``: on ``feedback`` always,
+    for what compares the two (the tests and ``bench/search_scale``)."""
+    statement: Any = select(func.count()).select_from(feedback).where(where_clause(flt))
+    if use_copy and search_rows.answers(flt, store.engine.dialect.name):
+        statement = search_rows.count_statement(flt)
     async with store.connection() as conn:
-        return int(
-            (await conn.execute(select(func.count()).select_from(feedback).where(where_clause(flt)))).scalar_one()
-        )
+        if flt.q is not None and conn.dialect.name == "postgresql":  # this count's transaction only
+            await conn.execute(text(f"SET LOCAL work_mem = '{search_rows.COUNT_WORK_MEM}'"))
+        return int((await conn.execute(statement)).scalar_one())

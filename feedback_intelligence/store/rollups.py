@@ -38,10 +38,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, case, delete, func, insert, literal, select, text, update
+from sqlalchemy import Integer, Text, bindparam, case, cast, delete, func, insert, literal, select, text, update
+from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.visitors import InternalTraversal, _TraverseInternalsType
 
 from feedback_intelligence.store.schema import correction_daily, feedback, feedback_daily, feedback_hourly, theme_daily
 
@@ -434,12 +439,43 @@ def theme_statement(part: Plan, category: str | None) -> Any:
     )
 
 
+class Bucketed(ColumnElement[int]):
+    """How many of ``bounds`` (ascending UTC hours) are ``<= hour``. A ``CASE`` of one branch a bound on
+    SQLite; ``width_bucket`` over the bounds' array on PostgreSQL, the same number by a binary search: a
+    year's window is 53 weekly bounds, and the ``CASE`` tried most of them on each of a chain's ~340,000
+    hour rows (1.1–1.3 s against 0.75–1.0 s, bench/chain_years' 10,000,000 items)."""
+
+    __visit_name__ = "bucketed"
+    inherit_cache = True
+    _traverse_internals: _TraverseInternalsType = [  # noqa: RUF012
+        ("by_case", InternalTraversal.dp_clauseelement),
+        ("by_width", InternalTraversal.dp_clauseelement),
+    ]
+    type = Integer()
+
+    def __init__(self, hour: Any, bounds: Sequence[str]) -> None:
+        # both made here, so their bound values are the statement's own (cached as any clause's)
+        self.by_case = case(*[(hour >= bound, k) for k, bound in reversed(list(enumerate(bounds, 1)))], else_=0)
+        values: Any = array([literal(bound, type_=Text()) for bound in bounds], type_=Text())
+        self.by_width = func.width_bucket(cast(hour, Text()), values)
+
+
+@compiles(Bucketed)
+def _bucketed_case(element: Bucketed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.by_case, **kw)
+
+
+@compiles(Bucketed, "postgresql")
+def _bucketed_width(element: Bucketed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.by_width, **kw)
+
+
 def bucketed(hour: Any, bounds: Sequence[str] | None) -> Any:
     """The bucket of an hour column: how many of ``bounds`` (ascending UTC hours) are ``<= hour``; the
     hour itself without bounds."""
     if not bounds:
         return hour
-    return case(*[(hour >= bound, k) for k, bound in reversed(list(enumerate(bounds, 1)))], else_=0)
+    return Bucketed(hour, bounds)
 
 
 def hours_statement(part: Plan, category: str | None, bounds: Sequence[str] | None = None) -> Any:

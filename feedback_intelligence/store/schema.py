@@ -30,7 +30,7 @@ metadata = MetaData()
 #: The columns the report's count statements group by: the key of the daily rollup (0010).
 COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
 #: The columns the report's count and theme statements read, carried by the timestamp index (0010).
-COVERED = (*COUNT_KEY, "theme_base", "id")
+COVERED = (*COUNT_KEY, "theme_base", "id", "issue", "store")  # the issue view's counts too (0023)
 
 feedback = Table(
     "feedback",

@@ -90,13 +90,14 @@ def _elsewhere(element: IndexNarrowing, compiler: SQLCompiler, **kw: Any) -> str
     return compiler.process(true(), **kw)
 
 
-def conditions(q: str, *, use_index: bool = True) -> list[ColumnElement[bool]]:
+def conditions(
+    q: str, *, use_index: bool = True, text_folded: Any = feedback.c.text_folded
+) -> list[ColumnElement[bool]]:
     """The conditions ``q`` adds to a statement's WHERE (AND). ``use_index=False``: the rule alone, the scan,
-    for what compares the two (the tests and ``bench/search_scale``)."""
+    for what compares the two (the tests and ``bench/search_scale``). ``text_folded``: the column the rule
+    reads (PostgreSQL's narrow copy has one too, store/search_rows.py)."""
     words = query_words(q)
-    found: list[ColumnElement[bool]] = [
-        feedback.c.text_folded.like(_like_pattern(word), escape=LIKE_ESCAPE) for word in words
-    ]
+    found: list[ColumnElement[bool]] = [text_folded.like(_like_pattern(word), escape=LIKE_ESCAPE) for word in words]
     grams = trigrams(words) if use_index else []
     if grams:
         found.append(IndexNarrowing(grams))

@@ -35,6 +35,7 @@ BENCHES = [
     "engine_build",
     "slowloris",
     "chain_scale",
+    "chain_years",
     "bulk_import",
     "signin_burst",
     "batch_stall",

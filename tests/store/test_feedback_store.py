@@ -209,14 +209,21 @@ def _for_another_dialect(difference: object, connection: object) -> bool:
 
 
 def _search_index(difference: object) -> bool:
-    """SQLite's search index (migration 0022, store/search.py): an FTS5 virtual table, its shadow tables and
-    the table of its rowids, which SQLAlchemy cannot declare; tests/store/test_search_index.py checks them."""
+    """The search's tables that only migrations make: SQLite's index (0022, store/search.py), an FTS5 virtual
+    table, its shadow tables and the table of its rowids, which SQLAlchemy cannot declare
+    (tests/store/test_search_index.py checks them), and PostgreSQL's narrow copy with its indexes (0023,
+    store/search_rows.py; tests/store/test_search_rows.py checks it against the rows)."""
     from feedback_intelligence.store.search import INDEX_TABLE
+    from feedback_intelligence.store.search_rows import TABLE
 
-    if not (isinstance(difference, tuple) and difference[0] == "remove_table"):
+    if not isinstance(difference, tuple):
+        return False
+    if difference[0] == "remove_index":
+        return str(difference[1].table.name) == TABLE
+    if difference[0] != "remove_table":
         return False
     name = difference[1].name
-    return name == INDEX_TABLE or name.startswith(INDEX_TABLE + "_")
+    return name in (INDEX_TABLE, TABLE) or name.startswith(INDEX_TABLE + "_")
 
 
 def _alembic_bookkeeping(difference: object) -> bool:
