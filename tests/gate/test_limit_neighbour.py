@@ -91,3 +91,25 @@ def test_a_neighbour_tolerance_is_none_or_more_than_one() -> None:
     with pytest.raises(ValueError):
         Gradient2Limit("gpu", Gradient2Settings(neighbour_tolerance=1.0))
     Gradient2Limit("gpu", Gradient2Settings(neighbour_tolerance=0))
+
+
+async def test_yielding_shows_in_the_backend_rows_and_the_metrics() -> None:
+    """What /health, /admin/status, feedctl status and /metrics read."""
+    from feedback_intelligence.gate.gate import LlmGate
+    from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.gate.pooled import PooledSlotPool
+
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
+    gate = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(2, background_reserve=0, limit=limit), "gpu"),
+        acquire_timeout_s=0.5,
+        call_timeout_s=10,
+    )
+    run(limit, 1500)
+    assert (await gate.backends())[0]["limitYields"] is False
+    assert gate.metrics.registry.get_sample_value("fi_backend_limit_yielding", {"backend": "gpu"}) == 0
+    run(limit, 100, theirs=NEIGHBOUR_SEQS)
+    rows = await gate.backends()
+    assert rows[0]["limitYields"] is True and rows[0]["slots"] <= 6
+    assert gate.metrics.registry.get_sample_value("fi_backend_limit_yielding", {"backend": "gpu"}) == 1
+    await gate.aclose()

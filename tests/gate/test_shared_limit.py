@@ -284,6 +284,20 @@ async def test_a_replica_that_fed_nothing_shows_the_shared_limit_in_its_views_an
     assert f"-> {a.slots}: " in rows[0]["limitReason"]
     assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == a.slots
     assert gate.metrics.registry.get_sample_value("fi_gate_slots") == a.slots
+    assert rows[0]["limitYields"] is False
+    await release(held)
+
+
+async def test_a_limit_that_yields_to_another_load_shows_it_on_every_replica(
+    replicas: list[RedisSlotPool], redis_client: aioredis.Redis
+) -> None:
+    """Whether the shared limit yields (ADR 0077) lives in its hash and every replica reads it."""
+    a, b, _ = replicas
+    held = await raise_limit(a, [b], at_least=4)
+    await redis_client.hset(limit_key(a), "neighbour", "1")  # as a replica's write leaves it
+    gate = LlmGate(PooledSlotPool.single(b, "gpu"), acquire_timeout_s=0.5, call_timeout_s=10)
+    assert (await gate.backends())[0]["limitYields"] is True
+    assert gate.metrics.registry.get_sample_value("fi_backend_limit_yielding", {"backend": "gpu"}) == 1
     await release(held)
 
 
