@@ -166,11 +166,13 @@ async def drive(
     duration_s: float,
     seed: int,
     neighbour_at: float | None = None,
+    neighbour_until: float | None = None,
     long_prompts_at: float | None = None,
     complete: Complete | None = None,
 ) -> float:
     """Poisson clerks for warm-up + duration, each call to the next of ``gates`` in turn (replicas behind a
-    balancer), every gate over the one ``gpu``; the limit read every 0.25 s. Prompts are ``PROMPT_TOKENS``
+    balancer), every gate over the one ``gpu``; the limit read every 0.25 s. The neighbour runs from
+    ``neighbour_at`` to ``neighbour_until`` (default: the end; loop times). Prompts are ``PROMPT_TOKENS``
     long, ``LONG_PROMPT_TOKENS`` from ``long_prompts_at`` (loop time) on. Returns when the measurement
     started (loop time). A call of ours goes through ``complete`` (default: straight on the GPU)."""
     reach = complete or direct(gpu)
@@ -200,7 +202,7 @@ async def drive(
         await asyncio.sleep(max(0.0, neighbour_at - loop.time()))
 
         async def one() -> None:
-            while loop.time() < end_at:
+            while loop.time() < (end_at if neighbour_until is None else neighbour_until):
                 started = loop.time()
                 await gpu.generate(PROMPT_TOKENS, NEIGHBOUR_TOKENS)
                 row.neighbour_per_token.append((started, (loop.time() - started) / NEIGHBOUR_TOKENS))
@@ -242,6 +244,7 @@ async def run_row(
     duration_s: float,
     seed: int,
     neighbour_at: float | None = None,
+    neighbour_until: float | None = None,
     long_prompts_at: float | None = None,
     openai: bool = False,
 ) -> tuple[Row, float]:
@@ -266,6 +269,7 @@ async def run_row(
                 duration_s=duration_s,
                 seed=seed,
                 neighbour_at=neighbour_at,
+                neighbour_until=neighbour_until,
                 long_prompts_at=long_prompts_at,
                 complete=complete,
             )
@@ -274,11 +278,27 @@ async def run_row(
     return row, measure_at
 
 
-def adaptive_limit(target_s_per_token: float = 0.0, tolerance: float = 1.6) -> Gradient2Limit:
-    """The defaults (floor 2, tolerance 1.6, no target; ADR 0067, ADR 0071), the declared parallelism as
-    ceiling."""
-    settings = Gradient2Settings(floor=2, ceiling=CEILING, tolerance=tolerance, target_s_per_token=target_s_per_token)
+def adaptive_limit(
+    target_s_per_token: float = 0.0, tolerance: float = 1.6, neighbour_tolerance: float = 1.2
+) -> Gradient2Limit:
+    """The defaults (floor 2, tolerance 1.6, no target, yielding to a neighbour within 1.2×; ADR 0067,
+    ADR 0071, ADR 0077), the declared parallelism as ceiling. ``neighbour_tolerance`` 0: the rule before
+    ADR 0077, which never yields."""
+    settings = Gradient2Settings(
+        floor=2,
+        ceiling=CEILING,
+        tolerance=tolerance,
+        target_s_per_token=target_s_per_token,
+        neighbour_tolerance=neighbour_tolerance,
+    )
     return Gradient2Limit("gpu", settings)
+
+
+OLD_RULE = "adaptive, never yielding (before ADR 0077)"
+
+
+def old_rule() -> Gradient2Limit:
+    return adaptive_limit(neighbour_tolerance=0)
 
 
 def target_name(args: argparse.Namespace) -> str:
@@ -326,6 +346,7 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
         *[(f"fixed {n}", lambda n=n: FixedLimit(n)) for n in SWEEP],
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
         ("adaptive", adaptive_limit),
+        (OLD_RULE, old_rule),
         (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
     ]
     for name, make in kinds:
@@ -376,7 +397,8 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
-    """The neighbour arrives halfway: our figures before and after, its latency per token against solo."""
+    """The neighbour arrives halfway through the measurement and leaves at its end; another half follows.
+    Our figures before, beside it and once it is gone; its latency per token against solo."""
     solo_gpu = BatchingGpu()
     per_token: list[float] = []
 
@@ -396,8 +418,13 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
         (f"fixed {best}", lambda: FixedLimit(best)),
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
         ("adaptive", adaptive_limit),
+        (OLD_RULE, old_rule),
         (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
         *[(f"adaptive, tolerance {t:g}", lambda t=t: adaptive_limit(tolerance=t)) for t in args.tolerances],
+        *[
+            (f"adaptive, neighbour tolerance {t:g}", lambda t=t: adaptive_limit(neighbour_tolerance=t))
+            for t in args.neighbour_tolerances
+        ],
     ]
     for name, make in kinds:
         adaptive = name.startswith("adaptive")
@@ -408,21 +435,24 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
             make(),
             rate=args.rate,
             warmup_s=args.warmup,
-            duration_s=args.duration,
+            duration_s=args.duration + half,
             seed=args.seed,
             neighbour_at=loop.time() + args.warmup + half,
+            neighbour_until=loop.time() + args.warmup + args.duration,
             openai=args.openai,
         )
         # "Before" ends a target's time before the neighbour, so no call of it ran beside the neighbour.
         before = figures(row, start, start + half - args.target, args.target, adaptive)
         after = figures(row, start + half, start + args.duration, args.target, adaptive)
+        gone = figures(row, start + args.duration, start + args.duration + half, args.target, adaptive)
         theirs = [s for at, s in row.neighbour_per_token if at >= start + half + 5]  # once the limit had 5 s
         ratio = statistics.median(theirs) / solo if theirs else None
-        results[name] = {"before": vars(before), "after": vars(after), "neighbour_vs_solo": ratio}
+        results[name] = {"before": vars(before), "after": vars(after), "gone": vars(gone), "neighbour_vs_solo": ratio}
         table.append((f"{name}, before", before.cells(), ""))
         table.append((f"{name}, with the neighbour", after.cells(), ""))
+        table.append((f"{name}, once it is gone", gone.cells(), ""))
         table.append((f"{name}: neighbour ÷ its solo", "–" if ratio is None else f"{ratio:.2f}×", "<= 1.2× (adaptive)"))
-    print_table("The neighbour starts loading the same GPU halfway", table)
+    print_table("The neighbour loads the same GPU from halfway to the end of the measurement, then leaves", table)
     return results
 
 
@@ -590,7 +620,13 @@ def main() -> None:
     parser.add_argument("--fixed", type=int, default=24, help="the fixed value to compare with when not swept")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis of --replicas")
     parser.add_argument(
-        "--tolerances", type=_floats, default=[1.2, 1.3], help="neighbour: adaptive also at these tolerances (a,b)"
+        "--tolerances", type=_floats, default=[], help="neighbour: adaptive also at these tolerances (a,b)"
+    )
+    parser.add_argument(
+        "--neighbour-tolerances",
+        type=_floats,
+        default=[],
+        help="neighbour: adaptive also at these neighbour tolerances (a,b): the trade-off",
     )
     parser.add_argument(
         "--neighbour-fixed", type=_ints, default=[], help="neighbour: also these fixed limits (a,b): the trade-off"
