@@ -9,9 +9,9 @@ calls that arrive in the measurement count.
 
 Rows: fixed 2 slots (the seed's Ollama setting), fixed at each value of a small sweep, fixed 64 (a guess
 that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token
-against the no-load latency, floor 2, ceiling 64, its defaults: ADR 0067, ADR 0071; the targets judge
-that row), and beside it with the per-token target an operator would set from the clerk's
-(``per_token_target_s``). Per row:
+against the no-load latency, floor 2, ceiling 64, yielding to a neighbour, its defaults: ADR 0067,
+ADR 0071, ADR 0077; the targets judge that row), beside it the rule before ADR 0077 (never yielding)
+and with the per-token target an operator would set from the clerk's (``per_token_target_s``). Per row:
 goodput (calls answered within the clerk's ``--target`` seconds, per minute), admitted p99 (arrival to
 answer, of the calls the gate admitted), busy answers (shed in the bounded wait) and, for the adaptive
 rows, the limit's range over the measurement.
@@ -19,10 +19,12 @@ rows, the limit's range over the measurement.
 Targets: adaptive goodput >= 0.9x the best fixed value of the sweep, its admitted p99 within the target,
 and >= 3x fixed 2's goodput.
 
-Then the neighbour (``--neighbour``): another application starts loading the same GPU halfway through a
-row (``NEIGHBOUR_SEQS`` sequences kept running, long ones); shown for fixed-best, fixed 64, adaptive (its
-defaults, and with the target) and, for the trade-off, adaptive at lower tolerances (``--tolerances``)
-and further fixed limits (``--neighbour-fixed``): our goodput and p99 before and after, and the
+Then the neighbour (``--neighbour``): another application loads the same GPU from halfway through a
+row's measurement to its end (``NEIGHBOUR_SEQS`` sequences kept running, long ones), and another half
+is measured after it left; shown for fixed-best, fixed 64, adaptive (its defaults, the rule before
+ADR 0077, and with the target) and, for the trade-off, adaptive at other tolerances (``--tolerances``),
+other neighbour tolerances (``--neighbour-tolerances``) and further fixed limits
+(``--neighbour-fixed``): our goodput and p99 before, beside it and once it is gone, and the
 neighbour's latency per token (from 5 s after it arrived) against its solo value (target for adaptive:
 <= 1.2x).
 
@@ -41,7 +43,8 @@ app's own client (llm/openai_compat.py) over real HTTP to the simulated server's
 ``usage.completion_tokens``; the neighbour keeps using the GPU directly.
 
 .venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour] [--prompts] [--replicas]
-    [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-fixed 4,6,9,12] [--openai]
+    [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-tolerances 1.15] [--neighbour-fixed 4,6]
+    [--openai]
 """
 
 from __future__ import annotations
