@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SLOPE_WINDOW = 100  # samples over which the share per call of ours learns (only while nobody else is seen)
-EXCESS_WINDOW = 10  # samples over which the excess is smoothed: a few seconds of calls, not one odd call
-ENTER = 0.4  # excess, as a fraction of the no-load latency, above which someone else is on the GPU...
+EXCESS_WINDOW = 20  # samples over which the excess is smoothed: a few seconds of calls, not one odd call
+ENTER = 0.6  # excess, as a fraction of the no-load latency, above which someone else is on the GPU...
 LEAVE = 0.15  # ...and below which they are gone (apart, so that noise does not flip it)
 LEARNED_AFTER = 20  # samples before the slope is trusted to judge anything
 
@@ -40,10 +40,13 @@ def observe(
     outside: Outside, no_load: float, short: float, in_flight: int, samples: int, floor: int, lowest: int
 ) -> Outside:
     """One completed call (``short`` seconds a token with ``in_flight`` of ours): the next view of the
-    outside load. The slope learns only while nobody else is seen, from calls with more in flight than
+    outside load. The slope learns only while the excess is small, from calls with more in flight than
     ``lowest`` (below it the no-load latency learns); the excess always, smoothed."""
     slope = outside.slope
-    if not outside.present and in_flight > max(lowest, floor):
+    # Only while the excess is well below where someone else is seen: an excess on its way there must not
+    # be learned as our own share, or a neighbour arriving slowly is never seen.
+    quiet = not outside.present and outside.excess < ENTER / 2 * no_load
+    if quiet and in_flight > max(lowest, floor):
         seen = max(0.0, short - no_load) / (in_flight - floor)
         slope = seen if slope <= 0 else slope + (seen - slope) * 2 / (SLOPE_WINDOW + 1)
     if slope <= 0 or samples < LEARNED_AFTER:
