@@ -472,6 +472,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
     runs: dict[str, tuple[Row, float]] = {}
     for name, make in [
         ("adaptive", adaptive_limit),
+        ("never yielding", old_rule),
         (f"fixed {fixed}", lambda: FixedLimit(fixed)),
     ]:
         loop = asyncio.get_running_loop()
@@ -499,7 +500,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
     result: dict[str, Any] = {}
     half = args.duration / 2
     for name, (row, start) in runs.items():
-        adaptive = name == "adaptive"
+        adaptive = name != f"fixed {fixed}"
         # "Short" ends a target's time before the switch, so no call of it ran beside a long prompt.
         short = figures(row, start, start + half - args.target, args.target, adaptive)
         long = figures(row, start + half + args.target, start + args.duration, args.target, adaptive)
