@@ -17,7 +17,7 @@ from dataclasses import dataclass
 SLOPE_WINDOW = 100  # samples over which the share per call of ours learns (only while nobody else is seen)
 EXCESS_WINDOW = 20  # samples over which the excess is smoothed: a few seconds of calls, not one odd call
 ENTER = 0.6  # excess, as a fraction of the no-load latency, above which someone else is on the GPU...
-LEAVE = 0.15  # ...and below which they are gone (apart, so that noise does not flip it)
+LEAVE = ENTER / 2  # ...and below which they are gone (apart, so that noise does not flip it)
 LEARNED_AFTER = 20  # samples before the slope is trusted to judge anything
 
 
@@ -45,7 +45,7 @@ def observe(
     slope = outside.slope
     # Only while the excess is well below where someone else is seen: an excess on its way there must not
     # be learned as our own share, or a neighbour arriving slowly is never seen.
-    quiet = not outside.present and outside.excess < ENTER / 2 * no_load
+    quiet = not outside.present and outside.excess < LEAVE * no_load
     if quiet and in_flight > max(lowest, floor):
         seen = max(0.0, short - no_load) / (in_flight - floor)
         slope = seen if slope <= 0 else slope + (seen - slope) * 2 / (SLOPE_WINDOW + 1)
@@ -59,6 +59,9 @@ def observe(
 
 def share_limit(outside: Outside, no_load: float, floor: int, tolerance: float) -> float:
     """The most calls of ours that keep the neighbour's tokens within ``tolerance`` of what they take
-    without us: our share of a step (``slope`` a call) at most ``tolerance - 1`` of the rest of it."""
-    rest = max(outside.slope, expected(no_load, outside.slope, 0, floor) + max(0.0, outside.excess))
+    without us: our share of a step (``slope`` a call) at most ``tolerance - 1`` of the rest of it. Its
+    load counts as at least the least that is seen (``ENTER``): a smaller one is not yielded to anyway,
+    and a neighbour leaving (its excess fading) must not squeeze our calls to the floor on its way out."""
+    seen = max(outside.excess, ENTER * no_load)
+    rest = max(outside.slope, expected(no_load, outside.slope, 0, floor) + seen)
     return (tolerance - 1) * rest / outside.slope

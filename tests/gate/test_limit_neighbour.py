@@ -113,3 +113,14 @@ async def test_yielding_shows_in_the_backend_rows_and_the_metrics() -> None:
     assert rows[0]["limitYields"] is True and rows[0]["slots"] <= 6
     assert gate.metrics.registry.get_sample_value("fi_backend_limit_yielding", {"backend": "gpu"}) == 1
     await gate.aclose()
+
+
+def test_a_neighbour_leaving_bit_by_bit_never_squeezes_the_limit_below_what_it_gave_it() -> None:
+    """As the neighbour's load fades, what is left of it is smaller and would be hurt more by each call of
+    ours; the limit still never falls below what the least load it sees would leave it."""
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
+    run(limit, 1500)
+    beside = run(limit, 1500, theirs=NEIGHBOUR_SEQS)
+    leaving = [seen for theirs in (9, 6, 3, 0) for seen in run(limit, 300, theirs=theirs)]
+    assert min(leaving) >= min(beside[-1000:])
+    assert not limit.state.neighbour and leaving[-1] >= 16
