@@ -7,6 +7,7 @@ parallelism from the latency per output token of each completed call, as Netflix
 ``Gradient2Limit`` does with round-trip times (docs/adr/0067-adaptive-limit-for-batching-backends.md).
 Its arithmetic is :func:`gradient2_step`, on a :class:`Gradient2State` that lives here in one process or
 in Redis for replicas that share one limit (gate/shared_limit.py, docs/adr/0068-a-limit-shared-by-replicas.md).
+While it sees another application's load on the GPU it yields to it (gate/neighbour.py, ADR 0077).
 
 A limit only decides the number; who takes a slot under it stays gate/policy.py's.
 """

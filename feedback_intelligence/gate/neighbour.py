@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SLOPE_WINDOW = 100  # samples over which the share per call of ours learns (only while nobody else is seen)
+SLOPE_WINDOW = 100  # samples over which the share per call of ours learns (only while the excess is small)
 EXCESS_WINDOW = 20  # samples over which the excess is smoothed: a few seconds of calls, not one odd call
 ENTER = 0.6  # excess, as a fraction of the no-load latency, above which someone else is on the GPU...
 LEAVE = ENTER / 2  # ...and below which they are gone (apart, so that noise does not flip it)
