@@ -9,9 +9,9 @@ calls that arrive in the measurement count.
 
 Rows: fixed 2 slots (the seed's Ollama setting), fixed at each value of a small sweep, fixed 64 (a guess
 that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token
-against the no-load latency, floor 2, ceiling 64, its defaults: ADR 0067, ADR 0071; the targets judge
-that row), and beside it with the per-token target an operator would set from the clerk's
-(``per_token_target_s``). Per row:
+against the no-load latency, floor 2, ceiling 64, yielding to a neighbour, its defaults: ADR 0067,
+ADR 0071, ADR 0077; the targets judge that row), beside it the rule before ADR 0077 (never yielding)
+and with the per-token target an operator would set from the clerk's (``per_token_target_s``). Per row:
 goodput (calls answered within the clerk's ``--target`` seconds, per minute), admitted p99 (arrival to
 answer, of the calls the gate admitted), busy answers (shed in the bounded wait) and, for the adaptive
 rows, the limit's range over the measurement.
@@ -19,10 +19,12 @@ rows, the limit's range over the measurement.
 Targets: adaptive goodput >= 0.9x the best fixed value of the sweep, its admitted p99 within the target,
 and >= 3x fixed 2's goodput.
 
-Then the neighbour (``--neighbour``): another application starts loading the same GPU halfway through a
-row (``NEIGHBOUR_SEQS`` sequences kept running, long ones); shown for fixed-best, fixed 64, adaptive (its
-defaults, and with the target) and, for the trade-off, adaptive at lower tolerances (``--tolerances``)
-and further fixed limits (``--neighbour-fixed``): our goodput and p99 before and after, and the
+Then the neighbour (``--neighbour``): another application loads the same GPU from halfway through a
+row's measurement to its end (``NEIGHBOUR_SEQS`` sequences kept running, long ones), and another half
+is measured after it left; shown for fixed-best, fixed 64, adaptive (its defaults, the rule before
+ADR 0077, and with the target) and, for the trade-off, adaptive at other tolerances (``--tolerances``),
+other neighbour tolerances (``--neighbour-tolerances``) and further fixed limits
+(``--neighbour-fixed``): our goodput and p99 before, beside it and once it is gone, and the
 neighbour's latency per token (from 5 s after it arrived) against its solo value (target for adaptive:
 <= 1.2x).
 
@@ -41,7 +43,8 @@ app's own client (llm/openai_compat.py) over real HTTP to the simulated server's
 ``usage.completion_tokens``; the neighbour keeps using the GPU directly.
 
 .venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour] [--prompts] [--replicas]
-    [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-fixed 4,6,9,12] [--openai]
+    [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-tolerances 1.15] [--neighbour-fixed 4,6]
+    [--openai]
 """
 
 from __future__ import annotations
@@ -166,11 +169,13 @@ async def drive(
     duration_s: float,
     seed: int,
     neighbour_at: float | None = None,
+    neighbour_until: float | None = None,
     long_prompts_at: float | None = None,
     complete: Complete | None = None,
 ) -> float:
     """Poisson clerks for warm-up + duration, each call to the next of ``gates`` in turn (replicas behind a
-    balancer), every gate over the one ``gpu``; the limit read every 0.25 s. Prompts are ``PROMPT_TOKENS``
+    balancer), every gate over the one ``gpu``; the limit read every 0.25 s. The neighbour runs from
+    ``neighbour_at`` to ``neighbour_until`` (default: the end; loop times). Prompts are ``PROMPT_TOKENS``
     long, ``LONG_PROMPT_TOKENS`` from ``long_prompts_at`` (loop time) on. Returns when the measurement
     started (loop time). A call of ours goes through ``complete`` (default: straight on the GPU)."""
     reach = complete or direct(gpu)
@@ -200,7 +205,7 @@ async def drive(
         await asyncio.sleep(max(0.0, neighbour_at - loop.time()))
 
         async def one() -> None:
-            while loop.time() < end_at:
+            while loop.time() < (end_at if neighbour_until is None else neighbour_until):
                 started = loop.time()
                 await gpu.generate(PROMPT_TOKENS, NEIGHBOUR_TOKENS)
                 row.neighbour_per_token.append((started, (loop.time() - started) / NEIGHBOUR_TOKENS))
@@ -242,6 +247,7 @@ async def run_row(
     duration_s: float,
     seed: int,
     neighbour_at: float | None = None,
+    neighbour_until: float | None = None,
     long_prompts_at: float | None = None,
     openai: bool = False,
 ) -> tuple[Row, float]:
@@ -266,6 +272,7 @@ async def run_row(
                 duration_s=duration_s,
                 seed=seed,
                 neighbour_at=neighbour_at,
+                neighbour_until=neighbour_until,
                 long_prompts_at=long_prompts_at,
                 complete=complete,
             )
@@ -274,11 +281,27 @@ async def run_row(
     return row, measure_at
 
 
-def adaptive_limit(target_s_per_token: float = 0.0, tolerance: float = 1.6) -> Gradient2Limit:
-    """The defaults (floor 2, tolerance 1.6, no target; ADR 0067, ADR 0071), the declared parallelism as
-    ceiling."""
-    settings = Gradient2Settings(floor=2, ceiling=CEILING, tolerance=tolerance, target_s_per_token=target_s_per_token)
+def adaptive_limit(
+    target_s_per_token: float = 0.0, tolerance: float = 1.6, neighbour_tolerance: float = 1.2
+) -> Gradient2Limit:
+    """The defaults (floor 2, tolerance 1.6, no target, yielding to a neighbour within 1.2×; ADR 0067,
+    ADR 0071, ADR 0077), the declared parallelism as ceiling. ``neighbour_tolerance`` 0: the rule before
+    ADR 0077, which never yields."""
+    settings = Gradient2Settings(
+        floor=2,
+        ceiling=CEILING,
+        tolerance=tolerance,
+        target_s_per_token=target_s_per_token,
+        neighbour_tolerance=neighbour_tolerance,
+    )
     return Gradient2Limit("gpu", settings)
+
+
+OLD_RULE = "adaptive, never yielding (before ADR 0077)"
+
+
+def old_rule() -> Gradient2Limit:
+    return adaptive_limit(neighbour_tolerance=0)
 
 
 def target_name(args: argparse.Namespace) -> str:
@@ -326,6 +349,7 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
         *[(f"fixed {n}", lambda n=n: FixedLimit(n)) for n in SWEEP],
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
         ("adaptive", adaptive_limit),
+        (OLD_RULE, old_rule),
         (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
     ]
     for name, make in kinds:
@@ -376,7 +400,8 @@ async def side_by_side(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
-    """The neighbour arrives halfway: our figures before and after, its latency per token against solo."""
+    """The neighbour arrives halfway through the measurement and leaves at its end; another half follows.
+    Our figures before, beside it and once it is gone; its latency per token against solo."""
     solo_gpu = BatchingGpu()
     per_token: list[float] = []
 
@@ -396,8 +421,13 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
         (f"fixed {best}", lambda: FixedLimit(best)),
         (f"fixed {CEILING}", lambda: FixedLimit(CEILING)),
         ("adaptive", adaptive_limit),
+        (OLD_RULE, old_rule),
         (target_name(args), lambda: adaptive_limit(per_token_target_s(args.target))),
         *[(f"adaptive, tolerance {t:g}", lambda t=t: adaptive_limit(tolerance=t)) for t in args.tolerances],
+        *[
+            (f"adaptive, neighbour tolerance {t:g}", lambda t=t: adaptive_limit(neighbour_tolerance=t))
+            for t in args.neighbour_tolerances
+        ],
     ]
     for name, make in kinds:
         adaptive = name.startswith("adaptive")
@@ -408,21 +438,24 @@ async def with_neighbour(args: argparse.Namespace, best: int) -> dict[str, Any]:
             make(),
             rate=args.rate,
             warmup_s=args.warmup,
-            duration_s=args.duration,
+            duration_s=args.duration + half,
             seed=args.seed,
             neighbour_at=loop.time() + args.warmup + half,
+            neighbour_until=loop.time() + args.warmup + args.duration,
             openai=args.openai,
         )
         # "Before" ends a target's time before the neighbour, so no call of it ran beside the neighbour.
         before = figures(row, start, start + half - args.target, args.target, adaptive)
         after = figures(row, start + half, start + args.duration, args.target, adaptive)
+        gone = figures(row, start + args.duration, start + args.duration + half, args.target, adaptive)
         theirs = [s for at, s in row.neighbour_per_token if at >= start + half + 5]  # once the limit had 5 s
         ratio = statistics.median(theirs) / solo if theirs else None
-        results[name] = {"before": vars(before), "after": vars(after), "neighbour_vs_solo": ratio}
+        results[name] = {"before": vars(before), "after": vars(after), "gone": vars(gone), "neighbour_vs_solo": ratio}
         table.append((f"{name}, before", before.cells(), ""))
         table.append((f"{name}, with the neighbour", after.cells(), ""))
+        table.append((f"{name}, once it is gone", gone.cells(), ""))
         table.append((f"{name}: neighbour ÷ its solo", "–" if ratio is None else f"{ratio:.2f}×", "<= 1.2× (adaptive)"))
-    print_table("The neighbour starts loading the same GPU halfway", table)
+    print_table("The neighbour loads the same GPU from halfway to the end of the measurement, then leaves", table)
     return results
 
 
@@ -439,6 +472,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
     runs: dict[str, tuple[Row, float]] = {}
     for name, make in [
         ("adaptive", adaptive_limit),
+        ("never yielding", old_rule),
         (f"fixed {fixed}", lambda: FixedLimit(fixed)),
     ]:
         loop = asyncio.get_running_loop()
@@ -466,7 +500,7 @@ async def prompt_length(args: argparse.Namespace, fixed: int) -> dict[str, Any]:
     result: dict[str, Any] = {}
     half = args.duration / 2
     for name, (row, start) in runs.items():
-        adaptive = name == "adaptive"
+        adaptive = name != f"fixed {fixed}"
         # "Short" ends a target's time before the switch, so no call of it ran beside a long prompt.
         short = figures(row, start, start + half - args.target, args.target, adaptive)
         long = figures(row, start + half + args.target, start + args.duration, args.target, adaptive)
@@ -590,7 +624,13 @@ def main() -> None:
     parser.add_argument("--fixed", type=int, default=24, help="the fixed value to compare with when not swept")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis of --replicas")
     parser.add_argument(
-        "--tolerances", type=_floats, default=[1.2, 1.3], help="neighbour: adaptive also at these tolerances (a,b)"
+        "--tolerances", type=_floats, default=[], help="neighbour: adaptive also at these tolerances (a,b)"
+    )
+    parser.add_argument(
+        "--neighbour-tolerances",
+        type=_floats,
+        default=[],
+        help="neighbour: adaptive also at these neighbour tolerances (a,b): the trade-off",
     )
     parser.add_argument(
         "--neighbour-fixed", type=_ints, default=[], help="neighbour: also these fixed limits (a,b): the trade-off"

@@ -118,6 +118,12 @@ class Metrics:
         )
         # One series per backend of the pool, labelled by its public name (never its address).
         self.backend_slots = Gauge("fi_backend_slots", "Slots of each LLM backend", ["backend"], registry=r)
+        self.backend_yielding = Gauge(
+            "fi_backend_limit_yielding",
+            "1 while a backend's adaptive limit holds back for another load it sees on the GPU",
+            ["backend"],
+            registry=r,
+        )
         self.backend_in_use = Gauge(
             "fi_backend_in_use", "Slots of each backend held by this process", ["backend"], registry=r
         )

@@ -113,6 +113,7 @@ def board(snap: Snapshot) -> Panel:
                 f"[{'green' if row['state'] == 'ok' else 'yellow' if row['state'] == 'warming' else 'red'}]"
                 f"{row['state']}[/] · {row['inUse']}/{row['slots']} slots in use"
                 + (f" · adaptive limit {row['slots']}" if row.get("adaptiveLimit") else "")
+                + (" · yielding to another load on the GPU" if row.get("limitYields") else "")
                 + (f" (last {row['limitReason']})" if row.get("limitReason") else "")
                 + (f" · none freed for {row.get('newestHoldSeconds') or 0:.0f} s" if row["state"] == "stalled" else "")
                 + (f" · {row.get('failuresInARow', 0)} failed calls in a row" if row.get("failuresInARow") else ""),

@@ -38,6 +38,9 @@ class GateSettings(Group):
     adaptive_tolerance: float = variable("FI_LLM_ADAPTIVE_TOLERANCE", 1.6, ge=1, le=10)
     # ...and, when set, the latency per output token above which it falls whatever the no-load one (0: none).
     adaptive_target_ms_per_token: float = variable("FI_LLM_ADAPTIVE_TARGET_MS_PER_TOKEN", 0, ge=0, le=10_000)
+    # With another application's load seen on the GPU, how much slower than without us its tokens may get:
+    # the limit yields to it (ADR 0077). 0: it never does.
+    adaptive_neighbour_tolerance: float = variable("FI_LLM_ADAPTIVE_NEIGHBOUR_TOLERANCE", 1.2, ge=0, le=10)
 
     @field_validator("background_reserve", mode="wrap")
     @classmethod
@@ -46,6 +49,13 @@ class GateSettings(Group):
             return 0 if composition(info).total_slots == 1 else 1
         result: int = handler(value)
         return result
+
+    @field_validator("adaptive_neighbour_tolerance")
+    @classmethod
+    def _neighbour_tolerance(cls, value: float) -> float:
+        if value != 0 and value <= 1:
+            raise ValueError("must be 0 (never yield) or more than 1")
+        return value
 
     @field_validator("redis_url")
     @classmethod

@@ -29,6 +29,7 @@ def adaptive_settings(gate: GateSettings, spec: BackendSpec) -> Gradient2Setting
         ceiling=spec.slots,
         tolerance=gate.adaptive_tolerance,
         target_s_per_token=gate.adaptive_target_ms_per_token / 1000,
+        neighbour_tolerance=gate.adaptive_neighbour_tolerance,
     )
 
 

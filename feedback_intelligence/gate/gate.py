@@ -324,10 +324,12 @@ class LlmGate:
         """Per backend, by name: its state (ok, warming, stalled, failing, down), slots, slots held, how
         long ago its newest holder was admitted and its failed calls in a row, for /health and the
         status board (the router's rows); keeps ``fi_backend_up`` / ``fi_backend_stalled`` current, and
-        ``fi_backend_slots`` / ``fi_gate_slots`` (a limit shared by replicas moves on any of them)."""
+        ``fi_backend_slots`` / ``fi_gate_slots`` (a limit shared by replicas moves on any of them) and
+        ``fi_backend_limit_yielding``."""
         rows = await self.pool.backend_rows()
         for row in rows:
             self.metrics.backend_slots.labels(row["name"]).set(row["slots"])
+            self.metrics.backend_yielding.labels(row["name"]).set(1 if row.get("limitYields") else 0)
         self.metrics.gate_slots.set(self.pool.slots)
         for name, state in self.router.states.items():
             self.metrics.backend_up.labels(name).set(1 if state.serving and not state.tripped else 0)

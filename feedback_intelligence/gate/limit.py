@@ -7,6 +7,7 @@ parallelism from the latency per output token of each completed call, as Netflix
 ``Gradient2Limit`` does with round-trip times (docs/adr/0067-adaptive-limit-for-batching-backends.md).
 Its arithmetic is :func:`gradient2_step`, on a :class:`Gradient2State` that lives here in one process or
 in Redis for replicas that share one limit (gate/shared_limit.py, docs/adr/0068-a-limit-shared-by-replicas.md).
+While it sees another application's load on the GPU it yields to it (gate/neighbour.py, ADR 0077).
 
 A limit only decides the number; who takes a slot under it stays gate/policy.py's.
 """
@@ -17,6 +18,8 @@ import logging
 import math
 from dataclasses import dataclass, replace
 from typing import Protocol
+
+from feedback_intelligence.gate import neighbour
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,11 @@ class Limit(Protocol):
     @property
     def adaptive(self) -> bool: ...
 
+    @property
+    def yielding(self) -> bool:
+        """Whether it holds back for another load it sees on the backend (gate/neighbour.py)."""
+        ...
+
     def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
         """One completed call: it was held ``latency_s`` and produced ``tokens`` output tokens while
         ``in_flight`` calls (itself included) ran on the backend. The change it caused, if any."""
@@ -50,6 +58,7 @@ class FixedLimit:
     """The declared slots, whatever the latency: today's gate."""
 
     adaptive = False
+    yielding = False
 
     def __init__(self, slots: int) -> None:
         if slots < 1:
@@ -79,6 +88,9 @@ class Gradient2Settings:
     # An absolute latency per output token above which the limit falls whatever the no-load latency
     # says (0: none): a cap an operator derives from the clerk's latency target.
     target_s_per_token: float = 0.0
+    # With another application's load seen on the GPU, how much slower than without us its tokens may get
+    # (0: the limit never yields; gate/neighbour.py). Our calls' share of each step stays within it.
+    neighbour_tolerance: float = 1.2
 
 
 WARMUP = 10  # the first samples, whose plain mean is the no-load latency to start from (they run at the floor)
@@ -93,6 +105,9 @@ class Gradient2State:
     estimate: float  # the limit before it is rounded down to whole slots
     long: float = 0.0  # the long-run (no-load) latency per output token, seconds: :func:`no_load`
     samples: int = 0  # samples taken so far
+    slope: float = 0.0  # seconds per token each call of ours in flight adds (gate/neighbour.py)
+    excess: float = 0.0  # seconds per token beyond what our own load explains, smoothed
+    neighbour: bool = False  # another load is on the GPU: the limit yields to it
 
     @property
     def limit(self) -> int:
@@ -119,14 +134,15 @@ def no_load(s: Gradient2Settings, state: Gradient2State, short: float, in_flight
     """The long-run latency per output token, held at what a token takes with (almost) nothing of ours in
     flight, as Vegas holds its no-load round trip: the first ``WARMUP`` samples' plain mean; then a faster
     token pulls it down at once (a window of ``WARMUP`` samples), a slower one pulls it up only if it ran
-    with no more in flight than the limit falls to (:func:`lowest`; the long window). An average of every
-    call would follow the latency the limit itself causes, and let the limit climb with it past the knee.
+    with no more in flight than the limit falls to (:func:`lowest`; the long window) and while no other load
+    is seen on the GPU (gate/neighbour.py). An average of every call would follow the latency the limit
+    itself causes, and let the limit climb with it past the knee.
     """
     if state.samples < WARMUP:
         return (state.long * state.samples + short) / (state.samples + 1)
     if short < state.long:
         factor = 2.0 / (WARMUP + 1)
-    elif in_flight <= lowest(s):
+    elif in_flight <= lowest(s) and not state.neighbour:  # beside another load a slow token is not ours
         factor = 2.0 / (s.long_window + 1)
     else:
         return state.long
@@ -137,33 +153,55 @@ def gradient2_step(
     s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int
 ) -> tuple[Gradient2State, str]:
     """One completed call, ``short`` seconds per output token while ``in_flight`` calls ran: the next
-    state, and why the whole limit moved ("" when it did not).
+    state, and why the whole limit moved or began or stopped yielding ("" when neither).
 
     ``gradient = clamp(tolerance * long / short, 0.5, 1)`` (with a target, also at most
     ``target / short``); the new limit is ``limit * gradient + growth``, smoothed, within the floor and
-    the ceiling; ``long`` is the no-load latency per token (:func:`no_load`). While fewer than half the
-    limit's calls are in flight only ``long`` learns.
+    the ceiling; ``long`` is the no-load latency per token (:func:`no_load`). While another load is on
+    the GPU (gate/neighbour.py) the new limit is also at most the calls that keep its tokens within
+    ``neighbour_tolerance``. While fewer than half the limit's calls are in flight the limit does not rise.
     """
     state = state.within(s)
     long = no_load(s, state, short, in_flight)
-    learned = replace(state, long=long, samples=state.samples + 1)
-    if in_flight < state.estimate / 2:
-        return learned, ""
+    outside = neighbour.Outside(state.slope, state.excess, state.neighbour)
+    if s.neighbour_tolerance > 1:
+        outside = neighbour.observe(outside, long, short, in_flight, state.samples, s.floor, lowest(s))
+    learned = replace(
+        state,
+        long=long,
+        samples=state.samples + 1,
+        slope=outside.slope,
+        excess=outside.excess,
+        neighbour=outside.present,
+    )
+    share = neighbour.share_limit(outside, long, s.floor, s.neighbour_tolerance) if outside.present else math.inf
     gradient = max(0.5, min(1.0, s.tolerance * long / short))
     if s.target_s_per_token > 0:
         gradient = max(0.5, min(gradient, s.target_s_per_token / short))
     growth = math.sqrt(state.estimate) if s.growth is None else s.growth
-    proposed = state.estimate * gradient + growth
-    proposed = state.estimate * (1 - s.smoothing) + proposed * s.smoothing
-    moved = replace(learned, estimate=proposed).within(s)
-    if moved.limit == state.limit:
+    if in_flight < state.estimate / 2 and share >= state.estimate:
+        moved = learned  # the backend is not the bottleneck: the limit holds (no growth on load never seen)
+    else:
+        proposed = min(state.estimate * gradient + growth, share)
+        proposed = state.estimate * (1 - s.smoothing) + proposed * s.smoothing
+        moved = replace(learned, estimate=proposed).within(s)
+    if moved.limit == state.limit and outside.present == state.neighbour:
         return moved, ""
     target = f", target {s.target_s_per_token * 1000:.1f}" if s.target_s_per_token > 0 else ""
     reason = (
         f"{short * 1000:.1f} ms/token against {long * 1000:.1f} ms/token no-load{target}"
         f" (gradient {gradient:.2f}, {in_flight} in flight)"
     )
-    return moved, reason
+    return moved, reason + _outside_reason(s, state.neighbour, outside, share)
+
+
+def _outside_reason(s: Gradient2Settings, was: bool, outside: neighbour.Outside, share: float) -> str:
+    """The part of a move's reason that concerns another load on the GPU ("" when there is none)."""
+    added = f"{outside.excess * 1000:.1f} ms/token more than our {outside.slope * 1000:.2f} ms/token a call explains"
+    if outside.present:
+        start = "another load on the GPU" if not was else "yielding to another load"
+        return f"; {start}: {added}, at most {share:.1f} of ours keep it within {s.neighbour_tolerance:g}×"
+    return f"; the other load is gone: {added}" if was else ""
 
 
 def announce(backend: str, before: int, after: int, reason: str) -> LimitChange:
@@ -195,6 +233,10 @@ class Gradient2Limit:
     def current(self) -> int:
         return self.state.limit
 
+    @property
+    def yielding(self) -> bool:
+        return self.state.neighbour
+
     def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
         short = latency_s / max(1, tokens)
         if short <= 0:
@@ -210,3 +252,5 @@ class Gradient2Limit:
 def check(settings: Gradient2Settings) -> None:
     if not 1 <= settings.floor <= settings.ceiling:
         raise ValueError("an adaptive limit needs 1 <= floor <= ceiling")
+    if settings.neighbour_tolerance != 0 and settings.neighbour_tolerance <= 1:
+        raise ValueError("a neighbour tolerance is 0 (never yield) or more than 1")

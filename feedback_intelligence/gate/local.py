@@ -203,6 +203,7 @@ class LocalSlotPool:
             newest_hold_s=self.ledger.now() - max(lease.since for lease in self._held) if self._held else None,
             adaptive=self.limit.adaptive,
             limit_reason=self._limit_reason,
+            yielding=self.limit.yielding,
         )
 
     async def attained(self) -> dict[str, float]:

@@ -417,7 +417,7 @@ class RedisSlotPool:
 
     async def occupancy(self) -> Occupancy:
         try:
-            in_use, interactive, background, newest_ms, limit, reason = await self._occupancy(
+            in_use, interactive, background, newest_ms, limit, reason, yielding = await self._occupancy(
                 keys=self._gate_keys, args=[self.declared, self._floor]
             )
         except RedisError as exc:
@@ -433,6 +433,7 @@ class RedisSlotPool:
             newest_hold_s=newest,
             adaptive=self.limit is not None,
             limit_reason=_text(reason),
+            yielding=int(yielding) == 1,
         )
 
     async def attained(self) -> dict[str, float]:

@@ -348,6 +348,7 @@ class BackendRouter:
                     "failuresInARow": state.failures,
                     "adaptiveLimit": found.adaptive,
                     "limitReason": found.limit_reason,
+                    "limitYields": found.yielding,
                 }
             )
         return rows

@@ -51,8 +51,25 @@ def parse(flat: Sequence[object], settings: Gradient2Settings) -> tuple[int, Gra
     fields = {_text(k): _text(v) for k, v in zip(flat[::2], flat[1::2], strict=True)}
     if "estimate" not in fields:
         return int(fields.get("version", 0)), initial_state(settings), ""
-    state = Gradient2State(float(fields["estimate"]), float(fields["long"]), int(fields["samples"]))
+    state = Gradient2State(
+        float(fields["estimate"]),
+        float(fields["long"]),
+        int(fields["samples"]),
+        # a hash written before the limit yielded to a neighbour has none of these: nothing learned yet
+        float(fields.get("slope", 0.0)),
+        float(fields.get("excess", 0.0)),
+        fields.get("neighbour", "0") == "1",
+    )
     return int(fields["version"]), state.within(settings), fields.get("reason", "")
+
+
+def stored(state: Gradient2State) -> list[str | int]:
+    """The state as the hash's fields (repr: the shortest text that reads back as the very same float)."""
+    return [
+        *("limit", state.limit, "estimate", repr(state.estimate), "long", repr(state.long)),
+        *("samples", state.samples, "slope", repr(state.slope), "excess", repr(state.excess)),
+        *("neighbour", int(state.neighbour)),
+    ]
 
 
 class SharedGradient2:
@@ -128,10 +145,9 @@ class SharedGradient2:
                 # One read of the calls in flight serves the batch: it is when their samples arrive.
                 state, moved = gradient2_step(self.settings, state, short, int(in_flight))
                 reason = moved or reason
-            # repr: the shortest text that reads back as the very same float
-            fields: list[str | int] = ["limit", state.limit, "estimate", repr(state.estimate), "long", repr(state.long)]
-            fields += ["samples", state.samples]
-            moved_now = state.limit != before.limit
+            fields = stored(state)
+            # a move, or the limit beginning or ending to yield to another load (gate/neighbour.py)
+            moved_now = state.limit != before.limit or state.neighbour != before.neighbour
             if moved_now:
                 last = f"{before.limit} -> {state.limit}: {reason}"
                 fields += ["reason", last]

@@ -34,6 +34,8 @@ class Occupancy:
     # Whether ``slots`` is an adaptive limit (gate/limit.py) and why it last moved.
     adaptive: bool = False
     limit_reason: str = ""
+    # Whether the adaptive limit yields to another load it sees on the GPU (gate/neighbour.py).
+    yielding: bool = False
 
     @property
     def waiting(self) -> int:

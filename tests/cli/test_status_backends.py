@@ -114,3 +114,14 @@ def test_the_board_shows_an_adaptive_limit_and_its_last_move() -> None:
     text = console.export_text()
     assert "9/14 slots in use · adaptive limit 14 (last 12 -> 14: 21.3 ms/token" in text
     assert "Backend gpu1" in text and "adaptive limit 2" not in text
+
+
+def test_the_board_says_when_an_adaptive_limit_yields_to_another_load() -> None:
+    snap = snapshot()
+    console = Console(width=240, record=True)
+    console.print(board(snap))
+    assert "yielding" not in console.export_text()
+    snap.status["gate"]["backends"][2]["limitYields"] = True
+    console = Console(width=240, record=True)
+    console.print(board(snap))
+    assert "adaptive limit 14 · yielding to another load on the GPU (last 12 -> 14" in console.export_text()

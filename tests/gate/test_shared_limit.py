@@ -13,9 +13,10 @@ import redis.asyncio as aioredis
 from feedback_intelligence.config import load_settings
 from feedback_intelligence.gate.factory import build_pool
 from feedback_intelligence.gate.gate import LlmGate
-from feedback_intelligence.gate.limit import Gradient2Limit, Gradient2Settings, Gradient2State
+from feedback_intelligence.gate.limit import Gradient2Limit, Gradient2Settings
 from feedback_intelligence.gate.pooled import PooledSlotPool
 from feedback_intelligence.gate.redis_pool import RedisLease, RedisSlotPool
+from feedback_intelligence.gate.shared_limit import parse
 from feedback_intelligence.gate.slots import Priority
 from tests.support.waiting import wait_for
 
@@ -120,7 +121,7 @@ async def test_the_shared_state_follows_the_in_process_arithmetic_sample_for_sam
     in_flight = len(held)
     local = Gradient2Limit("gpu", SETTINGS)
     stored = await redis_client.hgetall(limit_key(replicas[0]))
-    local.state = Gradient2State(float(stored["estimate"]), float(stored["long"]), int(stored["samples"]))
+    local.state = parse([part for pair in stored.items() for part in pair], SETTINGS)[1]
     latencies = [FAST_S, FAST_S * 4, FAST_S * 1.1, FAST_S * 6, FAST_S, FAST_S * 0.5, FAST_S * 3] * 12
     for i, latency in enumerate(latencies):
         pool = replicas[i % 3]
@@ -133,6 +134,7 @@ async def test_the_shared_state_follows_the_in_process_arithmetic_sample_for_sam
     stored = await redis_client.hgetall(limit_key(replicas[0]))
     assert float(stored["estimate"]) == local.state.estimate and float(stored["long"]) == local.state.long
     assert int(stored["samples"]) == local.state.samples and int(stored["limit"]) == local.current
+    assert parse([part for pair in stored.items() for part in pair], SETTINGS)[1] == local.state, "every field"
     assert int(stored["updated_ms"]) > 0
     await release(held)
 
@@ -282,6 +284,20 @@ async def test_a_replica_that_fed_nothing_shows_the_shared_limit_in_its_views_an
     assert f"-> {a.slots}: " in rows[0]["limitReason"]
     assert gate.metrics.registry.get_sample_value("fi_backend_slots", {"backend": "gpu"}) == a.slots
     assert gate.metrics.registry.get_sample_value("fi_gate_slots") == a.slots
+    assert rows[0]["limitYields"] is False
+    await release(held)
+
+
+async def test_a_limit_that_yields_to_another_load_shows_it_on_every_replica(
+    replicas: list[RedisSlotPool], redis_client: aioredis.Redis
+) -> None:
+    """Whether the shared limit yields (ADR 0077) lives in its hash and every replica reads it."""
+    a, b, _ = replicas
+    held = await raise_limit(a, [b], at_least=4)
+    await redis_client.hset(limit_key(a), "neighbour", "1")  # as a replica's write leaves it
+    gate = LlmGate(PooledSlotPool.single(b, "gpu"), acquire_timeout_s=0.5, call_timeout_s=10)
+    assert (await gate.backends())[0]["limitYields"] is True
+    assert gate.metrics.registry.get_sample_value("fi_backend_limit_yielding", {"backend": "gpu"}) == 1
     await release(held)
 
 

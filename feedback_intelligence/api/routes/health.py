@@ -42,6 +42,11 @@ class BackendRow(ApiModel):
     failuresInARow: int = Field(0, description="Its calls that failed since its last success.")
     adaptiveLimit: bool = Field(False, description="Its slots follow the latency it measures (a batching backend).")
     limitReason: str = Field("", description="The adaptive limit's last move and the latencies it was judged on.")
+    limitYields: bool = Field(
+        False,
+        description="The adaptive limit sees another application's load on the GPU and holds back for it "
+        "(`FI_LLM_ADAPTIVE_NEIGHBOUR_TOLERANCE`).",
+    )
 
 
 class EngineRow(ApiModel):
