@@ -224,6 +224,7 @@ def source_entry(example: Example) -> SourceEntry:
         needs_review=example.needs_review,
         alert_categories=categories or None,
         sentiment=example.sentiment,
+        store=example.store,
     )
 
 

@@ -76,6 +76,7 @@ class SourceEntry(WireModel):
     needs_review: bool = Field(description="A person should check the item.")
     alert_categories: list[str] | None = Field(description="The alert categories of its lexicon hits; null when none.")
     sentiment: str | None = Field(description="The item's sentiment; null for moderation items or without a structure.")
+    store: str | None = Field(None, description="The item's store id (a card's quote says where); null without one.")
 
 
 class ProseState(WireModel):

@@ -139,6 +139,7 @@ def source_entry(item: StoredFeedback, domain: Domain) -> SourceEntry:
         needs_review=item.needs_review,
         alert_categories=categories or None,
         sentiment=item_sentiment(item, domain),
+        store=item.store,
     )
 
 

@@ -77,6 +77,7 @@ SOURCE_KEYS = [
     "needsReview",
     "alertCategories",
     "sentiment",
+    "store",
 ]
 ALERT_KEYS = [
     "feedbackId",

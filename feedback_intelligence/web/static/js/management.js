@@ -61,6 +61,7 @@ const el = {
   alerts: byId("report-alerts"),
   charts: byId("report-charts"),
   series: byId("report-series"),
+  chainTrendHead: byId("chain-trend-head"),
   issues: byId("report-issues"),
   issuesHeading: byId("issues-heading"),
   issuesList: byId("issues-list"),
@@ -460,7 +461,7 @@ function severityMix(counts) {
   return keys.map((key) => `${labels.severity(key)} ${counts[key]}`).join(" · ") || "–";
 }
 
-function chainRow(row) {
+function chainRow(row, withTrend) {
   const t = state.t;
   const link = h("a", { href: `/?store=${encodeURIComponent(row.store)}`, "data-store": row.store }, row.name);
   // in the reader's own way of writing a decimal (1,1 % in Finnish)
@@ -469,7 +470,7 @@ function chainRow(row) {
   const trend = row.direction && t.has(`trend.${row.direction}`) ? t(`trend.${row.direction}`) : row.direction || "–";
   return h("tr", { "data-store": row.store },
     h("th", { scope: "row" }, link), h("td", {}, String(row.items)), h("td", {}, rate),
-    h("td", {}, severityMix(row.severityCounts || {})), h("td", {}, trend));
+    h("td", {}, severityMix(row.severityCounts || {})), withTrend ? h("td", {}, trend) : null);
 }
 
 /** The stores of the same window side by side; nothing shown for a deployment without stores. */
@@ -482,7 +483,10 @@ async function loadChain(params, signal) {
   }
   if (signal.aborted || !view || !Array.isArray(view.stores) || !view.stores.length) return;
   storeNames = { ...storeNames, ...Object.fromEntries(view.stores.map((row) => [row.store, row.name])) };
-  el.chainRows.replaceChildren(...view.stores.map(chainRow));
+  // a column of dashes says nothing: the direction shows when some store's period before was recorded
+  const withTrend = view.stores.some((row) => row.direction);
+  el.chainTrendHead.hidden = !withTrend;
+  el.chainRows.replaceChildren(...view.stores.map((row) => chainRow(row, withTrend)));
   show(el.chain, true);
 }
 
