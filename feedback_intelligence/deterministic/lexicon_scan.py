@@ -9,12 +9,9 @@ of the text and the domain alone, so one remembered is the one that would be mad
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from feedback_intelligence.deterministic.alerts import alert_needles
 from feedback_intelligence.deterministic.category_keywords import keyword_needles, without_incident_places
-from feedback_intelligence.deterministic.per_object import kept_for
+from feedback_intelligence.deterministic.per_object import RecentTexts, kept_for
 from feedback_intelligence.deterministic.type_cues import type_cue_needles
 from feedback_intelligence.deterministic.vulgarity import vulgarity_needles
 from feedback_intelligence.domain.model import Domain
@@ -44,21 +41,13 @@ def _scanner_of(domain: Domain) -> Scanner:
     return Scanner(n for n in lexicons if n is not None)
 
 
-class _Scans:
-    """The last texts' scans per domain object (threads: a batch reads in a worker thread)."""
+_scans: RecentTexts[Scan] = RecentTexts(SCANS_KEPT)  # the row's derivation reads it again
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[int, str], tuple[Domain, Scan]] = OrderedDict()
 
-    def get(self, text: str, domain: Domain) -> Scan:
-        key = (id(domain), text)
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0] is domain:
-                self._items.move_to_end(key)
-                return hit[1]
+def scan_of(text: str, domain: Domain) -> Scan:
+    """``text`` read by ``domain``'s lexicons (remembered for the derivation of the same row)."""
+    scan = _scans.get(text, domain)
+    if scan is None:
         folded = FoldedText.of(text)
         scan = Scan.of(
             folded,
@@ -66,16 +55,5 @@ class _Scans:
             domain.incident_places,
             domain_scanner(domain),
         )
-        with self._lock:
-            self._items[key] = (domain, scan)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return scan
-
-
-_scans = _Scans(SCANS_KEPT)
-
-
-def scan_of(text: str, domain: Domain) -> Scan:
-    """``text`` read by ``domain``'s lexicons (remembered for the derivation of the same row)."""
-    return _scans.get(text, domain)
+        _scans.put(text, domain, scan)
+    return scan

@@ -21,9 +21,7 @@ hand" starts from when the model is busy or down, and a baseline for the evaluat
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +31,7 @@ from feedback_intelligence.deterministic.category_keywords import KeywordEvidenc
 from feedback_intelligence.deterministic.category_override import forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.lexicon_scan import SCANS_KEPT, scan_of
+from feedback_intelligence.deterministic.per_object import RecentTexts
 from feedback_intelligence.deterministic.sentiment import rule_sentiment, type_for_tone
 from feedback_intelligence.deterministic.type_cues import cue_count, type_cue_needles
 from feedback_intelligence.domain.model import Domain
@@ -95,29 +94,6 @@ class TextEvidence:
     scan: Scan | None = field(default=None, compare=False, repr=False)
 
 
-class _EvidenceCache:
-    """The last few texts' evidence per domain object: the prior and the guards ask about the same text."""
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[int, str], tuple[Domain, TextEvidence]] = OrderedDict()
-
-    def get(self, text: str, domain: Domain) -> TextEvidence:
-        key = (id(domain), text)
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0] is domain:
-                self._items.move_to_end(key)
-                return hit[1]
-        evidence = _evidence_of(text, domain, detect_language(text, domain.detection_languages))
-        with self._lock:
-            self._items[key] = (domain, evidence)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return evidence
-
-
 def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> TextEvidence:
     scan = scan_of(text, domain)
     alerts = match_alerts(text, domain, scan)
@@ -132,37 +108,19 @@ def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> T
     return evidence
 
 
-_evidence = _EvidenceCache()
-
-
-class _ReadLately:
-    """The evidence of the texts read last per domain object, as many as a batch has rows: the derivation
-    of a row takes its rules' reading (the detected language, the scan) instead of reading the text again.
-    Only looked up, never computed: a text not read lately is read by whoever asks."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[int, str], tuple[Domain, TextEvidence]] = OrderedDict()
-
-    def put(self, text: str, domain: Domain, evidence: TextEvidence) -> None:
-        with self._lock:
-            self._items[(id(domain), text)] = (domain, evidence)
-            self._items.move_to_end((id(domain), text))
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def get(self, text: str, domain: Domain) -> TextEvidence | None:
-        with self._lock:
-            hit = self._items.get((id(domain), text))
-        return hit[1] if hit is not None and hit[0] is domain else None
-
-
-_lately = _ReadLately(SCANS_KEPT)
+#: the last texts' evidence: the prior and the guards ask about the same text
+_evidence: RecentTexts[TextEvidence] = RecentTexts(256)
+#: the evidence of the texts read last, as many as a batch has rows: the derivation of a row takes its rules'
+#: reading (the detected language, the scan) instead of reading the text again; only looked up, never computed
+_lately: RecentTexts[TextEvidence] = RecentTexts(SCANS_KEPT)
 
 
 def text_evidence(text: str, domain: Domain) -> TextEvidence:
-    return _evidence.get(text, domain)
+    found = _evidence.get(text, domain)
+    if found is None:
+        found = _evidence_of(text, domain, detect_language(text, domain.detection_languages))
+        _evidence.put(text, domain, found)
+    return found
 
 
 def texts_evidence(texts: Sequence[str], domain: Domain) -> list[TextEvidence]:
