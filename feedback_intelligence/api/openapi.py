@@ -22,7 +22,7 @@ from feedback_intelligence.domain.model import SCHEMA_FIELDS, Domain
 from feedback_intelligence.instants.timestamps import EDGE_DAYS
 from feedback_intelligence.store.aggregates import ANY_ALERT
 from feedback_intelligence.text import bounds
-from feedback_intelligence.text.normalize import is_blank
+from feedback_intelligence.text.normalize import NUL_FREE_PATTERN, is_blank
 
 DESCRIPTION = """\
 Shop-floor feedback, structured by a local LLM behind a gate that **sheds instead of queueing**.
@@ -185,7 +185,7 @@ INSTANT_PARAMETERS = ("from", "to")
 # a saved item's timestamp is not on the calendar's first or last day (instants/timestamps.EDGE_DAYS)
 EDGE_DAYS_REFUSED = "^(?!" + "|".join(EDGE_DAYS) + ")"
 ID_PATTERN_SCHEMA = "^[A-Za-z0-9._-]+$"  # api/validation.py's ID_PATTERN, anchored
-NO_NUL = "^[^\\u0000]*$"  # NUL is refused in every text (api/validation.py)
+NO_NUL = NUL_FREE_PATTERN  # NUL is refused in every text (text/normalize.py)
 
 
 @functools.cache

@@ -24,6 +24,8 @@ import unicodedata
 from feedback_intelligence.text.invisible import renders_as_nothing
 
 NUL_RULE = "must not contain the NUL character (U+0000)"
+#: The same rule as a JSON Schema pattern (ECMA-262), for the API's schema: a text holds no NUL.
+NUL_FREE_PATTERN = "^[^\\u0000]*$"
 SURROGATE_RULE = "must not contain unpaired surrogate code points (U+D800-U+DFFF)"
 
 _LINE_BREAKS = re.compile("\r\n|[\r\u0085\u2028\u2029]")

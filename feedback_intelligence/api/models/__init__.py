@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, StrictBool, StringConstraints
 from pydantic.fields import ComputedFieldInfo, FieldInfo
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from feedback_intelligence.config.stores import STORE_MAX_CHARS
 from feedback_intelligence.text import bounds
-from feedback_intelligence.text.normalize import TextRuleError, normalize_text, single_line
+from feedback_intelligence.text.normalize import NUL_FREE_PATTERN, TextRuleError, normalize_text, single_line
 
 # Client text enters the domain here: every string field of a request body is normalised
 # (feedback_intelligence.text.normalize) and bounded (feedback_intelligence.text.bounds) before any
@@ -44,15 +46,29 @@ def _normalized(raw: str) -> str:
     return text
 
 
+class _RefusesNul:
+    """The schema says what ``single_line`` refuses: a NUL anywhere (400 ``text_nul_character``). A pattern
+    set later by the API's schema (an id's, a store's) is narrower and stays."""
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema.setdefault("pattern", NUL_FREE_PATTERN)
+        return schema
+
+
 Text = Annotated[str, AfterValidator(_normalized)]
-Key = Annotated[str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(single_line)]
-Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(single_line)]
+Key = Annotated[
+    str, StringConstraints(max_length=bounds.TAXONOMY_KEY_MAX_CHARS), AfterValidator(single_line), _RefusesNul()
+]
+Theme = Annotated[str, StringConstraints(max_length=bounds.THEME_MAX_CHARS), AfterValidator(single_line), _RefusesNul()]
 Language = Annotated[str, StringConstraints(max_length=bounds.LANGUAGE_MAX_CHARS), AfterValidator(_language)]
 FieldValue = Annotated[
-    str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS), AfterValidator(single_line)
+    str, StringConstraints(max_length=bounds.CORRECTION_VALUE_MAX_CHARS), AfterValidator(single_line), _RefusesNul()
 ]
-StoreId = Annotated[str, StringConstraints(max_length=STORE_MAX_CHARS), AfterValidator(single_line)]
-Instant = Annotated[str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line)]
+StoreId = Annotated[str, StringConstraints(max_length=STORE_MAX_CHARS), AfterValidator(single_line), _RefusesNul()]
+Instant = Annotated[
+    str, StringConstraints(max_length=bounds.TIMESTAMP_MAX_CHARS), AfterValidator(single_line), _RefusesNul()
+]
 
 
 def _title(name: str, _: FieldInfo | ComputedFieldInfo) -> str:
