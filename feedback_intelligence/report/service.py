@@ -21,7 +21,7 @@ from typing import cast
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
-from feedback_intelligence.instants.ticks import to_ticks
+from feedback_intelligence.instants.ticks import TICKS_PER_DAY, to_ticks
 from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.metrics import Metrics
 from feedback_intelligence.prompting.runner import PromptRunner
@@ -92,6 +92,12 @@ class Deterministic:
 
 async def _nothing() -> None:
     return None
+
+
+def _has_period_before(window: Window) -> bool:
+    """Whether the period of the window's length before it starts a day or more after the calendar's first
+    instant (a day's margin for the zone its buckets are in)."""
+    return window.from_ticks - (window.to_ticks - window.from_ticks) >= TICKS_PER_DAY
 
 
 class ReportService:
@@ -266,13 +272,16 @@ class ReportService:
             screen = Screen(tuple(self.llm.praise_types()), self.options.alert_verify_budget)
         # the series reads other statements: both at once (a chain's window spends ~half its time on each);
         # both run to their end, then the first failure is raised as itself (a store outage stays a 503)
+        # a standard report holds its window against the period before; a window at the calendar's first days
+        # has none to hold against (it would begin before year 1)
+        compared = mode == "standard" and _has_period_before(window)
         answers = await asyncio.gather(
             self.source.aggregates(
                 self._filter(window), midpoint=window.midpoint_norm, limit=options.max_items, screen=screen
             ),
-            self._series(window) if mode == "standard" else _nothing(),
-            self.source.issue_counts(self._previous(window)) if mode == "standard" else _nothing(),
-            self.source.history_start(self._filter(window)) if mode == "standard" else _nothing(),
+            self._series(window) if compared else _nothing(),
+            self.source.issue_counts(self._previous(window)) if compared else _nothing(),
+            self.source.history_start(self._filter(window)) if compared else _nothing(),
             return_exceptions=True,
         )
         for answer in answers:
@@ -281,10 +290,11 @@ class ReportService:
         aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
         previous_issues = cast(dict[str, int] | None, answers[2])
         history = cast(str | None, answers[3])
-        before = self._previous(window)
-        if series is not None and history is not None and partly_recorded(history, before.from_ or "", before.to or ""):
-            # the period before the window was only partly recorded: no rise or fall is read against it
-            series, previous_issues = without_comparison(series, history), None
+        if series is not None and history is not None:  # a standard report: it has a period before its window
+            before = self._previous(window)
+            if partly_recorded(history, before.from_ or "", before.to or ""):
+                # the period before the window was only partly recorded: no rise or fall is read against it
+                series, previous_issues = without_comparison(series, history), None
         folded = fold_groups(aggregates, domain, mode, options.max_items)
         warn_unknown_severities(folded.severities, domain)
 

@@ -512,3 +512,14 @@ async def test_english_domain_writes_english_fallbacks():
         "“palaute m2: vanha maito”, “palaute m1: vanha maito”."
     )
     assert report["themes"][0]["directionLabel"] == "stable"
+
+
+async def test_a_window_on_the_calendars_first_days_answers_without_a_period_before():
+    """The period before a window of the first days would begin before year 1: the report answers without
+    comparing (no series, no group held against it) instead of failing on the date (the fuzz found it)."""
+    svc, _ = service(corpus(), None)
+    for mode in ("standard", "summary"):
+        first_days = await full(svc, window("0001-01-01T00:00:15Z", "0001-01-01T00:07:15Z"), mode)
+        assert first_days["totalItems"] == 0 and first_days["series"] is None
+    later = await full(svc, window("0001-01-10T00:00:00Z", "0001-01-11T00:00:00Z"))
+    assert later["series"] is not None  # a day after the calendar's start, there is a period before
