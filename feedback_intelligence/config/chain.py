@@ -45,6 +45,12 @@ class ChainSettings(Group):
     def _blank_is_none(cls, value: str | None) -> str | None:
         return blank_is_none(value)
 
+    @field_validator("batch_processes", mode="before")
+    @classmethod
+    def _blank_processes_is_unset(cls, value: object) -> object:
+        # an empty FI_BATCH_PROCESSES= is unset, as every other setting's blank is
+        return None if isinstance(value, str) and not value.strip() else value
+
     @cached_property
     def stores(self) -> StoreDirectory:
         """The stores a save, a filter or a grant may name: FI_STORES, else ids of FI_STORE_PATTERN."""

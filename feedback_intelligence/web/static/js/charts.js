@@ -164,8 +164,7 @@ function seriesFigure(line, series, t) {
   const verdict = line.significant ? t("series.significant") : t("series.notSignificant");
   return h("figure", { class: ["series", line.significant && "series-significant"], dataset: { key: line.key } },
     h("figcaption", null, h("span", { class: "series-label" }, line.label),
-      h("span", { class: "series-totals" }, t(series.historyFrom ? "series.totalsPartial" : "series.totals",
-        { now: line.currentTotal, before: line.previousTotal }))),
+      h("span", { class: "series-totals" }, t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
     sparkline(line),
     h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
       h("span", null, formatDay(series.starts[series.starts.length - 1], t))),

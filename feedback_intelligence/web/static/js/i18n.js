@@ -304,7 +304,6 @@ const en = {
   "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
     + "{zone}. A change counts as significant when it reaches the trend rule's limit with at least {min} items.",
   "series.totals": "now {now} · before {before}",
-  "series.totalsPartial": "now {now} · before {before}, part of it recorded",
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
   "series.notSignificant": "not significant",
@@ -788,7 +787,6 @@ const fi = {
   "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
     + "{zone}. Muutos on merkitsevä, kun se ylittää trendisäännön rajan ja palautteita on vähintään {min}.",
   "series.totals": "nyt {now} · ennen {before}",
-  "series.totalsPartial": "nyt {now} · ennen {before}, osa jaksosta tallessa",
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
   "series.notSignificant": "ei merkitsevä",
