@@ -69,48 +69,33 @@ def test_a_long_window_folds_into_monday_weeks():
     assert all(d.weekday() == 0 for d in folded.starts)
 
 
-def test_the_change_and_its_significance_are_the_direction_rule_in_numbers():
-    current = [HourRow("2026-06-03T09", "hevi", False, 30)]
-    previous = [HourRow("2026-05-27T09", "hevi", False, 10)]
-    series = series_of(
-        current,
-        previous,
+def hevi_week(now: int, before: int, *, label=str, before_hour: str = "2026-05-27T09"):
+    """The series of a Helsinki week (1–7 June) with ``now`` produce items, held against ``before`` of them."""
+    return series_of(
+        [HourRow("2026-06-03T09", "hevi", False, now)],
+        [HourRow(before_hour, "hevi", False, before)],
         ticks("2026-05-31T21:00:00Z"),
         ticks("2026-06-07T21:00:00Z"),
         zone=HELSINKI,
-        label=str.upper,
+        label=label,
         min_items=6,
         z=1.6,
     )
+
+
+def test_the_change_and_its_significance_are_the_direction_rule_in_numbers():
+    series = hevi_week(30, 10, label=str.upper)
     hevi = next(x for x in series.lines if x.key == "hevi")
     assert (hevi.change, hevi.change_pct, hevi.z_score) == (20, 200.0, round(20 / 40**0.5, 2))
     assert hevi.significant and hevi.direction == "growing" and hevi.label == "HEVI"
-    small = series_of(
-        [HourRow("2026-06-03T09", "hevi", False, 3)],
-        [HourRow("2026-05-27T09", "hevi", False, 1)],
-        ticks("2026-05-31T21:00:00Z"),
-        ticks("2026-06-07T21:00:00Z"),
-        zone=HELSINKI,
-        label=str,
-        min_items=6,
-        z=1.6,
-    )
+    small = hevi_week(3, 1)
     assert not next(x for x in small.lines if x.key == "hevi").significant  # too few items to tell
 
 
 def test_a_previous_period_the_history_only_partly_covers_is_not_compared():
     """An import of a few weeks: the month before holds a week of items. Read as a quiet month, it made the
     month's own count a rise of hundreds of per cent; the counts stay, the comparison goes."""
-    series = series_of(
-        [HourRow("2026-06-03T09", "hevi", False, 60)],
-        [HourRow("2026-05-29T09", "hevi", False, 8)],
-        ticks("2026-05-31T21:00:00Z"),
-        ticks("2026-06-07T21:00:00Z"),
-        zone=HELSINKI,
-        label=str,
-        min_items=6,
-        z=1.6,
-    )
+    series = hevi_week(60, 8, before_hour="2026-05-29T09")
     assert next(x for x in series.lines if x.key == "hevi").significant  # read as a quiet week, a big rise
     previous_from, previous_to = "2026-05-24T21:00:00.0000000+00:00", "2026-05-31T20:59:59.9999999+00:00"
     history = "2026-05-28T22:30:00.0000000+00:00"  # 01:30 on 29 May in Helsinki: 2.9 days of 7 recorded
