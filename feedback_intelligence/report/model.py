@@ -237,6 +237,9 @@ class Series(WireModel):
 class Report(WireModel):
     window_from: str = Field(description="Window start (normalised UTC).")
     window_to: str = Field(description="Window end (normalised UTC).")
+    midpoint: str | None = Field(
+        None, description="Where the window's second half begins (normalised UTC): the halves of every trend."
+    )
     generated_at: str = Field(description="When the deterministic layer was built.")
     total_items: int = Field(description="Items in the window, every one counted.")
     structure_failed_count: int = Field(description="Items without a structure.")

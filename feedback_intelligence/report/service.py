@@ -316,6 +316,7 @@ class ReportService:
         report = Report(
             window_from=window.from_norm,
             window_to=window.to_norm,
+            midpoint=window.midpoint_norm,
             generated_at=format_instant(to_ticks(self.clock.now())),
             total_items=folded.total,
             structure_failed_count=folded.structure_failed,

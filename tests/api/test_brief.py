@@ -125,6 +125,8 @@ async def test_a_rise_of_alerts_that_is_one_problem_rising_is_told_once(
             alerts = next(line for line in own["series"]["lines"] if line["key"] == "alert")
             assert alerts["significant"] and alerts["change"] > 0  # the alert line did rise: it is told inside
             assert row["rises"][0]["alerts"] == alerts["currentTotal"], row["rises"][0]  # told with the problem
+            assert row["alertItems"] == alerts["currentTotal"]  # and counted in the store's week
+            assert row["rises"][0]["clear"]  # the week's alerts tell it: not a rise chance could give
             assert not row["rises"][0]["good"]
             issues = [alert["issue"] for alert in own["alerts"]]
             assert issues.count("payment_technology") > len(issues) / 2, issues
@@ -147,3 +149,26 @@ async def test_a_rise_of_praise_is_good_news(tmp_path: Path, databases: dict[str
             good = [rise for rise in row["rises"] if rise["good"]]
             assert [rise["key"] for rise in good] == ["issue:praise"], row["rises"]
             assert all(not rise["good"] for rise in row["rises"] if rise["key"] != "issue:praise")
+
+
+async def test_a_rise_chance_could_give_is_listed_after_the_clear_ones_and_says_so(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """The brief asks many stores' many lines a week: a rise just past the report's rule (5 → 12, z 1.7) is
+    one that noise gives now and then, so it comes after a clear one (2 → 18) and is marked as such."""
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES)):
+        now = datetime.now(UTC)
+        data = fortnight(now, rise_now=3)  # no bread rise
+        store = STORES[2]["id"]
+        complaint = {"severity": "low", "type": "complaint", "language": "fi"}
+        queue = {"category": "kassa_palvelu", "theme": "jono", **complaint}
+        floor = {"category": "tilat_siisteys", "theme": "lattia", **complaint}
+        extra = _planted("queue", store, "Kassajono oli taas tosi pitkä ({n}).", queue, {0: 18, 1: 2}, now)
+        extra += _planted("floor", store, "Lattia oli likainen ja tahmea ({n}).", floor, {0: 12, 1: 5}, now)
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            row = next(row for row in brief["stores"] if row["store"] == store)
+            rises = [(rise["key"], rise["current"], rise["previous"], rise["clear"]) for rise in row["rises"]]
+            assert rises == [("issue:queue_waiting", 18, 2, True), ("issue:cleanliness", 12, 5, False)], rises

@@ -105,6 +105,14 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(payment).to_contain_text("Maksaminen ja laitteet")
     expect(payment.locator(".brief-rise-alerts")).to_have_text(re.compile(r"^ · \d+ hälytystä$"))
     _within_first_screen(page, payment, size)
+    # the planted stories are clear rises; a rise chance could give says so, after them
+    for story in (freshness, queue, payment):
+        expect(story.locator(".brief-chance")).to_have_count(0)
+    rises = changed.locator("li.brief-rise:not(.brief-good)")
+    flags = [rise.locator(".brief-chance").count() > 0 for rise in rises.all()]
+    assert flags == sorted(flags), flags  # no clear rise below one marked as maybe chance
+    for marked in changed.locator(".brief-chance").all_inner_texts():
+        assert marked == " · pieni: voi olla sattumaa", marked
     # payment trouble waits for the day's digest: no case of its own on the first screen
     expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)
 
@@ -139,3 +147,21 @@ def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, a
     expect(page.locator("#chain-trend-head")).to_be_hidden()
     for cells in chain.all():
         expect(cells.locator("td")).to_have_count(3)
+
+
+def test_the_report_below_says_its_own_period_and_what_its_halves_are(pages, app) -> None:
+    """The brief counts seven days, the report below its own window (30 days): the link between them names
+    the report's dates, and the issue groups say what the two numbers in brackets after a store are."""
+    page = pages.open(app.url + "/", viewport=SIZES["desktop"])
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    date = r"\d+\.\d+\.\d{4}"
+    expect(page.locator("#brief-more-window")).to_have_text(
+        re.compile(rf"^\(alla raportti {date} – {date}\)$"), timeout=15000
+    )
+    day = r"\d+\.\d+\."
+    expect(page.locator("#issues-note")).to_have_text(
+        re.compile(rf"^Suluissa myymälän luku jakson kahdella puoliskolla: {day}–{day} → {day}–{day}\.$")
+    )
+    store = page.locator("#issues-list .issue-store").first
+    halves = re.fullmatch(r" \((\d+) → (\d+)\)", store.locator(".issue-halves").inner_text())
+    assert halves is not None and int(halves[1]) + int(halves[2]) == int(store.locator(".issue-count").inner_text())

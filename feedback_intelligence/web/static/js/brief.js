@@ -73,7 +73,8 @@ function riseLine(rise, where, t) {
     t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
     h("span", { class: rise.good ? "brief-up-good" : "brief-up" }, ` +${rise.change}`),
     // the store's alerts this week, when they are this problem's: told here, not as a rise of their own
-    alertsLink(rise, where, t));
+    alertsLink(rise, where, t),
+    rise.clear ? "" : h("span", { class: "brief-chance muted" }, ` · ${t("brief.maybeChance")}`));
 }
 
 /** A rate as the whole per cent the status board shows too (half up). */
@@ -116,7 +117,8 @@ function render(brief, cases, names, t) {
   if (!rises.length && brief.stores.length !== 1) {
     for (const rise of brief.totals.rises) rises.push({ rise, where: { store: "", name: t("brief.whole") } });
   }
-  rises.sort((a, b) => b.rise.zScore - a.rise.zScore);
+  // the clear rises first (the brief's rule: `clear`), then the strongest
+  rises.sort((a, b) => Number(b.rise.clear) - Number(a.rise.clear) || b.rise.zScore - a.rise.zScore);
   const listed = [...rises.filter((r) => !r.rise.good).slice(0, RISES_SHOWN), ...rises.filter((r) => r.rise.good).slice(0, GOOD_SHOWN)];
   el.changed.replaceChildren(...(listed.length
     ? listed.map(({ rise, where }) => riseLine(rise, where, t))

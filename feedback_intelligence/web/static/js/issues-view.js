@@ -2,6 +2,7 @@
 // its own trend, so a spike in one store shows), and its departments and themes as facets. Pure DOM
 // building from the report's `issues`; every count opens the drill-in narrowed to it.
 import { h } from "./dom.js";
+import { toDate } from "./i18n.js";
 
 const RISING = new Set(["growing", "worsening"]);
 
@@ -45,6 +46,21 @@ export function issueCard(group, ctx) {
     h("ul", { class: "issue-stores" }, (group.stores || []).map((store) => storeRow(group, store, ctx))),
     facets(t("issues.departments"), group.categories, (facet) => ({ category: facet.key }), group, ctx),
     facets(t("issues.themes"), group.themes, null, group, ctx));
+}
+
+/** "7.11." for an instant, the day in the page's time zone. */
+function day(value, t) {
+  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", timeZone: t.timeZone }).format(toDate(value));
+}
+
+/** What the brackets after a store's count are: the same count in the window's two halves, by their days (the
+ * report's `midpoint`); "" for a report that does not say where its halves meet. */
+export function halvesNote(report, t) {
+  if (!report.midpoint) return "";
+  return t("issues.halvesNote", {
+    first: `${day(report.windowFrom, t)}–${day(report.midpoint, t)}`,
+    second: `${day(report.midpoint, t)}–${day(report.windowTo, t)}`,
+  });
 }
 
 /** The section's cards, biggest first as the report orders them. */

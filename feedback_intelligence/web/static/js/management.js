@@ -14,7 +14,7 @@ import { applyStatic, formatDate, formatTime, initialLanguage, toDate, translato
 import { makeLabels } from "./labels.js";
 import { refusalText } from "./problems.js";
 import { alertsBlock, alertsHeading, chartSections, moderationBlock, sourceItem, themeCard } from "./report-view.js";
-import { issueCards } from "./issues-view.js";
+import { halvesNote, issueCards } from "./issues-view.js";
 import { countButton, DrillIn } from "./drill-in.js";
 import { showSavedEntry } from "./saved-entry.js";
 import { filterParams, filtersFromSearch, searchWithFilters } from "./filters.js";
@@ -65,6 +65,8 @@ const el = {
   issues: byId("report-issues"),
   issuesHeading: byId("issues-heading"),
   issuesList: byId("issues-list"),
+  issuesNote: byId("issues-note"),
+  briefMoreWindow: byId("brief-more-window"), // the brief's link down here says which period it leads to
   themes: byId("report-themes"),
   themesHeading: byId("themes-heading"),
   themesList: byId("themes-list"),
@@ -287,6 +289,9 @@ function render(report, mode) {
   el.csv.title = t("export.csvWhat");
   el.printHead.textContent = t("print.head", { time: formatTime(new Date(), t), zone: report.timezone || "UTC" });
   const generated = report.generatedAt ? formatTime(report.generatedAt, t) : "";
+  // the brief counts seven days, this view its own window: the link between them names this one's dates
+  el.briefMoreWindow.textContent = t("brief.moreWindow",
+    { from: formatDate(report.windowFrom, t), to: formatDate(report.windowTo, t) });
   el.meta.replaceChildren(...metaLine(report).map((part) => h("span", { class: "meta-part" }, part)),
     generated ? h("span", { class: "meta-part" }, t("meta.generated", { time: generated })) : null);
   const channels = channelLine(report);
@@ -323,6 +328,7 @@ function render(report, mode) {
   show(el.filterNote, ignored);
   const issues = report.issues || [];
   el.issuesHeading.textContent = t("issues.heading", { n: issues.length });
+  el.issuesNote.textContent = halvesNote(report, t);
   el.issuesList.replaceChildren(...issueCards(issues, ctx));
   show(el.issues, issues.length > 0);
   el.themesHeading.textContent = t("themes.heading", { n: rated.length });
