@@ -195,6 +195,7 @@ async def build_runtime(
             count_cases=case_service.counts_by_item,
             call_rate=call_rate,
             clock=clock,
+            store_name=settings.chain.stores.name,
         )
         for name, channel in channels.items()
     }
@@ -211,6 +212,7 @@ async def build_runtime(
         count_cases=case_service.counts_by_item,
         call_rate=call_rate,
         clock=clock,
+        store_name=settings.chain.stores.name,
     )
     if settings.notify.brief_route is not None:
         briefs = BriefMailer(

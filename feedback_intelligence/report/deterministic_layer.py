@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from feedback_intelligence.config import ReportSettings
@@ -28,7 +28,7 @@ from feedback_intelligence.report.window import Mode
 from feedback_intelligence.store.aggregates import Example, WindowAggregates
 from feedback_intelligence.text.normalize import normalize_text
 from feedback_intelligence.wording.excerpt import excerpt
-from feedback_intelligence.wording.sentences import SummaryFacts, wording_for
+from feedback_intelligence.wording.sentences import Quote, SummaryFacts, wording_for
 
 log = logging.getLogger(__name__)
 
@@ -253,10 +253,13 @@ def quote_of(text: str) -> str | None:
     return first or None
 
 
-def representative_quotes(examples: Sequence[Example], leading: Sequence[str] = ()) -> list[str]:
+def representative_quotes(
+    examples: Sequence[Example], leading: Sequence[str] = (), store_name: Callable[[str], str] | None = None
+) -> list[Quote]:
     """Up to :data:`QUOTES` quotes from a group's examples (most severe, then newest): one of each
-    leading theme in turn, then any; never from an item a person should check first."""
-    quotes: list[str] = []
+    leading theme in turn, then any; never from an item a person should check first. ``store_name``:
+    each quote names its item's store (a report over several stores), else none does."""
+    quotes: list[Quote] = []
     seen: dict[str, str | None] = {}  # each pass starts from the top: a text is judged once
     for wanted in [*leading, *[None] * QUOTES]:
         if len(quotes) >= QUOTES:
@@ -267,15 +270,24 @@ def representative_quotes(examples: Sequence[Example], leading: Sequence[str] = 
             if example.text not in seen:
                 seen[example.text] = quote_of(example.text)
             quote = seen[example.text]
-            if quote and quote not in quotes:
-                quotes.append(quote)
+            if quote and all(quote != taken.text for taken in quotes):
+                where = store_name(example.store) if store_name is not None and example.store else None
+                quotes.append(Quote(quote, where))
                 break
     return quotes
 
 
-def automatic_narrative(label: str, group: Group, direction: str, domain: Domain, min_items_for_trend: int = 0) -> str:
+def automatic_narrative(
+    label: str,
+    group: Group,
+    direction: str,
+    domain: Domain,
+    min_items_for_trend: int = 0,
+    store_name: Callable[[str], str] | None = None,
+) -> str:
     """The automatic summary of one group: its numbers, its leading base-form themes with their counts
-    and one or two of its own customers' words (wording.py), all from the grouped rows and examples."""
+    and one or two of its own customers' words (wording.py), each with its store's name when
+    ``store_name`` is given, all from the grouped rows and examples."""
     severe_keys = set(list(domain.severities)[-2:])
     leading = group.themes[:LEADING_THEMES]
     facts = SummaryFacts(
@@ -285,7 +297,7 @@ def automatic_narrative(label: str, group: Group, direction: str, domain: Domain
         negative=group.sentiments["negative"],
         positive=group.sentiments["positive"],
         themes=leading,
-        quotes=representative_quotes(group.sources or group.newest, [theme for theme, _n in leading]),
+        quotes=representative_quotes(group.sources or group.newest, [theme for theme, _n in leading], store_name),
         direction_word=direction_label(direction, domain.language),
         halves=(group.halves.first, group.halves.second) if group.count >= min_items_for_trend else None,
     )
@@ -306,15 +318,22 @@ def moderation_theme(group: Group, domain: Domain) -> Theme:
     )
 
 
-def rated_theme(group: Group, direction: str, domain: Domain, min_items_for_trend: int = 0) -> Theme:
-    """A rated category with its automatic title and summary; the LLM layer may replace them later."""
+def rated_theme(
+    group: Group,
+    direction: str,
+    domain: Domain,
+    min_items_for_trend: int = 0,
+    store_name: Callable[[str], str] | None = None,
+) -> Theme:
+    """A rated category with its automatic title and summary (its quotes named by ``store_name``); the LLM
+    layer may replace them later."""
     leading = group.leading
     return _theme(
         group,
         domain,
         title=group_title(domain.category_label(group.category), group.themes),
         narrative=automatic_narrative(
-            domain.category_label(group.category), group, direction, domain, min_items_for_trend
+            domain.category_label(group.category), group, direction, domain, min_items_for_trend, store_name
         ),
         direction=direction,
         leading=leading,
@@ -324,7 +343,12 @@ def rated_theme(group: Group, direction: str, domain: Domain, min_items_for_tren
 
 
 def overall_theme(
-    rated: Group, direction: str, domain: Domain, report_counts: dict[str, int], min_items_for_trend: int = 0
+    rated: Group,
+    direction: str,
+    domain: Domain,
+    report_counts: dict[str, int],
+    min_items_for_trend: int = 0,
+    store_name: Callable[[str], str] | None = None,
 ) -> Theme:
     """The live summary's whole-window theme over rated items; sources are the sections' business."""
     leading = rated.leading
@@ -333,7 +357,12 @@ def overall_theme(
         domain,
         title=group_title(wording_for(domain.language).overall_scope.capitalize(), rated.themes),
         narrative=automatic_narrative(
-            wording_for(domain.language).overall_scope.capitalize(), rated, direction, domain, min_items_for_trend
+            wording_for(domain.language).overall_scope.capitalize(),
+            rated,
+            direction,
+            domain,
+            min_items_for_trend,
+            store_name,
         ),
         direction=direction,
         leading=leading,

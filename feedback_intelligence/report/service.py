@@ -119,7 +119,10 @@ class ReportService:
         shed_retry_s: float = SHED_RETRY_S,
         count_cases: Callable[[list[tuple[str, str]]], Awaitable[dict[str, int]]] | None = None,
         call_rate: CallRate | None = None,
+        store_name: Callable[[str], str] | None = None,
     ) -> None:
+        # a summary over several stores names each quote's store (FI_STORES' names); one store's does not
+        self._store_name = store_name
         self._count_cases = count_cases  # the alert items' cases by state (ADR 0029), by (channel, id)
         self.domain = domain
         self.options = options
@@ -299,18 +302,19 @@ class ReportService:
         warn_unknown_severities(folded.severities, domain)
 
         themes: list[Theme] = []
+        quoted_from = self._store_name if window.store is None else None
         for group in folded.groups:
             if group.unrated:
                 themes.append(moderation_theme(group, domain))
             else:
                 direction = group.halves.direction(options)
-                themes.append(rated_theme(group, direction, domain, min_items_for_trend=options.min_items_for_trend))
+                themes.append(rated_theme(group, direction, domain, options.min_items_for_trend, quoted_from))
         report_sentiments = sentiment_order(folded.sentiments, domain)
         overall = None
         if mode == "summary" and folded.rated is not None:
             direction = folded.rated.halves.direction(options)
             overall = overall_theme(
-                folded.rated, direction, domain, report_sentiments, min_items_for_trend=options.min_items_for_trend
+                folded.rated, direction, domain, report_sentiments, options.min_items_for_trend, quoted_from
             )
         ledger = self.llm.new_ledger()
         report = Report(

@@ -155,6 +155,7 @@ def example_of(item: StoredFeedback, d: Derived, channel: str = "corpus") -> Exa
         category=d.category,
         hits=tuple(AlertHitRow(a.category, a.pattern, a.words) for a in d.alerts),
         theme=d.theme_base,
+        store=item.store,
     )
 
 

@@ -12,12 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 def _join(words: Sequence[str], conjunction: str) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
+
+
+class Quote(NamedTuple):
+    """A short, checked excerpt of an item and where it was heard (its store's name; None: not said)."""
+
+    text: str
+    store: str | None = None
+
+
+def _quoted(quotes: Sequence[Quote], open_mark: str, close_mark: str) -> str:
+    return ", ".join(f"{open_mark}{q.text}{close_mark}" + (f" ({q.store})" if q.store else "") for q in quotes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +42,7 @@ class SummaryFacts:
     negative: int
     positive: int
     themes: Sequence[tuple[str, int]]  # leading base-form themes with their counts
-    quotes: Sequence[str]  # short, checked excerpts of the group's own items
+    quotes: Sequence[Quote]  # short, checked excerpts of the group's own items, each with its store
     direction_word: str  # the trend in words ("kasvava"), shown beside the halves
     halves: tuple[int, int] | None  # (first, second) half counts; None while too few to tell a trend
 
@@ -44,7 +56,7 @@ def _summary_fi(f: SummaryFacts) -> list[str]:
     if f.halves is not None:
         head += f"; alkupuoliskolla {f.halves[0]}, loppupuoliskolla {f.halves[1]} ({f.direction_word})"
     themes = _join([f"{t} ({n})" for t, n in f.themes], "ja")
-    quotes = ", ".join(f"”{q}”" for q in f.quotes)
+    quotes = _quoted(f.quotes, "”", "”")
     if themes and quotes:
         return [head + ".", f"Eniten mainitaan {themes}, esimerkiksi {quotes}."]
     if quotes:
@@ -61,7 +73,7 @@ def _summary_en(f: SummaryFacts) -> list[str]:
     if f.halves is not None:
         head += f"; {f.halves[0]} in the first half, {f.halves[1]} in the second ({f.direction_word})"
     themes = _join([f"{t} ({n})" for t, n in f.themes], "and")
-    quotes = ", ".join(f"“{q}”" for q in f.quotes)
+    quotes = _quoted(f.quotes, "“", "”")
     if themes and quotes:
         return [head + ".", f"Most mentioned: {themes}, for example {quotes}."]
     if quotes:

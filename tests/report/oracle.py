@@ -409,6 +409,7 @@ def build_report(
         issues=issue_groups(items, window, domain, options, previous if mode == "standard" else None),
         window_from=window.from_norm,
         window_to=window.to_norm,
+        midpoint=window.midpoint_norm,
         generated_at="",
         total_items=len(items),
         structure_failed_count=sum(1 for i in items if i.structure_failed),

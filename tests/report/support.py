@@ -106,6 +106,7 @@ def item(
     model_failed: bool = False,
     corrections: Sequence[tuple[str, str, str]] | None = None,
     timestamp: str | None = None,
+    store: str | None = None,
 ) -> StoredFeedback:
     structure = (
         Structure(category, theme, severity, type_, "fi", sentiment)
@@ -124,6 +125,7 @@ def item(
         alerts=tuple(AlertHit(c, p) for c, p in alerts),
         corrections=tuple(Correction(f, m, h) for f, m, h in corrections) if corrections is not None else None,
         needs_review=needs_review,
+        store=store,
     )
 
 
@@ -207,6 +209,7 @@ def service(
     domain: Domain | None = None,
     runner: PromptRunner | None = None,
     shed_retry_s: float = 0.0,
+    store_name: Callable[[str], str] | None = None,
 ) -> tuple[ReportService, StoreFake]:
     store = StoreFake(list(items))
     if runner is None and backend is not None:
@@ -218,6 +221,7 @@ def service(
         store.fetch,
         clock=ManualClock(NOW),  # "generated at" NOW; a shed retry waits until the test moves time
         shed_retry_s=shed_retry_s,  # no retries after a shed unless a test asks for them
+        store_name=store_name,
     )
     return svc, store
 

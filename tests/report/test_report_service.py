@@ -25,6 +25,7 @@ from tests.report.support import (
 REPORT_KEYS = [
     "windowFrom",
     "windowTo",
+    "midpoint",
     "generatedAt",
     "totalItems",
     "structureFailedCount",
@@ -523,3 +524,19 @@ async def test_a_window_on_the_calendars_first_days_answers_without_a_period_bef
         assert first_days["totalItems"] == 0 and first_days["series"] is None
     later = await full(svc, window("0001-01-10T00:00:00Z", "0001-01-11T00:00:00Z"))
     assert later["series"] is not None  # a day after the calendar's start, there is a period before
+
+
+async def test_a_summary_over_several_stores_names_each_quotes_store_and_one_stores_does_not():
+    """A regional manager reads "the milk was sour" and asks where: over the chain each quote names its
+    store; in one store's own report the name would only repeat the page's."""
+    names = {"hki-kamppi": "Helsinki Kamppi", "tre-hervanta": "Tampere Hervanta"}
+    items = [
+        item("a", 2.0, theme="hapan maito", text="Maito oli hapanta jo ennen päiväystä.", store="hki-kamppi"),
+        item("b", 3.0, theme="hapan maito", text="Jogurtti oli pilaantunut hyllyssä.", store="tre-hervanta"),
+    ]
+    svc, _ = service(items, options=ReportSettings(llm_budget=0), store_name=names.__getitem__)
+    chain = themes_by_category(await full(svc, window()))["maito_kylma"]["narrative"]
+    assert "”Jogurtti oli pilaantunut hyllyssä” (Tampere Hervanta)" in chain, chain
+    assert "”Maito oli hapanta jo ennen päiväystä” (Helsinki Kamppi)" in chain, chain
+    one = themes_by_category(await full(svc, window().narrowed(store="hki-kamppi")))["maito_kylma"]["narrative"]
+    assert "Helsinki Kamppi" not in one and "Tampere Hervanta" not in one, one
