@@ -71,7 +71,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # imported days after the incident: the line says when its case opened, past its deadline already
     # (late before anyone could act, which the line says rather than look ignored)
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(r"^ · tapaus avattu [\d.]+, jo määräajan jälkeen$")
+        re.compile(r"^ · tapaus avattu (\d+\.\d+\. )?klo \d\d\.\d\d, jo määräajan jälkeen$")
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(

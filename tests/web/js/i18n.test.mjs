@@ -26,7 +26,9 @@ test("an unknown zone keeps the browser's", () => {
 test("'today' is the shop's day: a time shows its date when the shop's day differs", () => {
   const t = finnish("Europe/Helsinki");
   const now = new Date("2026-03-03T21:30:00Z"); // 23.30 on the 3rd in Helsinki
-  assert.equal(formatShortTime("2026-03-03T20:00:00Z", t, now), "22.00"); // the same Helsinki day
+  // a time alone says "klo": "22.00" alone reads as a date in Finnish
+  assert.equal(formatShortTime("2026-03-03T20:00:00Z", t, now), "klo 22.00"); // the same Helsinki day
+  assert.equal(formatShortTime("2026-03-03T20:00:00Z", translator("en", "Europe/Helsinki"), now), "22:00");
   // 00.30 on the 4th in Helsinki but still the 3rd in UTC: not today's, so its date is shown
   const late = new Date("2026-03-03T21:59:00Z");
   assert.match(formatShortTime("2026-03-03T22:30:00Z", t, late), /4\.3\./);

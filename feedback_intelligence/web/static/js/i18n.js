@@ -991,6 +991,7 @@ Object.assign(en, {
   "brief.riseAlerts": plural("{n} alert", "{n} alerts"),
   "brief.whole": "Whole chain",
   "brief.more": "Alerts, charts and the stores side by side ↓",
+  "time.today": "{time}",
   "brief.maybeChance": "small: may be chance",
   "brief.moreWindow": "(the report below: {from} – {to})",
   "brief.opened": "opened {time}",
@@ -1033,6 +1034,7 @@ Object.assign(fi, {
   "brief.riseAlerts": plural("{n} hälytys", "{n} hälytystä"),
   "brief.whole": "Koko ketju",
   "brief.more": "Hälytykset, kaaviot ja myymälävertailu ↓",
+  "time.today": "klo {time}",
   "brief.maybeChance": "pieni: voi olla sattumaa",
   "brief.moreWindow": "(alla raportti {from} – {to})",
   "brief.opened": "avattu {time}",
@@ -1339,7 +1341,8 @@ export function formatShortTime(value, t, now = new Date()) {
   if (Number.isNaN(date.getTime())) return String(value ?? "");
   const day = new Intl.DateTimeFormat("en-CA", { timeZone: t.timeZone }); // the day in the shown zone
   const sameDay = day.format(date) === day.format(now);
-  if (sameDay) return formatTime(date, t, false);
+  // a time alone: "05.11" reads as the fifth of November in Finnish, "klo 05.11" as a time
+  if (sameDay) return t("time.today", { time: formatTime(date, t, false) });
   return new Intl.DateTimeFormat(t.locale,
     { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit", timeZone: t.timeZone })
     .format(date);
