@@ -113,6 +113,12 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     assert flags == sorted(flags), flags  # no clear rise below one marked as maybe chance
     for marked in changed.locator(".brief-chance").all_inner_texts():
         assert marked == " · pieni: voi olla sattumaa", marked
+    # and what "small" means is said once under the list, when a line carries it
+    note = page.locator("#brief-chance-note")
+    if any(flags):
+        expect(note).to_have_text(re.compile(r"^Pieni: näin suuren nousun antaa pelkkä sattuma"))
+    else:
+        expect(note).to_be_hidden()
     # payment trouble waits for the day's digest: no case of its own on the first screen
     expect(page.locator(f"#brief-act li.brief-case:has-text('{NAMES[PAYMENT_STORE]}')")).to_have_count(0)
 
@@ -158,9 +164,11 @@ def test_the_report_below_says_its_own_period_and_what_its_halves_are(pages, app
     expect(page.locator("#brief-more-window")).to_have_text(
         re.compile(rf"^\(alla raportti {date} – {date}\)$"), timeout=15000
     )
-    day = r"\d+\.\d+\."
     expect(page.locator("#issues-note")).to_have_text(
-        re.compile(rf"^Suluissa myymälän luku jakson kahdella puoliskolla: {day}–{day} → {day}–{day}\.$")
+        re.compile(
+            r"^Suluissa myymälän luku ensin jakson alkupuoliskolla, sitten loppupuoliskolla "
+            r"\(puoliskot vaihtuvat \d+\.\d+\. klo \d\d\.\d\d\)\.$"
+        )
     )
     store = page.locator("#issues-list .issue-store").first
     halves = re.fullmatch(r" \((\d+) → (\d+)\)", store.locator(".issue-halves").inner_text())

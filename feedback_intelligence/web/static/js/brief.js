@@ -25,6 +25,7 @@ const el = {
   quality: byId("brief-quality"),
   act: byId("brief-act"),
   changed: byId("brief-changed"),
+  chanceNote: byId("brief-chance-note"),
   stores: byId("brief-stores"),
 };
 
@@ -123,6 +124,10 @@ function render(brief, cases, names, t) {
   el.changed.replaceChildren(...(listed.length
     ? listed.map(({ rise, where }) => riseLine(rise, where, t))
     : [h("li", { class: "muted" }, t("brief.changedNone"))]));
+  // what "small" means, said once under the list when a line carries it
+  const small = listed.some(({ rise }) => !rise.clear);
+  el.chanceNote.textContent = small ? t("brief.chanceNote") : "";
+  show(el.chanceNote, small);
   // seven days up to now, from the minute they start: two dates alone read as eight days
   el.heading.textContent = t("brief.headingDates", { from: formatShortTime(brief.windowFrom, t) });
 

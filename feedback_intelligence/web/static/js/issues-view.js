@@ -2,7 +2,7 @@
 // its own trend, so a spike in one store shows), and its departments and themes as facets. Pure DOM
 // building from the report's `issues`; every count opens the drill-in narrowed to it.
 import { h } from "./dom.js";
-import { toDate } from "./i18n.js";
+import { formatShortTime } from "./i18n.js";
 
 const RISING = new Set(["growing", "worsening"]);
 
@@ -48,19 +48,10 @@ export function issueCard(group, ctx) {
     facets(t("issues.themes"), group.themes, null, group, ctx));
 }
 
-/** "7.11." for an instant, the day in the page's time zone. */
-function day(value, t) {
-  return new Intl.DateTimeFormat(t.locale, { day: "numeric", month: "numeric", timeZone: t.timeZone }).format(toDate(value));
-}
-
-/** What the brackets after a store's count are: the same count in the window's two halves, by their days (the
- * report's `midpoint`); "" for a report that does not say where its halves meet. */
+/** What the brackets after a store's count are: the same count in the window's two halves, and where they
+ * meet (the report's `midpoint`, mid-day as often as not); "" for a report that does not say. */
 export function halvesNote(report, t) {
-  if (!report.midpoint) return "";
-  return t("issues.halvesNote", {
-    first: `${day(report.windowFrom, t)}–${day(report.midpoint, t)}`,
-    second: `${day(report.midpoint, t)}–${day(report.windowTo, t)}`,
-  });
+  return report.midpoint ? t("issues.halvesNote", { at: formatShortTime(report.midpoint, t) }) : "";
 }
 
 /** The section's cards, biggest first as the report orders them. */
