@@ -114,6 +114,10 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     for marked in changed.locator(".brief-chance").all_inner_texts():
         assert marked == " · pieni: voi olla sattumaa", marked
     # and what "small" means is said once under the list, when a line carries it
+    for rise in rises.all():  # a department's rise says it is one, beside the problems
+        key = rise.get_attribute("data-key") or ""
+        department = key != "alert" and not key.startswith("issue:")
+        assert ("· osasto " in rise.inner_text()) == department, (key, rise.inner_text())
     note = page.locator("#brief-chance-note")
     if any(flags):
         expect(note).to_have_text(re.compile(r"^Pieni: näin suuren nousun antaa pelkkä sattuma"))

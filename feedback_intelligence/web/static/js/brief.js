@@ -67,11 +67,18 @@ function alertsLink(rise, where, t) {
   return h("span", { class: "brief-rise-alerts" }, " · ", h("a", { href }, t("brief.riseAlerts", { n: rise.alerts })));
 }
 
+/** A department's rise says it is one ("osasto Kassa & palvelu"): beside the problems (queues, freshness)
+ * a department's name read as one more problem. */
+function riseLabel(rise, t) {
+  const department = rise.key !== "alert" && !rise.key.startsWith("issue:");
+  return department ? t("brief.department", { label: rise.label }) : rise.label;
+}
+
 function riseLine(rise, where, t) {
   return h("li", { class: ["brief-rise", rise.good && "brief-good"], dataset: { store: where.store || "", key: rise.key } },
     rise.good ? h("span", { class: "brief-good-word" }, `${t("brief.good")} `) : "",
     h("strong", { class: "brief-store" }, where.name), " · ",
-    t("brief.rise", { label: rise.label, current: rise.current, previous: rise.previous }),
+    t("brief.rise", { label: riseLabel(rise, t), current: rise.current, previous: rise.previous }),
     h("span", { class: rise.good ? "brief-up-good" : "brief-up" }, ` +${rise.change}`),
     // the store's alerts this week, when they are this problem's: told here, not as a rise of their own
     alertsLink(rise, where, t),

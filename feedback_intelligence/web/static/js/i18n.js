@@ -982,6 +982,7 @@ Object.assign(en, {
   "brief.changed": "Rose against the week before",
   "brief.changedNone": "No significant rise against the week before.",
   "brief.rise": "{label}: {current} (week before {previous})",
+  "brief.department": "department {label}",
   "brief.stores": "Stores",
   "brief.storeLine": ({ items, previous, alerts, open }) =>
     `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"} · ${open} open`,
@@ -1026,6 +1027,7 @@ Object.assign(fi, {
   "brief.changed": "Kasvoi edellisestä viikosta",
   "brief.changedNone": "Ei merkittävää kasvua edelliseen viikkoon.",
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
+  "brief.department": "osasto {label}",
   "brief.stores": "Myymälät",
   "brief.storeLine": ({ items, previous, alerts, open }) =>
     `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"} · ${open} avoinna`,
