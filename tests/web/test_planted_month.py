@@ -174,6 +174,8 @@ def test_the_report_below_says_its_own_period_and_what_its_halves_are(pages, app
             r"\(puoliskot vaihtuvat \d+\.\d+\. klo \d\d\.\d\d\)\.$"
         )
     )
+    # a group's trend over several stores says it is their sum (a store below it may be rising alone)
+    expect(page.locator("#issues-list .issue-meta").first).to_contain_text("suunta kaikissa myymälöissä yhteensä: ")
     store = page.locator("#issues-list .issue-store").first
     halves = re.fullmatch(r" \((\d+) → (\d+)\)", store.locator(".issue-halves").inner_text())
     assert halves is not None and int(halves[1]) + int(halves[2]) == int(store.locator(".issue-count").inner_text())

@@ -38,7 +38,10 @@ function facets(label, entries, narrowing, group, ctx) {
 /** One issue group's card: title, count and trend, its stores, then its departments and themes. */
 export function issueCard(group, ctx) {
   const t = ctx.t;
-  const trend = group.directionLabel ? ` · ${t("section.trend", { label: group.directionLabel })}` : "";
+  // over several stores the group's trend is their sum: "stable" above a store marked rising read as a contradiction
+  const several = (group.stores || []).length > 1;
+  const trend = group.directionLabel
+    ? ` · ${t(several ? "issues.trendStores" : "section.trend", { label: group.directionLabel })}` : "";
   return h("article", { class: "issue", dataset: { issue: group.issue, count: String(group.count) } },
     h("h3", { class: "issue-title" },
       drillButton(group.title, group.title, { issue: group.issue }, ctx)),
