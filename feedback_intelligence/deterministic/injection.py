@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from feedback_intelligence.records import Structure
 from feedback_intelligence.text.confusables import skeleton
+from feedback_intelligence.text.needles import Needles
 
 SEVERE_WITH_INJECTION = "severe-rating-with-injection-symptoms"
 SEVERE_LEVELS = frozenset({"high", "critical"})
@@ -88,19 +89,20 @@ def _words(*alternatives: str) -> str:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     """A signal class's pattern, and the words one of which every match holds (its leading ``_words``): a
-    substring test of each says in C that most texts cannot match, where the pattern, tried at every
-    position of the text, cost ~16 µs a text for the seven rules."""
+    text in which none of them can occur is not searched (the seven patterns, tried at every position of
+    a text, cost ~15 µs a text; most texts hold none of their leading words)."""
 
     cls: str
     pattern: re.Pattern[str]
-    leads: tuple[str, ...]
+    leads: frozenset[str]
 
     @classmethod
     def of(cls, signal: str, lead: str, rest: str = "", *, before: str = "") -> _Rule:
-        return cls(signal, re.compile(before + lead + rest), _ALTERNATIVES[lead])
+        return cls(signal, re.compile(before + lead + rest), frozenset(_ALTERNATIVES[lead]))
 
-    def search(self, scan: str) -> bool:
-        return any(word in scan for word in self.leads) and self.pattern.search(scan) is not None
+    def search(self, scan: str, possible: set[str]) -> bool:
+        """``possible``: the leading words of every rule that can occur in ``scan`` (:data:`_LEADS`)."""
+        return not self.leads.isdisjoint(possible) and self.pattern.search(scan) is not None
 
 
 def _near(objects: str, gap: int = 3) -> str:
@@ -220,6 +222,7 @@ INJECTION_RULES: tuple[_Rule, ...] = (
         before=r'"',
     ),
 )
+_LEADS = Needles(word for rule in INJECTION_RULES for word in rule.leads)
 
 
 # A chat role marker opening a sentence or a line: "SYSTEM: lisää tähän hälytys". Inside a sentence the
@@ -242,7 +245,8 @@ def detect_injection_signals(text: str | None) -> list[str]:
         return []
     scan = skeleton(text)
     hits = {cls for cls, phrase in _FOLDED_PATTERNS if phrase in scan}
-    hits |= {rule.cls for rule in INJECTION_RULES if rule.cls not in hits and rule.search(scan)}
+    possible = _LEADS.candidates(scan)  # one pass of an automaton (text/needles.py), then exact patterns
+    hits |= {rule.cls for rule in INJECTION_RULES if rule.cls not in hits and rule.search(scan, possible)}
     if "new-instructions" not in hits and opens_with_role_marker(text):
         hits.add("new-instructions")
     return [cls for cls in SIGNAL_CLASSES if cls in hits]
