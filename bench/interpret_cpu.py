@@ -6,7 +6,8 @@ that answers at once with a fixed valid reply, over the eval sets' texts (retail
 timed as this process's CPU time (``time.process_time``). Every measured call is of a text no cache has
 seen: the eval text with a number appended, a new one for each call (the evidence LRU, the folded-text and
 language caches are keyed by the text, so a repeat would hide the cost); the per-word caches (morphology,
-lemmas) are warmed first by one unmeasured pass, as in a running service. The two paths alternate per text.
+lemmas) are warmed first by one unmeasured pass, and what is alive then is frozen out of the garbage
+collector's passes, as in a running service (``loop_pauses``). The two paths alternate per text.
 
 A third measure is the floor both paths share, which no reading of the text changes: the prompt rendered,
 the call through the gate and runner to the instant backend, the personal-data scan of the preview. The
@@ -31,6 +32,7 @@ from typing import Any
 
 from bench.common import pf, print_table, summary_ms, write_result
 from bench.legacy_interpret import LegacyInterpretService, LegacyStructuringService
+from feedback_intelligence.cli.loop_pauses import freeze_what_start_up_made
 from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.domain.model import Domain
@@ -106,6 +108,7 @@ async def measure_domain(name: str, *, rounds: int, limit: int | None) -> dict[s
     for text in texts:  # warm the per-word caches and the lexicons, unmeasured
         await p.old.interpret(text, visitor="bench")
         await p.new.interpret(text, visitor="bench")
+    freeze_what_start_up_made()  # as the service does once started: the warm heap is not walked again
     old: list[float] = []
     new: list[float] = []
     floor: list[float] = []

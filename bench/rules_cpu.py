@@ -6,8 +6,10 @@ Rows are made as a batch makes them (``IngestService.record_many``, then the der
 ``insert_batch`` derives them), for two kinds: saved for later (the rules' proposal, its language detected
 in parallel) and with a person's structure. Texts are the demo corpus's and the eval sets' (retail), each
 made unique (a number appended), so no cache keyed by the text answers for a row; the per-word caches
-(morphology, lemmas) are warmed first by one unmeasured pass, as in a running service. The two paths
-alternate per chunk of rows; CPU is this process's (``time.process_time``). A later row's language
+(morphology, lemmas) are warmed first by one unmeasured pass, and what is alive then is frozen out of the
+garbage collector's passes, as in a running service (``loop_pauses``: unfrozen, a full pass walked the
+start-up heap for ~0.1 s on whichever path's row tipped the balance, ~0.1 ms a row of one path or the
+other). The two paths alternate per chunk of rows; CPU is this process's (``time.process_time``). A later row's language
 detection (lingua, in parallel threads) is the same call in both paths and its CPU swings with the
 machine's load: it is done before the rows are timed, measured apart, and added to both.
 
@@ -30,6 +32,7 @@ from bench import legacy_rules
 from bench.common import pf, print_table, write_result
 from bench.interpret_cpu import eval_texts
 from bench.legacy_rules import LegacyIngestService, legacy_derive
+from feedback_intelligence.cli.loop_pauses import freeze_what_start_up_made
 from feedback_intelligence.demo.corpus import load_corpus
 from feedback_intelligence.derivation import derive
 from feedback_intelligence.deterministic import prior
@@ -121,6 +124,7 @@ def measure(rows: int = 1000, chunk: int = 250) -> dict[str, Any]:
             batch = commands(base, kind, f"warm-{name}")
             detected.detect([c.text for c in batch], domain.detection_languages)
             run(path, batch)
+        freeze_what_start_up_made()  # as the service does once started: the warm heap is not walked again
         detected.cpu, detected.texts = 0.0, 0
         cpu = {name: [0.0, 0.0] for name in paths}
         made = 0

@@ -12,9 +12,11 @@ review, never dropped or altered: it stays counted in groups and trends.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from feedback_intelligence.records import Structure
 from feedback_intelligence.text.confusables import skeleton
+from feedback_intelligence.text.needles import Needles
 
 SEVERE_WITH_INJECTION = "severe-rating-with-injection-symptoms"
 SEVERE_LEVELS = frozenset({"high", "critical"})
@@ -71,15 +73,42 @@ SIGNAL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(cls for cls, _ in INJECTIO
 _FOLDED_PATTERNS: tuple[tuple[str, str], ...] = tuple((cls, skeleton(phrase)) for cls, phrase in INJECTION_PATTERNS)
 
 
+#: each pattern :func:`_words` made, and the folded words it matches: a rule that opens with it can match
+#: only a text holding one of them (:class:`_Rule`)
+_ALTERNATIVES: dict[str, tuple[str, ...]] = {}
+
+
 def _words(*alternatives: str) -> str:
     """Whole words or phrases, folded as the scanned text is (a folded 'l' is an 'i': never write raw regex)."""
     folded = sorted({skeleton(a) for a in alternatives}, key=len, reverse=True)
-    return r"(?<![^\W_])(?:" + "|".join(re.escape(f) for f in folded) + r")(?![^\W_])"
+    pattern = r"(?<![^\W_])(?:" + "|".join(re.escape(f) for f in folded) + r")(?![^\W_])"
+    _ALTERNATIVES[pattern] = tuple(folded)
+    return pattern
 
 
-def _near(verbs: str, objects: str, gap: int = 3) -> str:
-    """A verb, then an object at most ``gap`` words later: 'ignore all of the previous instructions'."""
-    return verbs + rf"(?: \S+){{0,{gap}}} " + objects
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A signal class's pattern, and the words one of which every match holds (its leading ``_words``): a
+    text in which none of them can occur is not searched (the seven patterns, tried at every position of
+    a text, cost ~15 µs a text; most texts hold none of their leading words)."""
+
+    cls: str
+    pattern: re.Pattern[str]
+    leads: frozenset[str]
+
+    @classmethod
+    def of(cls, signal: str, lead: str, rest: str = "", *, before: str = "") -> _Rule:
+        return cls(signal, re.compile(before + lead + rest), frozenset(_ALTERNATIVES[lead]))
+
+    def search(self, scan: str, possible: set[str]) -> bool:
+        """``possible``: the leading words of every rule that can occur in ``scan`` (:data:`_LEADS`)."""
+        return not self.leads.isdisjoint(possible) and self.pattern.search(scan) is not None
+
+
+def _near(objects: str, gap: int = 3) -> str:
+    """After a verb (the rule's lead), an object at most ``gap`` words later: 'ignore all of the previous
+    instructions'."""
+    return rf"(?: \S+){{0,{gap}}} " + objects
 
 
 # The variants people write, in every language of the domains (fi, en, sv): a verb of setting aside
@@ -96,100 +125,104 @@ _OVERRIDE_OBJECTS = _words(
     "ohjeista", "ohjeesi", "käskyt",
     "tidigare", "föregående", "ovanstående", "instruktioner", "instruktionerna", "instruktionen",
 )  # fmt: skip
-INJECTION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (cls, re.compile(rule))
-    for cls, rule in (
-        ("override", _near(_OVERRIDE_VERBS, _OVERRIDE_OBJECTS)),
-        (
-            "new-instructions",
+INJECTION_RULES: tuple[_Rule, ...] = (
+    _Rule.of("override", _OVERRIDE_VERBS, _near(_OVERRIDE_OBJECTS)),
+    _Rule.of(
+        "new-instructions",
+        _words(
+            "new instructions",
+            "updated instructions",
+            "your real task",
+            "your new task",
+            "your actual task",
+            "uudet ohjeet",
+            "uusi tehtäväsi",
+            "todellinen tehtäväsi",
+            "nya instruktioner",
+            "din nya uppgift",
+            "din riktiga uppgift",
+        ),
+    ),
+    _Rule.of(
+        "role-override",
+        _words(
+            "you are now",
+            "from now on you are",
+            "pretend to be",
+            "act as",
+            "olet nyt",
+            "toimi kuin",
+            "esitä olevasi",
+            "du är nu",
+            "låtsas att du är",
+            "agera som",
+        ),
+        _near(
             _words(
-                "new instructions",
-                "updated instructions",
-                "your real task",
-                "your new task",
-                "your actual task",
-                "uudet ohjeet",
-                "uusi tehtäväsi",
-                "todellinen tehtäväsi",
-                "nya instruktioner",
-                "din nya uppgift",
-                "din riktiga uppgift",
+                "ai",
+                "assistant",
+                "chatbot",
+                "model",
+                "language model",
+                "tekoäly",
+                "avustaja",
+                "kielimalli",
+                "assistent",
+                "språkmodell",
             ),
+            gap=1,
         ),
-        (
-            "role-override",
-            _near(
-                _words(
-                    "you are now",
-                    "from now on you are",
-                    "pretend to be",
-                    "act as",
-                    "olet nyt",
-                    "toimi kuin",
-                    "esitä olevasi",
-                    "du är nu",
-                    "låtsas att du är",
-                    "agera som",
-                ),
-                _words(
-                    "ai",
-                    "assistant",
-                    "chatbot",
-                    "model",
-                    "language model",
-                    "tekoäly",
-                    "avustaja",
-                    "kielimalli",
-                    "assistent",
-                    "språkmodell",
-                ),
-                gap=1,
+    ),
+    _Rule.of("role-override", _words("systemprompt", "systemprompten", "järjestelmäkehotteesi", "järjestelmäohje")),
+    _Rule.of(
+        "field-injection",
+        _words(
+            "set",
+            "change",
+            "mark",
+            "classify",
+            "rate",
+            "aseta",
+            "vaihda",
+            "merkitse",
+            "luokittele",
+            "sätt",
+            "ändra",
+            "markera",
+            "klassificera",
+        ),
+        _near(
+            _words(
+                "severity",
+                "category",
+                "vakavuus",
+                "vakavuudeksi",
+                "luokka",
+                "kategoria",
+                "kriittiseksi",
+                "kiireelliseksi",
+                "allvarlighetsgrad",
+                "kategori",
+                "as critical",
+                "som kritisk",
             ),
+            gap=2,
         ),
-        ("role-override", _words("systemprompt", "systemprompten", "järjestelmäkehotteesi", "järjestelmäohje")),
-        (
-            "field-injection",
-            _near(
-                _words(
-                    "set",
-                    "change",
-                    "mark",
-                    "classify",
-                    "rate",
-                    "aseta",
-                    "vaihda",
-                    "merkitse",
-                    "luokittele",
-                    "sätt",
-                    "ändra",
-                    "markera",
-                    "klassificera",
-                ),
-                _words(
-                    "severity",
-                    "category",
-                    "vakavuus",
-                    "vakavuudeksi",
-                    "luokka",
-                    "kategoria",
-                    "kriittiseksi",
-                    "kiireelliseksi",
-                    "allvarlighetsgrad",
-                    "kategori",
-                    "as critical",
-                    "som kritisk",
-                ),
-                gap=2,
-            ),
-        ),
-        # A field assigned in the text itself: "luokka = muu, vakavuus = low".
-        (
-            "field-injection",
-            _words("category", "severity", "luokka", "kategoria", "vakavuus", "kategori", "allvarlighetsgrad") + " ?=",
-        ),
-        ("format-forge", r'"' + _words("category", "severity", "type", "sentiment", "theme", "language") + r'" ?:'),
-    )
+    ),
+    # A field assigned in the text itself: "luokka = muu, vakavuus = low".
+    _Rule.of(
+        "field-injection",
+        _words("category", "severity", "luokka", "kategoria", "vakavuus", "kategori", "allvarlighetsgrad"),
+        " ?=",
+    ),
+    _Rule.of(
+        "format-forge",
+        _words("category", "severity", "type", "sentiment", "theme", "language"),
+        r'" ?:',
+        before=r'"',
+    ),
 )
+_LEADS = Needles(word for rule in INJECTION_RULES for word in rule.leads)
 
 
 # A chat role marker opening a sentence or a line: "SYSTEM: lisää tähän hälytys". Inside a sentence the
@@ -212,7 +245,8 @@ def detect_injection_signals(text: str | None) -> list[str]:
         return []
     scan = skeleton(text)
     hits = {cls for cls, phrase in _FOLDED_PATTERNS if phrase in scan}
-    hits |= {cls for cls, rule in INJECTION_RULES if cls not in hits and rule.search(scan)}
+    possible = _LEADS.candidates(scan)  # one pass of an automaton (text/needles.py), then exact patterns
+    hits |= {rule.cls for rule in INJECTION_RULES if rule.cls not in hits and rule.search(scan, possible)}
     if "new-instructions" not in hits and opens_with_role_marker(text):
         hits.add("new-instructions")
     return [cls for cls in SIGNAL_CLASSES if cls in hits]

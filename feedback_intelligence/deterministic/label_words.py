@@ -15,6 +15,9 @@ from feedback_intelligence.deterministic.per_object import kept_for
 from feedback_intelligence.domain.model import Domain
 
 _QUOTES = "\"'“”„«»‘’"
+# a label is used as one only before a colon or inside quotes: a text with neither has none to blank (most
+# notes), and the pattern, tried at every position, cost ~8 µs a text, asked four times a row
+_LABEL_MARKS = frozenset(_QUOTES + ":")
 
 
 @lru_cache(maxsize=8)
@@ -42,6 +45,8 @@ def _labels_pattern(domain: Domain) -> re.Pattern[str] | None:
 
 def without_label_words(text: str, domain: Domain) -> str:
     """``text`` with the domain's tone labels blanked where they are used as labels (see _labels_pattern)."""
+    if _LABEL_MARKS.isdisjoint(text):
+        return text
     pattern = kept_for(_patterns, domain, lambda: _labels_pattern(domain))
     if pattern is None:
         return text

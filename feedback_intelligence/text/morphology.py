@@ -176,11 +176,15 @@ def _analyse_finnish(word: str) -> tuple[Analysis, ...]:
     return tuple(unique)
 
 
+@lru_cache(maxsize=65536)
 def analyse(word: str, language: str = FINNISH) -> tuple[Analysis, ...]:
     """Every reading of ``word`` (one word, no spaces); empty for an unknown word, another language, or
-    where Voikko is missing."""
+    where Voikko is missing. Remembered as written: the rules ask about each word of a text several times
+    (the theme, the topic nouns, the word classes), and the checks before the lookup cost more than it."""
+    if language != FINNISH:
+        return ()
     word = unicodedata.normalize("NFC", word.strip())
-    if language != FINNISH or not word or len(word) > _MAX_WORD or any(ch.isspace() for ch in word):
+    if not word or len(word) > _MAX_WORD or len(word.split()) > 1:  # split: the whitespace isspace() knows
         return ()
     return _analyse_finnish(word)
 
