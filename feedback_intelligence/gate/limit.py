@@ -90,7 +90,7 @@ class Gradient2Settings:
     # says (0: none): a cap an operator derives from the clerk's latency target.
     target_s_per_token: float = 0.0
     # With another application's load seen on the GPU, how much slower than without us its tokens may get
-    # (0: the limit never yields; gate/neighbour.py). Our calls' share of each step stays within it.
+    # (0: the limit never yields; gate/neighbour.py). Our calls' share of each step stays within it, with room.
     neighbour_tolerance: float = 1.2
 
 
