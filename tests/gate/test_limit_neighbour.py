@@ -179,3 +179,27 @@ def test_our_own_prompts_turning_long_are_ours_and_a_neighbour_beside_them_is_no
     assert limit.current >= never.current - 1, "it settles where the rule that never yields does"
     assert any(feed(blind, 1500, LONG_PROMPT, told=False)), "untold, our own prefill looks like a neighbour"
     assert feed(limit, 300, LONG_PROMPT, theirs=NEIGHBOUR_SEQS)[-1], "someone else beside long prompts"
+
+
+async def test_the_gate_hands_the_limit_each_call_s_prompt_tokens() -> None:
+    """What the backend reports (``usage.prompt_tokens``, Ollama's ``prompt_eval_count``) reaches the limit."""
+    from feedback_intelligence.gate.context import CallContext
+    from feedback_intelligence.gate.gate import LlmGate
+    from feedback_intelligence.gate.local import LocalSlotPool
+    from feedback_intelligence.gate.pooled import PooledSlotPool
+    from feedback_intelligence.gate.slots import Grant, Priority
+    from feedback_intelligence.llm.backend import Completion
+
+    limit = Gradient2Limit("gpu", Gradient2Settings(floor=2, ceiling=64))
+    gate = LlmGate(
+        PooledSlotPool.single(LocalSlotPool(2, background_reserve=0, limit=limit), "gpu"),
+        acquire_timeout_s=0.5,
+        call_timeout_s=10,
+    )
+
+    async def work(grant: Grant) -> Completion:
+        return Completion("", prompt_tokens=600, completion_tokens=60)
+
+    await gate.run(work, CallContext(priority=Priority.INTERACTIVE, route="interpret", visitor="desk"))
+    assert limit.state.samples == 1 and limit.state.mix == 10, "600 prompt tokens for 60 of output"
+    await gate.aclose()
