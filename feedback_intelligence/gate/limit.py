@@ -172,7 +172,7 @@ def gradient2_step(
     the ceiling; ``long`` is the no-load latency per token (:func:`no_load`). While another load is on
     the GPU (gate/neighbour.py) the new limit is also at most the calls that keep its tokens within
     ``neighbour_tolerance``, at once (not smoothed: each second over it is the neighbour's); once that load
-    is gone the limit goes back to what it was before it yielded. While fewer than half the limit's calls
+    is gone the limit goes back to its estimate from before that load came. While fewer than half the limit's calls
     are in flight the limit does not rise.
     """
     state = state.within(s)
