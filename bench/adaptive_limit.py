@@ -9,8 +9,8 @@ calls that arrive in the measurement count.
 
 Rows: fixed 2 slots (the seed's Ollama setting), fixed at each value of a small sweep, fixed 64 (a guess
 that trusts the server's own queue), and the adaptive limit (Gradient2 on latency per output token
-against the no-load latency, floor 2, ceiling 64, yielding to a neighbour, its defaults: ADR 0067,
-ADR 0071, ADR 0077; the targets judge that row), beside it the rule before ADR 0077 (never yielding)
+against the no-load latency, floor 2, ceiling 64, yielding to a neighbour with room, its defaults:
+ADR 0067, ADR 0071, ADR 0077, ADR 0080; the targets judge that row), beside it the rule before ADR 0077 (never yielding)
 and with the per-token target an operator would set from the clerk's (``per_token_target_s``). Per row:
 goodput (calls answered within the clerk's ``--target`` seconds, per minute), admitted p99 (arrival to
 answer, of the calls the gate admitted), busy answers (shed in the bounded wait) and, for the adaptive
@@ -40,7 +40,7 @@ highest value.
 Through the OpenAI API (``--openai``): every call of ours goes as the ``openai`` backend kind sends it, the
 app's own client (llm/openai_compat.py) over real HTTP to the simulated server's ``/v1/chat/completions``
 (sim/openai_api.py, served in this process over the same batching GPU), the limit fed the reply's
-``usage.completion_tokens``; the neighbour keeps using the GPU directly.
+``usage.completion_tokens`` and ``usage.prompt_tokens``; the neighbour keeps using the GPU directly.
 
 .venv/bin/python -m bench.adaptive_limit [--duration 30] [--rate 20] [--neighbour] [--prompts] [--replicas]
     [--no-sweep [--fixed 24]] [--tolerances 1.2,1.3] [--neighbour-tolerances 1.15] [--neighbour-fixed 4,6]
@@ -284,9 +284,9 @@ async def run_row(
 def adaptive_limit(
     target_s_per_token: float = 0.0, tolerance: float = 1.6, neighbour_tolerance: float = 1.2
 ) -> Gradient2Limit:
-    """The defaults (floor 2, tolerance 1.6, no target, yielding to a neighbour within 1.2×; ADR 0067,
-    ADR 0071, ADR 0077), the declared parallelism as ceiling. ``neighbour_tolerance`` 0: the rule before
-    ADR 0077, which never yields."""
+    """The defaults (floor 2, tolerance 1.6, no target, yielding to a neighbour within 1.2× with room;
+    ADR 0067, ADR 0071, ADR 0077, ADR 0080), the declared parallelism as ceiling. ``neighbour_tolerance``
+    0: the rule before ADR 0077, which never yields."""
     settings = Gradient2Settings(
         floor=2,
         ceiling=CEILING,

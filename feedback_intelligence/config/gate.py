@@ -39,7 +39,7 @@ class GateSettings(Group):
     # ...and, when set, the latency per output token above which it falls whatever the no-load one (0: none).
     adaptive_target_ms_per_token: float = variable("FI_LLM_ADAPTIVE_TARGET_MS_PER_TOKEN", 0, ge=0, le=10_000)
     # With another application's load seen on the GPU, how much slower than without us its tokens may get:
-    # the limit yields to it (ADR 0077). 0: it never does.
+    # the limit yields to it, aiming a little below it for room (ADR 0077, ADR 0080). 0: it never does.
     adaptive_neighbour_tolerance: float = variable("FI_LLM_ADAPTIVE_NEIGHBOUR_TOLERANCE", 1.2, ge=0, le=10)
 
     @field_validator("background_reserve", mode="wrap")

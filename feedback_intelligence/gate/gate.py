@@ -291,7 +291,8 @@ class LlmGate:
         """Feed a completed call's latency per output token to its backend's limit (gate/limit.py); a
         change shows in ``fi_backend_slots`` and ``fi_gate_slots``."""
         tokens = result.completion_tokens if isinstance(result, Completion) else 0
-        change = await self.pool.observe(grant, held_s, tokens)
+        prompt = result.prompt_tokens if isinstance(result, Completion) else 0
+        change = await self.pool.observe(grant, held_s, tokens, prompt)
         if change is not None:
             self.metrics.backend_slots.labels(grant.backend).set(change.after)
             self.metrics.gate_slots.set(self.pool.slots)

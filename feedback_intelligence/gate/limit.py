@@ -48,9 +48,10 @@ class Limit(Protocol):
         """Whether it holds back for another load it sees on the backend (gate/neighbour.py)."""
         ...
 
-    def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
-        """One completed call: it was held ``latency_s`` and produced ``tokens`` output tokens while
-        ``in_flight`` calls (itself included) ran on the backend. The change it caused, if any."""
+    def sample(self, latency_s: float, tokens: int, in_flight: int, prompt_tokens: int = 0) -> LimitChange | None:
+        """One completed call: it was held ``latency_s`` and produced ``tokens`` output tokens from
+        ``prompt_tokens`` of prompt while ``in_flight`` calls (itself included) ran on the backend. The
+        change it caused, if any."""
         ...
 
 
@@ -69,7 +70,7 @@ class FixedLimit:
     def current(self) -> int:
         return self._slots
 
-    def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
+    def sample(self, latency_s: float, tokens: int, in_flight: int, prompt_tokens: int = 0) -> LimitChange | None:
         return None
 
 
@@ -89,7 +90,7 @@ class Gradient2Settings:
     # says (0: none): a cap an operator derives from the clerk's latency target.
     target_s_per_token: float = 0.0
     # With another application's load seen on the GPU, how much slower than without us its tokens may get
-    # (0: the limit never yields; gate/neighbour.py). Our calls' share of each step stays within it.
+    # (0: the limit never yields; gate/neighbour.py). Our calls' share of each step stays within it, with room.
     neighbour_tolerance: float = 1.2
 
 
@@ -108,6 +109,10 @@ class Gradient2State:
     slope: float = 0.0  # seconds per token each call of ours in flight adds (gate/neighbour.py)
     excess: float = 0.0  # seconds per token beyond what our own load explains, smoothed
     neighbour: bool = False  # another load is on the GPU: the limit yields to it
+    taught: int = 0  # samples the slope learned from since it last started over
+    ratio: float = 0.0  # our prompt tokens per output token while the slope learned
+    mix: float = 0.0  # our prompt tokens per output token lately
+    resume: float = 0.0  # the estimate while the GPU was last quiet: where the limit goes back to after yielding
 
     @property
     def limit(self) -> int:
@@ -149,23 +154,34 @@ def no_load(s: Gradient2Settings, state: Gradient2State, short: float, in_flight
     return state.long * (1 - factor) + short * factor
 
 
+def per_token(latency_s: float, tokens: int, prompt_tokens: int) -> tuple[float, float]:
+    """A completed call as the limit reads it: seconds per output token, and prompt tokens per output
+    token (what prefill each call of ours brings to the GPU's steps, gate/neighbour.py)."""
+    return latency_s / max(1, tokens), max(0, prompt_tokens) / max(1, tokens)
+
+
 def gradient2_step(
-    s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int
+    s: Gradient2Settings, state: Gradient2State, short: float, in_flight: int, prompt_per_token: float = 0.0
 ) -> tuple[Gradient2State, str]:
-    """One completed call, ``short`` seconds per output token while ``in_flight`` calls ran: the next
-    state, and why the whole limit moved or began or stopped yielding ("" when neither).
+    """One completed call, ``short`` seconds per output token while ``in_flight`` calls ran (``prompt_per_token``
+    prompt tokens per output token): the next state, and why the whole limit moved or began or stopped
+    yielding ("" when neither).
 
     ``gradient = clamp(tolerance * long / short, 0.5, 1)`` (with a target, also at most
     ``target / short``); the new limit is ``limit * gradient + growth``, smoothed, within the floor and
     the ceiling; ``long`` is the no-load latency per token (:func:`no_load`). While another load is on
     the GPU (gate/neighbour.py) the new limit is also at most the calls that keep its tokens within
-    ``neighbour_tolerance``. While fewer than half the limit's calls are in flight the limit does not rise.
+    ``neighbour_tolerance``, at once (not smoothed: each second over it is the neighbour's); once that load
+    is gone the limit goes back to its estimate from before that load came. While fewer than half the limit's calls
+    are in flight the limit does not rise.
     """
     state = state.within(s)
     long = no_load(s, state, short, in_flight)
-    outside = neighbour.Outside(state.slope, state.excess, state.neighbour)
+    outside = neighbour.Outside(state.slope, state.excess, state.neighbour, state.taught, state.ratio, state.mix)
     if s.neighbour_tolerance > 1:
-        outside = neighbour.observe(outside, long, short, in_flight, state.samples, s.floor, lowest(s))
+        outside = neighbour.our_mix(outside, prompt_per_token)
+        if state.samples >= WARMUP:  # the no-load latency the excess is judged against is not known before
+            outside = neighbour.observe(outside, long, short, in_flight, s.floor, lowest(s))
     learned = replace(
         state,
         long=long,
@@ -173,18 +189,26 @@ def gradient2_step(
         slope=outside.slope,
         excess=outside.excess,
         neighbour=outside.present,
+        taught=outside.taught,
+        ratio=outside.ratio,
+        mix=outside.mix,
+        # held from before the other load's excess began to rise (Gradient2 had already fallen a little)
+        resume=state.estimate if neighbour.quiet(outside, long) else state.resume,
     )
     share = neighbour.share_limit(outside, long, s.floor, s.neighbour_tolerance) if outside.present else math.inf
     gradient = max(0.5, min(1.0, s.tolerance * long / short))
     if s.target_s_per_token > 0:
         gradient = max(0.5, min(gradient, s.target_s_per_token / short))
     growth = math.sqrt(state.estimate) if s.growth is None else s.growth
-    if in_flight < state.estimate / 2 and share >= state.estimate:
+    if state.neighbour and not outside.present:
+        # The other load is gone: back to where the limit stood before it came, as Gradient2 held it on
+        # the quiet GPU; if that is too many for the GPU now, Gradient2 takes it down again.
+        moved = replace(learned, estimate=max(state.estimate, state.resume)).within(s)
+    elif in_flight < state.estimate / 2 and share >= state.estimate:
         moved = learned  # the backend is not the bottleneck: the limit holds (no growth on load never seen)
     else:
-        proposed = min(state.estimate * gradient + growth, share)
-        proposed = state.estimate * (1 - s.smoothing) + proposed * s.smoothing
-        moved = replace(learned, estimate=proposed).within(s)
+        proposed = state.estimate * (1 - s.smoothing) + (state.estimate * gradient + growth) * s.smoothing
+        moved = replace(learned, estimate=min(proposed, share)).within(s)
     if moved.limit == state.limit and outside.present == state.neighbour:
         return moved, ""
     target = f", target {s.target_s_per_token * 1000:.1f}" if s.target_s_per_token > 0 else ""
@@ -237,12 +261,12 @@ class Gradient2Limit:
     def yielding(self) -> bool:
         return self.state.neighbour
 
-    def sample(self, latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
-        short = latency_s / max(1, tokens)
+    def sample(self, latency_s: float, tokens: int, in_flight: int, prompt_tokens: int = 0) -> LimitChange | None:
+        short, prompt_per_token = per_token(latency_s, tokens, prompt_tokens)
         if short <= 0:
             return None
         before = self.current
-        self.state, reason = gradient2_step(self.settings, self.state, short, in_flight)
+        self.state, reason = gradient2_step(self.settings, self.state, short, in_flight, prompt_per_token)
         if not reason:
             return None
         self.last_change = announce(self.backend, before, self.current, reason)

@@ -71,9 +71,9 @@ class LocalSlotPool:
     def slots(self) -> int:
         return self.limit.current
 
-    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
+    async def observe(self, latency_s: float, tokens: int, prompt_tokens: int = 0) -> LimitChange | None:
         """A call on this backend completed: let the limit judge it; a raised limit serves waiters now."""
-        change = self.limit.sample(latency_s, tokens, self._in_use)
+        change = self.limit.sample(latency_s, tokens, self._in_use, prompt_tokens)
         if change is not None:
             self._limit_reason = f"{change.before} -> {change.after}: {change.reason}"
             if change.after > change.before:

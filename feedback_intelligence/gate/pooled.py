@@ -161,9 +161,9 @@ class PooledSlotPool:
                 if inner is not None and (winner is None or inner is not winner.lease):
                     await self.members[name].release(inner)
 
-    async def observe(self, grant: Grant, latency_s: float, tokens: int) -> LimitChange | None:
+    async def observe(self, grant: Grant, latency_s: float, tokens: int, prompt_tokens: int = 0) -> LimitChange | None:
         """A call on ``grant``'s backend completed: feed that backend's limit."""
-        return await self.members[grant.backend].observe(latency_s, tokens)
+        return await self.members[grant.backend].observe(latency_s, tokens, prompt_tokens)
 
     async def release(self, grant: Grant) -> None:
         if grant.released:

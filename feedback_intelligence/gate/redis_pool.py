@@ -410,10 +410,10 @@ class RedisSlotPool:
                 if not self._closed:
                     await asyncio.sleep(0.5)  # waiters fall back to their periodic re-check meanwhile
 
-    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
+    async def observe(self, latency_s: float, tokens: int, prompt_tokens: int = 0) -> LimitChange | None:
         """A call on this backend completed: with an adaptive limit, its sample goes into the limit the
         replicas share (a raised limit wakes a waiter on any replica, lua/limit_write.lua)."""
-        return None if self.limit is None else await self.limit.sample(latency_s, tokens)
+        return None if self.limit is None else await self.limit.sample(latency_s, tokens, prompt_tokens)
 
     async def occupancy(self) -> Occupancy:
         try:

@@ -29,6 +29,7 @@ from feedback_intelligence.gate.limit import (
     check,
     gradient2_step,
     initial_state,
+    per_token,
 )
 from feedback_intelligence.redis_leases import lua_script
 
@@ -59,6 +60,11 @@ def parse(flat: Sequence[object], settings: Gradient2Settings) -> tuple[int, Gra
         float(fields.get("slope", 0.0)),
         float(fields.get("excess", 0.0)),
         fields.get("neighbour", "0") == "1",
+        # nor these (written since the limit yields with room, ADR 0080): the slope learns again
+        int(fields.get("taught", 0)),
+        float(fields.get("ratio", 0.0)),
+        float(fields.get("mix", 0.0)),
+        float(fields.get("resume", 0.0)),
     )
     return int(fields["version"]), state.within(settings), fields.get("reason", "")
 
@@ -68,7 +74,8 @@ def stored(state: Gradient2State) -> list[str | int]:
     return [
         *("limit", state.limit, "estimate", repr(state.estimate), "long", repr(state.long)),
         *("samples", state.samples, "slope", repr(state.slope), "excess", repr(state.excess)),
-        *("neighbour", int(state.neighbour)),
+        *("neighbour", int(state.neighbour), "taught", state.taught, "ratio", repr(state.ratio)),
+        *("mix", repr(state.mix), "resume", repr(state.resume)),
     ]
 
 
@@ -93,7 +100,7 @@ class SharedGradient2:
         self.reason = ""
         self._read = redis.register_script(_READ)
         self._write = redis.register_script(_WRITE)
-        self._pending: list[float] = []  # seconds per output token, oldest first
+        self._pending: list[tuple[float, float]] = []  # seconds and prompt tokens per output token, oldest first
         self._flushing = asyncio.Lock()
 
     @property
@@ -104,15 +111,15 @@ class SharedGradient2:
         """What another read (occupancy) found in Redis."""
         self.current, self.reason = limit, reason
 
-    async def sample(self, latency_s: float, tokens: int) -> LimitChange | None:
+    async def sample(self, latency_s: float, tokens: int, prompt_tokens: int = 0) -> LimitChange | None:
         """One completed call on this replica: its latency per token goes into the shared state. The
         change it caused (with the samples it was sent with), if any; logged here, by the replica that
         wrote it. Never fails the call it measures: on a Redis error, or a hash no replica wrote (edited by
         hand), the samples wait for the next call."""
-        short = latency_s / max(1, tokens)
+        short, prompt_per_token = per_token(latency_s, tokens, prompt_tokens)
         if short <= 0:
             return None
-        self._pending.append(short)
+        self._pending.append((short, prompt_per_token))
         del self._pending[:-PENDING_MAX]
         async with self._flushing:
             if not self._pending:
@@ -141,9 +148,9 @@ class SharedGradient2:
             flat, in_flight = await self._read(keys=[self.key, self.gate_keys[0]])
             version, before, last = parse(flat, self.settings)
             state, reason = before, ""
-            for short in batch:
+            for short, prompt_per_token in batch:
                 # One read of the calls in flight serves the batch: it is when their samples arrive.
-                state, moved = gradient2_step(self.settings, state, short, int(in_flight))
+                state, moved = gradient2_step(self.settings, state, short, int(in_flight), prompt_per_token)
                 reason = moved or reason
             fields = stored(state)
             # a move, or the limit beginning or ending to yield to another load (gate/neighbour.py)

@@ -79,8 +79,9 @@ class SlotPool(Protocol[LeaseT]):
         """How many calls the backend runs at once now (its limit: fixed, or adaptive)."""
         ...
 
-    async def observe(self, latency_s: float, tokens: int) -> LimitChange | None:
-        """A call held ``latency_s`` produced ``tokens`` output tokens: feed the pool's limit."""
+    async def observe(self, latency_s: float, tokens: int, prompt_tokens: int = 0) -> LimitChange | None:
+        """A call held ``latency_s`` produced ``tokens`` output tokens from ``prompt_tokens`` of prompt:
+        feed the pool's limit."""
         ...
 
     async def acquire(self, priority: Priority, timeout_s: float, visitor: str = ANONYMOUS) -> LeaseT | None:

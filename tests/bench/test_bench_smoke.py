@@ -363,21 +363,24 @@ async def test_adaptive_limit_answers_or_sheds_every_arrival_and_keeps_its_limit
 
 
 async def test_adaptive_limit_through_the_openai_api_feeds_the_limit_the_tokens_the_sim_counted() -> None:
-    from bench.adaptive_limit import OUTPUT_TOKENS, adaptive_limit, run_row
+    from bench.adaptive_limit import OUTPUT_TOKENS, PROMPT_TOKENS, adaptive_limit, run_row
 
     limit = adaptive_limit()
     fed: list[int] = []
+    prompts: list[int] = []
     sample = limit.sample
 
-    def counted(latency_s: float, tokens: int, in_flight: int) -> LimitChange | None:
+    def counted(latency_s: float, tokens: int, in_flight: int, prompt_tokens: int = 0) -> LimitChange | None:
         fed.append(tokens)
-        return sample(latency_s, tokens, in_flight)
+        prompts.append(prompt_tokens)
+        return sample(latency_s, tokens, in_flight, prompt_tokens)
 
     limit.sample = counted  # type: ignore[method-assign]
     row, _ = await run_row("adaptive", limit, rate=40, warmup_s=0, duration_s=1.0, seed=1, openai=True)
     assert row.answered and len(row.answered) + len(row.shed) > 10
     assert len(fed) == len(row.answered), "every answer fed the limit"
     assert all(OUTPUT_TOKENS[0] <= tokens <= OUTPUT_TOKENS[1] for tokens in fed), "its usage.completion_tokens"
+    assert set(prompts) == {PROMPT_TOKENS}, "and its usage.prompt_tokens (the sim counts a word a token)"
 
 
 async def test_adaptive_limit_switches_to_long_prompts_at_the_time_it_is_given() -> None:

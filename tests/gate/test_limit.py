@@ -99,9 +99,9 @@ def test_latency_that_others_cause_leaves_the_no_load_latency_alone_and_the_limi
 
 def test_a_backend_slower_for_good_holds_the_limit_low_until_it_is_reset() -> None:
     """A backend that turned slower for good (a larger model behind the same address) looks like a
-    neighbour that never leaves: the limit falls to 4 (half of 4 plus its square root) and stays low,
-    yielding to a load it takes for someone else's, so its no-load latency learns nothing; a reset (a new
-    state) finds its level again."""
+    neighbour that never leaves: the limit falls at once to what it would leave that load (3-4 here) and
+    stays low, yielding to a load it takes for someone else's, so its no-load latency learns nothing; a
+    reset (a new state) finds its level again."""
     settings = Gradient2Settings(floor=2, ceiling=64)
     limit = Gradient2Limit("gpu", settings)
     for _ in range(1000):
@@ -111,7 +111,7 @@ def test_a_backend_slower_for_good_holds_the_limit_low_until_it_is_reset() -> No
     for _ in range(4000):
         limit.sample((0.06 + 0.006 * limit.current) * TOKENS, TOKENS, in_flight=limit.current)
         seen.append(limit.current)
-    assert min(seen) == 4 and max(seen[-1000:]) < before / 2, "down as far as it falls, and held low"
+    assert seen.index(3) < 60 and max(seen[-1000:]) <= 4 < before / 2, "down at once, and held low"
     assert limit.state.neighbour and limit.state.long == no_load, "the slower token is taken for another load"
     reset = Gradient2Limit("gpu", settings)
     for _ in range(1000):

@@ -123,10 +123,11 @@ async def test_the_shared_state_follows_the_in_process_arithmetic_sample_for_sam
     stored = await redis_client.hgetall(limit_key(replicas[0]))
     local.state = parse([part for pair in stored.items() for part in pair], SETTINGS)[1]
     latencies = [FAST_S, FAST_S * 4, FAST_S * 1.1, FAST_S * 6, FAST_S, FAST_S * 0.5, FAST_S * 3] * 12
+    prompts = [300, 2000, 0, 500, 4000]  # the prompt's length is part of the state too (ADR 0080)
     for i, latency in enumerate(latencies):
         pool = replicas[i % 3]
-        shared = await pool.observe(latency, TOKENS)
-        mine = local.sample(latency, TOKENS, in_flight)
+        shared = await pool.observe(latency, TOKENS, prompts[i % 5])
+        mine = local.sample(latency, TOKENS, in_flight, prompts[i % 5])
         assert (shared is None) == (mine is None), f"sample {i}: one moved, the other did not"
         if shared is not None and mine is not None:
             assert (shared.before, shared.after, shared.reason) == (mine.before, mine.after, mine.reason)
