@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeVar
 
@@ -268,25 +268,34 @@ def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None)
     )
 
 
-def _issue_statement(flt: ItemFilter, midpoint: str) -> Any:
-    """Items by issue, store, category and half: the issue view's counts (on the rows: the rollups carry
-    no issue, ADR 0055)."""
+def _issue_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
+    """Items by issue, store, category and half: the issue view's counts (ADR 0055) on the rows."""
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
     keys = (c.issue, c.store, c.category)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
-        .where(where_clause(flt), c.issue.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
         .group_by(*keys, half)
     )
 
 
-def _issue_theme_statement(flt: ItemFilter) -> Any:
+def _issue_theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     return (
         select(c.issue, c.theme_base, func.count().label("items"), func.max(c.timestamp + " " + c.id).label("newest"))
-        .where(where_clause(flt), c.issue.is_not(None), c.theme_base.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .where(c.theme_base.is_not(None))
         .group_by(c.issue, c.theme_base)
+    )
+
+
+def _issue_total_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, func.count().label("items"))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .group_by(c.issue)
     )
 
 
@@ -413,25 +422,71 @@ def rollups_answer(flt: ItemFilter) -> bool:
     return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
 
 
-async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tuple[list[Any], list[Any]]:
-    """The count rows and theme rows of ``flt``: from the rows alone, or, when the rollups may answer and
-    whole days lie inside the window, those days from the rollups and the rest of the window from the rows
-    (the same columns either way; the fold adds them key by key)."""
-    counts = themes = None
-    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        counts = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
-        themes = rollups.plan(rollups.DAY, flt.from_, flt.to)  # no halves: the midpoint's day is whole
-    if counts is None or themes is None or flt.to is None:
-        count_rows = (await conn.execute(_count_statement(flt, midpoint))).all()
-        return list(count_rows), list((await conn.execute(_theme_statement(flt))).all())
+def _plan(flt: ItemFilter, bucket: rollups.Bucket, midpoint: str | None = None) -> rollups.Plan | None:
+    """The rollups' part of ``flt``'s window in ``bucket``s (split at ``midpoint``), or None when the rows
+    answer all of it (a filter the rollups do not carry, or no whole bucket inside the window)."""
+    if not rollups_answer(flt) or flt.from_ is None or flt.to is None:
+        return None
+    return rollups.plan(bucket, flt.from_, flt.to, midpoint)
+
+
+#: A rows' statement of a filter, narrowed to one range of the window's edges.
+OnRows = Callable[[ItemFilter, ColumnElement[bool] | None], Any]
+#: A rollup's statement of a plan's whole buckets.
+OnRollups = Callable[[rollups.Plan], Any]
+
+
+async def _planned(
+    conn: AsyncConnection, flt: ItemFilter, part: rollups.Plan | None, on_rollups: OnRollups, on_rows: OnRows
+) -> list[Any]:
+    """The grouped rows of ``flt``: from the rows alone without a ``part``; else the rollups' whole buckets
+    and the rest of the window from the rows, one range a statement (an index range scan each). The same
+    columns either way: the fold adds them key by key."""
+    if part is None or flt.to is None:
+        return list((await conn.execute(on_rows(flt, None))).all())
+    rows = list((await conn.execute(on_rollups(part))).all())
     rest = replace(flt, from_=None, to=None)
-    count_rows = list((await conn.execute(rollups.count_statement(counts, flt.category))).all())
-    for within in _range_clauses(counts.row_ranges, flt.to):  # one range a statement: an index range scan each
-        count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
-    theme_rows = list((await conn.execute(rollups.theme_statement(themes, flt.category))).all())
-    for within in _range_clauses(themes.row_ranges, flt.to):
-        theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
-    return count_rows, theme_rows
+    for within in _range_clauses(part.row_ranges, flt.to):
+        rows += (await conn.execute(on_rows(rest, within))).all()
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Grouped:
+    """The grouped rows of one store's answer: counts, category themes, issues and issue themes."""
+
+    counts: list[Any]
+    themes: list[Any]
+    issues: list[Any]
+    issue_themes: list[Any]
+
+
+async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> Grouped:
+    """Whole UTC days of the window from the daily rollups, the rest from the rows (the midpoint's day
+    too when the midpoint cuts it: the halves stay exact); the themes have no halves, so their midpoint's
+    day is whole."""
+    halves, whole = _plan(flt, rollups.DAY, midpoint), _plan(flt, rollups.DAY)
+    category = flt.category
+    return Grouped(
+        await _planned(
+            conn,
+            flt,
+            halves,
+            lambda part: rollups.count_statement(part, category),
+            lambda f, within: _count_statement(f, midpoint, within),
+        ),
+        await _planned(conn, flt, whole, lambda part: rollups.theme_statement(part, category), _theme_statement),
+        await _planned(
+            conn,
+            flt,
+            halves,
+            lambda part: rollups.issue_statement(part, category),
+            lambda f, within: _issue_statement(f, midpoint, within),
+        ),
+        await _planned(
+            conn, flt, whole, lambda part: rollups.issue_theme_statement(part, category), _issue_theme_statement
+        ),
+    )
 
 
 async def _one_store(
@@ -444,8 +499,8 @@ async def _one_store(
         # SQLite: one read transaction over WAL is one snapshot already
         await conn.begin()
         rank_counts: dict[tuple[str, int], int] = {}
-        count_rows, theme_rows = await _grouped(conn, flt, midpoint)
-        for row in count_rows:
+        grouped = await _grouped(conn, flt, midpoint)
+        for row in grouped.counts:
             key = CountKey(
                 row.category or None,
                 row.severity or None,
@@ -462,16 +517,16 @@ async def _one_store(
             if key.category is not None:
                 at = (key.category, int(row.severity_rank or 0))
                 rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
-        for row in theme_rows:
+        for row in grouped.themes:
             theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
-        for row in (await conn.execute(_issue_statement(flt, midpoint))).all():
+        for row in grouped.issues:
             issue_key = IssueKey(row.issue, row.store or None, row.category or None, bool(row.half))
             counted = out.issues.setdefault(issue_key, Counted())
             counted.items += int(row.items)
             counted.rank_sum += int(row.ranks)
-        for row in (await conn.execute(_issue_theme_statement(flt))).all():
+        for row in grouped.issue_themes:
             theme = out.issue_themes.setdefault((row.issue, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
@@ -517,16 +572,19 @@ async def window_aggregates(
 
 
 async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
-    """Items per issue of ``flt`` over every store (on the rows): the previous period the issue groups
-    are held against (ADR 0055)."""
-    c = feedback.c
-    statement = (
-        select(c.issue, func.count().label("items")).where(where_clause(flt), c.issue.is_not(None)).group_by(c.issue)
-    )
+    """Items per issue of ``flt`` over every store (whole days from the rollups, the rest on the rows): the
+    previous period the issue groups are held against (ADR 0055)."""
+    part = _plan(flt, rollups.DAY)
 
     async def one(store: FeedbackStore) -> list[Any]:
         async with store.connection() as conn:
-            return list((await conn.execute(statement)).all())
+            return await _planned(
+                conn,
+                flt,
+                part,
+                lambda whole: rollups.issue_total_statement(whole, flt.category),
+                _issue_total_statement,
+            )
 
     totals: dict[str, int] = {}
     for rows in await asyncio.gather(*(one(store) for store in stores)):
@@ -587,15 +645,13 @@ def _hours_statement(
 
 async def _hour_rows(conn: AsyncConnection, flt: ItemFilter, bounds: Sequence[str] | None) -> list[Any]:
     """The hour rows of ``flt``: whole hours from the rollup when it may answer, the rest from the rows."""
-    part = None
-    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        part = rollups.plan(rollups.HOUR, flt.from_, flt.to)
-    if part is None or flt.to is None:
-        return list((await conn.execute(_hours_statement(flt, bounds=bounds))).all())
-    rows = list((await conn.execute(rollups.hours_statement(part, flt.category, bounds))).all())
-    for within in _range_clauses(part.row_ranges, flt.to):
-        rows += (await conn.execute(_hours_statement(replace(flt, from_=None, to=None), within, bounds))).all()
-    return rows
+    return await _planned(
+        conn,
+        flt,
+        _plan(flt, rollups.HOUR),
+        lambda part: rollups.hours_statement(part, flt.category, bounds),
+        lambda f, within: _hours_statement(f, within, bounds),
+    )
 
 
 async def window_hours(
