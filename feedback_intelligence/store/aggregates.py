@@ -108,12 +108,12 @@ class CountKey:
 
 @dataclass(frozen=True, slots=True)
 class IssueKey:
-    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none), which
-    department, and which half of the window."""
+    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none) and which
+    half of the window. Its departments are counted apart (``issue_categories``): a key of store and
+    department would hold their every pair (ADR 0079)."""
 
     issue: str
     store: str | None
-    category: str | None
     second_half: bool
 
 
@@ -189,6 +189,7 @@ class WindowAggregates:
     #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
     candidates: list[StoredFeedback] = field(default_factory=list)
     issues: dict[IssueKey, Counted] = field(default_factory=dict)  # items with an issue, by problem and store
+    issue_categories: dict[tuple[str, str], int] = field(default_factory=dict)  # (issue, category) -> items
     issue_themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (issue, theme_base)
     advised: int = 0  # items where a rule disagrees with the person's value (ADR 0045)
 
@@ -204,6 +205,8 @@ class WindowAggregates:
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
         _add_counts(self.issues, other.issues)
+        for pair, n in other.issue_categories.items():
+            self.issue_categories[pair] = self.issue_categories.get(pair, 0) + n
         _add_themes(self.issue_themes, other.issue_themes)
         self.channel_counts.update(other.channel_counts)
         self.advised += other.advised
@@ -269,14 +272,24 @@ def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None)
 
 
 def _issue_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
-    """Items by issue, store, category and half: the issue view's counts (ADR 0055) on the rows."""
+    """Items by issue, store and half: the issue view's counts (ADR 0055) on the rows."""
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
-    keys = (c.issue, c.store, c.category)
+    keys = (c.issue, c.store)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
         .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
         .group_by(*keys, half)
+    )
+
+
+def _issue_category_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, c.category, func.count().label("items"))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .where(c.category.is_not(None))
+        .group_by(c.issue, c.category)
     )
 
 
@@ -412,20 +425,24 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
 #: The filter fields the rollups carry (a window and a category); any other set field, including one
 #: added to :class:`ItemFilter` later, counts on the rows.
 ROLLUP_FIELDS = frozenset({"from_", "to", "category"})
+#: The issue rollups' (ADR 0079): a window only (a department is one facet of theirs, not a key of each).
+ISSUE_ROLLUP_FIELDS = frozenset({"from_", "to"})
 
 
-def rollups_answer(flt: ItemFilter) -> bool:
-    """May the rollups count ``flt``? A window with both ends, narrowed at most by category; ``q``, a
-    store (one store's rows are its own share of the items), alert categories, type, source, severity and
-    sentiment stay on the rows (ADR 0033)."""
-    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in ROLLUP_FIELDS)
+def rollups_answer(flt: ItemFilter, carried: frozenset[str] = ROLLUP_FIELDS) -> bool:
+    """May the rollups that carry the fields ``carried`` count ``flt``? A window with both ends, narrowed
+    at most by those; ``q``, a store (one store's rows are its own share of the items), alert categories,
+    type, source, severity and sentiment stay on the rows (ADR 0033)."""
+    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in carried)
     return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
 
 
-def _plan(flt: ItemFilter, bucket: rollups.Bucket, midpoint: str | None = None) -> rollups.Plan | None:
+def _plan(
+    flt: ItemFilter, bucket: rollups.Bucket, midpoint: str | None = None, carried: frozenset[str] = ROLLUP_FIELDS
+) -> rollups.Plan | None:
     """The rollups' part of ``flt``'s window in ``bucket``s (split at ``midpoint``), or None when the rows
     answer all of it (a filter the rollups do not carry, or no whole bucket inside the window)."""
-    if not rollups_answer(flt) or flt.from_ is None or flt.to is None:
+    if not rollups_answer(flt, carried) or flt.from_ is None or flt.to is None:
         return None
     return rollups.plan(bucket, flt.from_, flt.to, midpoint)
 
@@ -453,11 +470,12 @@ async def _planned(
 
 @dataclass(frozen=True, slots=True)
 class Grouped:
-    """The grouped rows of one store's answer: counts, category themes, issues and issue themes."""
+    """The grouped rows of one store's answer: counts, category themes, and the issue view's."""
 
     counts: list[Any]
     themes: list[Any]
     issues: list[Any]
+    issue_categories: list[Any]
     issue_themes: list[Any]
 
 
@@ -466,6 +484,8 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> Gro
     too when the midpoint cuts it: the halves stay exact); the themes have no halves, so their midpoint's
     day is whole."""
     halves, whole = _plan(flt, rollups.DAY, midpoint), _plan(flt, rollups.DAY)
+    issue_halves = _plan(flt, rollups.DAY, midpoint, ISSUE_ROLLUP_FIELDS)
+    issue_whole = _plan(flt, rollups.DAY, carried=ISSUE_ROLLUP_FIELDS)
     category = flt.category
     return Grouped(
         await _planned(
@@ -477,15 +497,10 @@ async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> Gro
         ),
         await _planned(conn, flt, whole, lambda part: rollups.theme_statement(part, category), _theme_statement),
         await _planned(
-            conn,
-            flt,
-            halves,
-            lambda part: rollups.issue_statement(part, category),
-            lambda f, within: _issue_statement(f, midpoint, within),
+            conn, flt, issue_halves, rollups.issue_statement, lambda f, within: _issue_statement(f, midpoint, within)
         ),
-        await _planned(
-            conn, flt, whole, lambda part: rollups.issue_theme_statement(part, category), _issue_theme_statement
-        ),
+        await _planned(conn, flt, issue_whole, rollups.issue_category_statement, _issue_category_statement),
+        await _planned(conn, flt, issue_whole, rollups.issue_theme_statement, _issue_theme_statement),
     )
 
 
@@ -522,10 +537,13 @@ async def _one_store(
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
         for row in grouped.issues:
-            issue_key = IssueKey(row.issue, row.store or None, row.category or None, bool(row.half))
+            issue_key = IssueKey(row.issue, row.store or None, bool(row.half))
             counted = out.issues.setdefault(issue_key, Counted())
             counted.items += int(row.items)
             counted.rank_sum += int(row.ranks)
+        for row in grouped.issue_categories:
+            pair = (row.issue, row.category)
+            out.issue_categories[pair] = out.issue_categories.get(pair, 0) + int(row.items)
         for row in grouped.issue_themes:
             theme = out.issue_themes.setdefault((row.issue, row.theme_base), ThemeCount())
             theme.items += int(row.items)
@@ -574,17 +592,11 @@ async def window_aggregates(
 async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
     """Items per issue of ``flt`` over every store (whole days from the rollups, the rest on the rows): the
     previous period the issue groups are held against (ADR 0055)."""
-    part = _plan(flt, rollups.DAY)
+    part = _plan(flt, rollups.DAY, carried=ISSUE_ROLLUP_FIELDS)
 
     async def one(store: FeedbackStore) -> list[Any]:
         async with store.connection() as conn:
-            return await _planned(
-                conn,
-                flt,
-                part,
-                lambda whole: rollups.issue_total_statement(whole, flt.category),
-                _issue_total_statement,
-            )
+            return await _planned(conn, flt, part, rollups.issue_total_statement, _issue_total_statement)
 
     totals: dict[str, int] = {}
     for rows in await asyncio.gather(*(one(store) for store in stores)):

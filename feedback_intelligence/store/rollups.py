@@ -6,9 +6,9 @@ transaction of every write of ``feedback``.
 - ``feedback_hourly``: hour × category × operational alert → items (the series);
 - ``correction_daily``: day × store × proposing backend × model × field → saved proposals (field '') and
   those in which a person corrected that field (ADR 0065: quality from the field);
-- ``issue_daily``: day × issue × store × category → items and their severity ranks, and
-  ``issue_theme_daily``: day × issue × category × shown theme → items and the newest (the issue view,
-  ADR 0079).
+- ``issue_daily``: day × issue × store → items and their severity ranks; ``issue_category_daily``:
+  day × issue × category → items; ``issue_theme_daily``: day × issue × shown theme → items and the newest
+  (the issue view, ADR 0079: one table a facet, so that stores never multiply categories' keys).
 
 How a write keeps them (one way for all):
 
@@ -56,6 +56,7 @@ from feedback_intelligence.store.schema import (
     feedback,
     feedback_daily,
     feedback_hourly,
+    issue_category_daily,
     issue_daily,
     issue_theme_daily,
     theme_daily,
@@ -88,10 +89,11 @@ IN_CHUNK = 5_000
 DAILY_KEY = ("day", *COUNT_KEY)
 HOURLY_KEY = ("hour", "category", "alert")
 THEME_KEY = ("day", "category", "theme_base")
-ISSUE_KEY = ("day", "issue", "store", "category")
-ISSUE_THEME_KEY = ("day", "issue", "category", "theme_base")
+ISSUE_KEY = ("day", "issue", "store")
+ISSUE_CATEGORY_KEY = ("day", "issue", "category")
+ISSUE_THEME_KEY = ("day", "issue", "theme_base")
 
-ThemeKey = tuple[str, ...]  # day, what the theme is counted under (category; issue and category), theme_base
+ThemeKey = tuple[str, str, str]  # day, what the theme is counted under (a category, an issue), theme_base
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +106,9 @@ class Contribution:
     theme: ThemeKey | None
     newest: str
     corrections: tuple[tuple[str, str, str, str, str], ...] = ()  # its ``correction_daily`` keys
-    issue: tuple[str, str, str, str] | None = None  # its ``issue_daily`` key, when it has an issue
+    issue: tuple[str, str, str] | None = None  # its ``issue_daily`` key, when it has an issue
     rank: int = 0  # its severity_rank (0 for none), summed by ``issue_daily``
+    issue_category: tuple[str, str, str] | None = None  # with an issue and a category
     issue_theme: ThemeKey | None = None  # its ``issue_theme_daily`` key, with an issue and a theme
 
     @classmethod
@@ -127,15 +130,17 @@ class Contribution:
         theme_base = row.get("theme_base")
         theme = (stamp[:10], category, theme_base) if category is not None and theme_base is not None else None
         issue = row.get("issue")
+        day = stamp[:10]
         return cls(
             daily,
             (stamp[:13], category or "", alert),
             theme,
             f"{stamp} {row['id']}",
             _correction_keys(row),
-            (stamp[:10], issue, row.get("store") or "", category or "") if issue is not None else None,
+            (day, issue, row.get("store") or "") if issue is not None else None,
             daily[3],
-            (stamp[:10], issue, category or "", theme_base) if issue is not None and theme_base is not None else None,
+            (day, issue, category) if issue is not None and category is not None else None,
+            (day, issue, theme_base) if issue is not None and theme_base is not None else None,
         )
 
 
@@ -204,6 +209,7 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
     hourly: dict[tuple[Any, ...], int] = {}
     corrections: dict[tuple[Any, ...], int] = {}
     issues: dict[tuple[Any, ...], tuple[int, ...]] = {}  # items, ranks
+    issue_categories: dict[tuple[Any, ...], int] = {}
     for sign, rows in ((-1, before), (1, after)):
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
@@ -213,29 +219,30 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
             if row.issue is not None:
                 items, ranks = issues.get(row.issue, (0, 0))
                 issues[row.issue] = (items + sign, ranks + sign * row.rank)
+            if row.issue_category is not None:
+                issue_categories[row.issue_category] = issue_categories.get(row.issue_category, 0) + sign
     await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
     await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
     await _add_counts(conn, correction_daily, CORRECTION_KEY, corrections)
     await _add_sums(conn, issue_daily, ISSUE_KEY, issues, ("items", "ranks"))
+    await _add_counts(conn, issue_category_daily, ISSUE_CATEGORY_KEY, issue_categories)
     for themes in THEMES:
         await _apply_themes(conn, themes, before, after)
 
 
 @dataclass(frozen=True, slots=True)
 class Themes:
-    """A theme rollup: items and the newest ``timestamp id`` per day and ``keys`` (the day first, the
-    theme last); ``of`` is a row's key in it (None: the row has none); ``blank`` the key columns that hold
-    '' for a row's NULL."""
+    """A theme rollup: items and the newest ``timestamp id`` per day, a grouping column (``keys[1]``) and
+    theme; ``of`` is a row's key in it (None: the row has none)."""
 
     table: Any
-    keys: tuple[str, ...]
+    keys: tuple[str, str, str]
     of: Callable[[Contribution], ThemeKey | None]
-    blank: frozenset[str] = frozenset()
 
 
 THEMES = (
     Themes(theme_daily, THEME_KEY, lambda row: row.theme),
-    Themes(issue_theme_daily, ISSUE_THEME_KEY, lambda row: row.issue_theme, frozenset({"category"})),
+    Themes(issue_theme_daily, ISSUE_THEME_KEY, lambda row: row.issue_theme),
 )
 
 
@@ -285,14 +292,15 @@ async def _recompute_newest(conn: AsyncConnection, themes: Themes, key: ThemeKey
     """The key's newest item left it: its newest is the max over the day's rows of the key (already
     written in this transaction), read by the ``(category, timestamp)`` or ``(issue, timestamp)`` index."""
     f = feedback.c
-    day = key[0]
-    of_key = []
-    for name, value in zip(themes.keys[1:], key[1:], strict=True):
-        blank = name in themes.blank and value == ""
-        of_key.append(f[name].is_(None) if blank else f[name] == value)
+    day, group, theme_base = key
     newest = (
         select(func.coalesce(func.max(f.timestamp + " " + f.id), ""))
-        .where(f.timestamp >= DAY.start(day), f.timestamp <= DAY.end(day), *of_key)
+        .where(
+            f[themes.keys[1]] == group,
+            f.timestamp >= DAY.start(day),
+            f.timestamp <= DAY.end(day),
+            f.theme_base == theme_base,
+        )
         .scalar_subquery()
     )
     t = themes.table.c
@@ -377,15 +385,21 @@ def _issue_fills() -> list[Any]:
     """The issue view's rollups from the rows (migration 0024 runs the same)."""
     f = feedback.c
     day = func.substr(f.timestamp, 1, 10)
-    category = func.coalesce(f.category, "")
-    issue_keys = (day, f.issue, func.coalesce(f.store, ""), category)
-    theme_keys = (day, f.issue, category, f.theme_base)
+    issue_keys = (day, f.issue, func.coalesce(f.store, ""))
+    category_keys = (day, f.issue, f.category)
+    theme_keys = (day, f.issue, f.theme_base)
     return [
         insert(issue_daily).from_select(
             [*ISSUE_KEY, "items", "ranks"],
             select(*issue_keys, func.count(), func.coalesce(func.sum(f.severity_rank), 0))
             .where(f.issue.is_not(None))
             .group_by(*issue_keys),
+        ),
+        insert(issue_category_daily).from_select(
+            [*ISSUE_CATEGORY_KEY, "items"],
+            select(*category_keys, func.count())
+            .where(f.issue.is_not(None), f.category.is_not(None))
+            .group_by(*category_keys),
         ),
         insert(issue_theme_daily).from_select(
             [*ISSUE_THEME_KEY, "items", "newest"],
@@ -415,7 +429,15 @@ def _correction_fills() -> list[Any]:
     return fills
 
 
-ROLLUPS = (feedback_daily, feedback_hourly, theme_daily, correction_daily, issue_daily, issue_theme_daily)
+ROLLUPS = (
+    feedback_daily,
+    feedback_hourly,
+    theme_daily,
+    correction_daily,
+    issue_daily,
+    issue_category_daily,
+    issue_theme_daily,
+)
 
 
 async def rebuild(conn: AsyncConnection) -> dict[str, int]:
@@ -535,35 +557,46 @@ def theme_statement(part: Plan, category: str | None) -> Any:
     )
 
 
-def issue_statement(part: Plan, category: str | None) -> Any:
-    """The rollups' issue rows of ``part``, in the columns of the rows' issue statement ('' for none)."""
+# The issue rollups carry no category: they answer a window without any other filter (aggregates.py).
+
+
+def issue_statement(part: Plan) -> Any:
+    """The rollups' issue rows of ``part`` by store and half, in the columns of the rows' statement."""
     i = issue_daily.c
     half = case((i.day < part.midpoint, 0), else_=1).label("half")
     return (
-        select(
-            i.issue, i.store, i.category, half, func.sum(i["items"]).label("items"), func.sum(i.ranks).label("ranks")
-        )
-        .where(*_narrowed(i.day, issue_daily, part, category))
-        .group_by(i.issue, i.store, i.category, half)
+        select(i.issue, i.store, half, func.sum(i["items"]).label("items"), func.sum(i.ranks).label("ranks"))
+        .where(*_narrowed(i.day, issue_daily, part, None))
+        .group_by(i.issue, i.store, half)
     )
 
 
-def issue_theme_statement(part: Plan, category: str | None) -> Any:
+def issue_category_statement(part: Plan) -> Any:
+    """The rollups' items by issue and category of ``part``."""
+    c = issue_category_daily.c
+    return (
+        select(c.issue, c.category, func.sum(c["items"]).label("items"))
+        .where(*_narrowed(c.day, issue_category_daily, part, None))
+        .group_by(c.issue, c.category)
+    )
+
+
+def issue_theme_statement(part: Plan) -> Any:
     """The rollups' issue × theme rows of ``part``: items and the newest ``timestamp id``."""
     t = issue_theme_daily.c
     return (
         select(t.issue, t.theme_base, func.sum(t["items"]).label("items"), func.max(t.newest).label("newest"))
-        .where(*_narrowed(t.day, issue_theme_daily, part, category))
+        .where(*_narrowed(t.day, issue_theme_daily, part, None))
         .group_by(t.issue, t.theme_base)
     )
 
 
-def issue_total_statement(part: Plan, category: str | None) -> Any:
+def issue_total_statement(part: Plan) -> Any:
     """The rollups' items per issue of ``part`` (the period before the window)."""
     i = issue_daily.c
     return (
         select(i.issue, func.sum(i["items"]).label("items"))
-        .where(*_narrowed(i.day, issue_daily, part, category))
+        .where(*_narrowed(i.day, issue_daily, part, None))
         .group_by(i.issue)
     )
 

@@ -22,6 +22,7 @@ from feedback_intelligence.store.schema import (
     feedback,
     feedback_daily,
     feedback_hourly,
+    issue_category_daily,
     issue_daily,
     issue_theme_daily,
     theme_daily,
@@ -71,19 +72,22 @@ Contents = tuple[dict[tuple[Any, ...], Any], ...]
 
 
 async def _read(conn: Any) -> Contents:
-    """Every row of the rollups: daily, themes, hourly, issues, issue themes. A rebuild makes no row of 0,
-    so a write that left one (a key its last item left, holding the item's theme) reads unequal to it."""
+    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes. A rebuild
+    makes no row of 0, so a write that left one (a key its last item left, holding the item's theme) reads
+    unequal to it."""
     daily = (await conn.execute(select(feedback_daily))).all()
     themes = (await conn.execute(select(theme_daily))).all()
     hourly = (await conn.execute(select(feedback_hourly))).all()
     issues = (await conn.execute(select(issue_daily))).all()
+    issue_categories = (await conn.execute(select(issue_category_daily))).all()
     issue_themes = (await conn.execute(select(issue_theme_daily))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
         {tuple(r)[:-1]: int(r[-1]) for r in hourly},
-        {tuple(r)[:4]: (int(r[4]), int(r[5])) for r in issues},
-        {tuple(r)[:4]: (int(r[4]), r[5]) for r in issue_themes},
+        {tuple(r)[:3]: (int(r[3]), int(r[4])) for r in issues},
+        {tuple(r)[:-1]: int(r[-1]) for r in issue_categories},
+        {tuple(r)[:3]: (int(r[3]), r[4]) for r in issue_themes},
     )
 
 
@@ -105,7 +109,7 @@ async def rebuilt(store: FeedbackStore) -> Contents:
 async def assert_kept(store: FeedbackStore) -> None:
     kept = await contents(store)
     assert kept == await rebuilt(store)
-    assert kept[0] and kept[2] and kept[3] and kept[4], "the rollups count something"
+    assert all(kept[k] for k in (0, 2, 3, 4, 5)), "the rollups count something"
 
 
 def entry(feedback_id: str) -> audit.AuditEntry:
@@ -205,7 +209,7 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
 async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
     """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
     await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
-    daily, themes, hourly, issues, _issue_themes = await contents(store)
+    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
     assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 20
     assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
@@ -219,7 +223,7 @@ async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: Feedba
         *(store.erase(f"r{n:03d}", entry(f"r{n:03d}"), expected_revision=None) for n in range(8)),
         *(store.insert(item(n, 14, 9, text=f"jono {n}")) for n in range(8, 16)),
     )
-    daily, themes, hourly, issues, _issue_themes = await contents(store)
+    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
     assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 8
     assert themes[("2026-11-14", "maito_kylma", "maito")] == (8, f"{at(14, 9)} r015")
     await assert_kept(store)
@@ -308,8 +312,8 @@ def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
 
 
 async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint: str) -> tuple[Any, ...]:
-    """The counts, themes, hours, issues, issue themes and items per issue of ``flt`` from the rows alone
-    (the path the rollups replace)."""
+    """The counts, themes, hours, issues, issue categories, issue themes and items per issue of ``flt``
+    from the rows alone (the path the rollups replace)."""
     async with store.engine.connect() as conn:
         counts: dict[Any, int] = {}
         for row in (await conn.execute(aggregates._count_statement(flt, midpoint))).all():
@@ -324,15 +328,19 @@ async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint:
             for r in (await conn.execute(aggregates._hours_statement(flt))).all()
         }
         issues = {
-            aggregates.IssueKey(r.issue, r.store, r.category, bool(r.half)): (int(r.items), int(r.ranks))
+            aggregates.IssueKey(r.issue, r.store, bool(r.half)): (int(r.items), int(r.ranks))
             for r in (await conn.execute(aggregates._issue_statement(flt, midpoint))).all()
+        }
+        issue_categories = {
+            (r.issue, r.category): int(r.items)
+            for r in (await conn.execute(aggregates._issue_category_statement(flt))).all()
         }
         issue_themes = {
             (r.issue, r.theme_base): (int(r.items), r.newest)
             for r in (await conn.execute(aggregates._issue_theme_statement(flt))).all()
         }
         totals = {r.issue: int(r.items) for r in (await conn.execute(aggregates._issue_total_statement(flt))).all()}
-    return counts, themes, hours, issues, issue_themes, totals
+    return counts, themes, hours, issues, issue_categories, issue_themes, totals
 
 
 @pytest.mark.parametrize("category", [None, "maito_kylma"])
@@ -372,14 +380,15 @@ async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
     for key, counted in got.counts.items():
         at_key = (key.category, key.severity, key.sentiment, key.rated, key.alert, key.needs_review, key.second_half)
         counts[at_key] = counts.get(at_key, 0) + counted.items
-    want_counts, want_themes, want_hours, want_issues, want_issue_themes, want_totals = await _rows_only(
-        store, flt, midpoint
-    )
+    want = await _rows_only(store, flt, midpoint)
+    want_counts, want_themes, want_hours, want_issues, want_issue_categories, want_issue_themes, want_totals = want
     assert counts == want_counts and sum(counts.values()) > 20
     assert {k: (t.items, t.newest) for k, t in got.themes.items()} == want_themes
     assert {(h.hour, h.category, h.alert): h.items for h in hours} == want_hours
     assert {k: (c.items, c.rank_sum) for k, c in got.issues.items()} == want_issues
     assert len({k.issue for k in want_issues}) > 1 and len({k.store for k in want_issues}) == 3
+    assert {k.second_half for k in want_issues} == {False, True}
+    assert got.issue_categories == want_issue_categories
     assert {k: (t.items, t.newest) for k, t in got.issue_themes.items()} == want_issue_themes
     assert totals == want_totals
 
