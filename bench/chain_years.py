@@ -49,7 +49,7 @@ from feedback_intelligence.instants.timestamps import format_instant
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import StoreSource
 from feedback_intelligence.report.window import build_window
-from feedback_intelligence.store import rollups, search_rows
+from feedback_intelligence.store import aggregates, rollups, search_rows
 from feedback_intelligence.store.aggregates import ItemFilter
 from feedback_intelligence.store.feedback_store import FeedbackStore
 
@@ -315,7 +315,12 @@ async def explain_year(store: FeedbackStore, biggest: str) -> list[str]:
     halves = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
     whole = rollups.plan(rollups.DAY, window.from_norm, window.to_norm)
     assert halves is not None and whole is not None
+    flt = ItemFilter(from_=window.from_norm, to=window.to_norm)
     statements = {
+        "issues over every row of the window (without the issue rollups)": aggregates._issue_statement(
+            flt, window.midpoint_norm
+        ),
+        "issue themes over every row of the window": aggregates._issue_theme_statement(flt),
         "issues by store, whole days from the rollup": rollups.issue_statement(halves),
         "issues by category, whole days from the rollup": rollups.issue_category_statement(whole),
         "issue themes, whole days from the rollup": rollups.issue_theme_statement(whole),
