@@ -259,8 +259,16 @@ async def test_migration_0011_deletes_the_rows_of_0_that_earlier_writes_left(emp
         await store.aclose()
 
 
-def _upgrade_to(connection: Any, revision: str) -> None:
-    from alembic import command
+async def test_migration_0024_fills_the_issue_rollups_from_the_rows(store: FeedbackStore) -> None:
+    await store.insert_batch([item(n, 2 + n % 5, n % 24, store=("s1", None)[n % 2]) for n in range(20)])
+    kept = await contents(store)
+    async with store.engine.begin() as conn:
+        await conn.run_sync(_downgrade_to, "0023")
+    await store.migrate()
+    assert await contents(store) == kept == await rebuilt(store)
+
+
+def _config(connection: Any) -> Any:
     from alembic.config import Config
 
     from feedback_intelligence.store.feedback_store import MIGRATIONS_DIR
@@ -268,7 +276,19 @@ def _upgrade_to(connection: Any, revision: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
-    command.upgrade(config, revision)
+    return config
+
+
+def _upgrade_to(connection: Any, revision: str) -> None:
+    from alembic import command
+
+    command.upgrade(_config(connection), revision)
+
+
+def _downgrade_to(connection: Any, revision: str) -> None:
+    from alembic import command
+
+    command.downgrade(_config(connection), revision)
 
 
 def _json(structure: Structure) -> str:
