@@ -127,9 +127,11 @@ class Tally:
     structure_failed: int = 0
     needs_review: int = 0
     categories: Counter[str] | None = None
+    issues: Counter[str] | None = None  # the issue groups' counts
 
     def __post_init__(self) -> None:
         self.categories = Counter()
+        self.issues = Counter()
 
 
 def rows(
@@ -229,8 +231,10 @@ def rss_mb() -> float:
 
 def check_counts(report: dict[str, Any], tally: Tally) -> bool:
     by_category = {t["category"]: t["count"] for t in report["themes"]}
+    by_issue = {group["issue"]: group["count"] for group in report["issues"]}
     return (
         report["totalItems"] == tally.total
+        and by_issue == dict(tally.issues or {})
         and report["structureFailedCount"] == tally.structure_failed
         and report["needsReviewCount"] == tally.needs_review
         and by_category == dict(tally.categories or {})

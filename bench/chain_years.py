@@ -6,10 +6,12 @@ corpus, derived once each, alert hits and issue included) are copied into a tabl
 (one of 50), instant (uniform over five years) and review flag from ``hashint8extended`` of its number
 under a seed of its own. The feedback table's secondary indexes are dropped before and built again after
 (as their migrations define them, read back from ``pg_indexes``), then ``VACUUM ANALYZE`` and the rollups
-rebuilt from the rows. Each step is timed.
+(the counts', the themes', the series' and the issue view's) rebuilt from the rows. Each step is timed.
+``--only report`` fills neither the search's copy nor its trigram indexes (most of a fill's time at
+10,000,000 items), which only the search reads.
 
 The generator's tally is the same hash arithmetic over ``generate_series`` grouped by template, never a
-read of ``feedback``: the report's counts are checked against it exactly.
+read of ``feedback``: the report's counts (the issue groups' too) are checked against it exactly.
 
 Then, cold (the deterministic cache off), p50 of several runs: ``ReportService.view`` (what ``GET /report``
 answers) for the last 30 days and the last 365 days, with the process's RSS growth, and the manager's
@@ -110,8 +112,9 @@ def _dsn(url: str) -> str:
     return url.replace("postgresql+asyncpg://", "postgresql://")
 
 
-async def fill(url: str, n: int, tpls: list[Template], rev: str) -> dict[str, float]:
-    """Write ``n`` items in the server; returns each step's seconds."""
+async def fill(url: str, n: int, tpls: list[Template], rev: str, *, search: bool = True) -> dict[str, float]:
+    """Write ``n`` items in the server; returns each step's seconds. Without ``search``, the search's copy
+    stays empty and the trigram indexes are not built."""
     import asyncpg
 
     times: dict[str, float] = {}
@@ -161,6 +164,8 @@ async def fill(url: str, n: int, tpls: list[Template], rev: str) -> dict[str, fl
         )
         for row in indexes:
             await conn.execute(f"DROP INDEX {row['indexname']}")
+        if not search:
+            indexes = [row for row in indexes if "gin_trgm_ops" not in row["indexdef"]]
         # the rows are the generator's own: no foreign key to check on each alert row
         await conn.execute("SET session_replication_role = replica")
         started = time.perf_counter()
@@ -183,10 +188,11 @@ async def fill(url: str, n: int, tpls: list[Template], rev: str) -> dict[str, fl
             )
             print(f"  {last + 1:,} items, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
         # the replica role skipped the copy's trigger (migration 0023): the copy is filled as its migration does
-        await conn.execute(
-            f'INSERT INTO {search_rows.TABLE} (id, "timestamp", store, text_folded) '
-            'SELECT id, "timestamp", store, text_folded FROM feedback'
-        )
+        if search:
+            await conn.execute(
+                f'INSERT INTO {search_rows.TABLE} (id, "timestamp", store, text_folded) '
+                'SELECT id, "timestamp", store, text_folded FROM feedback'
+            )
         times["insertSeconds"] = round(time.perf_counter() - started, 1)
         started = time.perf_counter()
         await conn.execute("SET max_parallel_maintenance_workers = 2")
@@ -231,6 +237,9 @@ async def tally(url: str, n: int, tpls: list[Template], windows: dict[int, tuple
             if t.derived.category is not None and items:
                 assert found.categories is not None
                 found.categories[t.derived.category] += items
+            if t.derived.issue is not None and items:
+                assert found.issues is not None
+                found.issues[t.derived.issue] += items
     return out
 
 
@@ -303,10 +312,18 @@ async def explain_year(store: FeedbackStore, biggest: str) -> list[str]:
     from_, _to = window_of(365)
     window = window_for(from_, None, NOW, options)
     plans = await explain(store, window, options.max_items, biggest)
+    halves = rollups.plan(rollups.DAY, window.from_norm, window.to_norm, window.midpoint_norm)
+    whole = rollups.plan(rollups.DAY, window.from_norm, window.to_norm)
+    assert halves is not None and whole is not None
     flt = ItemFilter(from_=window.from_norm, to=window.to_norm)
     statements = {
-        "issues over every row of the window": aggregates._issue_statement(flt, window.midpoint_norm),
+        "issues over every row of the window (without the issue rollups)": aggregates._issue_statement(
+            flt, window.midpoint_norm
+        ),
         "issue themes over every row of the window": aggregates._issue_theme_statement(flt),
+        "issues by store, whole days from the rollup": rollups.issue_statement(halves),
+        "issues by category, whole days from the rollup": rollups.issue_category_statement(whole),
+        "issue themes, whole days from the rollup": rollups.issue_theme_statement(whole),
     }
     async with store.engine.connect() as conn:
         for name, statement in statements.items():
@@ -333,7 +350,7 @@ async def main_async(args: argparse.Namespace) -> int:
             if args.database is None:
                 started = time.perf_counter()
                 await store.migrate()
-                found["fill"] = await fill(url, args.items, tpls, derive_.rev)
+                found["fill"] = await fill(url, args.items, tpls, derive_.rev, search=args.only != "report")
                 found["fill"]["totalSeconds"] = round(time.perf_counter() - started, 1)
                 print(f"filled: {found['fill']}", file=sys.stderr, flush=True)
             elif args.only != "report":  # a database left by an older release: its migrations first

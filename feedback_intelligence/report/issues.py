@@ -36,8 +36,9 @@ def issue_groups(
         issue = found.setdefault(key.issue, _Issue())
         issue.halves.add(key.second_half, counted.items, counted.rank_sum)
         issue.stores.setdefault(key.store, Halves()).add(key.second_half, counted.items, counted.rank_sum)
-        if key.category is not None:
-            issue.categories[key.category] = issue.categories.get(key.category, 0) + counted.items
+    for (name, category), n in agg.issue_categories.items():
+        if name in found:
+            found[name].categories[category] = found[name].categories.get(category, 0) + n
     for (name, theme), counted_theme in agg.issue_themes.items():
         if name in found:
             found[name].themes[theme] = (counted_theme.items, counted_theme.newest)

@@ -190,10 +190,13 @@ def aggregates_of(
         if d.alert:
             out.alerts.append(example)
         if d.issue is not None:
-            issue_key = IssueKey(d.issue, item.store, d.category, item.timestamp >= midpoint)
+            issue_key = IssueKey(d.issue, item.store, item.timestamp >= midpoint)
             issue_counted = out.issues.setdefault(issue_key, Counted())
             issue_counted.items += 1
             issue_counted.rank_sum += d.severity_rank
+            if d.category is not None:
+                pair = (d.issue, d.category)
+                out.issue_categories[pair] = out.issue_categories.get(pair, 0) + 1
             if d.theme_base is not None:
                 issue_theme = out.issue_themes.setdefault((d.issue, d.theme_base), ThemeCount())
                 issue_theme.items += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeVar
 
@@ -108,12 +108,12 @@ class CountKey:
 
 @dataclass(frozen=True, slots=True)
 class IssueKey:
-    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none), which
-    department, and which half of the window."""
+    """One grouped row of the issue view (ADR 0055): the problem, where (store, None = none) and which
+    half of the window. Its departments are counted apart (``issue_categories``): a key of store and
+    department would hold their every pair (ADR 0079)."""
 
     issue: str
     store: str | None
-    category: str | None
     second_half: bool
 
 
@@ -189,6 +189,7 @@ class WindowAggregates:
     #: the model alert screen's candidates (see :class:`Screen`), newest first; empty without a screen
     candidates: list[StoredFeedback] = field(default_factory=list)
     issues: dict[IssueKey, Counted] = field(default_factory=dict)  # items with an issue, by problem and store
+    issue_categories: dict[tuple[str, str], int] = field(default_factory=dict)  # (issue, category) -> items
     issue_themes: dict[tuple[str, str], ThemeCount] = field(default_factory=dict)  # (issue, theme_base)
     advised: int = 0  # items where a rule disagrees with the person's value (ADR 0045)
 
@@ -204,6 +205,8 @@ class WindowAggregates:
             merged = [*self.newest.get(category, []), *examples]
             self.newest[category] = sorted(merged, key=Example.newest_key, reverse=True)[:limit]
         _add_counts(self.issues, other.issues)
+        for pair, n in other.issue_categories.items():
+            self.issue_categories[pair] = self.issue_categories.get(pair, 0) + n
         _add_themes(self.issue_themes, other.issue_themes)
         self.channel_counts.update(other.channel_counts)
         self.advised += other.advised
@@ -268,25 +271,44 @@ def _theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None)
     )
 
 
-def _issue_statement(flt: ItemFilter, midpoint: str) -> Any:
-    """Items by issue, store, category and half: the issue view's counts (on the rows: the rollups carry
-    no issue, ADR 0055)."""
+def _issue_statement(flt: ItemFilter, midpoint: str, within: ColumnElement[bool] | None = None) -> Any:
+    """Items by issue, store and half: the issue view's counts (ADR 0055) on the rows."""
     c = feedback.c
     half = case((c.timestamp < midpoint, 0), else_=1).label("half")
-    keys = (c.issue, c.store, c.category)
+    keys = (c.issue, c.store)
     return (
         select(*keys, half, func.count().label("items"), func.coalesce(func.sum(c.severity_rank), 0).label("ranks"))
-        .where(where_clause(flt), c.issue.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
         .group_by(*keys, half)
     )
 
 
-def _issue_theme_statement(flt: ItemFilter) -> Any:
+def _issue_category_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, c.category, func.count().label("items"))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .where(c.category.is_not(None))
+        .group_by(c.issue, c.category)
+    )
+
+
+def _issue_theme_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
     c = feedback.c
     return (
         select(c.issue, c.theme_base, func.count().label("items"), func.max(c.timestamp + " " + c.id).label("newest"))
-        .where(where_clause(flt), c.issue.is_not(None), c.theme_base.is_not(None))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .where(c.theme_base.is_not(None))
         .group_by(c.issue, c.theme_base)
+    )
+
+
+def _issue_total_statement(flt: ItemFilter, within: ColumnElement[bool] | None = None) -> Any:
+    c = feedback.c
+    return (
+        select(c.issue, func.count().label("items"))
+        .where(where_clause(flt), within if within is not None else true(), c.issue.is_not(None))
+        .group_by(c.issue)
     )
 
 
@@ -403,35 +425,83 @@ def _example(channel: str, row: Any, hits: tuple[AlertHitRow, ...] = ()) -> Exam
 #: The filter fields the rollups carry (a window and a category); any other set field, including one
 #: added to :class:`ItemFilter` later, counts on the rows.
 ROLLUP_FIELDS = frozenset({"from_", "to", "category"})
+#: The issue rollups' (ADR 0079): a window only (a department is one facet of theirs, not a key of each).
+ISSUE_ROLLUP_FIELDS = frozenset({"from_", "to"})
 
 
-def rollups_answer(flt: ItemFilter) -> bool:
-    """May the rollups count ``flt``? A window with both ends, narrowed at most by category; ``q``, a
-    store (one store's rows are its own share of the items), alert categories, type, source, severity and
-    sentiment stay on the rows (ADR 0033)."""
-    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in ROLLUP_FIELDS)
+def rollups_answer(flt: ItemFilter, carried: frozenset[str] = ROLLUP_FIELDS) -> bool:
+    """May the rollups that carry the fields ``carried`` count ``flt``? A window with both ends, narrowed
+    at most by those; ``q``, a store (one store's rows are its own share of the items), alert categories,
+    type, source, severity and sentiment stay on the rows (ADR 0033)."""
+    others = (getattr(flt, name) for name in ItemFilter.__dataclass_fields__ if name not in carried)
     return flt.from_ is not None and flt.to is not None and all(value is None for value in others)
 
 
-async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> tuple[list[Any], list[Any]]:
-    """The count rows and theme rows of ``flt``: from the rows alone, or, when the rollups may answer and
-    whole days lie inside the window, those days from the rollups and the rest of the window from the rows
-    (the same columns either way; the fold adds them key by key)."""
-    counts = themes = None
-    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        counts = rollups.plan(rollups.DAY, flt.from_, flt.to, midpoint)
-        themes = rollups.plan(rollups.DAY, flt.from_, flt.to)  # no halves: the midpoint's day is whole
-    if counts is None or themes is None or flt.to is None:
-        count_rows = (await conn.execute(_count_statement(flt, midpoint))).all()
-        return list(count_rows), list((await conn.execute(_theme_statement(flt))).all())
+def _plan(
+    flt: ItemFilter, bucket: rollups.Bucket, midpoint: str | None = None, carried: frozenset[str] = ROLLUP_FIELDS
+) -> rollups.Plan | None:
+    """The rollups' part of ``flt``'s window in ``bucket``s (split at ``midpoint``), or None when the rows
+    answer all of it (a filter the rollups do not carry, or no whole bucket inside the window)."""
+    if not rollups_answer(flt, carried) or flt.from_ is None or flt.to is None:
+        return None
+    return rollups.plan(bucket, flt.from_, flt.to, midpoint)
+
+
+#: A rows' statement of a filter, narrowed to one range of the window's edges.
+OnRows = Callable[[ItemFilter, ColumnElement[bool] | None], Any]
+#: A rollup's statement of a plan's whole buckets.
+OnRollups = Callable[[rollups.Plan], Any]
+
+
+async def _planned(
+    conn: AsyncConnection, flt: ItemFilter, part: rollups.Plan | None, on_rollups: OnRollups, on_rows: OnRows
+) -> list[Any]:
+    """The grouped rows of ``flt``: from the rows alone without a ``part``; else the rollups' whole buckets
+    and the rest of the window from the rows, one range a statement (an index range scan each). The same
+    columns either way: the fold adds them key by key."""
+    if part is None or flt.to is None:
+        return list((await conn.execute(on_rows(flt, None))).all())
+    rows = list((await conn.execute(on_rollups(part))).all())
     rest = replace(flt, from_=None, to=None)
-    count_rows = list((await conn.execute(rollups.count_statement(counts, flt.category))).all())
-    for within in _range_clauses(counts.row_ranges, flt.to):  # one range a statement: an index range scan each
-        count_rows += (await conn.execute(_count_statement(rest, midpoint, within))).all()
-    theme_rows = list((await conn.execute(rollups.theme_statement(themes, flt.category))).all())
-    for within in _range_clauses(themes.row_ranges, flt.to):
-        theme_rows += (await conn.execute(_theme_statement(rest, within))).all()
-    return count_rows, theme_rows
+    for within in _range_clauses(part.row_ranges, flt.to):
+        rows += (await conn.execute(on_rows(rest, within))).all()
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Grouped:
+    """The grouped rows of one store's answer: counts, category themes, and the issue view's."""
+
+    counts: list[Any]
+    themes: list[Any]
+    issues: list[Any]
+    issue_categories: list[Any]
+    issue_themes: list[Any]
+
+
+async def _grouped(conn: AsyncConnection, flt: ItemFilter, midpoint: str) -> Grouped:
+    """Whole UTC days of the window from the daily rollups, the rest from the rows (the midpoint's day
+    too when the midpoint cuts it: the halves stay exact); the themes have no halves, so their midpoint's
+    day is whole."""
+    halves, whole = _plan(flt, rollups.DAY, midpoint), _plan(flt, rollups.DAY)
+    issue_halves = _plan(flt, rollups.DAY, midpoint, ISSUE_ROLLUP_FIELDS)
+    issue_whole = _plan(flt, rollups.DAY, carried=ISSUE_ROLLUP_FIELDS)
+    category = flt.category
+    return Grouped(
+        await _planned(
+            conn,
+            flt,
+            halves,
+            lambda part: rollups.count_statement(part, category),
+            lambda f, within: _count_statement(f, midpoint, within),
+        ),
+        await _planned(conn, flt, whole, lambda part: rollups.theme_statement(part, category), _theme_statement),
+        await _planned(
+            conn, flt, issue_halves, rollups.issue_statement, lambda f, within: _issue_statement(f, midpoint, within)
+        ),
+        await _planned(conn, flt, issue_whole, rollups.issue_category_statement, _issue_category_statement),
+        await _planned(conn, flt, issue_whole, rollups.issue_theme_statement, _issue_theme_statement),
+    )
 
 
 async def _one_store(
@@ -444,8 +514,8 @@ async def _one_store(
         # SQLite: one read transaction over WAL is one snapshot already
         await conn.begin()
         rank_counts: dict[tuple[str, int], int] = {}
-        count_rows, theme_rows = await _grouped(conn, flt, midpoint)
-        for row in count_rows:
+        grouped = await _grouped(conn, flt, midpoint)
+        for row in grouped.counts:
             key = CountKey(
                 row.category or None,
                 row.severity or None,
@@ -462,16 +532,19 @@ async def _one_store(
             if key.category is not None:
                 at = (key.category, int(row.severity_rank or 0))
                 rank_counts[at] = rank_counts.get(at, 0) + int(row.items)
-        for row in theme_rows:
+        for row in grouped.themes:
             theme = out.themes.setdefault((row.category, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
-        for row in (await conn.execute(_issue_statement(flt, midpoint))).all():
-            issue_key = IssueKey(row.issue, row.store or None, row.category or None, bool(row.half))
+        for row in grouped.issues:
+            issue_key = IssueKey(row.issue, row.store or None, bool(row.half))
             counted = out.issues.setdefault(issue_key, Counted())
             counted.items += int(row.items)
             counted.rank_sum += int(row.ranks)
-        for row in (await conn.execute(_issue_theme_statement(flt))).all():
+        for row in grouped.issue_categories:
+            pair = (row.issue, row.category)
+            out.issue_categories[pair] = out.issue_categories.get(pair, 0) + int(row.items)
+        for row in grouped.issue_themes:
             theme = out.issue_themes.setdefault((row.issue, row.theme_base), ThemeCount())
             theme.items += int(row.items)
             theme.newest = max(theme.newest, row.newest)
@@ -517,16 +590,13 @@ async def window_aggregates(
 
 
 async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) -> dict[str, int]:
-    """Items per issue of ``flt`` over every store (on the rows): the previous period the issue groups
-    are held against (ADR 0055)."""
-    c = feedback.c
-    statement = (
-        select(c.issue, func.count().label("items")).where(where_clause(flt), c.issue.is_not(None)).group_by(c.issue)
-    )
+    """Items per issue of ``flt`` over every store (whole days from the rollups, the rest on the rows): the
+    previous period the issue groups are held against (ADR 0055)."""
+    part = _plan(flt, rollups.DAY, carried=ISSUE_ROLLUP_FIELDS)
 
     async def one(store: FeedbackStore) -> list[Any]:
         async with store.connection() as conn:
-            return list((await conn.execute(statement)).all())
+            return await _planned(conn, flt, part, rollups.issue_total_statement, _issue_total_statement)
 
     totals: dict[str, int] = {}
     for rows in await asyncio.gather(*(one(store) for store in stores)):
@@ -587,15 +657,13 @@ def _hours_statement(
 
 async def _hour_rows(conn: AsyncConnection, flt: ItemFilter, bounds: Sequence[str] | None) -> list[Any]:
     """The hour rows of ``flt``: whole hours from the rollup when it may answer, the rest from the rows."""
-    part = None
-    if rollups_answer(flt) and flt.from_ is not None and flt.to is not None:
-        part = rollups.plan(rollups.HOUR, flt.from_, flt.to)
-    if part is None or flt.to is None:
-        return list((await conn.execute(_hours_statement(flt, bounds=bounds))).all())
-    rows = list((await conn.execute(rollups.hours_statement(part, flt.category, bounds))).all())
-    for within in _range_clauses(part.row_ranges, flt.to):
-        rows += (await conn.execute(_hours_statement(replace(flt, from_=None, to=None), within, bounds))).all()
-    return rows
+    return await _planned(
+        conn,
+        flt,
+        _plan(flt, rollups.HOUR),
+        lambda part: rollups.hours_statement(part, flt.category, bounds),
+        lambda f, within: _hours_statement(f, within, bounds),
+    )
 
 
 async def window_hours(

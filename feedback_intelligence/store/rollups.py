@@ -5,7 +5,10 @@ transaction of every write of ``feedback``.
 - ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
 - ``feedback_hourly``: hour × category × operational alert → items (the series);
 - ``correction_daily``: day × store × proposing backend × model × field → saved proposals (field '') and
-  those in which a person corrected that field (ADR 0065: quality from the field).
+  those in which a person corrected that field (ADR 0065: quality from the field);
+- ``issue_daily``: day × issue × store → items and their severity ranks; ``issue_category_daily``:
+  day × issue × category → items; ``issue_theme_daily``: day × issue × shown theme → items and the newest
+  (the issue view, ADR 0079: one table a facet, so that stores never multiply categories' keys).
 
 How a write keeps them (one way for all):
 
@@ -20,8 +23,8 @@ How a write keeps them (one way for all):
   a theme, a day and a category, and the last item of a key leaving it (an erasure, a correction) must
   leave none of them behind. The row is locked by the upsert already, so the delete takes no new lock;
   on PostgreSQL a writer waiting to add to that key then inserts it afresh (``ON CONFLICT`` retries);
-- a theme key's newest item: raised by ``max`` on an increment; when the item that was the newest
-  leaves the key it is recomputed from that day's rows of the key (one indexed query).
+- a theme key's newest item (either theme rollup's): raised by ``max`` on an increment; when the item that
+  was the newest leaves the key it is recomputed from that day's rows of the key (one indexed query).
 
 Buckets are UTC, ``substr(timestamp, 1, 10)`` and ``(1, 13)`` of the fixed-width instant, the same on
 both engines: the report's window is instants, so a UTC bucket serves it as well as a local one and never
@@ -32,7 +35,7 @@ rest of the window (its edges, the midpoint's day) and every filter they do not 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -48,7 +51,16 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal, _TraverseInternalsType
 
-from feedback_intelligence.store.schema import correction_daily, feedback, feedback_daily, feedback_hourly, theme_daily
+from feedback_intelligence.store.schema import (
+    correction_daily,
+    feedback,
+    feedback_daily,
+    feedback_hourly,
+    issue_category_daily,
+    issue_daily,
+    issue_theme_daily,
+    theme_daily,
+)
 
 COUNT_KEY = ("category", "severity", "severity_rank", "sentiment", "rated", "alert", "needs_review", "structure_failed")
 #: What a row contributes: read before and after a change (the columns the rollups group by).
@@ -68,6 +80,7 @@ KEY_COLUMNS = (
     feedback.c.proposal_backend,
     feedback.c.proposal_model,
     feedback.c.corrected_fields,
+    feedback.c.issue,
 )
 #: The fields whose corrections ``correction_daily`` counts (the structure's, as the desk corrects them).
 CORRECTABLE = ("category", "theme", "severity", "type", "language", "sentiment")
@@ -76,8 +89,11 @@ IN_CHUNK = 5_000
 DAILY_KEY = ("day", *COUNT_KEY)
 HOURLY_KEY = ("hour", "category", "alert")
 THEME_KEY = ("day", "category", "theme_base")
+ISSUE_KEY = ("day", "issue", "store")
+ISSUE_CATEGORY_KEY = ("day", "issue", "category")
+ISSUE_THEME_KEY = ("day", "issue", "theme_base")
 
-ThemeKey = tuple[str, str, str]  # day, category, theme_base
+ThemeKey = tuple[str, str, str]  # day, what the theme is counted under (a category, an issue), theme_base
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +106,10 @@ class Contribution:
     theme: ThemeKey | None
     newest: str
     corrections: tuple[tuple[str, str, str, str, str], ...] = ()  # its ``correction_daily`` keys
+    issue: tuple[str, str, str] | None = None  # its ``issue_daily`` key, when it has an issue
+    rank: int = 0  # its severity_rank (0 for none), summed by ``issue_daily``
+    issue_category: tuple[str, str, str] | None = None  # with an issue and a category
+    issue_theme: ThemeKey | None = None  # its ``issue_theme_daily`` key, with an issue and a theme
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Contribution:
@@ -109,7 +129,19 @@ class Contribution:
         )
         theme_base = row.get("theme_base")
         theme = (stamp[:10], category, theme_base) if category is not None and theme_base is not None else None
-        return cls(daily, (stamp[:13], category or "", alert), theme, f"{stamp} {row['id']}", _correction_keys(row))
+        issue = row.get("issue")
+        day = stamp[:10]
+        return cls(
+            daily,
+            (stamp[:13], category or "", alert),
+            theme,
+            f"{stamp} {row['id']}",
+            _correction_keys(row),
+            (day, issue, row.get("store") or "") if issue is not None else None,
+            daily[3],
+            (day, issue, category) if issue is not None and category is not None else None,
+            (day, issue, theme_base) if issue is not None and theme_base is not None else None,
+        )
 
 
 def _correction_keys(row: Mapping[str, Any]) -> tuple[tuple[str, str, str, str, str], ...]:
@@ -122,18 +154,42 @@ def _correction_keys(row: Mapping[str, Any]) -> tuple[tuple[str, str, str, str, 
     return tuple((*head, name) for name in ("", *CORRECTABLE) if not name or f",{name}," in corrected)
 
 
-def _upsert(conn: AsyncConnection, table: Any, keys: Sequence[str], rows: list[dict[str, Any]], **also: Any) -> Any:
+def _upsert(
+    conn: AsyncConnection,
+    table: Any,
+    keys: Sequence[str],
+    rows: list[dict[str, Any]],
+    sums: Sequence[str] = ("items",),
+    **also: Any,
+) -> Any:
     statement = (postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert)(table)
-    adds = {"items": table.c["items"] + statement.excluded["items"]}
+    adds = {name: table.c[name] + statement.excluded[name] for name in sums}
     adds.update({name: value(statement) for name, value in also.items()})
     return conn.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=adds), rows)
 
 
 async def _add_counts(conn: AsyncConnection, table: Any, keys: Sequence[str], deltas: dict[Any, int]) -> None:
-    rows = [dict(zip(keys, key, strict=True), items=n) for key, n in sorted(deltas.items()) if n]
+    await _add_sums(conn, table, keys, {key: (n,) for key, n in deltas.items()})
+
+
+async def _add_sums(
+    conn: AsyncConnection,
+    table: Any,
+    keys: Sequence[str],
+    deltas: dict[Any, tuple[int, ...]],
+    sums: Sequence[str] = ("items",),
+) -> None:
+    """Add each key's ``deltas`` to its ``sums`` columns (items first); a key whose items went down and
+    reached 0 is deleted. A key whose items stay but whose other sums move (a severity corrected) is
+    updated too."""
+    rows = [
+        dict(zip(keys, key, strict=True), **dict(zip(sums, values, strict=True)))
+        for key, values in sorted(deltas.items())
+        if any(values)
+    ]
     if rows:
-        await _upsert(conn, table, keys, rows)
-    await _drop_emptied(conn, table, keys, [key for key, n in deltas.items() if n < 0])
+        await _upsert(conn, table, keys, rows, sums)
+    await _drop_emptied(conn, table, keys, [key for key, values in deltas.items() if values[0] < 0])
 
 
 async def _drop_emptied(conn: AsyncConnection, table: Any, keys: Sequence[str], lowered: list[tuple[Any, ...]]) -> None:
@@ -152,25 +208,54 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
     daily: dict[tuple[Any, ...], int] = {}
     hourly: dict[tuple[Any, ...], int] = {}
     corrections: dict[tuple[Any, ...], int] = {}
+    issues: dict[tuple[Any, ...], tuple[int, ...]] = {}  # items, ranks
+    issue_categories: dict[tuple[Any, ...], int] = {}
     for sign, rows in ((-1, before), (1, after)):
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
             hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
             for key in row.corrections:
                 corrections[key] = corrections.get(key, 0) + sign
+            if row.issue is not None:
+                items, ranks = issues.get(row.issue, (0, 0))
+                issues[row.issue] = (items + sign, ranks + sign * row.rank)
+            if row.issue_category is not None:
+                issue_categories[row.issue_category] = issue_categories.get(row.issue_category, 0) + sign
     await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
     await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
     await _add_counts(conn, correction_daily, CORRECTION_KEY, corrections)
-    await _apply_themes(conn, before, after)
+    await _add_sums(conn, issue_daily, ISSUE_KEY, issues, ("items", "ranks"))
+    await _add_counts(conn, issue_category_daily, ISSUE_CATEGORY_KEY, issue_categories)
+    for themes in THEMES:
+        await _apply_themes(conn, themes, before, after)
 
 
-async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
+@dataclass(frozen=True, slots=True)
+class Themes:
+    """A theme rollup: items and the newest ``timestamp id`` per day, a grouping column (``keys[1]``) and
+    theme; ``of`` is a row's key in it (None: the row has none)."""
+
+    table: Any
+    keys: tuple[str, str, str]
+    of: Callable[[Contribution], ThemeKey | None]
+
+
+THEMES = (
+    Themes(theme_daily, THEME_KEY, lambda row: row.theme),
+    Themes(issue_theme_daily, ISSUE_THEME_KEY, lambda row: row.issue_theme),
+)
+
+
+async def _apply_themes(
+    conn: AsyncConnection, themes: Themes, before: Sequence[Contribution], after: Sequence[Contribution]
+) -> None:
     old: dict[ThemeKey, set[str]] = {}
     new: dict[ThemeKey, set[str]] = {}
     for rows, into in ((before, old), (after, new)):
         for row in rows:
-            if row.theme is not None:
-                into.setdefault(row.theme, set()).add(row.newest)
+            key = themes.of(row)
+            if key is not None:
+                into.setdefault(key, set()).add(row.newest)
     upserts: list[dict[str, Any]] = []
     gone: dict[ThemeKey, set[str]] = {}
     lowered: list[ThemeKey] = []
@@ -178,12 +263,9 @@ async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], a
         was, now = old.get(key, set()), new.get(key, set())
         if was == now:  # the same items under the same key: nothing moves
             continue
-        day, category, theme_base = key
         upserts.append(
             {
-                "day": day,
-                "category": category,
-                "theme_base": theme_base,
+                **dict(zip(themes.keys, key, strict=True)),
                 "items": len(now) - len(was),
                 "newest": max(now - was, default=""),
             }
@@ -193,38 +275,38 @@ async def _apply_themes(conn: AsyncConnection, before: Sequence[Contribution], a
         if len(now) < len(was):
             lowered.append(key)
     if upserts:
-        t = theme_daily.c
+        t = themes.table.c
         await _upsert(
             conn,
-            theme_daily,
-            THEME_KEY,
+            themes.table,
+            themes.keys,
             upserts,
             newest=lambda s: case((s.excluded.newest > t.newest, s.excluded.newest), else_=t.newest),
         )
-    await _drop_emptied(conn, theme_daily, THEME_KEY, lowered)
+    await _drop_emptied(conn, themes.table, themes.keys, lowered)
     for key, left in gone.items():  # its newest read again (a key just deleted has no row to update)
-        await _recompute_newest(conn, key, left)
+        await _recompute_newest(conn, themes, key, left)
 
 
-async def _recompute_newest(conn: AsyncConnection, key: ThemeKey, gone: set[str]) -> None:
+async def _recompute_newest(conn: AsyncConnection, themes: Themes, key: ThemeKey, gone: set[str]) -> None:
     """The key's newest item left it: its newest is the max over the day's rows of the key (already
-    written in this transaction), read by the ``(category, timestamp)`` index."""
-    day, category, theme_base = key
+    written in this transaction), read by the ``(category, timestamp)`` or ``(issue, timestamp)`` index."""
     f = feedback.c
+    day, group, theme_base = key
     newest = (
         select(func.coalesce(func.max(f.timestamp + " " + f.id), ""))
         .where(
-            f.category == category,
+            f[themes.keys[1]] == group,
             f.timestamp >= DAY.start(day),
             f.timestamp <= DAY.end(day),
             f.theme_base == theme_base,
         )
         .scalar_subquery()
     )
-    t = theme_daily.c
+    t = themes.table.c
     await conn.execute(
-        update(theme_daily)
-        .where(t.day == day, t.category == category, t.theme_base == theme_base, t.newest.in_(sorted(gone)))
+        update(themes.table)
+        .where(*[t[name] == value for name, value in zip(themes.keys, key, strict=True)], t.newest.in_(sorted(gone)))
         .values(newest=newest)
     )
 
@@ -295,6 +377,36 @@ def _fills() -> list[Any]:
             .group_by(*theme_keys),
         ),
         *_correction_fills(),
+        *_issue_fills(),
+    ]
+
+
+def _issue_fills() -> list[Any]:
+    """The issue view's rollups from the rows (migration 0024 runs the same)."""
+    f = feedback.c
+    day = func.substr(f.timestamp, 1, 10)
+    issue_keys = (day, f.issue, func.coalesce(f.store, ""))
+    category_keys = (day, f.issue, f.category)
+    theme_keys = (day, f.issue, f.theme_base)
+    return [
+        insert(issue_daily).from_select(
+            [*ISSUE_KEY, "items", "ranks"],
+            select(*issue_keys, func.count(), func.coalesce(func.sum(f.severity_rank), 0))
+            .where(f.issue.is_not(None))
+            .group_by(*issue_keys),
+        ),
+        insert(issue_category_daily).from_select(
+            [*ISSUE_CATEGORY_KEY, "items"],
+            select(*category_keys, func.count())
+            .where(f.issue.is_not(None), f.category.is_not(None))
+            .group_by(*category_keys),
+        ),
+        insert(issue_theme_daily).from_select(
+            [*ISSUE_THEME_KEY, "items", "newest"],
+            select(*theme_keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
+            .where(f.issue.is_not(None), f.theme_base.is_not(None))
+            .group_by(*theme_keys),
+        ),
     ]
 
 
@@ -317,7 +429,15 @@ def _correction_fills() -> list[Any]:
     return fills
 
 
-ROLLUPS = (feedback_daily, feedback_hourly, theme_daily, correction_daily)
+ROLLUPS = (
+    feedback_daily,
+    feedback_hourly,
+    theme_daily,
+    correction_daily,
+    issue_daily,
+    issue_category_daily,
+    issue_theme_daily,
+)
 
 
 async def rebuild(conn: AsyncConnection) -> dict[str, int]:
@@ -327,9 +447,7 @@ async def rebuild(conn: AsyncConnection) -> dict[str, int]:
     adjusted them commits before the refill reads the rows and a write that has not waits for it:
     nothing is counted twice or lost. SQLite's single writer serialises it already."""
     if conn.dialect.name == "postgresql":
-        await conn.execute(
-            text("LOCK TABLE feedback_daily, feedback_hourly, theme_daily, correction_daily IN EXCLUSIVE MODE")
-        )
+        await conn.execute(text(f"LOCK TABLE {', '.join(t.name for t in ROLLUPS)} IN EXCLUSIVE MODE"))
     for table in ROLLUPS:
         await conn.execute(delete(table))
     for fill in _fills():
@@ -436,6 +554,50 @@ def theme_statement(part: Plan, category: str | None) -> Any:
         select(t.category, t.theme_base, func.sum(t["items"]).label("items"), func.max(t.newest).label("newest"))
         .where(*_narrowed(t.day, theme_daily, part, category))
         .group_by(t.category, t.theme_base)
+    )
+
+
+# The issue rollups carry no category: they answer a window without any other filter (aggregates.py).
+
+
+def issue_statement(part: Plan) -> Any:
+    """The rollups' issue rows of ``part`` by store and half, in the columns of the rows' statement."""
+    i = issue_daily.c
+    half = case((i.day < part.midpoint, 0), else_=1).label("half")
+    return (
+        select(i.issue, i.store, half, func.sum(i["items"]).label("items"), func.sum(i.ranks).label("ranks"))
+        .where(*_narrowed(i.day, issue_daily, part, None))
+        .group_by(i.issue, i.store, half)
+    )
+
+
+def issue_category_statement(part: Plan) -> Any:
+    """The rollups' items by issue and category of ``part``."""
+    c = issue_category_daily.c
+    return (
+        select(c.issue, c.category, func.sum(c["items"]).label("items"))
+        .where(*_narrowed(c.day, issue_category_daily, part, None))
+        .group_by(c.issue, c.category)
+    )
+
+
+def issue_theme_statement(part: Plan) -> Any:
+    """The rollups' issue × theme rows of ``part``: items and the newest ``timestamp id``."""
+    t = issue_theme_daily.c
+    return (
+        select(t.issue, t.theme_base, func.sum(t["items"]).label("items"), func.max(t.newest).label("newest"))
+        .where(*_narrowed(t.day, issue_theme_daily, part, None))
+        .group_by(t.issue, t.theme_base)
+    )
+
+
+def issue_total_statement(part: Plan) -> Any:
+    """The rollups' items per issue of ``part`` (the period before the window)."""
+    i = issue_daily.c
+    return (
+        select(i.issue, func.sum(i["items"]).label("items"))
+        .where(*_narrowed(i.day, issue_daily, part, None))
+        .group_by(i.issue)
     )
 
 

@@ -176,6 +176,42 @@ feedback_hourly = Table(
     PrimaryKeyConstraint("hour", "category", "alert", name="pk_feedback_hourly"),
 )
 
+# The issue view's rollups per UTC day (0024, ADR 0079), one a facet so that none multiplies another's keys:
+# items and their severity ranks by issue and store ('' for none), items by issue and category (rows with
+# a category), items by issue and shown theme with the newest "timestamp id" (rows with a theme). Only rows
+# with an issue, as the issue statements read.
+issue_daily = Table(
+    "issue_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("issue", String(64), nullable=False),
+    Column("store", String(32), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    Column("ranks", BigInteger, nullable=False),  # sum of severity_rank
+    PrimaryKeyConstraint("day", "issue", "store", name="pk_issue_daily"),
+)
+
+issue_category_daily = Table(
+    "issue_category_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("issue", String(64), nullable=False),
+    Column("category", String(64), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("day", "issue", "category", name="pk_issue_category_daily"),
+)
+
+issue_theme_daily = Table(
+    "issue_theme_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("issue", String(64), nullable=False),
+    Column("theme_base", String(THEME_MAX_CHARS), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    Column("newest", String(140), nullable=False),  # max(timestamp || ' ' || id)
+    PrimaryKeyConstraint("day", "issue", "theme_base", name="pk_issue_theme_daily"),
+)
+
 # Saved proposals and the fields people corrected in them per UTC day, store, backend and model (0021,
 # store/rollups.py, ADR 0065): ``field`` '' counts the saved proposals, a field's name those in which that
 # field was corrected. Kept with the report's rollups in the transaction of every write of ``feedback``.

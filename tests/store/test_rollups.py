@@ -18,7 +18,15 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.records import Derived, StoredFeedback, Structure
 from feedback_intelligence.store import aggregates, audit, rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
-from feedback_intelligence.store.schema import feedback_daily, feedback_hourly, theme_daily
+from feedback_intelligence.store.schema import (
+    feedback,
+    feedback_daily,
+    feedback_hourly,
+    issue_category_daily,
+    issue_daily,
+    issue_theme_daily,
+    theme_daily,
+)
 from feedback_intelligence.store.structure_queue import StructureQueue
 from tests.support.databases import migrated_url
 from tests.support.kinds import DATABASE_KINDS
@@ -60,19 +68,26 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             await s.aclose()
 
 
-Contents = tuple[dict[tuple[Any, ...], int], dict[tuple[Any, ...], tuple[int, str]], dict[tuple[Any, ...], int]]
+Contents = tuple[dict[tuple[Any, ...], Any], ...]
 
 
 async def _read(conn: Any) -> Contents:
-    """Every row of the rollups: daily, themes, hourly. A rebuild makes no row of 0, so a write that left
-    one (a key its last item left, holding the item's theme) reads unequal to it."""
+    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes. A rebuild
+    makes no row of 0, so a write that left one (a key its last item left, holding the item's theme) reads
+    unequal to it."""
     daily = (await conn.execute(select(feedback_daily))).all()
     themes = (await conn.execute(select(theme_daily))).all()
     hourly = (await conn.execute(select(feedback_hourly))).all()
+    issues = (await conn.execute(select(issue_daily))).all()
+    issue_categories = (await conn.execute(select(issue_category_daily))).all()
+    issue_themes = (await conn.execute(select(issue_theme_daily))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
         {tuple(r)[:-1]: int(r[-1]) for r in hourly},
+        {tuple(r)[:3]: (int(r[3]), int(r[4])) for r in issues},
+        {tuple(r)[:-1]: int(r[-1]) for r in issue_categories},
+        {tuple(r)[:3]: (int(r[3]), r[4]) for r in issue_themes},
     )
 
 
@@ -94,7 +109,7 @@ async def rebuilt(store: FeedbackStore) -> Contents:
 async def assert_kept(store: FeedbackStore) -> None:
     kept = await contents(store)
     assert kept == await rebuilt(store)
-    assert kept[0] and kept[2], "the rollups count something"
+    assert all(kept[k] for k in (0, 2, 3, 4, 5)), "the rollups count something"
 
 
 def entry(feedback_id: str) -> audit.AuditEntry:
@@ -116,6 +131,16 @@ async def test_every_kind_of_write_keeps_the_rollups_equal_to_a_rebuild(store: F
     structure = Structure("hevi", "kuitti", "high", "complaint", "fi", None)
     values = {"structure_json": _json(structure), "needs_review": True}
     assert await store.correct("r011", values, expected_revision=None, entries=[entry("r011")]) == 2
+    await assert_kept(store)
+
+    # a correction that changes the item's issue (a praise is its own issue) and its severity alone
+    was = await issue_of(store, "r014")
+    praise = Structure("maito_kylma", "maito", "low", "praise", "fi", None)
+    assert await store.correct("r014", {"structure_json": _json(praise)}, expected_revision=None, entries=[]) == 2
+    assert await issue_of(store, "r014") != was
+    await assert_kept(store)
+    graver = Structure("maito_kylma", "maito", "critical", "praise", "fi", None)
+    assert await store.correct("r014", {"structure_json": _json(graver)}, expected_revision=None, entries=[]) == 3
     await assert_kept(store)
 
     # the restructure pass and the alert rewrite (the newest of a theme key leaves it: recomputed)
@@ -151,6 +176,11 @@ async def test_every_kind_of_write_keeps_the_rollups_equal_to_a_rebuild(store: F
     await assert_kept(store)
 
 
+async def issue_of(store: FeedbackStore, feedback_id: str) -> str | None:
+    async with store.engine.connect() as conn:
+        return await conn.scalar(select(feedback.c.issue).where(feedback.c.id == feedback_id))
+
+
 class Renaming:
     """A new derivation (another rev) that shows every theme under another word: a re-derive pass moves
     every row's theme key."""
@@ -179,8 +209,8 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
 async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
     """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
     await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
-    daily, themes, hourly = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == 20
+    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 20
     assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
 
@@ -193,8 +223,8 @@ async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: Feedba
         *(store.erase(f"r{n:03d}", entry(f"r{n:03d}"), expected_revision=None) for n in range(8)),
         *(store.insert(item(n, 14, 9, text=f"jono {n}")) for n in range(8, 16)),
     )
-    daily, themes, hourly = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == 8
+    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 8
     assert themes[("2026-11-14", "maito_kylma", "maito")] == (8, f"{at(14, 9)} r015")
     await assert_kept(store)
 
@@ -229,8 +259,16 @@ async def test_migration_0011_deletes_the_rows_of_0_that_earlier_writes_left(emp
         await store.aclose()
 
 
-def _upgrade_to(connection: Any, revision: str) -> None:
-    from alembic import command
+async def test_migration_0024_fills_the_issue_rollups_from_the_rows(store: FeedbackStore) -> None:
+    await store.insert_batch([item(n, 2 + n % 5, n % 24, store=("s1", None)[n % 2]) for n in range(20)])
+    kept = await contents(store)
+    async with store.engine.begin() as conn:
+        await conn.run_sync(_downgrade_to, "0023")
+    await store.migrate()
+    assert await contents(store) == kept == await rebuilt(store)
+
+
+def _config(connection: Any) -> Any:
     from alembic.config import Config
 
     from feedback_intelligence.store.feedback_store import MIGRATIONS_DIR
@@ -238,7 +276,19 @@ def _upgrade_to(connection: Any, revision: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
-    command.upgrade(config, revision)
+    return config
+
+
+def _upgrade_to(connection: Any, revision: str) -> None:
+    from alembic import command
+
+    command.upgrade(_config(connection), revision)
+
+
+def _downgrade_to(connection: Any, revision: str) -> None:
+    from alembic import command
+
+    command.downgrade(_config(connection), revision)
 
 
 def _json(structure: Structure) -> str:
@@ -281,8 +331,9 @@ def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
     assert rollups.plan(rollups.HOUR, at(3, 22, 30), at(3, 23, 15)) is None
 
 
-async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint: str) -> tuple[Any, Any, Any]:
-    """The counts, themes and hours of ``flt`` from the rows alone (the path the rollups replace)."""
+async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint: str) -> tuple[Any, ...]:
+    """The counts, themes, hours, issues, issue categories, issue themes and items per issue of ``flt``
+    from the rows alone (the path the rollups replace)."""
     async with store.engine.connect() as conn:
         counts: dict[Any, int] = {}
         for row in (await conn.execute(aggregates._count_statement(flt, midpoint))).all():
@@ -296,33 +347,70 @@ async def _rows_only(store: FeedbackStore, flt: aggregates.ItemFilter, midpoint:
             (r.hour, r.category, bool(r.alert)): int(r.items)
             for r in (await conn.execute(aggregates._hours_statement(flt))).all()
         }
-    return counts, themes, hours
+        issues = {
+            aggregates.IssueKey(r.issue, r.store, bool(r.half)): (int(r.items), int(r.ranks))
+            for r in (await conn.execute(aggregates._issue_statement(flt, midpoint))).all()
+        }
+        issue_categories = {
+            (r.issue, r.category): int(r.items)
+            for r in (await conn.execute(aggregates._issue_category_statement(flt))).all()
+        }
+        issue_themes = {
+            (r.issue, r.theme_base): (int(r.items), r.newest)
+            for r in (await conn.execute(aggregates._issue_theme_statement(flt))).all()
+        }
+        totals = {r.issue: int(r.items) for r in (await conn.execute(aggregates._issue_total_statement(flt))).all()}
+    return counts, themes, hours, issues, issue_categories, issue_themes, totals
 
 
 @pytest.mark.parametrize("category", [None, "maito_kylma"])
+@pytest.mark.parametrize(
+    ("from_", "to", "midpoint"),
+    [
+        (at(3, 5, 30), at(9, 17, 45), at(6, 11, 15)),  # edges and the midpoint mid-hour
+        (at(3, 0), at(9, 23, 59), at(6, 0)),  # edges mid-day, the midpoint at a day's start
+        ("2026-11-02" + DAY, "2026-11-10T23:59:59.9999999+00:00", at(6, 11, 15)),  # whole days, cut midpoint
+    ],
+)
 async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
-    store: FeedbackStore, category: str | None
+    store: FeedbackStore, category: str | None, from_: str, to: str, midpoint: str
 ) -> None:
+    kinds = ("complaint", "complaint", "praise", "suggestion")
     batch = [
         item(
-            n, 2 + n % 9, (n * 7) % 24, category=("maito_kylma", "hevi")[n % 2], theme=("maito", "jono", "hylly")[n % 3]
+            n,
+            2 + n % 9,
+            (n * 7) % 24,
+            category=("maito_kylma", "hevi")[n % 2],
+            theme=("maito", "jono", "hylly")[n % 3],
+            severity=("low", "medium", "high")[n % 3],
+            type=kinds[n % 4],
+            text=("maito oli vanhaa", "jono oli pitkä", "hinta oli väärä", "hyllyt tyhjiä")[n % 4] + f" {n}",
+            store=("s1", "s2", None)[n % 3],
         )
-        for n in range(90)
+        for n in range(120)
     ]
     await store.insert_batch(batch)
-    flt = aggregates.ItemFilter(from_=at(3, 5, 30), to=at(9, 17, 45), category=category)
-    midpoint = at(6, 11, 15)
-    assert aggregates.rollups_answer(flt) and rollups.plan(rollups.DAY, flt.from_ or "", flt.to or "", midpoint)
+    flt = aggregates.ItemFilter(from_=from_, to=to, category=category)
+    assert aggregates.rollups_answer(flt) and rollups.plan(rollups.DAY, from_, to, midpoint)
     got = await aggregates.window_aggregates([store], flt, midpoint=midpoint, limit=5)
     hours = await aggregates.window_hours([store], flt)
+    totals = await aggregates.window_issue_counts([store], flt)
     counts: dict[Any, int] = {}
     for key, counted in got.counts.items():
         at_key = (key.category, key.severity, key.sentiment, key.rated, key.alert, key.needs_review, key.second_half)
         counts[at_key] = counts.get(at_key, 0) + counted.items
-    want_counts, want_themes, want_hours = await _rows_only(store, flt, midpoint)
+    want = await _rows_only(store, flt, midpoint)
+    want_counts, want_themes, want_hours, want_issues, want_issue_categories, want_issue_themes, want_totals = want
     assert counts == want_counts and sum(counts.values()) > 20
     assert {k: (t.items, t.newest) for k, t in got.themes.items()} == want_themes
     assert {(h.hour, h.category, h.alert): h.items for h in hours} == want_hours
+    assert {k: (c.items, c.rank_sum) for k, c in got.issues.items()} == want_issues
+    assert len({k.issue for k in want_issues}) > 1 and len({k.store for k in want_issues}) == 3
+    assert {k.second_half for k in want_issues} == {False, True}
+    assert got.issue_categories == want_issue_categories
+    assert {k: (t.items, t.newest) for k, t in got.issue_themes.items()} == want_issue_themes
+    assert totals == want_totals
 
 
 @pytest.mark.parametrize(
