@@ -7,7 +7,9 @@ timed as this process's CPU time (``time.process_time``). Every measured call is
 seen: the eval text with a number appended, a new one for each call (the evidence LRU, the folded-text and
 language caches are keyed by the text, so a repeat would hide the cost); the per-word caches (morphology,
 lemmas) are warmed first by one unmeasured pass, and what is alive then is frozen out of the garbage
-collector's passes, as in a running service (``loop_pauses``). The two paths alternate per text.
+collector's passes, as in a running service (``loop_pauses``). The two paths alternate per text. The old
+path asks lingua for every text's language; today's decides a text by its words when they leave no doubt
+(ADR 0084).
 
 A third measure is the floor both paths share, which no reading of the text changes: the prompt rendered,
 the call through the gate and runner to the instant backend, the personal-data scan of the preview. The
@@ -32,6 +34,7 @@ from typing import Any
 
 from bench.common import pf, print_table, summary_ms, write_result
 from bench.legacy_interpret import LegacyInterpretService, LegacyStructuringService
+from bench.legacy_rules import lingua_alone
 from feedback_intelligence.cli.loop_pauses import freeze_what_start_up_made
 from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.domain.loader import load_domain
@@ -79,9 +82,18 @@ def paths(domain: Domain, reply: dict[str, str]) -> Paths:
     return Paths(old, new, backend)
 
 
+async def interpret(service: InterpretService, text: str) -> None:
+    """``service``'s answer to ``text``; the old path's with every language asked of lingua."""
+    if isinstance(service, LegacyInterpretService):
+        with lingua_alone():
+            await service.interpret(text, visitor="bench")
+    else:
+        await service.interpret(text, visitor="bench")
+
+
 async def _cpu_ms(service: InterpretService, text: str) -> float:
     start = time.process_time()
-    await service.interpret(text, visitor="bench")
+    await interpret(service, text)
     return (time.process_time() - start) * 1000
 
 
@@ -106,8 +118,8 @@ async def measure_domain(name: str, *, rounds: int, limit: int | None) -> dict[s
     texts = eval_texts(name, limit)
     p = paths(domain, REPLIES[name])
     for text in texts:  # warm the per-word caches and the lexicons, unmeasured
-        await p.old.interpret(text, visitor="bench")
-        await p.new.interpret(text, visitor="bench")
+        await interpret(p.old, text)
+        await interpret(p.new, text)
     freeze_what_start_up_made()  # as the service does once started: the warm heap is not walked again
     old: list[float] = []
     new: list[float] = []

@@ -5,13 +5,15 @@ Each lexicon ran its own automaton over the text (alerts, category keywords, swe
 derivation the issue's keywords), the keyword rules made the text's base forms again for the issue, the
 swearing was assessed twice for a row saved for later, and the derivation folded the text again and
 detected its language again for the theme guard. Only the wiring is kept here: the rules are today's,
-called as they were (without a scan, each lexicon reads the text itself).
+called as they were (without a scan, each lexicon reads the text itself), and every language asked of
+lingua (:func:`lingua_alone`: no text decided by its words, ADR 0084).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from feedback_intelligence.derivation.derive import (
     _corrected_fields,
@@ -29,9 +31,21 @@ from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.records import Derived, DerivedAlert, RuleAdvice, StoredFeedback, Structure
 from feedback_intelligence.services.ingest import IngestCommand, IngestService
+from feedback_intelligence.text import language
 from feedback_intelligence.text.bounds import THEME_MAX_CHARS
 from feedback_intelligence.text.language import LanguageGuess, detect_languages
 from feedback_intelligence.text.matching import fold
+
+
+@contextmanager
+def lingua_alone() -> Iterator[None]:
+    """Every language detected inside asked of lingua, as before a text's words could decide it."""
+    decide = language.pre_decided
+    language.pre_decided = lambda text, candidates: None
+    try:
+        yield
+    finally:
+        language.pre_decided = decide
 
 
 def evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> TextEvidence:

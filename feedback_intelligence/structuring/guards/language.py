@@ -54,7 +54,7 @@ def language_rejection(
     expected = domain.detection_languages
     if code in expected:
         guess = detect(text, domain, evidence)
-        if guess is not None and guess.clear and guess.code != code:
+        if guess is not None and guess.code != code and guess.clear:  # the same code: no confidence asked
             return CONTRADICTS_TEXT, guess.code
         return None
     if clearly_in(text, code, expected):
