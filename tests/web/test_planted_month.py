@@ -8,6 +8,7 @@ planted story must be there with its store's name, and the food-safety case firs
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -179,3 +180,22 @@ def test_the_report_below_says_its_own_period_and_what_its_halves_are(pages, app
     store = page.locator("#issues-list .issue-store").first
     halves = re.fullmatch(r" \((\d+) → (\d+)\)", store.locator(".issue-halves").inner_text())
     assert halves is not None and int(halves[1]) + int(halves[2]) == int(store.locator(".issue-count").inner_text())
+
+
+def test_the_series_says_its_significance_rule_in_its_own_numbers(pages, app) -> None:
+    """ "The trend rule's limit" named nothing a reader could check: the note under the series says the rule
+    (a change of at least z·√n over n items of both periods, at least min of them) with the report's own z
+    and min, and what z means at 100 items."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    series = answered.value.json()["series"]
+    z = f"{series['thresholdZ']:g}".replace(".", ",")
+    at_100 = math.ceil(series["thresholdZ"] * 10 - 1e-9)
+    expect(page.locator("#report-series .series-rule")).to_contain_text(
+        f"Muutos on merkitsevä, kun se on vähintään {z} × √n, missä n on molempien jaksojen palautteet yhteensä "
+        f"(z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {at_100} tai enemmän), ja palautteita on "
+        f"yhteensä vähintään {series['minItems']}.",
+        timeout=15000,
+    )
+    expect(page.locator("#report-series")).not_to_contain_text("trendisäännön")

@@ -176,6 +176,14 @@ function seriesFigure(line, series, t) {
         " ", h("strong", null, verdict)));
 }
 
+/** The report's trend rule in its own numbers (report.series: thresholdZ, minItems): a change is significant
+ * at z = change ÷ √n ≥ thresholdZ over n ≥ minItems items of both periods; `example` is the smallest change
+ * that is at 100 items, so "z" has a size a reader knows. */
+export function ruleNumbers(series, t) {
+  const z = series.thresholdZ;
+  return { z: formatNumber(z, t, 2).replace(/^\+/, ""), example: Math.ceil(z * 10 - 1e-9), min: series.minItems };
+}
+
 /** Paint the series into `container`: a caption saying the buckets and the zone, then one figure per line. */
 export function renderSeries(container, series, t) {
   container.replaceChildren();
@@ -188,8 +196,8 @@ export function renderSeries(container, series, t) {
   const shown = lines.slice(0, SERIES_LINES);
   container.append(
     h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
-    h("p", { class: "chart-note" }, t("series.note", {
-      from: formatDay(series.previousStarts[0], t), zone: series.timezone, min: series.minItems })),
+    h("p", { class: "chart-note series-rule" }, t("series.note", {
+      from: formatDay(series.previousStarts[0], t), zone: series.timezone, ...ruleNumbers(series, t) })),
     series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",
     h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
   // the DOM's own append writes a null as the text "null": the note only when lines were left out

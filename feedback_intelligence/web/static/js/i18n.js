@@ -302,7 +302,9 @@ const en = {
   "series.headingDay": "Feedback per day, beside the previous period",
   "series.headingWeek": "Feedback per week, beside the previous period",
   "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
-    + "{zone}. A change counts as significant when it reaches the trend rule's limit with at least {min} items.",
+    + "{zone}. A change counts as significant when it is at least {z} × √n, n being the items of both periods "
+    + "together (z = change ÷ √n, at least {z}: with 100 items a change of {example} or more), and there are at "
+    + "least {min} items in all.",
   "series.totals": "now {now} · before {before}",
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
@@ -787,7 +789,9 @@ const fi = {
   "series.headingDay": "Palautteet päivittäin edelliseen jaksoon verrattuna",
   "series.headingWeek": "Palautteet viikoittain edelliseen jaksoon verrattuna",
   "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
-    + "{zone}. Muutos on merkitsevä, kun se ylittää trendisäännön rajan ja palautteita on vähintään {min}.",
+    + "{zone}. Muutos on merkitsevä, kun se on vähintään {z} × √n, missä n on molempien jaksojen palautteet "
+    + "yhteensä (z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {example} tai enemmän), ja palautteita on "
+    + "yhteensä vähintään {min}.",
   "series.totals": "nyt {now} · ennen {before}",
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
