@@ -199,3 +199,38 @@ def test_the_series_says_its_significance_rule_in_its_own_numbers(pages, app) ->
         timeout=15000,
     )
     expect(page.locator("#report-series")).not_to_contain_text("trendisäännön")
+
+
+def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(pages, app) -> None:
+    """The tiles, the brief and the cases count different things: each tile says what it counts in words on
+    the page, and the alerts' tile splits its items into those in a case, the morning digest's, and the rest,
+    in numbers that add up to it and agree with the report and the case list."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    report = answered.value.json()
+    tiles = page.locator("#report-charts .kpis")
+    date = r"\d+\.\d+\.\d{4}"
+    expect(tiles.locator("[data-kpi=entries] .kpi-what")).to_have_text(
+        re.compile(rf"^kaikki palautteet {date} – {date}$"), timeout=15000
+    )
+    expect(tiles.locator("[data-kpi=severe] .kpi-label")).to_have_text("Korkea + Kriittinen")
+    expect(tiles.locator("[data-kpi=severe] .kpi-what")).to_have_text("vakavuudeltaan näin arvioidut, hälytys tai ei")
+    expect(tiles.locator("[data-kpi=review] .kpi-what")).to_have_text(
+        "palautteet, joiden kentät ihmisen pitää tarkistaa"
+    )
+
+    alerts = tiles.locator("[data-kpi=alerts]")
+    total = next(line for line in report["series"]["lines"] if line["key"] == "alert")["currentTotal"]
+    expect(alerts.locator(".kpi-value")).to_have_text(str(total))
+    assert len(report["alerts"]) == total  # a month of this chain: every alert item listed
+    in_case = sum(n for state, n in report["alertCases"].items() if state != "none")
+    digest = sum(all(hit["category"] == "payment" for hit in row["deterministicHits"]) for row in report["alerts"])
+    parts = f"{in_case} kiireellistä: tapauksessa · {digest} aamun koosteeseen, ei tapausta"
+    rest = total - in_case - digest
+    expect(alerts.locator(".kpi-what")).to_have_text(
+        parts + (f" · {rest} ilman tapausta: tuotu jälkikäteen tai mallin löytämä" if rest else "")
+    )
+    assert in_case > 0 and digest > 0
+    # the cases the tile counts are the case list's (every case of this month is an alert's)
+    expect(page.locator("#cases-list li.case")).to_have_count(in_case, timeout=15000)
