@@ -83,7 +83,9 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     )
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
-    expect(turku).to_contain_text(re.compile(r"· \d+ hälytystä · 0 avoinna"))
+    # all of them payment: the morning digest's, which the line says, and no case
+    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 koosteeseen\) · 0 avointa tapausta"))
+    expect(turku.locator(".brief-managers")).to_have_count(0)  # no accounts: who manages it is not known
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
     expect(injury).to_contain_text(NAMES[INJURY_STORE])
@@ -234,3 +236,35 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     assert in_case > 0 and digest > 0
     # the cases the tile counts are the case list's (every case of this month is an alert's)
     expect(page.locator("#cases-list li.case")).to_have_count(in_case, timeout=15000)
+
+
+def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:
+    """ "The others go into the morning digest" told a manager nothing they could open: the brief says how many
+    went there, that with no notify route the digest reaches no one (the page is then the only place they are
+    read), and links each store's digest alerts of the week."""
+    page = pages.open(app.url + "/", viewport=SIZES["desktop"])
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    week = httpx.get(app.url + "/report/brief", timeout=30).json()
+    digest = week["totals"]["digestAlertItems"]
+    urgent = week["totals"]["alertItems"] - digest
+    assert digest > 0 and urgent > 0
+    totals = page.locator("#brief-totals")
+    expect(totals).to_have_attribute("data-digest", str(digest))
+    expect(totals).to_contain_text(
+        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta menee "
+        "aamun koosteeseen"
+    )
+    note = page.locator("#brief-digest")
+    expect(note).to_be_visible()
+    expect(note).to_have_attribute("data-routes", "0")
+    expect(note).to_contain_text(
+        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska "
+        "ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla."
+    )
+    stores = [row for row in week["stores"] if row["digestAlertItems"]]
+    links = note.locator(".brief-digest-week a")
+    expect(links).to_have_count(len(stores))
+    for link, row in zip(links.all(), stores, strict=True):
+        expect(link).to_have_text(f"{row['name']} {row['digestAlertItems']}")
+        expect(link).to_have_attribute("href", f"/?store={row['store']}#alerts-box")
+    assert PAYMENT_STORE in {row["store"] for row in stores}

@@ -76,3 +76,17 @@ def test_the_change_log_says_every_action_in_words(pages, app) -> None:
     expect(page.locator('#audit-list li[data-action="account.grant"]').first).to_contain_text("rooli myönnetty")
     for text in entries.all_text_contents():
         assert "audit.action" not in text and "null" not in text, text
+
+
+def test_the_brief_names_each_stores_manager(pages, app) -> None:
+    """The chain's manager reads who manages each store on its line in the brief: the person granted `manager`
+    of it, or that no one is (a chain-wide grant is every store's, so it names no store's manager)."""
+    page = _sign_in(pages, app, "maija", "/")
+    page.wait_for_url(app.url + "/")
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    rows = page.locator("#brief-stores li.brief-store-row")
+    expect(rows).to_have_count(len(STORES))
+    expect(page.locator("#brief-stores li[data-store='hki-kamppi'] .brief-managers")).to_have_text(" · päällikkö: pia")
+    for store in STORES[1:]:
+        line = page.locator(f"#brief-stores li[data-store='{store['id']}'] .brief-managers")
+        expect(line).to_have_text(" · ei nimettyä päällikköä")

@@ -996,8 +996,8 @@ const fi = {
 // ---- the management view's brief, store names and audit words (kept apart to ease merging)
 Object.assign(en, {
   "brief.heading": "This week",
-  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: the urgent ones open a case, the others go into the morning digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${digest === 1 ? "other goes" : "others go"} into the morning digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -1006,8 +1006,20 @@ Object.assign(en, {
   "brief.rise": "{label}: {current} (week before {previous})",
   "brief.department": "department {label}",
   "brief.stores": "Stores",
-  "brief.storeLine": ({ items, previous, alerts, open }) =>
-    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"} · ${open} open`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
+    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} to the digest)` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
+  "brief.managers": "manager: {names}",
+  "brief.noManager": "no manager named",
+  "brief.digestTitle": "Morning digest ({categories}):",
+  "brief.digestTo": "these alerts open no case; one message gathers them, sent every morning at {hour}:00 (the day before's alerts) to {routes}.",
+  "brief.digestNowhere": "these alerts open no case. No digest is sent to anyone, as no notify channel is set (FI_NOTIFY_CHANNELS): they are read on this page alone.",
+  "brief.digestWeek": "This week:",
+  "brief.digestStore": "{name} {n}",
+  "brief.digestNone": "None this week.",
+  "brief.digestKind.smtp": "e-mail",
+  "brief.digestKind.webhook": "webhook",
+  "brief.digestKind.slack": "Slack",
+  "brief.digestKind.teams": "Teams",
   "brief.headingDates": "The last 7 days (since {from})",
   "brief.overdue": "Overdue (due {after} after the incident: {time})",
   "brief.good": "Good news:",
@@ -1041,8 +1053,8 @@ Object.assign(en, {
 });
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
-  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: kiireelliset avaavat tapauksen, muut kootaan aamun koosteeseen · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${digest === 1 ? "muu menee" : "muuta menee"} aamun koosteeseen · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
@@ -1051,8 +1063,20 @@ Object.assign(fi, {
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
   "brief.department": "osasto {label}",
   "brief.stores": "Myymälät",
-  "brief.storeLine": ({ items, previous, alerts, open }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"} · ${open} avoinna`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} koosteeseen)` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
+  "brief.managers": "päällikkö: {names}",
+  "brief.noManager": "ei nimettyä päällikköä",
+  "brief.digestTitle": "Aamun kooste ({categories}):",
+  "brief.digestTo": "nämä hälytykset eivät avaa tapausta, vaan ne kootaan yhteen viestiin, joka lähtee joka aamu klo {hour}.00 (edellisen päivän hälytykset) kanaviin {routes}.",
+  "brief.digestNowhere": "nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla.",
+  "brief.digestWeek": "Tällä viikolla:",
+  "brief.digestStore": "{name} {n}",
+  "brief.digestNone": "Tällä viikolla ei yhtään.",
+  "brief.digestKind.smtp": "sähköposti",
+  "brief.digestKind.webhook": "webhook",
+  "brief.digestKind.slack": "Slack",
+  "brief.digestKind.teams": "Teams",
   "brief.headingDates": "Viimeiset 7 päivää ({from} alkaen)",
   "brief.overdue": "Myöhässä (määräaika {after} tapahtumasta: {time})",
   "brief.good": "Hyvä uutinen:",
