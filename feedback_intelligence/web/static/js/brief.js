@@ -34,7 +34,7 @@ function excerpt(text) {
   return text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}…`;
 }
 
-function caseLine(item, names, t, topTier) {
+function caseLine(item, names, t, topTier, managersOf = {}) {
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const store = storeName(names, item.item?.store) || t("brief.noStore");
   return h("li", { class: ["brief-case", item.tier === topTier && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
@@ -50,6 +50,10 @@ function caseLine(item, names, t, topTier) {
       openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${t(openedNote(item), { time: formatShortTime(item.openedAt, t) })}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
+      // nobody has it yet: the store's managers are who would (the brief's store rows know them)
+      !item.owner && managersOf[item.item?.store]?.length
+        ? h("span", { class: "muted brief-case-managers" },
+          ` (${t("brief.managers", { names: managersOf[item.item.store].join(", ") })})`) : "",
       // the line is the way to act: it opens the case below, where it is taken and closed
       " ", h("span", { class: "brief-go" }, `${item.owner ? t("brief.open") : t("cases.take")} →`)),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
@@ -148,7 +152,8 @@ function render(brief, cases, names, t) {
   el.totals.dataset.open = String(active.length);
 
   const topTier = active.length ? Math.max(...active.map((c) => c.tier ?? -1)) : null;
-  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier));
+  const managersOf = Object.fromEntries(brief.stores.map((row) => [row.store, row.managers || []]));
+  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier, managersOf));
   const more = active.length > ACT_SHOWN
     ? h("li", { class: "brief-more" }, h("a", { href: "#cases" }, t("brief.actMore", { n: active.length }))) : null;
   el.act.replaceChildren(...(shown.length ? shown : [h("li", { class: "muted" }, t("brief.actNone"))]), more || "");
