@@ -480,6 +480,7 @@ def schema_json(domain: Domain) -> dict[str, Any]:
         "sentimentLabels": dict(domain.sentiments),
         "typeSentiment": dict(domain.type_sentiment),
         "alertCategories": list(domain.alert_keywords),
+        "digestAlertCategories": list(domain.digest_alert_categories),
         "caseRootCauses": {key: dict(labels) for key, labels in domain.case_root_causes.items()},
         "issues": list(domain.issues),
         "issueLabels": domain.issue_labels(),

@@ -10,21 +10,26 @@ rule, over the issue's count: a problem spread over departments shows as one ris
 that a rising problem makes at least half of is not listed beside it: the problem's line names the
 department ("Jonot ja odotus (Kassa & palvelu)"), so one change is read once. Deterministic: never
 waits for or starts the language model.
+
+What the page cannot see otherwise travels with it (ADR 0083): the week's alerts of the domain's digest
+categories (they open no case; the next morning's digest tells them), where and when that digest goes, and
+who manages each store (its accounts' ``manager`` grants).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import Field
 
 from feedback_intelligence.config import ReportSettings
+from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.ticks import from_ticks
-from feedback_intelligence.report.model import IssueGroup, Report, SeriesLine, WireModel
+from feedback_intelligence.report.model import AlertRow, IssueGroup, Report, SeriesLine, WireModel
 from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
@@ -69,6 +74,12 @@ class WeekCounts(WireModel):
     previous_items: int = Field(description="Items the week before.")
     alert_items: int = Field(description="Items with an alert this week (all of them, not the alert list's cap).")
     previous_alert_items: int = Field(description="Items with an alert the week before.")
+    digest_alert_items: int = Field(
+        0,
+        description="Of this week's listed alert items (the report's alert list, at most FI_REPORT_MAX_ITEMS), "
+        "those whose alerts are all of the digest categories (`digest.categories`): they open no case and are told "
+        "in the next morning's digest. The rest of `alertItems` page a person and open (or join) a case.",
+    )
     rises: list[Change] = Field(
         description="Significant rises against the week before: the clear ones first, each part the largest z first."
     )
@@ -77,6 +88,30 @@ class WeekCounts(WireModel):
 class StoreWeek(WeekCounts):
     store: str = Field(description="The store id (`?store=` of its report).")
     name: str = Field(description="The store's name (FI_STORES), or its id.")
+    managers: list[str] | None = Field(
+        None,
+        description="Who manages the store: the display names of the enabled accounts with a `manager` grant of "
+        "this store (not of the whole chain), by name; empty when no one has one; null without accounts "
+        "(FI_AUTH=none), where the service does not know.",
+    )
+
+
+class DigestRoute(WireModel):
+    name: str = Field(description="The route's name in FI_NOTIFY_CHANNELS.")
+    kind: str = Field(description="`webhook`, `slack`, `teams` or `smtp` (e-mail).")
+
+
+class Digest(WireModel):
+    """The day's digest of the alerts that page nobody (workers/alert_digest.py, ADR 0057), as the page tells it."""
+
+    categories: list[str] = Field(description="The alert categories that open no case and wait for the digest.")
+    hour: int = Field(
+        description="The shop's hour (FI_TIMEZONE) from which the day before's digest goes out (FI_NOTIFY_DIGEST_HOUR)."
+    )
+    routes: list[DigestRoute] = Field(
+        description="The notify routes (FI_NOTIFY_CHANNELS) that take an alert of those categories; empty: the "
+        "digest goes nowhere and this page is the only place those alerts are read."
+    )
 
 
 class Brief(WireModel):
@@ -84,6 +119,7 @@ class Brief(WireModel):
     window_to: str = Field(description="This week's end (normalised UTC).")
     totals: WeekCounts = Field(description="The caller's whole reach (the chain, or their stores).")
     stores: list[StoreWeek] = Field(description="One row per store in reach, in the order of FI_STORES (else by id).")
+    digest: Digest | None = Field(None, description="Where the alerts of `digestAlertItems` are told; null: not said.")
 
 
 def _line(report: Report, key: str) -> SeriesLine | None:
@@ -125,6 +161,15 @@ def _alerts_issue(report: Report) -> str | None:
         return None
     issue, count = found.most_common(1)[0]
     return issue if 2 * count >= len(report.alerts) else None
+
+
+def digest_only(row: AlertRow, domain: Domain) -> bool:
+    """An alert row that opens no case: its operational alert categories (the one rule,
+    ``deterministic.alerts.operational_categories``) are all the domain's digest ones, so the next morning's
+    digest tells it. One paging category pages the item; a row the model's screen added has no hits and
+    is no digest's (the digest reads keyword alerts)."""
+    categories = [hit.category for hit in row.deterministic_hits if not domain.is_demoted(hit.category)]
+    return bool(categories) and not any(domain.pages_for(category) for category in categories)
 
 
 def _counts(report: Report, domain: Domain) -> WeekCounts:
@@ -192,19 +237,45 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
         previous_items=everything.previous_total if everything else 0,
         alert_items=alerts.current_total if alerts else 0,
         previous_alert_items=alerts.previous_total if alerts else 0,
+        digest_alert_items=sum(1 for row in report.alerts if digest_only(row, domain)),
         rises=rises,
     )
 
 
+def digest_of(routes: Sequence[NotifyRoute], domain: Domain, hour: int) -> Digest:
+    """Where the day's digest goes: the routes that could take an alert of a digest category (a route's
+    ``categories`` naming one of them, or none at all; escalation routes take escalations only). A route's
+    ``stores`` and ``minSeverity`` narrow which items it takes, not whether it takes a digest."""
+    digest = domain.digest_alert_categories
+    taking = [
+        DigestRoute(name=route.name, kind=route.kind)
+        for route in routes
+        if not route.escalation and (route.categories is None or set(route.categories) & set(digest))
+    ]
+    return Digest(categories=list(digest), hour=hour, routes=taking if digest else [])
+
+
+Managers = Callable[[str], Awaitable[list[str] | None]]
+
+
 async def brief(
-    service: ReportService, week: Window, store_ids: Sequence[str], name_of: Callable[[str], str], *, chain: bool
+    service: ReportService,
+    week: Window,
+    store_ids: Sequence[str],
+    name_of: Callable[[str], str],
+    *,
+    chain: bool,
+    managers_of: Managers | None = None,
+    digest: Digest | None = None,
 ) -> Brief:
     """The seven days of ``week`` for each of ``store_ids`` and in total: the chain's own report when the
-    caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own)."""
+    caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own).
+    ``managers_of`` names a store's managers (None: no accounts); ``digest`` says where the digest goes."""
     rows: list[StoreWeek] = []
     for store in store_ids:
         counts = _counts(await service.deterministic(week.narrowed(store=store), mode="standard"), service.domain)
-        rows.append(StoreWeek(store=store, name=name_of(store), **counts.model_dump()))
+        managers = await managers_of(store) if managers_of is not None else None
+        rows.append(StoreWeek(store=store, name=name_of(store), managers=managers, **counts.model_dump()))
     if chain:
         totals = _counts(await service.deterministic(week.narrowed(store=None), mode="standard"), service.domain)
     else:
@@ -213,9 +284,10 @@ async def brief(
             previous_items=sum(row.previous_items for row in rows),
             alert_items=sum(row.alert_items for row in rows),
             previous_alert_items=sum(row.previous_alert_items for row in rows),
+            digest_alert_items=sum(row.digest_alert_items for row in rows),
             rises=[],
         )
-    return Brief(window_from=week.from_norm, window_to=week.to_norm, totals=totals, stores=rows)
+    return Brief(window_from=week.from_norm, window_to=week.to_norm, totals=totals, stores=rows, digest=digest)
 
 
 def brief_week(to: str | None, now: datetime, options: ReportSettings, filters: ItemFilter | None = None) -> Window:

@@ -12,6 +12,8 @@ from tests.api.test_hardening import client
 from tests.api.test_stores import app_with
 from tests.edge.test_real_app import LOOPBACK
 from tests.support.monday_data import RISE_CATEGORY, RISE_STORE, SAFETY_ID, STORES, fortnight
+from tests.support.people import add_user, people_settings, running_app, sign_in
+from tests.support.people import client as people_client
 
 
 def _planted(
@@ -57,6 +59,9 @@ async def test_the_brief_counts_each_stores_week_and_lists_only_the_planted_rise
                     department = next(line for line in own["series"]["lines"] if line["key"] == RISE_CATEGORY)
                     assert row["rises"][0]["label"].endswith(f"({department['label']})"), row["rises"][0]
             assert brief["totals"]["items"] == sum(data.this_week.values())
+            # no accounts: who manages a store is not known (not "no one"); no routes: the digest goes nowhere
+            assert {row["managers"] for row in brief["stores"]} == {None}
+            assert brief["digest"] == {"categories": ["payment"], "hour": 7, "routes": []}
             assert brief["totals"]["previousItems"] == sum(data.week_before.values())
             one = (await visitor.get("/report/brief", params={"to": now.isoformat(), "store": RISE_STORE})).json()
             assert [row["store"] for row in one["stores"]] == [RISE_STORE]
@@ -172,3 +177,58 @@ async def test_a_rise_chance_could_give_is_listed_after_the_clear_ones_and_says_
             row = next(row for row in brief["stores"] if row["store"] == store)
             rises = [(rise["key"], rise["current"], rise["previous"], rise["clear"]) for rise in row["rises"]]
             assert rises == [("issue:queue_waiting", 18, 2, True), ("issue:cleanliness", 12, 5, False)], rises
+
+
+async def test_the_brief_names_each_stores_managers_and_where_the_mornings_digest_goes(tmp_path: Path) -> None:
+    """With accounts, a store's line names the people granted `manager` of it (a chain-wide manager is no one
+    store's; a clerk manages nothing); the week's payment alerts are counted apart, as the morning digest's,
+    which goes to the routes that take payment alerts (not the food-safety one, not the escalations')."""
+    hook = {"kind": "webhook", "url": "https://hooks.example/fi", "unsigned": True}
+    routes = [
+        {"name": "kassat", **hook, "categories": ["payment"]},
+        {"name": "turva", **hook, "categories": ["food_safety"]},
+        {"name": "paivystys", **hook, "escalation": True},
+        {
+            "name": "posti",
+            "kind": "smtp",
+            "url": "smtp://mail.example:25",
+            "from": "fi@example.fi",
+            "to": "a@example.fi",
+        },
+    ]
+    settings = people_settings(
+        tmp_path,
+        stores=json.dumps(STORES),
+        notify_channels=json.dumps(routes),
+        notify_digest_hour=6,
+        notify_worker=False,  # nothing is delivered here: the brief only says where it would go
+    )
+    first, second = STORES[0]["id"], STORES[1]["id"]
+    async with running_app(settings) as app:
+        await add_user(app, "pia", ("manager", first))
+        await add_user(app, "olli", ("manager", first), ("manager", second))
+        await add_user(app, "maija", ("manager", "*"))
+        await add_user(app, "kalle", ("clerk", second))
+        now = datetime.now(UTC)
+        data = fortnight(now)
+        async with people_client(app, LOOPBACK) as operator, people_client(app) as manager:
+            imported = await operator.post("/feedback/batch", json={"items": data.items})
+            assert imported.status_code == 200, imported.text
+            assert (await sign_in(manager, "maija")).status_code == 200
+            brief = (await manager.get("/report/brief", params={"to": now.isoformat()})).json()
+            cases = (await manager.get("/cases")).json()["cases"]
+    managers = {row["store"]: row["managers"] for row in brief["stores"]}
+    assert managers == {first: ["olli", "pia"], second: ["olli"]} | {s["id"]: [] for s in STORES[2:]}
+    assert brief["digest"] == {
+        "categories": ["payment"],
+        "hour": 6,
+        "routes": [{"name": "kassat", "kind": "webhook"}, {"name": "posti", "kind": "smtp"}],
+    }
+    # every store's three card charges of the week are the digest's; its other alerts page (a case each)
+    for row in brief["stores"]:
+        assert row["digestAlertItems"] == 3, row
+    assert brief["totals"]["digestAlertItems"] == 3 * len(STORES)
+    urgent = brief["totals"]["alertItems"] - brief["totals"]["digestAlertItems"]
+    assert urgent > 0 and urgent == len(
+        {case["id"] for case in cases if case["item"]["timestamp"] >= brief["windowFrom"]}
+    )

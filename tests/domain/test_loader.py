@@ -97,12 +97,13 @@ def test_schema_json_is_camel_case_in_declaration_order() -> None:
     assert list(body) == [
         "language", "categoryField", "catchAllCategory", "demotedCategories", "categories", "severities", "types",
         "sources", "categoryLabels", "severityLabels", "typeLabels", "sentiments", "sentimentLabels", "typeSentiment",
-        "alertCategories", "caseRootCauses", "issues", "issueLabels", "catchAllIssue",
+        "alertCategories", "digestAlertCategories", "caseRootCauses", "issues", "issueLabels", "catchAllIssue",
     ]  # fmt: skip
     assert body["language"] == "fi"
     assert body["categoryField"] == "osasto"
     assert body["catchAllCategory"] == "muu"
     assert body["demotedCategories"] == ["rasismi", "asiaton"]
+    assert body["digestAlertCategories"] == ["payment"]  # no case: the morning digest tells them
     assert body["categories"][:2] == ["maito_kylma", "hevi"]
     assert list(body["categoryLabels"]) == body["categories"]
     assert body["severities"] == ["low", "medium", "high", "critical"]

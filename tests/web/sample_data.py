@@ -64,6 +64,7 @@ def schema(language: str = "fi") -> dict[str, Any]:
         "sentimentLabels": dict(SENTIMENTS),
         "typeSentiment": dict(TYPE_SENTIMENT),
         "alertCategories": ["injury_safety", "food_safety", "payment", "rasismi", "legal_threat"],
+        "digestAlertCategories": ["payment"],
         "caseRootCauses": {"staff": {"fi": "Henkilökunta", "sv": "Personal", "en": "Staff"}},
         "textMaxChars": 800,
         "textStoreMaxChars": 4000,

@@ -8,6 +8,7 @@ planted story must be there with its store's name, and the food-safety case firs
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -82,7 +83,9 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     )
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
-    expect(turku).to_contain_text(re.compile(r"· \d+ hälytystä · 0 avoinna"))
+    # all of them payment: the morning digest's, which the line says, and no case
+    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 koosteeseen\) · 0 avointa tapausta"))
+    expect(turku.locator(".brief-managers")).to_have_count(0)  # no accounts: who manages it is not known
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
     expect(injury).to_contain_text(NAMES[INJURY_STORE])
@@ -179,3 +182,89 @@ def test_the_report_below_says_its_own_period_and_what_its_halves_are(pages, app
     store = page.locator("#issues-list .issue-store").first
     halves = re.fullmatch(r" \((\d+) → (\d+)\)", store.locator(".issue-halves").inner_text())
     assert halves is not None and int(halves[1]) + int(halves[2]) == int(store.locator(".issue-count").inner_text())
+
+
+def test_the_series_says_its_significance_rule_in_its_own_numbers(pages, app) -> None:
+    """ "The trend rule's limit" named nothing a reader could check: the note under the series says the rule
+    (a change of at least z·√n over n items of both periods, at least min of them) with the report's own z
+    and min, and what z means at 100 items."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    series = answered.value.json()["series"]
+    z = f"{series['thresholdZ']:g}".replace(".", ",")
+    at_100 = math.ceil(series["thresholdZ"] * 10 - 1e-9)
+    expect(page.locator("#report-series .series-rule")).to_contain_text(
+        f"Muutos on merkitsevä, kun se on vähintään {z} × √n, missä n on molempien jaksojen palautteet yhteensä "
+        f"(z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {at_100} tai enemmän), ja palautteita on "
+        f"yhteensä vähintään {series['minItems']}.",
+        timeout=15000,
+    )
+    expect(page.locator("#report-series")).not_to_contain_text("trendisäännön")
+
+
+def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(pages, app) -> None:
+    """The tiles, the brief and the cases count different things: each tile says what it counts in words on
+    the page, and the alerts' tile splits its items into those in a case, the morning digest's, and the rest,
+    in numbers that add up to it and agree with the report and the case list."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    report = answered.value.json()
+    tiles = page.locator("#report-charts .kpis")
+    date = r"\d+\.\d+\.\d{4}"
+    expect(tiles.locator("[data-kpi=entries] .kpi-what")).to_have_text(
+        re.compile(rf"^kaikki palautteet {date} – {date}$"), timeout=15000
+    )
+    expect(tiles.locator("[data-kpi=severe] .kpi-label")).to_have_text("Korkea + Kriittinen")
+    expect(tiles.locator("[data-kpi=severe] .kpi-what")).to_have_text("vakavuudeltaan näin arvioidut, hälytys tai ei")
+    expect(tiles.locator("[data-kpi=review] .kpi-what")).to_have_text(
+        "palautteet, joiden kentät ihmisen pitää tarkistaa"
+    )
+
+    alerts = tiles.locator("[data-kpi=alerts]")
+    total = next(line for line in report["series"]["lines"] if line["key"] == "alert")["currentTotal"]
+    expect(alerts.locator(".kpi-value")).to_have_text(str(total))
+    assert len(report["alerts"]) == total  # a month of this chain: every alert item listed
+    in_case = sum(n for state, n in report["alertCases"].items() if state != "none")
+    digest = sum(all(hit["category"] == "payment" for hit in row["deterministicHits"]) for row in report["alerts"])
+    parts = f"{in_case} kiireellistä: tapauksessa · {digest} aamun koosteeseen, ei tapausta"
+    rest = total - in_case - digest
+    expect(alerts.locator(".kpi-what")).to_have_text(
+        parts + (f" · {rest} ilman tapausta: tuotu jälkikäteen tai mallin löytämä" if rest else "")
+    )
+    assert in_case > 0 and digest > 0
+    # the cases the tile counts are the case list's (every case of this month is an alert's)
+    expect(page.locator("#cases-list li.case")).to_have_count(in_case, timeout=15000)
+
+
+def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:
+    """ "The others go into the morning digest" told a manager nothing they could open: the brief says how many
+    went there, that with no notify route the digest reaches no one (the page is then the only place they are
+    read), and links each store's digest alerts of the week."""
+    page = pages.open(app.url + "/", viewport=SIZES["desktop"])
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    week = httpx.get(app.url + "/report/brief", timeout=30).json()
+    digest = week["totals"]["digestAlertItems"]
+    urgent = week["totals"]["alertItems"] - digest
+    assert digest > 0 and urgent > 0
+    totals = page.locator("#brief-totals")
+    expect(totals).to_have_attribute("data-digest", str(digest))
+    expect(totals).to_contain_text(
+        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta menee "
+        "aamun koosteeseen"
+    )
+    note = page.locator("#brief-digest")
+    expect(note).to_be_visible()
+    expect(note).to_have_attribute("data-routes", "0")
+    expect(note).to_contain_text(
+        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska "
+        "ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla."
+    )
+    stores = [row for row in week["stores"] if row["digestAlertItems"]]
+    links = note.locator(".brief-digest-week a")
+    expect(links).to_have_count(len(stores))
+    for link, row in zip(links.all(), stores, strict=True):
+        expect(link).to_have_text(f"{row['name']} {row['digestAlertItems']}")
+        expect(link).to_have_attribute("href", f"/?store={row['store']}#alerts-box")
+    assert PAYMENT_STORE in {row["store"] for row in stores}

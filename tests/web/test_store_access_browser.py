@@ -9,7 +9,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -76,3 +78,37 @@ def test_the_change_log_says_every_action_in_words(pages, app) -> None:
     expect(page.locator('#audit-list li[data-action="account.grant"]').first).to_contain_text("rooli myönnetty")
     for text in entries.all_text_contents():
         assert "audit.action" not in text and "null" not in text, text
+
+
+def test_the_brief_names_each_stores_manager(pages, app) -> None:
+    """The chain's manager reads who manages each store on its line in the brief: the person granted `manager`
+    of it, or that no one is (a chain-wide grant is every store's, so it names no store's manager); a case no
+    one has taken yet names its store's manager, who would."""
+    fall = {
+        "id": "fall-kamppi",
+        "source": "email",
+        "text": "Asiakas liukastui märällä lattialla ja loukkasi polvensa.",
+        "timestamp": datetime.now(UTC).isoformat(),
+        "store": "hki-kamppi",
+        "acceptedStructure": {
+            "category": "tilat_siisteys",
+            "theme": "liukas lattia",
+            "severity": "high",
+            "type": "complaint",
+            "language": "fi",
+        },
+    }
+    saved = httpx.post(app.url + "/feedback/batch", json={"items": [fall]}, timeout=60)  # the host: an operator
+    assert saved.status_code == 200 and saved.json()["created"] == 1, saved.text
+    page = _sign_in(pages, app, "maija", "/")
+    page.wait_for_url(app.url + "/")
+    expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+    rows = page.locator("#brief-stores li.brief-store-row")
+    expect(rows).to_have_count(len(STORES))
+    expect(page.locator("#brief-stores li[data-store='hki-kamppi'] .brief-managers")).to_have_text(" · päällikkö: pia")
+    for store in STORES[1:]:
+        line = page.locator(f"#brief-stores li[data-store='{store['id']}'] .brief-managers")
+        expect(line).to_have_text(" · ei nimettyä päällikköä")
+    case = page.locator("#brief-act li.brief-case[data-ref='corpus:fall-kamppi']")
+    expect(case.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
+    expect(case.locator(".brief-case-managers")).to_have_text(" (päällikkö: pia)")

@@ -545,6 +545,11 @@ class SchemaOut(ApiModel):
     sentimentLabels: dict[str, str] = Field(description="Sentiment key → label.")
     typeSentiment: dict[str, str] = Field(description="The sentiment a type implies when none is given.")
     alertCategories: list[str] = Field(description="Alert category keys (the report's `?alert=` filter), in order.")
+    digestAlertCategories: list[str] = Field(
+        default_factory=list,
+        description="The alert categories that open no case and page nobody: the day's digest tells them "
+        "(FI_NOTIFY_DIGEST_HOUR); an alert with any other category pages and opens (or joins) a case.",
+    )
     caseRootCauses: dict[str, dict[str, str]] = Field(
         description="Why a handled case happened: root cause key → label by page language (`fi`, `sv`, `en`), in "
         "the order the page lists them (the domain's `caseRootCauses`); `rootCause` of a case's `handle`."

@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 
 from feedback_intelligence.api import models as m
 from feedback_intelligence.api import validation as v
-from feedback_intelligence.api.deps import RuntimeDep
+from feedback_intelligence.api.deps import PeopleDep, RuntimeDep
 from feedback_intelligence.api.errors import InputError
 from feedback_intelligence.api.filters import ScopedFilter
 from feedback_intelligence.api.masking import masked_report
@@ -27,11 +27,13 @@ from feedback_intelligence.api.problems import Problem
 from feedback_intelligence.api.responses import errors
 from feedback_intelligence.api.runtime import Runtime
 from feedback_intelligence.api.scope import ManagerReach, ManagerScope
+from feedback_intelligence.auth.people import People
+from feedback_intelligence.auth.principal import Grant
 from feedback_intelligence.instants.ticks import local_time
 from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
-from feedback_intelligence.report.brief import Brief, brief, brief_week, stores_in_reach
+from feedback_intelligence.report.brief import Brief, Managers, brief, brief_week, digest_of, stores_in_reach
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.field_quality import CorrectionRates, correction_rates, span
 from feedback_intelligence.report.items import (
@@ -292,6 +294,7 @@ async def chain(
 )
 async def week_brief(
     rt: RuntimeDep,
+    p: PeopleDep,
     to: str | None = None,
     *,
     scope: ManagerReach,
@@ -301,11 +304,25 @@ async def week_brief(
         week = brief_week(to, rt.clock.now(), rt.report_options, flt)
     except WindowError as exc:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
+    managers = _store_managers(p) if p.enabled else None
+    digest = digest_of(rt.settings.notify.channels, rt.domain, rt.settings.notify.digest_hour)
+    name = rt.settings.chain.stores.name
     if flt.store is not None:
-        return await brief(rt.reports[INBOX], week, [flt.store], rt.settings.chain.stores.name, chain=False)
+        return await brief(rt.reports[INBOX], week, [flt.store], name, chain=False, managers_of=managers, digest=digest)
     found = [await rt.channels[name].store.stores_in(week.from_norm, week.to_norm) for name in (CORPUS, LIVE)]
     ids = stores_in_reach(rt.settings.chain.stores.ids(), [store for each in found for store in each], scope.stores)
-    return await brief(rt.reports[INBOX], week, ids, rt.settings.chain.stores.name, chain=scope.chain)
+    return await brief(rt.reports[INBOX], week, ids, name, chain=scope.chain, managers_of=managers, digest=digest)
+
+
+def _store_managers(people: People) -> Managers:
+    """A store's managers by name: the accounts granted ``manager`` of that store itself (a chain-wide grant
+    is every store's, so it names no one's)."""
+
+    async def managers(store: str) -> list[str]:
+        found = await people.store.granted(("manager",), store)
+        return [person.display_name for person in found if Grant("manager", store) in person.grants]
+
+    return managers
 
 
 @router.get(

@@ -22,6 +22,7 @@ const el = {
   section: byId("brief"),
   heading: byId("brief-heading"),
   totals: byId("brief-totals"),
+  digest: byId("brief-digest"),
   quality: byId("brief-quality"),
   act: byId("brief-act"),
   changed: byId("brief-changed"),
@@ -33,7 +34,7 @@ function excerpt(text) {
   return text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}…`;
 }
 
-function caseLine(item, names, t, topTier) {
+function caseLine(item, names, t, topTier, managersOf = {}) {
   const categories = (item.item?.alertCategories || []).map((c) => t(`alert.${c}`)).join(", ");
   const store = storeName(names, item.item?.store) || t("brief.noStore");
   return h("li", { class: ["brief-case", item.tier === topTier && "brief-case-serious"], dataset: { ref: item.ref, tier: String(item.tier) } },
@@ -49,6 +50,10 @@ function caseLine(item, names, t, topTier) {
       openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${t(openedNote(item), { time: formatShortTime(item.openedAt, t) })}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
+      // nobody has it yet: the store's managers are who would (the brief's store rows know them)
+      !item.owner && managersOf[item.item?.store]?.length
+        ? h("span", { class: "muted brief-case-managers" },
+          ` (${t("brief.managers", { names: managersOf[item.item.store].join(", ") })})`) : "",
       // the line is the way to act: it opens the case below, where it is taken and closed
       " ", h("span", { class: "brief-go" }, `${item.owner ? t("brief.open") : t("cases.take")} →`)),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
@@ -85,6 +90,34 @@ function riseLine(rise, where, t) {
     rise.clear ? "" : h("span", { class: "brief-chance muted" }, ` · ${t("brief.maybeChance")}`));
 }
 
+/** Who manages the store (its accounts' manager grants); nothing where the service has no accounts. */
+function managersLine(row, t) {
+  if (!Array.isArray(row.managers)) return "";
+  return h("span", { class: ["brief-managers", !row.managers.length && "brief-no-manager"] }, " · ",
+    row.managers.length ? t("brief.managers", { names: row.managers.join(", ") }) : t("brief.noManager"));
+}
+
+/** Where the morning digest goes (its hour and routes, or that it goes nowhere) and which stores' alerts of
+ * the week are in it, each a link to that store's alert list: the digest is a message, not on this page. */
+function renderDigest(brief, t) {
+  const digest = brief.digest;
+  if (!digest || !digest.categories.length) return show(el.digest, false);
+  const kinds = (route) => `${route.name} (${t(`brief.digestKind.${route.kind}`)})`;
+  const where = digest.routes.length
+    ? t("brief.digestTo", { hour: String(digest.hour).padStart(2, "0"), routes: digest.routes.map(kinds).join(", ") })
+    : t("brief.digestNowhere");
+  const stores = brief.stores.filter((row) => row.digestAlertItems > 0);
+  const links = stores.flatMap((row, i) => [i ? ", " : "",
+    h("a", { href: `/?store=${encodeURIComponent(row.store)}#alerts-box`, dataset: { store: row.store } },
+      t("brief.digestStore", { name: row.name, n: row.digestAlertItems }))]);
+  const categories = digest.categories.map((c) => t(`alert.${c}`)).join(", ");
+  el.digest.replaceChildren(h("strong", null, t("brief.digestTitle", { categories })), " ", where, " ",
+    stores.length ? h("span", { class: "brief-digest-week" }, t("brief.digestWeek"), " ", ...links, ".")
+      : h("span", { class: "brief-digest-week" }, t("brief.digestNone")));
+  el.digest.dataset.routes = String(digest.routes.length);
+  show(el.digest, true);
+}
+
 /** A rate as the whole per cent the status board shows too (half up). */
 function percent(rate) {
   return Math.floor(rate * 100 + 0.5);
@@ -105,17 +138,22 @@ function renderQuality(rates, t) {
 function render(brief, cases, names, t) {
   const active = overdueFirst(cases.filter((c) => ACTIVE.has(c.state)));
   const overdue = active.filter((c) => dueOf(c)?.overdue).length;
+  // how the week's alerts and the cases relate: the urgent ones open a case, the digest's wait for the morning
+  const digest = brief.totals.digestAlertItems || 0;
   el.totals.textContent = t("brief.totals", {
     items: brief.totals.items, previous: brief.totals.previousItems, alerts: brief.totals.alertItems, open: active.length,
-    overdue,
+    overdue, urgent: Math.max(0, brief.totals.alertItems - digest), digest,
   });
+  el.totals.dataset.digest = String(digest);
+  renderDigest(brief, t);
   el.totals.dataset.overdue = String(overdue);
   el.totals.dataset.items = String(brief.totals.items);
   el.totals.dataset.alerts = String(brief.totals.alertItems);
   el.totals.dataset.open = String(active.length);
 
   const topTier = active.length ? Math.max(...active.map((c) => c.tier ?? -1)) : null;
-  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier));
+  const managersOf = Object.fromEntries(brief.stores.map((row) => [row.store, row.managers || []]));
+  const shown = active.slice(0, ACT_SHOWN).map((c) => caseLine(c, names, t, topTier, managersOf));
   const more = active.length > ACT_SHOWN
     ? h("li", { class: "brief-more" }, h("a", { href: "#cases" }, t("brief.actMore", { n: active.length }))) : null;
   el.act.replaceChildren(...(shown.length ? shown : [h("li", { class: "muted" }, t("brief.actNone"))]), more || "");
@@ -144,7 +182,9 @@ function render(brief, cases, names, t) {
     h("a", { href: `/?store=${encodeURIComponent(row.store)}` }, row.name), " ",
     h("span", { class: "muted" }, t("brief.storeLine", {
       items: row.items, previous: row.previousItems, alerts: row.alertItems, open: openBy[row.store] || 0,
-    })))));
+      digest: row.digestAlertItems || 0,
+    })),
+    managersLine(row, t))));
   show(el.stores.parentElement, brief.stores.length > 1);
   show(el.section, true);
 }

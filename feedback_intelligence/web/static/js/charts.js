@@ -37,9 +37,39 @@ function colourFor(palette, key, index) {
   return palette[key] || EXTRA_COLOURS[index % EXTRA_COLOURS.length] || FALLBACK_COLOUR;
 }
 
-function kpi(label, value, warn = false) {
-  return h("div", { class: ["kpi", warn && "kpi-warn"] }, h("span", { class: "kpi-value" }, String(value)),
-    h("span", { class: "kpi-label" }, label));
+/** A tile: its number, its name, and (`what`) what it counts in a few words, shown, not a tooltip. */
+function kpi(label, value, warn = false, what = "", key = "") {
+  return h("div", { class: ["kpi", warn && "kpi-warn"], dataset: key ? { kpi: key } : {} },
+    h("span", { class: "kpi-value" }, String(value)),
+    h("span", { class: "kpi-label" }, label),
+    what ? h("span", { class: "kpi-what" }, what) : "");
+}
+
+/** How the window's alert items split (alertSplit below): "2 in a case · 8 to the morning digest · …". */
+function alertsWhat(split, t) {
+  const parts = [t("kpi.alertsCase", { n: split.withCase }), t("kpi.alertsDigest", { n: split.digest })];
+  if (split.other > 0) parts.push(t("kpi.alertsOther", { n: split.other }));
+  if (split.shown < split.total) parts.unshift(t("kpi.alertsOfNewest", { n: split.shown }));
+  return parts.join(" · ");
+}
+
+/**
+ * The report's listed alert items (`alerts`, newest first, at most FI_REPORT_MAX_ITEMS) split by what became
+ * of them: in a case (`alertCases`: any state), to the morning digest (every operational category a digest
+ * one, `digest`; `demoted` categories are no alert), or neither (an urgent alert saved too old to open a
+ * case: a history import). `total`: the window's alert items.
+ */
+export function alertSplit(alerts, alertCases, digest, demoted, total) {
+  const rows = alerts || [];
+  const isDigest = (row) => {
+    const categories = (row.deterministicHits || []).map((hit) => hit.category).filter((c) => !demoted.includes(c));
+    return categories.length > 0 && categories.every((c) => digest.includes(c));
+  };
+  const cases = alertCases || {};
+  const withCase = ["open", "acknowledged", "handled", "dismissed"].reduce((acc, k) => acc + (cases[k] || 0), 0);
+  const digestRows = rows.filter(isDigest).length;
+  return { total: Math.max(total, rows.length), shown: rows.length, withCase, digest: digestRows,
+    other: Math.max(0, rows.length - withCase - digestRows) };
 }
 
 function barsChart(title, rows, t) {
@@ -89,6 +119,7 @@ function stackedChart(title, keys, counts, labelOf, palette, cssPrefix) {
  */
 export function renderCharts(container, {
   sections, labels, t, directionLabel = null, sentimentCounts = null, severityCounts: windowSeverities = null,
+  period = "", alerts = null,
 }) {
   container.replaceChildren();
   const rated = (sections || []).filter((sec) => sec.count > 0);
@@ -106,10 +137,14 @@ export function renderCharts(container, {
   const topTwo = order.slice(-2);
   const severe = topTwo.reduce((acc, k) => acc + (severityCounts[k] || 0), 0);
 
+  // each tile says what it counts (the report's window where the caller names it), and the alerts' tile how
+  // its items relate to the cases: the tiles, the brief and the cases count different things
   const tiles = h("div", { class: "kpis" },
-    kpi(t("kpi.entries"), total),
-    topTwo.length ? kpi(topTwo.map((k) => labels.severity(k)).join(" + "), severe, severe > 0) : null,
-    kpi(t("kpi.review"), flagged, flagged > 0),
+    kpi(t("kpi.entries"), total, false, period ? t("kpi.entriesWhat", { period }) : "", "entries"),
+    topTwo.length ? kpi(topTwo.map((k) => labels.severity(k)).join(" + "), severe, severe > 0,
+      t("kpi.severeWhat"), "severe") : null,
+    alerts ? kpi(t("kpi.alerts"), alerts.total, false, alertsWhat(alerts, t), "alerts") : null,
+    kpi(t("kpi.review"), flagged, flagged > 0, t("kpi.reviewWhat"), "review"),
     directionLabel ? kpi(t("kpi.trend"), directionLabel) : null);
 
   const rows = rated.map((sec) => ({ label: sec.label, value: sec.count }))
@@ -176,6 +211,14 @@ function seriesFigure(line, series, t) {
         " ", h("strong", null, verdict)));
 }
 
+/** The report's trend rule in its own numbers (report.series: thresholdZ, minItems): a change is significant
+ * at z = change ÷ √n ≥ thresholdZ over n ≥ minItems items of both periods; `example` is the smallest change
+ * that is at 100 items, so "z" has a size a reader knows. */
+export function ruleNumbers(series, t) {
+  const z = series.thresholdZ;
+  return { z: formatNumber(z, t, 2).replace(/^\+/, ""), example: Math.ceil(z * 10 - 1e-9), min: series.minItems };
+}
+
 /** Paint the series into `container`: a caption saying the buckets and the zone, then one figure per line. */
 export function renderSeries(container, series, t) {
   container.replaceChildren();
@@ -188,8 +231,8 @@ export function renderSeries(container, series, t) {
   const shown = lines.slice(0, SERIES_LINES);
   container.append(
     h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
-    h("p", { class: "chart-note" }, t("series.note", {
-      from: formatDay(series.previousStarts[0], t), zone: series.timezone, min: series.minItems })),
+    h("p", { class: "chart-note series-rule" }, t("series.note", {
+      from: formatDay(series.previousStarts[0], t), zone: series.timezone, ...ruleNumbers(series, t) })),
     series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",
     h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
   // the DOM's own append writes a null as the text "null": the note only when lines were left out

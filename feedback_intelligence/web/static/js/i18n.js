@@ -242,6 +242,14 @@ const en = {
 
   "kpi.entries": "Entries",
   "kpi.review": "To check ⚠",
+  "kpi.entriesWhat": "all feedback, {period}",
+  "kpi.severeWhat": "feedback rated so, alert or not",
+  "kpi.reviewWhat": "feedback whose fields a person should check",
+  "kpi.alerts": "Alerts",
+  "kpi.alertsCase": "{n} urgent: in a case",
+  "kpi.alertsDigest": "{n} to the morning digest, no case",
+  "kpi.alertsOther": "{n} with no case: imported late, or found by the model",
+  "kpi.alertsOfNewest": "of the newest {n}:",
   "kpi.trend": "Trend",
   "chart.sections": "Entries by {field}",
   "chart.severity": "Severity",
@@ -302,7 +310,9 @@ const en = {
   "series.headingDay": "Feedback per day, beside the previous period",
   "series.headingWeek": "Feedback per week, beside the previous period",
   "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
-    + "{zone}. A change counts as significant when it reaches the trend rule's limit with at least {min} items.",
+    + "{zone}. A change counts as significant when it is at least {z} × √n, n being the items of both periods "
+    + "together (z = change ÷ √n, at least {z}: with 100 items a change of {example} or more), and there are at "
+    + "least {min} items in all.",
   "series.totals": "now {now} · before {before}",
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
@@ -727,6 +737,14 @@ const fi = {
 
   "kpi.entries": "Merkinnät",
   "kpi.review": "Tarkistettavat ⚠",
+  "kpi.entriesWhat": "kaikki palautteet {period}",
+  "kpi.severeWhat": "vakavuudeltaan näin arvioidut, hälytys tai ei",
+  "kpi.reviewWhat": "palautteet, joiden kentät ihmisen pitää tarkistaa",
+  "kpi.alerts": "Hälytykset",
+  "kpi.alertsCase": ({ n }) => `${n} ${n === 1 ? "kiireellinen" : "kiireellistä"}: tapauksessa`,
+  "kpi.alertsDigest": "{n} aamun koosteeseen, ei tapausta",
+  "kpi.alertsOther": "{n} ilman tapausta: tuotu jälkikäteen tai mallin löytämä",
+  "kpi.alertsOfNewest": "uusimmista {n}:",
   "kpi.trend": "Suunta",
   "chart.sections": "Merkinnät: {field}",
   "chart.severity": "Vakavuus",
@@ -787,7 +805,9 @@ const fi = {
   "series.headingDay": "Palautteet päivittäin edelliseen jaksoon verrattuna",
   "series.headingWeek": "Palautteet viikoittain edelliseen jaksoon verrattuna",
   "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
-    + "{zone}. Muutos on merkitsevä, kun se ylittää trendisäännön rajan ja palautteita on vähintään {min}.",
+    + "{zone}. Muutos on merkitsevä, kun se on vähintään {z} × √n, missä n on molempien jaksojen palautteet "
+    + "yhteensä (z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {example} tai enemmän), ja palautteita on "
+    + "yhteensä vähintään {min}.",
   "series.totals": "nyt {now} · ennen {before}",
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
@@ -976,8 +996,8 @@ const fi = {
 // ---- the management view's brief, store names and audit words (kept apart to ease merging)
 Object.assign(en, {
   "brief.heading": "This week",
-  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: the urgent ones open a case, the others go into the morning digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${digest === 1 ? "other goes" : "others go"} into the morning digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -986,8 +1006,20 @@ Object.assign(en, {
   "brief.rise": "{label}: {current} (week before {previous})",
   "brief.department": "department {label}",
   "brief.stores": "Stores",
-  "brief.storeLine": ({ items, previous, alerts, open }) =>
-    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"} · ${open} open`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
+    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} to the digest)` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
+  "brief.managers": "manager: {names}",
+  "brief.noManager": "no manager named",
+  "brief.digestTitle": "Morning digest ({categories}):",
+  "brief.digestTo": "these alerts open no case; one message gathers them, sent every morning at {hour}:00 (the day before's alerts) to {routes}.",
+  "brief.digestNowhere": "these alerts open no case. No digest is sent to anyone, as no notify channel is set (FI_NOTIFY_CHANNELS): they are read on this page alone.",
+  "brief.digestWeek": "This week:",
+  "brief.digestStore": "{name} {n}",
+  "brief.digestNone": "None this week.",
+  "brief.digestKind.smtp": "e-mail",
+  "brief.digestKind.webhook": "webhook",
+  "brief.digestKind.slack": "Slack",
+  "brief.digestKind.teams": "Teams",
   "brief.headingDates": "The last 7 days (since {from})",
   "brief.overdue": "Overdue (due {after} after the incident: {time})",
   "brief.good": "Good news:",
@@ -1021,8 +1053,8 @@ Object.assign(en, {
 });
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
-  "brief.totals": ({ items, previous, alerts, open, overdue = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: kiireelliset avaavat tapauksen, muut kootaan aamun koosteeseen · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${digest === 1 ? "muu menee" : "muuta menee"} aamun koosteeseen · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
@@ -1031,8 +1063,20 @@ Object.assign(fi, {
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
   "brief.department": "osasto {label}",
   "brief.stores": "Myymälät",
-  "brief.storeLine": ({ items, previous, alerts, open }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"} · ${open} avoinna`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} koosteeseen)` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
+  "brief.managers": "päällikkö: {names}",
+  "brief.noManager": "ei nimettyä päällikköä",
+  "brief.digestTitle": "Aamun kooste ({categories}):",
+  "brief.digestTo": "nämä hälytykset eivät avaa tapausta, vaan ne kootaan yhteen viestiin, joka lähtee joka aamu klo {hour}.00 (edellisen päivän hälytykset) kanaviin {routes}.",
+  "brief.digestNowhere": "nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla.",
+  "brief.digestWeek": "Tällä viikolla:",
+  "brief.digestStore": "{name} {n}",
+  "brief.digestNone": "Tällä viikolla ei yhtään.",
+  "brief.digestKind.smtp": "sähköposti",
+  "brief.digestKind.webhook": "webhook",
+  "brief.digestKind.slack": "Slack",
+  "brief.digestKind.teams": "Teams",
   "brief.headingDates": "Viimeiset 7 päivää ({from} alkaen)",
   "brief.overdue": "Myöhässä (määräaika {after} tapahtumasta: {time})",
   "brief.good": "Hyvä uutinen:",

@@ -8,7 +8,7 @@
 // drill-in: their items from GET /report/items, a page at a time (drill-in.js).
 
 import { getJson, request } from "./api.js";
-import { renderCharts, renderSeries } from "./charts.js";
+import { alertSplit, renderCharts, renderSeries } from "./charts.js";
 import { byId, h, show } from "./dom.js";
 import { applyStatic, formatDate, formatTime, initialLanguage, toDate, translator, useTimeZone } from "./i18n.js";
 import { makeLabels } from "./labels.js";
@@ -315,9 +315,13 @@ function render(report, mode) {
   const themes = (report.themes || []).filter((th) => th.category !== "overall");
   const rated = themes.filter((th) => !th.unrated);
   const unrated = themes.filter((th) => th.unrated);
+  const schema = state.schema || {};
   renderCharts(el.charts, {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
     severityCounts: report.severityCounts,
+    period: `${formatDate(report.windowFrom, t)} – ${formatDate(report.windowTo, t)}`,
+    alerts: report.alertCases ? alertSplit(report.alerts, report.alertCases, schema.digestAlertCategories || [],
+      schema.demotedCategories || [], alertTotal) : null,
   });
   renderSeries(el.series, report.series, t);
   // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
