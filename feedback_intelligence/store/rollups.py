@@ -347,7 +347,10 @@ async def tracking(conn: AsyncConnection, ids: Sequence[str]) -> AsyncIterator[N
 
 
 def _fills() -> list[Any]:
-    """``INSERT … SELECT … GROUP BY`` of each rollup from the rows (migration 0010 runs the same)."""
+    """``INSERT … SELECT … GROUP BY`` of each rollup from the rows (migration 0010 runs the same), written in
+    the order of the key, its day or hour first: a window's rows then lie on the window's own pages, as live
+    writes, which arrive in time order, leave them. Grouped by hashing, a refill wrote them in no order, and a
+    month's hour rows of a chain were read from every page of the table (ADR 0085)."""
     f = feedback.c
     day = func.substr(f.timestamp, 1, 10)
     daily_keys = (
@@ -365,16 +368,18 @@ def _fills() -> list[Any]:
     theme_keys = (day, f.category, f.theme_base)
     return [
         insert(feedback_daily).from_select(
-            ["day", *COUNT_KEY, "items"], select(*daily_keys, func.count()).group_by(*daily_keys)
+            ["day", *COUNT_KEY, "items"], select(*daily_keys, func.count()).group_by(*daily_keys).order_by(*daily_keys)
         ),
         insert(feedback_hourly).from_select(
-            ["hour", "category", "alert", "items"], select(*hourly_keys, func.count()).group_by(*hourly_keys)
+            ["hour", "category", "alert", "items"],
+            select(*hourly_keys, func.count()).group_by(*hourly_keys).order_by(*hourly_keys),
         ),
         insert(theme_daily).from_select(
             ["day", "category", "theme_base", "items", "newest"],
             select(*theme_keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
             .where(f.category.is_not(None), f.theme_base.is_not(None))
-            .group_by(*theme_keys),
+            .group_by(*theme_keys)
+            .order_by(*theme_keys),
         ),
         *_correction_fills(),
         *_issue_fills(),
@@ -393,19 +398,22 @@ def _issue_fills() -> list[Any]:
             [*ISSUE_KEY, "items", "ranks"],
             select(*issue_keys, func.count(), func.coalesce(func.sum(f.severity_rank), 0))
             .where(f.issue.is_not(None))
-            .group_by(*issue_keys),
+            .group_by(*issue_keys)
+            .order_by(*issue_keys),
         ),
         insert(issue_category_daily).from_select(
             [*ISSUE_CATEGORY_KEY, "items"],
             select(*category_keys, func.count())
             .where(f.issue.is_not(None), f.category.is_not(None))
-            .group_by(*category_keys),
+            .group_by(*category_keys)
+            .order_by(*category_keys),
         ),
         insert(issue_theme_daily).from_select(
             [*ISSUE_THEME_KEY, "items", "newest"],
             select(*theme_keys, func.count(), func.max(f.timestamp + literal(" ") + f.id))
             .where(f.issue.is_not(None), f.theme_base.is_not(None))
-            .group_by(*theme_keys),
+            .group_by(*theme_keys)
+            .order_by(*theme_keys),
         ),
     ]
 
@@ -423,7 +431,7 @@ def _correction_fills() -> list[Any]:
         fills.append(
             insert(correction_daily).from_select(
                 [*CORRECTION_KEY, "items"],
-                select(*keys, model, literal(name), func.count()).where(*where).group_by(*keys, model),
+                select(*keys, model, literal(name), func.count()).where(*where).group_by(*keys, model).order_by(*keys),
             )
         )
     return fills
