@@ -656,7 +656,19 @@ def _hours_statement(
 
 
 async def _hour_rows(conn: AsyncConnection, flt: ItemFilter, bounds: Sequence[str] | None) -> list[Any]:
-    """The hour rows of ``flt``: whole hours from the rollup when it may answer, the rest from the rows."""
+    """The hour rows of ``flt``. Grouped by ``bounds``: the window's whole UTC days from the daily rollup
+    (``rollups.day_hours_statement``) and its edges by the hours; else whole hours from the hourly rollup
+    when it may answer, the rest from the rows."""
+    days = _plan(flt, rollups.DAY) if bounds else None
+    if days is None or not bounds:
+        return await _hours_planned(conn, flt, bounds)
+    rows = list((await conn.execute(rollups.day_hours_statement(days, flt.category, bounds))).all())
+    for edge in _day_edges(flt, days):
+        rows += await _hours_planned(conn, edge, bounds)
+    return rows
+
+
+async def _hours_planned(conn: AsyncConnection, flt: ItemFilter, bounds: Sequence[str] | None) -> list[Any]:
     return await _planned(
         conn,
         flt,
@@ -664,6 +676,20 @@ async def _hour_rows(conn: AsyncConnection, flt: ItemFilter, bounds: Sequence[st
         lambda part: rollups.hours_statement(part, flt.category, bounds),
         lambda f, within: _hours_statement(f, within, bounds),
     )
+
+
+def _day_edges(flt: ItemFilter, days: rollups.Plan) -> list[ItemFilter]:
+    """The parts of ``flt``'s window before its first whole UTC day and after its last, as windows of their
+    own (inclusive ends, as ``flt``'s)."""
+    assert flt.from_ is not None and flt.to is not None  # a plan is made of a whole window only
+    day = rollups.DAY
+    edges = []
+    if flt.from_ < day.start(days.first):
+        edges.append(replace(flt, to=day.end(day.shift(days.first, -1))))
+    after = day.start(day.shift(days.last, 1))
+    if after <= flt.to:
+        edges.append(replace(flt, from_=after))
+    return edges
 
 
 async def window_hours(

@@ -41,7 +41,23 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, Text, bindparam, case, cast, delete, func, insert, literal, select, text, update
+from sqlalchemy import (
+    Integer,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects.postgresql import array
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -660,4 +676,43 @@ def hours_statement(part: Plan, category: str | None, bounds: Sequence[str] | No
         select(func.min(h.hour).label("hour"), h.category, h.alert, func.sum(h["items"]).label("items"))
         .where(*where)
         .group_by(bucket, h.category, h.alert)
+    )
+
+
+def day_hours_statement(part: Plan, category: str | None, bounds: Sequence[str]) -> Any:
+    """The series' rows of ``part``'s whole UTC days, grouped by ``bounds`` as :func:`hours_statement` groups
+    hours, from the daily rollup: a day's rows counted in the bucket of its first hour (``"…T00"``), and the
+    hours of a day that a bound cuts, from the bound to the day's end, moved from that bucket to their own
+    (their hour rows added under their hours and taken away under the day's first hour). A year's week
+    buckets read a day's keys a day and two hours' keys a week, where the hour rows were 24 a day
+    (ADR 0085)."""
+    d, h = feedback_daily.c, feedback_hourly.c
+    # a day's keys added up first: the daily rollup holds ~330 keys a day (its severities, sentiments and
+    # flags), the series needs ~40, and the outer grouping then sorts a tenth of the rows in memory
+    whole = (
+        select((d.day + literal("T00")).label("hour"), d.category, d.alert, func.sum(d["items"]).label("items"))
+        .where(*_narrowed(d.day, feedback_daily, part, category))
+        .group_by(d.day, d.category, d.alert)
+    )
+    cut = [
+        (bound, bound[:10] + "T23") for bound in bounds if part.first <= bound[:10] <= part.last and bound[11:] != "00"
+    ]
+    parts: list[Any] = [whole]
+    if cut:
+        moved = [or_(*(and_(h.hour >= start, h.hour <= end) for start, end in cut)), h["items"] > 0]
+        if category is not None:
+            moved.append(h.category == category)
+        parts += [
+            select(h.hour, h.category, h.alert, h["items"]).where(*moved),
+            select((func.substr(h.hour, 1, 10) + literal("T00")).label("hour"), h.category, h.alert, -h["items"]).where(
+                *moved
+            ),
+        ]
+    rows = union_all(*parts).subquery()
+    bucket = bucketed(rows.c.hour, bounds).label("bucket")
+    items = func.sum(rows.c["items"])
+    return (
+        select(func.min(rows.c.hour).label("hour"), rows.c.category, rows.c.alert, items.label("items"))
+        .group_by(bucket, rows.c.category, rows.c.alert)
+        .having(items != 0)
     )

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
-from feedback_intelligence.records import Derived, StoredFeedback, Structure
+from feedback_intelligence.records import AlertHit, Derived, StoredFeedback, Structure
 from feedback_intelligence.store import aggregates, audit, rollups
 from feedback_intelligence.store.feedback_store import FeedbackStore
 from feedback_intelligence.store.schema import (
@@ -454,3 +454,61 @@ def test_a_window_anywhere_in_the_calendar_is_planned_in_fixed_width_buckets(fro
             continue  # at the calendar's end the rows answer it all
         assert len(part.first) == len(part.last) == bucket.width
         assert from_ <= bucket.start(part.first) and bucket.end(part.last) <= to
+
+
+def _hours_of(rows: Any) -> list[Any]:
+    from feedback_intelligence.report.series import HourRow
+
+    return [HourRow(r.hour, r.category or None, bool(r.alert), int(r.items)) for r in rows]
+
+
+@pytest.mark.parametrize(
+    ("zone", "from_", "to", "category"),
+    [
+        # week buckets over Helsinki's change of clock (25 October), edges mid-hour
+        ("Europe/Helsinki", "2026-10-03T05:30:00.0000000+00:00", "2026-12-02T17:45:00.0000000+00:00", None),
+        # day buckets whose bounds are at 15 UTC, one category
+        ("Asia/Tokyo", "2026-11-20T09:10:00.0000000+00:00", "2026-11-29T09:10:00.0000000+00:00", "maito_kylma"),
+        # week buckets over New York's change of clock (1 November), whole days at both ends
+        ("America/New_York", "2026-10-10T00:00:00.0000000+00:00", "2026-11-24T23:59:59.9999999+00:00", None),
+    ],
+)
+async def test_the_series_from_the_daily_rollup_folds_into_what_the_rows_fold_into(
+    store: FeedbackStore, zone: str, from_: str, to: str, category: str | None
+) -> None:
+    """A series grouped by its buckets' bounds reads a window's whole UTC days from the daily rollup and moves
+    the hours a bound cuts off (ADR 0085): folded, the window and the period before it are what the rows
+    alone fold into."""
+    from datetime import UTC, datetime, timedelta
+
+    from feedback_intelligence.instants.timestamps import format_instant, ticks_of
+    from feedback_intelligence.report.series import bucket_bounds, fold
+
+    first = datetime(2026, 8, 20, tzinfo=UTC)
+    batch = []
+    for n in range(600):
+        when = first + timedelta(hours=n * 37 % (110 * 24), minutes=n * 13 % 60)
+        stamp = when.isoformat(timespec="microseconds").replace("+00:00", "0+00:00")
+        text = ("asiakas kaatui märällä lattialla", "maito oli vanhaa", "jono oli pitkä")[n % 3] + f" {n}"
+        made = item(n, 1, 0, category=("maito_kylma", "hevi")[n % 2], text=text)
+        hits = (AlertHit("injury_safety", "kaatui"),) if n % 3 == 0 else ()
+        batch.append(replace(made, id=f"d{n:04d}", timestamp=stamp, created_at=stamp, alerts=hits))
+    await store.insert_batch(batch)
+    start, end = ticks_of(from_), ticks_of(to)
+    length = end - start
+    previous = aggregates.ItemFilter(from_=format_instant(start - length), to=format_instant(end - length - 1))
+    current = aggregates.ItemFilter(from_=from_, to=to, category=category)
+    previous = replace(previous, category=category)
+    grouped = fold(
+        _hours_of(await aggregates.window_hours([store], current, bucket_bounds(start, end, zone))),
+        _hours_of(await aggregates.window_hours([store], previous, bucket_bounds(start, end, zone, previous=True))),
+        start,
+        end,
+        zone,
+    )
+    async with store.engine.connect() as conn:
+        on_rows = [_hours_of((await conn.execute(aggregates._hours_statement(f))).all()) for f in (current, previous)]
+    want = fold(on_rows[0], on_rows[1], start, end, zone)
+    assert grouped == want
+    alerts = next(line for line in want.lines if line.key == "alert")
+    assert alerts.current_total > 5 and want.lines[0].previous_total > 10, "the window and the period before count"
