@@ -5,17 +5,22 @@ category sets and agree item by item, and the in-memory source counts the same."
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 from sqlalchemy import update
 
+from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import DomainDeriver
 from feedback_intelligence.deterministic.alerts import digest_only, digest_rule, operational_categories
 from feedback_intelligence.devtools.databases import postgres_database
 from feedback_intelligence.domain.loader import load_domain
+from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
+from feedback_intelligence.report.brief import brief, brief_week
+from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import FetchSource, StoreSource
 from feedback_intelligence.store.aggregates import ItemFilter
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -24,8 +29,10 @@ from tests.support.databases import migrated_url
 from tests.support.kinds import DATABASE_KINDS
 
 DOMAIN = load_domain("retail")
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 DIGEST, PAGING, DEMOTED = "payment", "injury_safety", "rasismi"
 STORE = "s1"
+MAX_ITEMS = 3  # the alert list's cap: the store has more digest items than this
 
 
 def ts(day: int, hour: int = 8) -> str:
@@ -120,3 +127,14 @@ async def test_the_in_memory_source_counts_what_the_store_counts(store: Feedback
         counted = await StoreSource([store]).digest_items(window, DOMAIN)
         assert await FetchSource(fetch, DOMAIN).digest_items(window, DOMAIN) == counted, window
 
+
+async def test_the_brief_counts_every_digest_item_of_the_week_past_the_alert_lists_cap(store: FeedbackStore) -> None:
+    options = ReportSettings(cache_seconds=0, max_items=MAX_ITEMS)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), clock=ManualClock(NOW))
+    week = brief_week(None, NOW, options)
+    answer = await brief(service, week, [STORE], lambda store: store, chain=False)
+    row = answer.stores[0]
+    listed = await service.deterministic(week.narrowed(store=STORE))
+    assert len(listed.alerts) == MAX_ITEMS and row.digest_alert_items == WEEK_DIGEST_ITEMS > MAX_ITEMS
+    assert row.alert_items == WEEK_DIGEST_ITEMS + 3  # the two mixed items and the paging one page a person
+    assert answer.totals.digest_alert_items == WEEK_DIGEST_ITEMS
