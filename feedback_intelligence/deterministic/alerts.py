@@ -171,6 +171,32 @@ def operational_categories(hits: Iterable[AlertHit], domain: Domain) -> list[str
     return list(dict.fromkeys(hit.category for hit in hits if not domain.is_demoted(hit.category)))
 
 
+@dataclass(frozen=True, slots=True)
+class DigestRule:
+    """Which items' alerts open no case and wait for the next morning's digest: their operational categories
+    (:func:`operational_categories`) are all the domain's digest ones, and there is at least one. Said as two
+    sets, so the store's count (store/aggregates.py) and :meth:`holds` read the same ones: a hit of a
+    ``waiting`` category, and no hit outside ``allowed``. One paging category pages the item; an item without
+    keyword hits (an alert the model's screen added) is no digest's, the digest reads keyword alerts."""
+
+    waiting: frozenset[str]  # the digest categories that are operational (not demoted)
+    allowed: frozenset[str]  # the digest categories and the demoted ones: a demoted hit changes nothing
+
+    def holds(self, categories: Iterable[str]) -> bool:
+        found = set(categories)
+        return bool(found & self.waiting) and found <= self.allowed
+
+
+def digest_rule(domain: Domain) -> DigestRule:
+    digest, demoted = frozenset(domain.digest_alert_categories), frozenset(domain.demoted_categories)
+    return DigestRule(waiting=digest - demoted, allowed=digest | demoted)
+
+
+def digest_only(hits: Iterable[AlertHit], domain: Domain) -> bool:
+    """Whether an item with these keyword hits opens no case and waits for the digest (:class:`DigestRule`)."""
+    return digest_rule(domain).holds(hit.category for hit in hits)
+
+
 def implied_severity_rank(categories: Iterable[str], domain: Domain) -> int | None:
     """The highest severity rank the domain's ``severityByAlert`` gives these alert categories; None when
     it gives none of them a severity."""

@@ -29,7 +29,7 @@ from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.config.notify_routes import NotifyRoute
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.instants.ticks import from_ticks
-from feedback_intelligence.report.model import AlertRow, IssueGroup, Report, SeriesLine, WireModel
+from feedback_intelligence.report.model import IssueGroup, Report, SeriesLine, WireModel
 from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window, build_window
@@ -76,9 +76,9 @@ class WeekCounts(WireModel):
     previous_alert_items: int = Field(description="Items with an alert the week before.")
     digest_alert_items: int = Field(
         0,
-        description="Of this week's listed alert items (the report's alert list, at most FI_REPORT_MAX_ITEMS), "
-        "those whose alerts are all of the digest categories (`digest.categories`): they open no case and are told "
-        "in the next morning's digest. The rest of `alertItems` page a person and open (or join) a case.",
+        description="Of this week's alert items (all of them, not the alert list's cap), those whose keyword "
+        "alerts are all of the digest categories (`digest.categories`): they open no case and are told in the next "
+        "morning's digest. The rest of `alertItems` page a person and open (or join) a case.",
     )
     rises: list[Change] = Field(
         description="Significant rises against the week before: the clear ones first, each part the largest z first."
@@ -163,18 +163,11 @@ def _alerts_issue(report: Report) -> str | None:
     return issue if 2 * count >= len(report.alerts) else None
 
 
-def digest_only(row: AlertRow, domain: Domain) -> bool:
-    """An alert row that opens no case: its operational alert categories (the one rule,
-    ``deterministic.alerts.operational_categories``) are all the domain's digest ones, so the next morning's
-    digest tells it. One paging category pages the item; a row the model's screen added has no hits and
-    is no digest's (the digest reads keyword alerts)."""
-    categories = [hit.category for hit in row.deterministic_hits if not domain.is_demoted(hit.category)]
-    return bool(categories) and not any(domain.pages_for(category) for category in categories)
-
-
-def _counts(report: Report, domain: Domain) -> WeekCounts:
-    """The week's counts and rises. The domain's catch-all department and problem ("Muu") never rise on the
-    brief: a manager cannot act on "other things grew"; they stay in the charts and the groups below."""
+def _counts(report: Report, domain: Domain, digest_items: int) -> WeekCounts:
+    """The week's counts and rises; ``digest_items``: the week's items the morning digest tells, counted by
+    the store (``ReportService.digest_items``). The domain's catch-all department and problem ("Muu") never
+    rise on the brief: a manager cannot act on "other things grew"; they stay in the charts and the groups
+    below."""
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
     rising_groups = [
         group
@@ -237,7 +230,7 @@ def _counts(report: Report, domain: Domain) -> WeekCounts:
         previous_items=everything.previous_total if everything else 0,
         alert_items=alerts.current_total if alerts else 0,
         previous_alert_items=alerts.previous_total if alerts else 0,
-        digest_alert_items=sum(1 for row in report.alerts if digest_only(row, domain)),
+        digest_alert_items=digest_items,
         rises=rises,
     )
 
@@ -258,6 +251,12 @@ def digest_of(routes: Sequence[NotifyRoute], domain: Domain, hour: int) -> Diges
 Managers = Callable[[str], Awaitable[list[str] | None]]
 
 
+async def _week(service: ReportService, week: Window) -> WeekCounts:
+    """One store's week (or the chain's): its standard report, and its digest's items counted apart."""
+    report = await service.deterministic(week, mode="standard")
+    return _counts(report, service.domain, await service.digest_items(week))
+
+
 async def brief(
     service: ReportService,
     week: Window,
@@ -273,11 +272,11 @@ async def brief(
     ``managers_of`` names a store's managers (None: no accounts); ``digest`` says where the digest goes."""
     rows: list[StoreWeek] = []
     for store in store_ids:
-        counts = _counts(await service.deterministic(week.narrowed(store=store), mode="standard"), service.domain)
+        counts = await _week(service, week.narrowed(store=store))
         managers = await managers_of(store) if managers_of is not None else None
         rows.append(StoreWeek(store=store, name=name_of(store), managers=managers, **counts.model_dump()))
     if chain:
-        totals = _counts(await service.deterministic(week.narrowed(store=None), mode="standard"), service.domain)
+        totals = await _week(service, week.narrowed(store=None))
     else:
         totals = WeekCounts(
             items=sum(row.items for row in rows),

@@ -201,6 +201,12 @@ class ReportService:
         _check_mode(mode)
         return (await self._deterministic(window, mode)).report
 
+    async def digest_items(self, window: Window) -> int:
+        """The window's items whose alerts wait for the next morning's digest, every one (the report's alert
+        list stops at ``FI_REPORT_MAX_ITEMS``): the brief's ``digestAlertItems``. Not cached: one indexed
+        count over the window's alert items."""
+        return await self.source.digest_items(self._filter(window), self.domain)
+
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)

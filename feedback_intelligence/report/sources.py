@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from feedback_intelligence.derivation import derive
+from feedback_intelligence.deterministic.alerts import digest_only, digest_rule
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import Derived, StoredFeedback
 from feedback_intelligence.store.aggregates import (
@@ -24,6 +25,7 @@ from feedback_intelligence.store.aggregates import (
     WindowAggregates,
     history_start,
     window_aggregates,
+    window_digest_items,
     window_hours,
     window_issue_counts,
 )
@@ -54,6 +56,11 @@ class ReportSource(Protocol):
         item, or not known): a previous period that begins before it was only partly recorded."""
         ...
 
+    async def digest_items(self, flt: ItemFilter, domain: Domain) -> int:
+        """Items whose alerts open no case and wait for the next morning's digest (the one rule,
+        ``deterministic.alerts.DigestRule``), every one of them: the report's alert list stops at its cap."""
+        ...
+
 
 class StoreSource:
     """One or more channel databases (both = the one inbox), answered concurrently and added. A filter's
@@ -82,6 +89,9 @@ class StoreSource:
 
     async def history_start(self, flt: ItemFilter) -> str | None:
         return await history_start(self.answering(flt), flt.store)
+
+    async def digest_items(self, flt: ItemFilter, domain: Domain) -> int:
+        return await window_digest_items(self.answering(flt), flt, digest_rule(domain))
 
 
 class FetchSource:
@@ -128,6 +138,11 @@ class FetchSource:
     async def history_start(self, flt: ItemFilter) -> str | None:
         """Not known: a fetch reads one window; its periods are compared as they come."""
         return None
+
+    async def digest_items(self, flt: ItemFilter, domain: Domain) -> int:
+        """Read afresh: a cached report reads no window, so the reads it kept may be another report's."""
+        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
+        return sum(1 for item in items if digest_only(item.alerts, domain))
 
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         """By hour whatever ``bounds`` say: a list of items in memory is small."""

@@ -19,6 +19,7 @@ from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from feedback_intelligence.deterministic.alerts import DigestRule
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import rollups, search
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -603,6 +604,37 @@ async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) 
         for row in rows:
             totals[row.issue] = totals.get(row.issue, 0) + int(row.items)
     return totals
+
+
+def _digest_statement(flt: ItemFilter, rule: DigestRule) -> Any:
+    """``flt``'s items whose alerts wait for the digest (``rule``, deterministic/alerts.py): over the alert
+    items of the window (``ix_feedback_alert_timestamp``), each one's hits read by its key."""
+    c, a = feedback.c, feedback_alerts.c
+    own = a.feedback_id == c.id
+    return (
+        select(func.count())
+        .select_from(feedback)
+        .where(
+            where_clause(flt),
+            c.alert.is_(True),
+            exists().where(own, a.category.in_(sorted(rule.waiting))),
+            ~exists().where(own, a.category.not_in(sorted(rule.allowed))),
+        )
+    )
+
+
+async def window_digest_items(stores: Sequence[FeedbackStore], flt: ItemFilter, rule: DigestRule) -> int:
+    """How many of ``flt``'s items over every store open no case and wait for the digest: every one counted,
+    not the alert list's first ``FI_REPORT_MAX_ITEMS``."""
+    if not rule.waiting:  # a domain without digest categories: every alert pages
+        return 0
+    statement = _digest_statement(flt, rule)
+
+    async def one(store: FeedbackStore) -> int:
+        async with store.connection() as conn:
+            return int((await conn.execute(statement)).scalar_one())
+
+    return sum(await asyncio.gather(*(one(store) for store in stores)))
 
 
 async def history_start(stores: Sequence[FeedbackStore], store: str | None) -> str | None:

@@ -232,3 +232,31 @@ async def test_the_brief_names_each_stores_managers_and_where_the_mornings_diges
     assert urgent > 0 and urgent == len(
         {case["id"] for case in cases if case["item"]["timestamp"] >= brief["windowFrom"]}
     )
+
+
+async def test_every_digest_alert_of_the_week_is_counted_past_the_alert_lists_cap(
+    tmp_path: Path, databases: dict[str, str]
+) -> None:
+    """A store with more of the morning digest's alerts in a week than the report lists (FI_REPORT_MAX_ITEMS)
+    has every one counted; a card charge that also tells of a fall pages a person and is not the digest's."""
+    async for app in app_with(tmp_path, databases, stores=json.dumps(STORES), report_max_items=3):
+        now = datetime.now(UTC)
+        data = fortnight(now, rise_now=3)  # three card charges a store and week: the digest's
+        store = STORES[1]["id"]
+        payment = {"category": "kassa_palvelu", "theme": "kortti", "severity": "high", "type": "complaint"}
+        charged = "Kortilta veloitettiin kahteen kertaan ({n})."
+        fell = "Kortilta veloitettiin kahteen kertaan ja asiakas liukastui märällä lattialla ({n})."
+        extra = _planted("card", store, charged, {**payment, "language": "fi"}, {0: 6}, now)
+        extra += _planted("fall", store, fell, {**payment, "language": "fi"}, {0: 2}, now)
+        async with client(app, LOOPBACK) as operator, client(app) as visitor:
+            imported = await operator.post("/feedback/batch", json={"items": data.items + extra})
+            assert imported.status_code == 200 and imported.json()["created"] == len(data.items) + len(extra)
+            brief = (await visitor.get("/report/brief", params={"to": now.isoformat()})).json()
+            week = {"from": brief["windowFrom"], "to": brief["windowTo"], "store": store}
+            own = (await visitor.get("/report", params=week)).json()
+    assert len(own["alerts"]) == 3  # the list stops at its cap; the count does not
+    digest = {row["store"]: row["digestAlertItems"] for row in brief["stores"]}
+    assert digest == {s["id"]: 3 for s in STORES} | {store: 3 + 6}
+    assert brief["totals"]["digestAlertItems"] == 3 * len(STORES) + 6
+    row = next(row for row in brief["stores"] if row["store"] == store)
+    assert row["alertItems"] - row["digestAlertItems"] >= 2  # the two falls page
