@@ -4,6 +4,7 @@ transaction of every write of ``feedback``.
 - ``feedback_daily``: day × the count statement's key → items (the report's counts and trend halves);
 - ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
 - ``feedback_hourly``: hour × category × operational alert → items (the series);
+- ``series_daily``: day × category × operational alert → items (the series' whole days, ADR 0085);
 - ``correction_daily``: day × store × proposing backend × model × field → saved proposals (field '') and
   those in which a person corrected that field (ADR 0065: quality from the field);
 - ``issue_daily``: day × issue × store → items and their severity ranks; ``issue_category_daily``:
@@ -75,6 +76,7 @@ from feedback_intelligence.store.schema import (
     issue_category_daily,
     issue_daily,
     issue_theme_daily,
+    series_daily,
     theme_daily,
 )
 
@@ -104,6 +106,7 @@ CORRECTION_KEY = ("day", "store", "backend", "model", "field")
 IN_CHUNK = 5_000
 DAILY_KEY = ("day", *COUNT_KEY)
 HOURLY_KEY = ("hour", "category", "alert")
+SERIES_KEY = ("day", "category", "alert")
 THEME_KEY = ("day", "category", "theme_base")
 ISSUE_KEY = ("day", "issue", "store")
 ISSUE_CATEGORY_KEY = ("day", "issue", "category")
@@ -126,6 +129,12 @@ class Contribution:
     rank: int = 0  # its severity_rank (0 for none), summed by ``issue_daily``
     issue_category: tuple[str, str, str] | None = None  # with an issue and a category
     issue_theme: ThemeKey | None = None  # its ``issue_theme_daily`` key, with an issue and a theme
+
+    @property
+    def series(self) -> tuple[str, str, bool]:
+        """Its ``series_daily`` key: its hour's day, category and alert."""
+        hour, category, alert = self.hourly
+        return hour[:10], category, alert
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Contribution:
@@ -223,6 +232,7 @@ async def _drop_emptied(conn: AsyncConnection, table: Any, keys: Sequence[str], 
 async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
     daily: dict[tuple[Any, ...], int] = {}
     hourly: dict[tuple[Any, ...], int] = {}
+    series: dict[tuple[Any, ...], int] = {}
     corrections: dict[tuple[Any, ...], int] = {}
     issues: dict[tuple[Any, ...], tuple[int, ...]] = {}  # items, ranks
     issue_categories: dict[tuple[Any, ...], int] = {}
@@ -230,6 +240,7 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
         for row in rows:
             daily[row.daily] = daily.get(row.daily, 0) + sign
             hourly[row.hourly] = hourly.get(row.hourly, 0) + sign
+            series[row.series] = series.get(row.series, 0) + sign
             for key in row.corrections:
                 corrections[key] = corrections.get(key, 0) + sign
             if row.issue is not None:
@@ -239,6 +250,7 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
                 issue_categories[row.issue_category] = issue_categories.get(row.issue_category, 0) + sign
     await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
     await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
+    await _add_counts(conn, series_daily, SERIES_KEY, series)
     await _add_counts(conn, correction_daily, CORRECTION_KEY, corrections)
     await _add_sums(conn, issue_daily, ISSUE_KEY, issues, ("items", "ranks"))
     await _add_counts(conn, issue_category_daily, ISSUE_CATEGORY_KEY, issue_categories)
@@ -381,6 +393,7 @@ def _fills() -> list[Any]:
         f.structure_failed,
     )
     hourly_keys = (func.substr(f.timestamp, 1, 13), func.coalesce(f.category, ""), f.alert)
+    series_keys = (day, func.coalesce(f.category, ""), f.alert)
     theme_keys = (day, f.category, f.theme_base)
     return [
         insert(feedback_daily).from_select(
@@ -389,6 +402,9 @@ def _fills() -> list[Any]:
         insert(feedback_hourly).from_select(
             ["hour", "category", "alert", "items"],
             select(*hourly_keys, func.count()).group_by(*hourly_keys).order_by(*hourly_keys),
+        ),
+        insert(series_daily).from_select(
+            [*SERIES_KEY, "items"], select(*series_keys, func.count()).group_by(*series_keys).order_by(*series_keys)
         ),
         insert(theme_daily).from_select(
             ["day", "category", "theme_base", "items", "newest"],
@@ -456,6 +472,7 @@ def _correction_fills() -> list[Any]:
 ROLLUPS = (
     feedback_daily,
     feedback_hourly,
+    series_daily,
     theme_daily,
     correction_daily,
     issue_daily,
@@ -681,18 +698,14 @@ def hours_statement(part: Plan, category: str | None, bounds: Sequence[str] | No
 
 def day_hours_statement(part: Plan, category: str | None, bounds: Sequence[str]) -> Any:
     """The series' rows of ``part``'s whole UTC days, grouped by ``bounds`` as :func:`hours_statement` groups
-    hours, from the daily rollup: a day's rows counted in the bucket of its first hour (``"…T00"``), and the
+    hours, from ``series_daily``: a day's rows counted in the bucket of its first hour (``"…T00"``), and the
     hours of a day that a bound cuts, from the bound to the day's end, moved from that bucket to their own
     (their hour rows added under their hours and taken away under the day's first hour). A year's week
     buckets read a day's keys a day and two hours' keys a week, where the hour rows were 24 a day
     (ADR 0085)."""
-    d, h = feedback_daily.c, feedback_hourly.c
-    # a day's keys added up first: the daily rollup holds ~330 keys a day (its severities, sentiments and
-    # flags), the series needs ~40, and the outer grouping then sorts a tenth of the rows in memory
-    whole = (
-        select((d.day + literal("T00")).label("hour"), d.category, d.alert, func.sum(d["items"]).label("items"))
-        .where(*_narrowed(d.day, feedback_daily, part, category))
-        .group_by(d.day, d.category, d.alert)
+    d, h = series_daily.c, feedback_hourly.c
+    whole = select((d.day + literal("T00")).label("hour"), d.category, d.alert, d["items"].label("items")).where(
+        *_narrowed(d.day, series_daily, part, category)
     )
     cut = [
         (bound, bound[:10] + "T23") for bound in bounds if part.first <= bound[:10] <= part.last and bound[11:] != "00"

@@ -176,6 +176,18 @@ feedback_hourly = Table(
     PrimaryKeyConstraint("hour", "category", "alert", name="pk_feedback_hourly"),
 )
 
+# Items per UTC day, category ('' for none) and operational alert (0025, ADR 0085): the day's grain of
+# feedback_hourly, for a series whose buckets hold whole days.
+series_daily = Table(
+    "series_daily",
+    metadata,
+    Column("day", String(10), nullable=False),
+    Column("category", String(64), nullable=False),
+    Column("alert", Boolean, nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("day", "category", "alert", name="pk_series_daily"),
+)
+
 # The issue view's rollups per UTC day (0024, ADR 0079), one a facet so that none multiplies another's keys:
 # items and their severity ranks by issue and store ('' for none), items by issue and category (rows with
 # a category), items by issue and shown theme with the newest "timestamp id" (rows with a theme). Only rows

@@ -25,6 +25,7 @@ from feedback_intelligence.store.schema import (
     issue_category_daily,
     issue_daily,
     issue_theme_daily,
+    series_daily,
     theme_daily,
 )
 from feedback_intelligence.store.structure_queue import StructureQueue
@@ -72,7 +73,7 @@ Contents = tuple[dict[tuple[Any, ...], Any], ...]
 
 
 async def _read(conn: Any) -> Contents:
-    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes. A rebuild
+    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes, the series' days. A rebuild
     makes no row of 0, so a write that left one (a key its last item left, holding the item's theme) reads
     unequal to it."""
     daily = (await conn.execute(select(feedback_daily))).all()
@@ -81,6 +82,7 @@ async def _read(conn: Any) -> Contents:
     issues = (await conn.execute(select(issue_daily))).all()
     issue_categories = (await conn.execute(select(issue_category_daily))).all()
     issue_themes = (await conn.execute(select(issue_theme_daily))).all()
+    series = (await conn.execute(select(series_daily))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
@@ -88,6 +90,7 @@ async def _read(conn: Any) -> Contents:
         {tuple(r)[:3]: (int(r[3]), int(r[4])) for r in issues},
         {tuple(r)[:-1]: int(r[-1]) for r in issue_categories},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in issue_themes},
+        {tuple(r)[:-1]: int(r[-1]) for r in series},
     )
 
 
@@ -109,7 +112,7 @@ async def rebuilt(store: FeedbackStore) -> Contents:
 async def assert_kept(store: FeedbackStore) -> None:
     kept = await contents(store)
     assert kept == await rebuilt(store)
-    assert all(kept[k] for k in (0, 2, 3, 4, 5)), "the rollups count something"
+    assert all(kept[k] for k in (0, 2, 3, 4, 5, 6)), "the rollups count something"
 
 
 def entry(feedback_id: str) -> audit.AuditEntry:
@@ -209,8 +212,9 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
 async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
     """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
     await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
-    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 20
+    daily, themes, hourly, issues, _categories, _issue_themes, series = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == 20
+    assert sum(n for n, _ranks in issues.values()) == 20
     assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
 
@@ -223,8 +227,9 @@ async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: Feedba
         *(store.erase(f"r{n:03d}", entry(f"r{n:03d}"), expected_revision=None) for n in range(8)),
         *(store.insert(item(n, 14, 9, text=f"jono {n}")) for n in range(8, 16)),
     )
-    daily, themes, hourly, issues, _categories, _issue_themes = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == sum(n for n, _ranks in issues.values()) == 8
+    daily, themes, hourly, issues, _categories, _issue_themes, series = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == 8
+    assert sum(n for n, _ranks in issues.values()) == 8
     assert themes[("2026-11-14", "maito_kylma", "maito")] == (8, f"{at(14, 9)} r015")
     await assert_kept(store)
 
@@ -291,6 +296,16 @@ async def test_migration_0024_fills_the_issue_rollups_from_the_rows(store: Feedb
         await conn.run_sync(_downgrade_to, "0023")
     await store.migrate()
     assert await contents(store) == kept == await rebuilt(store)
+
+
+async def test_migration_0025_fills_the_series_days_from_the_hours(store: FeedbackStore) -> None:
+    await store.insert_batch([item(n, 2 + n % 5, n % 24, category=("hevi", "leipa")[n % 2]) for n in range(30)])
+    kept = await contents(store)
+    async with store.engine.begin() as conn:
+        await conn.run_sync(_downgrade_to, "0024")
+    await store.migrate()
+    assert await contents(store) == kept == await rebuilt(store)
+    assert len(kept[6]) > 5
 
 
 def _config(connection: Any) -> Any:
