@@ -73,9 +73,9 @@ Contents = tuple[dict[tuple[Any, ...], Any], ...]
 
 
 async def _read(conn: Any) -> Contents:
-    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes, the series' days. A rebuild
-    makes no row of 0, so a write that left one (a key its last item left, holding the item's theme) reads
-    unequal to it."""
+    """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes, the series'
+    days. A rebuild makes no row of 0, so a write that left one (a key its last item left, holding the item's
+    theme) reads unequal to it."""
     daily = (await conn.execute(select(feedback_daily))).all()
     themes = (await conn.execute(select(theme_daily))).all()
     hourly = (await conn.execute(select(feedback_hourly))).all()
