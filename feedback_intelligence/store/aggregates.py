@@ -13,13 +13,12 @@ import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from sqlalchemy import and_, case, exists, func, select, true, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
-from feedback_intelligence.deterministic.alerts import DigestRule
 from feedback_intelligence.records import StoredFeedback
 from feedback_intelligence.store import rollups, search
 from feedback_intelligence.store.feedback_store import FeedbackStore
@@ -606,7 +605,19 @@ async def window_issue_counts(stores: Sequence[FeedbackStore], flt: ItemFilter) 
     return totals
 
 
-def _digest_statement(flt: ItemFilter, rule: DigestRule) -> Any:
+class DigestCategories(Protocol):
+    """The alert categories that decide whether an item waits for the digest (``deterministic.alerts.
+    DigestRule`` says which): a hit of a ``waiting`` one, and none outside ``allowed``. The rule stays above
+    the store; the store counts by its two sets."""
+
+    @property
+    def waiting(self) -> frozenset[str]: ...
+
+    @property
+    def allowed(self) -> frozenset[str]: ...
+
+
+def _digest_statement(flt: ItemFilter, rule: DigestCategories) -> Any:
     """``flt``'s items whose alerts wait for the digest (``rule``, deterministic/alerts.py): over the alert
     items of the window (``ix_feedback_alert_timestamp``), each one's hits read by its key."""
     c, a = feedback.c, feedback_alerts.c
@@ -623,7 +634,7 @@ def _digest_statement(flt: ItemFilter, rule: DigestRule) -> Any:
     )
 
 
-async def window_digest_items(stores: Sequence[FeedbackStore], flt: ItemFilter, rule: DigestRule) -> int:
+async def window_digest_items(stores: Sequence[FeedbackStore], flt: ItemFilter, rule: DigestCategories) -> int:
     """How many of ``flt``'s items over every store open no case and wait for the digest: every one counted,
     not the alert list's first ``FI_REPORT_MAX_ITEMS``."""
     if not rule.waiting:  # a domain without digest categories: every alert pages
