@@ -163,11 +163,10 @@ def _alerts_issue(report: Report) -> str | None:
     return issue if 2 * count >= len(report.alerts) else None
 
 
-def _counts(report: Report, domain: Domain, digest_items: int) -> WeekCounts:
-    """The week's counts and rises; ``digest_items``: the week's items the morning digest tells, counted by
-    the store (``ReportService.digest_items``). The domain's catch-all department and problem ("Muu") never
-    rise on the brief: a manager cannot act on "other things grew"; they stay in the charts and the groups
-    below."""
+def _counts(report: Report, domain: Domain) -> WeekCounts:
+    """The week's counts and rises; the digest's items as the report counted them (every one, by the store).
+    The domain's catch-all department and problem ("Muu") never rise on the brief: a manager cannot act on
+    "other things grew"; they stay in the charts and the groups below."""
     everything, alerts = _line(report, ALL), _line(report, ALERTS)
     rising_groups = [
         group
@@ -230,7 +229,7 @@ def _counts(report: Report, domain: Domain, digest_items: int) -> WeekCounts:
         previous_items=everything.previous_total if everything else 0,
         alert_items=alerts.current_total if alerts else 0,
         previous_alert_items=alerts.previous_total if alerts else 0,
-        digest_alert_items=digest_items,
+        digest_alert_items=report.digest_alert_items or 0,
         rises=rises,
     )
 
@@ -252,9 +251,8 @@ Managers = Callable[[str], Awaitable[list[str] | None]]
 
 
 async def _week(service: ReportService, week: Window) -> WeekCounts:
-    """One store's week (or the chain's): its standard report, and its digest's items counted apart."""
-    report = await service.deterministic(week, mode="standard")
-    return _counts(report, service.domain, await service.digest_items(week))
+    """One store's week (or the chain's), from its standard report."""
+    return _counts(await service.deterministic(week, mode="standard"), service.domain)
 
 
 async def brief(

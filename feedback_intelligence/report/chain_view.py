@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pydantic import Field
 
 from feedback_intelligence.report.model import Report, WireModel
-from feedback_intelligence.report.series import ALL
+from feedback_intelligence.report.series import ALERTS, ALL
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.window import Window
 
@@ -25,7 +25,10 @@ class StoreRow(WireModel):
     store: str = Field(description="The store id (`?store=` of its report).")
     name: str = Field(description="The store's name (FI_STORES), or its id.")
     items: int = Field(description="Items of the store in the window.")
-    alert_items: int = Field(description="Items with an operational alert (the lexicon's).")
+    alert_items: int = Field(
+        description="Items with an operational alert (the lexicon's), every one of them (the series' alert line), "
+        "not the alert list's first FI_REPORT_MAX_ITEMS."
+    )
     alert_rate: float = Field(description="alertItems / items (0 without items), rounded to 4 places.")
     severity_counts: dict[str, int] = Field(description="Severity mix of the structured items, low to high.")
     needs_review: int = Field(description="Items a person should check.")
@@ -56,7 +59,7 @@ async def chain_view(
 
 
 def _row(store: str, name: str, report: Report) -> StoreRow:
-    alert_items = sum(1 for alert in report.alerts if alert.deterministic_hits)
+    alert_items = _alert_items(report)
     items = report.total_items
     return StoreRow(
         store=store,
@@ -68,6 +71,15 @@ def _row(store: str, name: str, report: Report) -> StoreRow:
         needs_review=report.needs_review_count,
         direction=_against_before(report),
     )
+
+
+def _alert_items(report: Report) -> int:
+    """The window's operational alert items, counted by the series' alert line (as the brief and the page count
+    them): the alert list stops at ``FI_REPORT_MAX_ITEMS``. A window without a series (one at the calendar's
+    first days) has its list, which then is all the report knows."""
+    lines = report.series.lines if report.series is not None else []
+    line = next((line for line in lines if line.key == ALERTS), None)
+    return line.current_total if line is not None else sum(1 for alert in report.alerts if alert.deterministic_hits)
 
 
 def _against_before(report: Report) -> str | None:

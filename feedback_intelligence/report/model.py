@@ -293,6 +293,12 @@ class Report(WireModel):
         description="The alert items' cases by state (`open`, `acknowledged`, `handled`, `dismissed`), and `none` "
         "for alert items without a case (older than FI_CASE_MAX_AGE_DAYS when saved); null where not counted.",
     )
+    digest_alert_items: int | None = Field(
+        None,
+        description="The window's alert items whose keyword alerts are all of the digest categories "
+        "(`/schema` `digestAlertCategories`): they open no case and are told in the next morning's digest. Every "
+        "one counted, not the alert list's cap; the rest of the series' `alert` line page a person (urgent).",
+    )
     series: Series | None = Field(
         None, description="Items per local day or week beside the previous period; null in the live summary."
     )

@@ -201,12 +201,6 @@ class ReportService:
         _check_mode(mode)
         return (await self._deterministic(window, mode)).report
 
-    async def digest_items(self, window: Window) -> int:
-        """The window's items whose alerts wait for the next morning's digest, every one (the report's alert
-        list stops at ``FI_REPORT_MAX_ITEMS``): the brief's ``digestAlertItems``. Not cached: one indexed
-        count over the window's alert items."""
-        return await self.source.digest_items(self._filter(window), self.domain)
-
     async def generate(self, window: Window, *, mode: Mode = "standard") -> Report:
         """A fresh report with prose, bypassing both caches. Never raises for LLM trouble."""
         _check_mode(mode)
@@ -291,6 +285,7 @@ class ReportService:
             self._series(window) if compared else _nothing(),
             self.source.issue_counts(self._previous(window)) if compared else _nothing(),
             self.source.history_start(self._filter(window)) if compared else _nothing(),
+            self.source.digest_items(self._filter(window), domain),
             return_exceptions=True,
         )
         for answer in answers:
@@ -299,6 +294,7 @@ class ReportService:
         aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
         previous_issues = cast(dict[str, int] | None, answers[2])
         history = cast(str | None, answers[3])
+        digest_items = cast(int, answers[4])
         if series is not None and history is not None:  # a standard report: it has a period before its window
             before = self._previous(window)
             if partly_recorded(history, before.from_ or "", before.to or ""):
@@ -332,6 +328,7 @@ class ReportService:
             structure_failed_count=folded.structure_failed,
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
             alert_cases=await self._cases_of(alerts),
+            digest_alert_items=digest_items,
             themes=themes,
             issues=issue_groups(aggregates, domain, options, previous_issues),
             dropped_claim_count=0,

@@ -140,9 +140,8 @@ class FetchSource:
         return None
 
     async def digest_items(self, flt: ItemFilter, domain: Domain) -> int:
-        """Read afresh: a cached report reads no window, so the reads it kept may be another report's."""
-        items = await self.fetch(flt.from_ or "", flt.to or "~", FETCH_ALL)
-        return sum(1 for item in items if digest_only(item.alerts, domain))
+        """Of the report's own read of the window: the report counts them as it builds."""
+        return sum(1 for item in await self._read(flt) if digest_only(item.alerts, domain))
 
     async def hours(self, flt: ItemFilter, bounds: Sequence[str] | None = None) -> list[HourCount]:
         """By hour whatever ``bounds`` say: a list of items in memory is small."""

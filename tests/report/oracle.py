@@ -14,6 +14,7 @@ from typing import Any
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import derive, effective_sentiment
+from feedback_intelligence.deterministic.alerts import digest_only
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, Derived, StoredFeedback
 from feedback_intelligence.report.deterministic_layer import representative_quotes
@@ -414,6 +415,7 @@ def build_report(
         total_items=len(items),
         structure_failed_count=sum(1 for i in items if i.structure_failed),
         alerts=deterministic_alerts(items, domain, options),
+        digest_alert_items=sum(1 for i in items if digest_only(i.alerts, domain)),
         themes=themes,
         dropped_claim_count=0,
         llm_fallback_count=0,

@@ -20,6 +20,8 @@ from feedback_intelligence.domain.loader import load_domain
 from feedback_intelligence.instants.clock import ManualClock
 from feedback_intelligence.records import AlertHit, StoredFeedback, Structure
 from feedback_intelligence.report.brief import brief, brief_week
+from feedback_intelligence.report.chain_view import chain_view
+from feedback_intelligence.report.model import AlertRow
 from feedback_intelligence.report.service import ReportService
 from feedback_intelligence.report.sources import FetchSource, StoreSource
 from feedback_intelligence.store.aggregates import ItemFilter
@@ -71,6 +73,10 @@ ITEMS = [
     *EVERY_SUBSET,
 ]
 WEEK_DIGEST_ITEMS = len(DIGEST_ITEMS) + 1  # and "demoted-too"
+
+
+def row_hits(row: AlertRow) -> list[AlertHit]:
+    return [AlertHit(hit.category, hit.pattern) for hit in row.deterministic_hits]
 
 
 def old_rule(categories: tuple[str, ...]) -> bool:
@@ -138,3 +144,39 @@ async def test_the_brief_counts_every_digest_item_of_the_week_past_the_alert_lis
     assert len(listed.alerts) == MAX_ITEMS and row.digest_alert_items == WEEK_DIGEST_ITEMS > MAX_ITEMS
     assert row.alert_items == WEEK_DIGEST_ITEMS + 3  # the two mixed items and the paging one page a person
     assert answer.totals.digest_alert_items == WEEK_DIGEST_ITEMS
+
+
+async def test_the_chain_view_counts_every_alert_item_of_a_store_past_the_alert_lists_cap(
+    store: FeedbackStore,
+) -> None:
+    """A store's alert items in the chain view are the window's, as its report's series counts them: the list
+    the report shows stops at FI_REPORT_MAX_ITEMS."""
+    options = ReportSettings(cache_seconds=0, max_items=MAX_ITEMS)
+    service = ReportService(DOMAIN, options, None, StoreSource([store]), clock=ManualClock(NOW))
+    week = brief_week(None, NOW, options)
+    view = await chain_view(service, week, [STORE, "s2"], lambda store: store)
+    rows = {row.store: row for row in view.stores}
+    listed = await service.deterministic(week.narrowed(store=STORE))
+    assert len(listed.alerts) == MAX_ITEMS
+    assert rows[STORE].alert_items == WEEK_DIGEST_ITEMS + 3 and rows["s2"].alert_items == 1
+    assert rows[STORE].alert_rate == round(rows[STORE].alert_items / rows[STORE].items, 4)
+
+
+async def test_the_report_states_its_windows_digest_items_past_the_alert_lists_cap(store: FeedbackStore) -> None:
+    """The report says once how many of its window's alert items wait for the morning digest, every one of
+    them; the rest of its alert line page a person. The in-memory source's report says the same."""
+    options = ReportSettings(cache_seconds=0, max_items=MAX_ITEMS)
+    week = brief_week(None, NOW, options).narrowed(store=STORE)
+
+    async def fetch(from_: str, to: str, limit: int) -> list[StoredFeedback]:
+        """The store's own items: a fetch filters all but the window itself."""
+        found = [one for one in ITEMS if from_ <= one.timestamp <= to and one.store == STORE]
+        return sorted(found, key=lambda one: one.timestamp, reverse=True)[:limit]
+
+    for source in (StoreSource([store]), FetchSource(fetch, DOMAIN)):
+        report = await ReportService(DOMAIN, options, None, source, clock=ManualClock(NOW)).deterministic(week)
+        assert len(report.alerts) == MAX_ITEMS and not any(digest_only(row_hits(row), DOMAIN) for row in report.alerts)
+        assert report.digest_alert_items == WEEK_DIGEST_ITEMS, source
+        assert report.series is not None
+        alert_line = next(line for line in report.series.lines if line.key == "alert")
+        assert alert_line.current_total - report.digest_alert_items == 3  # the two mixed items and "paging"

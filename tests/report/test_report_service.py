@@ -48,6 +48,7 @@ REPORT_KEYS = [
     "channelCounts",
     "llm",
     "alertCases",
+    "digestAlertItems",
     "series",
     "timezone",
 ]

@@ -45,31 +45,32 @@ function kpi(label, value, warn = false, what = "", key = "") {
     what ? h("span", { class: "kpi-what" }, what) : "");
 }
 
-/** How the window's alert items split (alertSplit below): "2 in a case · 8 to the morning digest · …". */
-function alertsWhat(split, t) {
-  const parts = [t("kpi.alertsCase", { n: split.withCase }), t("kpi.alertsDigest", { n: split.digest })];
+/**
+ * How the window's alert items split (alertSplit below): "2 urgent: in a case · 8 to the morning digest · …".
+ * When the list stops short of them, the cases are the listed items' and said so; the digest's are all.
+ */
+export function alertsWhat(split, t) {
+  const inCase = t("kpi.alertsCase", { n: split.withCase });
+  const digest = t("kpi.alertsDigest", { n: split.digest });
+  if (split.shown < split.total) return `${digest} · ${t("kpi.alertsOfNewest", { n: split.shown })} ${inCase}`;
+  const parts = [inCase, digest];
   if (split.other > 0) parts.push(t("kpi.alertsOther", { n: split.other }));
-  if (split.shown < split.total) parts.unshift(t("kpi.alertsOfNewest", { n: split.shown }));
   return parts.join(" · ");
 }
 
 /**
- * The report's listed alert items (`alerts`, newest first, at most FI_REPORT_MAX_ITEMS) split by what became
- * of them: in a case (`alertCases`: any state), to the morning digest (every operational category a digest
- * one, `digest`; `demoted` categories are no alert), or neither (an urgent alert saved too old to open a
- * case: a history import). `total`: the window's alert items.
+ * The window's alert items (`total`, the series' alert line) split by what became of them: to the morning
+ * digest (`digest`: the report's `digestAlertItems`, every one, counted by the server's one rule), in a case
+ * (`alertCases`: any state; the cases of the listed items, `alerts`, at most FI_REPORT_MAX_ITEMS), or neither
+ * (an urgent alert saved too old to open a case, a history import, or one the model found): known only when
+ * every alert item is listed.
  */
-export function alertSplit(alerts, alertCases, digest, demoted, total) {
-  const rows = alerts || [];
-  const isDigest = (row) => {
-    const categories = (row.deterministicHits || []).map((hit) => hit.category).filter((c) => !demoted.includes(c));
-    return categories.length > 0 && categories.every((c) => digest.includes(c));
-  };
+export function alertSplit(alerts, alertCases, digest, total) {
+  const shown = (alerts || []).length;
   const cases = alertCases || {};
   const withCase = ["open", "acknowledged", "handled", "dismissed"].reduce((acc, k) => acc + (cases[k] || 0), 0);
-  const digestRows = rows.filter(isDigest).length;
-  return { total: Math.max(total, rows.length), shown: rows.length, withCase, digest: digestRows,
-    other: Math.max(0, rows.length - withCase - digestRows) };
+  const all = Math.max(total, shown);
+  return { total: all, shown, withCase, digest, other: Math.max(0, all - withCase - digest) };
 }
 
 function barsChart(title, rows, t) {

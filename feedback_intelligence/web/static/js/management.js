@@ -315,13 +315,12 @@ function render(report, mode) {
   const themes = (report.themes || []).filter((th) => th.category !== "overall");
   const rated = themes.filter((th) => !th.unrated);
   const unrated = themes.filter((th) => th.unrated);
-  const schema = state.schema || {};
   renderCharts(el.charts, {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
     severityCounts: report.severityCounts,
     period: `${formatDate(report.windowFrom, t)} – ${formatDate(report.windowTo, t)}`,
-    alerts: report.alertCases ? alertSplit(report.alerts, report.alertCases, schema.digestAlertCategories || [],
-      schema.demotedCategories || [], alertTotal) : null,
+    alerts: report.alertCases && report.digestAlertItems != null
+      ? alertSplit(report.alerts, report.alertCases, report.digestAlertItems, alertTotal) : null,
   });
   renderSeries(el.series, report.series, t);
   // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
