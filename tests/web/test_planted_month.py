@@ -241,7 +241,8 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
 def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:
     """ "The others go into the morning digest" told a manager nothing they could open: the brief says how many
     went there, that with no notify route the digest reaches no one (the page is then the only place they are
-    read), and links each store's digest alerts of the week."""
+    read), and links each store's digest alerts of the week. Alerts no one is told of are a warning a manager
+    can act on (ask the administrator), not grey fine print; the setting's name is a smaller line of its own."""
     page = pages.open(app.url + "/", viewport=SIZES["desktop"])
     expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
     week = httpx.get(app.url + "/report/brief", timeout=30).json()
@@ -258,9 +259,20 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     expect(note).to_be_visible()
     expect(note).to_have_attribute("data-routes", "0")
     expect(note).to_contain_text(
-        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska "
-        "ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla."
+        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta, eikä niistä ilmoiteta kenellekään: "
+        "ilmoituskanavia ei ole otettu käyttöön, joten ne näkyvät vain tällä sivulla. Pyydä palvelun ylläpitäjää "
+        "ottamaan ilmoitukset käyttöön."
     )
+    # the page's warning style, in the ink of the text beside it, not the muted grey of a footnote
+    expect(note).to_have_class(re.compile(r"\bbrief-digest-unsent\b"))
+    expect(note).not_to_have_class(re.compile(r"\bmuted\b"))
+    warn = page.evaluate("getComputedStyle(document.body).getPropertyValue('--warn-soft').trim()")
+    expect(note).to_have_css("background-color", _rgb(warn))
+    # the setting is named once, for the administrator, below the manager's words
+    setting = note.locator(".brief-digest-setting")
+    expect(setting).to_have_text("Ylläpitäjälle: ilmoituskanavat asetetaan asetuksella FI_NOTIFY_CHANNELS.")
+    assert note.inner_text().count("FI_NOTIFY_CHANNELS") == 1
+    assert setting.bounding_box()["y"] > note.locator("strong").bounding_box()["y"]  # a line of its own
     stores = [row for row in week["stores"] if row["digestAlertItems"]]
     links = note.locator(".brief-digest-week a")
     expect(links).to_have_count(len(stores))
@@ -268,3 +280,9 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
         expect(link).to_have_text(f"{row['name']} {row['digestAlertItems']}")
         expect(link).to_have_attribute("href", f"/?store={row['store']}#alerts-box")
     assert PAYMENT_STORE in {row["store"] for row in stores}
+
+
+def _rgb(hex_colour: str) -> str:
+    """A CSS colour "#fdf1dc" as the browser's computed "rgb(253, 241, 220)"."""
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
