@@ -154,6 +154,11 @@ def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, a
     assert changes.count() > 0
     for text in changes.all_inner_texts():
         assert text == "Ei verrata: edellinen jakso on tallessa vain osittain", text  # no per cent, no verdict
+    # nor the few days recorded printed or drawn as if they were the period before ("nyt 17 · ennen 3")
+    for text in series.locator(".series-totals").all_inner_texts():
+        assert re.fullmatch(r"nyt \d+", text), text
+    expect(series.locator(".series-previous")).to_have_count(0)
+    expect(series.locator(".series-partial")).to_contain_text("joten jaksoja ei verrata eikä katkoviivaa piirretä.")
     # nor a store's direction against that month ("stable" said nothing true): no store has one, no column
     chain = page.locator("#chain-rows tr")
     expect(chain).to_have_count(len(STORES))

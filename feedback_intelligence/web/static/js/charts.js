@@ -177,10 +177,13 @@ function formatNumber(value, t, digits = 1) {
   return new Intl.NumberFormat(t.locale, { maximumFractionDigits: digits, signDisplay: "exceptZero" }).format(value);
 }
 
-/** Bars for the window's buckets, a dashed line for the previous period's: both scaled to one maximum. */
-function sparkline(line) {
+/** Bars for the window's buckets, a dashed line for the previous period's: both scaled to one maximum. A
+ * previous period only partly recorded (`compared` false) is not drawn: its unrecorded days would read as
+ * days without feedback. */
+function sparkline(line, compared) {
+  const previous = compared ? line.previous : [];
   const n = Math.max(1, line.current.length);
-  const max = Math.max(1, ...line.current, ...line.previous);
+  const max = Math.max(1, ...line.current, ...previous);
   const width = 100 / n;
   const svg = s("svg", { class: "series-track", viewBox: "0 0 100 30", preserveAspectRatio: "none",
     "aria-hidden": "true", focusable: "false" });
@@ -189,7 +192,7 @@ function sparkline(line) {
     svg.append(s("rect", { x: (i * width + width * 0.15).toFixed(2), y: (30 - height).toFixed(2),
       width: (width * 0.7).toFixed(2), height: height.toFixed(2), class: "series-bar" }));
   });
-  const points = line.previous.map((value, i) => `${(i * width + width / 2).toFixed(2)},${(30 - (value / max) * 28).toFixed(2)}`);
+  const points = previous.map((value, i) => `${(i * width + width / 2).toFixed(2)},${(30 - (value / max) * 28).toFixed(2)}`);
   if (points.length) svg.append(s("polyline", { points: points.join(" "), class: "series-previous", fill: "none" }));
   return svg;
 }
@@ -199,8 +202,10 @@ function seriesFigure(line, series, t) {
   const verdict = line.significant ? t("series.significant") : t("series.notSignificant");
   return h("figure", { class: ["series", line.significant && "series-significant"], dataset: { key: line.key } },
     h("figcaption", null, h("span", { class: "series-label" }, line.label),
-      h("span", { class: "series-totals" }, t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
-    sparkline(line),
+      // a period not compared has no "before" to print: its count is of the few days recorded
+      h("span", { class: "series-totals" }, series.historyFrom ? t("series.totalNow", { now: line.currentTotal })
+        : t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
+    sparkline(line, !series.historyFrom),
     h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
       h("span", null, formatDay(series.starts[series.starts.length - 1], t))),
     series.historyFrom

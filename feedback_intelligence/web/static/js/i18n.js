@@ -314,11 +314,12 @@ const en = {
     + "together (z = change ÷ √n, at least {z}: with 100 items a change of {example} or more), and there are at "
     + "least {min} items in all.",
   "series.totals": "now {now} · before {before}",
+  "series.totalNow": "now {now}",
   "series.change": "Change {change}{pct} · z {z} (limit {threshold}):",
   "series.significant": "significant",
   "series.notSignificant": "not significant",
   "series.partial": "The history begins on {day}: the previous period was only partly recorded, so the periods are "
-    + "not compared.",
+    + "not compared and no dashed line is drawn.",
   "series.notCompared": "Not compared: the previous period was only partly recorded",
   "export.print": "Print",
   "export.csv": "Download CSV",
@@ -809,10 +810,12 @@ const fi = {
     + "yhteensä (z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {example} tai enemmän), ja palautteita on "
     + "yhteensä vähintään {min}.",
   "series.totals": "nyt {now} · ennen {before}",
+  "series.totalNow": "nyt {now}",
   "series.change": "Muutos {change}{pct} · z {z} (raja {threshold}):",
   "series.significant": "merkitsevä",
   "series.notSignificant": "ei merkitsevä",
-  "series.partial": "Tiedot alkavat {day}: edellinen jakso on tallessa vain osittain, joten jaksoja ei verrata.",
+  "series.partial": "Tiedot alkavat {day}: edellinen jakso on tallessa vain osittain, joten jaksoja ei verrata eikä "
+    + "katkoviivaa piirretä.",
   "series.notCompared": "Ei verrata: edellinen jakso on tallessa vain osittain",
   "export.print": "Tulosta",
   "export.csv": "Lataa CSV",
