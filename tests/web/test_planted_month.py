@@ -70,9 +70,12 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
     expect(cases.first.locator(".brief-go")).to_have_text("Ota itselleni →")  # the line is the way to act
     # imported days after the incident: the line says when its case opened, past its deadline already
-    # (late before anyone could act, which the line says rather than look ignored)
+    # (late before anyone could act: the feedback's lateness, not the staff's, which the line says)
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(r"^ · tapaus avattu (\d+\.\d+\. )?klo \d\d\.\d\d, jo määräajan jälkeen$")
+        re.compile(
+            r"^ · tapaus avattu vasta (\d+\.\d+\. )?klo \d\d\.\d\d, kun määräaika oli jo mennyt: "
+            r"tieto tuli myöhässä$"
+        )
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(
@@ -241,6 +244,10 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     assert in_case > 0 and digest > 0
     # the cases the tile counts are the case list's (every case of this month is an alert's)
     expect(page.locator("#cases-list li.case")).to_have_count(in_case, timeout=15000)
+    # each was imported past its deadline: overdue now, and the list says the lateness came with the feedback
+    for case in page.locator("#cases-list li.case").all():
+        expect(case).to_have_class(re.compile(r"\bcase-overdue\b"))
+        expect(case.locator(".case-meta")).to_contain_text(", kun määräaika oli jo mennyt: tieto tuli myöhässä")
 
 
 def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:
