@@ -155,10 +155,10 @@ def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, a
     expect(series.locator("figure.series-significant")).to_have_count(0)
     changes = series.locator(".series-change")
     assert changes.count() > 0
-    for text in changes.all_inner_texts():
+    for text in changes.all_text_contents():  # the folded lines too
         assert text == "Ei verrata: edellinen jakso on tallessa vain osittain", text  # no per cent, no verdict
     # nor the few days recorded printed or drawn as if they were the period before ("nyt 17 · ennen 3")
-    for text in series.locator(".series-totals").all_inner_texts():
+    for text in series.locator(".series-totals").all_text_contents():
         assert re.fullmatch(r"nyt \d+", text), text
     expect(series.locator(".series-previous")).to_have_count(0)
     expect(series.locator(".series-partial")).to_contain_text("joten jaksoja ei verrata eikä katkoviivaa piirretä.")
@@ -293,6 +293,48 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
         expect(link).to_have_attribute("href", f"/?store={row['store']}#alerts-box")
     assert PAYMENT_STORE in {row["store"] for row in stores}
 
+
+def test_a_phone_shows_each_store_of_the_table_whole(pages, app) -> None:
+    """At 390 px the stores' table was wider than the screen: its severities lay behind a sideways scroll,
+    each row a tall column of wrapped words. On a phone every store's row fits the screen, its severities on a
+    line of their own under its figures."""
+    size = SIZES["phone"]
+    page = pages.open(app.url + "/", viewport=size)
+    rows = page.locator("#chain-rows tr")
+    expect(rows).to_have_count(len(STORES), timeout=15000)
+    assert page.locator("#chain-view .table-wrap").evaluate("box => box.scrollWidth <= box.clientWidth")
+    for row in rows.all():
+        row.scroll_into_view_if_needed()
+        store, severities = row.locator("th"), row.locator("td").nth(2)
+        expect(severities).to_contain_text("Matala")
+        for cell in (store, severities):
+            box = cell.bounding_box()
+            assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= size["width"], box
+        assert severities.bounding_box()["y"] > store.bounding_box()["y"]  # under the figures
+
+
+def test_the_series_left_out_are_one_press_away(pages, app) -> None:
+    """ "5 muuta" named charts nobody could open: the lines past the first six are folded under a line that
+    names them, and open with one press."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    lines = answered.value.json()["series"]["lines"]
+    rest = lines[6:]
+    assert rest, len(lines)  # the planted month has more departments than the first screen of charts
+    series = page.locator("#report-series")
+    expect(series.locator(":scope > .series-grid figure.series")).to_have_count(6, timeout=15000)
+    more = series.locator("details.series-more")
+    names = ", ".join(line["label"] for line in rest)
+    expect(more.locator("summary")).to_have_text(f"Näytä {len(rest)} muuta kaaviota: {names}")
+    folded = more.locator("figure.series")
+    expect(folded.first).to_be_hidden()
+    more.locator("summary").click()
+    expect(folded).to_have_count(len(rest))
+    for figure, line in zip(folded.all(), rest, strict=True):
+        expect(figure).to_be_visible()
+        expect(figure).to_have_attribute("data-key", line["key"])
+    expect(series).not_to_contain_text(re.compile(r"^\d+ muuta$"))
 
 def _rgb(hex_colour: str) -> str:
     """A CSS colour "#fdf1dc" as the browser's computed "rgb(253, 241, 220)"."""

@@ -164,7 +164,7 @@ export function renderCharts(container, {
 
 // ---------------------------------------------------------------- time series (report.series)
 
-const SERIES_LINES = 6; // all, alerts and the four largest categories: readable on a phone
+const SERIES_LINES = 6; // all, alerts and the four largest categories: readable on a phone; the rest folded
 
 /** "1.6." for a local day "2026-06-01" (the server already folded it into FI_TIMEZONE). */
 export function formatDay(iso, t) {
@@ -240,7 +240,12 @@ export function renderSeries(container, series, t) {
       from: formatDay(series.previousStarts[0], t), zone: series.timezone, ...ruleNumbers(series, t) })),
     series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",
     h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
-  // the DOM's own append writes a null as the text "null": the note only when lines were left out
-  if (lines.length > shown.length) container.append(h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })));
+  // the smaller departments' lines one press away, named, not a count of charts nobody can open
+  const rest = lines.slice(SERIES_LINES);
+  if (rest.length) {
+    container.append(h("details", { class: "more-items series-more" },
+      h("summary", null, t("series.more", { n: rest.length, names: rest.map((line) => line.label).join(", ") })),
+      h("div", { class: "series-grid" }, rest.map((line) => seriesFigure(line, series, t)))));
+  }
   return true;
 }
