@@ -73,8 +73,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # (late before anyone could act: the feedback's lateness, not the staff's, which the line says)
     expect(cases.first.locator(".brief-opened")).to_have_text(
         re.compile(
-            r"^ · tapaus avattu vasta (\d+\.\d+\. )?klo \d\d\.\d\d, kun määräaika oli jo mennyt: "
-            r"tieto tuli myöhässä$"
+            r"^ · tieto tuli ja tapaus avattiin vasta (\d+\.\d+\. )?klo \d\d\.\d\d, määräajan jo mentyä$"
         )
     )
     # late against a deadline the line names; the week's dates stand in the heading
@@ -162,6 +161,7 @@ def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, a
         assert re.fullmatch(r"nyt \d+", text), text
     expect(series.locator(".series-previous")).to_have_count(0)
     expect(series.locator(".series-partial")).to_contain_text("joten jaksoja ei verrata eikä katkoviivaa piirretä.")
+    expect(series.locator("h3")).to_have_text("Palautteet päivittäin")  # not "… edelliseen jaksoon verrattuna"
     # nor a store's direction against that month ("stable" said nothing true): no store has one, no column
     chain = page.locator("#chain-rows tr")
     expect(chain).to_have_count(len(STORES))
@@ -247,7 +247,7 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     # each was imported past its deadline: overdue now, and the list says the lateness came with the feedback
     for case in page.locator("#cases-list li.case").all():
         expect(case).to_have_class(re.compile(r"\bcase-overdue\b"))
-        expect(case.locator(".case-meta")).to_contain_text(", kun määräaika oli jo mennyt: tieto tuli myöhässä")
+        expect(case.locator(".case-meta")).to_contain_text(" · tieto tuli ja tapaus avattiin vasta ")
 
 
 def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:

@@ -235,7 +235,8 @@ export function renderSeries(container, series, t) {
   container.hidden = false;
   const shown = lines.slice(0, SERIES_LINES);
   container.append(
-    h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
+    // "beside the previous period" only where the periods are compared
+    h("h3", null, t(`series.heading${series.bucket === "week" ? "Week" : "Day"}${series.historyFrom ? "Alone" : ""}`)),
     h("p", { class: "chart-note series-rule" }, t("series.note", {
       from: formatDay(series.previousStarts[0], t), zone: series.timezone, ...ruleNumbers(series, t) })),
     series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",

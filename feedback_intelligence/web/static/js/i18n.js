@@ -309,6 +309,8 @@ const en = {
     + "model (FI_LLM_BACKEND=ollama or openai; see the README).",
   "series.headingDay": "Feedback per day, beside the previous period",
   "series.headingWeek": "Feedback per week, beside the previous period",
+  "series.headingDayAlone": "Feedback per day",
+  "series.headingWeekAlone": "Feedback per week",
   "series.note": "Bars: this period; dashed line: the previous period of the same length (from {from}). Days in "
     + "{zone}. A change counts as significant when it is at least {z} × √n, n being the items of both periods "
     + "together (z = change ÷ √n, at least {z}: with 100 items a change of {example} or more), and there are at "
@@ -806,6 +808,8 @@ const fi = {
     + "mallilla (FI_LLM_BACKEND=ollama tai openai; ks. README).",
   "series.headingDay": "Palautteet päivittäin edelliseen jaksoon verrattuna",
   "series.headingWeek": "Palautteet viikoittain edelliseen jaksoon verrattuna",
+  "series.headingDayAlone": "Palautteet päivittäin",
+  "series.headingWeekAlone": "Palautteet viikoittain",
   "series.note": "Pylväät: tämä jakso; katkoviiva: yhtä pitkä edellinen jakso (alkaen {from}). Päivät aikavyöhykkeellä "
     + "{zone}. Muutos on merkitsevä, kun se on vähintään {z} × √n, missä n on molempien jaksojen palautteet "
     + "yhteensä (z = muutos ÷ √n, vähintään {z}: 100 palautteella muutos {example} tai enemmän), ja palautteita on "
@@ -1156,7 +1160,7 @@ Object.assign(en, {
   "cases.nameNeeded": "Write your name above to take the case.",
   "cases.happened": "Happened {time}",
   "cases.openedLater": "case opened {time}",
-  "cases.openedPastDue": "case opened only {time}, its deadline already past: the feedback came in late",
+  "cases.openedPastDue": "word came and the case opened only {time}, its deadline already past",
   "cases.noOwner": "No owner",
   "cases.ownerIs": "Owner: {name}",
   "cases.ownerTyped": "Owner: {name} (typed)",
@@ -1188,7 +1192,7 @@ Object.assign(fi, {
   "cases.nameNeeded": "Kirjoita nimesi yllä, niin voit ottaa tapauksen itsellesi.",
   "cases.happened": "Tapahtui {time}",
   "cases.openedLater": "tapaus avattu {time}",
-  "cases.openedPastDue": "tapaus avattu vasta {time}, kun määräaika oli jo mennyt: tieto tuli myöhässä",
+  "cases.openedPastDue": "tieto tuli ja tapaus avattiin vasta {time}, määräajan jo mentyä",
   "cases.noOwner": "Ei vastuuhenkilöä",
   "cases.ownerIs": "Vastuuhenkilö: {name}",
   "cases.ownerTyped": "Vastuuhenkilö: {name} (kirjoitettu nimi)",
