@@ -72,9 +72,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # imported days after the incident: the line says when its case opened, past its deadline already
     # (late before anyone could act: the feedback's lateness, not the staff's, which the line says)
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(
-            r"^ · tieto tuli ja tapaus avattiin vasta (\d+\.\d+\. )?klo \d\d\.\d\d, määräajan jo mentyä$"
-        )
+        re.compile(r"^ · tieto tuli ja tapaus avattiin vasta (\d+\.\d+\. )?klo \d\d\.\d\d, määräajan jo mentyä$")
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(
@@ -284,7 +282,9 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     setting = note.locator(".brief-digest-setting")
     expect(setting).to_have_text("Ylläpitäjälle: ilmoituskanavat asetetaan asetuksella FI_NOTIFY_CHANNELS.")
     assert note.inner_text().count("FI_NOTIFY_CHANNELS") == 1
-    assert setting.bounding_box()["y"] > note.locator("strong").bounding_box()["y"]  # a line of its own
+    setting_box, title_box = setting.bounding_box(), note.locator("strong").bounding_box()
+    assert setting_box is not None and title_box is not None
+    assert setting_box["y"] > title_box["y"]  # a line of its own
     stores = [row for row in week["stores"] if row["digestAlertItems"]]
     links = note.locator(".brief-digest-week a")
     expect(links).to_have_count(len(stores))
@@ -307,10 +307,11 @@ def test_a_phone_shows_each_store_of_the_table_whole(pages, app) -> None:
         row.scroll_into_view_if_needed()
         store, severities = row.locator("th"), row.locator("td").nth(2)
         expect(severities).to_contain_text("Matala")
-        for cell in (store, severities):
-            box = cell.bounding_box()
-            assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= size["width"], box
-        assert severities.bounding_box()["y"] > store.bounding_box()["y"]  # under the figures
+        store_box, severity_box = store.bounding_box(), severities.bounding_box()
+        for box in (store_box, severity_box):
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size["width"], box
+        assert store_box is not None and severity_box is not None
+        assert severity_box["y"] > store_box["y"]  # under the figures
 
 
 def test_the_series_left_out_are_one_press_away(pages, app) -> None:
@@ -335,6 +336,7 @@ def test_the_series_left_out_are_one_press_away(pages, app) -> None:
         expect(figure).to_be_visible()
         expect(figure).to_have_attribute("data-key", line["key"])
     expect(series).not_to_contain_text(re.compile(r"^\d+ muuta$"))
+
 
 def _rgb(hex_colour: str) -> str:
     """A CSS colour "#fdf1dc" as the browser's computed "rgb(253, 241, 220)"."""
