@@ -72,7 +72,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # imported days after the incident: the line says when its case opened, past its deadline already
     # (late before anyone could act: the feedback's lateness, not the staff's, which the line says)
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(r"^ · tieto tuli ja tapaus avattiin vasta (\d+\.\d+\. )?klo \d\d\.\d\d, määräajan jo mentyä$")
+        re.compile(r"^ · tapaus avattu vasta (\d+\.\d+\. )?klo \d\d\.\d\d tiedon tultua, määräajan jo mentyä$")
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(
@@ -245,7 +245,7 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     # each was imported past its deadline: overdue now, and the list says the lateness came with the feedback
     for case in page.locator("#cases-list li.case").all():
         expect(case).to_have_class(re.compile(r"\bcase-overdue\b"))
-        expect(case.locator(".case-meta")).to_contain_text(" · tieto tuli ja tapaus avattiin vasta ")
+        expect(case.locator(".case-meta")).to_contain_text(re.compile(r" · tapaus avattu vasta .* tiedon tultua, määräajan jo mentyä"))
 
 
 def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:

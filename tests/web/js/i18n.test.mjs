@@ -105,5 +105,5 @@ test("what the manager's page says of a digest nobody gets, a period not compare
   assert.equal(fi("series.more", { n: 1, names: "Hevi" }), "Näytä 1 muu kaavio: Hevi");
   assert.equal(fi("series.more", params), "Näytä 5 muuta kaaviota: Hevi, Einekset");
   assert.equal(en("series.more", { n: 1, names: "Produce" }), "Show 1 more chart: Produce");
-  assert.equal(fi("cases.openedPastDue", params), "tieto tuli ja tapaus avattiin vasta klo 08.07, määräajan jo mentyä");
+  assert.equal(fi("cases.openedPastDue", params), "tapaus avattu vasta klo 08.07 tiedon tultua, määräajan jo mentyä");
 });
