@@ -70,9 +70,9 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
     expect(cases.first.locator(".brief-go")).to_have_text("Ota itselleni →")  # the line is the way to act
     # imported days after the incident: the line says when its case opened, past its deadline already
-    # (late before anyone could act, which the line says rather than look ignored)
+    # (late before anyone could act: the feedback's lateness, not the staff's, which the line says)
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(r"^ · tapaus avattu (\d+\.\d+\. )?klo \d\d\.\d\d, jo määräajan jälkeen$")
+        re.compile(r"^ · tapaus avattu vasta (\d+\.\d+\. )?klo \d\d\.\d\d tiedon tultua, määräajan jo mentyä$")
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(
@@ -152,8 +152,14 @@ def test_the_months_trends_are_not_read_against_a_month_barely_recorded(pages, a
     expect(series.locator("figure.series-significant")).to_have_count(0)
     changes = series.locator(".series-change")
     assert changes.count() > 0
-    for text in changes.all_inner_texts():
+    for text in changes.all_text_contents():  # the folded lines too
         assert text == "Ei verrata: edellinen jakso on tallessa vain osittain", text  # no per cent, no verdict
+    # nor the few days recorded printed or drawn as if they were the period before ("nyt 17 · ennen 3")
+    for text in series.locator(".series-totals").all_text_contents():
+        assert re.fullmatch(r"nyt \d+", text), text
+    expect(series.locator(".series-previous")).to_have_count(0)
+    expect(series.locator(".series-partial")).to_contain_text("joten jaksoja ei verrata eikä katkoviivaa piirretä.")
+    expect(series.locator("h3")).to_have_text("Palautteet päivittäin")  # not "… edelliseen jaksoon verrattuna"
     # nor a store's direction against that month ("stable" said nothing true): no store has one, no column
     chain = page.locator("#chain-rows tr")
     expect(chain).to_have_count(len(STORES))
@@ -239,12 +245,18 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     assert in_case > 0 and digest > 0
     # the cases the tile counts are the case list's (every case of this month is an alert's)
     expect(page.locator("#cases-list li.case")).to_have_count(in_case, timeout=15000)
+    # each was imported past its deadline: overdue now, and the list says the lateness came with the feedback
+    for case in page.locator("#cases-list li.case").all():
+        expect(case).to_have_class(re.compile(r"\bcase-overdue\b"))
+        late = re.compile(r" · tapaus avattu vasta .* tiedon tultua, määräajan jo mentyä")
+        expect(case.locator(".case-meta")).to_contain_text(late)
 
 
 def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it(pages, app) -> None:
     """ "The others go into the morning digest" told a manager nothing they could open: the brief says how many
     went there, that with no notify route the digest reaches no one (the page is then the only place they are
-    read), and links each store's digest alerts of the week."""
+    read), and links each store's digest alerts of the week. Alerts no one is told of are a warning a manager
+    can act on (ask the administrator), not grey fine print; the setting's name is a smaller line of its own."""
     page = pages.open(app.url + "/", viewport=SIZES["desktop"])
     expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
     week = httpx.get(app.url + "/report/brief", timeout=30).json()
@@ -261,9 +273,22 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     expect(note).to_be_visible()
     expect(note).to_have_attribute("data-routes", "0")
     expect(note).to_contain_text(
-        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta. Koostetta ei lähetetä kenellekään, koska "
-        "ilmoituskanavia ei ole asetettu (FI_NOTIFY_CHANNELS): ne näkyvät vain tällä sivulla."
+        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta, eikä niistä ilmoiteta kenellekään: "
+        "ilmoituskanavia ei ole otettu käyttöön, joten ne näkyvät vain tällä sivulla. Pyydä palvelun ylläpitäjää "
+        "ottamaan ilmoitukset käyttöön."
     )
+    # the page's warning style, in the ink of the text beside it, not the muted grey of a footnote
+    expect(note).to_have_class(re.compile(r"\bbrief-digest-unsent\b"))
+    expect(note).not_to_have_class(re.compile(r"\bmuted\b"))
+    warn = page.evaluate("getComputedStyle(document.body).getPropertyValue('--warn-soft').trim()")
+    expect(note).to_have_css("background-color", _rgb(warn))
+    # the setting is named once, for the administrator, below the manager's words
+    setting = note.locator(".brief-digest-setting")
+    expect(setting).to_have_text("Ylläpitäjälle: ilmoituskanavat asetetaan asetuksella FI_NOTIFY_CHANNELS.")
+    assert note.inner_text().count("FI_NOTIFY_CHANNELS") == 1
+    setting_box, title_box = setting.bounding_box(), note.locator("strong").bounding_box()
+    assert setting_box is not None and title_box is not None
+    assert setting_box["y"] > title_box["y"]  # a line of its own
     stores = [row for row in week["stores"] if row["digestAlertItems"]]
     links = note.locator(".brief-digest-week a")
     expect(links).to_have_count(len(stores))
@@ -271,3 +296,53 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
         expect(link).to_have_text(f"{row['name']} {row['digestAlertItems']}")
         expect(link).to_have_attribute("href", f"/?store={row['store']}#alerts-box")
     assert PAYMENT_STORE in {row["store"] for row in stores}
+
+
+def test_a_phone_shows_each_store_of_the_table_whole(pages, app) -> None:
+    """At 390 px the stores' table was wider than the screen: its severities lay behind a sideways scroll,
+    each row a tall column of wrapped words. On a phone every store's row fits the screen, its severities on a
+    line of their own under its figures."""
+    size = SIZES["phone"]
+    page = pages.open(app.url + "/", viewport=size)
+    rows = page.locator("#chain-rows tr")
+    expect(rows).to_have_count(len(STORES), timeout=15000)
+    assert page.locator("#chain-view .table-wrap").evaluate("box => box.scrollWidth <= box.clientWidth")
+    for row in rows.all():
+        row.scroll_into_view_if_needed()
+        store, severities = row.locator("th"), row.locator("td").nth(2)
+        expect(severities).to_contain_text("Matala")
+        store_box, severity_box = store.bounding_box(), severities.bounding_box()
+        for box in (store_box, severity_box):
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size["width"], box
+        assert store_box is not None and severity_box is not None
+        assert severity_box["y"] > store_box["y"]  # under the figures
+
+
+def test_the_series_left_out_are_one_press_away(pages, app) -> None:
+    """ "5 muuta" named charts nobody could open: the lines past the first six are folded under a line that
+    names them, and open with one press."""
+    page = pages.open(viewport=SIZES["desktop"])
+    with page.expect_response(lambda r: r.url.startswith(app.url + "/report?") and r.status == 200) as answered:
+        page.goto(app.url + "/")
+    lines = answered.value.json()["series"]["lines"]
+    rest = lines[6:]
+    assert rest, len(lines)  # the planted month has more departments than the first screen of charts
+    series = page.locator("#report-series")
+    expect(series.locator(":scope > .series-grid figure.series")).to_have_count(6, timeout=15000)
+    more = series.locator("details.series-more")
+    names = ", ".join(line["label"] for line in rest)
+    expect(more.locator("summary")).to_have_text(f"Näytä {len(rest)} muuta kaaviota: {names}")
+    folded = more.locator("figure.series")
+    expect(folded.first).to_be_hidden()
+    more.locator("summary").click()
+    expect(folded).to_have_count(len(rest))
+    for figure, line in zip(folded.all(), rest, strict=True):
+        expect(figure).to_be_visible()
+        expect(figure).to_have_attribute("data-key", line["key"])
+    expect(series).not_to_contain_text(re.compile(r"^\d+ muuta$"))
+
+
+def _rgb(hex_colour: str) -> str:
+    """A CSS colour "#fdf1dc" as the browser's computed "rgb(253, 241, 220)"."""
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"

@@ -83,3 +83,27 @@ test("carrying a case to its end speaks Finnish and English, each its own words"
   }
   assert.equal(fi("cases.happened", params), "Tapahtui 3.12.2026 klo 10.27");
 });
+
+test("what the manager's page says of a digest nobody gets, a period not compared and the folded charts", () => {
+  const en = translator("en");
+  const fi = translator("fi");
+  const params = { n: 5, names: "Hevi, Einekset", now: 17, time: "klo 08.07" };
+  const keys = ["brief.digestNowhere", "brief.digestSetting", "series.totalNow", "series.more", "series.headingDayAlone",
+    "series.headingWeekAlone", "cases.openedPastDue"];
+  for (const key of keys) {
+    assert.ok(en.has(key), key);
+    assert.doesNotMatch(fi(key, params), /\{\w+\}/, key);
+    assert.doesNotMatch(en(key, params), /\{\w+\}/, key);
+  }
+  // a manager is told whom to ask; the setting's name is only in the administrator's line
+  for (const t of [fi, en]) {
+    assert.doesNotMatch(t("brief.digestNowhere"), /FI_NOTIFY_CHANNELS/);
+    assert.match(t("brief.digestSetting"), /FI_NOTIFY_CHANNELS/);
+  }
+  assert.match(fi("brief.digestNowhere"), /Pyydä palvelun ylläpitäjää/);
+  assert.equal(fi("series.totalNow", params), "nyt 17"); // no "ennen" where nothing is compared
+  assert.equal(fi("series.more", { n: 1, names: "Hevi" }), "Näytä 1 muu kaavio: Hevi");
+  assert.equal(fi("series.more", params), "Näytä 5 muuta kaaviota: Hevi, Einekset");
+  assert.equal(en("series.more", { n: 1, names: "Produce" }), "Show 1 more chart: Produce");
+  assert.equal(fi("cases.openedPastDue", params), "tapaus avattu vasta klo 08.07 tiedon tultua, määräajan jo mentyä");
+});

@@ -113,8 +113,13 @@ function renderDigest(brief, t) {
   const categories = digest.categories.map((c) => t(`alert.${c}`)).join(", ");
   el.digest.replaceChildren(h("strong", null, t("brief.digestTitle", { categories })), " ", where, " ",
     stores.length ? h("span", { class: "brief-digest-week" }, t("brief.digestWeek"), " ", ...links, ".")
-      : h("span", { class: "brief-digest-week" }, t("brief.digestNone")));
+      : h("span", { class: "brief-digest-week" }, t("brief.digestNone")),
+    // the setting's name is the administrator's, not the manager's: a small line of its own
+    digest.routes.length ? "" : h("span", { class: "brief-digest-setting" }, t("brief.digestSetting")));
   el.digest.dataset.routes = String(digest.routes.length);
+  // alerts that reach no one are a warning, not a footnote: a manager reads them here or nowhere
+  el.digest.classList.toggle("muted", digest.routes.length > 0);
+  el.digest.classList.toggle("brief-digest-unsent", !digest.routes.length);
   show(el.digest, true);
 }
 

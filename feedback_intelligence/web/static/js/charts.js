@@ -165,7 +165,7 @@ export function renderCharts(container, {
 
 // ---------------------------------------------------------------- time series (report.series)
 
-const SERIES_LINES = 6; // all, alerts and the four largest categories: readable on a phone
+const SERIES_LINES = 6; // all, alerts and the four largest categories: readable on a phone; the rest folded
 
 /** "1.6." for a local day "2026-06-01" (the server already folded it into FI_TIMEZONE). */
 export function formatDay(iso, t) {
@@ -178,10 +178,13 @@ function formatNumber(value, t, digits = 1) {
   return new Intl.NumberFormat(t.locale, { maximumFractionDigits: digits, signDisplay: "exceptZero" }).format(value);
 }
 
-/** Bars for the window's buckets, a dashed line for the previous period's: both scaled to one maximum. */
-function sparkline(line) {
+/** Bars for the window's buckets, a dashed line for the previous period's: both scaled to one maximum. A
+ * previous period only partly recorded (`compared` false) is not drawn: its unrecorded days would read as
+ * days without feedback. */
+function sparkline(line, compared) {
+  const previous = compared ? line.previous : [];
   const n = Math.max(1, line.current.length);
-  const max = Math.max(1, ...line.current, ...line.previous);
+  const max = Math.max(1, ...line.current, ...previous);
   const width = 100 / n;
   const svg = s("svg", { class: "series-track", viewBox: "0 0 100 30", preserveAspectRatio: "none",
     "aria-hidden": "true", focusable: "false" });
@@ -190,7 +193,7 @@ function sparkline(line) {
     svg.append(s("rect", { x: (i * width + width * 0.15).toFixed(2), y: (30 - height).toFixed(2),
       width: (width * 0.7).toFixed(2), height: height.toFixed(2), class: "series-bar" }));
   });
-  const points = line.previous.map((value, i) => `${(i * width + width / 2).toFixed(2)},${(30 - (value / max) * 28).toFixed(2)}`);
+  const points = previous.map((value, i) => `${(i * width + width / 2).toFixed(2)},${(30 - (value / max) * 28).toFixed(2)}`);
   if (points.length) svg.append(s("polyline", { points: points.join(" "), class: "series-previous", fill: "none" }));
   return svg;
 }
@@ -200,8 +203,10 @@ function seriesFigure(line, series, t) {
   const verdict = line.significant ? t("series.significant") : t("series.notSignificant");
   return h("figure", { class: ["series", line.significant && "series-significant"], dataset: { key: line.key } },
     h("figcaption", null, h("span", { class: "series-label" }, line.label),
-      h("span", { class: "series-totals" }, t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
-    sparkline(line),
+      // a period not compared has no "before" to print: its count is of the few days recorded
+      h("span", { class: "series-totals" }, series.historyFrom ? t("series.totalNow", { now: line.currentTotal })
+        : t("series.totals", { now: line.currentTotal, before: line.previousTotal }))),
+    sparkline(line, !series.historyFrom),
     h("p", { class: "series-axis" }, h("span", null, formatDay(series.starts[0], t)),
       h("span", null, formatDay(series.starts[series.starts.length - 1], t))),
     series.historyFrom
@@ -231,12 +236,18 @@ export function renderSeries(container, series, t) {
   container.hidden = false;
   const shown = lines.slice(0, SERIES_LINES);
   container.append(
-    h("h3", null, t(series.bucket === "week" ? "series.headingWeek" : "series.headingDay")),
+    // "beside the previous period" only where the periods are compared
+    h("h3", null, t(`series.heading${series.bucket === "week" ? "Week" : "Day"}${series.historyFrom ? "Alone" : ""}`)),
     h("p", { class: "chart-note series-rule" }, t("series.note", {
       from: formatDay(series.previousStarts[0], t), zone: series.timezone, ...ruleNumbers(series, t) })),
     series.historyFrom ? h("p", { class: "chart-note series-partial" }, t("series.partial", { day: formatDay(series.historyFrom, t) })) : "",
     h("div", { class: "series-grid" }, shown.map((line) => seriesFigure(line, series, t))));
-  // the DOM's own append writes a null as the text "null": the note only when lines were left out
-  if (lines.length > shown.length) container.append(h("p", { class: "chart-note" }, t("chart.more", { n: lines.length - shown.length })));
+  // the smaller departments' lines one press away, named, not a count of charts nobody can open
+  const rest = lines.slice(SERIES_LINES);
+  if (rest.length) {
+    container.append(h("details", { class: "more-items series-more" },
+      h("summary", null, t("series.more", { n: rest.length, names: rest.map((line) => line.label).join(", ") })),
+      h("div", { class: "series-grid" }, rest.map((line) => seriesFigure(line, series, t)))));
+  }
   return true;
 }

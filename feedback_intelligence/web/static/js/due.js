@@ -28,7 +28,8 @@ export function openedLater(item) {
 }
 
 /** What the line says of when the case opened, as an i18n key (null: it opened with its incident): a case an
- * import opened after its deadline was late before anyone could act, and says so rather than look ignored. */
+ * import opened after its deadline was late before anyone could act, and says the lateness was the
+ * feedback's, not the staff's, rather than look ignored. */
 export function openedNote(item) {
   if (!openedLater(item)) return null;
   const due = toDate(item.dueAt).getTime();

@@ -641,11 +641,12 @@ async function boot() {
   });
   el.dialogClose.addEventListener("click", closeSources);
   el.print.addEventListener("click", () => window.print());
-  // on paper every alert is shown whole: the alert list and each closed message open for the print and
-  // close after it (the moderation block stays closed)
+  // on paper every alert is shown whole and every series drawn: the alert list, each closed message and the
+  // folded series open for the print and close after it (the moderation block stays closed)
   let opened = [];
   window.addEventListener("beforeprint", () => {
-    opened = [...el.report.querySelectorAll("details.alerts-box:not([open]), details.alert-message:not([open])")];
+    opened = [...el.report.querySelectorAll(
+      "details.alerts-box:not([open]), details.alert-message:not([open]), details.series-more:not([open])")];
     for (const d of opened) d.open = true;
   });
   window.addEventListener("afterprint", () => {
