@@ -266,9 +266,10 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     totals = page.locator("#brief-totals")
     expect(totals).to_have_attribute("data-digest", str(digest))
     expect(totals).to_contain_text(
-        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta menee "
-        "aamun koosteeseen"
+        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta ei "
+        "lähetetä kenellekään"
     )
+    expect(totals).not_to_contain_text("menee aamun koosteeseen")  # the note below says no digest goes
     note = page.locator("#brief-digest")
     expect(note).to_be_visible()
     expect(note).to_have_attribute("data-routes", "0")

@@ -107,3 +107,15 @@ test("what the manager's page says of a digest nobody gets, a period not compare
   assert.equal(en("series.more", { n: 1, names: "Produce" }), "Show 1 more chart: Produce");
   assert.equal(fi("cases.openedPastDue", params), "tapaus avattu vasta klo 08.07 tiedon tultua, määräajan jo mentyä");
 });
+
+test("the brief's totals do not send the digest anywhere when no route takes it", () => {
+  const counts = { items: 260, previous: 206, alerts: 11, urgent: 2, digest: 9, open: 2, overdue: 2 };
+  for (const lang of ["fi", "en"]) {
+    const t = translator(lang);
+    const sent = t("brief.totals", counts);
+    const unsent = t("brief.totals", { ...counts, sent: false });
+    assert.match(sent, lang === "fi" ? /9 muuta menee aamun koosteeseen/ : /9 others go into the morning digest/);
+    assert.doesNotMatch(unsent, /menee aamun koosteeseen|go into the morning digest/);
+    assert.match(unsent, lang === "fi" ? /9 muuta ei lähetetä kenellekään/ : /9 others are sent to no one/);
+  }
+});

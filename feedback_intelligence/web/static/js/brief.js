@@ -144,10 +144,12 @@ function render(brief, cases, names, t) {
   const active = overdueFirst(cases.filter((c) => ACTIVE.has(c.state)));
   const overdue = active.filter((c) => dueOf(c)?.overdue).length;
   // how the week's alerts and the cases relate: the urgent ones open a case, the digest's wait for the morning
+  // (or, with no route to take the digest, for no one: the totals do not say it "goes" where the note says it doesn't)
   const digest = brief.totals.digestAlertItems || 0;
+  const sent = !brief.digest || brief.digest.routes.length > 0;
   el.totals.textContent = t("brief.totals", {
     items: brief.totals.items, previous: brief.totals.previousItems, alerts: brief.totals.alertItems, open: active.length,
-    overdue, urgent: Math.max(0, brief.totals.alertItems - digest), digest,
+    overdue, urgent: Math.max(0, brief.totals.alertItems - digest), digest, sent,
   });
   el.totals.dataset.digest = String(digest);
   renderDigest(brief, t);

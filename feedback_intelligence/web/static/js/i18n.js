@@ -1005,8 +1005,8 @@ const fi = {
 // ---- the management view's brief, store names and audit words (kept apart to ease merging)
 Object.assign(en, {
   "brief.heading": "This week",
-  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${digest === 1 ? "other goes" : "others go"} into the morning digest · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0 }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${sent ? (digest === 1 ? "other goes into the morning digest" : "others go into the morning digest") : (digest === 1 ? "other is sent to no one" : "others are sent to no one")} · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -1063,8 +1063,8 @@ Object.assign(en, {
 });
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
-  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, open, overdue = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${digest === 1 ? "muu menee" : "muuta menee"} aamun koosteeseen · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${sent ? (digest === 1 ? "muu menee aamun koosteeseen" : "muuta menee aamun koosteeseen") : `${digest === 1 ? "muu" : "muuta"} ei lähetetä kenellekään`} · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
