@@ -270,6 +270,9 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
         "lähetetä kenellekään"
     )
     expect(totals).not_to_contain_text("menee aamun koosteeseen")  # the note below says no digest goes
+    turku = page.locator('#brief-stores li[data-store="tku-skanssi"]')
+    expect(turku).to_contain_text(re.compile(r"\d+ hälytystä \(\d+ ilman tapausta\)"))
+    expect(page.locator("#brief-stores")).not_to_contain_text("koosteeseen")
     note = page.locator("#brief-digest")
     expect(note).to_be_visible()
     expect(note).to_have_attribute("data-routes", "0")

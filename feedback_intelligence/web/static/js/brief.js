@@ -189,7 +189,7 @@ function render(brief, cases, names, t) {
     h("a", { href: `/?store=${encodeURIComponent(row.store)}` }, row.name), " ",
     h("span", { class: "muted" }, t("brief.storeLine", {
       items: row.items, previous: row.previousItems, alerts: row.alertItems, open: openBy[row.store] || 0,
-      digest: row.digestAlertItems || 0,
+      digest: row.digestAlertItems || 0, sent,
     })),
     managersLine(row, t))));
   show(el.stores.parentElement, brief.stores.length > 1);

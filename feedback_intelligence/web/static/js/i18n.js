@@ -1015,8 +1015,8 @@ Object.assign(en, {
   "brief.rise": "{label}: {current} (week before {previous})",
   "brief.department": "department {label}",
   "brief.stores": "Stores",
-  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
-    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} to the digest)` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0, sent = true }) =>
+    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} ${sent ? "to the digest" : "without a case"})` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
   "brief.managers": "manager: {names}",
   "brief.noManager": "no manager named",
   "brief.digestTitle": "Morning digest ({categories}):",
@@ -1073,8 +1073,8 @@ Object.assign(fi, {
   "brief.rise": "{label}: {current} (edellinen viikko {previous})",
   "brief.department": "osasto {label}",
   "brief.stores": "Myymälät",
-  "brief.storeLine": ({ items, previous, alerts, open, digest = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} koosteeseen)` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
+  "brief.storeLine": ({ items, previous, alerts, open, digest = 0, sent = true }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} ${sent ? "koosteeseen" : "ilman tapausta"})` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
   "brief.managers": "päällikkö: {names}",
   "brief.noManager": "ei nimettyä päällikköä",
   "brief.digestTitle": "Aamun kooste ({categories}):",
