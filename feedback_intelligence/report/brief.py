@@ -251,8 +251,12 @@ Managers = Callable[[str], Awaitable[list[str] | None]]
 
 
 async def _week(service: ReportService, week: Window) -> WeekCounts:
-    """One store's week (or the chain's), from its standard report."""
-    return _counts(await service.deterministic(week, mode="standard"), service.domain)
+    """One store's week (or the chain's), from its standard report; its digest's items counted by the store
+    when the report's alert list stopped at its cap."""
+    report = await service.deterministic(week, mode="standard")
+    if report.digest_alert_items is None:
+        report = report.model_copy(update={"digest_alert_items": await service.digest_items(week)})
+    return _counts(report, service.domain)
 
 
 async def brief(

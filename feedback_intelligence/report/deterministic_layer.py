@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from feedback_intelligence.config import ReportSettings
 from feedback_intelligence.derivation import derive
+from feedback_intelligence.deterministic.alerts import digest_rule
 from feedback_intelligence.deterministic.injection import detect_injection_signals
 from feedback_intelligence.domain.model import Domain
 from feedback_intelligence.records import AlertHit, StoredFeedback
@@ -181,6 +182,16 @@ def severity_order(counts: Counter[str], domain: Domain) -> dict[str, int]:
     ordered = {key: counts[key] for key in domain.severities if counts[key]}
     ordered.update((key, n) for key, n in counts.items() if key not in ordered)
     return ordered
+
+
+def listed_digest_items(agg: WindowAggregates, domain: Domain, max_items: int) -> int | None:
+    """How many of the window's alert items wait for the digest (``deterministic.alerts.DigestRule``), when the
+    alert list holds every one of them (fewer than ``max_items``); None when it stopped at its cap, where only
+    the store's count over the window's alert items knows (``ReportService.digest_items``)."""
+    if len(agg.alerts) >= max_items:
+        return None
+    rule = digest_rule(domain)
+    return sum(1 for e in agg.alerts if rule.holds(hit.category for hit in e.hits))
 
 
 def deterministic_alerts(agg: WindowAggregates, domain: Domain, options: ReportSettings) -> list[AlertRow]:

@@ -296,8 +296,9 @@ class Report(WireModel):
     digest_alert_items: int | None = Field(
         None,
         description="The window's alert items whose keyword alerts are all of the digest categories "
-        "(`/schema` `digestAlertCategories`): they open no case and are told in the next morning's digest. Every "
-        "one counted, not the alert list's cap; the rest of the series' `alert` line page a person (urgent).",
+        "(`/schema` `digestAlertCategories`): they open no case and are told in the next morning's digest; the rest "
+        "of the series' `alert` line page a person (urgent). Counted from `alerts` when it holds every alert item of "
+        "the window; null when it stopped at FI_REPORT_MAX_ITEMS (the brief's weeks are then counted by the store).",
     )
     series: Series | None = Field(
         None, description="Items per local day or week beside the previous period; null in the live summary."

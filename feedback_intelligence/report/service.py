@@ -30,6 +30,7 @@ from feedback_intelligence.report.deterministic_layer import (
     Folded,
     deterministic_alerts,
     fold_groups,
+    listed_digest_items,
     moderation_theme,
     overall_theme,
     rated_theme,
@@ -195,6 +196,12 @@ class ReportService:
             else:
                 await asyncio.sleep(WAIT_POLL_S)
 
+    async def digest_items(self, window: Window) -> int:
+        """Every alert item of ``window`` that waits for the digest, counted by the store: what a report whose
+        alert list stopped at its cap leaves unsaid (``Report.digest_alert_items`` None). It reads each alert
+        item of the window, so it is asked for a week's brief, not of every report (a chain's year: ~1 s)."""
+        return await self.source.digest_items(self._filter(window), self.domain)
+
     async def deterministic(self, window: Window, *, mode: Mode = "standard") -> Report:
         """The deterministic report alone (cached as ``view``'s), starting no prose: for views that only count,
         such as the chain view (report/chain_view.py)."""
@@ -285,7 +292,6 @@ class ReportService:
             self._series(window) if compared else _nothing(),
             self.source.issue_counts(self._previous(window)) if compared else _nothing(),
             self.source.history_start(self._filter(window)) if compared else _nothing(),
-            self.source.digest_items(self._filter(window), domain),
             return_exceptions=True,
         )
         for answer in answers:
@@ -294,7 +300,6 @@ class ReportService:
         aggregates, series = cast(WindowAggregates, answers[0]), cast(Series | None, answers[1])
         previous_issues = cast(dict[str, int] | None, answers[2])
         history = cast(str | None, answers[3])
-        digest_items = cast(int, answers[4])
         if series is not None and history is not None:  # a standard report: it has a period before its window
             before = self._previous(window)
             if partly_recorded(history, before.from_ or "", before.to or ""):
@@ -328,7 +333,7 @@ class ReportService:
             structure_failed_count=folded.structure_failed,
             alerts=(alerts := deterministic_alerts(aggregates, domain, options)),
             alert_cases=await self._cases_of(alerts),
-            digest_alert_items=digest_items,
+            digest_alert_items=listed_digest_items(aggregates, domain, options.max_items),
             themes=themes,
             issues=issue_groups(aggregates, domain, options, previous_issues),
             dropped_claim_count=0,

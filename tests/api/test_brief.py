@@ -255,8 +255,8 @@ async def test_every_digest_alert_of_the_week_is_counted_past_the_alert_lists_ca
             week = {"from": brief["windowFrom"], "to": brief["windowTo"], "store": store}
             own = (await visitor.get("/report", params=week)).json()
             chain = (await visitor.get("/report/stores", params={"from": week["from"], "to": week["to"]})).json()
-    assert len(own["alerts"]) == 3  # the list stops at its cap; the count does not
-    assert own["digestAlertItems"] == 3 + 6
+    assert len(own["alerts"]) == 3  # the list stops at its cap: the report leaves the digest's count unsaid
+    assert own["digestAlertItems"] is None  # (it would read every alert item of any window), the brief counts it
     alert_line = next(line for line in own["series"]["lines"] if line["key"] == "alert")
     shown = next(row for row in chain["stores"] if row["store"] == store)
     assert shown["alertItems"] == alert_line["currentTotal"] >= 3 + 6 + 2

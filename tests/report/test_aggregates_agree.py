@@ -133,7 +133,15 @@ def cut(report: dict[str, Any], limit: int) -> dict[str, Any]:
     overall = report["overall"]
     if overall is not None:
         overall = {**overall, "feedbackIds": overall["feedbackIds"][:limit]}
-    return {**report, "themes": themes, "alerts": report["alerts"][:limit], "overall": overall}
+    # the digest's items are counted from the alert list only when it holds every alert item (else unsaid)
+    digest = report["digestAlertItems"] if len(report["alerts"]) < limit else None
+    return {
+        **report,
+        "themes": themes,
+        "alerts": report["alerts"][:limit],
+        "overall": overall,
+        "digestAlertItems": digest,
+    }
 
 
 def before(items: list[StoredFeedback], window: Window) -> list[StoredFeedback] | None:

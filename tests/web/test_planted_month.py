@@ -84,7 +84,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
     # all of them payment: the morning digest's, which the line says, and no case
-    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 koosteeseen\) · 0 avointa tapausta"))
+    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 ilman tapausta\) · 0 avointa tapausta"))
     expect(turku.locator(".brief-managers")).to_have_count(0)  # no accounts: who manages it is not known
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")

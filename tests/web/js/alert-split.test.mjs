@@ -21,3 +21,11 @@ test("a list stopped at its cap: the digest's are the window's, the cases the li
   assert.equal(split.digest, 100);
   assert.equal(alertsWhat(split, fi), "100 aamun koosteeseen, ei tapausta · uusimmista 3: 2 kiireellistä: tapauksessa");
 });
+
+test("a list stopped at its cap with the digest's count unsaid: only the listed items' cases are told", () => {
+  // the report counts the digest's items only when its alert list holds every alert item of the window
+  const split = alertSplit(rows(3), { open: 2, none: 1 }, null, 120);
+  assert.equal(split.other, 0);
+  assert.equal(alertsWhat(split, fi), "uusimmista 3: 2 kiireellistä: tapauksessa");
+  assert.doesNotMatch(alertsWhat(split, fi), /koosteeseen|NaN|null/);
+});

@@ -51,8 +51,10 @@ function kpi(label, value, warn = false, what = "", key = "") {
  */
 export function alertsWhat(split, t) {
   const inCase = t("kpi.alertsCase", { n: split.withCase });
+  const newest = `${t("kpi.alertsOfNewest", { n: split.shown })} ${inCase}`;
+  if (split.digest == null) return newest; // past the list's cap the report leaves the digest's count unsaid
   const digest = t("kpi.alertsDigest", { n: split.digest });
-  if (split.shown < split.total) return `${digest} · ${t("kpi.alertsOfNewest", { n: split.shown })} ${inCase}`;
+  if (split.shown < split.total) return `${digest} · ${newest}`;
   const parts = [inCase, digest];
   if (split.other > 0) parts.push(t("kpi.alertsOther", { n: split.other }));
   return parts.join(" · ");
@@ -60,7 +62,8 @@ export function alertsWhat(split, t) {
 
 /**
  * The window's alert items (`total`, the series' alert line) split by what became of them: to the morning
- * digest (`digest`: the report's `digestAlertItems`, every one, counted by the server's one rule), in a case
+ * digest (`digest`: the report's `digestAlertItems`, by the server's one rule; null when the alert list stopped at
+ * its cap, where the report does not count them), in a case
  * (`alertCases`: any state; the cases of the listed items, `alerts`, at most FI_REPORT_MAX_ITEMS), or neither
  * (an urgent alert saved too old to open a case, a history import, or one the model found): known only when
  * every alert item is listed.
@@ -70,7 +73,7 @@ export function alertSplit(alerts, alertCases, digest, total) {
   const cases = alertCases || {};
   const withCase = ["open", "acknowledged", "handled", "dismissed"].reduce((acc, k) => acc + (cases[k] || 0), 0);
   const all = Math.max(total, shown);
-  return { total: all, shown, withCase, digest, other: Math.max(0, all - withCase - digest) };
+  return { total: all, shown, withCase, digest, other: digest == null ? 0 : Math.max(0, all - withCase - digest) };
 }
 
 function barsChart(title, rows, t) {

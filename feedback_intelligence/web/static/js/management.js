@@ -319,8 +319,7 @@ function render(report, mode) {
     sections: chartSections(rated, state.labels), labels: state.labels, t, sentimentCounts: report.sentimentCounts,
     severityCounts: report.severityCounts,
     period: `${formatDate(report.windowFrom, t)} – ${formatDate(report.windowTo, t)}`,
-    alerts: report.alertCases && report.digestAlertItems != null
-      ? alertSplit(report.alerts, report.alertCases, report.digestAlertItems, alertTotal) : null,
+    alerts: report.alertCases ? alertSplit(report.alerts, report.alertCases, report.digestAlertItems, alertTotal) : null,
   });
   renderSeries(el.series, report.series, t);
   // the report echoes the filters it applied (``filters``); until the server narrows, the page says so
