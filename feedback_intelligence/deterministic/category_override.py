@@ -46,15 +46,28 @@ def keyword_replacement(
     evidence = (
         keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
     )
-    best = strongest(evidence)
+    return _replacement(current, strongest(evidence), _by_category(evidence).get(current or ""), domain)
+
+
+def _replacement(
+    current: str | None, best: KeywordEvidence | None, own: KeywordEvidence | None, domain: Domain
+) -> str | None:
+    """Rule 4 over the text's strongest keyword evidence ``best`` and ``current``'s own ``own`` (None: none)."""
     if best is None or best.category == current:
         return None
     if current is None or current == domain.catch_all_category:
         return best.category
-    own = next((e for e in evidence if e.category == current), None)
     if own is None or own.strength < best.strength:
         return best.category
     return None
+
+
+def _by_category(evidence: list[KeywordEvidence]) -> dict[str, KeywordEvidence]:
+    """Each category's first evidence (``evidence`` in file order)."""
+    found: dict[str, KeywordEvidence] = {}
+    for item in evidence:
+        found.setdefault(item.category, item)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +109,7 @@ class _TextRules:
         self._keywords = keywords
         self._read: dict[str, ForcedCategory | None] = {}  # rules 1 and 3 ("alert", "vulgarity")
         self._by_keywords: dict[str, ForcedCategory] = {}  # rule 4, by the category it chooses
+        self._strongest: tuple[KeywordEvidence | None, dict[str, KeywordEvidence]] | None = None
 
     def by_alert(self) -> ForcedCategory | None:
         if "alert" not in self._read:
@@ -139,6 +153,14 @@ class _TextRules:
             )
         return self._keywords
 
+    def keyword_replacement(self, current: str) -> str | None:
+        """:func:`keyword_replacement` of ``current``, the strongest evidence and each category's found once."""
+        if self._strongest is None:
+            evidence = self.keywords()
+            self._strongest = (strongest(evidence), _by_category(evidence))
+        best, own = self._strongest
+        return _replacement(current, best, own.get(current), self.domain)
+
 
 def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedCategory | None:
     """The precedence of the module doc for a structure of category ``current`` (None: no structure), over
@@ -151,7 +173,7 @@ def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedC
     by_vulgarity = rules.by_vulgarity()
     if by_vulgarity is not None:
         return by_vulgarity
-    keyword = keyword_replacement(rules.text, current, domain, keywords=rules.keywords())
+    keyword = rules.keyword_replacement(current)
     return None if keyword is None else rules.by_keywords(keyword)
 
 
@@ -201,10 +223,13 @@ def advice_by_category(
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
     rules = _TextRules(text, list(alerts), domain, keywords, scan)
     found: dict[str, RuleAdvice] = {}
+    made: dict[ForcedCategory, RuleAdvice] = {}  # one advice per decision: most categories share a few
     for category in domain.categories:  # ``base`` with this category: only its category decides
         decision = _decision(category, domain, rules)
         if decision is not None and decision.category != category:
-            found[category] = RuleAdvice("category", decision.category, decision.reason, decision.words)
+            if (advice := made.get(decision)) is None:
+                advice = made[decision] = RuleAdvice("category", decision.category, decision.reason, decision.words)
+            found[category] = advice
     return found
 
 
