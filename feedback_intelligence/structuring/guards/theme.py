@@ -80,6 +80,8 @@ def related(a: str, b: str) -> bool:
     leipä/leivän, jalka/jalan)."""
     if a == b:
         return True
+    if a[:_MIN_STEM] != b[:_MIN_STEM]:  # every way below shares the first three letters: most pairs end here
+        return False
     shorter = min(len(a), len(b))
     if shorter < _MIN_STEM:
         return False
@@ -134,17 +136,18 @@ def is_grounded(theme: str, text: str, domain: Domain, language: str | None = No
     inflection adds, or its base form and compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä")
     or of the domain's vocabulary. A function word of the text grounds nothing ("the" is no stem of
     "theiakaspalaute"). ``language``: the text's :func:`text_language`, when the caller has it."""
+    content = _content_words(theme, domain)
+    vocabulary = domain_vocabulary(domain)
+    # related words share their first three letters, so only that bucket of the vocabulary can match
+    if any(len(w) >= _MIN_STEM and any(related(w, v) for v in vocabulary.candidates(w)) for w in content):
+        return True
     stop = theme_words.stop_words(domain)
     written = {w for w in words(text) if w not in stop}
+    if any(_spelled_in(w, written) for w in content):
+        return True
+    # the text's base forms last: Voikko's readings of every word cost the most, and any one way grounds it
     bases = _text_bases(text, text_language(text, domain) if language is None else language)
-    vocabulary = domain_vocabulary(domain)
-    for word in _content_words(theme, domain):
-        if _spelled_in(word, written) or any(related(word, t) for t in bases):
-            return True
-        # related words share their first three letters, so only that bucket can match
-        if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
-            return True
-    return False
+    return any(related(w, t) for w in content for t in bases)
 
 
 @lru_cache(maxsize=4096)
