@@ -70,8 +70,8 @@ class InterpretService:
         finally:
             SERVED_BY.reset(token)
         evidence = self._evidence(text, result)
-        alerts, keywords = evidence.alerts, evidence.keywords
-        structure = finish_structure(text, result.structure, alerts, self.domain, keywords=keywords)
+        alerts, keywords, scan = evidence.alerts, evidence.keywords, evidence.scan
+        structure = finish_structure(text, result.structure, alerts, self.domain, keywords=keywords, scan=scan)
         return Interpretation(
             structure=structure,
             failed=structure is None,
@@ -80,7 +80,9 @@ class InterpretService:
             alert_categories=list(dict.fromkeys(a.category for a in alerts)),
             guards=list(result.rejections),
             category_advice=(
-                advice_by_category(text, structure, alerts, self.domain, keywords=keywords) if structure else {}
+                advice_by_category(text, structure, alerts, self.domain, keywords=keywords, scan=scan)
+                if structure
+                else {}
             ),
             personal_data=personal_data_json(text, self.domain),
             backend=served[-1] if served else None,
