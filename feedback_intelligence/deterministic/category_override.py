@@ -155,11 +155,20 @@ class _TextRules:
 
     def keyword_replacement(self, current: str) -> str | None:
         """:func:`keyword_replacement` of ``current``, the strongest evidence and each category's found once."""
+        best, own = self._keyword_reading()
+        return _replacement(current, best, own.get(current), self.domain)
+
+    def singled_out(self) -> set[str]:
+        """The categories :func:`_decision` may decide otherwise than every other: a demoted one, the catch-all,
+        one the keyword evidence names (the strongest among them). Any other category it decides alike."""
+        named = self._keyword_reading()[1]
+        return {*self.domain.demoted_categories, *named, *filter(None, (self.domain.catch_all_category,))}
+
+    def _keyword_reading(self) -> tuple[KeywordEvidence | None, dict[str, KeywordEvidence]]:
         if self._strongest is None:
             evidence = self.keywords()
             self._strongest = (strongest(evidence), _by_category(evidence))
-        best, own = self._strongest
-        return _replacement(current, best, own.get(current), self.domain)
+        return self._strongest
 
 
 def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedCategory | None:
@@ -223,12 +232,19 @@ def advice_by_category(
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
     rules = _TextRules(text, list(alerts), domain, keywords, scan)
     found: dict[str, RuleAdvice] = {}
-    made: dict[ForcedCategory, RuleAdvice] = {}  # one advice per decision: most categories share a few
+    made: dict[int, RuleAdvice] = {}  # one advice per decision (by identity: ``rules`` keeps each it made)
+    singled_out = rules.singled_out()
+    alike: list[ForcedCategory | None] = []  # the one decision of every category not singled out, once made
     for category in domain.categories:  # ``base`` with this category: only its category decides
-        decision = _decision(category, domain, rules)
+        if category in singled_out:
+            decision = _decision(category, domain, rules)
+        else:
+            if not alike:
+                alike.append(_decision(category, domain, rules))
+            decision = alike[0]
         if decision is not None and decision.category != category:
-            if (advice := made.get(decision)) is None:
-                advice = made[decision] = RuleAdvice("category", decision.category, decision.reason, decision.words)
+            if (advice := made.get(id(decision))) is None:
+                advice = made[id(decision)] = RuleAdvice("category", decision.category, decision.reason, decision.words)
             found[category] = advice
     return found
 
