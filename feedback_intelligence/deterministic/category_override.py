@@ -230,7 +230,10 @@ def advice_by_category(
     would choose another, with that advice (``base`` gives the other fields; its category is tried in turn,
     and only the category decides). :func:`category_advice` of each, the text read once for all of them;
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
-    rules = _TextRules(text, list(alerts), domain, keywords, scan)
+    return _advice_over(_TextRules(text, list(alerts), domain, keywords, scan), domain)
+
+
+def _advice_over(rules: _TextRules, domain: Domain) -> dict[str, RuleAdvice]:
     found: dict[str, RuleAdvice] = {}
     made: dict[int, RuleAdvice] = {}  # one advice per decision (by identity: ``rules`` keeps each it made)
     singled_out = rules.singled_out()
@@ -285,3 +288,20 @@ def finish_structure(
     caller has read it already (the prior has); ``scan``: the text read by the domain's lexicons (text/scan.py)."""
     forced = forced_category(text, structure, list(alerts), domain, keywords=keywords, scan=scan)
     return apply_override(structure, forced)
+
+
+def finished_with_advice(
+    text: str,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
+) -> tuple[Structure | None, dict[str, RuleAdvice]]:
+    """:func:`finish_structure` and the :func:`advice_by_category` of what it finished (none without a
+    structure): the desk's preview, the text's rules read once for both."""
+    rules = _TextRules(text, list(alerts), domain, keywords, scan)
+    decision = _decision(structure.category if structure is not None else None, domain, rules)
+    finished = apply_override(structure, decision.category if decision is not None else None)
+    return finished, (_advice_over(rules, domain) if finished is not None else {})
