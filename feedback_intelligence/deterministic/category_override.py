@@ -90,12 +90,20 @@ def forced_category_decision(
 ) -> ForcedCategory | None:
     """The category the deterministic layer imposes on ``structure``, with its rule and words; None to keep it."""
     current = structure.category if structure is not None else None
-    return _decision(current, domain, _TextRules(text or "", list(alerts), domain, keywords, scan))
+    return _decision(current, domain, TextRules(text or "", list(alerts), domain, keywords, scan))
 
 
-class _TextRules:
+def decision_over(rules: TextRules, current: str | None) -> ForcedCategory | None:
+    """:func:`forced_category_decision` of a structure of category ``current`` (None: no structure), over
+    ``rules`` read already."""
+    return _decision(current, rules.domain, rules)
+
+
+class TextRules:
     """What the rules above read from one text whatever the structure (rules 1 and 3, the keyword evidence),
-    each read at most once and only when asked: the desk's advice asks for every category in turn."""
+    each read at most once and only when asked: the desk's advice asks for every category in turn, and a
+    reading of the text (deterministic/prior.py ``TextEvidence``) keeps one for the prior's category, the
+    override and the advice."""
 
     def __init__(
         self,
@@ -171,7 +179,7 @@ class _TextRules:
         return self._strongest
 
 
-def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedCategory | None:
+def _decision(current: str | None, domain: Domain, rules: TextRules) -> ForcedCategory | None:
     """The precedence of the module doc for a structure of category ``current`` (None: no structure), over
     what ``rules`` read from the text."""
     by_alert = rules.by_alert()
@@ -230,10 +238,10 @@ def advice_by_category(
     would choose another, with that advice (``base`` gives the other fields; its category is tried in turn,
     and only the category decides). :func:`category_advice` of each, the text read once for all of them;
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
-    return _advice_over(_TextRules(text, list(alerts), domain, keywords, scan), domain)
+    return _advice_over(TextRules(text, list(alerts), domain, keywords, scan), domain)
 
 
-def _advice_over(rules: _TextRules, domain: Domain) -> dict[str, RuleAdvice]:
+def _advice_over(rules: TextRules, domain: Domain) -> dict[str, RuleAdvice]:
     found: dict[str, RuleAdvice] = {}
     made: dict[int, RuleAdvice] = {}  # one advice per decision (by identity: ``rules`` keeps each it made)
     singled_out = rules.singled_out()
@@ -298,10 +306,12 @@ def finished_with_advice(
     *,
     keywords: list[KeywordEvidence] | None = None,
     scan: Scan | None = None,
+    rules: TextRules | None = None,
 ) -> tuple[Structure | None, dict[str, RuleAdvice]]:
     """:func:`finish_structure` and the :func:`advice_by_category` of what it finished (none without a
-    structure): the desk's preview, the text's rules read once for both."""
-    rules = _TextRules(text, list(alerts), domain, keywords, scan)
+    structure): the desk's preview, the text's rules read once for both (``rules``: the text's reading's,
+    when the caller has it)."""
+    rules = TextRules(text, list(alerts), domain, keywords, scan) if rules is None else rules
     decision = _decision(structure.category if structure is not None else None, domain, rules)
     finished = apply_override(structure, decision.category if decision is not None else None)
     return finished, (_advice_over(rules, domain) if finished is not None else {})

@@ -72,7 +72,13 @@ class InterpretService:
         evidence = self._evidence(text, result)
         alerts = evidence.alerts
         structure, advice = finished_with_advice(
-            text, result.structure, alerts, self.domain, keywords=evidence.keywords, scan=evidence.scan
+            text,
+            result.structure,
+            alerts,
+            self.domain,
+            keywords=evidence.keywords,
+            scan=evidence.scan,
+            rules=evidence.rules,
         )
         return Interpretation(
             structure=structure,
