@@ -23,7 +23,6 @@ Public and pure, so the report checks the themes it shows with the same rule.
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -99,19 +98,15 @@ def related(a: str, b: str) -> bool:
     return common == shorter - 2 and (a[common] in _GRADING or b[common] in _GRADING)
 
 
-def has_inner_capital(word: str) -> bool:
-    """A capital right after a small letter inside ``word`` ("AsiaKaspalAte", "iPhone"); a capitalised
-    word ("Helsinki") and an all-capitals one ("LED", "LVI") have none."""
-    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
-
-
 def mixed_case(theme: str, text: str) -> bool:
     """A word of ``theme`` with an inner capital that ``text`` does not spell exactly so."""
+    capitalised = [
+        w for w in _CASED_WORD.findall(unicodedata.normalize("NFC", theme)) if theme_words.has_inner_capital(w)
+    ]
+    if not capitalised:  # most themes: the text need not be read
+        return False
     spelled = set(_CASED_WORD.findall(unicodedata.normalize("NFC", text)))
-    return any(
-        has_inner_capital(word) and word not in spelled
-        for word in _CASED_WORD.findall(unicodedata.normalize("NFC", theme))
-    )
+    return any(word not in spelled for word in capitalised)
 
 
 def _content_words(theme: str, domain: Domain) -> list[str]:
