@@ -46,15 +46,28 @@ def keyword_replacement(
     evidence = (
         keyword_evidence(text, domain.category_keywords, domain.incident_places) if keywords is None else keywords
     )
-    best = strongest(evidence)
+    return _replacement(current, strongest(evidence), _by_category(evidence).get(current or ""), domain)
+
+
+def _replacement(
+    current: str | None, best: KeywordEvidence | None, own: KeywordEvidence | None, domain: Domain
+) -> str | None:
+    """Rule 4 over the text's strongest keyword evidence ``best`` and ``current``'s own ``own`` (None: none)."""
     if best is None or best.category == current:
         return None
     if current is None or current == domain.catch_all_category:
         return best.category
-    own = next((e for e in evidence if e.category == current), None)
     if own is None or own.strength < best.strength:
         return best.category
     return None
+
+
+def _by_category(evidence: list[KeywordEvidence]) -> dict[str, KeywordEvidence]:
+    """Each category's first evidence (``evidence`` in file order)."""
+    found: dict[str, KeywordEvidence] = {}
+    for item in evidence:
+        found.setdefault(item.category, item)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +90,20 @@ def forced_category_decision(
 ) -> ForcedCategory | None:
     """The category the deterministic layer imposes on ``structure``, with its rule and words; None to keep it."""
     current = structure.category if structure is not None else None
-    return _decision(current, domain, _TextRules(text or "", list(alerts), domain, keywords, scan))
+    return _decision(current, domain, TextRules(text or "", list(alerts), domain, keywords, scan))
 
 
-class _TextRules:
+def decision_over(rules: TextRules, current: str | None) -> ForcedCategory | None:
+    """:func:`forced_category_decision` of a structure of category ``current`` (None: no structure), over
+    ``rules`` read already."""
+    return _decision(current, rules.domain, rules)
+
+
+class TextRules:
     """What the rules above read from one text whatever the structure (rules 1 and 3, the keyword evidence),
-    each read at most once and only when asked: the desk's advice asks for every category in turn."""
+    each read at most once and only when asked: the desk's advice asks for every category in turn, and a
+    reading of the text (deterministic/prior.py ``TextEvidence``) keeps one for the prior's category, the
+    override and the advice."""
 
     def __init__(
         self,
@@ -96,6 +117,7 @@ class _TextRules:
         self._keywords = keywords
         self._read: dict[str, ForcedCategory | None] = {}  # rules 1 and 3 ("alert", "vulgarity")
         self._by_keywords: dict[str, ForcedCategory] = {}  # rule 4, by the category it chooses
+        self._strongest: tuple[KeywordEvidence | None, dict[str, KeywordEvidence]] | None = None
 
     def by_alert(self) -> ForcedCategory | None:
         if "alert" not in self._read:
@@ -139,8 +161,25 @@ class _TextRules:
             )
         return self._keywords
 
+    def keyword_replacement(self, current: str) -> str | None:
+        """:func:`keyword_replacement` of ``current``, the strongest evidence and each category's found once."""
+        best, own = self._keyword_reading()
+        return _replacement(current, best, own.get(current), self.domain)
 
-def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedCategory | None:
+    def singled_out(self) -> set[str]:
+        """The categories :func:`_decision` may decide otherwise than every other: a demoted one, the catch-all,
+        one the keyword evidence names (the strongest among them). Any other category it decides alike."""
+        named = self._keyword_reading()[1]
+        return {*self.domain.demoted_categories, *named, *filter(None, (self.domain.catch_all_category,))}
+
+    def _keyword_reading(self) -> tuple[KeywordEvidence | None, dict[str, KeywordEvidence]]:
+        if self._strongest is None:
+            evidence = self.keywords()
+            self._strongest = (strongest(evidence), _by_category(evidence))
+        return self._strongest
+
+
+def _decision(current: str | None, domain: Domain, rules: TextRules) -> ForcedCategory | None:
     """The precedence of the module doc for a structure of category ``current`` (None: no structure), over
     what ``rules`` read from the text."""
     by_alert = rules.by_alert()
@@ -151,7 +190,7 @@ def _decision(current: str | None, domain: Domain, rules: _TextRules) -> ForcedC
     by_vulgarity = rules.by_vulgarity()
     if by_vulgarity is not None:
         return by_vulgarity
-    keyword = keyword_replacement(rules.text, current, domain, keywords=rules.keywords())
+    keyword = rules.keyword_replacement(current)
     return None if keyword is None else rules.by_keywords(keyword)
 
 
@@ -199,12 +238,25 @@ def advice_by_category(
     would choose another, with that advice (``base`` gives the other fields; its category is tried in turn,
     and only the category decides). :func:`category_advice` of each, the text read once for all of them;
     ``keywords``: the text's keyword evidence, when the caller has read it already."""
-    rules = _TextRules(text, list(alerts), domain, keywords, scan)
+    return _advice_over(TextRules(text, list(alerts), domain, keywords, scan), domain)
+
+
+def _advice_over(rules: TextRules, domain: Domain) -> dict[str, RuleAdvice]:
     found: dict[str, RuleAdvice] = {}
+    made: dict[int, RuleAdvice] = {}  # one advice per decision (by identity: ``rules`` keeps each it made)
+    singled_out = rules.singled_out()
+    alike: list[ForcedCategory | None] = []  # the one decision of every category not singled out, once made
     for category in domain.categories:  # ``base`` with this category: only its category decides
-        decision = _decision(category, domain, rules)
+        if category in singled_out:
+            decision = _decision(category, domain, rules)
+        else:
+            if not alike:
+                alike.append(_decision(category, domain, rules))
+            decision = alike[0]
         if decision is not None and decision.category != category:
-            found[category] = RuleAdvice("category", decision.category, decision.reason, decision.words)
+            if (advice := made.get(id(decision))) is None:
+                advice = made[id(decision)] = RuleAdvice("category", decision.category, decision.reason, decision.words)
+            found[category] = advice
     return found
 
 
@@ -244,3 +296,22 @@ def finish_structure(
     caller has read it already (the prior has); ``scan``: the text read by the domain's lexicons (text/scan.py)."""
     forced = forced_category(text, structure, list(alerts), domain, keywords=keywords, scan=scan)
     return apply_override(structure, forced)
+
+
+def finished_with_advice(
+    text: str,
+    structure: Structure | None,
+    alerts: Iterable[AlertHit],
+    domain: Domain,
+    *,
+    keywords: list[KeywordEvidence] | None = None,
+    scan: Scan | None = None,
+    rules: TextRules | None = None,
+) -> tuple[Structure | None, dict[str, RuleAdvice]]:
+    """:func:`finish_structure` and the :func:`advice_by_category` of what it finished (none without a
+    structure): the desk's preview, the text's rules read once for both (``rules``: the text's reading's,
+    when the caller has it)."""
+    rules = TextRules(text, list(alerts), domain, keywords, scan) if rules is None else rules
+    decision = _decision(structure.category if structure is not None else None, domain, rules)
+    finished = apply_override(structure, decision.category if decision is not None else None)
+    return finished, (_advice_over(rules, domain) if finished is not None else {})

@@ -27,7 +27,8 @@ import phonenumbers
 from stdnum import ean, iban, luhn
 from stdnum.fi import hetu
 
-from feedback_intelligence.domain.model import Domain
+from feedback_intelligence.deterministic.per_object import kept_for
+from feedback_intelligence.domain.model import Domain, PersonalDataRules
 from feedback_intelligence.text import morphology
 
 KINDS = ("phone", "email", "hetu", "iban", "card", "name")
@@ -93,18 +94,36 @@ def _phone_at(text: str, start: int, end: int) -> bool:
 
 
 def _names(text: str, domain: Domain) -> list[tuple[int, int]]:
-    rules = domain.prior.personal_data
+    before_verb, after_title = _name_patterns(domain.prior.personal_data)
     spans: list[tuple[int, int]] = []
-    name = rf"({_CAPITALISED}(?:\s+{_CAPITALISED})?)"
-    if rules.name_verbs:
-        verbs = "|".join(re.escape(v) for v in sorted(rules.name_verbs, key=len, reverse=True))
-        for m in re.finditer(rf"{name}\s+(?:{verbs})(?!\w)", text):
+    if before_verb is not None:
+        for m in before_verb.finditer(text):
             spans.extend(_name_words(text, m.start(1), m.end(1), domain))
-    if rules.name_titles:
-        titles = "|".join(re.escape(t) for t in sorted(rules.name_titles, key=len, reverse=True))
-        for m in re.finditer(rf"(?<!\w)(?i:{titles})\.?\s+{name}", text):
+    if after_title is not None:
+        for m in after_title.finditer(text):
             spans.extend(_name_words(text, m.start(1), m.end(1), domain, after_title=True))
     return spans
+
+
+_patterns: dict[int, tuple[object, tuple[re.Pattern[str] | None, re.Pattern[str] | None]]] = {}
+
+
+def _name_patterns(rules: PersonalDataRules) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """A name before one of ``rules``' verbs, and after one of its titles (None: the rules name none); made
+    once per rules object, not escaped and joined again for every text."""
+    return kept_for(_patterns, rules, lambda: _name_patterns_of(rules))
+
+
+def _name_patterns_of(rules: PersonalDataRules) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    name = rf"({_CAPITALISED}(?:\s+{_CAPITALISED})?)"
+    before_verb = after_title = None
+    if rules.name_verbs:
+        verbs = "|".join(re.escape(v) for v in sorted(rules.name_verbs, key=len, reverse=True))
+        before_verb = re.compile(rf"{name}\s+(?:{verbs})(?!\w)")
+    if rules.name_titles:
+        titles = "|".join(re.escape(t) for t in sorted(rules.name_titles, key=len, reverse=True))
+        after_title = re.compile(rf"(?<!\w)(?i:{titles})\.?\s+{name}")
+    return before_verb, after_title
 
 
 def _name_words(text: str, start: int, end: int, domain: Domain, *, after_title: bool = False) -> list[tuple[int, int]]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from feedback_intelligence.deterministic import theme_words
 from feedback_intelligence.deterministic.alerts import match_alerts, pattern_needles
 from feedback_intelligence.deterministic.category_keywords import KeywordEvidence, keyword_evidence, strongest
-from feedback_intelligence.deterministic.category_override import forced_category_reason
+from feedback_intelligence.deterministic.category_override import TextRules, decision_over, forced_category_reason
 from feedback_intelligence.deterministic.label_words import without_label_words
 from feedback_intelligence.deterministic.lexicon_scan import SCANS_KEPT, scan_of
 from feedback_intelligence.deterministic.per_object import RecentTexts
@@ -92,17 +92,21 @@ class TextEvidence:
     types: TypeEvidence
     language: LanguageGuess | None
     scan: Scan | None = field(default=None, compare=False, repr=False)
+    # the category rules' reading of the text, kept for the prior's category, the override and the advice
+    rules: TextRules | None = field(default=None, compare=False, repr=False)
 
 
 def _evidence_of(text: str, domain: Domain, language: LanguageGuess | None) -> TextEvidence:
     scan = scan_of(text, domain)
     alerts = match_alerts(text, domain, scan)
+    keywords = keyword_evidence(text, domain.category_keywords, domain.incident_places, scan)
     evidence = TextEvidence(
         alerts=alerts,
-        keywords=keyword_evidence(text, domain.category_keywords, domain.incident_places, scan),
+        keywords=keywords,
         types=type_evidence(text, domain, alerts, scan),
         language=language,
         scan=scan,
+        rules=TextRules(text, alerts, domain, keywords, scan),
     )
     _lately.put(text, domain, evidence)
     return evidence
@@ -147,6 +151,9 @@ def prior_severity(type_: str, alerts: list[AlertHit], domain: Domain) -> str:
 
 def prior_category(text: str, evidence: TextEvidence, domain: Domain) -> str:
     catch_all = domain.catch_all_category or next(iter(domain.categories))
+    if evidence.rules is not None and evidence.rules.text == text:
+        forced = decision_over(evidence.rules, catch_all)
+        return forced.category if forced is not None else catch_all
     placeholder = Structure(catch_all, "", "", "", "")
     decision = forced_category_reason(
         text, placeholder, evidence.alerts, domain, keywords=evidence.keywords, scan=evidence.scan

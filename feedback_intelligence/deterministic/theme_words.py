@@ -40,8 +40,12 @@ def theme_words(theme: str) -> list[str]:
     return morphology.words(theme)
 
 
-def _is_brand(word: str) -> bool:
-    """A capital after a small letter ("MobilePay", "iPhone"): a name spelled so on purpose."""
+def has_inner_capital(word: str) -> bool:
+    """A capital right after a small letter inside ``word`` ("MobilePay", "iPhone": a brand spelled so on
+    purpose; "AsiaKaspalAte": a garbled token); a capitalised word ("Helsinki") and an all-capitals one
+    ("LED", "LVI") have none."""
+    if word.islower():  # no capital at all: most words, told in C
+        return False
     return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
 
 
@@ -54,7 +58,7 @@ def _finnish_base(word: str) -> str:
 
 
 def _base(word: str, language: str, head: bool) -> str:
-    if _is_brand(word) and not morphology.analyse(word, language):
+    if has_inner_capital(word) and not morphology.analyse(word, language):
         return word
     if language == FINNISH:
         return _finnish_base(word)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from feedback_intelligence.deterministic.category_override import advice_by_category, finish_structure
+from feedback_intelligence.deterministic.category_override import finished_with_advice
 from feedback_intelligence.deterministic.personal_data import personal_data_json
 from feedback_intelligence.deterministic.prior import TextEvidence, text_evidence
 from feedback_intelligence.domain.model import Domain
@@ -70,8 +70,16 @@ class InterpretService:
         finally:
             SERVED_BY.reset(token)
         evidence = self._evidence(text, result)
-        alerts, keywords = evidence.alerts, evidence.keywords
-        structure = finish_structure(text, result.structure, alerts, self.domain, keywords=keywords)
+        alerts = evidence.alerts
+        structure, advice = finished_with_advice(
+            text,
+            result.structure,
+            alerts,
+            self.domain,
+            keywords=evidence.keywords,
+            scan=evidence.scan,
+            rules=evidence.rules,
+        )
         return Interpretation(
             structure=structure,
             failed=structure is None,
@@ -79,9 +87,7 @@ class InterpretService:
             notes=list(result.notes),
             alert_categories=list(dict.fromkeys(a.category for a in alerts)),
             guards=list(result.rejections),
-            category_advice=(
-                advice_by_category(text, structure, alerts, self.domain, keywords=keywords) if structure else {}
-            ),
+            category_advice=advice,
             personal_data=personal_data_json(text, self.domain),
             backend=served[-1] if served else None,
         )

@@ -31,7 +31,9 @@ _CONTROLS = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029]")
 def _visible(text: str) -> str:
     """NFKC with the format characters (zero-width, bidi controls) removed."""
     text = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    # each distinct character asked once: most texts have none, and are returned as they are
+    hidden = {ch for ch in set(text) if unicodedata.category(ch) == "Cf"}
+    return "".join(ch for ch in text if ch not in hidden) if hidden else text
 
 
 def neutralize(text: str) -> str:

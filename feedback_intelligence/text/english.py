@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 ENGLISH = "en"
 
@@ -194,10 +195,12 @@ def _tag_clause(clause: list[str], function: frozenset[str]) -> list[Word]:
     return [Word(w, low, tag or Tag.FUNCTION) for w, low, tag in zip(clause, lows, tags, strict=True)]
 
 
-def tagged(text: str, function: frozenset[str] = frozenset()) -> list[list[Word]]:
+@lru_cache(maxsize=256)
+def tagged(text: str, function: frozenset[str] = frozenset()) -> tuple[tuple[Word, ...], ...]:
     """Each clause's words with their guessed class; ``function`` (lower case) are read as function words
-    (the domain's stopwords and generic nouns: "customer", "game")."""
-    return [_tag_clause(clause, function) for clause in _clauses(text)]
+    (the domain's stopwords and generic nouns: "customer", "game"). Remembered for the last texts: the
+    prior's theme asks for a text's opening subject, its topic phrase and its nouns in turn."""
+    return tuple(tuple(_tag_clause(clause, function)) for clause in _clauses(text))
 
 
 def noun_phrases(text: str, function: frozenset[str] = frozenset()) -> list[tuple[str, ...]]:
@@ -227,7 +230,7 @@ def opening_subject(text: str, function: frozenset[str] = frozenset()) -> tuple[
     too strong after the buff", "subtitles don't match …"), or where a question's auxiliary precedes it
     ("is the damage falloff on shotguns intended or a bug?", "why does my controller …")."""
     clauses = tagged(text, function)
-    words = clauses[0] if clauses else []
+    words = clauses[0] if clauses else ()
     i = 1 if words and words[0].low in _QUESTION_WORDS else 0
     question = i < len(words) and words[i].low in _AUXILIARIES
     i += 1 if question else 0

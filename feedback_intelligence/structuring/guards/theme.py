@@ -23,7 +23,6 @@ Public and pure, so the report checks the themes it shows with the same rule.
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -80,6 +79,8 @@ def related(a: str, b: str) -> bool:
     leipä/leivän, jalka/jalan)."""
     if a == b:
         return True
+    if a[:_MIN_STEM] != b[:_MIN_STEM]:  # every way below shares the first three letters: most pairs end here
+        return False
     shorter = min(len(a), len(b))
     if shorter < _MIN_STEM:
         return False
@@ -97,19 +98,15 @@ def related(a: str, b: str) -> bool:
     return common == shorter - 2 and (a[common] in _GRADING or b[common] in _GRADING)
 
 
-def has_inner_capital(word: str) -> bool:
-    """A capital right after a small letter inside ``word`` ("AsiaKaspalAte", "iPhone"); a capitalised
-    word ("Helsinki") and an all-capitals one ("LED", "LVI") have none."""
-    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
-
-
 def mixed_case(theme: str, text: str) -> bool:
     """A word of ``theme`` with an inner capital that ``text`` does not spell exactly so."""
+    capitalised = [
+        w for w in _CASED_WORD.findall(unicodedata.normalize("NFC", theme)) if theme_words.has_inner_capital(w)
+    ]
+    if not capitalised:  # most themes: the text need not be read
+        return False
     spelled = set(_CASED_WORD.findall(unicodedata.normalize("NFC", text)))
-    return any(
-        has_inner_capital(word) and word not in spelled
-        for word in _CASED_WORD.findall(unicodedata.normalize("NFC", theme))
-    )
+    return any(word not in spelled for word in capitalised)
 
 
 def _content_words(theme: str, domain: Domain) -> list[str]:
@@ -134,17 +131,18 @@ def is_grounded(theme: str, text: str, domain: Domain, language: str | None = No
     inflection adds, or its base form and compound parts: "ilta" ~ "illalla", "hylly" ~ "maitohyllyssä")
     or of the domain's vocabulary. A function word of the text grounds nothing ("the" is no stem of
     "theiakaspalaute"). ``language``: the text's :func:`text_language`, when the caller has it."""
+    content = _content_words(theme, domain)
+    vocabulary = domain_vocabulary(domain)
+    # related words share their first three letters, so only that bucket of the vocabulary can match
+    if any(len(w) >= _MIN_STEM and any(related(w, v) for v in vocabulary.candidates(w)) for w in content):
+        return True
     stop = theme_words.stop_words(domain)
     written = {w for w in words(text) if w not in stop}
+    if any(_spelled_in(w, written) for w in content):
+        return True
+    # the text's base forms last: Voikko's readings of every word cost the most, and any one way grounds it
     bases = _text_bases(text, text_language(text, domain) if language is None else language)
-    vocabulary = domain_vocabulary(domain)
-    for word in _content_words(theme, domain):
-        if _spelled_in(word, written) or any(related(word, t) for t in bases):
-            return True
-        # related words share their first three letters, so only that bucket can match
-        if len(word) >= _MIN_STEM and any(related(word, v) for v in vocabulary.candidates(word)):
-            return True
-    return False
+    return any(related(w, t) for w in content for t in bases)
 
 
 @lru_cache(maxsize=4096)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 
 from feedback_intelligence.domain.model import Domain
@@ -30,6 +31,9 @@ _PHRASE_WORD_MAX_SHORT = 3  # a keyword phrase's words this short are not domain
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` as soon as it must exceed ``limit``."""
     if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    # each edit mends at most one letter of ``a`` that ``b`` lacks: more such letters than the limit is over it
+    if (Counter(a) - Counter(b)).total() > limit:
         return limit + 1
     previous = list(range(len(b) + 1))
     for i, x in enumerate(a, start=1):
