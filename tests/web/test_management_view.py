@@ -29,7 +29,7 @@ def test_live_report_renders_with_alerts_themes_charts_and_moderation(pages, fak
     expect(meta).to_contain_text("1 tarkistettavaa")
     expect(page.locator("#report-alerts .alert-card")).to_have_count(1)
     expect(page.locator("#report-alerts .alert-origin")).to_contain_text("Sanahaku: liukastu")
-    expect(page.locator("#themes-heading")).to_have_text("Teemat ja trendit (5)")
+    expect(page.locator("#themes-heading")).to_have_text("Osastoittain: teemat ja trendit (5)")
     expect(page.locator("#themes-list .origin-model").first).to_have_text("Kielimallin kirjoittama")
     expect(page.locator("#report-charts .bar-row")).to_have_count(5)
     expect(page.locator("#report-charts .chart-stack")).to_have_count(2)
