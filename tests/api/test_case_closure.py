@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.clock import stamp, utc_minute
 from tests.support.people import (
     LOOPBACK,
     add_user,
@@ -18,7 +19,7 @@ from tests.support.people import (
 )
 
 FALL = "Asiakas liukastui märällä lattialla ja löi päänsä, ambulanssi haettiin."
-HAPPENED = "2026-12-03T10:27:00+02:00"  # the incident; the case opens when the entry is saved, later
+HAPPENED = stamp(hours=3)  # the incident; the case opens when the entry is saved, later
 
 
 async def test_a_case_is_owned_noted_and_closed_with_its_root_cause(tmp_path: Path) -> None:
@@ -87,7 +88,7 @@ async def test_a_case_is_owned_noted_and_closed_with_its_root_cause(tmp_path: Pa
             (listed,) = [c for c in (await manager.get("/cases")).json()["cases"] if c["ref"] == ref]
             assert listed["state"] == "handled" and listed["item"]["text"] == FALL
             assert listed["rootCause"] == "staff" and listed["resolution"] == done
-            assert listed["item"]["timestamp"].startswith("2026-12-03T08:27")
+            assert listed["item"]["timestamp"].startswith(utc_minute(HAPPENED))
             assert listed["openedAt"] > listed["item"]["timestamp"]
 
             # reopened, the case starts without the old closure; the log keeps it

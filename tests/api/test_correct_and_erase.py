@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from feedback_intelligence.store.schema import audit_log
+from tests.support.clock import stamp
 from tests.support.people import (
     ACCEPTED,
     LOOPBACK,
@@ -56,7 +57,7 @@ async def test_a_clerk_corrects_within_the_window_a_manager_erases_and_the_text_
                     "id": "corpus-erase-1",
                     "source": "email",
                     "text": SECRET_TEXT,
-                    "timestamp": "2026-11-30T09:00:00+02:00",
+                    "timestamp": stamp(hours=25),
                     "acceptedStructure": ACCEPTED,
                 },
             )

@@ -11,6 +11,7 @@ import pytest
 
 from feedback_intelligence.devtools.processes import ServerProcess, app_server, free_port, sim_ollama
 from tests.api.test_gate_over_http import INTERPRET, ollama_env, sim_stats
+from tests.support.clock import stamp
 from tests.support.waiting import wait_for_sync
 
 pytestmark = pytest.mark.process  # starts real processes (tests/conftest.py)
@@ -29,7 +30,7 @@ def desk_entry(**extra: object) -> dict:
         "id": f"desk-{uuid.uuid4().hex}",
         "source": "desk",
         "text": "Maito oli hapanta, sain vatsakivun.",
-        "timestamp": "2026-11-30T10:00:00+02:00",
+        "timestamp": stamp(hours=24),
         "acceptedStructure": ACCEPTED,
         **extra,
     }

@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI
 
 from feedback_intelligence.api.authorship import visitor_hash
+from tests.support.clock import stamp
 from tests.support.people import (
     LOOPBACK,
     add_user,
@@ -109,9 +110,9 @@ async def test_my_entries_are_my_own_newest_first_with_how_long_they_stay_mine(t
         async with client(app) as kaisa, client(app) as ville:
             await sign_in(kaisa, "kaisa")
             await sign_in(ville, "ville")
-            await _save(kaisa, "k-old", store="s1", timestamp="2026-11-30T08:00:00+02:00")
-            await _save(ville, "v-1", store="s1", timestamp="2026-11-30T09:00:00+02:00")
-            await _save(kaisa, "k-new", store="s1", timestamp="2026-11-30T10:00:00+02:00")
+            await _save(kaisa, "k-old", store="s1", timestamp=stamp(hours=26))
+            await _save(ville, "v-1", store="s1", timestamp=stamp(hours=25))
+            await _save(kaisa, "k-new", store="s1", timestamp=stamp(hours=24))
 
             mine = await kaisa.get("/live/feedback", params={"mine": "true"})
             assert mine.status_code == 200

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from feedback_intelligence.services.channels import LIVE
+from tests.support.clock import stamp
 from tests.support.people import add_user, client, csrf, people_settings, running_app, sign_in
 
 GARDEN_HOSE = "Tilasin puutarhaletkun kotiin, ja se tuli viikon myöhässä."
@@ -38,7 +39,7 @@ async def test_the_clerks_category_is_stored_the_rule_said_before_and_kept_besid
                     "id": "desk-hose",
                     "source": "desk",
                     "text": GARDEN_HOSE,
-                    "timestamp": "2026-11-30T10:00:00+02:00",
+                    "timestamp": stamp(hours=24),
                     "acceptedStructure": WEB_SHOP,
                     "corrections": [correction],
                 },

@@ -14,6 +14,7 @@ from feedback_intelligence.api.app import create_app
 from feedback_intelligence.config import Settings, load_settings
 from feedback_intelligence.instants.clock import SYSTEM_CLOCK, Clock
 from feedback_intelligence.llm.testing import FakeBackend
+from tests.support.clock import stamp
 from tests.support.databases import migrated
 
 OPERATOR_TOKEN = "operator-token-for-people-tests"
@@ -87,7 +88,7 @@ def desk_entry(feedback_id: str, text: str = "Maito oli hapanta, sain vatsakivun
         "id": feedback_id,
         "source": "desk",
         "text": text,
-        "timestamp": "2026-11-30T10:00:00+02:00",
+        "timestamp": stamp(hours=24),
         "acceptedStructure": ACCEPTED,
         **extra,
     }

@@ -25,10 +25,14 @@ test("spans in words, whole minutes down", () => {
   assert.equal(spanWords(51 * H, fi), "2 vrk 3 t");
   assert.equal(spanWords(5 * 60_000, en), "5 min");
   assert.equal(spanWords(26 * H, en), "1 d 2 h");
+  // a zero last unit is left out: a deadline of whole hours reads "4 t"
+  assert.equal(spanWords(4 * H, fi), "4 t");
+  assert.equal(spanWords(48 * H + 30_000, fi), "2 vrk");
+  assert.equal(spanWords(48 * H, en), "2 d");
 });
 
 test("due in, then overdue by, from the due instant on", () => {
-  assert.equal(dueWords(item(), fi, HAPPENED + H), "ikä 1 t 0 min · erääntyy 3 t 0 min kuluttua");
+  assert.equal(dueWords(item(), fi, HAPPENED + H), "ikä 1 t · erääntyy 3 t kuluttua");
   assert.equal(dueOf(item(), HAPPENED + 4 * H - 1).overdue, false);
   assert.equal(dueOf(item(), HAPPENED + 4 * H).overdue, true);
   assert.equal(dueWords(item(), en, HAPPENED + 5 * H + 5 * 60_000), "age 5 h 5 min · overdue by 1 h 5 min");

@@ -47,7 +47,8 @@ function caseLine(item, names, t, topTier, managersOf = {}) {
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
       // an imported incident's case opens days later, past a deadline counted from the incident: say so
-      openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${t(openedNote(item), { time: formatShortTime(item.openedAt, t) })}`) : "",
+      // (briefly: "Myöhässä" beside it already says the deadline passed; the case below says it in full)
+      openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${openedWords(item, t)}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
       // nobody has it yet: the store's managers are who would (the brief's store rows know them)
@@ -57,6 +58,11 @@ function caseLine(item, names, t, topTier, managersOf = {}) {
       // the line is the way to act: it opens the case below, where it is taken and closed
       " ", h("span", { class: "brief-go" }, `${item.owner ? t("brief.open") : t("cases.take")} →`)),
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
+}
+
+function openedWords(item, t) {
+  const note = openedNote(item);
+  return t(note === "cases.openedPastDue" ? "brief.openedPastDue" : note, { time: formatShortTime(item.openedAt, t) });
 }
 
 function overdueWords(item, t) {

@@ -15,8 +15,9 @@ export function spanWords(ms, t) {
   const d = Math.floor(whole / DAY);
   const h = Math.floor((whole % DAY) / HOUR);
   const m = Math.floor((whole % HOUR) / MINUTE);
-  if (d) return t("span.days", { d, h });
-  if (h) return t("span.hours", { h, m });
+  // a zero last unit is left out ("4 t", not "4 t 0 min"): deadlines are whole hours
+  if (d) return h ? t("span.days", { d, h }) : t("span.wholeDays", { d });
+  if (h) return m ? t("span.hours", { h, m }) : t("span.wholeHours", { h });
   return t("span.minutes", { m });
 }
 

@@ -1041,6 +1041,7 @@ Object.assign(en, {
   "brief.chanceNote": "Small: chance alone gives a rise this size in one store or another most weeks. A rise the week's alerts tell is not small.",
   "brief.moreWindow": "(the report below: {from} – {to})",
   "brief.opened": "opened {time}",
+  "brief.openedPastDue": "opened only {time}, when word came",
   "brief.happened": "happened {time}",
   "brief.owner": "owner {name}",
   "brief.noOwner": "no owner yet",
@@ -1099,6 +1100,7 @@ Object.assign(fi, {
   "brief.chanceNote": "Pieni: näin suuren nousun antaa pelkkä sattuma jollekin myymälälle lähes joka viikko. Viikon hälytysten kertoma nousu ei ole pieni.",
   "brief.moreWindow": "(alla raportti {from} – {to})",
   "brief.opened": "avattu {time}",
+  "brief.openedPastDue": "avattu vasta {time} tiedon tultua",
   "brief.happened": "tapahtui {time}",
   "brief.owner": "vastuu: {name}",
   "brief.noOwner": "ei vielä vastuuhenkilöä",
@@ -1140,6 +1142,8 @@ Object.assign(en, {
   "cases.overdue": "Overdue",
   "span.days": "{d} d {h} h",
   "span.hours": "{h} h {m} min",
+  "span.wholeDays": "{d} d",
+  "span.wholeHours": "{h} h",
   "span.minutes": "{m} min",
   "audit.action.case.overdue": "overdue: told to the store's managers",
 });
@@ -1150,6 +1154,8 @@ Object.assign(fi, {
   "cases.overdue": "Myöhässä",
   "span.days": "{d} vrk {h} t",
   "span.hours": "{h} t {m} min",
+  "span.wholeDays": "{d} vrk",
+  "span.wholeHours": "{h} t",
   "span.minutes": "{m} min",
   "audit.action.case.overdue": "myöhässä: ilmoitettu myymälän esihenkilöille",
 });
