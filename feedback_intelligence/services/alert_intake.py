@@ -143,19 +143,12 @@ class AlertIntake:
             reported = await audit.joined(conn, [item.id for item in alerting])
             alerting = [item for item in alerting if item.id not in reported]
         if self.incident_window_h > 0 and at is None:
-            # one item at a time, so an item of the batch joins the case an earlier one opened
-            paged = [item for item in alerting if not await self._joined(conn, channel, item)]
-            for item in paged:
-                await self._open(conn, item, item.created_at)
+            paged = await self._join_or_open(conn, alerting)
         else:
             paged = alerting
             await self._open_all(conn, paged, at)
         for item in paged:
             await self._page(conn, channel, item, at or item.created_at)
-
-    async def _open(self, conn: AsyncConnection, item: StoredFeedback, at: str) -> None:
-        if await cases.open_case(conn, item.id, at):
-            await audit.append(conn, [_system_entry(at, "case.open", item.id, new=cases.OPEN)])
 
     async def _open_all(self, conn: AsyncConnection, paged: Sequence[StoredFeedback], at: str | None) -> None:
         """The cases in one statement and their audit rows in another, however many items a batch brings."""
@@ -180,34 +173,108 @@ class AlertIntake:
             due_ms=now_ms(self.clock),
         )
 
-    async def _joined(self, conn: AsyncConnection, channel: str, item: StoredFeedback) -> bool:
-        """Join ``item`` to its store's case of the same incident, if there is one (True); a closed case
-        is reopened and paged again with the report. One at a time, so a batch's own items join too."""
-        if item.store is None:
-            return False
-        at = item.created_at
-        since = format_instant(parse_normalized(at) - timedelta(hours=self.incident_window_h))
-        for category in paging_categories(item, self.domain):
-            case = await cases.incident_case(conn, store=item.store, category=category, opened_since=since)
-            if case is None or case.feedback_id == item.id:
+    async def _join_or_open(self, conn: AsyncConnection, items: Sequence[StoredFeedback]) -> list[StoredFeedback]:
+        """Each item in turn joins its store's case of the same incident, if there is one, or opens its own,
+        which the batch's later items join: one incident, one case, however its reports arrive. The cases a
+        report may join are read in one statement for the whole batch; the writes are one statement per case
+        touched. Returns the items to page: those that opened a case, and those whose report reopened one."""
+        window = timedelta(hours=self.incident_window_h)
+        categories = {item.id: paging_categories(item, self.domain) for item in items}
+        incidents = await self._incidents(conn, items, categories, window)
+        opening: list[StoredFeedback] = []
+        paged: list[StoredFeedback] = []
+        reports: dict[str, list[str]] = {}  # case -> when each new report of it was saved
+        reopening: list[tuple[str, str]] = []  # (case, at)
+        rows: list[tuple[audit.AuditEntry, str | None]] = []  # in the order of the items; an opening's row names it
+        for item in items:
+            at = item.created_at
+            incident = self._joinable(item, categories[item.id], incidents, window)
+            if incident is None:
+                opening.append(item)
+                paged.append(item)
+                rows.append((_system_entry(at, "case.open", item.id, new=cases.OPEN), item.id))
+                if item.store is not None:  # the batch's later reports join it
+                    new = _Incident(item.id, at, cases.OPEN)
+                    for key in ((item.store, category) for category in categories[item.id]):
+                        if key not in incidents or new.order() > incidents[key].order():
+                            incidents[key] = new
                 continue
-            await cases.add_report(conn, case.feedback_id, at)
             change = uuid.uuid4().hex
-            rows = [_system_entry(at, audit.REPORT, case.feedback_id, new=item.id, change=change)]
-            if case.state in (cases.HANDLED, cases.DISMISSED):
-                await cases.transition(conn, case.feedback_id, "reopen", at=at, reason=REOPEN_REASON)
-                rows.append(
-                    _system_entry(
-                        at,
-                        "case.reopen",
-                        case.feedback_id,
-                        old=case.state,
-                        new=cases.OPEN,
-                        reason=REOPEN_REASON,
-                        change=change,
-                    )
+            reports.setdefault(incident.case_id, []).append(at)
+            rows.append((_system_entry(at, audit.REPORT, incident.case_id, new=item.id, change=change), None))
+            if incident.state in (cases.HANDLED, cases.DISMISSED):
+                entry = _system_entry(
+                    at,
+                    "case.reopen",
+                    incident.case_id,
+                    old=incident.state,
+                    new=cases.OPEN,
+                    reason=REOPEN_REASON,
+                    change=change,
                 )
-                await self._page(conn, channel, item, at)  # the new report is what the routes read
-            await audit.append(conn, rows)
-            return True
-        return False
+                rows.append((entry, None))
+                reopening.append((incident.case_id, at))
+                incident.state = cases.OPEN
+                paged.append(item)  # the new report is what the routes read
+        opened = await cases.open_cases(conn, [(item.id, item.created_at) for item in opening])
+        for case_id, at in reopening:
+            await cases.transition(conn, case_id, "reopen", at=at, reason=REOPEN_REASON)
+        for case_id, ats in reports.items():
+            await cases.add_reports(conn, case_id, len(ats), max(ats))
+        await audit.append(conn, [entry for entry, opens in rows if opens is None or opens in opened])
+        return paged
+
+    async def _incidents(
+        self,
+        conn: AsyncConnection,
+        items: Sequence[StoredFeedback],
+        categories: dict[str, list[str]],
+        window: timedelta,
+    ) -> dict[tuple[str, str], _Incident]:
+        """The newest case of each (store, paging category) of the items opened within the window of the
+        earliest of them: every case one of them may join."""
+        placed = [item for item in items if item.store is not None and categories[item.id]]
+        if not placed:
+            return {}
+        earliest = min(parse_normalized(item.created_at) for item in placed)
+        found = await cases.incident_cases(
+            conn,
+            stores={item.store for item in placed if item.store is not None},
+            categories={category for item in placed for category in categories[item.id]},
+            opened_since=format_instant(earliest - window),
+        )
+        shared: dict[str, _Incident] = {}  # one object per case, so a reopening is seen under each category
+        return {
+            key: shared.setdefault(case.feedback_id, _Incident(case.feedback_id, case.opened_at, case.state))
+            for key, case in found.items()
+        }
+
+    @staticmethod
+    def _joinable(
+        item: StoredFeedback,
+        categories: Sequence[str],
+        incidents: dict[tuple[str, str], _Incident],
+        window: timedelta,
+    ) -> _Incident | None:
+        """The case ``item`` joins: of its first paging category whose store's newest case opened within the
+        window before it was saved; None opens its own."""
+        if item.store is None:
+            return None
+        since = format_instant(parse_normalized(item.created_at) - window)
+        for category in categories:
+            incident = incidents.get((item.store, category))
+            if incident is not None and incident.opened_at >= since and incident.case_id != item.id:
+                return incident
+        return None
+
+
+@dataclass(slots=True)
+class _Incident:
+    """A case a report may join, as this batch leaves it (a report reopens a closed one)."""
+
+    case_id: str
+    opened_at: str
+    state: str
+
+    def order(self) -> tuple[str, str]:
+        return cases.incident_order(self.opened_at, self.case_id)

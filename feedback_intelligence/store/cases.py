@@ -9,7 +9,7 @@ so two managers acting at once cannot both win; the revision moves by one on eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,30 +162,50 @@ async def counts_for(conn: AsyncConnection, feedback_ids: Sequence[str]) -> dict
     return {**found, "none": len(wanted) - seen}
 
 
-async def incident_case(conn: AsyncConnection, *, store: str, category: str, opened_since: str) -> Case | None:
-    """The newest case of ``store`` whose item alerts ``category`` and that was opened at or after
-    ``opened_since``, in any state: the incident a new report of that category joins (ADR 0060)."""
+async def incident_cases(
+    conn: AsyncConnection, *, stores: Collection[str], categories: Collection[str], opened_since: str
+) -> dict[tuple[str, str], Case]:
+    """For each (store, category) of these, the newest case of the store whose item alerts the category and
+    that was opened at or after ``opened_since``, in any state: the incidents a batch's new reports may join
+    (ADR 0060), read in one statement however many reports the batch brings."""
+    if not stores or not categories:
+        return {}
     statement = (
-        select(cases)
+        select(cases, feedback.c.store.label("incident_store"), feedback_alerts.c.category.label("incident_category"))
         .join(feedback, feedback.c.id == cases.c.feedback_id)
+        .join(feedback_alerts, feedback_alerts.c.feedback_id == cases.c.feedback_id)
         .where(
-            feedback.c.store == store,
+            feedback.c.store.in_(sorted(stores)),
+            feedback_alerts.c.category.in_(sorted(categories)),
             cases.c.opened_at >= opened_since,
-            cases.c.feedback_id.in_(
-                select(feedback_alerts.c.feedback_id).where(feedback_alerts.c.category == category)
-            ),
         )
-        .order_by(cases.c.opened_at.desc(), cases.c.feedback_id.desc())
-        .limit(1)
     )
-    row = (await conn.execute(statement)).first()
-    return _case(row) if row is not None else None
+    newest: dict[tuple[str, str], Case] = {}
+    for row in await conn.execute(statement):
+        key, case = (row.incident_store, row.incident_category), _case(row)
+        newer = key not in newest or incident_order(case.opened_at, case.feedback_id) > incident_order(
+            newest[key].opened_at, newest[key].feedback_id
+        )
+        if newer:
+            newest[key] = case
+    return newest
 
 
-async def add_report(conn: AsyncConnection, feedback_id: str, at: str) -> Case:
-    """One more report of the case's incident: a change of the case, so its revision moves."""
-    current = await _current(conn, feedback_id)
-    return await _change(conn, current, None, reports=current.reports + 1, updated_at=at)
+def incident_order(opened_at: str, feedback_id: str) -> tuple[str, str]:
+    """Which of two cases of one incident is the newer (the greater): the later opened, then the greater id."""
+    return opened_at, feedback_id
+
+
+async def add_reports(conn: AsyncConnection, feedback_id: str, count: int, at: str) -> None:
+    """``count`` more reports of the case's incident, the last at ``at``: each a change of the case, so its
+    revision moves by ``count``. In the caller's transaction, as one statement."""
+    statement = (
+        update(cases)
+        .where(cases.c.feedback_id == feedback_id)
+        .values(reports=cases.c.reports + count, revision=cases.c.revision + count, updated_at=at)
+    )
+    if (await conn.execute(statement)).rowcount == 0:
+        raise CaseNotFound(feedback_id)
 
 
 async def _change(conn: AsyncConnection, current: Case, expected_revision: int | None, **values: Any) -> Case:

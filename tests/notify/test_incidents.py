@@ -44,18 +44,23 @@ class Incidents:
     cases: CaseService
 
     async def report(self, feedback_id: str, *, store: str = "S1", category: str = "food_safety") -> None:
+        await self.channel.insert(self.item(feedback_id, store=store, category=category))
+
+    async def batch(self, *items: StoredFeedback) -> None:
+        """Reports saved together, as an import's batch saves them."""
+        assert await self.channel.insert_batch(list(items)) == {item.id for item in items}
+
+    def item(self, feedback_id: str, *, store: str = "S1", category: str = "food_safety") -> StoredFeedback:
         now = format_instant(self.clock.now())
-        await self.channel.insert(
-            StoredFeedback(
-                id=feedback_id,
-                source="desk",
-                text=f"Kylmäallas on rikki, liha lämmintä ({feedback_id}).",
-                timestamp=now,
-                created_at=now,
-                structure=Structure("liha_kala", "jauheliha", "critical", "complaint", "fi"),
-                alerts=(AlertHit(category, "lämmin"),),
-                store=store,
-            )
+        return StoredFeedback(
+            id=feedback_id,
+            source="desk",
+            text=f"Kylmäallas on rikki, liha lämmintä ({feedback_id}).",
+            timestamp=now,
+            created_at=now,
+            structure=Structure("liha_kala", "jauheliha", "critical", "complaint", "fi"),
+            alerts=(AlertHit(category, "lämmin"),),
+            store=store,
         )
 
     async def pages(self) -> Counter[tuple[str, str]]:
@@ -122,6 +127,35 @@ async def test_three_reports_in_one_store_make_one_case_paged_once(tmp_path: Pat
         )
         assert list(await rig.listed()) == ["live:r1"]
         assert await rig.pages() == Counter({("r1", "duty"): 1, ("r1", "chat"): 1})
+
+
+@pytest.mark.parametrize("kind", DATABASE_KINDS)
+async def test_reports_of_one_incident_saved_in_one_batch_make_one_case_paged_once(tmp_path: Path, kind: str) -> None:
+    async with incidents(tmp_path, kind, 24) as rig:
+        await rig.batch(rig.item("b1"), rig.item("b2"), rig.item("elsewhere", store="S2"), rig.item("b3"))
+
+        listed = await rig.listed()
+        assert set(listed) == {"live:b1", "live:elsewhere"}
+        assert listed["live:b1"]["reports"] == 3
+        assert listed["live:b1"]["reportRefs"] == ["live:b1", "live:b2", "live:b3"]
+        assert await rig.pages() == Counter(
+            {("b1", "duty"): 1, ("b1", "chat"): 1, ("elsewhere", "duty"): 1, ("elsewhere", "chat"): 1}
+        )
+        view, _, log = await rig.cases.detail("live:b1")
+        actions = [(e.action, e.new_value) for e in log if e.action in ("case.open", "case.report")]
+        assert actions == [("case.open", "open"), ("case.report", "b2"), ("case.report", "b3")]
+        assert view.case.revision == 3  # each report a change of the case
+
+        # closed, the case reopens once for a batch of two more reports, and pages once, with the first
+        await rig.cases.act("live:b1", "dismiss", MANAGER, expected_revision=None, reason="Väärä hälytys.")
+        rig.clock.advance(3600)
+        await rig.batch(rig.item("b4"), rig.item("b5"))
+        listed = await rig.listed()
+        assert set(listed) == {"live:b1", "live:elsewhere"}
+        assert (listed["live:b1"]["state"], listed["live:b1"]["reports"]) == ("open", 5)
+        assert {item for item, _ in await rig.pages()} == {"b1", "elsewhere", "b4"}
+        _, _, log = await rig.cases.detail("live:b1")
+        assert [e.new_value for e in log if e.action == "case.reopen"] == ["open"]
 
 
 @pytest.mark.parametrize("kind", DATABASE_KINDS)
