@@ -76,8 +76,10 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(
-        re.compile(r"Myöhässä \(määräaika 4 t tapahtumasta: \d+\.\d+\. klo ")  # food safety: 4 h
+        re.compile(r"Myöhässä jo saapuessaan \(määräaika 4 t tapahtumasta: \d+\.\d+\. klo ")  # food safety: 4 h
     )
+    # the totals count the cases late before anyone could act apart from the rest
+    expect(page.locator("#brief-totals")).to_contain_text(re.compile(r"joista (\d+) myöhässä \((\d+) jo saapuessaan\)"))
     expect(page.locator("#brief-heading")).to_have_text(
         re.compile(r"^Viimeiset 7 päivää \(\d+\.\d+\. klo [\d.]+ alkaen\)$")
     )

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { dueOf, dueWords, openedLater, openedNote, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
+import { dueOf, dueWords, lateOnArrival, openedLater, openedNote, overdueFirst, spanWords } from "../../../feedback_intelligence/web/static/js/due.js";
 import { translator } from "../../../feedback_intelligence/web/static/js/i18n.js";
 
 const fi = translator("fi");
@@ -64,4 +64,8 @@ test("a case an import opened past its deadline says it was late before it opene
   assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-03T09:00:00Z" }), "cases.openedLater"); // within its 4 h
   assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-05T09:30:00Z" }), "cases.openedPastDue"); // two days on
   assert.equal(openedNote({ ...dueIn4h, openedAt: "2026-12-05T09:30:00Z", dueAt: undefined }), "cases.openedLater");
+  // late on arrival only where the case opened at or after its deadline
+  assert.equal(lateOnArrival({ ...dueIn4h, openedAt: "2026-12-05T09:30:00Z" }), true);
+  assert.equal(lateOnArrival({ ...dueIn4h, openedAt: "2026-12-03T09:00:00Z" }), false);
+  assert.equal(lateOnArrival(item()), false);
 });

@@ -7,7 +7,7 @@
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
-import { dueOf, openedNote, overdueFirst, spanWords } from "./due.js";
+import { dueOf, lateOnArrival, openedNote, overdueFirst, spanWords } from "./due.js";
 import { applyStatic, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -68,7 +68,9 @@ function openedWords(item, t) {
 function overdueWords(item, t) {
   const incident = toDate(item.item?.timestamp || item.openedAt).getTime();
   const after = spanWords(toDate(item.dueAt).getTime() - incident, t);
-  return t("brief.overdue", { time: formatShortTime(item.dueAt, t), after });
+  // late before anyone could act: the words say so, so the warning is not read as the staff's delay
+  const key = lateOnArrival(item) ? "brief.overdueOnArrival" : "brief.overdue";
+  return t(key, { time: formatShortTime(item.dueAt, t), after });
 }
 
 /** The store's alerts, one click from the brief: its own view with the alert list open. */
@@ -148,14 +150,16 @@ function renderQuality(rates, t) {
 
 function render(brief, cases, names, t) {
   const active = overdueFirst(cases.filter((c) => ACTIVE.has(c.state)));
-  const overdue = active.filter((c) => dueOf(c)?.overdue).length;
+  const late = active.filter((c) => dueOf(c)?.overdue);
+  const overdue = late.length;
   // how the week's alerts and the cases relate: the urgent ones open a case, the digest's wait for the morning
   // (or, with no route to take the digest, for no one: the totals do not say it "goes" where the note says it doesn't)
   const digest = brief.totals.digestAlertItems || 0;
   const sent = !brief.digest || brief.digest.routes.length > 0;
   el.totals.textContent = t("brief.totals", {
     items: brief.totals.items, previous: brief.totals.previousItems, alerts: brief.totals.alertItems, open: active.length,
-    overdue, urgent: Math.max(0, brief.totals.alertItems - digest), digest, sent,
+    overdue, onArrival: late.filter(lateOnArrival).length, urgent: Math.max(0, brief.totals.alertItems - digest),
+    digest, sent,
   });
   el.totals.dataset.digest = String(digest);
   renderDigest(brief, t);

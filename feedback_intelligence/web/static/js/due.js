@@ -37,6 +37,12 @@ export function openedNote(item) {
   return !Number.isNaN(due) && toDate(item.openedAt).getTime() >= due ? "cases.openedPastDue" : "cases.openedLater";
 }
 
+/** Whether the case was late already when it opened (word came after its deadline): its lateness is the
+ * feedback's, not the staff's, and the brief says so. */
+export function lateOnArrival(item) {
+  return openedNote(item) === "cases.openedPastDue";
+}
+
 /** Is the case overdue at ``now`` (a closed case never is), and how far from its due time. */
 export function dueOf(item, now = Date.now()) {
   const due = toDate(item.dueAt).getTime();

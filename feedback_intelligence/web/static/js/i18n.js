@@ -1005,8 +1005,8 @@ const fi = {
 // ---- the management view's brief, store names and audit words (kept apart to ease merging)
 Object.assign(en, {
   "brief.heading": "This week",
-  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0 }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${sent ? (digest === 1 ? "other goes into the morning digest" : "others go into the morning digest") : (digest === 1 ? "other is sent to no one" : "others are sent to no one")} · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0, onArrival = 0 }) =>
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${sent ? (digest === 1 ? "other goes into the morning digest" : "others go into the morning digest") : (digest === 1 ? "other is sent to no one" : "others are sent to no one")} · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}${onArrival ? ` (${onArrival} already when word came)` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -1032,6 +1032,7 @@ Object.assign(en, {
   "brief.digestKind.teams": "Teams",
   "brief.headingDates": "The last 7 days (since {from})",
   "brief.overdue": "Overdue (due {after} after the incident: {time})",
+  "brief.overdueOnArrival": "Overdue when word came (due {after} after the incident: {time})",
   "brief.good": "Good news:",
   "brief.riseAlerts": plural("{n} alert", "{n} alerts"),
   "brief.whole": "Whole chain",
@@ -1064,8 +1065,8 @@ Object.assign(en, {
 });
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
-  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${sent ? (digest === 1 ? "muu menee aamun koosteeseen" : "muuta menee aamun koosteeseen") : `${digest === 1 ? "muu" : "muuta"} ei lähetetä kenellekään`} · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}`,
+  "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0, onArrival = 0 }) =>
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${sent ? (digest === 1 ? "muu menee aamun koosteeseen" : "muuta menee aamun koosteeseen") : `${digest === 1 ? "muu" : "muuta"} ei lähetetä kenellekään`} · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}${onArrival ? ` (${onArrival} jo saapuessaan)` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
@@ -1091,6 +1092,7 @@ Object.assign(fi, {
   "brief.digestKind.teams": "Teams",
   "brief.headingDates": "Viimeiset 7 päivää ({from} alkaen)",
   "brief.overdue": "Myöhässä (määräaika {after} tapahtumasta: {time})",
+  "brief.overdueOnArrival": "Myöhässä jo saapuessaan (määräaika {after} tapahtumasta: {time})",
   "brief.good": "Hyvä uutinen:",
   "brief.riseAlerts": plural("{n} hälytys", "{n} hälytystä"),
   "brief.whole": "Koko ketju",
