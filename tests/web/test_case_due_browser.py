@@ -78,7 +78,7 @@ def test_an_overdue_case_says_so_and_comes_first_a_fresh_one_says_when_it_is_due
     expect(totals).to_contain_text(
         re.compile(
             r"\d+ hälytystä: \d+ kiireellis\S+ avaa tapauksen, "
-            r"\d+ muu\S* (menee aamun koosteeseen|ei lähetetä kenellekään)"
+            r"\d+ muu\S* (menee aamun koosteeseen|näkyy vain tällä sivulla)"
         )
     )
     expect(totals).to_contain_text("2 avointa tapausta, joista 1 myöhässä")

@@ -86,7 +86,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
     # all of them payment: the morning digest's, which the line says, and no case
-    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 ilman tapausta\) · 0 avointa tapausta"))
+    expect(turku).to_contain_text(re.compile(r"· (\d+) hälytystä \(\1 vain tällä sivulla\) · 0 avointa tapausta"))
     expect(turku.locator(".brief-managers")).to_have_count(0)  # no accounts: who manages it is not known
     _within_first_screen(page, cases.first, size)
     injury = page.locator(f"#brief-act li[data-ref='corpus:{INJURY_ID}']")
@@ -268,12 +268,12 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     totals = page.locator("#brief-totals")
     expect(totals).to_have_attribute("data-digest", str(digest))
     expect(totals).to_contain_text(
-        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta ei "
-        "lähetetä kenellekään"
+        f"{week['totals']['alertItems']} hälytystä: {urgent} kiireellistä avaa tapauksen, {digest} muuta näkyy vain "
+        "tällä sivulla (ilmoituksia ei ole otettu käyttöön)"
     )
     expect(totals).not_to_contain_text("menee aamun koosteeseen")  # the note below says no digest goes
     turku = page.locator('#brief-stores li[data-store="tku-skanssi"]')
-    expect(turku).to_contain_text(re.compile(r"\d+ hälytystä \(\d+ ilman tapausta\)"))
+    expect(turku).to_contain_text(re.compile(r"\d+ hälytystä \(\d+ vain tällä sivulla\)"))
     expect(page.locator("#brief-stores")).not_to_contain_text("koosteeseen")
     note = page.locator("#brief-digest")
     expect(note).to_be_visible()

@@ -116,6 +116,6 @@ test("the brief's totals do not send the digest anywhere when no route takes it"
     const unsent = t("brief.totals", { ...counts, sent: false });
     assert.match(sent, lang === "fi" ? /9 muuta menee aamun koosteeseen/ : /9 others go into the morning digest/);
     assert.doesNotMatch(unsent, /menee aamun koosteeseen|go into the morning digest/);
-    assert.match(unsent, lang === "fi" ? /9 muuta ei lähetetä kenellekään/ : /9 others are sent to no one/);
+    assert.match(unsent, lang === "fi" ? /9 muuta näkyy vain tällä sivulla \(ilmoituksia ei ole otettu käyttöön\)/ : /9 others show only on this page \(notifications are off\)/);
   }
 });

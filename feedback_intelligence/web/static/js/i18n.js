@@ -1006,7 +1006,7 @@ const fi = {
 Object.assign(en, {
   "brief.heading": "This week",
   "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0, onArrival = 0 }) =>
-    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${sent ? (digest === 1 ? "other goes into the morning digest" : "others go into the morning digest") : (digest === 1 ? "other is sent to no one" : "others are sent to no one")} · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}${onArrival ? ` (${onArrival} already when word came)` : ""}`,
+    `${items} ${items === 1 ? "entry" : "entries"} (week before ${previous}) · ${alerts} with an alert: ${urgent} urgent, which open a case; ${digest} ${sent ? (digest === 1 ? "other goes into the morning digest" : "others go into the morning digest") : `${digest === 1 ? "other shows" : "others show"} only on this page (notifications are off)`} · ${open} open ${open === 1 ? "case" : "cases"}${overdue ? `, ${overdue} overdue` : ""}${onArrival ? ` (${onArrival} already when word came)` : ""}`,
   "brief.act": "Act on now",
   "brief.actNone": "No open cases.",
   "brief.actMore": plural("All open cases ({n}) ↓", "All open cases ({n}) ↓"),
@@ -1016,7 +1016,7 @@ Object.assign(en, {
   "brief.department": "department {label}",
   "brief.stores": "Stores",
   "brief.storeLine": ({ items, previous, alerts, open, digest = 0, sent = true }) =>
-    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} ${sent ? "to the digest" : "without a case"})` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
+    `${items} entries (week before ${previous}) · ${alerts} ${alerts === 1 ? "alert" : "alerts"}${digest ? ` (${digest} ${sent ? "to the digest" : "only on this page"})` : ""} · ${open} open ${open === 1 ? "case" : "cases"}`,
   "brief.managers": "manager: {names}",
   "brief.noManager": "no manager named",
   "brief.digestTitle": "Morning digest ({categories}):",
@@ -1066,7 +1066,7 @@ Object.assign(en, {
 Object.assign(fi, {
   "brief.heading": "Tämä viikko",
   "brief.totals": ({ items, previous, alerts, urgent = alerts, digest = 0, sent = true, open, overdue = 0, onArrival = 0 }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${sent ? (digest === 1 ? "muu menee aamun koosteeseen" : "muuta menee aamun koosteeseen") : `${digest === 1 ? "muu" : "muuta"} ei lähetetä kenellekään`} · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}${onArrival ? ` (${onArrival} jo saapuessaan)` : ""}`,
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} hälytystä: ${urgent} ${urgent === 1 ? "kiireellinen" : "kiireellistä"} avaa tapauksen, ${digest} ${sent ? (digest === 1 ? "muu menee aamun koosteeseen" : "muuta menee aamun koosteeseen") : `${digest === 1 ? "muu näkyy" : "muuta näkyy"} vain tällä sivulla (ilmoituksia ei ole otettu käyttöön)`} · ${open} avointa tapausta${overdue ? `, joista ${overdue} myöhässä` : ""}${onArrival ? ` (${onArrival} jo saapuessaan)` : ""}`,
   "brief.act": "Toimi nyt",
   "brief.actNone": "Ei avoimia tapauksia.",
   "brief.actMore": plural("Kaikki avoimet tapaukset ({n}) ↓", "Kaikki avoimet tapaukset ({n}) ↓"),
@@ -1076,7 +1076,7 @@ Object.assign(fi, {
   "brief.department": "osasto {label}",
   "brief.stores": "Myymälät",
   "brief.storeLine": ({ items, previous, alerts, open, digest = 0, sent = true }) =>
-    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} ${sent ? "koosteeseen" : "ilman tapausta"})` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
+    `${items} merkintää (edellinen viikko ${previous}) · ${alerts} ${alerts === 1 ? "hälytys" : "hälytystä"}${digest ? ` (${digest} ${sent ? "koosteeseen" : "vain tällä sivulla"})` : ""} · ${open} ${open === 1 ? "avoin tapaus" : "avointa tapausta"}`,
   "brief.managers": "päällikkö: {names}",
   "brief.noManager": "ei nimettyä päällikköä",
   "brief.digestTitle": "Aamun kooste ({categories}):",
