@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -79,13 +80,18 @@ def value_map(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def count(data_dir: Path, table: str) -> int:
-    """Rows of ``table`` over both channels' SQLite files, read beside the running service."""
-    total = 0
+def select(data_dir: Path, sql: str) -> list[tuple[Any, ...]]:
+    """``sql``'s rows over both channels' SQLite files, read beside the running service."""
+    rows: list[tuple[Any, ...]] = []
     for name in DATABASES:
         with sqlite3.connect(data_dir / name) as db:
-            total += db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    return total
+            rows += db.execute(sql).fetchall()
+    return rows
+
+
+def count(data_dir: Path, table: str) -> int:
+    """Rows of ``table`` over both channels' databases."""
+    return sum(int(n) for (n,) in select(data_dir, f"SELECT count(*) FROM {table}"))
 
 
 def dump(data_dir: Path) -> list[list[str]]:
@@ -98,12 +104,8 @@ def dump(data_dir: Path) -> list[list[str]]:
 
 
 def case_reports(data_dir: Path) -> list[int]:
-    """How many reports each case holds, over both channels' SQLite files."""
-    held: list[int] = []
-    for name in DATABASES:
-        with sqlite3.connect(data_dir / name) as db:
-            held += [row[0] for row in db.execute("SELECT reports FROM cases")]
-    return held
+    """How many reports each case holds, over both channels' databases."""
+    return [int(n) for (n,) in select(data_dir, "SELECT reports FROM cases")]
 
 
 def stored(app: ServerProcess) -> dict[str, dict[str, object]]:

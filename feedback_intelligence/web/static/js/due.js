@@ -28,19 +28,18 @@ export function openedLater(item) {
   return Boolean(at) && Math.abs(toDate(item.openedAt).getTime() - toDate(at).getTime()) >= MINUTE;
 }
 
-/** What the line says of when the case opened, as an i18n key (null: it opened with its incident): a case an
- * import opened after its deadline was late before anyone could act, and says the lateness was the
- * feedback's, not the staff's, rather than look ignored. */
-export function openedNote(item) {
-  if (!openedLater(item)) return null;
+/** Whether the case was late already when it opened: an import opened it after its deadline, so the lateness
+ * is the feedback's, not the staff's, and the case list and the brief say so rather than look ignored. */
+export function lateOnArrival(item) {
+  if (!openedLater(item)) return false;
   const due = toDate(item.dueAt).getTime();
-  return !Number.isNaN(due) && toDate(item.openedAt).getTime() >= due ? "cases.openedPastDue" : "cases.openedLater";
+  return !Number.isNaN(due) && toDate(item.openedAt).getTime() >= due;
 }
 
-/** Whether the case was late already when it opened (word came after its deadline): its lateness is the
- * feedback's, not the staff's, and the brief says so. */
-export function lateOnArrival(item) {
-  return openedNote(item) === "cases.openedPastDue";
+/** What the line says of when the case opened, as an i18n key (null: it opened with its incident). */
+export function openedNote(item) {
+  if (!openedLater(item)) return null;
+  return lateOnArrival(item) ? "cases.openedPastDue" : "cases.openedLater";
 }
 
 /** Is the case overdue at ``now`` (a closed case never is), and how far from its due time. */
