@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  formatShortTime, formatTime, translator, useTimeZone,
+  formatDayTime, formatShortTime, formatTime, translator, useTimeZone,
 } from "../../../feedback_intelligence/web/static/js/i18n.js";
 
 function finnish(zone) {
@@ -32,6 +32,9 @@ test("'today' is the shop's day: a time shows its date when the shop's day diffe
   // 00.30 on the 4th in Helsinki but still the 3rd in UTC: not today's, so its date is shown
   const late = new Date("2026-03-03T21:59:00Z");
   assert.match(formatShortTime("2026-03-03T22:30:00Z", t, late), /4\.3\./);
+  // a day and time always has its day, today's too (the brief's opening beside an incident days before it)
+  assert.equal(formatDayTime("2026-03-03T20:00:00Z", t), "3.3. klo 22.00");
+  assert.equal(formatDayTime("2026-03-03T20:00:00Z", t), formatShortTime("2026-03-03T20:00:00Z", t, new Date("2026-03-05T10:00:00Z")));
 });
 
 test("a translator made with the service's zone shows its clock from the start", () => {

@@ -8,7 +8,7 @@
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
 import { dueOf, lateOnArrival, openedNote, overdueFirst, spanWords } from "./due.js";
-import { applyStatic, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
+import { applyStatic, formatDayTime, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
 const ACT_SHOWN = 3; // the open cases the brief lists; the full list is the next section
@@ -62,7 +62,9 @@ function caseLine(item, names, t, topTier, managersOf = {}) {
 
 function openedWords(item, t) {
   const note = openedNote(item);
-  return t(note === "cases.openedPastDue" ? "brief.openedPastDue" : note, { time: formatShortTime(item.openedAt, t) });
+  // always with its day: beside "tapahtui 5.12. klo 16.42" a bare "klo 19.06" (today) was read as the same
+  // day, an opening before the incident
+  return t(note === "cases.openedPastDue" ? "brief.openedPastDue" : note, { time: formatDayTime(item.openedAt, t) });
 }
 
 function overdueWords(item, t) {

@@ -1042,7 +1042,7 @@ Object.assign(en, {
   "brief.chanceNote": "Small: chance alone gives a rise this size in one store or another most weeks. A rise the week's alerts tell is not small.",
   "brief.moreWindow": "(the report below: {from} – {to})",
   "brief.opened": "opened {time}",
-  "brief.openedPastDue": "opened only {time}, when word came",
+  "brief.openedPastDue": "opened only {time}",
   "brief.happened": "happened {time}",
   "brief.owner": "owner {name}",
   "brief.noOwner": "no owner yet",
@@ -1102,7 +1102,7 @@ Object.assign(fi, {
   "brief.chanceNote": "Pieni: näin suuren nousun antaa pelkkä sattuma jollekin myymälälle lähes joka viikko. Viikon hälytysten kertoma nousu ei ole pieni.",
   "brief.moreWindow": "(alla raportti {from} – {to})",
   "brief.opened": "avattu {time}",
-  "brief.openedPastDue": "avattu vasta {time} tiedon tultua",
+  "brief.openedPastDue": "avattu vasta {time}",
   "brief.happened": "tapahtui {time}",
   "brief.owner": "vastuu: {name}",
   "brief.noOwner": "ei vielä vastuuhenkilöä",
@@ -1412,6 +1412,13 @@ export function formatShortTime(value, t, now = new Date()) {
   const sameDay = day.format(date) === day.format(now);
   // a time alone: "05.11" reads as the fifth of November in Finnish, "klo 05.11" as a time
   if (sameDay) return t("time.today", { time: formatTime(date, t, false) });
+  return formatDayTime(date, t);
+}
+
+/** Day and time without the year, whatever the day: "7.12. klo 19.06". */
+export function formatDayTime(value, t) {
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return String(value ?? "");
   return new Intl.DateTimeFormat(t.locale,
     { day: "numeric", month: "numeric", hour: "2-digit", minute: "2-digit", timeZone: t.timeZone })
     .format(date);
