@@ -2,14 +2,16 @@
 transaction of every write of ``feedback``.
 
 - ``feedback_daily``: day × the count statement's key → items (the report's counts and trend halves);
+  ``feedback_monthly``: the same per UTC month (a long window's whole months, ADR 0087);
 - ``theme_daily``: day × category × shown theme → items and the newest ``timestamp id`` (the tie rule);
 - ``feedback_hourly``: hour × category × operational alert → items (the series);
 - ``series_daily``: day × category × operational alert → items (the series' whole days, ADR 0085);
 - ``correction_daily``: day × store × proposing backend × model × field → saved proposals (field '') and
   those in which a person corrected that field (ADR 0065: quality from the field);
-- ``issue_daily``: day × issue × store → items and their severity ranks; ``issue_category_daily``:
-  day × issue × category → items; ``issue_theme_daily``: day × issue × shown theme → items and the newest
-  (the issue view, ADR 0079: one table a facet, so that stores never multiply categories' keys).
+- ``issue_daily``: day × issue × store → items and their severity ranks (``issue_monthly``: per month);
+  ``issue_category_daily``: day × issue × category → items; ``issue_theme_daily``: day × issue × shown
+  theme → items and the newest (the issue view, ADR 0079: one table a facet, so that stores never multiply
+  categories' keys).
 
 How a write keeps them (one way for all):
 
@@ -39,7 +41,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -73,8 +75,10 @@ from feedback_intelligence.store.schema import (
     feedback,
     feedback_daily,
     feedback_hourly,
+    feedback_monthly,
     issue_category_daily,
     issue_daily,
+    issue_monthly,
     issue_theme_daily,
     series_daily,
     theme_daily,
@@ -105,10 +109,12 @@ CORRECTABLE = ("category", "theme", "severity", "type", "language", "sentiment")
 CORRECTION_KEY = ("day", "store", "backend", "model", "field")
 IN_CHUNK = 5_000
 DAILY_KEY = ("day", *COUNT_KEY)
+MONTHLY_KEY = ("month", *COUNT_KEY)
 HOURLY_KEY = ("hour", "category", "alert")
 SERIES_KEY = ("day", "category", "alert")
 THEME_KEY = ("day", "category", "theme_base")
 ISSUE_KEY = ("day", "issue", "store")
+ISSUE_MONTH_KEY = ("month", "issue", "store")
 ISSUE_CATEGORY_KEY = ("day", "issue", "category")
 ISSUE_THEME_KEY = ("day", "issue", "theme_base")
 
@@ -229,6 +235,21 @@ async def _drop_emptied(conn: AsyncConnection, table: Any, keys: Sequence[str], 
         )
 
 
+def _by_month(deltas: dict[tuple[Any, ...], Any]) -> dict[tuple[Any, ...], Any]:
+    """A daily rollup's deltas (a day first, an int or a tuple of sums) summed under the day's month."""
+    months: dict[tuple[Any, ...], Any] = {}
+    for (day, *rest), delta in deltas.items():
+        key = (day[:7], *rest)
+        was = months.get(key)
+        if was is None:
+            months[key] = delta
+        elif isinstance(delta, tuple):
+            months[key] = tuple(a + b for a, b in zip(was, delta, strict=True))
+        else:
+            months[key] = was + delta
+    return months
+
+
 async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: Sequence[Contribution]) -> None:
     daily: dict[tuple[Any, ...], int] = {}
     hourly: dict[tuple[Any, ...], int] = {}
@@ -249,10 +270,12 @@ async def _apply(conn: AsyncConnection, before: Sequence[Contribution], after: S
             if row.issue_category is not None:
                 issue_categories[row.issue_category] = issue_categories.get(row.issue_category, 0) + sign
     await _add_counts(conn, feedback_daily, DAILY_KEY, daily)
+    await _add_counts(conn, feedback_monthly, MONTHLY_KEY, _by_month(daily))
     await _add_counts(conn, feedback_hourly, HOURLY_KEY, hourly)
     await _add_counts(conn, series_daily, SERIES_KEY, series)
     await _add_counts(conn, correction_daily, CORRECTION_KEY, corrections)
     await _add_sums(conn, issue_daily, ISSUE_KEY, issues, ("items", "ranks"))
+    await _add_sums(conn, issue_monthly, ISSUE_MONTH_KEY, _by_month(issues), ("items", "ranks"))
     await _add_counts(conn, issue_category_daily, ISSUE_CATEGORY_KEY, issue_categories)
     for themes in THEMES:
         await _apply_themes(conn, themes, before, after)
@@ -415,6 +438,25 @@ def _fills() -> list[Any]:
         ),
         *_correction_fills(),
         *_issue_fills(),
+        *_monthly_fills(),
+    ]
+
+
+def _monthly_fills() -> list[Any]:
+    """The monthly rollups from the daily ones they add up (filled before them in :func:`_fills`; migration
+    0026 runs the same), in the order of their key."""
+    d, i = feedback_daily.c, issue_daily.c
+    count_keys = (func.substr(d.day, 1, 7), *(d[name] for name in COUNT_KEY))
+    issue_keys = (func.substr(i.day, 1, 7), i.issue, i.store)
+    return [
+        insert(feedback_monthly).from_select(
+            [*MONTHLY_KEY, "items"],
+            select(*count_keys, func.sum(d["items"])).group_by(*count_keys).order_by(*count_keys),
+        ),
+        insert(issue_monthly).from_select(
+            [*ISSUE_MONTH_KEY, "items", "ranks"],
+            select(*issue_keys, func.sum(i["items"]), func.sum(i.ranks)).group_by(*issue_keys).order_by(*issue_keys),
+        ),
     ]
 
 
@@ -471,11 +513,13 @@ def _correction_fills() -> list[Any]:
 
 ROLLUPS = (
     feedback_daily,
+    feedback_monthly,
     feedback_hourly,
     series_daily,
     theme_daily,
     correction_daily,
     issue_daily,
+    issue_monthly,
     issue_category_daily,
     issue_theme_daily,
 )
@@ -576,16 +620,75 @@ def _narrowed(column: Any, table: Any, part: Plan, category: str | None) -> list
     return conditions
 
 
+def month_cover(part: Plan) -> tuple[list[str], list[tuple[str, str]]]:
+    """The whole UTC months of ``part`` a monthly rollup answers, and the rest of its days as inclusive ranges.
+
+    A month is answered when it lies inside the part on one side of the midpoint (every day of it in one
+    half) and is not the month of a midpoint that cuts its day (that day is the rows'). A year's window then
+    reads ten or eleven months' rows and some fifty days' instead of 365 days' (ADR 0087)."""
+    try:
+        first, last = date.fromisoformat(part.first), date.fromisoformat(part.last)
+        months: list[str] = []
+        start = first if first.day == 1 else _next_month(first)
+        while (end := _next_month(start) - timedelta(days=1)) <= last:
+            month_start, month_end = start.isoformat(), end.isoformat()
+            one_side = month_end < part.midpoint or month_start >= part.midpoint
+            if one_side and not (part.split and month_start == part.midpoint):
+                months.append(month_start[:7])
+            start = _next_month(start)
+        ranges: list[tuple[str, str]] = []
+        day = first
+        for month in months:
+            opens = date.fromisoformat(f"{month}-01")
+            if day < opens:
+                ranges.append((day.isoformat(), (opens - timedelta(days=1)).isoformat()))
+            day = _next_month(opens)
+        if day <= last:
+            ranges.append((day.isoformat(), last.isoformat()))
+    except (OverflowError, ValueError):  # the calendar's ends: the days answer it all
+        return [], [(part.first, part.last)]
+    return months, ranges
+
+
+def _next_month(day: date) -> date:
+    return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+
+
+def _days_and_months(part: Plan, daily: Any, monthly: Any, columns: Sequence[str], category: str | None) -> Any:
+    """The rows of ``part`` of a daily rollup, in ``columns`` and ``day``: its whole months from the rollup's
+    monthly grain (:func:`month_cover`), each under its first day, and its other days from the daily rows."""
+    months, ranges = month_cover(part)
+    if not months:
+        return select(*(daily.c[name] for name in columns), daily.c.day).where(
+            *_narrowed(daily.c.day, daily, part, category)
+        )
+    parts = [
+        select(*(monthly.c[name] for name in columns), (monthly.c.month + literal("-01")).label("day")).where(
+            monthly.c.month.in_(months),
+            monthly.c["items"] > 0,
+            *([monthly.c.category == category] if category is not None else []),
+        )
+    ]
+    if ranges:
+        day = daily.c.day
+        where = [or_(*(and_(day >= a, day <= b) for a, b in ranges)), daily.c["items"] > 0]
+        if part.split:
+            where.append(day != part.midpoint)
+        if category is not None:
+            where.append(daily.c.category == category)
+        parts.append(select(*(daily.c[name] for name in columns), day).where(*where))
+    return union_all(*parts)
+
+
 def count_statement(part: Plan, category: str | None) -> Any:
     """The rollups' count rows of ``part``, in the columns of the rows' count statement ('' for none)."""
-    d = feedback_daily.c
-    keys = [d.category, d.severity, d.severity_rank, d.sentiment, d.rated, d.alert, d.needs_review, d.structure_failed]
-    half = case((d.day < part.midpoint, 0), else_=1).label("half")
-    return (
-        select(*keys, half, func.sum(d["items"]).label("items"), func.sum(d["items"] * d.severity_rank).label("ranks"))
-        .where(*_narrowed(d.day, feedback_daily, part, category))
-        .group_by(*keys, half)
-    )
+    rows = _days_and_months(part, feedback_daily, feedback_monthly, [*COUNT_KEY, "items"], category).subquery()
+    keys = [rows.c[name] for name in COUNT_KEY]
+    half = case((rows.c.day < part.midpoint, 0), else_=1).label("half")
+    items = rows.c["items"]
+    return select(
+        *keys, half, func.sum(items).label("items"), func.sum(items * rows.c.severity_rank).label("ranks")
+    ).group_by(*keys, half)
 
 
 def theme_statement(part: Plan, category: str | None) -> Any:
@@ -603,13 +706,11 @@ def theme_statement(part: Plan, category: str | None) -> Any:
 
 def issue_statement(part: Plan) -> Any:
     """The rollups' issue rows of ``part`` by store and half, in the columns of the rows' statement."""
-    i = issue_daily.c
+    i = _days_and_months(part, issue_daily, issue_monthly, ("issue", "store", "items", "ranks"), None).subquery().c
     half = case((i.day < part.midpoint, 0), else_=1).label("half")
-    return (
-        select(i.issue, i.store, half, func.sum(i["items"]).label("items"), func.sum(i.ranks).label("ranks"))
-        .where(*_narrowed(i.day, issue_daily, part, None))
-        .group_by(i.issue, i.store, half)
-    )
+    return select(
+        i.issue, i.store, half, func.sum(i["items"]).label("items"), func.sum(i.ranks).label("ranks")
+    ).group_by(i.issue, i.store, half)
 
 
 def issue_category_statement(part: Plan) -> Any:
@@ -634,12 +735,8 @@ def issue_theme_statement(part: Plan) -> Any:
 
 def issue_total_statement(part: Plan) -> Any:
     """The rollups' items per issue of ``part`` (the period before the window)."""
-    i = issue_daily.c
-    return (
-        select(i.issue, func.sum(i["items"]).label("items"))
-        .where(*_narrowed(i.day, issue_daily, part, None))
-        .group_by(i.issue)
-    )
+    i = _days_and_months(part, issue_daily, issue_monthly, ("issue", "items"), None).subquery().c
+    return select(i.issue, func.sum(i["items"]).label("items")).group_by(i.issue)
 
 
 class Bucketed(ColumnElement[int]):

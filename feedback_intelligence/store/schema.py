@@ -152,6 +152,24 @@ feedback_daily = Table(
     PrimaryKeyConstraint("day", *COUNT_KEY, name="pk_feedback_daily"),
 )
 
+# feedback_daily's grain of a UTC month (0026, ADR 0087): the whole months of a long window, where a year
+# of days was ~120,000 rows of a chain to sum.
+feedback_monthly = Table(
+    "feedback_monthly",
+    metadata,
+    Column("month", String(7), nullable=False),  # substr(timestamp, 1, 7)
+    Column("category", String(64), nullable=False),
+    Column("severity", String(64), nullable=False),
+    Column("severity_rank", SmallInteger, nullable=False),
+    Column("sentiment", String(64), nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("alert", Boolean, nullable=False),
+    Column("needs_review", Boolean, nullable=False),
+    Column("structure_failed", Boolean, nullable=False),
+    Column("items", BigInteger, nullable=False),
+    PrimaryKeyConstraint("month", *COUNT_KEY, name="pk_feedback_monthly"),
+)
+
 # Items per UTC day, category and shown theme (0010), with the newest "timestamp id" of the key: the
 # leading themes' tie rule. Only rows with a category and a theme (what the theme counts read).
 theme_daily = Table(
@@ -201,6 +219,18 @@ issue_daily = Table(
     Column("items", BigInteger, nullable=False),
     Column("ranks", BigInteger, nullable=False),  # sum of severity_rank
     PrimaryKeyConstraint("day", "issue", "store", name="pk_issue_daily"),
+)
+
+# issue_daily's grain of a UTC month (0026, ADR 0087).
+issue_monthly = Table(
+    "issue_monthly",
+    metadata,
+    Column("month", String(7), nullable=False),
+    Column("issue", String(64), nullable=False),
+    Column("store", String(32), nullable=False),
+    Column("items", BigInteger, nullable=False),
+    Column("ranks", BigInteger, nullable=False),
+    PrimaryKeyConstraint("month", "issue", "store", name="pk_issue_monthly"),
 )
 
 issue_category_daily = Table(

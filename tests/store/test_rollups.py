@@ -22,8 +22,10 @@ from feedback_intelligence.store.schema import (
     feedback,
     feedback_daily,
     feedback_hourly,
+    feedback_monthly,
     issue_category_daily,
     issue_daily,
+    issue_monthly,
     issue_theme_daily,
     series_daily,
     theme_daily,
@@ -74,8 +76,8 @@ Contents = tuple[dict[tuple[Any, ...], Any], ...]
 
 async def _read(conn: Any) -> Contents:
     """Every row of the rollups: daily, themes, hourly, issues, issue categories, issue themes, the series'
-    days. A rebuild makes no row of 0, so a write that left one (a key its last item left, holding the item's
-    theme) reads unequal to it."""
+    days, the months of the counts and of the issues. A rebuild makes no row of 0, so a write that left one (a
+    key its last item left, holding the item's theme) reads unequal to it."""
     daily = (await conn.execute(select(feedback_daily))).all()
     themes = (await conn.execute(select(theme_daily))).all()
     hourly = (await conn.execute(select(feedback_hourly))).all()
@@ -83,6 +85,8 @@ async def _read(conn: Any) -> Contents:
     issue_categories = (await conn.execute(select(issue_category_daily))).all()
     issue_themes = (await conn.execute(select(issue_theme_daily))).all()
     series = (await conn.execute(select(series_daily))).all()
+    months = (await conn.execute(select(feedback_monthly))).all()
+    issue_months = (await conn.execute(select(issue_monthly))).all()
     return (
         {tuple(r)[:-1]: int(r[-1]) for r in daily},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in themes},
@@ -91,6 +95,8 @@ async def _read(conn: Any) -> Contents:
         {tuple(r)[:-1]: int(r[-1]) for r in issue_categories},
         {tuple(r)[:3]: (int(r[3]), r[4]) for r in issue_themes},
         {tuple(r)[:-1]: int(r[-1]) for r in series},
+        {tuple(r)[:-1]: int(r[-1]) for r in months},
+        {tuple(r)[:3]: (int(r[3]), int(r[4])) for r in issue_months},
     )
 
 
@@ -112,7 +118,7 @@ async def rebuilt(store: FeedbackStore) -> Contents:
 async def assert_kept(store: FeedbackStore) -> None:
     kept = await contents(store)
     assert kept == await rebuilt(store)
-    assert all(kept[k] for k in (0, 2, 3, 4, 5, 6)), "the rollups count something"
+    assert all(kept[k] for k in (0, 2, 3, 4, 5, 6, 7, 8)), "the rollups count something"
 
 
 def entry(feedback_id: str) -> audit.AuditEntry:
@@ -212,9 +218,9 @@ async def test_a_re_derivation_pass_moves_the_rows_between_keys(store: FeedbackS
 async def test_concurrent_writers_of_one_key_lose_no_count(store: FeedbackStore) -> None:
     """Many single saves of one day, store and theme at once: every one counted (the upsert adds)."""
     await asyncio.gather(*(store.insert(item(n, 12, 9, text=f"jono {n}")) for n in range(20)))
-    daily, themes, hourly, issues, _categories, _issue_themes, series = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == 20
-    assert sum(n for n, _ranks in issues.values()) == 20
+    daily, themes, hourly, issues, _categories, _issue_themes, series, months, issue_months = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == sum(months.values()) == 20
+    assert sum(n for n, _ranks in issues.values()) == sum(n for n, _ranks in issue_months.values()) == 20
     assert themes[("2026-11-12", "maito_kylma", "maito")] == (20, f"{at(12, 9)} r019")
     await assert_kept(store)
 
@@ -227,9 +233,9 @@ async def test_a_key_emptied_while_others_add_to_it_loses_no_count(store: Feedba
         *(store.erase(f"r{n:03d}", entry(f"r{n:03d}"), expected_revision=None) for n in range(8)),
         *(store.insert(item(n, 14, 9, text=f"jono {n}")) for n in range(8, 16)),
     )
-    daily, themes, hourly, issues, _categories, _issue_themes, series = await contents(store)
-    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == 8
-    assert sum(n for n, _ranks in issues.values()) == 8
+    daily, themes, hourly, issues, _categories, _issue_themes, series, months, issue_months = await contents(store)
+    assert sum(daily.values()) == sum(hourly.values()) == sum(series.values()) == sum(months.values()) == 8
+    assert sum(n for n, _ranks in issues.values()) == sum(n for n, _ranks in issue_months.values()) == 8
     assert themes[("2026-11-14", "maito_kylma", "maito")] == (8, f"{at(14, 9)} r015")
     await assert_kept(store)
 
@@ -308,6 +314,23 @@ async def test_migration_0025_fills_the_series_days_from_the_hours(store: Feedba
     assert len(kept[6]) > 5
 
 
+async def test_migration_0026_fills_the_months_from_the_days(store: FeedbackStore) -> None:
+    batch = [in_month(item(n, 2 + n % 5, n % 24, store=("s1", None)[n % 2]), 8 + n % 4) for n in range(40)]
+    await store.insert_batch(batch)
+    kept = await contents(store)
+    async with store.engine.begin() as conn:
+        await conn.run_sync(_downgrade_to, "0025")
+    await store.migrate()
+    assert await contents(store) == kept == await rebuilt(store)
+    assert {key[0] for key in kept[7]} == {"2026-08", "2026-09", "2026-10", "2026-11"}
+
+
+def in_month(stored: StoredFeedback, month: int) -> StoredFeedback:
+    """The item moved to the same day and time of another month of 2026."""
+    stamp = f"2026-{month:02d}" + stored.timestamp[7:]
+    return replace(stored, timestamp=stamp, created_at=stamp)
+
+
 def _config(connection: Any) -> Any:
     from alembic.config import Config
 
@@ -361,6 +384,31 @@ def test_the_midpoints_day_is_counted_on_the_rows_when_the_midpoint_cuts_it() ->
 def test_a_window_without_a_whole_day_is_answered_by_the_rows_alone() -> None:
     assert rollups.plan(rollups.DAY, at(3, 1), at(4, 23), at(4, 0)) is None
     assert rollups.plan(rollups.DAY, at(3, 1), at(3, 2), at(3, 1, 30)) is None
+
+
+def test_a_long_windows_whole_months_on_one_side_of_the_midpoint_come_from_the_monthly_rollups() -> None:
+    part = rollups.plan(
+        rollups.DAY,
+        "2026-01-10T12:00:00.0000000+00:00",
+        "2026-12-20T08:00:00.0000000+00:00",
+        "2026-06-15T06:00:00.0000000+00:00",
+    )
+    assert part is not None
+    months, days = rollups.month_cover(part)
+    # June holds the midpoint (both halves): its days are the daily rollup's, as are the cut months at the ends
+    assert months == ["2026-02", "2026-03", "2026-04", "2026-05", "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"]
+    assert days == [("2026-01-11", "2026-01-31"), ("2026-06-01", "2026-06-30"), ("2026-12-01", "2026-12-19")]
+    # a midpoint at a month's first instant splits no month; one later that day keeps that month's days
+    whole = rollups.plan(rollups.DAY, "2026-01-01" + DAY, "2026-12-31T23:59:59.9999999+00:00", "2026-06-01" + DAY)
+    assert whole is not None and rollups.month_cover(whole) == ([f"2026-{m:02d}" for m in range(1, 13)], [])
+    cut = rollups.plan(
+        rollups.DAY, "2026-01-01" + DAY, "2026-12-31T23:59:59.9999999+00:00", "2026-06-01T06:00:00.0000000+00:00"
+    )
+    assert cut is not None and "2026-06" not in rollups.month_cover(cut)[0]
+    assert rollups.month_cover(cut)[1] == [("2026-06-01", "2026-06-30")]
+    # a window inside one month has no whole month: its days answer it all
+    short = rollups.plan(rollups.DAY, at(1, 12), at(30, 12), "2026-11-16" + DAY)
+    assert short is not None and rollups.month_cover(short) == ([], [("2026-11-02", "2026-11-29")])
 
 
 def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
@@ -450,6 +498,50 @@ async def test_a_window_answered_by_the_rollups_counts_what_the_rows_count(
     assert {k.second_half for k in want_issues} == {False, True}
     assert got.issue_categories == want_issue_categories
     assert {k: (t.items, t.newest) for k, t in got.issue_themes.items()} == want_issue_themes
+    assert totals == want_totals
+
+
+@pytest.mark.parametrize(
+    ("from_", "to", "midpoint"),
+    [
+        # months cut at both ends, a midpoint inside a month's day: that month from the days
+        ("2026-07-25T05:30:00.0000000+00:00", "2026-11-05T17:45:00.0000000+00:00", "2026-09-14T11:15:00.0000000+00:00"),
+        # whole months only, the midpoint at a month's first instant
+        ("2026-07-01" + DAY, "2026-10-31T23:59:59.9999999+00:00", "2026-09-01" + DAY),
+    ],
+)
+async def test_a_window_of_whole_months_counts_what_the_rows_count(
+    store: FeedbackStore, from_: str, to: str, midpoint: str
+) -> None:
+    batch = [
+        in_month(
+            item(
+                n,
+                1 + (n * 11) % 30,
+                (n * 7) % 24,
+                category=("maito_kylma", "hevi")[n % 2],
+                theme=("maito", "jono", "hylly")[n % 3],
+                severity=("low", "medium", "high")[n % 3],
+                store=("s1", "s2", None)[n % 3],
+            ),
+            7 + n % 5,
+        )
+        for n in range(200)
+    ]
+    await store.insert_batch(batch)
+    flt = aggregates.ItemFilter(from_=from_, to=to)
+    part = rollups.plan(rollups.DAY, from_, to, midpoint)
+    assert part is not None and len(rollups.month_cover(part)[0]) >= 2  # the months' rollups answer
+    got = await aggregates.window_aggregates([store], flt, midpoint=midpoint, limit=5)
+    totals = await aggregates.window_issue_counts([store], flt)
+    counts: dict[Any, int] = {}
+    for key, counted in got.counts.items():
+        at_key = (key.category, key.severity, key.sentiment, key.rated, key.alert, key.needs_review, key.second_half)
+        counts[at_key] = counts.get(at_key, 0) + counted.items
+    want_counts, _, _, want_issues, _, _, want_totals = await _rows_only(store, flt, midpoint)
+    assert counts == want_counts and sum(counts.values()) > 100
+    assert {k: (c.items, c.rank_sum) for k, c in got.issues.items()} == want_issues
+    assert {k.second_half for k in want_issues} == {False, True}
     assert totals == want_totals
 
 
