@@ -625,7 +625,7 @@ def month_cover(part: Plan) -> tuple[list[str], list[tuple[str, str]]]:
 
     A month is answered when it lies inside the part on one side of the midpoint (every day of it in one
     half) and is not the month of a midpoint that cuts its day (that day is the rows'). A year's window then
-    reads ten or eleven months' rows and some fifty days' instead of 365 days' (ADR 0087)."""
+    reads ten or eleven months' rows and one or two months of days' instead of 365 days' (ADR 0087)."""
     try:
         first, last = date.fromisoformat(part.first), date.fromisoformat(part.last)
         months: list[str] = []

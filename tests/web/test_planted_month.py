@@ -69,11 +69,11 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(cases.first).to_contain_text("tapahtui")  # the incident's own time, not the import's
     expect(cases.first.locator(".brief-owner")).to_have_text("ei vielä vastuuhenkilöä")
     expect(cases.first.locator(".brief-go")).to_have_text("Ota itselleni →")  # the line is the way to act
-    # imported days after the incident: the line says when its case opened, past its deadline already
-    # (late before anyone could act: the feedback's lateness, not the staff's, which the line says), with
-    # its day: a bare "klo 19.06" beside "tapahtui 5.12. klo 16.42" read as an opening before the incident
+    # imported days after the incident: the line says when its feedback arrived (and opened the case), past
+    # its deadline already (late before anyone could act: the feedback's lateness, not the staff's), with its
+    # day: a bare "klo 19.06" beside "tapahtui 5.12. klo 16.42" read as an opening before the incident
     expect(cases.first.locator(".brief-opened")).to_have_text(
-        re.compile(r"^ · avattu vasta \d+\.\d+\. klo \d\d\.\d\d$")
+        re.compile(r"^ · palaute saapui \d+\.\d+\. klo \d\d\.\d\d$")
     )
     # late against a deadline the line names; the week's dates stand in the heading
     expect(cases.first.locator(".brief-overdue")).to_have_text(

@@ -7,7 +7,7 @@
 
 import { getJson } from "./api.js";
 import { byId, h, show } from "./dom.js";
-import { dueOf, lateOnArrival, openedNote, overdueFirst, spanWords } from "./due.js";
+import { dueOf, lateOnArrival, openedLater, overdueFirst, spanWords } from "./due.js";
 import { applyStatic, formatDayTime, formatShortTime, initialLanguage, toDate, translator } from "./i18n.js";
 import { pageStore, storeName, storeNames } from "./stores.js";
 
@@ -46,9 +46,9 @@ function caseLine(item, names, t, topTier, managersOf = {}) {
       dueOf(item)?.overdue ? h("span", { class: "brief-overdue" }, ` · ${overdueWords(item, t)}`) : "",
       // when it happened (an imported incident is days older than its case), and whether anyone has it
       " · ", h("span", { class: "muted" }, t("brief.happened", { time: formatShortTime(item.item?.timestamp || item.openedAt, t) })),
-      // an imported incident's case opens days later, past a deadline counted from the incident: say so
-      // (briefly: "Myöhässä" beside it already says the deadline passed; the case below says it in full)
-      openedNote(item) ? h("span", { class: "muted brief-opened" }, ` · ${openedWords(item, t)}`) : "",
+      // an imported incident's case opens when its feedback arrives, days later: say when, beside when it
+      // happened (briefly: "Myöhässä jo saapuessaan" says the deadline had passed; the case below in full)
+      openedLater(item) ? h("span", { class: "muted brief-opened" }, ` · ${arrivedWords(item, t)}`) : "",
       " · ", h("span", { class: ["brief-owner", !item.owner && "brief-no-owner"] },
         item.owner ? t("brief.owner", { name: item.owner.name }) : t("brief.noOwner")),
       // nobody has it yet: the store's managers are who would (the brief's store rows know them)
@@ -60,11 +60,11 @@ function caseLine(item, names, t, topTier, managersOf = {}) {
     h("span", { class: "brief-excerpt" }, excerpt(item.item?.text || "")));
 }
 
-function openedWords(item, t) {
-  const note = openedNote(item);
-  // always with its day: beside "tapahtui 5.12. klo 16.42" a bare "klo 19.06" (today) was read as the same
-  // day, an opening before the incident
-  return t(note === "cases.openedPastDue" ? "brief.openedPastDue" : note, { time: formatDayTime(item.openedAt, t) });
+/** "palaute saapui 7.12. klo 19.06": when the feedback reached the service (and opened the case), always with
+ * its day. Beside "tapahtui 5.12. klo 16.42" a bare "klo 19.06" (today's) read as an opening before the
+ * incident, and "avattu vasta" (opened only) as the staff's delay and left open who opened it. */
+function arrivedWords(item, t) {
+  return t("brief.arrived", { time: formatDayTime(item.openedAt, t) });
 }
 
 function overdueWords(item, t) {
