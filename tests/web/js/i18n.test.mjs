@@ -108,6 +108,9 @@ test("what the manager's page says of a digest nobody gets, a period not compare
   assert.equal(fi("series.more", { n: 1, names: "Hevi" }), "Näytä 1 muu kaavio: Hevi");
   assert.equal(fi("series.more", params), "Näytä 5 muuta kaaviota: Hevi, Einekset");
   assert.equal(en("series.more", { n: 1, names: "Produce" }), "Show 1 more chart: Produce");
+  // the chance note says in plain words which rises it never calls small (a reader found "a rise the week's
+  // alerts tell" cryptic)
+  assert.match(fi("brief.chanceNote"), /Nousua, jonka vieressä on sen hälytykset, ei merkitä pieneksi\./);
   assert.equal(fi("cases.openedPastDue", params), "tapaus avattu vasta klo 08.07 tiedon tultua, määräajan jo mentyä");
 });
 
