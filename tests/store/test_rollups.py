@@ -409,6 +409,9 @@ def test_a_long_windows_whole_months_on_one_side_of_the_midpoint_come_from_the_m
     # a window inside one month has no whole month: its days answer it all
     short = rollups.plan(rollups.DAY, at(1, 12), at(30, 12), "2026-11-16" + DAY)
     assert short is not None and rollups.month_cover(short) == ([], [("2026-11-02", "2026-11-29")])
+    # at the calendar's end there is no month after December 9999: the days answer, never a 500
+    end = rollups.plan(rollups.DAY, "9999-11-20" + DAY, "9999-12-30T12:00:00.0000000+00:00")
+    assert end is not None and rollups.month_cover(end) == ([], [("9999-11-20", "9999-12-29")])
 
 
 def test_whole_hours_of_a_window_come_from_the_hourly_rollup() -> None:
