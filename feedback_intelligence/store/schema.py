@@ -132,43 +132,35 @@ feedback_alerts = Table(
     Index("ix_feedback_alerts_category_feedback", "category", "feedback_id"),
 )
 
+
 # The report's rollups of the chain per UTC bucket (0010, store/rollups.py, ADR 0033): the derived
 # columns the deterministic answer groups by, '' for none so the key has no nulls, severity_rank 0 for
 # none (as the answer reads it). Adjusted in the transaction of every write of `feedback`; a key no item
 # holds any longer has no row (its theme, day and category leave with its last item).
-feedback_daily = Table(
-    "feedback_daily",
-    metadata,
-    Column("day", String(10), nullable=False),  # substr(timestamp, 1, 10): the UTC date
-    Column("category", String(64), nullable=False),
-    Column("severity", String(64), nullable=False),
-    Column("severity_rank", SmallInteger, nullable=False),
-    Column("sentiment", String(64), nullable=False),
-    Column("rated", Boolean, nullable=False),
-    Column("alert", Boolean, nullable=False),
-    Column("needs_review", Boolean, nullable=False),
-    Column("structure_failed", Boolean, nullable=False),
-    Column("items", BigInteger, nullable=False),
-    PrimaryKeyConstraint("day", *COUNT_KEY, name="pk_feedback_daily"),
-)
+def _count_rollup(name: str, bucket: Column[str]) -> Table:
+    """A rollup of the count statement's key per UTC ``bucket`` (its first column and key part)."""
+    return Table(
+        name,
+        metadata,
+        bucket,
+        Column("category", String(64), nullable=False),
+        Column("severity", String(64), nullable=False),
+        Column("severity_rank", SmallInteger, nullable=False),
+        Column("sentiment", String(64), nullable=False),
+        Column("rated", Boolean, nullable=False),
+        Column("alert", Boolean, nullable=False),
+        Column("needs_review", Boolean, nullable=False),
+        Column("structure_failed", Boolean, nullable=False),
+        Column("items", BigInteger, nullable=False),
+        PrimaryKeyConstraint(bucket.name, *COUNT_KEY, name=f"pk_{name}"),
+    )
 
-# feedback_daily's grain of a UTC month (0026, ADR 0087): the whole months of a long window, where a year
-# of days was ~120,000 rows of a chain to sum.
-feedback_monthly = Table(
-    "feedback_monthly",
-    metadata,
-    Column("month", String(7), nullable=False),  # substr(timestamp, 1, 7)
-    Column("category", String(64), nullable=False),
-    Column("severity", String(64), nullable=False),
-    Column("severity_rank", SmallInteger, nullable=False),
-    Column("sentiment", String(64), nullable=False),
-    Column("rated", Boolean, nullable=False),
-    Column("alert", Boolean, nullable=False),
-    Column("needs_review", Boolean, nullable=False),
-    Column("structure_failed", Boolean, nullable=False),
-    Column("items", BigInteger, nullable=False),
-    PrimaryKeyConstraint("month", *COUNT_KEY, name="pk_feedback_monthly"),
-)
+
+# substr(timestamp, 1, 10): the UTC date
+feedback_daily = _count_rollup("feedback_daily", Column("day", String(10), nullable=False))
+# Its grain of a UTC month, substr(timestamp, 1, 7) (0026, ADR 0087): the whole months of a long window, where
+# a year of days was ~120,000 rows of a chain to sum.
+feedback_monthly = _count_rollup("feedback_monthly", Column("month", String(7), nullable=False))
 
 # Items per UTC day, category and shown theme (0010), with the newest "timestamp id" of the key: the
 # leading themes' tie rule. Only rows with a category and a theme (what the theme counts read).
@@ -206,32 +198,28 @@ series_daily = Table(
     PrimaryKeyConstraint("day", "category", "alert", name="pk_series_daily"),
 )
 
+
 # The issue view's rollups per UTC day (0024, ADR 0079), one a facet so that none multiplies another's keys:
 # items and their severity ranks by issue and store ('' for none), items by issue and category (rows with
 # a category), items by issue and shown theme with the newest "timestamp id" (rows with a theme). Only rows
 # with an issue, as the issue statements read.
-issue_daily = Table(
-    "issue_daily",
-    metadata,
-    Column("day", String(10), nullable=False),
-    Column("issue", String(64), nullable=False),
-    Column("store", String(32), nullable=False),
-    Column("items", BigInteger, nullable=False),
-    Column("ranks", BigInteger, nullable=False),  # sum of severity_rank
-    PrimaryKeyConstraint("day", "issue", "store", name="pk_issue_daily"),
-)
+def _issue_rollup(name: str, bucket: Column[str]) -> Table:
+    """Items and their severity ranks by issue and store ('' for none) per UTC ``bucket``."""
+    return Table(
+        name,
+        metadata,
+        bucket,
+        Column("issue", String(64), nullable=False),
+        Column("store", String(32), nullable=False),
+        Column("items", BigInteger, nullable=False),
+        Column("ranks", BigInteger, nullable=False),  # sum of severity_rank
+        PrimaryKeyConstraint(bucket.name, "issue", "store", name=f"pk_{name}"),
+    )
 
-# issue_daily's grain of a UTC month (0026, ADR 0087).
-issue_monthly = Table(
-    "issue_monthly",
-    metadata,
-    Column("month", String(7), nullable=False),
-    Column("issue", String(64), nullable=False),
-    Column("store", String(32), nullable=False),
-    Column("items", BigInteger, nullable=False),
-    Column("ranks", BigInteger, nullable=False),
-    PrimaryKeyConstraint("month", "issue", "store", name="pk_issue_monthly"),
-)
+
+issue_daily = _issue_rollup("issue_daily", Column("day", String(10), nullable=False))
+# Its grain of a UTC month (0026, ADR 0087).
+issue_monthly = _issue_rollup("issue_monthly", Column("month", String(7), nullable=False))
 
 issue_category_daily = Table(
     "issue_category_daily",
