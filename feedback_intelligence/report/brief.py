@@ -120,6 +120,11 @@ class Brief(WireModel):
     totals: WeekCounts = Field(description="The caller's whole reach (the chain, or their stores).")
     stores: list[StoreWeek] = Field(description="One row per store in reach, in the order of FI_STORES (else by id).")
     digest: Digest | None = Field(None, description="Where the alerts of `digestAlertItems` are told; null: not said.")
+    urgent_routes: list[DigestRoute] | None = Field(
+        None,
+        description="The notify routes (FI_NOTIFY_CHANNELS) told at once of an alert that opens a case (a category "
+        "not in the digest's); empty: nobody is told and the cases are read on the pages alone; null: not said.",
+    )
 
 
 def _line(report: Report, key: str) -> SeriesLine | None:
@@ -247,6 +252,18 @@ def digest_of(routes: Sequence[NotifyRoute], domain: Domain, hour: int) -> Diges
     return Digest(categories=list(digest), hour=hour, routes=taking if digest else [])
 
 
+def urgent_routes_of(routes: Sequence[NotifyRoute], domain: Domain) -> list[DigestRoute]:
+    """The routes told at once of an alert that opens a case: those that could take one of the paging
+    categories (``categories`` naming one, or none at all; escalation routes are told of escalations only).
+    As in ``digest_of``, ``stores`` and ``minSeverity`` narrow which items, not whether."""
+    paging = {category for category in domain.alert_keywords if domain.pages_for(category)}
+    return [
+        DigestRoute(name=route.name, kind=route.kind)
+        for route in routes
+        if paging and not route.escalation and (route.categories is None or set(route.categories) & paging)
+    ]
+
+
 Managers = Callable[[str], Awaitable[list[str] | None]]
 
 
@@ -268,10 +285,12 @@ async def brief(
     chain: bool,
     managers_of: Managers | None = None,
     digest: Digest | None = None,
+    urgent_routes: list[DigestRoute] | None = None,
 ) -> Brief:
     """The seven days of ``week`` for each of ``store_ids`` and in total: the chain's own report when the
     caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own).
-    ``managers_of`` names a store's managers (None: no accounts); ``digest`` says where the digest goes."""
+    ``managers_of`` names a store's managers (None: no accounts); ``digest`` says where the digest goes and
+    ``urgent_routes`` who is told of an alert that opens a case."""
     rows: list[StoreWeek] = []
     for store in store_ids:
         counts = await _week(service, week.narrowed(store=store))
@@ -288,7 +307,14 @@ async def brief(
             digest_alert_items=sum(row.digest_alert_items for row in rows),
             rises=[],
         )
-    return Brief(window_from=week.from_norm, window_to=week.to_norm, totals=totals, stores=rows, digest=digest)
+    return Brief(
+        window_from=week.from_norm,
+        window_to=week.to_norm,
+        totals=totals,
+        stores=rows,
+        digest=digest,
+        urgent_routes=urgent_routes,
+    )
 
 
 def brief_week(to: str | None, now: datetime, options: ReportSettings, filters: ItemFilter | None = None) -> Window:

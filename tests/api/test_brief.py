@@ -182,7 +182,8 @@ async def test_a_rise_chance_could_give_is_listed_after_the_clear_ones_and_says_
 async def test_the_brief_names_each_stores_managers_and_where_the_mornings_digest_goes(tmp_path: Path) -> None:
     """With accounts, a store's line names the people granted `manager` of it (a chain-wide manager is no one
     store's; a clerk manages nothing); the week's payment alerts are counted apart, as the morning digest's,
-    which goes to the routes that take payment alerts (not the food-safety one, not the escalations')."""
+    which goes to the routes that take payment alerts (not the food-safety one, not the escalations'); the
+    alerts that open a case are told to the routes that take them."""
     hook = {"kind": "webhook", "url": "https://hooks.example/fi", "unsigned": True}
     routes = [
         {"name": "kassat", **hook, "categories": ["payment"]},
@@ -224,6 +225,9 @@ async def test_the_brief_names_each_stores_managers_and_where_the_mornings_diges
         "hour": 6,
         "routes": [{"name": "kassat", "kind": "webhook"}, {"name": "posti", "kind": "smtp"}],
     }
+    # told at once of an alert that opens a case: the food-safety route and the one that takes everything, not
+    # the payment route (a digest category only) nor the escalations' (told only when a case escalates)
+    assert brief["urgentRoutes"] == [{"name": "turva", "kind": "webhook"}, {"name": "posti", "kind": "smtp"}]
     # every store's three card charges of the week are the digest's; its other alerts page (a case each)
     for row in brief["stores"]:
         assert row["digestAlertItems"] == 3, row

@@ -132,3 +132,45 @@ def test_the_store_filter_names_the_stores_and_a_store_view_lists_its_cases_only
     stores = {cases.nth(n).locator(".case-store").get_attribute("data-store") for n in range(cases.count())}
     assert stores == {RISE_STORE}
     expect(page.locator(f"#brief-act li[data-ref='corpus:{SAFETY_ID}']")).to_have_count(0)
+
+
+def test_with_notify_routes_the_brief_names_who_is_told_of_its_cases_and_of_the_digest(pages) -> None:
+    """Told where its urgent cases and its morning digest go: the routes beside "Toimi nyt" (a food-safety
+    route and one that takes everything; not the payment route, nor the escalations'), and the digest by its
+    name with its hour; no warning and no administrator's line."""
+    hook = {"kind": "webhook", "url": "http://127.0.0.1:9/hook", "unsigned": True}
+    routes = [
+        {"name": "kassat", **hook, "categories": ["payment"]},
+        {"name": "turva", **hook, "categories": ["food_safety"]},
+        {"name": "paivystys", **hook, "escalation": True},
+        {"name": "kaikki", "kind": "slack", "url": "https://hooks.slack.com/services/T0/B0/x"},
+    ]
+    env = {
+        "FI_LLM_BACKEND": "ollama",
+        "FI_LLM_BASE_URL": "http://127.0.0.1:9",
+        "FI_LLM_MODEL": "none",
+        "FI_STRUCTURE_WORKER": "false",
+        "FI_REPORT_LLM_BUDGET": "0",
+        "FI_STORES": json.dumps(STORES),
+        "FI_NOTIFY_CHANNELS": json.dumps(routes),
+        "FI_NOTIFY_WORKER": "false",  # nothing is delivered: the page only says where it would go
+        "FI_NOTIFY_DIGEST_HOUR": "6",
+    }
+    with app_server(env) as server:
+        data = fortnight(datetime.now(UTC))
+        answer = httpx.post(server.url + "/feedback/batch", json={"items": data.items}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        page = pages.open(server.url + "/", viewport=SIZES["phone"])
+        expect(page.locator("#brief")).to_have_attribute("data-ready", "true", timeout=15000)
+        urgent = page.locator("#brief-urgent")
+        expect(urgent).to_have_text("ilmoitetaan heti: turva (webhook), kaikki (Slack)")
+        expect(urgent).to_have_attribute("data-routes", "2")
+        expect(urgent).not_to_have_class(re.compile(r"\bbrief-urgent-unsent\b"))
+        _within_first_screen(page, urgent, SIZES["phone"])
+        digest = page.locator("#brief-digest")
+        expect(digest.locator("strong")).to_have_text("Aamun kooste (maksaminen):")
+        expect(digest).to_contain_text(
+            "joka aamu klo 06.00 (edellisen päivän hälytykset) kanaviin kassat (webhook), kaikki (Slack)."
+        )
+        expect(digest.locator(".brief-digest-setting")).to_have_count(0)
+        expect(page.locator("#brief-totals")).to_contain_text("muuta menee aamun koosteeseen")

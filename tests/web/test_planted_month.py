@@ -81,9 +81,16 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     )
     # the totals count the cases late before anyone could act apart from the rest
     expect(page.locator("#brief-totals")).to_contain_text(re.compile(r"joista (\d+) myöhässä \((\d+) jo saapuessaan\)"))
+    # the week's start with its day, its end as now: an arrival minutes ago reads as minutes ago
     expect(page.locator("#brief-heading")).to_have_text(
-        re.compile(r"^Viimeiset 7 päivää \(\d+\.\d+\. klo [\d.]+ alkaen\)$")
+        re.compile(r"^Viimeiset 7 päivää: \d+\.\d+\. klo [\d.]+ – nyt \((\d+\.\d+\. )?klo [\d.]+\)$")
     )
+    # no route is set up: the urgent cases reach no one but this page, said beside their heading, as a warning
+    urgent = page.locator("#brief-urgent")
+    expect(urgent).to_have_attribute("data-routes", "0")
+    expect(urgent).to_have_text("näistä ei ilmoiteta kenellekään")
+    expect(urgent).to_have_class(re.compile(r"\bbrief-urgent-unsent\b"))
+    _within_first_screen(page, urgent, size)
     # the store with the most alerts says so on its line, though payment opens no case
     turku = page.locator(f"#brief-stores li[data-store='{PAYMENT_STORE}']")
     # all of them payment: the morning digest's, which the line says, and no case
@@ -280,7 +287,7 @@ def test_the_brief_says_where_the_morning_digest_goes_and_whose_alerts_are_in_it
     expect(note).to_be_visible()
     expect(note).to_have_attribute("data-routes", "0")
     expect(note).to_contain_text(
-        "Aamun kooste (maksaminen): nämä hälytykset eivät avaa tapausta, eikä niistä ilmoiteta kenellekään: "
+        "Muut hälytykset (maksaminen): nämä hälytykset eivät avaa tapausta, eikä niistä ilmoiteta kenellekään: "
         "ilmoituskanavia ei ole otettu käyttöön, joten ne näkyvät vain tällä sivulla. Pyydä palvelun ylläpitäjää "
         "ottamaan ilmoitukset käyttöön."
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -33,7 +34,15 @@ from feedback_intelligence.instants.ticks import local_time
 from feedback_intelligence.instants.timestamps import format_instant, normalize_timestamp
 from feedback_intelligence.outputs.csv_writer import inbox_csv_chunks
 from feedback_intelligence.outputs.snapshot import persist_snapshot, read_snapshot_html, read_snapshot_json
-from feedback_intelligence.report.brief import Brief, Managers, brief, brief_week, digest_of, stores_in_reach
+from feedback_intelligence.report.brief import (
+    Brief,
+    Managers,
+    brief,
+    brief_week,
+    digest_of,
+    stores_in_reach,
+    urgent_routes_of,
+)
 from feedback_intelligence.report.chain_view import ChainView, chain_view
 from feedback_intelligence.report.field_quality import CorrectionRates, correction_rates, span
 from feedback_intelligence.report.items import (
@@ -305,13 +314,15 @@ async def week_brief(
     except WindowError as exc:
         raise InputError([Problem(str(exc), "window_invalid")]) from exc
     managers = _store_managers(p) if p.enabled else None
-    digest = digest_of(rt.settings.notify.channels, rt.domain, rt.settings.notify.digest_hour)
+    routes = rt.settings.notify.channels
+    digest, urgent = digest_of(routes, rt.domain, rt.settings.notify.digest_hour), urgent_routes_of(routes, rt.domain)
+    week_of = partial(brief, rt.reports[INBOX], week, managers_of=managers, digest=digest, urgent_routes=urgent)
     name = rt.settings.chain.stores.name
     if flt.store is not None:
-        return await brief(rt.reports[INBOX], week, [flt.store], name, chain=False, managers_of=managers, digest=digest)
+        return await week_of([flt.store], name, chain=False)
     found = [await rt.channels[name].store.stores_in(week.from_norm, week.to_norm) for name in (CORPUS, LIVE)]
     ids = stores_in_reach(rt.settings.chain.stores.ids(), [store for each in found for store in each], scope.stores)
-    return await brief(rt.reports[INBOX], week, ids, name, chain=scope.chain, managers_of=managers, digest=digest)
+    return await week_of(ids, name, chain=scope.chain)
 
 
 def _store_managers(people: People) -> Managers:

@@ -23,6 +23,7 @@ const el = {
   heading: byId("brief-heading"),
   totals: byId("brief-totals"),
   digest: byId("brief-digest"),
+  urgent: byId("brief-urgent"),
   quality: byId("brief-quality"),
   act: byId("brief-act"),
   changed: byId("brief-changed"),
@@ -107,6 +108,19 @@ function managersLine(row, t) {
     row.managers.length ? t("brief.managers", { names: row.managers.join(", ") }) : t("brief.noManager"));
 }
 
+/** Who is told at once of an alert that opens a case: the routes, or, with none, that the pages are the only
+ * place those cases are read (a manager asks whether anyone but them knows of the urgent ones). */
+function renderUrgent(brief, t) {
+  const routes = brief.urgentRoutes;
+  if (!Array.isArray(routes)) return show(el.urgent, false); // not said
+  const kinds = routes.map((route) => `${route.name} (${t(`brief.digestKind.${route.kind}`)})`).join(", ");
+  el.urgent.textContent = routes.length ? t("brief.urgentTo", { routes: kinds }) : t("brief.urgentNowhere");
+  el.urgent.dataset.routes = String(routes.length);
+  el.urgent.classList.toggle("muted", routes.length > 0);
+  el.urgent.classList.toggle("brief-urgent-unsent", !routes.length);
+  show(el.urgent, true);
+}
+
 /** Where the morning digest goes (its hour and routes, or that it goes nowhere) and which stores' alerts of
  * the week are in it, each a link to that store's alert list: the digest is a message, not on this page. */
 function renderDigest(brief, t) {
@@ -121,7 +135,9 @@ function renderDigest(brief, t) {
     h("a", { href: `/?store=${encodeURIComponent(row.store)}#alerts-box`, dataset: { store: row.store } },
       t("brief.digestStore", { name: row.name, n: row.digestAlertItems }))]);
   const categories = digest.categories.map((c) => t(`alert.${c}`)).join(", ");
-  el.digest.replaceChildren(h("strong", null, t("brief.digestTitle", { categories })), " ", where, " ",
+  // "the morning digest" names a message; with no route to take it there is none, only other alerts
+  const title = t(digest.routes.length ? "brief.digestTitle" : "brief.digestTitleUnsent", { categories });
+  el.digest.replaceChildren(h("strong", null, title), " ", where, " ",
     stores.length ? h("span", { class: "brief-digest-week" }, t("brief.digestWeek"), " ", ...links, ".")
       : h("span", { class: "brief-digest-week" }, t("brief.digestNone")),
     // the setting's name is the administrator's, not the manager's: a small line of its own
@@ -176,6 +192,7 @@ function render(brief, cases, names, t) {
   const more = active.length > ACT_SHOWN
     ? h("li", { class: "brief-more" }, h("a", { href: "#cases" }, t("brief.actMore", { n: active.length }))) : null;
   el.act.replaceChildren(...(shown.length ? shown : [h("li", { class: "muted" }, t("brief.actNone"))]), more || "");
+  renderUrgent(brief, t);
 
   const rises = [];
   for (const row of brief.stores) for (const rise of row.rises) rises.push({ rise, where: row });
@@ -193,7 +210,10 @@ function render(brief, cases, names, t) {
   el.chanceNote.textContent = small ? t("brief.chanceNote") : "";
   show(el.chanceNote, small);
   // seven days up to now, from the minute they start: two dates alone read as eight days
-  el.heading.textContent = t("brief.headingDates", { from: formatShortTime(brief.windowFrom, t) });
+  // and where they end: an arrival in the week's last minutes reads as "just now", not as the page's own time
+  el.heading.textContent = t("brief.headingDates", {
+    from: formatShortTime(brief.windowFrom, t), to: formatShortTime(brief.windowTo, t),
+  });
 
   const openBy = {};
   for (const c of active) openBy[c.item?.store || ""] = (openBy[c.item?.store || ""] || 0) + 1;
