@@ -83,7 +83,7 @@ def test_every_planted_story_is_on_the_first_screen_with_its_stores_name(pages, 
     expect(page.locator("#brief-totals")).to_contain_text(re.compile(r"joista (\d+) myöhässä \((\d+) jo saapuessaan\)"))
     # the week's start with its day, its end as now: an arrival minutes ago reads as minutes ago
     expect(page.locator("#brief-heading")).to_have_text(
-        re.compile(r"^Viimeiset 7 päivää: \d+\.\d+\. klo [\d.]+ – nyt \((\d+\.\d+\. )?klo [\d.]+\)$")
+        re.compile(r"^Viimeiset 7 päivää: \d+\.\d+\. klo [\d.]+ – nyt \(\d+\.\d+\. klo [\d.]+\)$")
     )
     # no route is set up: the urgent cases reach no one but this page, said beside their heading, as a warning
     urgent = page.locator("#brief-urgent")
@@ -247,7 +247,7 @@ def test_each_tile_says_what_it_counts_and_the_alerts_how_they_became_cases(page
     assert digest == sum(
         all(hit["category"] == "payment" for hit in row["deterministicHits"]) for row in report["alerts"]
     )
-    parts = f"{in_case} kiireellistä: tapauksessa · {digest} aamun koosteeseen, ei tapausta"
+    parts = f"{in_case} kiireellistä: tapauksessa · {digest} ei-kiireellistä, ei tapausta"
     rest = total - in_case - digest
     expect(alerts.locator(".kpi-what")).to_have_text(
         parts + (f" · {rest} ilman tapausta: tuotu jälkikäteen tai mallin löytämä" if rest else "")

@@ -12,14 +12,14 @@ test("every alert listed: in a case, the digest's and the rest add up to the win
   const split = alertSplit(rows(10), { open: 1, handled: 1, none: 8 }, 7, 10);
   assert.deepEqual(split, { total: 10, shown: 10, withCase: 2, digest: 7, other: 1 });
   assert.equal(alertsWhat(split, fi),
-    "2 kiireellistä: tapauksessa · 7 aamun koosteeseen, ei tapausta · 1 ilman tapausta: tuotu jälkikäteen tai mallin löytämä");
+    "2 kiireellistä: tapauksessa · 7 ei-kiireellistä, ei tapausta · 1 ilman tapausta: tuotu jälkikäteen tai mallin löytämä");
 });
 
 test("a list stopped at its cap: the digest's are the window's, the cases the listed items'", () => {
   // 120 alert items, 3 listed (FI_REPORT_MAX_ITEMS), 100 of them the digest's (the report's digestAlertItems)
   const split = alertSplit(rows(3), { open: 2, none: 1 }, 100, 120);
   assert.equal(split.digest, 100);
-  assert.equal(alertsWhat(split, fi), "100 aamun koosteeseen, ei tapausta · uusimmista 3: 2 kiireellistä: tapauksessa");
+  assert.equal(alertsWhat(split, fi), "100 ei-kiireellistä, ei tapausta · uusimmista 3: 2 kiireellistä: tapauksessa");
 });
 
 test("a list stopped at its cap with the digest's count unsaid: only the listed items' cases are told", () => {

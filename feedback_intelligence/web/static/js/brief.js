@@ -212,7 +212,7 @@ function render(brief, cases, names, t) {
   // seven days up to now, from the minute they start: two dates alone read as eight days
   // and where they end: an arrival in the week's last minutes reads as "just now", not as the page's own time
   el.heading.textContent = t("brief.headingDates", {
-    from: formatShortTime(brief.windowFrom, t), to: formatShortTime(brief.windowTo, t),
+    from: formatShortTime(brief.windowFrom, t), to: formatDayTime(brief.windowTo, t), // "now" with its day
   });
 
   const openBy = {};

@@ -46,7 +46,7 @@ function kpi(label, value, warn = false, what = "", key = "") {
 }
 
 /**
- * How the window's alert items split (alertSplit below): "2 urgent: in a case · 8 to the morning digest · …".
+ * How the window's alert items split (alertSplit below): "2 urgent: in a case · 8 not urgent, no case · …".
  * When the list stops short of them, the cases are the listed items' and said so; the digest's are all.
  */
 export function alertsWhat(split, t) {
