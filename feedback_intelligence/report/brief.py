@@ -96,7 +96,9 @@ class StoreWeek(WeekCounts):
     )
 
 
-class DigestRoute(WireModel):
+class TellingRoute(WireModel):
+    """A notify route the page names as where it tells of something (the digest, a new case)."""
+
     name: str = Field(description="The route's name in FI_NOTIFY_CHANNELS.")
     kind: str = Field(description="`webhook`, `slack`, `teams` or `smtp` (e-mail).")
 
@@ -108,7 +110,7 @@ class Digest(WireModel):
     hour: int = Field(
         description="The shop's hour (FI_TIMEZONE) from which the day before's digest goes out (FI_NOTIFY_DIGEST_HOUR)."
     )
-    routes: list[DigestRoute] = Field(
+    routes: list[TellingRoute] = Field(
         description="The notify routes (FI_NOTIFY_CHANNELS) that take an alert of those categories; empty: the "
         "digest goes nowhere and this page is the only place those alerts are read."
     )
@@ -120,7 +122,7 @@ class Brief(WireModel):
     totals: WeekCounts = Field(description="The caller's whole reach (the chain, or their stores).")
     stores: list[StoreWeek] = Field(description="One row per store in reach, in the order of FI_STORES (else by id).")
     digest: Digest | None = Field(None, description="Where the alerts of `digestAlertItems` are told; null: not said.")
-    urgent_routes: list[DigestRoute] | None = Field(
+    urgent_routes: list[TellingRoute] | None = Field(
         None,
         description="The notify routes (FI_NOTIFY_CHANNELS) told at once of an alert that opens a case (a category "
         "not in the digest's); empty: nobody is told and the cases are read on the pages alone; null: not said.",
@@ -244,23 +246,21 @@ def digest_of(routes: Sequence[NotifyRoute], domain: Domain, hour: int) -> Diges
     ``categories`` naming one of them, or none at all; escalation routes take escalations only). A route's
     ``stores`` and ``minSeverity`` narrow which items it takes, not whether it takes a digest."""
     digest = domain.digest_alert_categories
-    taking = [
-        DigestRoute(name=route.name, kind=route.kind)
-        for route in routes
-        if not route.escalation and (route.categories is None or set(route.categories) & set(digest))
-    ]
-    return Digest(categories=list(digest), hour=hour, routes=taking if digest else [])
+    return Digest(categories=list(digest), hour=hour, routes=_taking(routes, set(digest)))
 
 
-def urgent_routes_of(routes: Sequence[NotifyRoute], domain: Domain) -> list[DigestRoute]:
+def urgent_routes_of(routes: Sequence[NotifyRoute], domain: Domain) -> list[TellingRoute]:
     """The routes told at once of an alert that opens a case: those that could take one of the paging
-    categories (``categories`` naming one, or none at all; escalation routes are told of escalations only).
-    As in ``digest_of``, ``stores`` and ``minSeverity`` narrow which items, not whether."""
-    paging = {category for category in domain.alert_keywords if domain.pages_for(category)}
+    categories, read as in ``digest_of``."""
+    return _taking(routes, {category for category in domain.alert_keywords if domain.pages_for(category)})
+
+
+def _taking(routes: Sequence[NotifyRoute], categories: set[str]) -> list[TellingRoute]:
+    """The routes that could take an alert of one of ``categories``, none without categories."""
     return [
-        DigestRoute(name=route.name, kind=route.kind)
+        TellingRoute(name=route.name, kind=route.kind)
         for route in routes
-        if paging and not route.escalation and (route.categories is None or set(route.categories) & paging)
+        if categories and not route.escalation and (route.categories is None or set(route.categories) & categories)
     ]
 
 
@@ -285,7 +285,7 @@ async def brief(
     chain: bool,
     managers_of: Managers | None = None,
     digest: Digest | None = None,
-    urgent_routes: list[DigestRoute] | None = None,
+    urgent_routes: list[TellingRoute] | None = None,
 ) -> Brief:
     """The seven days of ``week`` for each of ``store_ids`` and in total: the chain's own report when the
     caller reads the chain (``chain``), else the sum of their stores' rows (a sum has no rises of its own).

@@ -108,13 +108,18 @@ function managersLine(row, t) {
     row.managers.length ? t("brief.managers", { names: row.managers.join(", ") }) : t("brief.noManager"));
 }
 
+/** Notify routes by name and kind: "turva (sähköposti), kassat (Slack)". */
+function routeNames(routes, t) {
+  return routes.map((route) => `${route.name} (${t(`brief.digestKind.${route.kind}`)})`).join(", ");
+}
+
 /** Who is told at once of an alert that opens a case: the routes, or, with none, that the pages are the only
  * place those cases are read (a manager asks whether anyone but them knows of the urgent ones). */
 function renderUrgent(brief, t) {
   const routes = brief.urgentRoutes;
   if (!Array.isArray(routes)) return show(el.urgent, false); // not said
-  const kinds = routes.map((route) => `${route.name} (${t(`brief.digestKind.${route.kind}`)})`).join(", ");
-  el.urgent.textContent = routes.length ? t("brief.urgentTo", { routes: kinds }) : t("brief.urgentNowhere");
+  el.urgent.textContent = routes.length
+    ? t("brief.urgentTo", { routes: routeNames(routes, t) }) : t("brief.urgentNowhere");
   el.urgent.dataset.routes = String(routes.length);
   el.urgent.classList.toggle("muted", routes.length > 0);
   el.urgent.classList.toggle("brief-urgent-unsent", !routes.length);
@@ -126,9 +131,8 @@ function renderUrgent(brief, t) {
 function renderDigest(brief, t) {
   const digest = brief.digest;
   if (!digest || !digest.categories.length) return show(el.digest, false);
-  const kinds = (route) => `${route.name} (${t(`brief.digestKind.${route.kind}`)})`;
   const where = digest.routes.length
-    ? t("brief.digestTo", { hour: String(digest.hour).padStart(2, "0"), routes: digest.routes.map(kinds).join(", ") })
+    ? t("brief.digestTo", { hour: String(digest.hour).padStart(2, "0"), routes: routeNames(digest.routes, t) })
     : t("brief.digestNowhere");
   const stores = brief.stores.filter((row) => row.digestAlertItems > 0);
   const links = stores.flatMap((row, i) => [i ? ", " : "",
