@@ -121,7 +121,6 @@ function renderUrgent(brief, t) {
   el.urgent.textContent = routes.length
     ? t("brief.urgentTo", { routes: routeNames(routes, t) }) : t("brief.urgentNowhere");
   el.urgent.dataset.routes = String(routes.length);
-  el.urgent.classList.toggle("muted", routes.length > 0);
   el.urgent.classList.toggle("brief-urgent-unsent", !routes.length);
   show(el.urgent, true);
 }
